@@ -1,0 +1,37 @@
+"""graphinvariants: power-kernel graph invariants for NetworkX and igraph graphs.
+
+The data path reads top to bottom: graph -> adjacency (:mod:`~graphinvariants.adapters`)
+-> power summary (:mod:`~graphinvariants.summary`) -> invariants
+(:mod:`~graphinvariants.invariants`) -> kernel (:mod:`~graphinvariants.kernel`) ->
+evaluation, perturbation and plots.
+"""
+
+from .adapters import GraphAdjacency, as_adjacency
+from .invariants import (
+    DEFAULT_RIDGE,
+    PowerInvariants,
+    batch_power_invariants,
+    load_invariants,
+    power_invariants,
+    save_invariants,
+)
+from .kernel import bhattacharyya_coefficient, power_kernel, power_kernel_matrix
+from .summary import PowerSummary, power_summary
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DEFAULT_RIDGE",
+    "GraphAdjacency",
+    "PowerInvariants",
+    "PowerSummary",
+    "as_adjacency",
+    "batch_power_invariants",
+    "bhattacharyya_coefficient",
+    "load_invariants",
+    "power_invariants",
+    "power_kernel",
+    "power_kernel_matrix",
+    "power_summary",
+    "save_invariants",
+]

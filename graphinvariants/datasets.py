@@ -1,0 +1,304 @@
+"""TU Dortmund graph-classification benchmarks (MUTAG, ENZYMES, NCI1, NCI109, ...).
+
+:func:`load_tu` reads the TU text format: ``NAME_A.txt`` (one ``row, col`` line per
+directed edge, 1-based node ids over the whole data set), ``NAME_graph_indicator.txt``
+(each node's 1-based graph id), ``NAME_graph_labels.txt`` (each graph's class) and,
+optionally, ``NAME_node_labels.txt``. Graphs are undirected and unweighted; an edge
+listed once is mirrored, so ``A.txt`` files that list each edge twice (the standard)
+and once give the same graphs. Isolated nodes, which appear only in the graph
+indicator, are kept.
+"""
+
+import os
+import zipfile
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from .adapters import GraphAdjacency
+
+__all__ = ["TUDataset", "load_tu", "default_data_home"]
+
+_TU_URL = "https://www.chrsmrrs.com/graphkerneldatasets/{name}.zip"
+_REQUIRED = ("A", "graph_indicator", "graph_labels")
+
+
+class TUDataset:
+    """A TU graph-classification data set held as one block-diagonal adjacency.
+
+    The graphs are stored once, compactly: a block-diagonal CSR matrix of all graphs
+    and the node offsets of each graph. :attr:`adjacencies` (what the kernel uses) and
+    :attr:`graphs` (NetworkX) are both views built from it on first access.
+
+    Attributes
+    ----------
+    name : str
+    y : numpy.ndarray of shape (n_graphs,)
+        Class label of each graph.
+    node_labels : numpy.ndarray of shape (n_nodes,) or None
+        Label of every node, in graph order, when the data set has them.
+    matrix : scipy.sparse.csr_array
+        Block-diagonal 0/1 adjacency of all graphs.
+    offsets : numpy.ndarray of shape (n_graphs + 1,)
+        Graph ``g`` owns rows ``offsets[g]:offsets[g + 1]``.
+    """
+
+    def __init__(self, name, matrix, offsets, y, node_labels=None, path=None):
+        self.name = name
+        self.matrix = matrix
+        self.offsets = offsets
+        self.y = y
+        self.node_labels = node_labels
+        self.path = path
+
+    @property
+    def n_graphs(self):
+        return len(self.offsets) - 1
+
+    @property
+    def n_nodes(self):
+        return int(self.offsets[-1])
+
+    @property
+    def n_edges(self):
+        """Number of undirected edges, self-loops counted once."""
+        return int((self.matrix.nnz + self.matrix.diagonal().astype(bool).sum()) // 2)
+
+    @property
+    def classes(self):
+        return np.unique(self.y)
+
+    def __len__(self):
+        return self.n_graphs
+
+    def __repr__(self):
+        return (
+            f"<TUDataset {self.name}: {self.n_graphs} graphs, {len(self.classes)} classes, "
+            f"{self.n_nodes} nodes, {self.n_edges} edges>"
+        )
+
+    @cached_property
+    def adjacencies(self):
+        """List of :class:`GraphAdjacency`, one per graph (nodes ``0..n_g-1``)."""
+        out = []
+        for a, b in zip(self.offsets[:-1], self.offsets[1:]):
+            out.append(GraphAdjacency(self.matrix[a:b, a:b], tuple(range(b - a))))
+        return out
+
+    @cached_property
+    def graphs(self):
+        """List of ``networkx.Graph``, one per graph, nodes ``0..n_g-1``.
+
+        Node labels, when present, are stored as the node attribute ``"label"``.
+        """
+        import networkx as nx
+
+        coo = sp.triu(self.matrix, format="coo")
+        graph_of_edge = np.searchsorted(self.offsets, coo.row, side="right") - 1
+        order = np.argsort(graph_of_edge, kind="stable")
+        rows, cols, owner = coo.row[order], coo.col[order], graph_of_edge[order]
+        bounds = np.searchsorted(owner, np.arange(self.n_graphs + 1))
+        out = []
+        for g in range(self.n_graphs):
+            start = self.offsets[g]
+            G = nx.Graph(name=f"{self.name}[{g}]")
+            G.add_nodes_from(range(self.offsets[g + 1] - start))
+            if self.node_labels is not None:
+                for i, label in enumerate(self.node_labels[start : self.offsets[g + 1]].tolist()):
+                    G.nodes[i]["label"] = label
+            e = slice(bounds[g], bounds[g + 1])
+            G.add_edges_from(zip((rows[e] - start).tolist(), (cols[e] - start).tolist()))
+            out.append(G)
+        return out
+
+    def power_invariants(self, *, k=5):
+        """Invariants of every graph, computed in one batched pass.
+
+        Returns
+        -------
+        list of PowerInvariants
+        """
+        from ._validation import check_k
+        from .invariants import PowerInvariants, invariants_from_blocks
+
+        k = check_k(k)
+        means, covs = invariants_from_blocks(self.matrix, self.offsets, k)
+        sizes = np.diff(self.offsets)
+        return [PowerInvariants(m, c, int(n)) for m, c, n in zip(means, covs, sizes)]
+
+
+def default_data_home():
+    """Where data sets are looked for when ``data_home`` is not given.
+
+    The ``GRAPHINVARIANTS_DATA`` environment variable if it is set, else the
+    per-user cache directory (``pooch.os_cache("graphinvariants")``).
+    """
+    env = os.environ.get("GRAPHINVARIANTS_DATA")
+    if env:
+        return Path(env).expanduser()
+    import pooch
+
+    return Path(pooch.os_cache("graphinvariants"))
+
+
+def load_tu(name, *, data_home=None, download=True):
+    """Load a TU Dortmund graph-classification data set.
+
+    Parameters
+    ----------
+    name : str
+        Data set name as in the TU collection, e.g. ``"MUTAG"``, ``"ENZYMES"``,
+        ``"NCI1"``, ``"NCI109"``.
+    data_home : str or path-like, optional
+        Folder holding ``NAME/NAME_A.txt`` and the other files. Defaults to
+        :func:`default_data_home`.
+    download : bool, keyword-only
+        If the files are missing, download ``NAME.zip`` from the TU collection into
+        ``data_home`` once (with pooch) and extract it.
+
+    Returns
+    -------
+    TUDataset
+
+    Raises
+    ------
+    FileNotFoundError
+        If the files are missing and ``download`` is false or impossible; the message
+        says where to put which files.
+    ValueError
+        If a file is malformed; the message names the file and line.
+
+    Examples
+    --------
+    >>> import graphinvariants as gi
+    >>> ds = gi.load_tu("MUTAG", data_home="../shared/data/TU", download=False)  # doctest: +SKIP
+    >>> ds  # doctest: +SKIP
+    <TUDataset MUTAG: 188 graphs, 2 classes, 3371 nodes, 3721 edges>
+    """
+    if not isinstance(name, str) or not name or "/" in name or "\\" in name or name.startswith("."):
+        raise ValueError(f"not a data set name: {name!r}")
+    home = Path(data_home).expanduser() if data_home is not None else default_data_home()
+    folder = home / name
+    missing = [part for part in _REQUIRED if not (folder / f"{name}_{part}.txt").is_file()]
+    if missing:
+        if not download:
+            raise FileNotFoundError(_missing_message(name, folder, missing))
+        _download(name, home)
+        missing = [part for part in _REQUIRED if not (folder / f"{name}_{part}.txt").is_file()]
+        if missing:
+            raise FileNotFoundError(_missing_message(name, folder, missing))
+    return read_tu_folder(folder, name)
+
+
+def _missing_message(name, folder, missing):
+    files = ", ".join(f"{name}_{p}.txt" for p in missing)
+    return (
+        f"TU data set {name!r} not found: {files} missing in {folder}. Put the files of "
+        f"{_TU_URL.format(name=name)} (unzipped) in that folder, or pass data_home= / set "
+        f"GRAPHINVARIANTS_DATA to the folder that contains {name}/."
+    )
+
+
+def _download(name, home):
+    import pooch
+
+    home.mkdir(parents=True, exist_ok=True)
+    try:
+        archive = pooch.retrieve(
+            _TU_URL.format(name=name), known_hash=None, fname=f"{name}.zip", path=home, progressbar=False
+        )
+    except Exception as err:  # network errors come in many types
+        raise FileNotFoundError(
+            _missing_message(name, home / name, _REQUIRED) + f" (download failed: {err})"
+        ) from err
+    safe_extract(archive, home)
+
+
+def safe_extract(archive, target):
+    """Extract a zip file into ``target``, refusing members that would land outside it."""
+    target = Path(target).resolve()
+    with zipfile.ZipFile(archive) as zf:
+        for member in zf.namelist():
+            dest = (target / member).resolve()
+            if target != dest and target not in dest.parents:
+                raise ValueError(f"{archive}: member {member!r} would be extracted outside {target}")
+        zf.extractall(target)
+
+
+def _read_int_columns(path, n_columns):
+    """Parse a comma-separated integer file; errors name the file and line."""
+    text = path.read_text()
+    lines = text.splitlines()
+    while lines and not lines[-1].strip():
+        lines.pop()
+    for i, line in enumerate(lines):
+        if line.count(",") != n_columns - 1:
+            raise ValueError(f"{path}, line {i + 1}: expected {n_columns} comma-separated integer(s), got {line!r}")
+    try:
+        values = np.array(" ".join(lines).replace(",", " ").split(), dtype=np.int64)
+    except ValueError:
+        for i, line in enumerate(lines):
+            for field in line.split(","):
+                try:
+                    int(field)
+                except ValueError:
+                    raise ValueError(f"{path}, line {i + 1}: not an integer: {field.strip()!r}") from None
+        raise
+    if values.size != n_columns * len(lines):
+        raise ValueError(f"{path}: expected {n_columns} integer(s) per line")
+    return values.reshape(len(lines), n_columns)
+
+
+def read_tu_folder(folder, name):
+    """Read and validate the TU files of ``name`` in ``folder`` (see :func:`load_tu`)."""
+    folder = Path(folder)
+    indicator_path = folder / f"{name}_graph_indicator.txt"
+    indicator = _read_int_columns(indicator_path, 1)[:, 0]
+    n_nodes = indicator.size
+    if n_nodes == 0:
+        raise ValueError(f"{indicator_path}: the file is empty")
+    bad = np.flatnonzero(np.diff(indicator) < 0)
+    if bad.size:
+        raise ValueError(f"{indicator_path}, line {bad[0] + 2}: graph ids must be non-decreasing")
+    if indicator[0] != 1:
+        raise ValueError(f"{indicator_path}, line 1: graph ids must start at 1, got {indicator[0]}")
+    gaps = np.flatnonzero(np.diff(indicator) > 1)
+    if gaps.size:
+        raise ValueError(f"{indicator_path}, line {gaps[0] + 2}: graph id {indicator[gaps[0]] + 1} has no node")
+    n_graphs = int(indicator[-1])
+
+    labels_path = folder / f"{name}_graph_labels.txt"
+    y = _read_int_columns(labels_path, 1)[:, 0]
+    if y.size != n_graphs:
+        raise ValueError(f"{labels_path}: {y.size} lines, but {indicator_path} names {n_graphs} graphs")
+
+    edges_path = folder / f"{name}_A.txt"
+    edges = _read_int_columns(edges_path, 2) - 1
+    out_of_range = np.flatnonzero((edges < 0).any(axis=1) | (edges >= n_nodes).any(axis=1))
+    if out_of_range.size:
+        i = out_of_range[0]
+        raise ValueError(f"{edges_path}, line {i + 1}: node id out of range 1..{n_nodes}: {tuple(edges[i] + 1)}")
+    crossing = np.flatnonzero(indicator[edges[:, 0]] != indicator[edges[:, 1]])
+    if crossing.size:
+        i = crossing[0]
+        raise ValueError(
+            f"{edges_path}, line {i + 1}: edge {tuple(edges[i] + 1)} joins graphs "
+            f"{indicator[edges[i, 0]]} and {indicator[edges[i, 1]]}"
+        )
+    rows = np.concatenate((edges[:, 0], edges[:, 1]))
+    cols = np.concatenate((edges[:, 1], edges[:, 0]))
+    matrix = sp.coo_array((np.ones(rows.size), (rows, cols)), shape=(n_nodes, n_nodes)).tocsr()
+    matrix.sum_duplicates()
+    matrix.data[:] = 1.0
+
+    node_labels = None
+    node_labels_path = folder / f"{name}_node_labels.txt"
+    if node_labels_path.is_file():
+        node_labels = _read_int_columns(node_labels_path, 1)[:, 0]
+        if node_labels.size != n_nodes:
+            raise ValueError(f"{node_labels_path}: {node_labels.size} lines, but {indicator_path} has {n_nodes}")
+
+    offsets = np.concatenate(([0], np.cumsum(np.bincount(indicator - 1, minlength=n_graphs))))
+    return TUDataset(name, matrix, offsets, y, node_labels, path=folder)

@@ -1,0 +1,39 @@
+import os
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+import pytest
+
+matplotlib.use("Agg")
+
+TU_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "TU"
+if TU_DIR.is_dir():
+    os.environ.setdefault("GRAPHINVARIANTS_DATA", str(TU_DIR))
+
+#: Table of ../shared/data/README.md: graphs, classes, nodes, directed edge lines.
+TU_COUNTS = {
+    "MUTAG": (188, 2, 3371, 7442),
+    "ENZYMES": (600, 6, 19580, 74564),
+    "NCI1": (4110, 2, 122747, 265506),
+    "NCI109": (4127, 2, 122494, 265208),
+}
+
+
+@pytest.fixture(scope="session")
+def tu_dir():
+    if not TU_DIR.is_dir():
+        pytest.skip(f"TU data not found at {TU_DIR}")
+    return TU_DIR
+
+
+@pytest.fixture(scope="session")
+def tu_datasets(tu_dir):
+    from graphinvariants.datasets import load_tu
+
+    return {name: load_tu(name, data_home=tu_dir, download=False) for name in TU_COUNTS}
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(12345)

@@ -1,0 +1,124 @@
+import igraph as ig
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import graphinvariants as gi
+
+
+def _random_graph(seed, n=30, p=0.15, loops=3):
+    G = nx.gnp_random_graph(n, p, seed=seed)
+    rng = np.random.default_rng(seed)
+    G.add_edges_from((int(v), int(v)) for v in rng.choice(n, loops, replace=False))
+    return G
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_all_input_types_give_the_same_matrix(seed):
+    G = _random_graph(seed)
+    dense = gi.as_adjacency(G).matrix.toarray()
+    g = ig.Graph(n=G.number_of_nodes(), edges=list(G.edges()))
+    variants = [g, sp.csr_array(dense), sp.coo_matrix(dense), dense, dense.astype(bool), dense.astype(np.int8)]
+    for variant in variants:
+        np.testing.assert_array_equal(gi.as_adjacency(variant).matrix.toarray(), dense)
+    # a self-loop is one entry 1 on the diagonal, as networkx.to_scipy_sparse_array has it
+    np.testing.assert_array_equal(dense, nx.to_scipy_sparse_array(G, nodelist=list(G), weight=None).toarray())
+
+
+def test_node_order_is_kept():
+    G = nx.Graph([("c", "a"), ("a", "b")])
+    adj = gi.as_adjacency(G)
+    assert adj.nodes == ("c", "a", "b")
+    assert adj.matrix[0, 1] == 1 and adj.matrix[0, 2] == 0
+    g = ig.Graph([(0, 1), (1, 2)])
+    g.vs["name"] = ["x", "y", "z"]
+    assert gi.as_adjacency(g).nodes == ("x", "y", "z")
+    assert gi.as_adjacency(ig.Graph(3)).nodes == (0, 1, 2)
+
+
+def test_multigraph_edges_collapse_unless_weighted():
+    M = nx.MultiGraph([(0, 1), (0, 1), (1, 2)])
+    np.testing.assert_array_equal(gi.as_adjacency(M).matrix.toarray(), gi.as_adjacency(nx.path_graph(3)).matrix.toarray())
+    M[0][1][0]["w"] = 2.0
+    M[0][1][1]["w"] = 0.5
+    A = gi.as_adjacency(M, weight="w").matrix
+    assert A[0, 1] == 2.5 and A[1, 0] == 2.5 and A[1, 2] == 1.0  # missing weight counts 1
+    g = ig.Graph([(0, 1), (0, 1), (1, 2)])
+    np.testing.assert_array_equal(gi.as_adjacency(g).matrix.toarray(), gi.as_adjacency(nx.path_graph(3)).matrix.toarray())
+
+
+def test_directed_graphs_keep_direction():
+    D = nx.DiGraph([(0, 1), (1, 2)])
+    expected = np.array([[0, 1, 0], [0, 0, 1], [0, 0, 0]])
+    np.testing.assert_array_equal(gi.as_adjacency(D).matrix.toarray(), expected)
+    np.testing.assert_array_equal(gi.as_adjacency(ig.Graph([(0, 1), (1, 2)], directed=True)).matrix.toarray(), expected)
+    MD = nx.MultiDiGraph([(0, 1), (0, 1), (1, 2)])
+    np.testing.assert_array_equal(gi.as_adjacency(MD).matrix.toarray(), expected)
+
+
+def test_weights_across_adapters():
+    G = nx.Graph()
+    G.add_weighted_edges_from([(0, 1, 0.5), (1, 2, 3.0), (2, 2, 2.0)])
+    A = gi.as_adjacency(G, weight="weight").matrix.toarray()
+    np.testing.assert_array_equal(A, [[0, 0.5, 0], [0.5, 0, 3], [0, 3, 2]])
+    g = ig.Graph([(0, 1), (1, 2), (2, 2)])
+    g.es["weight"] = [0.5, 3.0, 2.0]
+    np.testing.assert_array_equal(gi.as_adjacency(g, weight="weight").matrix.toarray(), A)
+    np.testing.assert_array_equal(gi.as_adjacency(sp.csr_array(A), weight="weight").matrix.toarray(), A)
+    np.testing.assert_array_equal(gi.as_adjacency(A).matrix.toarray(), (A > 0).astype(float))
+    # zero-weight edges are dropped
+    G[0][1]["weight"] = 0.0
+    assert gi.as_adjacency(G, weight="weight").matrix[0, 1] == 0
+    assert gi.as_adjacency(G, weight="weight").matrix.nnz == 3
+
+
+@pytest.mark.parametrize("bad", [-1.0, np.nan, np.inf])
+def test_bad_weights_raise(bad):
+    G = nx.Graph()
+    G.add_edge(0, 1, weight=bad)
+    with pytest.raises(ValueError, match="weights"):
+        gi.as_adjacency(G, weight="weight")
+    g = ig.Graph([(0, 1)])
+    g.es["weight"] = [bad]
+    with pytest.raises(ValueError, match="weights"):
+        gi.as_adjacency(g, weight="weight")
+    with pytest.raises(ValueError, match="weights"):
+        gi.as_adjacency(np.array([[0.0, bad], [bad, 0.0]]))
+
+
+def test_bad_inputs_raise_clear_errors():
+    with pytest.raises(TypeError, match="expected a networkx graph"):
+        gi.as_adjacency([[0, 1], [1, 0]])
+    with pytest.raises(TypeError, match="expected a networkx graph"):
+        gi.as_adjacency("not a graph")
+    with pytest.raises(ValueError, match="square"):
+        gi.as_adjacency(np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="square"):
+        gi.as_adjacency(sp.csr_array(np.zeros((2, 3))))
+    with pytest.raises(ValueError, match="2-D"):
+        gi.as_adjacency(np.zeros(4))
+    with pytest.raises(TypeError, match="numeric"):
+        gi.as_adjacency(np.array([["a", "b"], ["c", "d"]]))
+    with pytest.raises(TypeError, match="real"):
+        gi.as_adjacency(np.eye(2, dtype=complex))
+    with pytest.raises(ValueError, match="no edge attribute"):
+        gi.as_adjacency(ig.Graph([(0, 1)]), weight="weight")
+    G = nx.Graph()
+    G.add_edge(0, 1, weight="heavy")
+    with pytest.raises(ValueError, match="non-numeric"):
+        gi.as_adjacency(G, weight="weight")
+
+
+def test_input_matrix_is_not_modified():
+    A = sp.csr_array(np.array([[0, 2.0], [2.0, 0]]))
+    gi.as_adjacency(A)
+    assert A.data.tolist() == [2.0, 2.0]
+
+
+def test_empty_graph_converts_but_summary_rejects_it():
+    assert gi.as_adjacency(nx.Graph()).n_nodes == 0
+    with pytest.raises(ValueError, match="no nodes"):
+        gi.power_summary(nx.Graph())
+    with pytest.raises(ValueError, match="no nodes"):
+        gi.power_kernel(nx.Graph(), nx.path_graph(3))

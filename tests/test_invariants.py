@@ -1,0 +1,151 @@
+import networkx as nx
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.stats import multivariate_normal
+
+import graphinvariants as gi
+
+
+def test_mean_and_covariance_are_the_papers():
+    G = nx.gnp_random_graph(40, 0.1, seed=2)
+    S = gi.power_summary(G).matrix
+    inv = gi.power_invariants(G)
+    np.testing.assert_allclose(inv.mean, S.mean(axis=0), rtol=1e-14)
+    np.testing.assert_allclose(inv.covariance, np.cov(S, rowvar=False, bias=True), rtol=1e-12, atol=1e-18)
+    assert inv.n_nodes == 40 and inv.k == 5
+
+
+@st.composite
+def graphs_and_permutations(draw):
+    n = draw(st.integers(1, 25))
+    edges = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=3 * n))
+    perm = draw(st.permutations(range(n)))
+    G = nx.Graph()
+    G.add_nodes_from(range(n))
+    G.add_edges_from(edges)
+    return G, perm
+
+
+@settings(max_examples=60, deadline=None)
+@given(graphs_and_permutations())
+def test_theorem_2_invariants_do_not_depend_on_node_order(case):
+    G, perm = case
+    relabelled = nx.relabel_nodes(G, dict(enumerate(perm)))
+    H = nx.Graph()
+    H.add_nodes_from(sorted(relabelled))  # rows of the summary now come in another order
+    H.add_edges_from(relabelled.edges())
+    a, b = gi.power_invariants(G), gi.power_invariants(H)
+    scale = max(np.abs(a.mean).max(), 1e-300)
+    np.testing.assert_allclose(b.mean, a.mean, rtol=1e-12, atol=1e-12 * scale)
+    np.testing.assert_allclose(b.covariance, a.covariance, rtol=1e-12, atol=1e-12 * scale**2)
+
+
+def test_invariants_are_immutable_and_readable():
+    inv = gi.power_invariants(nx.karate_club_graph())
+    with pytest.raises(ValueError, match="read-only"):
+        inv.mean[0] = 1.0
+    with pytest.raises(ValueError, match="read-only"):
+        inv.covariance[0, 0] = 1.0
+    with pytest.raises(AttributeError):
+        inv.n_nodes = 3
+    assert repr(inv).startswith("PowerInvariants(k=5, n_nodes=34, mean=[")
+
+
+def test_invariants_copy_their_input():
+    mean = np.zeros(2)
+    inv = gi.PowerInvariants(mean, np.eye(2), 3)
+    mean[0] = 5
+    assert inv.mean[0] == 0
+
+
+def test_dict_round_trip_and_json():
+    import json
+
+    inv = gi.power_invariants(nx.karate_club_graph())
+    back = gi.PowerInvariants.from_dict(json.loads(json.dumps(inv.to_dict())))
+    np.testing.assert_array_equal(back.mean, inv.mean)
+    np.testing.assert_array_equal(back.covariance, inv.covariance)
+    assert back.n_nodes == inv.n_nodes
+    with pytest.raises(ValueError, match="keys"):
+        gi.PowerInvariants.from_dict({"mean": [1.0]})
+
+
+def test_npz_round_trip(tmp_path):
+    invs = gi.batch_power_invariants([nx.path_graph(n) for n in range(1, 8)])
+    path = tmp_path / "inv.npz"
+    gi.save_invariants(path, invs)
+    back = gi.load_invariants(path)
+    assert len(back) == 7
+    for a, b in zip(invs, back):
+        np.testing.assert_array_equal(a.mean, b.mean)
+        np.testing.assert_array_equal(a.covariance, b.covariance)
+        assert a.n_nodes == b.n_nodes
+
+
+def test_npz_errors(tmp_path):
+    with pytest.raises(ValueError, match="empty"):
+        gi.save_invariants(tmp_path / "x.npz", [])
+    with pytest.raises(ValueError, match="same k"):
+        gi.save_invariants(tmp_path / "x.npz", [gi.power_invariants(nx.path_graph(3), k=2), gi.power_invariants(nx.path_graph(3))])
+    np.savez(tmp_path / "other.npz", a=np.zeros(3))
+    with pytest.raises(ValueError, match="not a graphinvariants invariants file"):
+        gi.load_invariants(tmp_path / "other.npz")
+    (tmp_path / "junk.npz").write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="not a graphinvariants invariants file"):
+        gi.load_invariants(tmp_path / "junk.npz")
+
+
+def test_constructor_validation():
+    with pytest.raises(ValueError, match="shape"):
+        gi.PowerInvariants([0.0, 1.0], np.eye(3), 4)
+    with pytest.raises(ValueError, match="finite"):
+        gi.PowerInvariants([np.nan], [[1.0]], 4)
+    with pytest.raises(ValueError, match="symmetric"):
+        gi.PowerInvariants([0.0, 0.0], [[1.0, 0.5], [0.0, 1.0]], 4)
+    with pytest.raises(ValueError, match="positive"):
+        gi.PowerInvariants([0.0], [[1.0]], 0)
+
+
+def test_pdf_matches_scipy():
+    inv = gi.power_invariants(nx.gnp_random_graph(60, 0.08, seed=4))
+    x = np.random.default_rng(0).multivariate_normal(inv.mean, inv.covariance, size=5)
+    cov = inv.regularized_covariance()
+    np.testing.assert_allclose(inv.logpdf(x), multivariate_normal(inv.mean, cov).logpdf(x), rtol=1e-10)
+    assert isinstance(inv.pdf(x[0]), float)
+    np.testing.assert_allclose(inv.pdf(x[0]), multivariate_normal(inv.mean, cov).pdf(x[0]), rtol=1e-9)
+    with pytest.raises(ValueError, match="shape"):
+        inv.logpdf([1.0, 2.0])
+
+
+def test_singular_cases_are_finite_and_documented():
+    regular = gi.power_invariants(nx.petersen_graph())  # every node has the same profile
+    np.testing.assert_allclose(regular.mean, 0.3)
+    np.testing.assert_array_equal(regular.covariance, 0)
+    edgeless = gi.power_invariants(nx.empty_graph(7))
+    np.testing.assert_array_equal(edgeless.mean, 0)
+    assert edgeless.ridge_scale() == 1 / 49
+    small = gi.power_invariants(nx.path_graph(3))  # n <= k: rank at most n - 1
+    assert np.linalg.matrix_rank(small.covariance) <= 2
+    for inv in (regular, edgeless, small):
+        assert np.isfinite(inv.logpdf(inv.mean))
+        with pytest.raises(ValueError, match="singular"):
+            inv.logpdf(inv.mean, ridge=0)
+
+
+def test_ridge_scale_follows_the_data():
+    inv = gi.power_invariants(nx.karate_club_graph())
+    scaled = gi.PowerInvariants(inv.mean * 1e3, inv.covariance * 1e6, inv.n_nodes)
+    assert scaled.ridge_scale() == pytest.approx(inv.ridge_scale() * 1e6, rel=1e-12)
+    S = gi.power_summary(nx.karate_club_graph()).matrix
+    assert inv.ridge_scale() == pytest.approx((S**2).mean(), rel=1e-12)
+
+
+def test_k_mismatch_with_precomputed_objects():
+    S = gi.power_summary(nx.path_graph(6), k=3)
+    with pytest.raises(ValueError, match="k=3"):
+        gi.power_invariants(S, k=5)
+    with pytest.raises(ValueError, match="k=3"):
+        gi.batch_power_invariants([S.invariants()], k=5)
+    assert gi.power_invariants(S, k=3).k == 3
