@@ -7,6 +7,7 @@ evaluation, perturbation and plots.
 """
 
 from .adapters import GraphAdjacency, as_adjacency
+from .datasets import TUDataset, load_tu
 from .invariants import (
     DEFAULT_RIDGE,
     PowerInvariants,
@@ -25,10 +26,12 @@ __all__ = [
     "GraphAdjacency",
     "PowerInvariants",
     "PowerSummary",
+    "TUDataset",
     "as_adjacency",
     "batch_power_invariants",
     "bhattacharyya_coefficient",
     "load_invariants",
+    "load_tu",
     "power_invariants",
     "power_kernel",
     "power_kernel_matrix",

@@ -154,20 +154,26 @@ def _from_matrix(A, weight):
 
 def _build(n, rows, cols, data, directed, weighted):
     """CSR from edge arrays; undirected edges are mirrored, loops stored once."""
-    rows = np.asarray(rows, dtype=np.int64)
-    cols = np.asarray(cols, dtype=np.int64)
-    data = np.ones(rows.size) if data is None else np.asarray(data, dtype=np.float64)
+    index_type = np.int32 if n < 2**31 - 1 else np.int64
+    rows = np.asarray(rows).astype(index_type, copy=False)
+    cols = np.asarray(cols).astype(index_type, copy=False)
+    if data is not None:
+        data = np.asarray(data, dtype=np.float64)
     if not directed:
-        off = rows != cols
-        rows, cols, data = (
-            np.concatenate((rows, cols[off])),
-            np.concatenate((cols, rows[off])),
-            np.concatenate((data, data[off])),
-        )
-    A = sp.coo_array((data, (rows, cols)), shape=(n, n)).tocsr()
+        loops = rows == cols
+        if loops.any():
+            keep = ~loops
+            rows, cols = np.concatenate((rows, cols[keep])), np.concatenate((cols, rows[keep]))
+            data = None if data is None else np.concatenate((data, data[keep]))
+        else:
+            rows, cols = np.concatenate((rows, cols)), np.concatenate((cols, rows))
+            data = None if data is None else np.concatenate((data, data))
+    values = np.ones(rows.size) if data is None else data
+    A = sp.csr_array((values, (rows, cols)), shape=(n, n))
     A.sum_duplicates()
-    A.eliminate_zeros()
-    if not weighted:
+    if weighted:
+        A.eliminate_zeros()
+    else:
         A.data[:] = 1.0
     return A
 

@@ -279,12 +279,12 @@ def read_tu_folder(folder, name):
     out_of_range = np.flatnonzero((edges < 0).any(axis=1) | (edges >= n_nodes).any(axis=1))
     if out_of_range.size:
         i = out_of_range[0]
-        raise ValueError(f"{edges_path}, line {i + 1}: node id out of range 1..{n_nodes}: {tuple(edges[i] + 1)}")
+        raise ValueError(f"{edges_path}, line {i + 1}: node id out of range 1..{n_nodes}: {tuple((edges[i] + 1).tolist())}")
     crossing = np.flatnonzero(indicator[edges[:, 0]] != indicator[edges[:, 1]])
     if crossing.size:
         i = crossing[0]
         raise ValueError(
-            f"{edges_path}, line {i + 1}: edge {tuple(edges[i] + 1)} joins graphs "
+            f"{edges_path}, line {i + 1}: edge {tuple((edges[i] + 1).tolist())} joins graphs "
             f"{indicator[edges[i, 0]]} and {indicator[edges[i, 1]]}"
         )
     rows = np.concatenate((edges[:, 0], edges[:, 1]))
