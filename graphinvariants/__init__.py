@@ -8,6 +8,7 @@ evaluation, perturbation and plots.
 
 from .adapters import GraphAdjacency, as_adjacency
 from .datasets import TUDataset, load_tu
+from .evaluation import EvaluationResult, evaluate_kernel
 from .invariants import (
     DEFAULT_RIDGE,
     PowerInvariants,
@@ -23,6 +24,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_RIDGE",
+    "EvaluationResult",
     "GraphAdjacency",
     "PowerInvariants",
     "PowerSummary",
@@ -30,6 +32,7 @@ __all__ = [
     "as_adjacency",
     "batch_power_invariants",
     "bhattacharyya_coefficient",
+    "evaluate_kernel",
     "load_invariants",
     "load_tu",
     "power_invariants",
