@@ -8,6 +8,7 @@ evaluation, perturbation and plots.
 
 from .adapters import GraphAdjacency, as_adjacency
 from .datasets import TUDataset, load_tu
+from .estimator import PowerKernel
 from .evaluation import EvaluationResult, evaluate_kernel
 from .invariants import (
     DEFAULT_RIDGE,
@@ -27,6 +28,7 @@ __all__ = [
     "EvaluationResult",
     "GraphAdjacency",
     "PowerInvariants",
+    "PowerKernel",
     "PowerSummary",
     "TUDataset",
     "as_adjacency",
