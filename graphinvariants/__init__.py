@@ -18,15 +18,23 @@ from .invariants import (
     power_invariants,
     save_invariants,
 )
-from .kernel import bhattacharyya_coefficient, power_kernel, power_kernel_matrix
+from .kernel import bhattacharyya_coefficient, paired_power_kernel, power_kernel, power_kernel_matrix
+from .perturbation import PERTURBATIONS, flip_node_pair, perturbation_sequence, random_flips
+from .plotting import InvariantsDisplay, KernelDecayDisplay, KernelMatrixDisplay, plot_invariants, plot_kernel_matrix
+from .study import PerturbationStudy, perturbation_study
 from .summary import PowerSummary, power_summary
 
 __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_RIDGE",
+    "PERTURBATIONS",
     "EvaluationResult",
     "GraphAdjacency",
+    "InvariantsDisplay",
+    "KernelDecayDisplay",
+    "KernelMatrixDisplay",
+    "PerturbationStudy",
     "PowerInvariants",
     "PowerKernel",
     "PowerSummary",
@@ -35,11 +43,18 @@ __all__ = [
     "batch_power_invariants",
     "bhattacharyya_coefficient",
     "evaluate_kernel",
+    "flip_node_pair",
     "load_invariants",
     "load_tu",
+    "paired_power_kernel",
+    "perturbation_sequence",
+    "perturbation_study",
+    "plot_invariants",
+    "plot_kernel_matrix",
     "power_invariants",
     "power_kernel",
     "power_kernel_matrix",
     "power_summary",
+    "random_flips",
     "save_invariants",
 ]

@@ -25,7 +25,7 @@ import numpy as np
 from ._validation import check_k, check_n_jobs, check_ridge
 from .invariants import DEFAULT_RIDGE, PowerInvariants, batch_power_invariants, power_invariants, singular_mask
 
-__all__ = ["DEFAULT_RIDGE", "bhattacharyya_coefficient", "power_kernel", "power_kernel_matrix"]
+__all__ = ["DEFAULT_RIDGE", "bhattacharyya_coefficient", "paired_power_kernel", "power_kernel", "power_kernel_matrix"]
 
 # Pairs per tile side. Measured on NCI1 (4,110 graphs, 2 cores): 128 is fastest on one
 # thread (0.54 s; 64: 0.86 s, 256: 0.57 s), 256 with two threads (0.37 s).
@@ -184,6 +184,52 @@ def power_kernel_matrix(graphs, other=None, *, k=5, ridge=DEFAULT_RIDGE, weight=
     return _gram(left, right, symmetric=False, n_jobs=n_jobs)
 
 
+def paired_power_kernel(graphs, other, *, k=5, ridge=DEFAULT_RIDGE, weight=None):
+    """Power kernel of matching pairs: ``K(graphs[i], other[i])`` for every ``i``.
+
+    The diagonal of ``power_kernel_matrix(graphs, other)`` without computing the rest,
+    vectorised over pairs.
+
+    Parameters
+    ----------
+    graphs, other : sequences of graphs or PowerInvariants, of equal length
+    k, ridge, weight : keyword-only
+        As in :func:`power_kernel`.
+
+    Returns
+    -------
+    numpy.ndarray of shape (len(graphs),)
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> import graphinvariants as gi
+    >>> G = nx.karate_club_graph()
+    >>> H = gi.flip_node_pair(G, 0, 1)
+    >>> gi.paired_power_kernel([G, G], [G, H]).round(4)
+    array([1.   , 0.521])
+    """
+    k = check_k(k)
+    ridge = check_ridge(ridge)
+    left = _prepare(batch_power_invariants(graphs, k=k, weight=weight), ridge, "graphs")
+    right = _prepare(batch_power_invariants(other, k=k, weight=weight), ridge, "other")
+    if len(left) != len(right):
+        raise ValueError(f"graphs and other must have the same length, got {len(left)} and {len(right)}")
+    if not len(left):
+        return np.zeros(0)
+    logdet, maha = _pair_terms(left.means, left.half_covs, right.means, right.half_covs, diagonal_only=True)
+    return _combine(left.logdets, right.logdets, logdet, maha)
+
+
+def _combine(logdet_a, logdet_b, logdet_pair, maha):
+    """K from its log-determinant and Mahalanobis parts; refuses to return NaN."""
+    log_k = 0.25 * (logdet_a + logdet_b) - 0.5 * logdet_pair - 0.125 * maha
+    out = np.exp(np.minimum(log_k, 0.0))
+    if not np.all(np.isfinite(out)):
+        raise ValueError("the kernel is not finite for some pairs: their covariances are numerically singular; increase ridge")
+    return out
+
+
 class _Prepared:
     """Means, halved regularised covariances and log-determinants of a collection."""
 
@@ -262,11 +308,7 @@ def _tile(left, right, rows, cols):
     logdet, maha = _pair_terms(
         left.means[rows], left.half_covs[rows], right.means[cols], right.half_covs[cols]
     )
-    log_k = 0.25 * (left.logdets[rows][:, None] + right.logdets[cols][None, :]) - 0.5 * logdet - 0.125 * maha
-    out = np.exp(np.minimum(log_k, 0.0))
-    if not np.all(np.isfinite(out)):
-        raise ValueError("the kernel is not finite for some pairs: their covariances are numerically singular; increase ridge")
-    return out
+    return _combine(left.logdets[rows][:, None], right.logdets[cols][None, :], logdet, maha)
 
 
 def _gram(left, right, *, symmetric, n_jobs):

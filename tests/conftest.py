@@ -1,15 +1,9 @@
-import os
 from pathlib import Path
 
-import matplotlib
 import numpy as np
 import pytest
 
-matplotlib.use("Agg")
-
 TU_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "TU"
-if TU_DIR.is_dir():
-    os.environ.setdefault("GRAPHINVARIANTS_DATA", str(TU_DIR))
 
 #: Table of ../shared/data/README.md: graphs, classes, nodes, directed edge lines.
 TU_COUNTS = {
