@@ -25,8 +25,8 @@ __all__ = [
     "load_invariants",
 ]
 
-#: Default relative ridge: ``Sigma + ridge * scale * I`` with ``scale`` the mean squared
-#: entry of the power summary (see :meth:`PowerInvariants.ridge_scale`).
+#: Default relative ridge, 1e-12: each covariance gets ridge times the mean squared
+#: entry of its power summary added to the diagonal (see PowerInvariants.ridge_scale).
 DEFAULT_RIDGE = 1e-12
 
 _NPZ_FORMAT = "graphinvariants.PowerInvariants/1"
@@ -317,7 +317,7 @@ def stacked_moments(S, offsets):
 
 
 def save_invariants(path, invariants):
-    """Save many invariants (same ``k``) to one ``.npz`` file, without pickle.
+    """Save many invariants (of one k) to one NumPy npz file, without pickle.
 
     Parameters
     ----------

@@ -46,7 +46,7 @@ class PerturbationStudy:
 
     @property
     def steps(self):
-        """Number of perturbations at each column: ``0 .. n_flips``."""
+        """Number of perturbations at each column, from 0 to n_flips."""
         return np.arange(self.curves.shape[1])
 
     @property
