@@ -63,6 +63,15 @@ class EvaluationResult:
         Wall-clock seconds spent on fits in this call (resumed tasks count 0).
     params : dict
         The protocol's parameters.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import graphinvariants as gi
+    >>> result = gi.EvaluationResult(np.array([[0.8, 0.9], [0.7, 0.8]]), np.ones((2, 2)),
+    ...                              np.zeros((2, 2, 1)), n_fits=8, elapsed=0.1)
+    >>> result.mean, round(result.stderr, 4)
+    (0.8, 0.05)
     """
 
     accuracies: np.ndarray

@@ -363,6 +363,16 @@ def load_invariants(path):
     ------
     ValueError
         If the file is not a graphinvariants invariants file or is inconsistent.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import networkx as nx
+    >>> import graphinvariants as gi
+    >>> path = os.path.join(tempfile.mkdtemp(), "star.npz")
+    >>> gi.save_invariants(path, [gi.power_invariants(nx.star_graph(4))])
+    >>> gi.load_invariants(path)[0].n_nodes
+    5
     """
     try:
         with np.load(path, allow_pickle=False) as data:

@@ -78,6 +78,15 @@ class KernelMatrixDisplay:
     K : array_like of shape (n, n)
     y : array_like of shape (n,), optional
         Class labels; rows are sorted by label (stable) and class boundaries drawn.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import graphinvariants as gi
+    >>> K = np.array([[1.0, 0.1, 0.8], [0.1, 1.0, 0.2], [0.8, 0.2, 1.0]])
+    >>> display = gi.KernelMatrixDisplay(K, y=[1, 0, 1]).plot()
+    >>> display.order.tolist()
+    [1, 0, 2]
     """
 
     def __init__(self, K, y=None):
@@ -129,7 +138,16 @@ def plot_kernel_matrix(K, y=None, *, ax=None, cmap="viridis"):
 
 
 class InvariantsDisplay:
-    """One graph's invariants: the mean walk profile and the covariance heatmap."""
+    """One graph's invariants: the mean walk profile and the covariance heatmap.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> import graphinvariants as gi
+    >>> display = gi.InvariantsDisplay(gi.power_invariants(nx.karate_club_graph())).plot()
+    >>> display.axes_[1].get_title()
+    'covariance of (x_1 .. x_k)'
+    """
 
     def __init__(self, invariants):
         self.invariants = invariants

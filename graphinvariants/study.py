@@ -38,6 +38,17 @@ class PerturbationStudy:
         Positions of the sampled graphs in the input collection.
     params : dict
         ``n_graphs``, ``n_flips``, ``k``, ``kind``, ``seed``, ``ridge``, ``name``.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> import graphinvariants as gi
+    >>> graphs = [nx.gnp_random_graph(40, 0.1, seed=i) for i in range(10)]
+    >>> study = gi.perturbation_study(graphs, n_graphs=5, n_flips=3, seed=0, name="G(40, 0.1)")
+    >>> study.curves.shape, study.steps.tolist()
+    ((5, 4), [0, 1, 2, 3])
+    >>> study.to_dict()["params"]["kind"]
+    'flip'
     """
 
     curves: np.ndarray
