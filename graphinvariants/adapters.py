@@ -152,7 +152,7 @@ def _from_matrix(A, weight):
     return GraphAdjacency(A, tuple(range(A.shape[0])), weighted=weight is not None)
 
 
-def _build(n, rows, cols, data, directed, weighted):
+def edges_to_csr(n, rows, cols, data, directed, weighted):
     """CSR from edge arrays; undirected edges are mirrored, loops stored once."""
     index_type = np.int32 if n < 2**31 - 1 else np.int64
     rows = np.asarray(rows).astype(index_type, copy=False)
@@ -201,7 +201,7 @@ def _from_networkx(G, weight):
         except (TypeError, ValueError) as err:
             raise ValueError(f"edge attribute {weight!r} has non-numeric values") from err
         _check_weights(data, f"edge attribute {weight!r}")
-    A = _build(len(nodes), flat[0::2], flat[1::2], data, G.is_directed(), weight is not None)
+    A = edges_to_csr(len(nodes), flat[0::2], flat[1::2], data, G.is_directed(), weight is not None)
     return GraphAdjacency(A, nodes, weighted=weight is not None)
 
 
@@ -218,5 +218,5 @@ def _from_igraph(G, weight):
             raise ValueError(f"edge attribute {weight!r} has missing or non-numeric values") from err
         _check_weights(data, f"edge attribute {weight!r}")
     names = G.vs["name"] if "name" in G.vs.attributes() else range(n)
-    A = _build(n, flat[0::2], flat[1::2], data, G.is_directed(), weight is not None)
+    A = edges_to_csr(n, flat[0::2], flat[1::2], data, G.is_directed(), weight is not None)
     return GraphAdjacency(A, tuple(names), weighted=weight is not None)

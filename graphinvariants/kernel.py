@@ -159,9 +159,10 @@ def power_kernel_matrix(graphs, other=None, *, k=5, ridge=DEFAULT_RIDGE, weight=
     Notes
     -----
     Invariants are computed once per graph (in one batched pass), then the pairs are
-    evaluated in tiles of 128 x 128 pairs (256 x 256 with threads): the Cholesky factor of ``(Sigma_A + Sigma_B)/2``
-    is written out entry by entry as numpy operations on whole tiles, so there is no
-    Python call per pair and memory stays ``O(tile * k^2)`` beyond the output.
+    evaluated in tiles of 128 x 128 pairs (256 x 256 with threads): the Cholesky
+    factor of ``(Sigma_A + Sigma_B) / 2`` is written out entry by entry as numpy
+    operations on whole tiles, so there is no Python call per pair and memory stays
+    ``O(tile * k^2)`` beyond the output.
 
     Examples
     --------

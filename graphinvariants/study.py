@@ -14,11 +14,10 @@ import csv
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse as sp
 
 from ._validation import check_k, check_n_jobs, check_ridge
-from .adapters import as_adjacency
-from .invariants import DEFAULT_RIDGE, PowerInvariants, invariants_from_blocks
+from .adapters import as_adjacency, edges_to_csr
+from .invariants import DEFAULT_RIDGE, PowerInvariants, batch_power_invariants, invariants_from_blocks
 from .kernel import paired_power_kernel
 from .perturbation import GraphState, PerturbationError, _check_kind
 
@@ -110,54 +109,45 @@ class PerturbationStudy:
         )
 
 
-def _curves_for(matrices, kind, n_flips, k, ridge, seeds):
-    """Kernel curves of a chunk of graphs (runs in a worker)."""
-    blocks, sizes = [], []
-    for index, (matrix, seed) in enumerate(zip(matrices, seeds)):
+def _curves_for(matrices, positions, kind, n_flips, k, ridge, seeds):
+    """Kernel curves of a chunk of graphs (runs in a worker).
+
+    ``positions`` are the graphs' places in the sample, for error messages.
+    """
+    perturbed = []
+    for position, matrix, seed in zip(positions, matrices, seeds):
         rng = np.random.default_rng(seed)
         state = GraphState.from_adjacency(matrix)
         for t in range(n_flips):
             try:
                 state.apply(kind, rng)
             except PerturbationError as err:
-                raise ValueError(f"sampled graph {index}, step {t + 1}: {err}") from None
-            n, rows, cols = state.edge_arrays()
-            blocks.append((n, rows, cols, state.directed))
-            sizes.append(n)
-    perturbed = _stack_invariants(blocks, k)
-    originals = _stack_invariants([_edges_of(m) for m in matrices], k)
+                raise ValueError(f"sampled graph {position}, step {t + 1}: {err}") from None
+            perturbed.append(state.edge_arrays() + (state.directed,))
+    originals = batch_power_invariants(matrices, k=k)
     left = [inv for inv in originals for _ in range(n_flips)]
-    values = paired_power_kernel(left, perturbed, k=k, ridge=ridge) if left else np.zeros(0)
     curves = np.ones((len(matrices), n_flips + 1))
-    curves[:, 1:] = values.reshape(len(matrices), n_flips)
+    if left:
+        values = paired_power_kernel(left, _stack_invariants(perturbed, k), k=k, ridge=ridge)
+        curves[:, 1:] = values.reshape(len(matrices), n_flips)
     return curves
 
 
-def _edges_of(matrix):
-    state = GraphState.from_adjacency(matrix)
-    n, rows, cols = state.edge_arrays()
-    return n, rows, cols, state.directed
-
-
-def _stack_invariants(blocks, k):
-    """Invariants of many graphs given as (n, rows, cols, directed) edge arrays."""
-    if not blocks:
-        return []
-    sizes = np.array([b[0] for b in blocks])
+def _stack_invariants(graphs, k):
+    """Invariants of many graphs given as ``(n, rows, cols, directed)`` edge arrays,
+    in one batched pass over their block-diagonal adjacency."""
+    sizes = np.array([g[0] for g in graphs])
     offsets = np.concatenate(([0], np.cumsum(sizes)))
     rows, cols = [], []
-    for (n, r, c, directed), start in zip(blocks, offsets[:-1]):
+    for (_, r, c, directed), start in zip(graphs, offsets[:-1]):
         rows.append(r + start)
         cols.append(c + start)
-        if not directed:
+        if not directed:  # mirror here, so that the whole stack is built as directed
             off = r != c
             rows.append(c[off] + start)
             cols.append(r[off] + start)
-    rows, cols = np.concatenate(rows), np.concatenate(cols)
     total = int(offsets[-1])
-    A = sp.csr_array((np.ones(rows.size), (rows, cols)), shape=(total, total))
-    A.sum_duplicates()
-    A.data[:] = 1.0
+    A = edges_to_csr(total, np.concatenate(rows), np.concatenate(cols), None, directed=True, weighted=False)
     means, covs = invariants_from_blocks(A, offsets, k)
     return [PowerInvariants(m, c, int(n)) for m, c, n in zip(means, covs, sizes)]
 
@@ -247,15 +237,15 @@ def perturbation_study(
         indices = np.random.default_rng(sample_seq).choice(len(matrices), size=n_graphs, replace=False)
     seeds = graph_seq.spawn(len(indices))
     chosen = [matrices[i] for i in indices]
-    chunks = np.array_split(np.arange(len(indices)), max(1, min(n_jobs * 4, len(indices))) if n_jobs > 1 else 1)
     if n_jobs == 1:
-        curves = _curves_for(chosen, kind, int(n_flips), k, ridge, seeds)
+        curves = _curves_for(chosen, range(len(chosen)), kind, int(n_flips), k, ridge, seeds)
     else:
         from joblib import Parallel, delayed
 
+        chunks = [c for c in np.array_split(np.arange(len(chosen)), 4 * n_jobs) if len(c)]
         parts = Parallel(n_jobs=n_jobs)(
-            delayed(_curves_for)([chosen[i] for i in c], kind, int(n_flips), k, ridge, [seeds[i] for i in c])
-            for c in chunks if len(c)
+            delayed(_curves_for)([chosen[i] for i in c], c, kind, int(n_flips), k, ridge, [seeds[i] for i in c])
+            for c in chunks
         )
         curves = np.concatenate(parts)
     params = {"n_graphs": len(indices), "n_flips": int(n_flips), "k": k, "kind": kind, "seed": seed,

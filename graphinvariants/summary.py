@@ -120,6 +120,7 @@ class PowerSummary:
         if not np.all(data == np.round(data)):
             raise ValueError("exact walk counts need integer edge weights")
         int_data = data.astype(np.int64)
+        int_matrix = A.astype(np.int64)
         max_row_sum = int(A.sum(axis=1).max())
         counts = np.ones(self.n_nodes, dtype=np.int64)
         columns = []
@@ -129,7 +130,7 @@ class PowerSummary:
             if counts.dtype == object:
                 counts = _object_matvec(A.indptr, A.indices, int_data, counts)
             else:
-                counts = A.astype(np.int64) @ counts
+                counts = int_matrix @ counts
             columns.append(counts)
         if any(c.dtype == object for c in columns):
             return np.column_stack([c.astype(object) for c in columns])
