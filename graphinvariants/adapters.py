@@ -118,11 +118,9 @@ def as_adjacency(G, *, weight=None):
     if isinstance(G, np.ndarray):
         if G.ndim != 2:
             raise ValueError(f"an adjacency array must be 2-D, got shape {G.shape}")
-        if not (np.issubdtype(G.dtype, np.number) or G.dtype == bool):
+        if not (np.issubdtype(G.dtype, np.number) or G.dtype == bool):  # before scipy sees it
             raise TypeError(f"an adjacency array must be numeric, got dtype {G.dtype}")
-        if np.iscomplexobj(G):
-            raise TypeError("an adjacency array must be real, got a complex dtype")
-        return _from_matrix(sp.csr_array(G.astype(np.float64)), weight)
+        return _from_matrix(sp.csr_array(G), weight)
     raise TypeError(
         "expected a networkx graph, an igraph.Graph, a scipy sparse matrix or a square "
         f"numpy array, got {type(G).__module__}.{type(G).__qualname__}"
