@@ -150,6 +150,7 @@ def default_data_home():
     Examples
     --------
     >>> import os
+    >>> from pathlib import Path
     >>> from graphinvariants.datasets import default_data_home
     >>> default_data_home() == Path(os.environ["GRAPHINVARIANTS_DATA"])  # set by our tests
     True
