@@ -133,32 +133,31 @@ def _task_seeds(seed, n_repeats, n_folds):
     return out
 
 
-def _fit(K, y, train, C):
+def _fit(K_train, y_train, C):
     from sklearn.svm import SVC
 
-    model = SVC(C=C, kernel="precomputed")
-    model.fit(K[np.ix_(train, train)], y[train])
-    return model
+    return SVC(C=C, kernel="precomputed").fit(K_train, y_train)
 
 
 def _run_task(K, y, train, test, inner_seed, C_grid, n_folds, stratify):
     """One outer fold: validate every C on an inner split, refit, test."""
     inner_train_pos, val_pos = next(_splits(y[train], n_folds, stratify, inner_seed).split(train, y[train]))
     inner_train, val = train[inner_train_pos], train[val_pos]
+    K_inner, K_val = K[np.ix_(inner_train, inner_train)], K[np.ix_(val, inner_train)]  # sliced once for all C
     val_acc = np.empty(len(C_grid))
     n_fits = 0
     done = 0
     while done < len(C_grid):
         C = C_grid[done]
-        model = _fit(K, y, inner_train, C)
+        model = _fit(K_inner, y[inner_train], C)
         n_fits += 1
-        val_acc[done] = np.mean(model.predict(K[np.ix_(val, inner_train)]) == y[val])
+        val_acc[done] = np.mean(model.predict(K_val) == y[val])
         done += 1
         if _USE_SHORTCUT and np.all(np.abs(model.dual_coef_) < C * (1 - _BOUND_RTOL)):
             val_acc[done:] = val_acc[done - 1]  # the same solution for every larger C
             done = len(C_grid)
     best = int(np.flatnonzero(val_acc == val_acc.max())[0])  # ties: smallest C
-    model = _fit(K, y, train, C_grid[best])
+    model = _fit(K[np.ix_(train, train)], y[train], C_grid[best])
     n_fits += 1
     test_acc = float(np.mean(model.predict(K[np.ix_(test, train)]) == y[test]))
     return {"C": float(C_grid[best]), "val_acc": val_acc.tolist(), "test_acc": test_acc, "n_fits": n_fits}
