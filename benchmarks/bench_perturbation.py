@@ -50,7 +50,7 @@ def main():
     for _ in range(args.repeat):
         start = time.perf_counter()
         for ds in datasets.values():
-            gi.perturbation_study(ds, n_graphs=100, n_flips=20, seed=0)
+            gi.perturbation_study(ds, n_graphs=100, n_steps=20, seed=0)
         times.append(time.perf_counter() - start)
     fast = statistics.median(times)
     start = time.perf_counter()

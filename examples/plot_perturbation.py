@@ -18,7 +18,7 @@ families = {
     "Watts-Strogatz": [nx.watts_strogatz_graph(int(n), 4, 0.1, seed=int(n)) for n in rng.integers(20, 201, 100)],
     "MUTAG": gi.load_tu("MUTAG"),
 }
-studies = {name: gi.perturbation_study(graphs, n_flips=20, seed=0, name=name) for name, graphs in families.items()}
+studies = {name: gi.perturbation_study(graphs, n_steps=20, seed=0, name=name) for name, graphs in families.items()}
 for study in studies.values():
     print(study)
 

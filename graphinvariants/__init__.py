@@ -1,36 +1,56 @@
 """graphinvariants: power-kernel graph invariants for NetworkX and igraph graphs.
 
-The data path reads top to bottom: graph -> adjacency (:mod:`~graphinvariants.adapters`)
--> power summary (:mod:`~graphinvariants.summary`) -> invariants
-(:mod:`~graphinvariants.invariants`) -> kernel (:mod:`~graphinvariants.kernel`) ->
-evaluation, perturbation and plots.
+The data path reads top to bottom, one layer per package or module:
+
+graphs (:mod:`~graphinvariants.graphs`: one graph, a batch of graphs) -> walks
+(:mod:`~graphinvariants.walks`: Algorithm 1) -> embeddings
+(:mod:`~graphinvariants.embeddings`: the Gaussian and other functionals) -> kernels
+(:mod:`~graphinvariants.kernels`: the pair engine) -> estimator, datasets, perturbation,
+evaluation -> plotting -> cli.
 """
 
-from .adapters import GraphAdjacency, as_adjacency
 from .datasets import TUDataset, load_tu
-from .estimator import PowerKernel
-from .evaluation import EvaluationResult, evaluate_kernel
-from .invariants import (
+from .embeddings import (
     DEFAULT_RIDGE,
+    GaussianBatch,
     PowerInvariants,
     batch_power_invariants,
     load_invariants,
     power_invariants,
     save_invariants,
 )
-from .kernel import bhattacharyya_coefficient, paired_power_kernel, power_kernel, power_kernel_matrix
-from .perturbation import PERTURBATIONS, flip_node_pair, perturbation_sequence, random_flips
+from .estimator import PowerKernel
+from .evaluation import EvaluationResult, evaluate_kernel
+from .graphs import GraphAdjacency, GraphBatch, as_adjacency, as_graph_batch
+from .kernels import (
+    KERNELS,
+    bhattacharyya_coefficient,
+    kernel_matrix,
+    paired_power_kernel,
+    power_kernel,
+    power_kernel_matrix,
+)
+from .perturbation import (
+    PERTURBATIONS,
+    PerturbationStudy,
+    flip_node_pair,
+    perturbation_sequence,
+    perturbation_study,
+    random_flips,
+)
 from .plotting import InvariantsDisplay, KernelDecayDisplay, KernelMatrixDisplay, plot_invariants, plot_kernel_matrix
-from .study import PerturbationStudy, perturbation_study
-from .summary import PowerSummary, power_summary
+from .walks import PowerSummary, power_summary
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "DEFAULT_RIDGE",
+    "KERNELS",
     "PERTURBATIONS",
     "EvaluationResult",
+    "GaussianBatch",
     "GraphAdjacency",
+    "GraphBatch",
     "InvariantsDisplay",
     "KernelDecayDisplay",
     "KernelMatrixDisplay",
@@ -40,10 +60,12 @@ __all__ = [
     "PowerSummary",
     "TUDataset",
     "as_adjacency",
+    "as_graph_batch",
     "batch_power_invariants",
     "bhattacharyya_coefficient",
     "evaluate_kernel",
     "flip_node_pair",
+    "kernel_matrix",
     "load_invariants",
     "load_tu",
     "paired_power_kernel",

@@ -1,18 +1,44 @@
-"""Argument checks shared by the public functions (private)."""
+"""One check per kind of parameter, shared by every public function (private).
+
+Each check returns the value in canonical form (a Python int, a float, a
+``numpy.random.Generator`` ...) or raises ``TypeError``/``ValueError`` with a message
+naming the parameter, so that bad arguments are refused at the door and never reach
+numpy, scipy or scikit-learn.
+"""
 
 import numbers
+import os
 
 import numpy as np
 
 __all__ = []
 
+#: Largest number of power iterations accepted. Beyond a few dozen iterations the
+#: normalised iterates have converged to the Perron vector to double precision, and a
+#: Gaussian's k x k covariance per graph (and k^3 work per pair) stops being affordable.
+MAX_K = 1000
+
+
+def check_int(value, name, *, minimum=0):
+    """Return ``value`` as a Python int ``>= minimum``; bools and floats are refused."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value}")
+    return int(value)
+
 
 def check_k(k):
-    """Return ``k`` as an int, or raise if it is not a positive integer."""
+    """Return ``k`` as an int, or raise if it is not an integer in ``1..MAX_K``."""
     if isinstance(k, bool) or not isinstance(k, numbers.Integral):
         raise TypeError(f"k must be a positive integer, got {k!r}")
     if k < 1:
         raise ValueError(f"k must be a positive integer, got {k}")
+    if k > MAX_K:
+        raise ValueError(
+            f"k={k} is too large (at most {MAX_K}): after a few dozen iterations the "
+            "iterates no longer change in double precision"
+        )
     return int(k)
 
 
@@ -29,19 +55,33 @@ def check_ridge(ridge):
 def check_seed(seed):
     """Turn ``seed`` (None, int or Generator) into a ``numpy.random.Generator``.
 
-    Global random state is never used: ``None`` gives fresh OS entropy.
+    Global random state is never used: ``None`` gives fresh OS entropy. A Generator is
+    used as it is (and advanced), as in NetworkX and scikit-learn.
     """
     if isinstance(seed, np.random.Generator):
         return seed
     if seed is None or (isinstance(seed, numbers.Integral) and not isinstance(seed, bool)):
-        return np.random.default_rng(seed)
+        if seed is not None and seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {seed}")
+        return np.random.default_rng(None if seed is None else int(seed))
     raise TypeError(f"seed must be None, an int or a numpy.random.Generator, got {seed!r}")
 
 
-def check_n_jobs(n_jobs):
-    """Number of workers following the scikit-learn convention (None -> 1, -1 -> all)."""
-    import os
+def check_seed_sequence(seed):
+    """Turn ``seed`` (None, int or Generator) into a ``numpy.random.SeedSequence``.
 
+    For functions that hand independent streams to parts of the work (one per graph,
+    one per repetition) so that results do not depend on ``n_jobs``. An int gives
+    ``SeedSequence(seed)``; a Generator is advanced once to draw the entropy.
+    """
+    if isinstance(seed, np.random.Generator):
+        return np.random.SeedSequence(seed.integers(0, 2**32, size=4, dtype=np.uint64).tolist())
+    check_seed(seed)
+    return np.random.SeedSequence(None if seed is None else int(seed))
+
+
+def check_n_jobs(n_jobs):
+    """Number of worker threads following the scikit-learn convention (None -> 1, -1 -> all)."""
     if n_jobs is None:
         return 1
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
@@ -49,3 +89,10 @@ def check_n_jobs(n_jobs):
     if n_jobs < 0:
         return max(1, (os.cpu_count() or 1) + 1 + int(n_jobs))
     return int(n_jobs)
+
+
+def check_choice(value, name, choices):
+    """Return ``value`` if it is one of ``choices``, else raise naming them."""
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"unknown {name} {value!r}; choose one of {tuple(choices)}")
+    return value

@@ -33,7 +33,7 @@ def _cmd_demo(args):
     print(f"Power-summary means (k={args.k}):")
     for name, inv in zip(names, invariants):
         print(f"  {name:<{width}}  n={inv.n_nodes:<4d} mean={np.array2string(inv.mean, precision=4)}")
-    K = gi.power_kernel_matrix(invariants)
+    K = gi.power_kernel_matrix(invariants, k=args.k)
     print("\nPower kernel matrix:")
     for i, name in enumerate(names):
         print(f"  {name:<{width}}  " + " ".join(f"{v:6.4f}" for v in K[i]))
@@ -61,7 +61,7 @@ def _cmd_evaluate(args):
     for name in args.datasets:
         start = time.perf_counter()
         ds = gi.load_tu(name, data_home=args.data_home, download=not args.no_download)
-        K = gi.power_kernel_matrix(ds.power_invariants(k=args.k), n_jobs=args.n_jobs)
+        K = gi.power_kernel_matrix(ds, k=args.k, n_jobs=args.n_jobs)
         checkpoint = out / f"checkpoint-{name}-k{args.k}-reps{args.reps}-seed{args.seed}.jsonl"
         result = gi.evaluate_kernel(
             K, ds.y, n_repeats=args.reps, n_folds=args.folds, seed=args.seed, n_jobs=args.n_jobs,
@@ -140,13 +140,13 @@ def _cmd_perturb(args):
     studies = {}
     for name, graphs in collections.items():
         studies[name] = gi.perturbation_study(
-            graphs, n_graphs=args.graphs, n_flips=args.flips, k=args.k, kind=args.kind, seed=args.seed,
+            graphs, n_graphs=args.graphs, n_steps=args.steps, k=args.k, kind=args.kind, seed=args.seed,
             n_jobs=args.n_jobs, name=name,
         )
     elapsed = time.perf_counter() - start
-    print(f"{'collection':<32} " + " ".join(f"{t:>6d}" for t in (0, 1, 2, 5, 10, args.flips) if t <= args.flips))
+    print(f"{'collection':<32} " + " ".join(f"{t:>6d}" for t in (0, 1, 2, 5, 10, args.steps) if t <= args.steps))
     for name, study in studies.items():
-        cols = [t for t in (0, 1, 2, 5, 10, args.flips) if t <= args.flips]
+        cols = [t for t in (0, 1, 2, 5, 10, args.steps) if t <= args.steps]
         print(f"{name:<32} " + " ".join(f"{study.mean[t]:6.3f}" for t in cols))
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -164,7 +164,7 @@ def _cmd_perturb(args):
                 fh.write(f"\"{name}\",{t},{study.mean[t]:.10g},{study.std[t]:.10g},{study.stderr[t]:.10g}\n")
     with out.with_suffix(".json").open("w") as fh:
         json.dump({name: study.to_dict() for name, study in studies.items()}, fh)
-    print(f"\n{sum(len(s.curves) for s in studies.values())} graphs x {args.flips} steps in {elapsed:.2f} s; "
+    print(f"\n{sum(len(s.curves) for s in studies.values())} graphs x {args.steps} steps in {elapsed:.2f} s; "
           f"wrote {out}, {csv_path} and {out.with_suffix('.json')}")
     return 0
 
@@ -194,7 +194,8 @@ def build_parser():
     pt.add_argument("datasets", nargs="*", metavar="DATASET",
                     help="TU data set names; none: generated Erdos-Renyi, Barabasi-Albert, Watts-Strogatz graphs")
     pt.add_argument("--graphs", type=int, default=100, help="graphs sampled per collection (default 100)")
-    pt.add_argument("--flips", type=int, default=20, help="perturbations in sequence (default 20)")
+    pt.add_argument("--steps", "--flips", dest="steps", type=int, default=20,
+                    help="perturbations in sequence (default 20)")
     pt.add_argument("--kind", default="flip", help="flip, remove_edge, add_edge, swap_edges, remove_node, add_node")
     pt.add_argument("--k", type=int, default=5, help="power iterations (default 5)")
     pt.add_argument("--seed", type=int, default=0)

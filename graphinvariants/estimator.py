@@ -1,21 +1,25 @@
 """scikit-learn transformer: graphs in, power-kernel matrix out."""
 
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .invariants import DEFAULT_RIDGE, batch_power_invariants
-from .kernel import power_kernel_matrix
+from ._validation import check_n_jobs
+from .embeddings import DEFAULT_RIDGE, GaussianEmbedding
+from .kernels import pairwise_kernels
 
 __all__ = ["PowerKernel"]
 
 
-class PowerKernel(TransformerMixin, BaseEstimator):
-    """Power-kernel transformer for lists of graphs.
+class PowerKernel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Power-kernel transformer for collections of graphs.
 
-    ``fit(graphs)`` computes and keeps the invariants of the training graphs;
-    ``transform(graphs)`` returns the ``(len(graphs), n_train)`` kernel matrix against
-    them and ``fit_transform`` the square training matrix, ready for
-    ``sklearn.svm.SVC(kernel="precomputed")``.
+    ``fit(graphs)`` computes and keeps the invariants of the training graphs (and
+    their kernel-ready form, once); ``transform(graphs)`` returns the
+    ``(len(graphs), n_train)`` kernel matrix against them and ``fit_transform`` the
+    square training matrix, ready for ``sklearn.svm.SVC(kernel="precomputed")``.
+    Output column ``j`` is training graph ``j``; :meth:`get_feature_names_out` names
+    them ``powerkernel0, powerkernel1, ...`` and ``set_output(transform="pandas")``
+    works as for any scikit-learn transformer.
 
     Parameters
     ----------
@@ -26,11 +30,11 @@ class PowerKernel(TransformerMixin, BaseEstimator):
     weight : str or None, default=None
         Edge attribute to use as weight; ``None`` is the 0/1 adjacency.
     n_jobs : int or None, default=None
-        Threads for the kernel matrix.
+        Worker threads for the kernel matrix.
 
     Attributes
     ----------
-    invariants_ : list of PowerInvariants
+    invariants_ : GaussianBatch
         Invariants of the training graphs.
     n_train_ : int
         Number of training graphs.
@@ -49,40 +53,47 @@ class PowerKernel(TransformerMixin, BaseEstimator):
     1.0
     """
 
-    def __init__(self, k=5, ridge=DEFAULT_RIDGE, weight=None, n_jobs=None):
+    def __init__(self, *, k=5, ridge=DEFAULT_RIDGE, weight=None, n_jobs=None):
         self.k = k
         self.ridge = ridge
         self.weight = weight
         self.n_jobs = n_jobs
+
+    def _functional(self):
+        return GaussianEmbedding(self.k, ridge=self.ridge, weight=self.weight)
 
     def fit(self, X, y=None):
         """Compute and store the invariants of the training graphs.
 
         Parameters
         ----------
-        X : sequence of graphs or PowerInvariants
+        X : sequence of graphs, GraphBatch, TUDataset, or precomputed invariants
         y : ignored
 
         Returns
         -------
         self
         """
-        invariants = batch_power_invariants(X, k=self.k, weight=self.weight)
-        if not invariants:
+        functional = self._functional()
+        check_n_jobs(self.n_jobs)
+        invariants = functional.as_embeddings(X, what="X")
+        if not len(invariants):
             raise ValueError("PowerKernel.fit needs at least one graph")
+        functional.prepare(invariants, "X")  # once, kept with the invariants
         self.invariants_ = invariants
         self.n_train_ = len(invariants)
+        self._n_features_out = self.n_train_
         return self
 
     def transform(self, X):
         """Kernel matrix of ``X`` against the training graphs, shape ``(len(X), n_train_)``."""
         check_is_fitted(self, "invariants_")
-        return power_kernel_matrix(X, self.invariants_, k=self.k, ridge=self.ridge, weight=self.weight, n_jobs=self.n_jobs)
+        return pairwise_kernels(X, self.invariants_, functional=self._functional(), n_jobs=self.n_jobs)
 
     def fit_transform(self, X, y=None):
         """Fit, and return the square, symmetric kernel matrix of the training graphs."""
         self.fit(X)
-        return power_kernel_matrix(self.invariants_, k=self.k, ridge=self.ridge, n_jobs=self.n_jobs)
+        return pairwise_kernels(self.invariants_, functional=self._functional(), n_jobs=self.n_jobs)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -22,18 +22,21 @@ Choices the paper leaves open, fixed here:
 
 Exact shortcut: if a fit leaves every dual coefficient strictly inside the box
 (``|alpha_i| < C``), the same solution is optimal for every larger C, so those fits are
-not run and their validation accuracy is copied. Nothing else is skipped.
+not run and their validation accuracy is copied. Nothing else is skipped, and
+``shortcut=False`` runs every fit (the results are the same).
 """
 
 import hashlib
 import json
+import numbers
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from ._validation import check_n_jobs
+from ._validation import check_int, check_n_jobs, check_seed_sequence
 
 __all__ = ["DEFAULT_C_GRID", "EvaluationResult", "evaluate_kernel"]
 
@@ -42,8 +45,6 @@ DEFAULT_C_GRID = tuple(10.0**e for e in range(-7, 8))
 
 #: A dual coefficient counts as at the bound when it is within this fraction of C.
 _BOUND_RTOL = 1e-8
-#: Tests switch the shortcut off to show that it changes no result.
-_USE_SHORTCUT = True
 
 
 @dataclass
@@ -63,6 +64,8 @@ class EvaluationResult:
         Wall-clock seconds spent on fits in this call (resumed tasks count 0).
     params : dict
         The protocol's parameters.
+    n_resumed : int
+        Outer folds taken from the checkpoint instead of being run.
 
     Examples
     --------
@@ -80,6 +83,7 @@ class EvaluationResult:
     n_fits: int
     elapsed: float
     params: dict = field(default_factory=dict)
+    n_resumed: int = 0
 
     @property
     def repetition_means(self):
@@ -106,6 +110,7 @@ class EvaluationResult:
             "chosen_C": self.chosen_C.tolist(),
             "validation_accuracies": self.validation_accuracies.tolist(),
             "n_fits": self.n_fits,
+            "n_resumed": self.n_resumed,
             "elapsed_seconds": self.elapsed,
             "params": self.params,
         }
@@ -117,6 +122,40 @@ class EvaluationResult:
         )
 
 
+# -- arguments -------------------------------------------------------------------------
+def _check_kernel_and_labels(K, y):
+    try:
+        K = np.asarray(K, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"K must be a numeric matrix: {err}") from None
+    y = np.asarray(y)
+    if K.ndim != 2 or K.shape[0] != K.shape[1]:
+        raise ValueError(f"K must be a square matrix, got shape {K.shape}")
+    if y.shape != (K.shape[0],):
+        raise ValueError(f"y must have shape ({K.shape[0]},), got {y.shape}")
+    if not np.all(np.isfinite(K)):
+        raise ValueError("K contains NaN or infinite values")
+    scale = max(1.0, float(np.abs(K).max(initial=0.0)))
+    asymmetry = float(np.abs(K - K.T).max(initial=0.0))
+    if asymmetry > 1e-8 * scale:
+        raise ValueError(f"K must be symmetric (a Gram matrix); max |K - K.T| = {asymmetry:.3g}")
+    if len(np.unique(y)) < 2:
+        raise ValueError("y must hold at least two classes")
+    return K, y
+
+
+def _check_C_grid(C_grid):
+    values = []
+    for c in C_grid:
+        if isinstance(c, bool) or not isinstance(c, numbers.Real) or not np.isfinite(c) or not 0 < c <= 1e10:
+            raise ValueError(f"every C must be a finite number in (0, 1e10], got {c!r}")
+        values.append(float(c))
+    if not values:
+        raise ValueError("C_grid must hold at least one value")
+    return tuple(sorted(values))
+
+
+# -- seeds and splits ------------------------------------------------------------------
 def _splits(y, n_folds, stratify, seed):
     from sklearn.model_selection import KFold, StratifiedKFold
 
@@ -124,53 +163,63 @@ def _splits(y, n_folds, stratify, seed):
     return splitter(n_splits=n_folds, shuffle=True, random_state=seed)
 
 
-def _task_seeds(seed, n_repeats, n_folds):
+def _task_seeds(root, n_repeats, n_folds):
     """Integer seeds: (outer seed per repetition, inner seed per repetition and fold)."""
     out = []
-    for child in np.random.SeedSequence(seed).spawn(n_repeats):
+    for child in root.spawn(n_repeats):
         words = child.generate_state(1 + n_folds, dtype=np.uint32)
         out.append((int(words[0]), [int(w) for w in words[1:]]))
     return out
 
 
+def _outer_folds(y, n_repeats, n_folds, stratify, root):
+    """Every outer fold as ``(repeat, fold, train, test, inner_seed)``."""
+    for r, (outer_seed, inner_seeds) in enumerate(_task_seeds(root, n_repeats, n_folds)):
+        for f, (train, test) in enumerate(_splits(y, n_folds, stratify, outer_seed).split(np.zeros(len(y)), y)):
+            yield r, f, train, test, inner_seeds[f]
+
+
+# -- one outer fold --------------------------------------------------------------------
 def _fit(K_train, y_train, C):
     from sklearn.svm import SVC
 
     return SVC(C=C, kernel="precomputed").fit(K_train, y_train)
 
 
-def _run_task(K, y, train, test, inner_seed, C_grid, n_folds, stratify):
-    """One outer fold: validate every C on an inner split, refit, test."""
-    inner_train_pos, val_pos = next(_splits(y[train], n_folds, stratify, inner_seed).split(train, y[train]))
-    inner_train, val = train[inner_train_pos], train[val_pos]
-    K_inner, K_val = K[np.ix_(inner_train, inner_train)], K[np.ix_(val, inner_train)]  # sliced once for all C
+def _validate_C(K_inner, y_inner, K_val, y_val, C_grid, shortcut):
+    """Validation accuracy of every C, and the number of fits run."""
     val_acc = np.empty(len(C_grid))
     n_fits = 0
     done = 0
     while done < len(C_grid):
         C = C_grid[done]
-        model = _fit(K_inner, y[inner_train], C)
+        model = _fit(K_inner, y_inner, C)
         n_fits += 1
-        val_acc[done] = np.mean(model.predict(K_val) == y[val])
+        val_acc[done] = np.mean(model.predict(K_val) == y_val)
         done += 1
-        if _USE_SHORTCUT and np.all(np.abs(model.dual_coef_) < C * (1 - _BOUND_RTOL)):
+        if shortcut and np.all(np.abs(model.dual_coef_) < C * (1 - _BOUND_RTOL)):
             val_acc[done:] = val_acc[done - 1]  # the same solution for every larger C
             done = len(C_grid)
+    return val_acc, n_fits
+
+
+def _run_task(K, y, train, test, inner_seed, C_grid, n_folds, stratify, shortcut):
+    """One outer fold: validate every C on an inner split, refit, test."""
+    inner_train_pos, val_pos = next(_splits(y[train], n_folds, stratify, inner_seed).split(train, y[train]))
+    inner_train, val = train[inner_train_pos], train[val_pos]
+    K_inner, K_val = K[np.ix_(inner_train, inner_train)], K[np.ix_(val, inner_train)]  # sliced once for all C
+    val_acc, n_fits = _validate_C(K_inner, y[inner_train], K_val, y[val], C_grid, shortcut)
     best = int(np.flatnonzero(val_acc == val_acc.max())[0])  # ties: smallest C
     model = _fit(K[np.ix_(train, train)], y[train], C_grid[best])
-    n_fits += 1
     test_acc = float(np.mean(model.predict(K[np.ix_(test, train)]) == y[test]))
-    return {"C": float(C_grid[best]), "val_acc": val_acc.tolist(), "test_acc": test_acc, "n_fits": n_fits}
+    return {"C": float(C_grid[best]), "val_acc": val_acc.tolist(), "test_acc": test_acc, "n_fits": n_fits + 1}
 
 
-def _fingerprint(K, y, params):
-    h = hashlib.sha256()
-    h.update(np.ascontiguousarray(K).tobytes())
-    h.update(np.asarray(y).astype(str).astype("U").tobytes())
-    h.update(json.dumps(params, sort_keys=True).encode())
-    return h.hexdigest()
+def _tagged(r, f, *args):
+    return r, f, _run_task(*args)
 
 
+# -- the protocol ----------------------------------------------------------------------
 def evaluate_kernel(
     K,
     y,
@@ -183,6 +232,7 @@ def evaluate_kernel(
     n_jobs=None,
     checkpoint=None,
     progress=False,
+    shortcut=True,
 ):
     """Run the paper's C-SVM protocol on a precomputed kernel matrix.
 
@@ -196,18 +246,25 @@ def evaluate_kernel(
     n_repeats, n_folds : int, keyword-only
         Repetitions with new partitions (10) and folds (10).
     C_grid : sequence of float, keyword-only
-        Candidate C values, tried in increasing order (default ``1e-7 .. 1e7``).
+        Candidate C values, tried in increasing order (default ``1e-7 .. 1e7``); each
+        finite, in ``(0, 1e10]``.
     stratify : bool, keyword-only
         Stratify outer and inner folds by class (default True).
-    seed : int, keyword-only
-        Seed of the partitions; the same seed gives the same result.
+    seed : None, int or numpy.random.Generator, keyword-only
+        Seed of the partitions; the same int gives the same result (default 0).
     n_jobs : int or None, keyword-only
-        Parallel outer folds with joblib (``-1``: all cores).
+        Worker threads over outer folds (libsvm releases the GIL; ``-1``: all cores).
+        To spread the folds over processes or a Dask cluster, wrap the call in
+        :func:`joblib.parallel_config`.
     checkpoint : str or path-like, optional
         JSON-lines file; each finished fold is appended, and a rerun with the same
-        kernel, labels and parameters resumes where it stopped.
+        kernel, labels and parameters resumes where it stopped. Invalid records are
+        skipped with a warning that names their lines.
     progress : bool, keyword-only
         Show a tqdm progress bar.
+    shortcut : bool, keyword-only
+        Skip the fits that the exact large-C shortcut makes redundant (default True;
+        ``False`` runs all of them and gives the same result).
 
     Returns
     -------
@@ -216,8 +273,8 @@ def evaluate_kernel(
     Raises
     ------
     ValueError
-        If ``K`` is not square, contains NaN/inf, or does not match ``y``, or the
-        checkpoint belongs to another run.
+        If ``K`` is not square, symmetric and finite, does not match ``y``, a ``C``
+        is not finite and positive, or the checkpoint belongs to another run.
 
     Examples
     --------
@@ -232,90 +289,151 @@ def evaluate_kernel(
     >>> result.mean > 0.9
     True
     """
-    from joblib import Parallel, delayed
-
-    K = np.asarray(K, dtype=np.float64)
-    y = np.asarray(y)
-    if K.ndim != 2 or K.shape[0] != K.shape[1]:
-        raise ValueError(f"K must be a square matrix, got shape {K.shape}")
-    if y.shape != (K.shape[0],):
-        raise ValueError(f"y must have shape ({K.shape[0]},), got {y.shape}")
-    if not np.all(np.isfinite(K)):
-        raise ValueError("K contains NaN or infinite values")
-    C_grid = tuple(sorted(float(c) for c in C_grid))
-    if not C_grid or C_grid[0] <= 0:
-        raise ValueError("C_grid must hold positive values")
+    K, y = _check_kernel_and_labels(K, y)
+    n_repeats = check_int(n_repeats, "n_repeats", minimum=1)
+    n_folds = check_int(n_folds, "n_folds", minimum=2)
+    if n_folds > len(y):
+        raise ValueError(f"n_folds={n_folds} is larger than the number of samples, {len(y)}")
+    C_grid = _check_C_grid(C_grid)
     n_jobs = check_n_jobs(n_jobs)
+    root = check_seed_sequence(seed)
     params = {
-        "n_repeats": int(n_repeats), "n_folds": int(n_folds), "C_grid": list(C_grid),
-        "stratify": bool(stratify), "seed": int(seed),
+        "n_repeats": n_repeats, "n_folds": n_folds, "C_grid": list(C_grid),
+        "stratify": bool(stratify), "seed": int(seed) if isinstance(seed, numbers.Integral) else None,
     }
+    if params["seed"] is None:
+        params["seed_entropy"] = str(root.entropy)
     fingerprint = _fingerprint(K, y, params)
-    done = _read_checkpoint(checkpoint, fingerprint) if checkpoint else {}
-
-    tasks = []
-    for r, (outer_seed, inner_seeds) in enumerate(_task_seeds(seed, n_repeats, n_folds)):
-        for f, (train, test) in enumerate(_splits(y, n_folds, stratify, outer_seed).split(K, y)):
-            if (r, f) not in done:
-                tasks.append((r, f, train, test, inner_seeds[f]))
-
+    done = _read_checkpoint(checkpoint, fingerprint, n_repeats, n_folds, C_grid) if checkpoint else {}
+    tasks = [task for task in _outer_folds(y, n_repeats, n_folds, stratify, root) if task[:2] not in done]
     start = time.perf_counter()
     results = dict(done)
-    if tasks:
-        bar = None
-        if progress:
-            from tqdm.auto import tqdm
+    results.update(_run_tasks(K, y, tasks, C_grid, n_folds, stratify, shortcut, n_jobs, checkpoint,
+                              fingerprint, progress, n_repeats * n_folds, len(done)))
+    elapsed = time.perf_counter() - start
+    return _aggregate(results, done, n_repeats, n_folds, len(C_grid), elapsed, params)
 
-            bar = tqdm(total=n_repeats * n_folds, initial=len(done), desc="outer folds", unit="fold")
-        parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-        jobs = (
-            delayed(_tagged)(r, f, K, y, train, test, inner_seed, C_grid, n_folds, stratify)
-            for r, f, train, test, inner_seed in tasks
-        )
+
+def _run_tasks(K, y, tasks, C_grid, n_folds, stratify, shortcut, n_jobs, checkpoint, fingerprint,
+               progress, total, initial):
+    """Run the outer folds (threads), appending each outcome to the checkpoint."""
+    if not tasks:
+        return {}
+    from joblib import Parallel, delayed
+
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=total, initial=initial, desc="outer folds", unit="fold")
+    parallel = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator_unordered")
+    jobs = (
+        delayed(_tagged)(r, f, K, y, train, test, inner_seed, C_grid, n_folds, stratify, shortcut)
+        for r, f, train, test, inner_seed in tasks
+    )
+    out = {}
+    try:
         with _CheckpointWriter(checkpoint, fingerprint) as writer:
             for r, f, outcome in parallel(jobs):
-                results[(r, f)] = outcome
+                out[(r, f)] = outcome
                 writer.write(r, f, outcome)
                 if bar is not None:
                     bar.update(1)
+    finally:
         if bar is not None:
             bar.close()
-    elapsed = time.perf_counter() - start
+    return out
 
+
+def _aggregate(results, done, n_repeats, n_folds, n_C, elapsed, params):
     acc = np.empty((n_repeats, n_folds))
     chosen = np.empty((n_repeats, n_folds))
-    val = np.empty((n_repeats, n_folds, len(C_grid)))
+    val = np.empty((n_repeats, n_folds, n_C))
     n_fits = 0
     for (r, f), outcome in results.items():
         acc[r, f], chosen[r, f] = outcome["test_acc"], outcome["C"]
         val[r, f] = outcome["val_acc"]
         n_fits += outcome["n_fits"] if (r, f) not in done else 0
-    return EvaluationResult(acc, chosen, val, n_fits, elapsed, params)
+    return EvaluationResult(acc, chosen, val, n_fits, elapsed, params, n_resumed=len(done))
 
 
-def _tagged(r, f, *args):
-    return r, f, _run_task(*args)
+# -- checkpoints -----------------------------------------------------------------------
+def _fingerprint(K, y, params):
+    h = hashlib.sha256()
+    h.update(np.ascontiguousarray(K).tobytes())
+    h.update(np.asarray(y).astype(str).astype("U").tobytes())
+    h.update(json.dumps(params, sort_keys=True).encode())
+    return h.hexdigest()
 
 
-def _read_checkpoint(path, fingerprint):
+def _valid_fraction(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0.0 <= value <= 1.0
+
+
+def _record_problem(record, n_repeats, n_folds, C_grid):
+    """Why a checkpoint record cannot be used (None if it can)."""
+    if not isinstance(record, dict):
+        return f"a record must be a JSON object, got {type(record).__name__}"
+    for key in ("repeat", "fold"):
+        value = record.get(key)
+        limit = n_repeats if key == "repeat" else n_folds
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < limit:
+            return f"{key} must be an integer in 0..{limit - 1}, got {value!r}"
+    outcome = record.get("outcome")
+    if not isinstance(outcome, dict):
+        return "the record has no outcome"
+    if outcome.get("C") not in C_grid:
+        return f"C={outcome.get('C')!r} is not in the grid"
+    val = outcome.get("val_acc")
+    if not isinstance(val, list) or len(val) != len(C_grid) or not all(_valid_fraction(v) for v in val):
+        return f"val_acc must be {len(C_grid)} accuracies in [0, 1]"
+    if not _valid_fraction(outcome.get("test_acc")):
+        return f"test_acc must be an accuracy in [0, 1], got {outcome.get('test_acc')!r}"
+    n_fits = outcome.get("n_fits")
+    if isinstance(n_fits, bool) or not isinstance(n_fits, int) or n_fits < 1:
+        return f"n_fits must be a positive integer, got {n_fits!r}"
+    return None
+
+
+def _read_checkpoint(path, fingerprint, n_repeats, n_folds, C_grid):
     path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"checkpoint {path} is a directory; give a file path, e.g. {path / 'checkpoint.jsonl'}")
     if not path.exists():
         return {}
-    done = {}
-    with path.open() as fh:
-        for number, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                continue  # a line cut short by an interruption: that fold is redone
-            if record.get("fingerprint") != fingerprint:
-                raise ValueError(
-                    f"{path}, line {number}: checkpoint of another run (kernel, labels or "
-                    "parameters differ); use another file or delete it"
-                )
-            done[(record["repeat"], record["fold"])] = record["outcome"]
+    done, skipped = {}, []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as err:
+        raise ValueError(f"checkpoint {path} cannot be read: {err}") from None
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            if number < len(lines):  # the last line may be a write cut short: redo it quietly
+                skipped.append(f"line {number}: not JSON")
+            continue
+        if isinstance(record, dict) and "fingerprint" in record and record["fingerprint"] != fingerprint:
+            raise ValueError(
+                f"{path}, line {number}: checkpoint of another run (kernel, labels or "
+                "parameters differ); use another file or delete it"
+            )
+        problem = _record_problem(record, n_repeats, n_folds, C_grid)
+        if problem is None and record.get("fingerprint") != fingerprint:
+            problem = "the record has no fingerprint"
+        if problem:
+            skipped.append(f"line {number}: {problem}")
+            continue
+        done[(record["repeat"], record["fold"])] = record["outcome"]
+    if skipped:
+        warnings.warn(
+            f"checkpoint {path}: skipped {len(skipped)} invalid record(s), those folds are run again: "
+            + "; ".join(skipped[:5]) + (" ..." if len(skipped) > 5 else ""),
+            UserWarning,
+            stacklevel=3,
+        )
     return done
 
 

@@ -1,47 +1,56 @@
 """Plots as scikit-learn-style Display objects (matplotlib is imported lazily).
 
-Each Display computes what it shows once; ``plot(ax=None, **kwargs)`` draws it and keeps
-``ax_`` and ``figure_``.
+Every Display computes what it shows once, in ``__init__`` or a ``from_*`` constructor;
+``plot(ax=None, **kwargs)`` draws it (on a new figure with a layout engine when ``ax``
+is None) and keeps ``ax_`` and ``figure_``.
 """
 
 import numpy as np
 
+from .embeddings import PowerInvariants, power_invariants
+from .kernels import power_kernel_matrix
+
 __all__ = ["InvariantsDisplay", "KernelDecayDisplay", "KernelMatrixDisplay", "plot_invariants", "plot_kernel_matrix"]
 
 
-def _axes(ax):
+def _new_axes(ax, ncols=1, figsize=None):
     import matplotlib.pyplot as plt
 
-    if ax is None:
-        _, ax = plt.subplots()
+    if ax is not None:
+        return ax
+    _, ax = plt.subplots(1, ncols, figsize=figsize, layout="constrained")
     return ax
 
 
 class KernelDecayDisplay:
     """Kernel-decay curves: mean kernel with the original graph against the number of
-    perturbations, with a standard-error band, one line per collection.
+    perturbations, one line per collection, with a band of one standard error of the
+    mean on each side.
 
     Parameters
     ----------
     curves : dict
         ``name -> (steps, mean, stderr)`` arrays.
-    xlabel : str
+    xlabel : str, keyword-only
         Label of the x axis.
+    ylabel : str, keyword-only
+        Label of the y axis.
 
     Examples
     --------
     >>> import networkx as nx
     >>> import graphinvariants as gi
     >>> graphs = [nx.gnp_random_graph(30, 0.1, seed=i) for i in range(20)]
-    >>> study = gi.perturbation_study(graphs, n_graphs=10, n_flips=5, seed=0, name="G(30, 0.1)")
+    >>> study = gi.perturbation_study(graphs, n_graphs=10, n_steps=5, seed=0, name="G(30, 0.1)")
     >>> display = gi.KernelDecayDisplay.from_studies({"G(30, 0.1)": study}).plot()
-    >>> display.ax_.get_xlabel()
-    'number of edge flips'
+    >>> display.ax_.get_xlabel(), tuple(float(x) for x in display.ax_.get_xlim())
+    ('number of edge flips', (0.0, 5.0))
     """
 
-    def __init__(self, curves, *, xlabel="number of edge flips"):
+    def __init__(self, curves, *, xlabel="number of edge flips", ylabel="power kernel with the original graph"):
         self.curves = {name: tuple(np.asarray(a, dtype=float) for a in c) for name, c in curves.items()}
         self.xlabel = xlabel
+        self.ylabel = ylabel
 
     @classmethod
     def from_studies(cls, studies):
@@ -51,21 +60,40 @@ class KernelDecayDisplay:
         return cls({name: (s.steps, s.mean, s.stderr) for name, s in studies.items()}, xlabel=xlabel)
 
     def plot(self, ax=None, **kwargs):
-        """Draw the curves on ``ax`` (a new figure if None); ``kwargs`` go to ``ax.plot``."""
-        ax = _axes(ax)
+        """Draw the curves.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; a new figure if None.
+        **kwargs
+            Passed to ``ax.plot`` for every curve.
+
+        Returns
+        -------
+        self
+        """
+        ax = _new_axes(ax, figsize=(6.4, 4.4))
         self.lines_ = {}
+        last = 0
         for name, (steps, mean, stderr) in self.curves.items():
             (line,) = ax.plot(steps, mean, marker="o", markersize=3, label=name, **kwargs)
             ax.fill_between(steps, mean - stderr, mean + stderr, color=line.get_color(), alpha=0.25, linewidth=0)
             self.lines_[name] = line
+            last = max(last, float(steps[-1]) if len(steps) else 0.0)
+        from matplotlib.patches import Patch
         from matplotlib.ticker import MaxNLocator
 
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlim(0.0, float(max(last, 1.0)))
         ax.set_xlabel(self.xlabel)
-        ax.set_ylabel("power kernel with the original graph")
+        ax.set_ylabel(self.ylabel)
         ax.set_ylim(0, 1.02)
         ax.grid(True, alpha=0.3)
-        ax.legend()
+        handles, labels = ax.get_legend_handles_labels()
+        handles.append(Patch(color="grey", alpha=0.25, linewidth=0))
+        labels.append("band: mean ± 1 standard error")
+        ax.legend(handles, labels)
         self.ax_, self.figure_ = ax, ax.figure
         return self
 
@@ -93,13 +121,37 @@ class KernelMatrixDisplay:
         K = np.asarray(K, dtype=float)
         if K.ndim != 2 or K.shape[0] != K.shape[1]:
             raise ValueError(f"K must be a square matrix, got shape {K.shape}")
+        if y is not None and np.shape(y) != (len(K),):
+            raise ValueError(f"y must have shape ({len(K)},), got {np.shape(y)}")
         self.order = np.arange(len(K)) if y is None else np.argsort(np.asarray(y), kind="stable")
         self.K = K[np.ix_(self.order, self.order)]
         self.labels = None if y is None else np.asarray(y)[self.order]
 
-    def plot(self, ax=None, *, cmap="viridis", colorbar=True):
-        ax = _axes(ax)
-        self.image_ = ax.imshow(self.K, cmap=cmap, vmin=0, vmax=1, interpolation="nearest")
+    @classmethod
+    def from_graphs(cls, graphs, y=None, *, k=5, n_jobs=None):
+        """Compute the power-kernel matrix of ``graphs`` and build the display."""
+        return cls(power_kernel_matrix(graphs, k=k, n_jobs=n_jobs), y)
+
+    def plot(self, ax=None, *, cmap="viridis", colorbar=True, **kwargs):
+        """Draw the heatmap.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; a new figure if None.
+        cmap : str, keyword-only
+            Colour map (values run from 0 to 1).
+        colorbar : bool, keyword-only
+            Draw a colour bar.
+        **kwargs
+            Passed to ``ax.imshow``.
+
+        Returns
+        -------
+        self
+        """
+        ax = _new_axes(ax)
+        self.image_ = ax.imshow(self.K, cmap=cmap, vmin=0, vmax=1, interpolation="nearest", **kwargs)
         if self.labels is not None:
             classes, starts = np.unique(self.labels, return_index=True)
             for s in starts[1:]:
@@ -112,13 +164,24 @@ class KernelMatrixDisplay:
             ax.set_xlabel("class")
             ax.set_ylabel("class")
         if colorbar:
-            ax.figure.colorbar(self.image_, ax=ax, label="power kernel")
+            ax.figure.colorbar(self.image_, ax=ax, label="kernel value")
         self.ax_, self.figure_ = ax, ax.figure
         return self
 
 
 def plot_kernel_matrix(K, y=None, *, ax=None, cmap="viridis"):
     """Heatmap of a kernel matrix, rows grouped by class label.
+
+    Parameters
+    ----------
+    K : array_like of shape (n, n)
+        Kernel matrix, values in [0, 1].
+    y : array_like of shape (n,), optional
+        Class labels; rows and columns are grouped by them.
+    ax : matplotlib.axes.Axes, optional, keyword-only
+        Where to draw; a new figure if None.
+    cmap : str, keyword-only
+        Colour map.
 
     Returns
     -------
@@ -140,44 +203,80 @@ def plot_kernel_matrix(K, y=None, *, ax=None, cmap="viridis"):
 class InvariantsDisplay:
     """One graph's invariants: the mean walk profile and the covariance heatmap.
 
+    Parameters
+    ----------
+    invariants : PowerInvariants
+
     Examples
     --------
     >>> import networkx as nx
     >>> import graphinvariants as gi
-    >>> display = gi.InvariantsDisplay(gi.power_invariants(nx.karate_club_graph())).plot()
-    >>> display.axes_[1].get_title()
+    >>> display = gi.InvariantsDisplay.from_graph(nx.karate_club_graph()).plot()
+    >>> display.ax_[1].get_title()
     'covariance of (x_1 .. x_k)'
     """
 
     def __init__(self, invariants):
+        if not isinstance(invariants, PowerInvariants):
+            raise TypeError(f"expected PowerInvariants, got {type(invariants).__name__}; use from_graph for a graph")
         self.invariants = invariants
 
-    def plot(self, axes=None, *, cmap="magma"):
-        """Draw on two Axes (a new 1 x 2 figure if None)."""
-        import matplotlib.pyplot as plt
+    @classmethod
+    def from_graph(cls, G, *, k=5, weight=None):
+        """Compute a graph's invariants and build the display."""
+        return cls(power_invariants(G, k=k, weight=weight))
 
-        if axes is None:
-            _, axes = plt.subplots(1, 2, figsize=(9, 3.6))
-        ax_mean, ax_cov = axes
+    @property
+    def axes_(self):
+        """The two Axes (same as ``ax_``)."""
+        return self.ax_
+
+    def plot(self, ax=None, *, cmap="magma", **kwargs):
+        """Draw the mean profile and the covariance.
+
+        Parameters
+        ----------
+        ax : pair of matplotlib.axes.Axes, optional
+            Where to draw the mean and the covariance; a new 1 x 2 figure if None.
+        cmap : str, keyword-only
+            Colour map of the covariance.
+        **kwargs
+            Passed to ``errorbar`` for the mean profile.
+
+        Returns
+        -------
+        self
+        """
+        ax_mean, ax_cov = _new_axes(ax, ncols=2, figsize=(9, 3.6))
         inv = self.invariants
         t = np.arange(1, inv.k + 1)
         sd = np.sqrt(np.clip(np.diag(inv.covariance), 0, None))
-        ax_mean.errorbar(t, inv.mean, yerr=sd, marker="o", capsize=3)
+        ax_mean.errorbar(t, inv.mean, yerr=sd, marker="o", capsize=3, **kwargs)
         ax_mean.set_xlabel("power iteration t")
-        ax_mean.set_ylabel("mean of x_t (error bar: one s.d.)")
+        ax_mean.set_ylabel("mean of x_t (bars: one s.d.)")
         ax_mean.set_xticks(t)
         ax_mean.set_title(f"mean profile ({inv.n_nodes} nodes)")
         image = ax_cov.imshow(inv.covariance, cmap=cmap, interpolation="nearest")
         ax_cov.set_xticks(t - 1, [str(v) for v in t])
         ax_cov.set_yticks(t - 1, [str(v) for v in t])
+        ax_cov.set_xlabel("t")
         ax_cov.set_title("covariance of (x_1 .. x_k)")
         ax_cov.figure.colorbar(image, ax=ax_cov)
-        self.axes_, self.figure_ = axes, ax_mean.figure
+        self.ax_, self.figure_ = (ax_mean, ax_cov), ax_mean.figure
         return self
 
 
-def plot_invariants(G, *, k=5, axes=None):
+def plot_invariants(G, *, k=5, ax=None):
     """Plot a graph's (or a PowerInvariants') mean profile and covariance.
+
+    Parameters
+    ----------
+    G : graph or PowerInvariants
+        Anything :func:`as_adjacency` accepts, or precomputed invariants.
+    k : int, keyword-only
+        Power iterations when ``G`` is a graph.
+    ax : pair of matplotlib.axes.Axes, optional, keyword-only
+        Where to draw; a new 1 x 2 figure if None.
 
     Returns
     -------
@@ -188,10 +287,8 @@ def plot_invariants(G, *, k=5, axes=None):
     >>> import networkx as nx
     >>> import graphinvariants as gi
     >>> display = gi.plot_invariants(nx.karate_club_graph())
-    >>> len(display.axes_)
+    >>> len(display.ax_)
     2
     """
-    from .invariants import PowerInvariants, power_invariants
-
-    inv = G if isinstance(G, PowerInvariants) else power_invariants(G, k=k)
-    return InvariantsDisplay(inv).plot(axes=axes)
+    display = InvariantsDisplay(G) if isinstance(G, PowerInvariants) else InvariantsDisplay.from_graph(G, k=k)
+    return display.plot(ax=ax)

@@ -17,7 +17,7 @@ def close_figures():
 
 def test_kernel_decay_display_plots_the_study_data():
     graphs = [nx.gnp_random_graph(30, 0.1, seed=i) for i in range(12)]
-    study = gi.perturbation_study(graphs, n_graphs=10, n_flips=4, seed=0, name="ER")
+    study = gi.perturbation_study(graphs, n_graphs=10, n_steps=4, seed=0, name="ER")
     display = study.plot()
     line = display.lines_["ER"]
     np.testing.assert_array_equal(line.get_xdata(), np.arange(5))

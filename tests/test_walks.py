@@ -5,7 +5,7 @@ import pytest
 import scipy.sparse as sp
 
 import graphinvariants as gi
-from graphinvariants.summary import power_iteration
+from graphinvariants.walks import power_iteration
 
 
 def _brute_force_summary(A, k):

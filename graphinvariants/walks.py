@@ -1,4 +1,4 @@
-"""Algorithm 1 of the paper: the power summary of a graph.
+"""Algorithm 1 of the paper: the power summary of one graph or of a whole batch.
 
 Starting from the all-ones vector, ``k`` steps of ``x_t = A x_{t-1} / ||x_{t-1}||_1``
 give the ``n x k`` matrix whose row ``i`` is node ``i``'s walk-count profile. Because
@@ -9,6 +9,9 @@ length ``t`` from each node, divided by the number of all walks of length ``t - 
 If the iteration reaches the zero vector (a graph with no edges, or a directed graph
 in which no walk is long enough), the remaining columns are zero: ``A 0 = 0`` and the
 normalisation of a zero vector is taken to be the zero vector.
+
+Everything here works on a :class:`~graphinvariants.graphs.GraphBatch`: one sparse
+product per step serves every graph of the batch.
 """
 
 from functools import cached_property
@@ -16,7 +19,7 @@ from functools import cached_property
 import numpy as np
 
 from ._validation import check_k
-from .adapters import as_adjacency
+from .graphs import as_adjacency
 
 __all__ = ["PowerSummary", "power_summary"]
 
@@ -115,40 +118,48 @@ class PowerSummary:
         ValueError
             If the graph has non-integer weights.
         """
-        A = self.adjacency.matrix
-        data = A.data
-        if not np.all(data == np.round(data)):
-            raise ValueError("exact walk counts need integer edge weights")
-        int_data = data.astype(np.int64)
-        int_matrix = A.astype(np.int64)
-        max_row_sum = int(A.sum(axis=1).max())
-        counts = np.ones(self.n_nodes, dtype=np.int64)
-        columns = []
-        for _ in range(self.k):
-            if counts.dtype == np.int64 and max_row_sum * int(counts.max(initial=0)) >= 2**63:
-                counts = counts.astype(object)
-            if counts.dtype == object:
-                counts = _object_matvec(A.indptr, A.indices, int_data, counts)
-            else:
-                counts = int_matrix @ counts
-            columns.append(counts)
-        if any(c.dtype == object for c in columns):
-            return np.column_stack([c.astype(object) for c in columns])
-        return np.column_stack(columns)
-
-    def invariants(self):
-        """Return the :class:`PowerInvariants` (mean and covariance) of this summary."""
-        from .invariants import PowerInvariants
-
-        return PowerInvariants.from_summary_matrix(self.matrix)
+        return exact_walk_counts(self.adjacency.matrix, self.k, allow_object=True)
 
     def __repr__(self):
         return f"<PowerSummary: {self.n_nodes} nodes, k={self.k}>"
 
 
+def exact_walk_counts(A, k, *, allow_object=False):
+    """``A^t 1`` for ``t = 1..k`` in exact integer arithmetic (rows are nodes).
+
+    Works on one graph or a block-diagonal batch alike. Counts are int64 while they
+    fit; beyond that they are Python ints in an object array if ``allow_object``,
+    otherwise a ValueError says that the counts overflow.
+    """
+    data = A.data
+    if not np.all(data == np.round(data)):
+        raise ValueError("exact walk counts need integer edge weights")
+    big = data.size and data.max() >= 2**62
+    counts = np.ones(A.shape[0], dtype=np.int64)
+    max_row_sum = float(A.sum(axis=1).max()) if A.nnz else 0.0
+    int_matrix = None if big else A.astype(np.int64)
+    columns = []
+    for t in range(k):
+        if counts.dtype == np.int64 and (big or max_row_sum * float(counts.max(initial=0)) >= 2.0**62):
+            if not allow_object:
+                raise ValueError(
+                    f"walk counts of length {t + 1} exceed the int64 range; use a smaller k"
+                )
+            counts = counts.astype(object)
+        if counts.dtype == object:
+            counts = _object_matvec(A.indptr, A.indices, data, counts)
+        else:
+            counts = int_matrix @ counts
+        columns.append(counts)
+    if any(c.dtype == object for c in columns):
+        return np.column_stack([c.astype(object) for c in columns])
+    return np.column_stack(columns)
+
+
 def _object_matvec(indptr, indices, data, x):
     """``A @ x`` in Python integers, for counts beyond int64."""
-    products = data.astype(object) * x[indices]
+    weights = np.array([int(w) for w in data.tolist()], dtype=object)
+    products = weights * x[indices]
     out = np.empty(len(indptr) - 1, dtype=object)
     for i in range(len(out)):
         out[i] = sum(products[indptr[i] : indptr[i + 1]], 0)
@@ -199,13 +210,18 @@ def power_summary(G, *, k=5, weight=None):
     return PowerSummary(power_iteration(adjacency.matrix, np.array([0, n]), k), adjacency)
 
 
+def batch_power_summary(batch, k):
+    """Algorithm 1 on every graph of a GraphBatch: the stacked ``(n_nodes, k)`` summary."""
+    return power_iteration(batch.matrix, batch.offsets, k)
+
+
 def power_iteration(A, offsets, k):
-    """Algorithm 1 on one or many graphs at once (private to the package).
+    """Algorithm 1 on one or many graphs at once.
 
     Parameters
     ----------
     A : scipy.sparse.csr_array
-        Adjacency of one graph, or block-diagonal adjacency of many.
+        Adjacency of one graph, or block-diagonal adjacency of many (canonical CSR).
     offsets : numpy.ndarray of int, shape (n_graphs + 1,)
         Graph ``g`` owns rows ``offsets[g]:offsets[g + 1]``; every graph has a node.
     k : int
@@ -222,22 +238,69 @@ def power_iteration(A, offsets, k):
     walk counts ``A^t 1`` are integers below ``2**53`` (always, for unweighted graphs
     of moderate degree) ``v`` is kept as those exact counts, so every entry of the
     summary is one correctly rounded division ``A^t 1 / sum(A^(t-1) 1)``: the result
-    does not depend on node order to the last bit. Beyond that, and for non-integer
-    weights, ``v`` is the normalised iterate itself.
+    does not depend on node order to the last bit.
+
+    Beyond that, and for non-integer weights, ``v`` is the normalised iterate itself,
+    (decided graph by graph, so a graph's summary does not depend on the other graphs
+    of the batch) and every floating-point sum (a node's sum over its neighbours, a graph's sum over
+    its nodes) adds its terms in sorted order, so that it too is the same to the last
+    bit whatever the node order.
     """
     n = A.shape[0]
+    offsets = np.asarray(offsets, dtype=np.int64)
     starts = offsets[:-1]
     sizes = np.diff(offsets)
-    exact = bool(np.all(A.data == np.floor(A.data)))
-    growth = float(A.sum(axis=1).max()) if A.nnz else 0.0
+    owner = np.repeat(np.arange(len(sizes)), sizes)
+    exact = _graphs_with_integer_weights(A, offsets)
+    growth = np.maximum.reduceat(np.asarray(A.sum(axis=1)).reshape(-1), starts) if n else np.zeros(0)
+    bound = np.maximum(growth, sizes.astype(np.float64))
     out = np.empty((k, n))
     v = np.ones(n)
     for t in range(k):
-        totals = np.repeat(np.add.reduceat(v, starts), sizes)
-        nxt = A @ v
+        if exact.all():
+            totals = np.repeat(np.add.reduceat(v, starts), sizes)
+            nxt = A @ v
+        else:  # sums of integers below 2**53 are exact in any order, so this changes no exact graph
+            totals = np.repeat(_sorted_segment_sums(v, owner, starts), sizes)
+            nxt = _sorted_matvec(A, v)
         x = np.divide(nxt, totals, out=np.zeros(n), where=totals > 0)
         out[t] = x
-        top = float(nxt.max(initial=0.0))
-        exact = exact and top * max(growth, float(sizes.max())) < 2.0**53
-        v = nxt if exact else x
+        exact &= np.maximum.reduceat(nxt, starts) * bound < 2.0**53
+        v = np.where(exact[owner], nxt, x)
+    if not np.all(np.isfinite(out)):
+        raise ValueError(
+            "the power summary overflows: edge weights are too large for double precision; "
+            "divide all weights by a common factor"
+        )
     return out.T
+
+
+def _graphs_with_integer_weights(A, offsets):
+    """Per graph of a block-diagonal matrix: are all its weights integers?"""
+    integral = A.data == np.floor(A.data)
+    bounds = A.indptr[offsets]
+    out = np.ones(len(offsets) - 1, dtype=bool)
+    nonempty = np.flatnonzero(np.diff(bounds) > 0)
+    if nonempty.size:
+        out[nonempty] = np.logical_and.reduceat(integral, bounds[nonempty])
+    return out
+
+
+def _sorted_segment_sums(values, owner, starts):
+    """Sum of ``values`` per segment, each segment's terms added in sorted order."""
+    order = np.lexsort((values, owner))
+    return np.add.reduceat(values[order], starts)
+
+
+def _sorted_matvec(A, v):
+    """``A @ v`` with each row's products added in sorted order (order-independent)."""
+    products = A.data * v[A.indices]
+    n = A.shape[0]
+    counts = np.diff(A.indptr)
+    row = np.repeat(np.arange(n), counts)
+    products = products[np.lexsort((products, row))]
+    out = np.zeros(n)
+    nonempty = counts > 0
+    if products.size:
+        out[nonempty] = np.add.reduceat(products, A.indptr[:-1][nonempty])
+    return out

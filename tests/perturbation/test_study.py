@@ -14,7 +14,7 @@ def graphs():
 
 
 def test_curves_match_a_direct_computation(graphs):
-    study = gi.perturbation_study(graphs, n_graphs=4, n_flips=6, seed=11)
+    study = gi.perturbation_study(graphs, n_graphs=4, n_steps=6, seed=11)
     assert study.curves.shape == (4, 7)
     np.testing.assert_array_equal(study.curves[:, 0], 1.0)
     # redo graph 0 by hand from the public functions, with the same random stream
@@ -26,15 +26,15 @@ def test_curves_match_a_direct_computation(graphs):
 
 
 def test_same_seed_same_study_whatever_n_jobs(graphs):
-    a = gi.perturbation_study(graphs, n_graphs=8, n_flips=5, seed=2)
-    b = gi.perturbation_study(graphs, n_graphs=8, n_flips=5, seed=2, n_jobs=2)
+    a = gi.perturbation_study(graphs, n_graphs=8, n_steps=5, seed=2)
+    b = gi.perturbation_study(graphs, n_graphs=8, n_steps=5, seed=2, n_jobs=2)
     np.testing.assert_array_equal(a.curves, b.curves)
     np.testing.assert_array_equal(a.graph_indices, b.graph_indices)
     assert len(set(a.graph_indices.tolist())) == 8  # sampled without replacement
 
 
 def test_summary_statistics_and_exports(graphs, tmp_path):
-    study = gi.perturbation_study(graphs, n_graphs=6, n_flips=4, seed=0, name="toy")
+    study = gi.perturbation_study(graphs, n_graphs=6, n_steps=4, seed=0, name="toy")
     np.testing.assert_allclose(study.mean, study.curves.mean(axis=0))
     np.testing.assert_allclose(study.stderr, study.curves.std(axis=0, ddof=1) / np.sqrt(6))
     data = json.loads(json.dumps(study.to_dict()))
@@ -46,7 +46,7 @@ def test_summary_statistics_and_exports(graphs, tmp_path):
 
 
 def test_other_kinds_and_none_means_all(graphs):
-    study = gi.perturbation_study(graphs, n_graphs=None, n_flips=3, kind="swap_edges", seed=0)
+    study = gi.perturbation_study(graphs, n_graphs=None, n_steps=3, kind="swap_edges", seed=0)
     assert study.curves.shape == (15, 4)
     np.testing.assert_array_equal(study.graph_indices, np.arange(15))
 
@@ -56,8 +56,8 @@ def test_bad_arguments(graphs):
         gi.perturbation_study(graphs, n_graphs=20)
     with pytest.raises(ValueError, match="unknown perturbation"):
         gi.perturbation_study(graphs, kind="shake", n_graphs=2)
-    with pytest.raises(ValueError, match="sampled graph 0, step 3: cannot remove an edge"):
-        gi.perturbation_study([nx.path_graph(3)], n_graphs=1, n_flips=3, kind="remove_edge")
+    with pytest.raises(ValueError, match="graph .* of the collection, step 3: cannot remove an edge"):
+        gi.perturbation_study([nx.path_graph(3)], n_graphs=1, n_steps=3, kind="remove_edge")
     with pytest.raises(ValueError, match="no nodes"):
         gi.perturbation_study([nx.Graph()], n_graphs=1)
 
@@ -71,3 +71,11 @@ def test_paper_study_on_the_four_data_sets(tu_datasets):
     others = [s.mean[-1] for name, s in studies.items() if name != "MUTAG"]
     assert studies["MUTAG"].mean[-1] < min(others)
     assert studies["MUTAG"].mean[1] < min(s.mean[1] for name, s in studies.items() if name != "MUTAG")
+
+
+def test_n_flips_is_a_deprecated_spelling_of_n_steps():
+    graphs = [nx.gnp_random_graph(20, 0.2, seed=i) for i in range(5)]
+    new = gi.perturbation_study(graphs, n_graphs=3, n_steps=4, seed=1)
+    with pytest.warns(FutureWarning, match="n_steps"):
+        old = gi.perturbation_study(graphs, n_graphs=3, n_flips=4, seed=1)
+    np.testing.assert_array_equal(new.curves, old.curves)

@@ -42,8 +42,11 @@ def test_multigraph_edges_collapse_unless_weighted():
     np.testing.assert_array_equal(gi.as_adjacency(M).matrix.toarray(), gi.as_adjacency(nx.path_graph(3)).matrix.toarray())
     M[0][1][0]["w"] = 2.0
     M[0][1][1]["w"] = 0.5
+    with pytest.raises(ValueError, match="edge .* has no attribute 'w'"):  # a missing weight is an error
+        gi.as_adjacency(M, weight="w")
+    M[1][2][0]["w"] = 1.0
     A = gi.as_adjacency(M, weight="w").matrix
-    assert A[0, 1] == 2.5 and A[1, 0] == 2.5 and A[1, 2] == 1.0  # missing weight counts 1
+    assert A[0, 1] == 2.5 and A[1, 0] == 2.5 and A[1, 2] == 1.0
     g = ig.Graph([(0, 1), (0, 1), (1, 2)])
     np.testing.assert_array_equal(gi.as_adjacency(g).matrix.toarray(), gi.as_adjacency(nx.path_graph(3)).matrix.toarray())
 
@@ -102,12 +105,15 @@ def test_bad_inputs_raise_clear_errors():
         gi.as_adjacency(np.array([["a", "b"], ["c", "d"]]))
     with pytest.raises(TypeError, match="real"):
         gi.as_adjacency(np.eye(2, dtype=complex))
-    with pytest.raises(ValueError, match="no edge attribute"):
+    with pytest.raises(ValueError, match="has no attribute 'weight'"):
         gi.as_adjacency(ig.Graph([(0, 1)]), weight="weight")
-    G = nx.Graph()
-    G.add_edge(0, 1, weight="heavy")
-    with pytest.raises(ValueError, match="non-numeric"):
-        gi.as_adjacency(G, weight="weight")
+    with pytest.raises(ValueError, match="has no attribute 'weight'"):
+        gi.as_adjacency(nx.Graph([(0, 1)]), weight="weight")
+    for value in ("heavy", "2.5", True):
+        G = nx.Graph()
+        G.add_edge(0, 1, weight=value)
+        with pytest.raises(ValueError, match="must be a real number"):
+            gi.as_adjacency(G, weight="weight")
 
 
 def test_input_matrix_is_not_modified():

@@ -11,11 +11,14 @@ Perturbations work on simple graphs: multigraphs are refused (convert them with
 directed graph is perturbed as a directed graph (a flip toggles the arc ``u -> v``).
 """
 
+import math
+import numbers
 from collections import defaultdict
 
 import numpy as np
 
-from ._validation import check_seed
+from .._validation import check_choice, check_int, check_seed
+from ..graphs.adjacency import describe, graph_library
 
 __all__ = ["PERTURBATIONS", "flip_node_pair", "perturbation_sequence", "random_flips"]
 
@@ -182,6 +185,8 @@ class GraphState:
 
     def add_node(self, rng):
         """Add a node joined to one uniformly chosen existing node (a pendant node)."""
+        if not len(self.nodes):
+            raise PerturbationError("cannot add a pendant node: the graph has no node to join it to")
         anchor = self.nodes.choice(rng)
         node = self.next_id
         self.next_id += 1
@@ -202,35 +207,47 @@ class GraphState:
         return len(alive), np.searchsorted(alive, pairs[:, 0]), np.searchsorted(alive, pairs[:, 1])
 
 
-def _check_kind(kind):
-    if kind not in PERTURBATIONS:
-        raise ValueError(f"unknown perturbation {kind!r}; choose one of {PERTURBATIONS}")
+def check_kind(kind):
+    """Return ``kind`` if it is one of :data:`PERTURBATIONS`, else raise."""
+    return check_choice(kind, "perturbation", PERTURBATIONS)
 
 
 def _state_of(G):
     """(state, rebuild) for a NetworkX or igraph graph; rebuild(state) makes the output."""
-    module = type(G).__module__.split(".")[0]
-    if module == "networkx":
+    library = graph_library(G)
+    if library == "networkx":
         if G.is_multigraph():
             raise TypeError("perturbations need a simple graph; convert a multigraph with networkx.Graph(G)")
         nodes = list(G)
         index = {node: i for i, node in enumerate(nodes)}
         state = GraphState(len(nodes), ((index[u], index[v]) for u, v in G.edges()), G.is_directed())
         return state, lambda s: _to_networkx(G, nodes, s)
-    if module == "igraph":
+    if library == "igraph":
         if G.has_multiple():
             raise TypeError("perturbations need a simple graph; remove multi-edges with G.simplify(loops=False)")
         state = GraphState(G.vcount(), G.get_edgelist(), G.is_directed())
         return state, lambda s: _to_igraph(G, s)
-    raise TypeError(
-        f"perturbations take a networkx or igraph graph, got {type(G).__module__}.{type(G).__qualname__}"
-    )
+    raise TypeError(f"perturbations take a networkx or igraph graph, got {describe(G)}")
 
 
 def _fresh_labels(G, count):
+    """``count`` int labels equal to no node of ``G``.
+
+    Equality is Python's, so ``3`` is taken by a node ``3.0``, ``numpy.int64(3)`` or
+    (for ``1``) ``True``; labels start after the largest integer-valued node.
+    """
     taken = set(G)
-    start = max((v for v in taken if isinstance(v, int) and not isinstance(v, bool)), default=-1) + 1
-    return list(range(start, start + count))
+    integral = [
+        int(v) for v in taken
+        if isinstance(v, numbers.Real) and math.isfinite(v) and float(v).is_integer()
+    ]
+    candidate = max(integral, default=-1) + 1
+    labels = []
+    while len(labels) < count:
+        if candidate not in taken:
+            labels.append(candidate)
+        candidate += 1
+    return labels
 
 
 def _to_networkx(G, nodes, state):
@@ -296,7 +313,7 @@ def flip_node_pair(G, u, v):
     if u == v:
         raise ValueError("flip_node_pair needs two distinct nodes")
     state, rebuild = _state_of(G)
-    if type(G).__module__.startswith("networkx"):
+    if graph_library(G) == "networkx":
         index = {node: i for i, node in enumerate(G)}
         missing = [x for x in (u, v) if x not in index]
         if missing:
@@ -351,13 +368,12 @@ def perturbation_sequence(G, n_steps, *, kind="flip", seed=None):
     >>> [H.number_of_edges() for H in steps]
     [7, 6, 5]
     """
-    _check_kind(kind)
-    if isinstance(n_steps, bool) or not isinstance(n_steps, (int, np.integer)) or n_steps < 0:
-        raise ValueError(f"n_steps must be a non-negative integer, got {n_steps!r}")
+    check_kind(kind)
+    n_steps = check_int(n_steps, "n_steps")
     rng = check_seed(seed)
     state, rebuild = _state_of(G)
     out = []
-    for _ in range(int(n_steps)):
+    for _ in range(n_steps):
         try:
             state.apply(kind, rng)
         except PerturbationError as err:
@@ -366,10 +382,10 @@ def perturbation_sequence(G, n_steps, *, kind="flip", seed=None):
     return out
 
 
-def random_flips(G, n_flips, *, seed=None):
-    """The paper's perturbation: ``n_flips`` random node-pair flips in sequence.
+def random_flips(G, n_steps, *, seed=None):
+    """The paper's perturbation: ``n_steps`` random node-pair flips in sequence.
 
-    Same as ``perturbation_sequence(G, n_flips, kind="flip", seed=seed)``.
+    Same as ``perturbation_sequence(G, n_steps, kind="flip", seed=seed)``.
 
     Examples
     --------
@@ -379,4 +395,4 @@ def random_flips(G, n_flips, *, seed=None):
     >>> [round(gi.power_kernel(G, H), 3) for H in gi.random_flips(G, 3, seed=1)]
     [0.991, 0.907, 0.823]
     """
-    return perturbation_sequence(G, n_flips, kind="flip", seed=seed)
+    return perturbation_sequence(G, n_steps, kind="flip", seed=seed)

@@ -11,13 +11,15 @@ indicator, are kept.
 
 import os
 import zipfile
+from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
-from .adapters import GraphAdjacency
+from ..graphs import GraphBatch
+from ..graphs.csr import edges_to_csr
 
 __all__ = ["TUDataset", "load_tu", "default_data_home"]
 
@@ -25,24 +27,24 @@ _TU_URL = "https://www.chrsmrrs.com/graphkerneldatasets/{name}.zip"
 _REQUIRED = ("A", "graph_indicator", "graph_labels")
 
 
-class TUDataset:
-    """A TU graph-classification data set held as one block-diagonal adjacency.
+class TUDataset(Sequence):
+    """A TU graph-classification data set: a sequence of graphs with class labels.
 
-    The graphs are stored once, compactly: a block-diagonal CSR matrix of all graphs
-    and the node offsets of each graph. :attr:`adjacencies` (what the kernel uses) and
-    :attr:`graphs` (NetworkX) are both views built from it on first access.
+    The graphs are stored once, compactly, as a :class:`~graphinvariants.graphs.GraphBatch`
+    (one block-diagonal CSR matrix and node offsets), which every batch function uses
+    directly. As a sequence, ``len(ds)``, ``ds[i]`` and iteration give NetworkX graphs
+    built on demand; ``ds[a:b]`` (or ``ds[[i, j, ...]]``) is a smaller data set with its
+    labels.
 
     Attributes
     ----------
     name : str
+    batch : GraphBatch
+        All graphs, with node labels when the data set has them.
     y : numpy.ndarray of shape (n_graphs,)
         Class label of each graph.
-    node_labels : numpy.ndarray of shape (n_nodes,) or None
-        Label of every node, in graph order, when the data set has them.
-    matrix : scipy.sparse.csr_array
-        Block-diagonal 0/1 adjacency of all graphs.
-    offsets : numpy.ndarray of shape (n_graphs + 1,)
-        Graph ``g`` owns rows ``offsets[g]:offsets[g + 1]``.
+    path : pathlib.Path or None
+        Folder the files were read from.
 
     Examples
     --------
@@ -50,28 +52,48 @@ class TUDataset:
     >>> mutag = gi.load_tu("MUTAG")
     >>> len(mutag), mutag.n_nodes, mutag.classes
     (188, 3371, array([-1,  1]))
-    >>> mutag.adjacencies[0]
-    <GraphAdjacency: 17 nodes, 38 stored entries, unweighted>
-    >>> invariants = mutag.power_invariants(k=5)  # one batched pass over all graphs
+    >>> mutag[0].number_of_nodes()  # a NetworkX graph, built on demand
+    17
+    >>> mutag[:10]
+    <TUDataset MUTAG[0:10]: 10 graphs, 2 classes, 166 nodes, 182 edges>
+    >>> invariants = gi.batch_power_invariants(mutag, k=5)  # one batched pass
     >>> invariants[0].n_nodes
     17
     """
 
-    def __init__(self, name, matrix, offsets, y, node_labels=None, path=None):
+    def __init__(self, name, batch, y, path=None):
+        if not isinstance(batch, GraphBatch):
+            raise TypeError(f"batch must be a GraphBatch, got {type(batch).__name__}")
+        y = np.asarray(y)
+        if y.shape != (len(batch),):
+            raise ValueError(f"y must have one label per graph ({len(batch)}), got shape {y.shape}")
         self.name = name
-        self.matrix = matrix
-        self.offsets = offsets
+        self.batch = batch
         self.y = y
-        self.node_labels = node_labels
         self.path = path
 
     @property
+    def matrix(self):
+        """Block-diagonal 0/1 adjacency of all graphs (``batch.matrix``)."""
+        return self.batch.matrix
+
+    @property
+    def offsets(self):
+        """Graph ``g`` owns rows ``offsets[g]:offsets[g + 1]`` (``batch.offsets``)."""
+        return self.batch.offsets
+
+    @property
+    def node_labels(self):
+        """Label of every node in graph order, or None (``batch.node_labels``)."""
+        return self.batch.node_labels
+
+    @property
     def n_graphs(self):
-        return len(self.offsets) - 1
+        return len(self.batch)
 
     @property
     def n_nodes(self):
-        return int(self.offsets[-1])
+        return self.batch.n_nodes
 
     @property
     def n_edges(self):
@@ -85,6 +107,17 @@ class TUDataset:
     def __len__(self):
         return self.n_graphs
 
+    def __getitem__(self, index):
+        if isinstance(index, (int, np.integer)):
+            g = range(self.n_graphs)[index]
+            return self._networkx(g, *self._edges_by_graph)
+        indices = np.arange(self.n_graphs)[index]
+        if isinstance(index, slice):
+            label = f"{self.name}[{index.start or 0}:{index.stop if index.stop is not None else self.n_graphs}]"
+        else:
+            label = f"{self.name}[...]"
+        return TUDataset(label, self.batch.take(indices), self.y[indices], self.path)
+
     def __repr__(self):
         return (
             f"<TUDataset {self.name}: {self.n_graphs} graphs, {len(self.classes)} classes, "
@@ -94,10 +127,29 @@ class TUDataset:
     @cached_property
     def adjacencies(self):
         """List of :class:`GraphAdjacency`, one per graph (nodes ``0..n_g-1``)."""
-        out = []
-        for a, b in zip(self.offsets[:-1], self.offsets[1:]):
-            out.append(GraphAdjacency(self.matrix[a:b, a:b], tuple(range(b - a))))
-        return out
+        return list(self.batch)
+
+    @cached_property
+    def _edges_by_graph(self):
+        coo = sp.triu(self.matrix, format="coo")
+        graph_of_edge = np.searchsorted(self.offsets, coo.row, side="right") - 1
+        order = np.argsort(graph_of_edge, kind="stable")
+        rows, cols, owner = coo.row[order], coo.col[order], graph_of_edge[order]
+        bounds = np.searchsorted(owner, np.arange(self.n_graphs + 1))
+        return rows, cols, bounds
+
+    def _networkx(self, g, rows, cols, bounds):
+        import networkx as nx
+
+        start, stop = self.offsets[g], self.offsets[g + 1]
+        G = nx.Graph(name=f"{self.name}[{g}]")
+        G.add_nodes_from(range(stop - start))
+        if self.node_labels is not None:
+            for i, label in enumerate(self.node_labels[start:stop].tolist()):
+                G.nodes[i]["label"] = label
+        e = slice(bounds[g], bounds[g + 1])
+        G.add_edges_from(zip((rows[e] - start).tolist(), (cols[e] - start).tolist()))
+        return G
 
     @cached_property
     def graphs(self):
@@ -105,40 +157,8 @@ class TUDataset:
 
         Node labels, when present, are stored as the node attribute ``"label"``.
         """
-        import networkx as nx
-
-        coo = sp.triu(self.matrix, format="coo")
-        graph_of_edge = np.searchsorted(self.offsets, coo.row, side="right") - 1
-        order = np.argsort(graph_of_edge, kind="stable")
-        rows, cols, owner = coo.row[order], coo.col[order], graph_of_edge[order]
-        bounds = np.searchsorted(owner, np.arange(self.n_graphs + 1))
-        out = []
-        for g in range(self.n_graphs):
-            start = self.offsets[g]
-            G = nx.Graph(name=f"{self.name}[{g}]")
-            G.add_nodes_from(range(self.offsets[g + 1] - start))
-            if self.node_labels is not None:
-                for i, label in enumerate(self.node_labels[start : self.offsets[g + 1]].tolist()):
-                    G.nodes[i]["label"] = label
-            e = slice(bounds[g], bounds[g + 1])
-            G.add_edges_from(zip((rows[e] - start).tolist(), (cols[e] - start).tolist()))
-            out.append(G)
-        return out
-
-    def power_invariants(self, *, k=5):
-        """Invariants of every graph, computed in one batched pass.
-
-        Returns
-        -------
-        list of PowerInvariants
-        """
-        from ._validation import check_k
-        from .invariants import PowerInvariants, invariants_from_blocks
-
-        k = check_k(k)
-        means, covs = invariants_from_blocks(self.matrix, self.offsets, k)
-        sizes = np.diff(self.offsets)
-        return [PowerInvariants(m, c, int(n)) for m, c, n in zip(means, covs, sizes)]
+        parts = self._edges_by_graph
+        return [self._networkx(g, *parts) for g in range(self.n_graphs)]
 
 
 def default_data_home():
@@ -196,7 +216,7 @@ def load_tu(name, *, data_home=None, download=True):
     >>> ds = gi.load_tu("MUTAG")  # from $GRAPHINVARIANTS_DATA or the cache
     >>> ds
     <TUDataset MUTAG: 188 graphs, 2 classes, 3371 nodes, 3721 edges>
-    >>> ds.y[:5], ds.graphs[0].number_of_nodes()
+    >>> ds.y[:5], ds[0].number_of_nodes()
     (array([ 1, -1, -1,  1, -1]), 17)
     """
     if not isinstance(name, str) or not name or "/" in name or "\\" in name or name.startswith("."):
@@ -309,11 +329,7 @@ def read_tu_folder(folder, name):
             f"{edges_path}, line {i + 1}: edge {tuple((edges[i] + 1).tolist())} joins graphs "
             f"{indicator[edges[i, 0]]} and {indicator[edges[i, 1]]}"
         )
-    rows = np.concatenate((edges[:, 0], edges[:, 1]))
-    cols = np.concatenate((edges[:, 1], edges[:, 0]))
-    matrix = sp.coo_array((np.ones(rows.size), (rows, cols)), shape=(n_nodes, n_nodes)).tocsr()
-    matrix.sum_duplicates()
-    matrix.data[:] = 1.0
+    matrix = edges_to_csr(n_nodes, edges[:, 0], edges[:, 1], directed=False, weighted=False)
 
     node_labels = None
     node_labels_path = folder / f"{name}_node_labels.txt"
@@ -323,4 +339,4 @@ def read_tu_folder(folder, name):
             raise ValueError(f"{node_labels_path}: {node_labels.size} lines, but {indicator_path} has {n_nodes}")
 
     offsets = np.concatenate(([0], np.cumsum(np.bincount(indicator - 1, minlength=n_graphs))))
-    return TUDataset(name, matrix, offsets, y, node_labels, path=folder)
+    return TUDataset(name, GraphBatch(matrix, offsets, weighted=False, node_labels=node_labels), y, path=folder)

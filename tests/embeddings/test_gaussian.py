@@ -147,5 +147,5 @@ def test_k_mismatch_with_precomputed_objects():
     with pytest.raises(ValueError, match="k=3"):
         gi.power_invariants(S, k=5)
     with pytest.raises(ValueError, match="k=3"):
-        gi.batch_power_invariants([S.invariants()], k=5)
+        gi.batch_power_invariants([gi.power_invariants(S, k=4)], k=5)
     assert gi.power_invariants(S, k=3).k == 3

@@ -1,0 +1,9 @@
+"""Benchmark data: the TU Dortmund graph-classification collections.
+
+The loader reads files into a :class:`~graphinvariants.graphs.GraphBatch`; it computes
+no invariants (that is the job of the embeddings, which accept a data set directly).
+"""
+
+from .tu import TUDataset, default_data_home, load_tu, read_tu_folder, safe_extract
+
+__all__ = ["TUDataset", "default_data_home", "load_tu", "read_tu_folder", "safe_extract"]

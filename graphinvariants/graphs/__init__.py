@@ -1,0 +1,10 @@
+"""Graphs in: one graph as a :class:`GraphAdjacency`, many as a :class:`GraphBatch`.
+
+This is the bottom of the data path; nothing here knows about walks, embeddings or
+kernels.
+"""
+
+from .adjacency import GraphAdjacency, as_adjacency
+from .batch import GraphBatch, as_graph_batch
+
+__all__ = ["GraphAdjacency", "GraphBatch", "as_adjacency", "as_graph_batch"]

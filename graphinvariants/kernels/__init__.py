@@ -1,0 +1,24 @@
+"""Kernels between graphs: the embedding-agnostic pair engine and the named kernels.
+
+* :mod:`~graphinvariants.kernels.engine`: tiles of pairs, Gram, cross, paired and
+  row-chunked matrices for any functional.
+* :mod:`~graphinvariants.kernels.power`: the paper's power kernel.
+* :mod:`~graphinvariants.kernels.registry`: kernels by name (:func:`kernel_matrix`).
+"""
+
+from .engine import kernel_row_chunks, paired_kernels, pairwise_kernels
+from .power import bhattacharyya_coefficient, paired_power_kernel, power_kernel, power_kernel_matrix
+from .registry import KERNELS, kernel_matrix, make_functional
+
+__all__ = [
+    "KERNELS",
+    "bhattacharyya_coefficient",
+    "kernel_matrix",
+    "kernel_row_chunks",
+    "make_functional",
+    "paired_kernels",
+    "paired_power_kernel",
+    "pairwise_kernels",
+    "power_kernel",
+    "power_kernel_matrix",
+]
