@@ -93,6 +93,25 @@ class Functional(ABC):
         """Rows and columns per tile of the pair engine."""
         return 256
 
+    def to_arrays(self, embedded):
+        """The batch as a dict of arrays whose first axis is the graph (for storage
+        and for collections split across processes), or None if the functional's
+        embeddings have no fixed shape."""
+        return None
+
+    def from_arrays(self, arrays):
+        """Inverse of :meth:`to_arrays`: a batch from a dict of arrays."""
+        raise TypeError(f"{type(self).__name__} embeddings cannot be rebuilt from arrays")
+
+    def concatenate(self, batches):
+        """One batch of several (in order); by default through :meth:`to_arrays`."""
+        parts = [self.to_arrays(b) for b in batches]
+        if any(p is None for p in parts):
+            raise TypeError(f"{type(self).__name__} batches cannot be concatenated")
+        import numpy as np
+
+        return self.from_arrays({key: np.concatenate([p[key] for p in parts]) for key in parts[0]})
+
     def __repr__(self):
         params = ", ".join(f"{key}={value!r}" for key, value in vars(self).items())
         return f"{type(self).__name__}({params})"

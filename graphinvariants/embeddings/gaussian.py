@@ -431,6 +431,14 @@ class GaussianEmbedding(Functional):
             means[positions], covs[positions], n_nodes[positions] = source.means, source.covariances, source.n_nodes
         return GaussianBatch._trusted(means, covs, n_nodes)
 
+    def to_arrays(self, embedded):
+        return {"mean": embedded.means, "covariance": embedded.covariances, "n_nodes": embedded.n_nodes}
+
+    def from_arrays(self, arrays):
+        batch = GaussianBatch(arrays["mean"], arrays["covariance"], arrays["n_nodes"])
+        self.check_batch(batch, "arrays")
+        return batch
+
     def prepare(self, embedded, what):
         """Halved regularised covariances and log-determinants, cached on the batch."""
         key = ("bhattacharyya", self.ridge)
