@@ -23,6 +23,10 @@ from .graphs import as_adjacency
 
 __all__ = ["PowerSummary", "power_summary"]
 
+#: Largest row sum of the adjacency (and inverse of the smallest non-zero one) that the
+#: power iteration accepts: squares of the summary's entries must stay finite.
+_MAX_ROW_SUM = 1e150
+
 
 class PowerSummary:
     """The ``n x k`` power summary of a graph, with its node order.
@@ -253,6 +257,13 @@ def power_iteration(A, offsets, k):
     owner = np.repeat(np.arange(len(sizes)), sizes)
     exact = _graphs_with_integer_weights(A, offsets)
     growth = np.maximum.reduceat(np.asarray(A.sum(axis=1)).reshape(-1), starts) if n else np.zeros(0)
+    top = float(growth.max(initial=0.0))
+    if top > _MAX_ROW_SUM or 0 < top < 1 / _MAX_ROW_SUM:
+        raise ValueError(
+            f"edge weights are too large or too small for double precision (largest row sum "
+            f"{top:.3g}; squares of the power summary must stay finite): divide or multiply all "
+            "weights by a common factor, which changes no kernel between graphs scaled alike"
+        )
     bound = np.maximum(growth, sizes.astype(np.float64))
     out = np.empty((k, n))
     v = np.ones(n)
@@ -267,11 +278,6 @@ def power_iteration(A, offsets, k):
         out[t] = x
         exact &= np.maximum.reduceat(nxt, starts) * bound < 2.0**53
         v = np.where(exact[owner], nxt, x)
-    if not np.all(np.isfinite(out)):
-        raise ValueError(
-            "the power summary overflows: edge weights are too large for double precision; "
-            "divide all weights by a common factor"
-        )
     return out.T
 
 

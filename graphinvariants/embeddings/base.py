@@ -16,6 +16,7 @@ from abc import ABC, abstractmethod
 
 from ..graphs import as_graph_batch
 from ..graphs.adjacency import describe
+from ..graphs.batch import check_not_single_graph
 
 __all__ = ["Functional"]
 
@@ -67,6 +68,7 @@ class Functional(ABC):
         if isinstance(items, self.batch_type):
             self.check_batch(items, what)
             return items
+        check_not_single_graph(items, what)
         if not hasattr(items, "batch") and not hasattr(items, "offsets"):
             coerced = self.coerce_items(items, what)
             if coerced is not None:

@@ -93,7 +93,7 @@ class PowerInvariants:
     n_nodes: int
 
     def __post_init__(self):
-        mean, cov = _checked_moments(self.mean, self.covariance)
+        mean, cov = checked_moments(self.mean, self.covariance)
         if isinstance(self.n_nodes, (bool, np.bool_)) or not isinstance(self.n_nodes, numbers.Integral):
             raise TypeError(f"n_nodes must be an int, got {self.n_nodes!r}")
         if self.n_nodes < 1:
@@ -201,8 +201,9 @@ class PowerInvariants:
         return f"PowerInvariants(k={self.k}, n_nodes={self.n_nodes}, mean={mean}, covariance={cov})"
 
 
-def _checked_moments(mean, cov, *, batch=False):
-    """Float64 copies of means and covariances, checked: shapes, finite, symmetric, PSD diagonal."""
+def checked_moments(mean, cov, *, batch=False):
+    """Float64 copies of means and covariances, checked: shapes, finite, symmetric,
+    positive semidefinite (shared with :func:`bhattacharyya_coefficient`)."""
     try:
         mean = np.array(mean, dtype=np.float64)
         cov = np.array(cov, dtype=np.float64)
@@ -255,7 +256,7 @@ class GaussianBatch(Sequence):
         if means.ndim == 2 and means.shape[0] == 0:
             covs = np.asarray(covariances, dtype=np.float64).reshape(0, means.shape[1], means.shape[1])
         else:
-            means, covs = _checked_moments(means, covariances, batch=True)
+            means, covs = checked_moments(means, covariances, batch=True)
         n_nodes = np.asarray(n_nodes)
         if n_nodes.shape != means.shape[:1] or (n_nodes.size and not np.issubdtype(n_nodes.dtype, np.integer)):
             raise ValueError(f"n_nodes must be {means.shape[0]} integers, got {n_nodes!r}")

@@ -24,7 +24,7 @@ from .adjacency import (
     networkx_csr,
     not_a_graph_message,
 )
-from .csr import stack_csr
+from .csr import concatenated_ranges, stack_csr, take_blocks
 
 __all__ = ["GraphBatch", "as_graph_batch"]
 
@@ -131,13 +131,12 @@ class GraphBatch:
 
     def take(self, indices):
         """Sub-batch of the graphs at ``indices`` (in that order, repeats allowed)."""
-        indices = np.asarray(indices, dtype=np.int64).reshape(-1)
-        sizes = self.sizes[indices]
-        rows = np.concatenate([np.arange(self.offsets[g], self.offsets[g + 1]) for g in indices]) if len(indices) else np.zeros(0, np.int64)
-        matrix = self.matrix[rows][:, rows] if len(rows) else sp.csr_array((0, 0))
-        offsets = np.concatenate(([0], np.cumsum(sizes)))
-        labels = None if self.node_labels is None else self.node_labels[rows]
-        return GraphBatch(sp.csr_array(matrix), offsets, self.weighted, labels)
+        indices = np.arange(self.n_graphs)[np.asarray(indices, dtype=np.int64).reshape(-1)]  # checks bounds
+        matrix, offsets = take_blocks(self.matrix, self.offsets, indices)
+        labels = None
+        if self.node_labels is not None:
+            labels = self.node_labels[concatenated_ranges(self.offsets[indices], self.sizes[indices])]
+        return GraphBatch(matrix, offsets, self.weighted, labels)
 
     def __iter__(self) -> Iterator:
         return (self[g] for g in range(self.n_graphs))
@@ -151,6 +150,15 @@ def _is_single_graph(obj):
     if library in ("networkx", "igraph", "scipy", "adjacency"):
         return True
     return library == "numpy" and obj.ndim == 2 and obj.dtype != object
+
+
+def check_not_single_graph(items, what):
+    """Refuse one graph where a collection of graphs is expected."""
+    if _is_single_graph(items):
+        raise TypeError(
+            f"{what} must be a sequence of graphs, got a single {describe(items)}; "
+            f"wrap it in a list: [G]"
+        )
 
 
 def as_graph_batch(graphs, *, weight=None, what="graphs"):
@@ -192,11 +200,7 @@ def as_graph_batch(graphs, *, weight=None, what="graphs"):
     if isinstance(batch, GraphBatch):
         return batch
     check_weight_argument(weight)
-    if _is_single_graph(graphs):
-        raise TypeError(
-            f"{what} must be a sequence of graphs, got a single {describe(graphs)}; "
-            f"wrap it in a list: [G]"
-        )
+    check_not_single_graph(graphs, what)
     if isinstance(graphs, (str, bytes)) or not hasattr(graphs, "__iter__"):
         raise TypeError(f"{what} must be a sequence of graphs, got {describe(graphs)}")
     parts, sizes = [], []

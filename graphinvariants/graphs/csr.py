@@ -53,6 +53,39 @@ def edges_to_csr(n, rows, cols, data=None, *, directed, weighted):
     return A
 
 
+def concatenated_ranges(starts, lengths):
+    """``concatenate([arange(s, s + n) for s, n in zip(starts, lengths)])``, vectorised."""
+    starts = np.asarray(starts, dtype=np.int64)
+    lengths = np.asarray(lengths, dtype=np.int64)
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    first = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    return np.arange(total, dtype=np.int64) + np.repeat(starts - first, lengths)
+
+
+def take_blocks(A, offsets, indices):
+    """Block-diagonal CSR of the blocks ``indices`` of ``A`` (in that order, repeats
+    allowed), and its offsets; entries are copied, never sliced block by block."""
+    indices = np.asarray(indices, dtype=np.int64).reshape(-1)
+    starts, stops = offsets[indices], offsets[indices + 1]
+    sizes = stops - starts
+    new_offsets = np.concatenate(([0], np.cumsum(sizes)))
+    n = int(new_offsets[-1])
+    itype = index_dtype(n)
+    entry_start = A.indptr[starts].astype(np.int64)
+    nnz = A.indptr[stops].astype(np.int64) - entry_start
+    entries = concatenated_ranges(entry_start, nnz)
+    new_indices = (A.indices[entries] + np.repeat(new_offsets[:-1] - starts, nnz)).astype(itype)
+    row_counts = np.diff(A.indptr)[concatenated_ranges(starts, sizes)]
+    indptr = np.zeros(n + 1, dtype=itype)
+    np.cumsum(row_counts, out=indptr[1:])
+    out = sp.csr_array((A.data[entries], new_indices, indptr), shape=(n, n))
+    out.has_sorted_indices = True
+    out.has_canonical_format = True
+    return out, new_offsets
+
+
 def stack_csr(parts, sizes):
     """Block-diagonal CSR of canonical CSR blocks given as ``(indptr, indices, data)``.
 

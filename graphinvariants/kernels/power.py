@@ -23,7 +23,7 @@ semidefinite.
 import numpy as np
 
 from .._validation import check_n_jobs
-from ..embeddings.gaussian import DEFAULT_RIDGE, GaussianEmbedding, singular_mask
+from ..embeddings.gaussian import DEFAULT_RIDGE, GaussianEmbedding, checked_moments, singular_mask
 from .engine import paired_kernels, pairwise_kernels
 
 __all__ = ["DEFAULT_RIDGE", "bhattacharyya_coefficient", "paired_power_kernel", "power_kernel", "power_kernel_matrix"]
@@ -50,7 +50,8 @@ def bhattacharyya_coefficient(mean1, cov1, mean2, cov2):
     Raises
     ------
     ValueError
-        If shapes disagree or a covariance is not positive definite.
+        If shapes disagree, an entry is NaN or infinite, or a covariance is not
+        symmetric positive definite.
 
     Examples
     --------
@@ -60,11 +61,10 @@ def bhattacharyya_coefficient(mean1, cov1, mean2, cov2):
     >>> round(gi.bhattacharyya_coefficient([0.0], [[1.0]], [2.0], [[1.0]]), 6)  # exp(-1/2)
     0.606531
     """
-    m1, m2 = np.atleast_1d(np.asarray(mean1, float)), np.atleast_1d(np.asarray(mean2, float))
-    c1, c2 = np.atleast_2d(np.asarray(cov1, float)), np.atleast_2d(np.asarray(cov2, float))
-    k = m1.size
-    if m1.shape != (k,) or m2.shape != (k,) or c1.shape != (k, k) or c2.shape != (k, k):
-        raise ValueError("means must have shape (k,) and covariances (k, k) for one k")
+    m1, c1 = checked_moments(np.atleast_1d(mean1), np.atleast_2d(cov1))
+    m2, c2 = checked_moments(np.atleast_1d(mean2), np.atleast_2d(cov2))
+    if m1.shape != m2.shape:
+        raise ValueError(f"the two Gaussians have different dimensions, {m1.size} and {m2.size}")
     if singular_mask(np.stack([c1, c2])).any():
         raise ValueError("both covariances must be positive definite")
     cov = (c1 + c2) / 2
