@@ -412,7 +412,7 @@ def _read_checkpoint(path, fingerprint, n_repeats, n_folds, C_grid):
         try:
             record = json.loads(line)
         except json.JSONDecodeError:
-            if number < len(lines):  # the last line may be a write cut short: redo it quietly
+            if number < len(lines):  # the last line may be a write cut short: it is redone
                 skipped.append(f"line {number}: not JSON")
             continue
         if isinstance(record, dict) and "fingerprint" in record and record["fingerprint"] != fingerprint:
@@ -446,14 +446,12 @@ class _CheckpointWriter:
     def __enter__(self):
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            cut_mid_line = False
             if self.path.exists() and self.path.stat().st_size:
-                with self.path.open("rb") as fh:
-                    fh.seek(-1, 2)
-                    cut_mid_line = fh.read(1) != b"\n"
+                with self.path.open("rb+") as fh:  # drop a record cut short by an interruption
+                    data = fh.read()
+                    if not data.endswith(b"\n"):
+                        fh.truncate(data.rfind(b"\n") + 1)
             self.fh = self.path.open("a")
-            if cut_mid_line:  # an interrupted write: start the next record on its own line
-                self.fh.write("\n")
         return self
 
     def write(self, r, f, outcome):

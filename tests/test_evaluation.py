@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 
 import graphinvariants as gi
-from graphinvariants import evaluation
 from graphinvariants.evaluation import DEFAULT_C_GRID, _splits, evaluate_kernel
 
 
@@ -97,3 +96,76 @@ def test_mutag_regression(tu_datasets):
     ds = tu_datasets["MUTAG"]
     result = evaluate_kernel(gi.power_kernel_matrix(ds, k=5), ds.y, n_repeats=2, seed=0, n_jobs=2)
     assert abs(100 * result.mean - 83.26) < 1.5
+
+
+def test_resumed_folds_are_counted(toy, tmp_path):
+    K, y = toy
+    path = tmp_path / "run.jsonl"
+    evaluate_kernel(K, y, n_repeats=1, n_folds=5, checkpoint=path)
+    assert evaluate_kernel(K, y, n_repeats=1, n_folds=5, checkpoint=path).n_resumed == 5
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["[1, 2]", "42", '{"repeat": 0, "fold": 0}', '{"repeat": 99, "fold": 0, "outcome": {}}', "TAMPERED"],
+)
+def test_invalid_checkpoint_records_are_skipped_and_reported(toy, tmp_path, line):
+    K, y = toy
+    path = tmp_path / "run.jsonl"
+    full = evaluate_kernel(K, y, n_repeats=1, n_folds=5, checkpoint=path)
+    lines = path.read_text().splitlines()
+    if line == "TAMPERED":  # a record whose accuracy is impossible
+        record = json.loads(lines[0])
+        record["outcome"]["test_acc"] = 5.0
+        line = json.dumps(record)
+    else:
+        fingerprint = json.loads(lines[0])["fingerprint"]
+        if line.startswith("{"):
+            line = json.dumps({**json.loads(line), "fingerprint": fingerprint})
+    path.write_text("\n".join([line] + lines[1:]) + "\n")
+    with pytest.warns(UserWarning, match="skipped 1 invalid record"):
+        resumed = evaluate_kernel(K, y, n_repeats=1, n_folds=5, checkpoint=path)
+    np.testing.assert_array_equal(resumed.accuracies, full.accuracies)
+    assert resumed.mean <= 1.0
+
+
+def test_a_directory_as_checkpoint_is_a_clear_error(toy, tmp_path):
+    K, y = toy
+    with pytest.raises(ValueError, match="is a directory"):
+        evaluate_kernel(K, y, n_repeats=1, n_folds=5, checkpoint=tmp_path)
+
+
+def test_non_symmetric_kernels_and_bad_C_are_refused_at_once(toy):
+    """Was: a hang of more than 60 s for a non-symmetric K, C = inf or 1e300."""
+    K, y = toy
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="symmetric"):
+        evaluate_kernel(K + 0.01 * rng.random(K.shape), y)
+    for C in (np.inf, 1e300, -1.0, np.nan):
+        with pytest.raises(ValueError, match="finite number"):
+            evaluate_kernel(K, y, C_grid=[1.0, C])
+
+
+@pytest.mark.parametrize(
+    "kwargs, error",
+    [
+        ({"n_repeats": 0}, ValueError),
+        ({"n_repeats": -1}, ValueError),
+        ({"n_folds": 2.5}, TypeError),
+        ({"n_folds": 1}, ValueError),
+        ({"seed": 1.5}, TypeError),
+        ({"n_jobs": 0}, ValueError),
+    ],
+)
+def test_bad_protocol_arguments(toy, kwargs, error):
+    K, y = toy
+    with pytest.raises(error):
+        evaluate_kernel(K, y, **kwargs)
+
+
+def test_seed_none_and_generator_are_accepted(toy):
+    K, y = toy
+    assert evaluate_kernel(K, y, n_repeats=1, n_folds=3, seed=None).accuracies.shape == (1, 3)
+    a = evaluate_kernel(K, y, n_repeats=1, n_folds=3, seed=np.random.default_rng(5))
+    b = evaluate_kernel(K, y, n_repeats=1, n_folds=3, seed=np.random.default_rng(5))
+    np.testing.assert_array_equal(a.accuracies, b.accuracies)

@@ -138,3 +138,14 @@ def test_huge_counts_fall_back_to_normalised_iteration():
     G = nx.complete_graph(300)  # 299^t walks: beyond 2**53 after a few steps
     S = gi.power_summary(G, k=10).matrix
     np.testing.assert_allclose(S, 299 / 300, rtol=1e-14)
+
+
+def test_walk_counts_never_wrap_for_huge_integer_weights():
+    """Was: integer weights >= 2**63 wrapped silently."""
+    G = nx.Graph()
+    G.add_edge(0, 1, w=2.0**63)
+    G.add_edge(1, 2, w=3.0)
+    counts = gi.power_summary(G, k=2, weight="w").walk_counts()
+    assert counts.dtype == object
+    assert counts[0, 0] == 2**63 and counts[1, 0] == 2**63 + 3
+    assert counts[0, 1] == 2**63 * (2**63 + 3)

@@ -149,3 +149,52 @@ def test_k_mismatch_with_precomputed_objects():
     with pytest.raises(ValueError, match="k=3"):
         gi.batch_power_invariants([gi.power_invariants(S, k=4)], k=5)
     assert gi.power_invariants(S, k=3).k == 3
+
+
+def test_invariants_have_value_equality():
+    a = gi.power_invariants(nx.karate_club_graph())
+    b = gi.power_invariants(nx.karate_club_graph())
+    assert a == b and hash(a) == hash(b) and a is not b
+    assert a != gi.power_invariants(nx.karate_club_graph(), k=4)
+    assert a != gi.PowerInvariants(a.mean, a.covariance, a.n_nodes + 1)
+    assert {a: 1}[b] == 1
+
+
+def test_saved_and_reloaded_invariants_are_equal(tmp_path):
+    invs = gi.batch_power_invariants([nx.path_graph(4), nx.karate_club_graph()])
+    gi.save_invariants(tmp_path / "x", invs)  # numpy appends .npz
+    loaded = gi.load_invariants(tmp_path / "x")  # found under either name
+    assert list(loaded) == list(invs)
+
+
+def test_damaged_invariant_files_name_the_file(tmp_path):
+    invs = gi.batch_power_invariants([nx.path_graph(4), nx.karate_club_graph()])
+    path = tmp_path / "x.npz"
+    gi.save_invariants(path, invs)
+    data = path.read_bytes()
+    (tmp_path / "cut.npz").write_bytes(data[: len(data) // 2])
+    with pytest.raises(ValueError, match="cut.npz.*damaged or truncated"):
+        gi.load_invariants(tmp_path / "cut.npz")
+    with pytest.raises(FileNotFoundError, match="missing"):
+        gi.load_invariants(tmp_path / "missing.npz")
+    np.savez(tmp_path / "float.npz", format=np.array("graphinvariants.PowerInvariants/1"), mean=invs.means,
+             covariance=invs.covariances, n_nodes=np.array([3.7, 34.0]))
+    with pytest.raises(ValueError, match="n_nodes must be integers"):
+        gi.load_invariants(tmp_path / "float.npz")
+
+
+def test_covariances_must_be_positive_semidefinite():
+    with pytest.raises(ValueError, match="positive semidefinite"):
+        gi.PowerInvariants([0.0], [[-1.0]], 4)
+    with pytest.raises(ValueError, match="positive semidefinite"):
+        gi.PowerInvariants([0.0, 0.0], [[1.0, 2.0], [2.0, 1.0]], 4)
+
+
+def test_gaussian_batch_is_a_sequence_of_views():
+    batch = gi.batch_power_invariants([nx.path_graph(n) for n in range(3, 9)], k=3)
+    assert len(batch) == 6 and batch[-1] == gi.power_invariants(nx.path_graph(8), k=3)
+    assert isinstance(batch[1:3], gi.GaussianBatch) and len(batch[1:3]) == 2
+    with pytest.raises(ValueError):
+        batch.means[0, 0] = 1.0  # read-only
+    with pytest.raises(TypeError, match="single"):
+        gi.power_kernel_matrix(batch[0])

@@ -126,3 +126,25 @@ def test_self_loops_are_kept_never_created():
     G.add_edge(2, 2)
     for H in gi.perturbation_sequence(G, 30, seed=1):
         assert list(nx.selfloop_edges(H)) == [(2, 2)]
+
+
+@pytest.mark.parametrize("labels", [np.arange(5), np.arange(5).astype(float), [False, True, 2, 3, 4]])
+def test_add_node_never_reuses_a_node_name(labels):
+    """Was: numpy integers, floats or bools as node names gave self-loops and wrong counts."""
+    G = nx.relabel_nodes(nx.path_graph(5), dict(enumerate(labels)))
+    H = gi.perturbation_sequence(G, 3, kind="add_node", seed=0)[-1]
+    assert H.number_of_nodes() == 8
+    assert nx.number_of_selfloops(H) == 0
+    assert H.number_of_edges() == 7
+
+
+def test_add_node_to_an_empty_graph_is_a_clear_error():
+    with pytest.raises(ValueError, match="no node to join"):
+        gi.perturbation_sequence(nx.Graph(), 1, kind="add_node")
+
+
+def test_step_count_and_kind_are_checked():
+    with pytest.raises(TypeError, match="n_steps"):
+        gi.perturbation_sequence(nx.path_graph(4), 2.0)
+    with pytest.raises(ValueError, match="unknown perturbation"):
+        gi.perturbation_sequence(nx.path_graph(4), 2, kind="explode")

@@ -1,0 +1,96 @@
+"""The walk-profile histogram: a second functional through the same pair engine."""
+
+from collections import Counter
+
+import igraph as ig
+import networkx as nx
+import numpy as np
+import pytest
+
+import graphinvariants as gi
+from graphinvariants.embeddings import WalkHistogram
+from graphinvariants.kernels import paired_kernels, pairwise_kernels
+
+
+def _brute_force_histogram(G, k):
+    """Counter of every node's prefixes of (A1, A^2 1, ..., A^k 1), by matrix powers."""
+    A = nx.to_numpy_array(G, weight=None).astype(np.int64)
+    counts = np.column_stack([np.linalg.matrix_power(A, t) @ np.ones(len(A), np.int64) for t in range(1, k + 1)])
+    return Counter(tuple(row[: t + 1]) for row in counts.tolist() for t in range(k))
+
+
+def _brute_force_kernel(G, H, k):
+    a, b = _brute_force_histogram(G, k), _brute_force_histogram(H, k)
+    dot = sum(a[key] * b[key] for key in a)
+    return dot / np.sqrt(sum(v * v for v in a.values()) * sum(v * v for v in b.values()))
+
+
+@pytest.fixture(scope="module")
+def graphs():
+    out = [nx.gnp_random_graph(int(n), 0.15, seed=int(n)) for n in range(8, 30, 3)]
+    return out + [nx.path_graph(6), nx.star_graph(5), nx.cycle_graph(6), nx.empty_graph(4)]
+
+
+@pytest.mark.parametrize("k", [1, 3, 7])
+def test_kernel_matches_brute_force_histograms(graphs, k):
+    K = pairwise_kernels(graphs, functional=WalkHistogram(k=k))
+    for i in range(0, len(graphs), 3):
+        for j in range(len(graphs)):
+            assert K[i, j] == pytest.approx(_brute_force_kernel(graphs[i], graphs[j], k), rel=1e-12)
+
+
+def test_unit_diagonal_symmetric_psd_no_nan(graphs):
+    K = gi.kernel_matrix(graphs, kernel="histogram", k=5)
+    assert np.all(np.isfinite(K))
+    np.testing.assert_array_equal(np.diag(K), 1.0)
+    np.testing.assert_array_equal(K, K.T)
+    assert np.linalg.eigvalsh(K).min() > -1e-12
+    cross = gi.kernel_matrix(graphs, graphs, kernel="histogram", k=5)
+    np.testing.assert_array_equal(np.diag(cross), 1.0)  # exactly: counts are integers
+    np.testing.assert_allclose(cross, K, rtol=0, atol=1e-15)
+
+
+def test_invariant_to_renumbering_and_input_library(graphs, rng):
+    functional = WalkHistogram(k=6)
+    renumbered = []
+    for G in graphs:
+        perm = rng.permutation(G.number_of_nodes())
+        H = nx.Graph()
+        H.add_nodes_from(sorted(range(len(perm)), key=lambda v: rng.random()))
+        H.add_edges_from((int(perm[u]), int(perm[v])) for u, v in G.edges)
+        renumbered.append(H)
+    np.testing.assert_array_equal(paired_kernels(graphs, renumbered, functional=functional), 1.0)
+    as_igraph = [ig.Graph.from_networkx(G) for G in graphs]
+    np.testing.assert_array_equal(
+        pairwise_kernels(graphs, functional=functional), pairwise_kernels(as_igraph, functional=functional)
+    )
+
+
+def test_cross_matrix_merges_vocabularies(graphs):
+    left, right = graphs[:5], graphs[5:]
+    full = gi.kernel_matrix(graphs, kernel="histogram", k=4)
+    np.testing.assert_allclose(gi.kernel_matrix(left, right, kernel="histogram", k=4), full[:5, 5:], rtol=1e-14)
+    functional = WalkHistogram(k=4)
+    precomputed = functional.as_embeddings(right)
+    np.testing.assert_allclose(pairwise_kernels(left, precomputed, functional=functional), full[:5, 5:], rtol=1e-14)
+    with pytest.raises(ValueError, match="k=4"):
+        pairwise_kernels(left, precomputed, functional=WalkHistogram(k=3))
+
+
+def test_features_are_unit_norm_and_give_the_kernel(graphs):
+    functional = WalkHistogram(k=3)
+    X = functional.features(functional.as_embeddings(graphs))
+    np.testing.assert_allclose((X @ X.T).toarray(), gi.kernel_matrix(graphs, kernel="histogram", k=3), atol=1e-14)
+
+
+def test_counts_beyond_int64_are_a_clear_error():
+    with pytest.raises(ValueError, match="int64"):
+        gi.kernel_matrix([nx.complete_graph(200)], kernel="histogram", k=12)
+
+
+def test_registry_names_its_kernels_and_parameters():
+    assert set(gi.KERNELS) == {"power", "histogram"}
+    with pytest.raises(ValueError, match="unknown kernel"):
+        gi.kernel_matrix([nx.path_graph(3)], kernel="wl")
+    with pytest.raises(ValueError, match="takes the parameters"):
+        gi.kernel_matrix([nx.path_graph(3)], kernel="histogram", ridge=0.1)

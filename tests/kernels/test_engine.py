@@ -1,0 +1,51 @@
+"""The pair engine: the same numbers whatever the tiling, threads or input kind."""
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import graphinvariants as gi
+from graphinvariants.embeddings import GaussianEmbedding, WalkHistogram
+from graphinvariants.kernels import kernel_row_chunks, paired_kernels, pairwise_kernels
+
+
+@pytest.fixture(scope="module")
+def graphs():
+    return [nx.gnp_random_graph(int(n), 0.2, seed=int(n)) for n in range(10, 310, 3)]  # 100 graphs
+
+
+@pytest.mark.parametrize("functional", [GaussianEmbedding(5), WalkHistogram(5)], ids=repr)
+def test_threads_and_tiles_change_nothing(graphs, functional):
+    one = pairwise_kernels(graphs, functional=functional, n_jobs=1)
+    two = pairwise_kernels(graphs, functional=functional, n_jobs=2)
+    np.testing.assert_array_equal(one, two)
+    chunks = np.vstack([block for _, block in kernel_row_chunks(graphs, functional=functional, n_rows=7)])
+    np.testing.assert_array_equal(chunks, one)
+    index = np.arange(len(graphs))
+    np.testing.assert_array_equal(paired_kernels(graphs, graphs, functional=functional), np.diag(one))
+    L = R = functional.align(*(functional.prepare(functional.as_embeddings(graphs), "g"),) * 2)[0]
+    i, j = np.array([0, 5, 99, 5]), np.array([3, 5, 0, 99])
+    np.testing.assert_allclose(functional.pairs(L, R, i, j), one[i, j], rtol=1e-15, atol=1e-300)
+    assert index.size == one.shape[0]
+
+
+def test_every_collection_kind_gives_the_same_matrix(graphs):
+    reference = gi.power_kernel_matrix(graphs)
+    batch = gi.as_graph_batch(graphs)
+    invariants = gi.batch_power_invariants(batch)
+    for X in (batch, invariants, list(invariants), [gi.as_adjacency(G) for G in graphs], iter(graphs)):
+        np.testing.assert_array_equal(gi.power_kernel_matrix(X), reference)
+    mixed = [invariants[0]] + graphs[1:]
+    np.testing.assert_array_equal(gi.power_kernel_matrix(mixed), reference)
+
+
+def test_the_same_iterator_twice_is_an_error(graphs):
+    it = iter(graphs[:3])
+    with pytest.raises(ValueError, match="same one-shot iterator"):
+        gi.power_kernel_matrix(it, it)
+
+
+def test_empty_collections():
+    assert gi.power_kernel_matrix([]).shape == (0, 0)
+    assert gi.power_kernel_matrix([nx.path_graph(3)], []).shape == (1, 0)
+    assert gi.paired_power_kernel([], []).shape == (0,)
