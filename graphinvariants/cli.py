@@ -1,11 +1,27 @@
-"""Command line: ``graphinvariants demo | evaluate | perturb``."""
+"""Command line: ``graphinvariants demo | evaluate | perturb``.
+
+Errors the commands can foresee (a data set that cannot be loaded, a malformed file, an
+output path that cannot be written) are printed as ``graphinvariants: error: ...`` with
+exit status 2, like argparse's own usage errors, and no traceback.
+"""
 
 import argparse
+import os
 import sys
+from pathlib import Path
 
 import numpy as np
 
 __all__ = ["main"]
+
+DESCRIPTION = (
+    "Power-kernel graph invariants (Shrivastava and Li, 'Graph Kernels via Functional Embedding'): "
+    "the paper's perturbation study, its Table 1 evaluation, and a demo."
+)
+EPILOG = (
+    "TU data sets are read from --data-home, else $GRAPHINVARIANTS_DATA, else the user cache, and "
+    "downloaded there once if missing. 'graphinvariants COMMAND --help' lists the options of a command."
+)
 
 
 def _demo_graphs(seed):
@@ -42,50 +58,98 @@ def _cmd_demo(args):
     return 0
 
 
+# -- outputs and inputs -----------------------------------------------------------------
+def _out_figure(text):
+    """``--out`` as a figure file to write, its folder created; a ValueError says why it cannot be."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    figure = Path(text)
+    if figure.is_dir():
+        raise ValueError(f"--out {figure} is a folder; give a figure file, such as {figure / 'perturbation.png'}")
+    formats = FigureCanvasBase.get_supported_filetypes()
+    if figure.suffix and figure.suffix[1:].lower() not in formats:
+        raise ValueError(f"--out {figure}: {figure.suffix} is no figure format; use one of "
+                         + ", ".join(f".{f}" for f in sorted(formats)))
+    _make_writable_folder(figure.parent)
+    return figure
+
+
+def _make_writable_folder(folder):
+    """Create the ``--out`` folder if needed; a ValueError says why it cannot be written in."""
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"--out: {folder} is a file, not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise ValueError(f"--out: cannot create the folder {folder} ({err.strerror})") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ValueError(f"--out: cannot write in the folder {folder} (permission denied)")
+
+
+def _load_data_sets(args):
+    """The TU data sets named on the command line, by name; the first that cannot be loaded raises."""
+    import graphinvariants as gi
+
+    loaded = (gi.load_tu(name, data_home=args.data_home, download=not args.no_download) for name in args.datasets)
+    return {ds.name: ds for ds in loaded}
+
+
+# -- evaluate ---------------------------------------------------------------------------
 #: Table 1 of the paper: power kernel, mean accuracy (standard error) in percent.
 PAPER_TABLE_1 = {"MUTAG": (83.22, 0.47), "ENZYMES": (34.60, 0.48), "NCI1": (70.73, 0.10), "NCI109": (70.15, 0.12)}
 
 
-def _cmd_evaluate(args):
-    import csv
+def _evaluate_data_set(ds, args, out):
+    """Run the protocol on one data set, print its line and return its row of the table."""
     import json
-    import platform
     import time
-    from pathlib import Path
 
     import graphinvariants as gi
 
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    rows = []
-    for name in args.datasets:
-        start = time.perf_counter()
-        ds = gi.load_tu(name, data_home=args.data_home, download=not args.no_download)
-        K = gi.power_kernel_matrix(ds, k=args.k, n_jobs=args.n_jobs)
-        checkpoint = out / f"checkpoint-{name}-k{args.k}-reps{args.reps}-seed{args.seed}.jsonl"
-        result = gi.evaluate_kernel(
-            K, ds.y, n_repeats=args.reps, n_folds=args.folds, seed=args.seed, n_jobs=args.n_jobs,
-            checkpoint=checkpoint, progress=not args.quiet,
-        )
-        seconds = time.perf_counter() - start
-        paper = PAPER_TABLE_1.get(name, (float("nan"), float("nan")))
-        row = {
-            "dataset": name, "graphs": ds.n_graphs, "accuracy": round(100 * result.mean, 2),
-            "stderr": round(100 * result.stderr, 2), "paper_accuracy": paper[0], "paper_stderr": paper[1],
-            "seconds": round(seconds, 1), "fits": result.n_fits,
-        }
-        rows.append(row)
-        with (out / f"evaluation-{name}.json").open("w") as fh:
-            json.dump({**row, "k": args.k, "details": result.to_dict()}, fh, indent=1)
-        print(f"{name}: {row['accuracy']:.2f} ({row['stderr']:.2f}) in {seconds:.0f} s", flush=True)
-    print()
-    print(f"{'data set':<10} {'ours':>14} {'paper':>14} {'diff':>7} {'time':>8}")
+    start = time.perf_counter()
+    K = gi.power_kernel_matrix(ds, k=args.k, n_jobs=args.n_jobs)
+    checkpoint = out / f"checkpoint-{ds.name}-k{args.k}-reps{args.reps}-folds{args.folds}-seed{args.seed}.jsonl"
+    result = gi.evaluate_kernel(
+        K, ds.y, n_repeats=args.reps, n_folds=args.folds, seed=args.seed, n_jobs=args.n_jobs,
+        checkpoint=checkpoint, progress=not args.quiet,
+    )
+    seconds = time.perf_counter() - start
+    if result.n_resumed:
+        print(f"{ds.name}: resumed {result.n_resumed} of {result.accuracies.size} folds from {checkpoint}")
+    paper = PAPER_TABLE_1.get(ds.name, (float("nan"), float("nan")))
+    row = {
+        "dataset": ds.name, "graphs": ds.n_graphs, "accuracy": round(100 * result.mean, 2),
+        "stderr": round(100 * result.stderr, 2), "paper_accuracy": paper[0], "paper_stderr": paper[1],
+        "seconds": round(seconds, 1), "fits": result.n_fits,
+    }
+    with (out / f"evaluation-{ds.name}.json").open("w") as fh:
+        json.dump({**row, "k": args.k, "details": result.to_dict()}, fh, indent=1)
+    print(f"{ds.name}: {row['accuracy']:.2f} ({row['stderr']:.2f}) in {seconds:.0f} s", flush=True)
+    return row
+
+
+def _print_table(rows):
+    print(f"\n{'data set':<10} {'ours':>14} {'paper':>14} {'diff':>7} {'time':>8}")
     for row in rows:
         diff = row["accuracy"] - row["paper_accuracy"]
         print(
             f"{row['dataset']:<10} {row['accuracy']:8.2f} ({row['stderr']:.2f}) "
             f"{row['paper_accuracy']:8.2f} ({row['paper_stderr']:.2f}) {diff:+7.2f} {row['seconds']:7.0f}s"
         )
+
+
+def _cmd_evaluate(args):
+    import csv
+    import json
+    import platform
+
+    datasets = _load_data_sets(args)
+    out = Path(args.out)
+    _make_writable_folder(out)
+    print(f"{args.reps} x {args.folds}-fold C-SVM evaluation of the power kernel (k={args.k}): mean accuracy "
+          f"in percent, in parentheses the standard error over the {args.reps} repetition(s)")
+    rows = [_evaluate_data_set(ds, args, out) for ds in datasets.values()]
+    _print_table(rows)
     with (out / "evaluation.csv").open("w", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
         writer.writeheader()
@@ -97,6 +161,7 @@ def _cmd_evaluate(args):
     return 0
 
 
+# -- perturb ----------------------------------------------------------------------------
 def generated_families(n_graphs, seed):
     """Erdos-Renyi, Barabasi-Albert and Watts-Strogatz graphs of 20 to 200 nodes."""
     import networkx as nx
@@ -113,10 +178,9 @@ def generated_families(n_graphs, seed):
     }
 
 
-def _cmd_perturb(args):
+def _write_perturbation_outputs(figure, studies, args):
+    """The figure at ``figure``; the curves as CSV and JSON beside it. Returns the three paths."""
     import json
-    import time
-    from pathlib import Path
 
     import matplotlib
 
@@ -125,96 +189,153 @@ def _cmd_perturb(args):
 
     import graphinvariants as gi
 
-    start = time.perf_counter()
-    collections = {}
-    for name in args.datasets:
-        try:
-            collections[name] = gi.load_tu(name, data_home=args.data_home, download=not args.no_download)
-        except FileNotFoundError as err:
-            print(f"graphinvariants: {err}", file=sys.stderr)
-    if not collections:
-        why = "no data set named" if not args.datasets else "no TU data found"
-        print(f"{why}: running on graph families generated on the spot "
-              f"({args.graphs} graphs each, 20 to 200 nodes, seed {args.seed})")
-        collections = generated_families(args.graphs, args.seed)
-    studies = {}
-    for name, graphs in collections.items():
-        studies[name] = gi.perturbation_study(
-            graphs, n_graphs=args.graphs, n_steps=args.steps, k=args.k, kind=args.kind, seed=args.seed,
-            n_jobs=args.n_jobs, name=name,
-        )
-    elapsed = time.perf_counter() - start
-    print(f"{'collection':<32} " + " ".join(f"{t:>6d}" for t in (0, 1, 2, 5, 10, args.steps) if t <= args.steps))
-    for name, study in studies.items():
-        cols = [t for t in (0, 1, 2, 5, 10, args.steps) if t <= args.steps]
-        print(f"{name:<32} " + " ".join(f"{study.mean[t]:6.3f}" for t in cols))
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
     fig, ax = plt.subplots(figsize=(6.4, 4.4))
-    gi.KernelDecayDisplay.from_studies(studies).plot(ax=ax)
-    ax.set_title(f"power kernel (k={args.k}) after random {args.kind} steps, {args.graphs} graphs each")
-    fig.tight_layout()
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
-    csv_path = out.with_suffix(".csv")
+    try:
+        gi.KernelDecayDisplay.from_studies(studies).plot(ax=ax)
+        ax.set_title(f"power kernel (k={args.k}) after random {args.kind} steps, {args.graphs} graphs each")
+        fig.tight_layout()
+        fig.savefig(figure, dpi=120)
+    finally:
+        plt.close(fig)
+    csv_path, json_path = figure.with_suffix(".csv"), figure.with_suffix(".json")
     with csv_path.open("w") as fh:
         fh.write("collection,step,mean,std,stderr\n")
         for name, study in studies.items():
             for t in study.steps:
                 fh.write(f"\"{name}\",{t},{study.mean[t]:.10g},{study.std[t]:.10g},{study.stderr[t]:.10g}\n")
-    with out.with_suffix(".json").open("w") as fh:
+    with json_path.open("w") as fh:
         json.dump({name: study.to_dict() for name, study in studies.items()}, fh)
+    return figure, csv_path, json_path
+
+
+def _cmd_perturb(args):
+    import time
+
+    import graphinvariants as gi
+
+    start = time.perf_counter()
+    if args.datasets:
+        collections = _load_data_sets(args)
+    else:
+        print(f"no data set named: running on graph families generated on the spot "
+              f"({args.graphs} graphs each, 20 to 200 nodes, seed {args.seed})")
+        collections = generated_families(args.graphs, args.seed)
+    figure = _out_figure(args.out)
+    studies = {
+        name: gi.perturbation_study(
+            graphs, n_graphs=args.graphs, n_steps=args.steps, k=args.k, kind=args.kind, seed=args.seed,
+            n_jobs=args.n_jobs, name=name,
+        )
+        for name, graphs in collections.items()
+    }
+    elapsed = time.perf_counter() - start
+    shown = sorted({t for t in (0, 1, 2, 5, 10, args.steps) if t <= args.steps})
+    print(f"{'collection':<32} " + " ".join(f"{t:>6d}" for t in shown))
+    for name, study in studies.items():
+        print(f"{name:<32} " + " ".join(f"{study.mean[t]:6.3f}" for t in shown))
+    paths = _write_perturbation_outputs(figure, studies, args)
     print(f"\n{sum(len(s.curves) for s in studies.values())} graphs x {args.steps} steps in {elapsed:.2f} s; "
-          f"wrote {out}, {csv_path} and {out.with_suffix('.json')}")
+          f"wrote {', '.join(map(str, paths[:-1]))} and {paths[-1]}")
     return 0
 
 
+# -- parser -----------------------------------------------------------------------------
+def _int_at_least(minimum):
+    """An argparse ``type``: an integer that is at least ``minimum``."""
+
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
+
+    return parse
+
+
+def _add_common_options(parser):
+    parser.add_argument("--k", type=_int_at_least(1), default=5,
+                        help="power iterations, the length of each node's walk-count profile (default: %(default)s)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of all random choices (default: %(default)s)")
+
+
+def _add_run_options(parser):
+    parser.add_argument("--n-jobs", type=int, default=None,
+                        help="worker threads; -1: one per core (default: one thread)")
+    parser.add_argument("--data-home", default=None,
+                        help="folder holding NAME/NAME_A.txt ... (default: $GRAPHINVARIANTS_DATA, else the user cache)")
+    parser.add_argument("--no-download", action="store_true",
+                        help="fail instead of downloading a missing data set (default: download it once)")
+
+
 def build_parser():
-    parser = argparse.ArgumentParser(prog="graphinvariants", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-    demo = sub.add_parser("demo", help="invariants and kernel of a few graphs made on the spot")
-    demo.add_argument("--k", type=int, default=5, help="power iterations (default 5)")
-    demo.add_argument("--seed", type=int, default=0)
+    """The argument parser of the ``graphinvariants`` command and its subcommands."""
+    from . import __version__
+    from .perturbation import PERTURBATIONS
+
+    parser = argparse.ArgumentParser(prog="graphinvariants", description=DESCRIPTION, epilog=EPILOG)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}",
+                        help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    demo = sub.add_parser("demo", help="invariants and kernel of a few graphs made on the spot",
+                          description="Invariants and power-kernel values of a few NetworkX and igraph graphs.")
+    _add_common_options(demo)
     demo.set_defaults(func=_cmd_demo)
 
-    ev = sub.add_parser("evaluate", help="the paper's 10 x 10-fold C-SVM evaluation (Table 1)")
+    ev = sub.add_parser("evaluate", help="the paper's 10 x 10-fold C-SVM evaluation (Table 1)",
+                        description="The paper's repeated, nested cross-validation of a C-SVM on the power "
+                                    "kernel, with our accuracies beside Table 1 of the paper. Resumes from the "
+                                    "checkpoints in --out.")
     ev.add_argument("datasets", nargs="+", metavar="DATASET", help="TU data set names, e.g. MUTAG NCI1")
-    ev.add_argument("--reps", type=int, default=10, help="repetitions with new partitions (default 10)")
-    ev.add_argument("--folds", type=int, default=10, help="outer and inner folds (default 10)")
-    ev.add_argument("--k", type=int, default=5, help="power iterations (default 5)")
-    ev.add_argument("--seed", type=int, default=0)
-    ev.add_argument("--n-jobs", type=int, default=None, help="parallel workers (-1: all cores)")
-    ev.add_argument("--data-home", default=None, help="folder holding NAME/NAME_A.txt ...")
-    ev.add_argument("--no-download", action="store_true", help="fail instead of downloading")
-    ev.add_argument("--out", default="results", help="folder for CSV, JSON and checkpoints")
-    ev.add_argument("--quiet", action="store_true", help="no progress bar")
+    ev.add_argument("--reps", type=_int_at_least(1), default=10,
+                    help="repetitions with new random partitions (default: %(default)s)")
+    ev.add_argument("--folds", type=_int_at_least(2), default=10,
+                    help="outer and inner cross-validation folds (default: %(default)s)")
+    _add_common_options(ev)
+    _add_run_options(ev)
+    ev.add_argument("--out", default="results",
+                    help="folder for evaluation.csv, evaluation.json and checkpoints (default: %(default)s)")
+    ev.add_argument("--quiet", action="store_true", help="no progress bar (default: show it)")
     ev.set_defaults(func=_cmd_evaluate)
 
-    pt = sub.add_parser("perturb", help="kernel decay under random edge flips (the paper's figure)")
+    pt = sub.add_parser("perturb", help="kernel decay under random edge flips (the paper's figure)",
+                        description="The paper's perturbation study: the power kernel between each graph and "
+                                    "its copy after 0, 1, 2, ... random perturbations, averaged over the graphs.")
     pt.add_argument("datasets", nargs="*", metavar="DATASET",
-                    help="TU data set names; none: generated Erdos-Renyi, Barabasi-Albert, Watts-Strogatz graphs")
-    pt.add_argument("--graphs", type=int, default=100, help="graphs sampled per collection (default 100)")
-    pt.add_argument("--steps", "--flips", dest="steps", type=int, default=20,
-                    help="perturbations in sequence (default 20)")
-    pt.add_argument("--kind", default="flip", help="flip, remove_edge, add_edge, swap_edges, remove_node, add_node")
-    pt.add_argument("--k", type=int, default=5, help="power iterations (default 5)")
-    pt.add_argument("--seed", type=int, default=0)
-    pt.add_argument("--n-jobs", type=int, default=None)
-    pt.add_argument("--data-home", default=None, help="folder holding NAME/NAME_A.txt ...")
-    pt.add_argument("--no-download", action="store_true", help="do not download missing data sets")
-    pt.add_argument("--out", default="perturbation.png", help="figure path; .csv and .json are written beside it")
+                    help="TU data set names (default: none, and graphs generated on the spot: Erdos-Renyi, "
+                         "Barabasi-Albert, Watts-Strogatz)")
+    pt.add_argument("--graphs", type=_int_at_least(1), default=100,
+                    help="graphs sampled per collection (default: %(default)s)")
+    pt.add_argument("--steps", "--flips", dest="steps", type=_int_at_least(1), default=20,
+                    help="perturbations applied in sequence to each graph (default: %(default)s)")
+    pt.add_argument("--kind", default="flip", choices=PERTURBATIONS, metavar="KIND",
+                    help=f"perturbation applied at each step: {', '.join(PERTURBATIONS)} (default: %(default)s)")
+    _add_common_options(pt)
+    _add_run_options(pt)
+    pt.add_argument("--out", default="perturbation.png",
+                    help="figure file; the .csv and .json of the same name are written beside it "
+                         "(default: %(default)s)")
     pt.set_defaults(func=_cmd_perturb)
     return parser
 
 
 def main(argv=None):
-    """Entry point of the ``graphinvariants`` command."""
+    """Entry point of the ``graphinvariants`` command; returns the exit status."""
+    from .datasets import DataNotFoundError
+
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (ValueError, FileNotFoundError) as err:
-        print(f"graphinvariants: error: {err}", file=sys.stderr)
-        return 2
+    except DataNotFoundError as err:
+        message = err.message(data_home_option="--data-home")
+    except (ValueError, OSError) as err:  # FileNotFoundError is an OSError
+        message = str(err)
+    print(f"graphinvariants: error: {message}", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

@@ -4,6 +4,6 @@ The loader reads files into a :class:`~graphinvariants.graphs.GraphBatch`; it co
 no invariants (that is the job of the embeddings, which accept a data set directly).
 """
 
-from .tu import TUDataset, default_data_home, load_tu, read_tu_folder, safe_extract
+from .tu import DataNotFoundError, TUDataset, default_data_home, load_tu, read_tu_folder, safe_extract
 
-__all__ = ["TUDataset", "default_data_home", "load_tu", "read_tu_folder", "safe_extract"]
+__all__ = ["DataNotFoundError", "TUDataset", "default_data_home", "load_tu", "read_tu_folder", "safe_extract"]

@@ -9,8 +9,13 @@ and once give the same graphs. Isolated nodes, which appear only in the graph
 indicator, are kept.
 """
 
+import difflib
 import os
+import re
+import shutil
+import tempfile
 import zipfile
+import zlib
 from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
@@ -21,10 +26,33 @@ import scipy.sparse as sp
 from ..graphs import GraphBatch
 from ..graphs.csr import edges_to_csr
 
-__all__ = ["TUDataset", "load_tu", "default_data_home"]
+__all__ = ["DataNotFoundError", "TUDataset", "default_data_home", "load_tu", "read_tu_folder", "safe_extract"]
 
 _TU_URL = "https://www.chrsmrrs.com/graphkerneldatasets/{name}.zip"
 _REQUIRED = ("A", "graph_indicator", "graph_labels")
+
+_TOX21_TARGETS = ("AhR", "AR", "AR-LBD", "ARE", "aromatase", "ATAD5", "ER", "ER-LBD", "HSE", "MMP", "p53", "PPAR-gamma")
+
+#: Names of the data sets of the TU collection (https://chrsmrrs.github.io/datasets/), which
+#: are case-sensitive. A name missing from a data folder is downloaded even when it is close
+#: to a local one; any other name close to a local one is taken for a typo.
+_TU_NAMES = frozenset(
+    """
+    AIDS alchemy_full aspirin benzene BZR BZR_MD COX2 COX2_MD DHFR DHFR_MD ER_MD ethanol
+    FRANKENSTEIN malonaldehyde MCF-7 MCF-7H MOLT-4 MOLT-4H Mutagenicity MUTAG naphthalene NCI1
+    NCI109 NCI-H23 NCI-H23H OVCAR-8 OVCAR-8H P388 P388H PC-3 PC-3H PTC_FM PTC_FR PTC_MM PTC_MR
+    QM9 salicylic_acid SF-295 SF-295H SN12C SN12CH SW-620 SW-620H toluene UACC257 UACC257H
+    uracil Yeast YeastH ZINC_full ZINC_test ZINC_train ZINC_val
+    DD ENZYMES KKI OHSU Peking_1 PROTEINS PROTEINS_full
+    COIL-DEL COIL-RAG Cuneiform Fingerprint FIRSTMM_DB Letter-high Letter-low Letter-med MSRC_9
+    MSRC_21 MSRC_21C
+    COLLAB dblp_ct1 dblp_ct2 DBLP_v1 deezer_ego_nets facebook_ct1 facebook_ct2 github_stargazers
+    highschool_ct1 highschool_ct2 IMDB-BINARY IMDB-MULTI infectious_ct1 infectious_ct2 mit_ct1
+    mit_ct2 REDDIT-BINARY REDDIT-MULTI-5K REDDIT-MULTI-12K reddit_threads tumblr_ct1 tumblr_ct2
+    twitch_egos TWITTER-Real-Graph-Partial
+    COLORS-3 SYNTHETIC SYNTHETICnew Synthie TRIANGLES
+    """.split()
+) | {f"Tox21_{target}_{split}" for target in _TOX21_TARGETS for split in ("training", "testing", "evaluation")}
 
 
 class TUDataset(Sequence):
@@ -183,6 +211,31 @@ def default_data_home():
     return Path(pooch.os_cache("graphinvariants"))
 
 
+class DataNotFoundError(FileNotFoundError):
+    """A data set that is neither in the data folder nor downloadable.
+
+    ``str(err)`` tells Python callers to pass ``data_home=``; :meth:`message` words the
+    same advice for another way of naming the data folder, such as the command line's
+    ``--data-home``.
+
+    Parameters
+    ----------
+    template : str
+        The message, with :attr:`OPTION` where the data-folder option is named.
+    """
+
+    #: Placeholder for the name of the data-folder option in ``template``.
+    OPTION = "{data_home}"
+
+    def __init__(self, template):
+        super().__init__(template.replace(self.OPTION, "data_home="))
+        self.template = template
+
+    def message(self, data_home_option="data_home="):
+        """The message, naming the data folder option as ``data_home_option``."""
+        return self.template.replace(self.OPTION, data_home_option)
+
+
 def load_tu(name, *, data_home=None, download=True):
     """Load a TU Dortmund graph-classification data set.
 
@@ -190,13 +243,15 @@ def load_tu(name, *, data_home=None, download=True):
     ----------
     name : str
         Data set name as in the TU collection, e.g. ``"MUTAG"``, ``"ENZYMES"``,
-        ``"NCI1"``, ``"NCI109"``.
+        ``"NCI1"``, ``"NCI109"``. When ``data_home`` has no folder of that name but
+        exactly one whose name differs only in case (``"mutag"``), that one is read.
     data_home : str or path-like, optional
         Folder holding ``NAME/NAME_A.txt`` and the other files. Defaults to
         :func:`default_data_home`.
     download : bool, keyword-only
         If the files are missing, download ``NAME.zip`` from the TU collection into
-        ``data_home`` once (with pooch) and extract it.
+        ``data_home`` once (with pooch) and extract it. The data set folder appears
+        only once the whole archive has been extracted.
 
     Returns
     -------
@@ -204,11 +259,14 @@ def load_tu(name, *, data_home=None, download=True):
 
     Raises
     ------
-    FileNotFoundError
-        If the files are missing and ``download`` is false or impossible; the message
-        says where to put which files.
+    DataNotFoundError
+        A :class:`FileNotFoundError`: the files are missing and ``download`` is false or
+        the download failed (the message says where to put which files), or ``name`` is
+        not a TU data set but close to one found in ``data_home`` (the message suggests
+        it; nothing is downloaded).
     ValueError
-        If a file is malformed; the message names the file and line.
+        If a file is malformed (the message names the file and line), or the downloaded
+        archive is damaged (the message names it: delete it and load again).
 
     Examples
     --------
@@ -218,78 +276,210 @@ def load_tu(name, *, data_home=None, download=True):
     <TUDataset MUTAG: 188 graphs, 2 classes, 3371 nodes, 3721 edges>
     >>> ds.y[:5], ds[0].number_of_nodes()
     (array([ 1, -1, -1,  1, -1]), 17)
+    >>> gi.load_tu("mutag").name  # the local folder whose name differs only in case
+    'MUTAG'
     """
     if not isinstance(name, str) or not name or "/" in name or "\\" in name or name.startswith("."):
         raise ValueError(f"not a data set name: {name!r}")
     home = Path(data_home).expanduser() if data_home is not None else default_data_home()
+    if _missing_files(home / name, name):
+        local = _local_data_sets(home)
+        other_case = [other for other in local if other.casefold() == name.casefold()]
+        if len(other_case) == 1:
+            name = other_case[0]
+        else:
+            _fetch(name, home, local, download)
+    return read_tu_folder(home / name, name)
+
+
+def _fetch(name, home, local, download):
+    """Download data set ``name`` into ``home``, or raise :class:`DataNotFoundError` saying why not.
+
+    Not downloaded: a name that is no TU data set but close to a ``local`` one (a typo),
+    any name when ``download`` is false, and a name whose folder exists but lacks files.
+    """
+    close = _close_names(name, local)
+    if close and name not in _TU_NAMES:
+        raise DataNotFoundError(
+            f"TU data set {name!r} not found in {home}: did you mean {' or '.join(map(repr, close))}? "
+            f"Data sets found there: {', '.join(local)}."
+        )
     folder = home / name
-    missing = [part for part in _REQUIRED if not (folder / f"{name}_{part}.txt").is_file()]
-    if missing:
-        if not download:
-            raise FileNotFoundError(_missing_message(name, folder, missing))
-        _download(name, home)
-        missing = [part for part in _REQUIRED if not (folder / f"{name}_{part}.txt").is_file()]
-        if missing:
-            raise FileNotFoundError(_missing_message(name, folder, missing))
-    return read_tu_folder(folder, name)
+    if not download or _holds_files(folder):
+        raise DataNotFoundError(_missing_message(name, folder, _missing_files(folder, name)))
+    _install_archive(_download(name, home), home, name)
+
+
+def _missing_files(folder, name):
+    """The required parts (``"A"``, ...) of data set ``name`` that ``folder`` lacks."""
+    return [part for part in _REQUIRED if not (folder / f"{name}_{part}.txt").is_file()]
+
+
+def _holds_files(folder):
+    """Whether ``folder`` exists and is not empty (an install must not overwrite it)."""
+    return folder.is_dir() and any(folder.iterdir())
+
+
+def _local_data_sets(home):
+    """Sorted names of the complete data set folders in ``home``."""
+    try:
+        folders = [f for f in home.iterdir() if f.is_dir() and not f.name.startswith(".")]
+    except OSError:  # home missing or unreadable: no local data sets
+        return []
+    return sorted(f.name for f in folders if not _missing_files(f, f.name))
+
+
+def _close_names(name, local):
+    """Local data set names close to ``name``, ignoring case, closest first."""
+    by_key = {}
+    for other in local:
+        by_key.setdefault(other.casefold(), []).append(other)
+    close = difflib.get_close_matches(name.casefold(), list(by_key), n=3)
+    return [other for key in close for other in by_key[key]]
+
+
+def _data_home_advice(name):
+    return f"pass {DataNotFoundError.OPTION} / set $GRAPHINVARIANTS_DATA to the folder that contains {name}/."
 
 
 def _missing_message(name, folder, missing):
     files = ", ".join(f"{name}_{p}.txt" for p in missing)
     return (
         f"TU data set {name!r} not found: {files} missing in {folder}. Put the files of "
-        f"{_TU_URL.format(name=name)} (unzipped) in that folder, or pass data_home= / set "
-        f"GRAPHINVARIANTS_DATA to the folder that contains {name}/."
+        f"{_TU_URL.format(name=name)} (unzipped) in that folder, or {_data_home_advice(name)}"
     )
 
 
+def _failure_reason(err):
+    """A few words on why a download failed: the HTTP status, the OS error, or the error type.
+
+    The text of network errors is left out: it nests the whole chain of causes.
+    """
+    status = getattr(getattr(err, "response", None), "status_code", None)
+    if status is not None:
+        return f"HTTP {status}"
+    return getattr(err, "strerror", None) or type(err).__name__
+
+
 def _download(name, home):
+    """Download ``NAME.zip`` into ``home`` (once: pooch keeps it) and return its path."""
     import pooch
 
     home.mkdir(parents=True, exist_ok=True)
+    url = _TU_URL.format(name=name)
     try:
-        archive = pooch.retrieve(
-            _TU_URL.format(name=name), known_hash=None, fname=f"{name}.zip", path=home, progressbar=False
-        )
+        return Path(pooch.retrieve(url, known_hash=None, fname=f"{name}.zip", path=home, progressbar=False))
     except Exception as err:  # network errors come in many types
-        raise FileNotFoundError(
-            _missing_message(name, home / name, _REQUIRED) + f" (download failed: {err})"
+        raise DataNotFoundError(
+            f"could not download TU data set {name!r} from {url} ({_failure_reason(err)}): put its "
+            f"unzipped files in {home / name}, or {_data_home_advice(name)}"
         ) from err
-    safe_extract(archive, home)
+
+
+def _install_archive(archive, home, name):
+    """Extract ``archive`` and move its ``NAME/`` folder to ``home / NAME`` in one step.
+
+    The archive is extracted into a temporary folder inside ``home``, so that a damaged
+    or incomplete archive leaves nothing behind, and the renamed folder appears whole.
+    """
+    staging = Path(tempfile.mkdtemp(prefix=f".{name}-", suffix=".partial", dir=home))
+    try:
+        safe_extract(archive, staging)
+        extracted = staging / name
+        missing = _missing_files(extracted, name)
+        if missing:
+            files = ", ".join(f"{name}/{name}_{part}.txt" for part in missing)
+            raise ValueError(f"{archive} does not hold {files}: delete it, or put the unzipped files in {home / name}")
+        target = home / name
+        if target.is_dir():  # empty (_fetch checked); os.replace does not replace folders everywhere
+            target.rmdir()
+        os.replace(extracted, target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def safe_extract(archive, target):
-    """Extract a zip file into ``target``, refusing members that would land outside it."""
+    """Extract a zip file into ``target``, refusing members that would land outside it.
+
+    Raises
+    ------
+    ValueError
+        If a member would land outside ``target``, or the archive is damaged or truncated
+        (the message names the archive and says to delete it). Members extracted before a
+        damaged one stay in ``target``.
+    """
     target = Path(target).resolve()
-    with zipfile.ZipFile(archive) as zf:
-        for member in zf.namelist():
-            dest = (target / member).resolve()
-            if target != dest and target not in dest.parents:
-                raise ValueError(f"{archive}: member {member!r} would be extracted outside {target}")
-        zf.extractall(target)
+    try:
+        with zipfile.ZipFile(archive) as zf:
+            for member in zf.namelist():
+                dest = (target / member).resolve()
+                if target != dest and target not in dest.parents:
+                    raise ValueError(f"{archive}: member {member!r} would be extracted outside {target}")
+            zf.extractall(target)
+    except (zipfile.BadZipFile, zlib.error, EOFError) as err:
+        raise ValueError(f"{archive} is damaged or truncated ({err}): delete it and download it again") from None
+
+
+#: One field of a TU file: an ASCII integer, maybe signed, maybe padded with spaces or
+#: tabs (``int()`` would also accept ``1_0`` and non-ASCII digits).
+_INTEGER = re.compile(r"[ \t]*[+-]?[0-9]+[ \t]*")
+_INT64 = np.iinfo(np.int64)
+
+
+def _row_pattern(n_columns):
+    return re.compile(",".join([_INTEGER.pattern] * n_columns))
+
+
+def _row_error(line, n_columns):
+    """What is wrong with ``line``, a row that does not match :func:`_row_pattern`."""
+    if not line.strip():
+        return "blank line (blank lines are allowed only at the end of the file)"
+    fields = line.split(",")
+    if len(fields) != n_columns:
+        return f"expected {n_columns} comma-separated integer(s), got {line!r}"
+    for field in fields:
+        if not field.strip():
+            return f"empty field in {line!r}"
+        if not _INTEGER.fullmatch(field):
+            return f"not an integer: {field.strip()!r}"
+    raise AssertionError(f"{line!r} is a valid row")
+
+
+def _out_of_range_row(lines):
+    """Index and field of the first integer outside int64 in ``lines``."""
+    for i, line in enumerate(lines):
+        for field in line.split(","):
+            if not _INT64.min <= int(field) <= _INT64.max:
+                return i, field.strip()
+    raise AssertionError("no integer is out of range")
+
+
+def _read_lines(path):
+    """Lines of a UTF-8 text file without its trailing blank lines; errors name the line."""
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        raise ValueError(f"{path}, line {line}: not UTF-8 text (byte {data[err.start]:#04x})") from None
+    lines = text.splitlines()
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return lines
 
 
 def _read_int_columns(path, n_columns):
     """Parse a comma-separated integer file; errors name the file and line."""
-    text = path.read_text()
-    lines = text.splitlines()
-    while lines and not lines[-1].strip():
-        lines.pop()
-    for i, line in enumerate(lines):
-        if line.count(",") != n_columns - 1:
-            raise ValueError(f"{path}, line {i + 1}: expected {n_columns} comma-separated integer(s), got {line!r}")
+    lines = _read_lines(path)
+    row = _row_pattern(n_columns).fullmatch
+    if not all(map(row, lines)):
+        i = next(i for i, line in enumerate(lines) if not row(line))
+        raise ValueError(f"{path}, line {i + 1}: {_row_error(lines[i], n_columns)}")
     try:
         values = np.array(" ".join(lines).replace(",", " ").split(), dtype=np.int64)
-    except ValueError:
-        for i, line in enumerate(lines):
-            for field in line.split(","):
-                try:
-                    int(field)
-                except ValueError:
-                    raise ValueError(f"{path}, line {i + 1}: not an integer: {field.strip()!r}") from None
-        raise
-    if values.size != n_columns * len(lines):
-        raise ValueError(f"{path}: expected {n_columns} integer(s) per line")
+    except OverflowError:
+        i, field = _out_of_range_row(lines)
+        raise ValueError(f"{path}, line {i + 1}: integer out of range (64 bits): {field!r}") from None
     return values.reshape(len(lines), n_columns)
 
 

@@ -1,3 +1,5 @@
+import os
+import re
 import zipfile
 
 import networkx as nx
@@ -5,7 +7,7 @@ import numpy as np
 import pytest
 
 import graphinvariants as gi
-from graphinvariants.datasets import load_tu, safe_extract
+from graphinvariants.datasets import DataNotFoundError, default_data_home, load_tu, safe_extract
 
 from tests.conftest import TU_COUNTS
 
@@ -75,11 +77,31 @@ def test_small_fixture_loads(tmp_path):
         ({"indicator": "1\n1\n1\n3\n", "labels": "1\n1\n1\n"}, r"line 4: graph id 2 has no node"),
         ({"indicator": ""}, r"graph_indicator.txt: the file is empty"),
         ({"nodes": "1\n2\n"}, r"TINY_node_labels.txt: 2 lines, but"),
+        ({"a": "0, 1\n"}, r"TINY_A.txt, line 1: node id out of range"),
+        ({"a": "1, 2\n2, 99999999999999999999\n"}, r"TINY_A.txt, line 2: integer out of range .*'99999999999999999999'"),
+        ({"a": "1, 2\n4,\n"}, r"TINY_A.txt, line 2: empty field in '4,'"),
+        ({"a": "1, 2\n, 2\n"}, r"TINY_A.txt, line 2: empty field in ', 2'"),
+        ({"a": "1, 2\n\n2, 3\n"}, r"TINY_A.txt, line 2: blank line"),
+        ({"indicator": "1\n1\n   \n1\n2\n"}, r"TINY_graph_indicator.txt, line 3: blank line"),
+        ({"labels": "1\n1_0\n"}, r"TINY_graph_labels.txt, line 2: not an integer: '1_0'"),
+        ({"labels": "1\n\u0662\n"}, r"TINY_graph_labels.txt, line 2: not an integer"),  # Arabic-Indic digit 2
     ],
 )
 def test_malformed_files_raise_with_file_and_line(tmp_path, files, message):
     _write(tmp_path, "TINY", **files)
     with pytest.raises(ValueError, match=message):
+        load_tu("TINY", data_home=tmp_path, download=False)
+
+
+def test_blank_lines_at_the_end_are_allowed(tmp_path):
+    _write(tmp_path, "TINY", a="1, 2\n2, 3\n\n\n", labels="1\n-1\n  \n")
+    assert load_tu("TINY", data_home=tmp_path, download=False).n_edges == 2
+
+
+def test_non_utf8_bytes_name_the_file_and_line(tmp_path):
+    folder = _write(tmp_path, "TINY")
+    (folder / "TINY_A.txt").write_bytes(b"1, 2\n2, 3\n3, \xff2\n")
+    with pytest.raises(ValueError, match=r"TINY_A.txt, line 3: not UTF-8 text"):
         load_tu("TINY", data_home=tmp_path, download=False)
 
 
@@ -91,31 +113,158 @@ def test_missing_files_say_where_to_put_them(tmp_path):
 def test_environment_variable_is_the_default_home(tmp_path, monkeypatch):
     _write(tmp_path, "TINY")
     monkeypatch.setenv("GRAPHINVARIANTS_DATA", str(tmp_path))
+    assert default_data_home() == tmp_path
     assert load_tu("TINY", download=False).n_graphs == 2
 
 
-def test_offline_download_fails_cleanly(tmp_path, monkeypatch):
+def _refuse_downloads(monkeypatch):
+    """Make every download fail; return the list of URLs that were tried."""
     import pooch
 
-    def refuse(*args, **kwargs):
+    tried = []
+
+    def refuse(url, *args, **kwargs):
+        tried.append(url)
         raise OSError("network is closed")
 
     monkeypatch.setattr(pooch, "retrieve", refuse)
-    with pytest.raises(FileNotFoundError, match="download failed: network is closed"):
+    return tried
+
+
+def test_offline_download_fails_with_one_clear_sentence(tmp_path, monkeypatch):
+    tried = _refuse_downloads(monkeypatch)
+    with pytest.raises(FileNotFoundError) as excinfo:
         load_tu("MUTAG", data_home=tmp_path, download=True)
+    message = str(excinfo.value)
+    assert tried == ["https://www.chrsmrrs.com/graphkerneldatasets/MUTAG.zip"]
+    assert re.fullmatch(r"could not download TU data set 'MUTAG' from \S+MUTAG\.zip \(OSError\): put its "
+                        r"unzipped files in \S+MUTAG, or pass data_home= / set \$GRAPHINVARIANTS_DATA to the folder "
+                        r"that contains MUTAG/\.", message), message
+
+
+class _HTTPError(OSError):
+    """Shaped like requests.HTTPError: a long text and a response with a status code."""
+
+    def __init__(self, status):
+        super().__init__("Traceback (most recent call last):\n  urllib3.exceptions.MaxRetryError: ...")
+        self.response = type("Response", (), {"status_code": status})()
+
+
+def test_failed_download_message_has_no_nested_traceback(tmp_path, monkeypatch):
+    import pooch
+
+    def not_found(*args, **kwargs):
+        raise _HTTPError(404)
+
+    monkeypatch.setattr(pooch, "retrieve", not_found)
+    with pytest.raises(DataNotFoundError) as excinfo:
+        load_tu("COLLAB", data_home=tmp_path)
+    message = str(excinfo.value)
+    assert "(HTTP 404)" in message and "Traceback" not in message and "urllib3" not in message
+    assert "\n" not in message
+
+
+def test_messages_can_name_the_command_line_option(tmp_path):
+    with pytest.raises(DataNotFoundError) as excinfo:
+        load_tu("MUTAG", data_home=tmp_path, download=False)
+    assert "data_home=" in str(excinfo.value)
+    reworded = excinfo.value.message(data_home_option="--data-home")
+    assert "--data-home / set $GRAPHINVARIANTS_DATA" in reworded and "data_home=" not in reworded
+
+
+def test_name_in_another_case_finds_the_one_local_folder(tu_dir, monkeypatch):
+    tried = _refuse_downloads(monkeypatch)
+    ds = load_tu("mutag", data_home=tu_dir)
+    assert (ds.name, ds.n_graphs, tried) == ("MUTAG", 188, [])
+
+
+def test_name_matching_two_local_folders_in_another_case_is_not_guessed(tmp_path, monkeypatch):
+    _write(tmp_path, "TINY")
+    if (tmp_path / "Tiny").exists():
+        pytest.skip("case-insensitive file system")
+    _write(tmp_path, "Tiny")
+    tried = _refuse_downloads(monkeypatch)
+    with pytest.raises(FileNotFoundError, match=r"'tiny' not found in .*did you mean 'TINY'"):
+        load_tu("tiny", data_home=tmp_path)
+    assert tried == []
+
+
+def test_typo_suggests_the_close_local_name_without_downloading(tu_dir, monkeypatch):
+    tried = _refuse_downloads(monkeypatch)
+    with pytest.raises(FileNotFoundError) as excinfo:
+        load_tu("MUTAGG", data_home=tu_dir)
+    assert re.fullmatch(r"TU data set 'MUTAGG' not found in \S+TU: did you mean 'MUTAG'\? Data sets found there: "
+                        r"ENZYMES, MUTAG, NCI1, NCI109\.", str(excinfo.value)), str(excinfo.value)
+    assert tried == []
+
+
+def test_known_name_close_to_a_local_one_is_still_downloaded(tmp_path, monkeypatch):
+    _write(tmp_path, "NCI109")
+    tried = _refuse_downloads(monkeypatch)
+    with pytest.raises(FileNotFoundError, match="could not download TU data set 'NCI1'"):
+        load_tu("NCI1", data_home=tmp_path)
+    assert tried == ["https://www.chrsmrrs.com/graphkerneldatasets/NCI1.zip"]
+
+
+def _zip_folder(folder, archive):
+    with zipfile.ZipFile(archive, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for f in sorted(folder.iterdir()):
+            zf.write(f, f"{folder.name}/{f.name}")
+    return archive
+
+
+def _serve(monkeypatch, archive):
+    """Make the download return ``archive`` (a local file: the network is closed)."""
+    import pooch
+
+    monkeypatch.setattr(pooch, "retrieve", lambda *args, **kwargs: str(archive))
 
 
 def test_download_path_extracts_the_archive(tmp_path, monkeypatch):
-    import pooch
+    _serve(monkeypatch, _zip_folder(_write(tmp_path / "src", "TINY"), tmp_path / "TINY.zip"))
+    home = tmp_path / "home"
+    ds = load_tu("TINY", data_home=home, download=True)
+    assert ds.n_graphs == 2 and ds.path == home / "TINY"
+    assert sorted(os.listdir(home)) == ["TINY"]  # no temporary folder left behind
 
-    src = _write(tmp_path / "src", "TINY")
-    archive = tmp_path / "TINY.zip"
-    with zipfile.ZipFile(archive, "w") as zf:
-        for f in src.iterdir():
-            zf.write(f, f"TINY/{f.name}")
-    monkeypatch.setattr(pooch, "retrieve", lambda *a, **k: str(archive))
-    ds = load_tu("TINY", data_home=tmp_path / "home", download=True)
-    assert ds.n_graphs == 2
+
+def _flip_a_compressed_byte(archive):
+    data = bytearray(archive.read_bytes())
+    with zipfile.ZipFile(archive) as zf:
+        member = zf.infolist()[0]
+    start = member.header_offset + 30 + len(member.filename.encode()) + len(member.extra)
+    data[start + member.compress_size // 2] ^= 0xFF
+    damaged = archive.with_name("flipped.zip")
+    damaged.write_bytes(bytes(data))
+    return damaged
+
+
+def _truncate(archive):
+    data = archive.read_bytes()
+    damaged = archive.with_name("truncated.zip")
+    damaged.write_bytes(data[: len(data) // 2])
+    return damaged
+
+
+@pytest.mark.parametrize("damage", [_flip_a_compressed_byte, _truncate])
+def test_damaged_archive_is_refused_every_time_and_leaves_nothing(tmp_path, damage, monkeypatch):
+    edges = "".join(f"{i}, {i + 1}\n{i + 1}, {i}\n" for i in range(1, 300))
+    src = _write(tmp_path / "src", "TINY", a=edges, indicator="1\n" * 300, labels="1\n")
+    archive = damage(_zip_folder(src, tmp_path / "TINY.zip"))
+    _serve(monkeypatch, archive)
+    home = tmp_path / "home"
+    for _ in range(2):
+        with pytest.raises(ValueError, match=rf"{re.escape(str(archive))} is damaged or truncated .*: delete it"):
+            load_tu("TINY", data_home=home)
+        assert os.listdir(home) == []  # neither home/TINY nor a temporary folder
+
+
+def test_archive_without_the_data_set_folder_is_refused(tmp_path, monkeypatch):
+    archive = _zip_folder(_write(tmp_path / "src", "OTHER"), tmp_path / "TINY.zip")
+    _serve(monkeypatch, archive)
+    with pytest.raises(ValueError, match=rf"{re.escape(str(archive))} does not hold TINY/TINY_A.txt"):
+        load_tu("TINY", data_home=tmp_path / "home")
+    assert os.listdir(tmp_path / "home") == []
 
 
 def test_zip_path_traversal_is_refused(tmp_path):

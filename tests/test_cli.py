@@ -1,0 +1,221 @@
+"""The ``graphinvariants`` command: outputs, messages and exit status of each subcommand."""
+
+import csv
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import graphinvariants as gi
+from graphinvariants.cli import build_parser, main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(capsys, *argv):
+    """Run the command; return its exit status, stdout and stderr."""
+    try:
+        status = main([str(a) for a in argv])
+    except SystemExit as exit:  # argparse: --help, --version and usage errors
+        status = exit.code
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def _csv_rows(path):
+    with path.open(newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def _steps_by_collection(csv_path):
+    steps = {}
+    for row in _csv_rows(csv_path):
+        steps.setdefault(row["collection"], []).append(int(row["step"]))
+    return steps
+
+
+# -- demo, --version, --help --------------------------------------------------------------
+def test_demo_gives_kernel_one_for_the_two_karate_graphs(capsys):
+    status, out, _ = run(capsys, "demo")
+    assert status == 0
+    matrix = out.split("Power kernel matrix:\n")[1].split("\n\n")[0].splitlines()
+    rows = dict(re.split(r"\s{2,}", line.strip(), maxsplit=1) for line in matrix)
+    rows = {name: [float(v) for v in values.split()] for name, values in rows.items()}
+    assert rows["karate (networkx)"][1] == rows["karate (igraph)"][0] == 1.0
+    assert "give K = 1.000000000000." in out
+
+
+def test_version(capsys):
+    status, out, _ = run(capsys, "--version")
+    assert (status, out) == (0, f"graphinvariants {gi.__version__}\n")
+
+
+def _parsers():
+    parser = build_parser()
+    return {"graphinvariants": parser, **parser._subparsers._group_actions[0].choices}
+
+
+@pytest.mark.parametrize("command", ["graphinvariants", "demo", "evaluate", "perturb"])
+def test_help_is_plain_text_and_every_option_shows_its_default(command):
+    parser = _parsers()[command]
+    text = parser.format_help()
+    assert "``" not in text and ":func:" not in text and ":class:" not in text
+    for action in parser._actions:
+        if action.option_strings and action.dest not in ("help", "version"):
+            assert action.help and "(default: " in action.help, action.option_strings
+
+
+def test_help_names_worker_threads_and_the_seed():
+    text = _parsers()["evaluate"].format_help()
+    assert re.search(r"--n-jobs N_JOBS\s+worker threads", text)
+    assert re.search(r"--seed SEED\s+seed of all random choices", text)
+
+
+# -- perturb ------------------------------------------------------------------------------
+def test_perturb_on_generated_graphs_writes_every_step(tmp_path, capsys):
+    figure = tmp_path / "fig" / "p.png"
+    status, out, _ = run(capsys, "perturb", "--graphs", "5", "--flips", "3", "--out", figure)
+    assert status == 0 and "generated on the spot" in out
+    assert figure.read_bytes()[:4] == b"\x89PNG"
+    steps = _steps_by_collection(tmp_path / "fig" / "p.csv")
+    assert list(steps) == ["Erdos-Renyi (p = 4/n)", "Barabasi-Albert (m = 2)", "Watts-Strogatz (k = 4, p = 0.1)"]
+    assert all(s == [0, 1, 2, 3] for s in steps.values())
+    studies = json.loads((tmp_path / "fig" / "p.json").read_text())
+    assert list(studies) == list(steps)
+    assert all(len(study["curves"]) == 5 and len(study["curves"][0]) == 4 for study in studies.values())
+
+
+def test_perturb_on_tu_data(tu_dir, tmp_path, capsys):
+    status, out, _ = run(capsys, "perturb", "MUTAG", "--graphs", "20", "--steps", "4", "--data-home", tu_dir,
+                         "--no-download", "--out", tmp_path / "p.png")
+    assert status == 0 and "generated" not in out
+    assert _steps_by_collection(tmp_path / "p.csv") == {"MUTAG": [0, 1, 2, 3, 4]}
+    rows = _csv_rows(tmp_path / "p.csv")
+    assert float(rows[0]["mean"]) == 1.0 and all(0 < float(r["mean"]) <= 1 for r in rows)
+    assert (tmp_path / "p.png").is_file() and list(json.loads((tmp_path / "p.json").read_text())) == ["MUTAG"]
+
+
+def test_perturb_named_data_set_that_is_missing_is_an_error(tu_dir, tmp_path, capsys):
+    status, out, err = run(capsys, "perturb", "MUTAGG", "--graphs", "3", "--steps", "2", "--data-home", tu_dir,
+                           "--out", tmp_path / "p.png")
+    assert status == 2 and "generated" not in out
+    assert err.startswith("graphinvariants: error: TU data set 'MUTAGG' not found") and "did you mean 'MUTAG'" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_missing_data_messages_name_the_command_line_option(tmp_path, capsys):
+    status, _, err = run(capsys, "perturb", "NOPE", "--no-download", "--data-home", tmp_path,
+                         "--out", tmp_path / "p.png")
+    assert status == 2
+    assert "TU data set 'NOPE' not found" in err and "--data-home / set $GRAPHINVARIANTS_DATA" in err
+    assert "data_home=" not in err and "Traceback" not in err
+
+
+def test_damaged_download_is_reported_without_traceback(tmp_path, monkeypatch, capsys):
+    import pooch
+
+    archive = tmp_path / "NOPE.zip"
+    archive.write_bytes(b"<html>not a zip</html>")
+    monkeypatch.setattr(pooch, "retrieve", lambda *args, **kwargs: str(archive))
+    status, _, err = run(capsys, "perturb", "NOPE", "--data-home", tmp_path / "home", "--out", tmp_path / "p.png")
+    assert status == 2
+    assert err.startswith(f"graphinvariants: error: {archive} is damaged or truncated") and "delete it" in err
+
+
+def _command(name, tu_dir):
+    """A quick run of ``perturb`` (generated graphs) or ``evaluate`` (MUTAG), without --out."""
+    if name == "perturb":
+        return ["perturb", "--graphs", "3", "--steps", "1"]
+    return ["evaluate", "MUTAG", "--reps", "1", "--folds", "2", "--data-home", tu_dir, "--no-download", "--quiet"]
+
+
+@pytest.mark.parametrize("command, out, message", [
+    ("perturb", ".", "is a folder; give a figure file"),
+    ("perturb", "a_file/p.png", "a_file is a file, not a folder"),
+    ("perturb", "a_file/sub/p.png", "cannot create the folder"),
+    ("evaluate", "a_file", "a_file is a file, not a folder"),
+    ("evaluate", "a_file/sub", "cannot create the folder"),
+])
+def test_out_that_cannot_be_written_is_a_clear_error(command, out, message, tu_dir, tmp_path, capsys):
+    (tmp_path / "a_file").write_text("")
+    status, _, err = run(capsys, *_command(command, tu_dir), "--out", tmp_path / out)
+    assert status == 2
+    assert err.startswith("graphinvariants: error: --out") and message in err and "Traceback" not in err
+    assert sorted(os.listdir(tmp_path)) == ["a_file"]
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root may write anywhere")
+@pytest.mark.parametrize("command", ["perturb", "evaluate"])
+def test_out_in_a_read_only_folder_is_a_clear_error(command, tu_dir, tmp_path, capsys):
+    read_only = tmp_path / "read_only"
+    read_only.mkdir(mode=0o500)
+    status, _, err = run(capsys, *_command(command, tu_dir), "--out", read_only / "out" / "p.png")
+    assert status == 2 and err.startswith("graphinvariants: error: --out") and "Permission denied" in err
+
+
+def test_perturb_refuses_an_out_that_is_no_figure_format(tmp_path, capsys):
+    status, _, err = run(capsys, "perturb", "--graphs", "3", "--out", tmp_path / "p.csv")
+    assert status == 2 and ".csv is no figure format" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_readme_outputs_are_ignored_by_git():
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    figure = Path(build_parser().parse_args(["perturb"]).out)
+    for path in (figure, figure.with_suffix(".csv"), figure.with_suffix(".json")):
+        ignored = subprocess.run(["git", "-C", str(ROOT), "check-ignore", "-q", "--no-index", str(path)])
+        assert ignored.returncode == 0, f"{path} is not in .gitignore"
+
+
+# -- evaluate -----------------------------------------------------------------------------
+def test_evaluate_writes_the_table_and_resumes(tu_dir, tmp_path, capsys):
+    argv = ["evaluate", "MUTAG", "--reps", "1", "--folds", "3", "--k", "3", "--data-home", tu_dir,
+            "--no-download", "--out", tmp_path, "--quiet"]
+    status, out, _ = run(capsys, *argv)
+    assert status == 0
+    assert "in parentheses the standard error over the 1 repetition(s)" in out and "resumed" not in out
+    [row] = _csv_rows(tmp_path / "evaluation.csv")
+    assert row["dataset"] == "MUTAG" and 0 <= float(row["accuracy"]) <= 100
+    assert re.search(rf"MUTAG +{float(row['accuracy']):8.2f} \(0\.00\)    83\.22 \(0\.47\)", out)
+    summary = json.loads((tmp_path / "evaluation.json").read_text())
+    assert (summary["k"], summary["reps"], summary["folds"]) == (3, 1, 3)
+    details = json.loads((tmp_path / "evaluation-MUTAG.json").read_text())
+    assert details["k"] == 3 and len(details["details"]["accuracies"][0]) == 3
+
+    status, out, _ = run(capsys, *argv)
+    assert status == 0 and "MUTAG: resumed 3 of 3 folds from" in out
+    [again] = _csv_rows(tmp_path / "evaluation.csv")
+    assert (again["accuracy"], again["stderr"], again["fits"]) == (row["accuracy"], row["stderr"], "0")
+
+
+def test_evaluate_with_other_folds_does_not_reuse_the_checkpoint(tu_dir, tmp_path, capsys):
+    common = ["evaluate", "MUTAG", "--reps", "1", "--data-home", tu_dir, "--no-download", "--out", tmp_path, "--quiet"]
+    assert run(capsys, *common, "--folds", "3")[0] == 0
+    status, out, err = run(capsys, *common, "--folds", "2")
+    assert (status, err) == (0, "") and "resumed" not in out
+
+
+@pytest.mark.parametrize("option, value, message", [
+    ("--reps", "0", "argument --reps: must be at least 1, got 0"),
+    ("--reps", "-2", "argument --reps: must be at least 1, got -2"),
+    ("--folds", "1", "argument --folds: must be at least 2, got 1"),
+    ("--k", "0", "argument --k: must be at least 1, got 0"),
+    ("--reps", "two", "argument --reps: not an integer: 'two'"),
+])
+def test_evaluate_refuses_counts_below_their_minimum(tmp_path, capsys, option, value, message):
+    status, _, err = run(capsys, "evaluate", "MUTAG", option, value, "--data-home", tmp_path, "--no-download",
+                         "--out", tmp_path / "out")
+    assert status == 2 and message in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_evaluate_missing_data_set_is_a_clean_error(tmp_path, capsys):
+    status, _, err = run(capsys, "evaluate", "NOPE", "--no-download", "--data-home", tmp_path, "--quiet",
+                         "--out", tmp_path / "out")
+    assert status == 2 and err.startswith("graphinvariants: error: TU data set 'NOPE' not found")
+    assert not (tmp_path / "out").exists()

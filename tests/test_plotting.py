@@ -1,0 +1,43 @@
+import matplotlib.pyplot as plt
+import networkx as nx
+import numpy as np
+import pytest
+
+import graphinvariants as gi
+
+
+@pytest.fixture(autouse=True)
+def close_figures():
+    yield
+    plt.close("all")
+
+
+def test_kernel_decay_display_plots_the_study_data():
+    graphs = [nx.gnp_random_graph(30, 0.1, seed=i) for i in range(12)]
+    study = gi.perturbation_study(graphs, n_graphs=10, n_steps=4, seed=0, name="ER")
+    display = study.plot()
+    line = display.lines_["ER"]
+    np.testing.assert_array_equal(line.get_xdata(), np.arange(5))
+    np.testing.assert_allclose(line.get_ydata(), study.mean)
+    assert display.ax_.get_ylabel() == "power kernel with the original graph"
+    assert display.ax_.get_xlabel() == "number of edge flips"
+    assert display.figure_ is display.ax_.figure
+
+
+def test_kernel_matrix_display_groups_rows_by_class():
+    K = np.array([[1.0, 0.2, 0.9], [0.2, 1.0, 0.1], [0.9, 0.1, 1.0]])
+    display = gi.plot_kernel_matrix(K, ["b", "a", "b"])
+    np.testing.assert_array_equal(display.order, [1, 0, 2])
+    np.testing.assert_array_equal(display.image_.get_array(), K[np.ix_([1, 0, 2], [1, 0, 2])])
+    with pytest.raises(ValueError, match="square"):
+        gi.plot_kernel_matrix(np.ones((2, 3)))
+
+
+def test_invariants_display_and_png(tmp_path):
+    inv = gi.power_invariants(nx.karate_club_graph())
+    display = gi.plot_invariants(inv)
+    mean_line = display.axes_[0].lines[0]
+    np.testing.assert_allclose(mean_line.get_ydata(), inv.mean)
+    np.testing.assert_array_equal(display.axes_[1].images[0].get_array(), inv.covariance)
+    display.figure_.savefig(tmp_path / "inv.png")
+    assert (tmp_path / "inv.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
