@@ -1,12 +1,16 @@
 """Sphinx configuration for graphinvariants.
 
 Build: ``sphinx-build -W --keep-going -b html docs docs/_build/html`` (what CI runs).
-The build needs no network: intersphinx reads small local inventories written by
-``_inventories.py``; set ``GRAPHINVARIANTS_DOCS_ONLINE=1`` to use the projects' full
-online inventories instead.
+The build needs no network, and neither does reading the result: intersphinx reads small
+local inventories written by ``_inventories.py`` (set ``GRAPHINVARIANTS_DOCS_ONLINE=1``
+to use the projects' full online inventories instead), and MathJax 3 is copied into
+``_static/mathjax`` from the ``sphinx-mathjax-offline`` package instead of being loaded
+from a CDN. After an HTML build, :func:`_check_html` warns (an error under ``-W``) if a
+page still points at an online MathJax or a gallery example drew no figure.
 """
 
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -32,13 +36,15 @@ extensions = [
     "sphinx.ext.autosummary",
     "sphinx.ext.intersphinx",
     "sphinx.ext.mathjax",
+    "sphinx-mathjax-offline",  # MathJax 3 from the package, served from _static/mathjax
     "numpydoc",
     "sphinx_gallery.gen_gallery",
 ]
 templates_path = ["_templates"]
 exclude_patterns = ["_build", "generated/cli", "table1.rst"]
 html_theme = "alabaster"
-html_static_path = []
+html_static_path = ["_static"]
+html_css_files = ["graphinvariants.css"]  # long code lines scroll instead of overflowing
 
 autosummary_generate = True
 autodoc_default_options = {"members": True, "inherited-members": False}
@@ -82,5 +88,31 @@ def _write_cli_help(app):
         (out / f"{name}.txt").write_text(sub.format_help())
 
 
+_ONLINE_MATHJAX = re.compile(r"""https?://[^\s"'<>]*mathjax""", re.IGNORECASE)
+
+
+def _check_html(app, exc):
+    """Warn when the HTML needs the internet for math, or an example has no figure."""
+    if exc is not None or app.builder.format != "html":
+        return
+    from sphinx.util import logging
+
+    logger = logging.getLogger("graphinvariants.docs")
+    out = Path(app.outdir)
+    uses_mathjax = False
+    for page in sorted(out.rglob("*.html")):
+        text = page.read_text(encoding="utf-8", errors="replace")
+        uses_mathjax = uses_mathjax or "_static/mathjax/" in text
+        for url in sorted(set(_ONLINE_MATHJAX.findall(text))):
+            logger.warning("%s loads MathJax from the internet (%s)", page.relative_to(out), url)
+    if uses_mathjax and not (out / "_static" / "mathjax" / "tex-chtml.js").is_file():
+        logger.warning("pages load _static/mathjax/tex-chtml.js, which the build did not copy")
+    images = HERE / sphinx_gallery_conf["gallery_dirs"] / "images"
+    for example in sorted((HERE / sphinx_gallery_conf["examples_dirs"]).glob("plot_*.py")):
+        if not (images / f"sphx_glr_{example.stem}_001.png").is_file():
+            logger.warning("examples/%s draws no figure: its gallery thumbnail is a placeholder", example.name)
+
+
 def setup(app):
     app.connect("builder-inited", _write_cli_help)
+    app.connect("build-finished", _check_html, priority=900)  # after MathJax is copied

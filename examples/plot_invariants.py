@@ -22,7 +22,13 @@ print(gi.power_invariants(nx.petersen_graph()))
 # Plot the mean profile (with one standard deviation) and the covariance.
 display = gi.plot_invariants(inv)
 display.figure_.suptitle("Les Miserables co-appearance graph")
-display.figure_.tight_layout()
+
+# %%
+# The same plot for the karate club, built from the graph itself. Each column of the
+# summary is divided by a total number of walks, so its entries scale like ``1/n``: the
+# karate club, with 34 nodes against 77, has larger values throughout.
+display = gi.InvariantsDisplay.from_graph(nx.karate_club_graph(), k=5).plot()
+display.figure_.suptitle("Zachary's karate club")
 
 # %%
 # Invariants are plain data: save many to one ``.npz`` file and load them back.

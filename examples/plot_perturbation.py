@@ -28,6 +28,9 @@ gi.KernelDecayDisplay.from_studies(studies).plot(ax=ax)
 # %%
 # Other perturbations: degree-preserving swaps keep every node's degree, so the first
 # column of the summary does not move and the kernel decays more slowly.
-swaps = gi.perturbation_study(families["Erdos-Renyi"], kind="swap_edges", seed=0, name="ER, edge swaps")
+swaps = gi.perturbation_study(families["Erdos-Renyi"], kind="swap_edges", n_steps=20, seed=0, name="ER, edge swaps")
 flips = studies["Erdos-Renyi"]
 print(f"after 20 steps: flips {flips.mean[-1]:.3f}, swaps {swaps.mean[-1]:.3f}")
+
+display = gi.KernelDecayDisplay.from_studies({"ER, node-pair flips": flips, "ER, edge swaps": swaps}).plot()
+display.ax_.set_title("Erdos-Renyi graphs: flips against degree-preserving swaps")

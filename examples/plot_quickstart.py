@@ -37,6 +37,20 @@ print("K(karate, Les Miserables) =", gi.power_kernel(G, nx.les_miserables_graph(
 
 # %%
 # Many graphs at once: the invariants are computed once per graph and the pairs are
-# evaluated vectorised.
-graphs = [G, H, nx.les_miserables_graph(), nx.florentine_families_graph(), nx.davis_southern_women_graph()]
-print(gi.power_kernel_matrix(graphs).round(3))
+# evaluated vectorised. The two versions of the karate club are one graph to the kernel;
+# the other social networks differ from it and from each other.
+graphs = {
+    "karate (networkx)": G,
+    "karate (igraph)": H,
+    "Les Miserables": nx.les_miserables_graph(),
+    "Florentine families": nx.florentine_families_graph(),
+    "Davis southern women": nx.davis_southern_women_graph(),
+}
+K = gi.power_kernel_matrix(list(graphs.values()))
+print(K.round(3))
+
+display = gi.plot_kernel_matrix(K)
+names = list(graphs)
+display.ax_.set_xticks(range(len(names)), names, rotation=40, ha="right")
+display.ax_.set_yticks(range(len(names)), names)
+display.ax_.set_title("power kernel (k = 5) between five graphs")

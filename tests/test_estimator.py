@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
-from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_score
+from sklearn.model_selection import GridSearchCV, ParameterGrid, StratifiedKFold, cross_val_score
 from sklearn.pipeline import Pipeline
 from sklearn.svm import SVC
 from sklearn.utils import estimator_checks as checks
@@ -23,13 +23,36 @@ def _pipeline(**kernel_params):
     return Pipeline([("kernel", gi.PowerKernel(**kernel_params)), ("svm", SVC(kernel="precomputed"))])
 
 
-def test_pipeline_cross_val_score_and_grid_search(graphs_and_labels):
+def test_pipeline_cross_val_score(graphs_and_labels):
     graphs, y = graphs_and_labels
     scores = cross_val_score(_pipeline(), graphs, y, cv=StratifiedKFold(4, shuffle=True, random_state=0))
     assert scores.mean() > 0.75  # two families of random graphs, default C
-    search = GridSearchCV(_pipeline(), {"kernel__k": [2, 3, 5], "svm__C": [0.1, 10]}, cv=3).fit(graphs, y)
-    assert search.best_params_["kernel__k"] in (2, 3, 5)
-    assert search.predict(graphs[:3]).shape == (3,)
+
+
+def test_grid_search_picks_the_k_with_the_best_cross_validated_score(graphs_and_labels):
+    """GridSearchCV over the pipeline agrees with the same search done by hand on
+    precomputed power-kernel matrices: every mean score, hence the chosen k and C."""
+    graphs, y = graphs_and_labels
+    grid = {"kernel__k": [1, 2, 3, 5], "svm__C": [0.01, 1, 100]}
+    cv = StratifiedKFold(3, shuffle=True, random_state=1)
+    search = GridSearchCV(_pipeline(), grid, cv=cv).fit(graphs, y)
+
+    folds = list(cv.split(np.zeros(len(y)), y))
+    expected = []
+    for params in ParameterGrid(grid):  # the order of cv_results_
+        K = gi.power_kernel_matrix(graphs, k=params["kernel__k"])
+        scores = [
+            SVC(kernel="precomputed", C=params["svm__C"]).fit(K[np.ix_(tr, tr)], y[tr]).score(K[np.ix_(te, tr)], y[te])
+            for tr, te in folds
+        ]
+        expected.append(np.mean(scores))
+    expected = np.array(expected)
+    assert len(set(expected.round(12))) > 2, "the grid must make a difference for this test to mean anything"
+    np.testing.assert_allclose(search.cv_results_["mean_test_score"], expected, rtol=0, atol=1e-12)
+    best = list(ParameterGrid(grid))[int(np.argmax(expected))]  # first of the ties, as GridSearchCV
+    assert search.best_params_ == best
+    assert search.best_score_ == pytest.approx(expected.max(), abs=1e-12)
+    np.testing.assert_array_equal(search.predict(graphs[:3]), search.best_estimator_.predict(graphs[:3]))
 
 
 def test_transform_rows_equal_the_full_matrix(graphs_and_labels):
@@ -50,6 +73,51 @@ def test_unfitted_transform_raises():
 def test_fit_rejects_an_empty_list():
     with pytest.raises(ValueError, match="at least one graph"):
         gi.PowerKernel().fit([])
+
+
+def test_fit_validates_the_parameters():
+    kernel = gi.PowerKernel(ridge=-1)  # scikit-learn convention: __init__ only stores
+    assert kernel.ridge == -1
+    with pytest.raises(ValueError, match="ridge"):
+        kernel.fit([nx.path_graph(4), nx.cycle_graph(5)])
+    with pytest.raises(ValueError, match="k must be"):
+        gi.PowerKernel(k=0).fit([nx.path_graph(4)])
+
+
+def test_parameters_are_keyword_only():
+    with pytest.raises(TypeError):
+        gi.PowerKernel(5)
+    assert gi.PowerKernel(k=5).k == 5
+
+
+def test_feature_names_out_name_the_training_graphs(graphs_and_labels):
+    graphs, _ = graphs_and_labels
+    with pytest.raises(NotFittedError):
+        gi.PowerKernel().get_feature_names_out()
+    kernel = gi.PowerKernel().fit(graphs[:5])
+    names = kernel.get_feature_names_out()
+    assert isinstance(names, np.ndarray) and names.dtype == object
+    assert names.tolist() == [f"powerkernel{i}" for i in range(5)]
+    assert kernel.transform(graphs[5:8]).shape == (3, len(names))
+    # in a pipeline, the SVM sees one feature per training graph
+    model = _pipeline().fit(graphs[:5] + graphs[-5:], [0] * 5 + [1] * 5)
+    assert model[:-1].get_feature_names_out().tolist() == [f"powerkernel{i}" for i in range(10)]
+
+
+def test_set_output_pandas(graphs_and_labels):
+    pd = pytest.importorskip("pandas")
+    graphs, _ = graphs_and_labels
+    train, test = graphs[:6], graphs[30:33]
+    kernel = gi.PowerKernel().set_output(transform="pandas").fit(train)
+    frame = kernel.transform(test)
+    assert isinstance(frame, pd.DataFrame)
+    assert frame.columns.tolist() == kernel.get_feature_names_out().tolist()
+    np.testing.assert_array_equal(frame.to_numpy(), gi.PowerKernel().fit(train).transform(test))
+    square = gi.PowerKernel().set_output(transform="pandas").fit_transform(train)
+    assert isinstance(square, pd.DataFrame) and square.shape == (6, 6)
+    np.testing.assert_array_equal(square.to_numpy(), gi.power_kernel_matrix(train))
+    default = gi.PowerKernel().set_output(transform="default").fit(train).transform(test)
+    assert isinstance(default, np.ndarray)
 
 
 def test_params_and_clone():

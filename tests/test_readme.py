@@ -6,10 +6,20 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _section(text, title):
+    """The text of the README section ``## title`` up to the next ``## ``."""
+    match = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## |\Z)", text, flags=re.S | re.M)
+    assert match, f"README.md has no section '## {title}'"
+    return match[1]
+
+
+def _commands(markdown):
+    blocks = re.findall(r"```bash\n(.*?)```", markdown, flags=re.S)
+    return [line for block in blocks for line in block.splitlines() if line and not line.startswith("#")]
+
+
 def _readme_commands():
-    text = (ROOT / "README.md").read_text()
-    blocks = re.findall(r"```bash\n(.*?)```", text, flags=re.S)
-    return [line for block in blocks[:2] for line in block.splitlines() if line and not line.startswith("#")]
+    return _commands(_section((ROOT / "README.md").read_text(), "Two commands"))
 
 
 def test_ci_runs_the_readme_test_command():
@@ -17,3 +27,19 @@ def test_ci_runs_the_readme_test_command():
     assert "pytest" in test_command
     assert test_command in (ROOT / ".ci" / "run").read_text().splitlines()
     assert "graphinvariants" in main_job
+
+
+def test_getting_started_shows_the_same_two_commands():
+    page = (ROOT / "docs" / "getting_started.rst").read_text()
+    for command in _readme_commands():
+        assert f"\n   {command}\n" in page
+
+
+def test_ci_builds_the_docs_as_the_readme_says():
+    (docs_command,) = [c for c in _commands(_section((ROOT / "README.md").read_text(), "Documentation")) if "sphinx-build" in c]
+    build = docs_command.split("&&")[-1].split()
+    ci = [line for line in (ROOT / ".ci" / "run").read_text().splitlines() if "sphinx-build" in line]
+    assert ci, ".ci/run builds the docs"
+    ci_build = ci[0].split("&&")[-1].split()
+    assert "-W" in ci_build  # warnings are errors in CI
+    assert [a for a in build if a != "-q"] == [a for a in ci_build if a != "-q"]

@@ -131,7 +131,21 @@ def test_adapters_give_the_same_kernel():
     assert gi.power_kernel(g, h) == ref
     assert gi.power_kernel(nx.to_scipy_sparse_array(G), nx.to_numpy_array(H)) == ref
     assert gi.power_kernel(gi.power_invariants(G), h) == ref
-    assert gi.power_kernel(G, G.reverse() if G.is_directed() else nx.Graph(G)) == 1.0
+    assert gi.power_kernel(G, nx.Graph(G)) == 1.0
+
+
+def test_directed_graphs_keep_their_direction():
+    """Walks follow edge direction. The reverse of a directed graph is in general another
+    graph (an out-star and the in-star it turns into differ), unless it is isomorphic to
+    the original (a directed cycle); copies and the igraph version are the same graph."""
+    out_star = nx.DiGraph([(0, 1), (0, 2), (0, 3)])
+    assert gi.power_kernel(out_star, nx.DiGraph(out_star)) == 1.0
+    assert gi.power_kernel(out_star, out_star.reverse()) < 0.9
+    assert gi.power_kernel(out_star, nx.Graph(out_star)) < 0.9  # the undirected star is a third graph
+    g = ig.Graph.from_networkx(out_star)
+    assert g.is_directed() and gi.power_kernel(g, out_star) == 1.0
+    cycle = nx.cycle_graph(6, create_using=nx.DiGraph)
+    assert gi.power_kernel(cycle, cycle.reverse()) == 1.0
 
 
 def test_random_gram_matrices_are_psd_and_consistent(rng):
