@@ -3,10 +3,13 @@
 * :class:`GaussianEmbedding` (the paper): mean and covariance of the node profiles,
   :class:`GaussianBatch` of arrays with :class:`PowerInvariants` per-graph views.
 * :class:`WalkHistogram`: histogram of exact walk-count profiles.
+* :class:`WeisfeilerLehman`: the Weisfeiler-Lehman subtree kernel (the usual baseline).
+* :class:`Combination`: products and sums of the kernels of several functionals.
 * :class:`Functional`: the protocol both implement, and any new functional too.
 """
 
 from .base import Functional
+from .combination import Combination
 from .gaussian import (
     DEFAULT_RIDGE,
     GaussianBatch,
@@ -18,15 +21,19 @@ from .gaussian import (
     save_invariants,
 )
 from .histogram import HistogramBatch, WalkHistogram
+from .wl import WeisfeilerLehman, WLBatch
 
 __all__ = [
     "DEFAULT_RIDGE",
+    "Combination",
     "Functional",
     "GaussianBatch",
     "GaussianEmbedding",
     "HistogramBatch",
     "PowerInvariants",
     "WalkHistogram",
+    "WLBatch",
+    "WeisfeilerLehman",
     "batch_power_invariants",
     "load_invariants",
     "power_invariants",

@@ -73,7 +73,8 @@ class Functional(ABC):
             coerced = self.coerce_items(items, what)
             if coerced is not None:
                 return coerced
-        return self.embed(as_graph_batch(items, weight=self.weight, what=what))
+        node_label = getattr(self, "node_label", None)
+        return self.embed(as_graph_batch(items, weight=self.weight, node_label=node_label, what=what))
 
     def prepare(self, embedded, what):
         """Kernel-ready form of one side (computed once per side); default: as is."""

@@ -17,7 +17,7 @@ import scipy.sparse as sp
 
 from .._validation import check_k
 from ..walks import exact_walk_counts
-from .base import Functional
+from .counts import CountFeatures, count_matrix, relabel_columns
 
 __all__ = ["HistogramBatch", "WalkHistogram"]
 
@@ -56,7 +56,7 @@ class HistogramBatch:
         return f"<HistogramBatch: {len(self)} graphs, k={self.k}, {len(self.vocabulary)} labels>"
 
 
-class WalkHistogram(Functional):
+class WalkHistogram(CountFeatures):
     """Histogram of exact walk-count profiles with the cosine-normalised linear kernel.
 
     Parameters
@@ -92,66 +92,23 @@ class WalkHistogram(Functional):
             return HistogramBatch(np.zeros((0, k), np.int64), sp.csr_array((n_graphs, 0)), k)
         counts = exact_walk_counts(batch.matrix, k)
         owner = np.repeat(np.arange(n_graphs), batch.sizes)
-        # label of each node's prefix of length t, built round by round: (parent, c_t)
-        prefixes = [counts[:, :1]]
-        for t in range(1, k):
-            prefixes.append(counts[:, : t + 1])
-        rows, graph_of_row = [], []
-        for t, block in enumerate(prefixes):
-            padded = np.full((len(block), k), -1, dtype=np.int64)
-            padded[:, : t + 1] = block
-            rows.append(padded)
-            graph_of_row.append(owner)
-        rows = np.concatenate(rows)
-        vocabulary, label = np.unique(rows, axis=0, return_inverse=True)
-        label = label.reshape(-1)
-        hist = sp.csr_array(
-            (np.ones(label.size), (np.concatenate(graph_of_row), label)), shape=(n_graphs, len(vocabulary))
-        )
-        hist.sum_duplicates()
+        # every node's prefixes (c_1), (c_1, c_2), ..., padded with -1 to width k
+        rows = np.full((k, batch.n_nodes, k), -1, dtype=np.int64)
+        for t in range(k):
+            rows[t, :, : t + 1] = counts[:, : t + 1]
+        vocabulary, label = np.unique(rows.reshape(-1, k), axis=0, return_inverse=True)
+        hist = count_matrix(np.tile(owner, k), label.reshape(-1), n_graphs, len(vocabulary))
         return HistogramBatch(vocabulary, hist, k)
 
     def check_batch(self, embedded, what):
         if embedded.k != self.k:
             raise ValueError(f"{what} holds histograms with k={embedded.k}, but k={self.k} was asked for")
 
-    def prepare(self, embedded, what):
-        return embedded
-
-    def align(self, left, right):
-        """Express both batches over one vocabulary; returns the two count matrices
-        and their squared norms."""
-        if left is right:
-            counts = left.counts
-            norms = _squared_norms(counts)
-            return (counts, norms), (counts, norms)
+    def merge(self, left, right):
         vocabulary, label = np.unique(np.concatenate((left.vocabulary, right.vocabulary)), axis=0, return_inverse=True)
         label = label.reshape(-1)
-        out = []
-        for batch, columns in ((left, label[: len(left.vocabulary)]), (right, label[len(left.vocabulary) :])):
-            c = batch.counts.tocoo()
-            counts = sp.csr_array((c.data, (c.row, columns[c.col])), shape=(len(batch), len(vocabulary)))
-            out.append((counts, _squared_norms(counts)))
-        return tuple(out)
-
-    def tile(self, left, right, rows, cols):
-        (a, na), (b, nb) = left, right
-        dots = (a[rows] @ b[cols].T).toarray()
-        return dots / np.sqrt(na[rows][:, None] * nb[cols][None, :])
-
-    def pairs(self, left, right, i, j):
-        (a, na), (b, nb) = left, right
-        dots = np.asarray(a[i].multiply(b[j]).sum(axis=1)).reshape(-1)
-        return dots / np.sqrt(na[i] * nb[j])
-
-    def tile_size(self, n_jobs):
-        return 1024
-
-    def features(self, embedded):
-        """Explicit feature map: unit-norm histograms, shape (n_graphs, n_labels)."""
-        counts = embedded.counts
-        return sp.csr_array(sp.diags_array(1.0 / np.sqrt(_squared_norms(counts))) @ counts)
-
-
-def _squared_norms(counts):
-    return np.asarray(counts.multiply(counts).sum(axis=1), dtype=np.float64).reshape(-1)
+        n = len(left.vocabulary)
+        return (
+            relabel_columns(left.counts, label[:n], len(vocabulary)),
+            relabel_columns(right.counts, label[n:], len(vocabulary)),
+        )

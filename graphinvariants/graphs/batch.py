@@ -161,7 +161,7 @@ def check_not_single_graph(items, what):
         )
 
 
-def as_graph_batch(graphs, *, weight=None, what="graphs"):
+def as_graph_batch(graphs, *, weight=None, node_label=None, what="graphs"):
     """Return the graphs of a collection as one :class:`GraphBatch`.
 
     Parameters
@@ -172,6 +172,10 @@ def as_graph_batch(graphs, *, weight=None, what="graphs"):
     weight : str or None, keyword-only
         Edge attribute to use as weight (see :func:`as_adjacency`); ignored for a
         batch, which carries its own weights.
+    node_label : str or None, keyword-only
+        Node attribute to keep as the batch's ``node_labels`` (NetworkX node
+        attribute, igraph vertex attribute; every node must have it). A batch keeps
+        its own labels.
     what : str, keyword-only
         Name of the argument, for error messages.
 
@@ -203,10 +207,12 @@ def as_graph_batch(graphs, *, weight=None, what="graphs"):
     check_not_single_graph(graphs, what)
     if isinstance(graphs, (str, bytes)) or not hasattr(graphs, "__iter__"):
         raise TypeError(f"{what} must be a sequence of graphs, got {describe(graphs)}")
-    parts, sizes = [], []
+    parts, sizes, labels = [], [], []
     for i, G in enumerate(graphs):
         try:
             indptr, indices, data = _block_of(G, weight)
+            if node_label is not None:
+                labels.append(_node_labels_of(G, node_label))
         except (TypeError, ValueError) as err:
             raise type(err)(f"{what}[{i}]: {err}") from None
         if len(indptr) == 1:
@@ -215,7 +221,27 @@ def as_graph_batch(graphs, *, weight=None, what="graphs"):
         sizes.append(len(indptr) - 1)
     sizes = np.array(sizes, dtype=np.int64)
     offsets = np.concatenate(([0], np.cumsum(sizes)))
-    return GraphBatch(stack_csr(parts, sizes), offsets, weighted=weight is not None)
+    node_labels = None
+    if node_label is not None:
+        node_labels = np.array([v for part in labels for v in part]) if labels else np.zeros(0, np.int64)
+    return GraphBatch(stack_csr(parts, sizes), offsets, weighted=weight is not None, node_labels=node_labels)
+
+
+def _node_labels_of(G, attribute):
+    """The values of a node attribute, in the graph's node order (every node has one)."""
+    library = graph_library(G)
+    if library == "networkx":
+        values = [data.get(attribute) for _, data in G.nodes(data=True)]
+        nodes = list(G)
+    elif library == "igraph":
+        values = G.vs[attribute] if attribute in G.vs.attributes() else [None] * G.vcount()
+        nodes = range(G.vcount())
+    else:
+        raise TypeError(f"node labels can be read from NetworkX and igraph graphs, not from a {describe(G)}")
+    for node, value in zip(nodes, values):
+        if value is None:
+            raise ValueError(f"node {node!r} has no attribute {attribute!r}")
+    return values
 
 
 def _block_of(G, weight):

@@ -29,12 +29,13 @@ def _check_not_same_iterator(X, Y):
 def _sides(functional, X, Y):
     """Prepared and aligned (left, right, symmetric) for X against Y (None: X itself)."""
     _check_not_same_iterator(X, Y)
-    left = functional.prepare(functional.as_embeddings(X, what="graphs"), "graphs")
+    left = functional.as_embeddings(X, what="graphs")
+    prepared_left = functional.prepare(left, "graphs")
     if Y is None:
-        L, R = functional.align(left, left)
+        L, R = functional.align(prepared_left, prepared_left)
         return L, R, len(left), len(left), True
-    right = functional.prepare(functional.as_embeddings(Y, what="other"), "other")
-    L, R = functional.align(left, right)
+    right = functional.as_embeddings(Y, what="other")
+    L, R = functional.align(prepared_left, functional.prepare(right, "other"))
     return L, R, len(left), len(right), False
 
 
