@@ -99,16 +99,54 @@ def _load_data_sets(args):
 PAPER_TABLE_1 = {"MUTAG": (83.22, 0.47), "ENZYMES": (34.60, 0.48), "NCI1": (70.73, 0.10), "NCI109": (70.15, 0.12)}
 
 
-def _evaluate_data_set(ds, args, out):
-    """Run the protocol on one data set, print its line and return its row of the table."""
+def kernel_list(text):
+    """``--kernel`` value -> list of ``(spec, name, params)``.
+
+    Kernels are separated by commas; a comma-separated item with ``=`` is one more
+    parameter of the kernel before it: ``"power,histogram:k=7,wl:n_iter=3"``.
+    """
+    from .kernels.registry import make_functional, parse_kernel_spec
+
+    specs = []
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        if "=" in item and ":" not in item and specs:
+            specs[-1] += "," + item
+        else:
+            specs.append(item)
+    if not specs:
+        raise argparse.ArgumentTypeError("name at least one kernel")
+    out = []
+    for spec in specs:
+        try:
+            name, params = parse_kernel_spec(spec)
+            make_functional(name, **params)  # refuse unknown names and parameters now
+        except (TypeError, ValueError) as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
+        out.append((spec, name, params))
+    return out
+
+
+def _kernel_label(spec, args):
+    return f"{spec} (k={args.k})" if spec == "power" else spec
+
+
+def _safe_file_part(text):
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in text)
+
+
+def _evaluate_data_set(ds, kernel, args, out):
+    """Run the protocol on one data set and kernel, print its line and return its row."""
     import json
     import time
 
     import graphinvariants as gi
+    from .kernels.registry import shared_parameters
 
+    spec, name, params = kernel
     start = time.perf_counter()
-    K = gi.power_kernel_matrix(ds, k=args.k, n_jobs=args.n_jobs)
-    checkpoint = out / f"checkpoint-{ds.name}-k{args.k}-reps{args.reps}-folds{args.folds}-seed{args.seed}.jsonl"
+    K = gi.kernel_matrix(ds, kernel=name, n_jobs=args.n_jobs, **{**shared_parameters(name, k=args.k), **params})
+    tag = "" if spec == "power" else f"-{_safe_file_part(spec)}"
+    checkpoint = out / f"checkpoint-{ds.name}{tag}-k{args.k}-reps{args.reps}-folds{args.folds}-seed{args.seed}.jsonl"
     result = gi.evaluate_kernel(
         K, ds.y, n_repeats=args.reps, n_folds=args.folds, seed=args.seed, n_jobs=args.n_jobs,
         checkpoint=checkpoint, progress=not args.quiet,
@@ -118,24 +156,32 @@ def _evaluate_data_set(ds, args, out):
         print(f"{ds.name}: resumed {result.n_resumed} of {result.accuracies.size} folds from {checkpoint}")
     paper = PAPER_TABLE_1.get(ds.name, (float("nan"), float("nan")))
     row = {
-        "dataset": ds.name, "graphs": ds.n_graphs, "accuracy": round(100 * result.mean, 2),
+        "dataset": ds.name, "kernel": spec, "graphs": ds.n_graphs, "accuracy": round(100 * result.mean, 2),
         "stderr": round(100 * result.stderr, 2), "paper_accuracy": paper[0], "paper_stderr": paper[1],
         "seconds": round(seconds, 1), "fits": result.n_fits,
     }
-    with (out / f"evaluation-{ds.name}.json").open("w") as fh:
+    with (out / f"evaluation-{ds.name}{tag}.json").open("w") as fh:
         json.dump({**row, "k": args.k, "details": result.to_dict()}, fh, indent=1)
-    print(f"{ds.name}: {row['accuracy']:.2f} ({row['stderr']:.2f}) in {seconds:.0f} s", flush=True)
+    print(f"{ds.name}, {_kernel_label(spec, args)}: {row['accuracy']:.2f} ({row['stderr']:.2f}) in {seconds:.0f} s",
+          flush=True)
     return row
 
 
-def _print_table(rows):
-    print(f"\n{'data set':<10} {'ours':>14} {'paper':>14} {'diff':>7} {'time':>8}")
-    for row in rows:
-        diff = row["accuracy"] - row["paper_accuracy"]
-        print(
-            f"{row['dataset']:<10} {row['accuracy']:8.2f} ({row['stderr']:.2f}) "
-            f"{row['paper_accuracy']:8.2f} ({row['paper_stderr']:.2f}) {diff:+7.2f} {row['seconds']:7.0f}s"
-        )
+def _print_table(rows, kernels, args):
+    """One line per data set: each kernel's accuracy (standard error), then the paper's."""
+    labels = [_kernel_label(spec, args) for spec, _, _ in kernels]
+    width = max(16, *(len(label) for label in labels))
+    print("\n" + f"{'data set':<10} " + " ".join(f"{label:>{width}}" for label in labels)
+          + f" {'paper (power)':>16}")
+    by_key = {(row["dataset"], row["kernel"]): row for row in rows}
+    for dataset in dict.fromkeys(row["dataset"] for row in rows):
+        cells = []
+        for spec, _, _ in kernels:
+            row = by_key[(dataset, spec)]
+            cell = f"{row['accuracy']:.2f} ({row['stderr']:.2f})"
+            cells.append(f"{cell:>{width}}")
+        paper = by_key[(dataset, kernels[0][0])]
+        print(f"{dataset:<10} " + " ".join(cells) + f" {paper['paper_accuracy']:9.2f} ({paper['paper_stderr']:.2f})")
 
 
 def _cmd_evaluate(args):
@@ -146,16 +192,18 @@ def _cmd_evaluate(args):
     datasets = _load_data_sets(args)
     out = Path(args.out)
     _make_writable_folder(out)
-    print(f"{args.reps} x {args.folds}-fold C-SVM evaluation of the power kernel (k={args.k}): mean accuracy "
+    names = ", ".join(_kernel_label(spec, args) for spec, _, _ in args.kernel)
+    print(f"{args.reps} x {args.folds}-fold C-SVM evaluation of {names}: mean accuracy "
           f"in percent, in parentheses the standard error over the {args.reps} repetition(s)")
-    rows = [_evaluate_data_set(ds, args, out) for ds in datasets.values()]
-    _print_table(rows)
+    rows = [_evaluate_data_set(ds, kernel, args, out) for ds in datasets.values() for kernel in args.kernel]
+    _print_table(rows, args.kernel, args)
     with (out / "evaluation.csv").open("w", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
     with (out / "evaluation.json").open("w") as fh:
         json.dump({"machine": platform.platform(), "python": platform.python_version(), "k": args.k,
+                   "kernels": [spec for spec, _, _ in args.kernel],
                    "reps": args.reps, "folds": args.folds, "seed": args.seed, "rows": rows}, fh, indent=1)
     print(f"\nwrote {out / 'evaluation.csv'} and {out / 'evaluation.json'}")
     return 0
@@ -192,17 +240,19 @@ def _write_perturbation_outputs(figure, studies, args):
     fig, ax = plt.subplots(figsize=(6.4, 4.4))
     try:
         gi.KernelDecayDisplay.from_studies(studies).plot(ax=ax)
-        ax.set_title(f"power kernel (k={args.k}) after random {args.kind} steps, {args.graphs} graphs each")
+        kernels = ", ".join(spec for spec, _, _ in args.kernel)
+        ax.set_title(f"{kernels} (k={args.k}) after random {args.kind} steps, {args.graphs} graphs each", fontsize=9)
         fig.tight_layout()
         fig.savefig(figure, dpi=120)
     finally:
         plt.close(fig)
     csv_path, json_path = figure.with_suffix(".csv"), figure.with_suffix(".json")
     with csv_path.open("w") as fh:
-        fh.write("collection,step,mean,std,stderr\n")
+        fh.write("collection,kernel,step,mean,std,stderr\n")
         for name, study in studies.items():
             for t in study.steps:
-                fh.write(f"\"{name}\",{t},{study.mean[t]:.10g},{study.std[t]:.10g},{study.stderr[t]:.10g}\n")
+                fh.write(f"\"{name}\",\"{study.params['kernel']}\",{t},{study.mean[t]:.10g},{study.std[t]:.10g},"
+                         f"{study.stderr[t]:.10g}\n")
     with json_path.open("w") as fh:
         json.dump({name: study.to_dict() for name, study in studies.items()}, fh)
     return figure, csv_path, json_path
@@ -221,18 +271,23 @@ def _cmd_perturb(args):
               f"({args.graphs} graphs each, 20 to 200 nodes, seed {args.seed})")
         collections = generated_families(args.graphs, args.seed)
     figure = _out_figure(args.out)
-    studies = {
-        name: gi.perturbation_study(
-            graphs, n_graphs=args.graphs, n_steps=args.steps, k=args.k, kind=args.kind, seed=args.seed,
-            n_jobs=args.n_jobs, name=name,
-        )
-        for name, graphs in collections.items()
-    }
+    several = len(args.kernel) > 1
+    studies = {}
+    for name, graphs in collections.items():
+        for spec, kernel, params in args.kernel:
+            label = f"{name} / {spec}" if several else name
+            studies[label] = gi.perturbation_study(
+                graphs, n_graphs=args.graphs, n_steps=args.steps, k=args.k, kind=args.kind, seed=args.seed,
+                n_jobs=args.n_jobs, name=label, kernel=kernel, kernel_params=params,
+            )
     elapsed = time.perf_counter() - start
     shown = sorted({t for t in (0, 1, 2, 5, 10, args.steps) if t <= args.steps})
-    print(f"{'collection':<32} " + " ".join(f"{t:>6d}" for t in shown))
-    for name, study in studies.items():
-        print(f"{name:<32} " + " ".join(f"{study.mean[t]:6.3f}" for t in shown))
+    width = max(32, *(len(label) for label in studies))
+    print(f"{'collection':<{width}} " + " ".join(f"{t:>6d}" for t in shown) + "  below the median of others after")
+    for label, study in studies.items():
+        crossing = study.crossing_step
+        after = f"{crossing} steps" if crossing is not None else f"more than {args.steps} steps"
+        print(f"{label:<{width}} " + " ".join(f"{study.mean[t]:6.3f}" for t in shown) + f"  {after}")
     paths = _write_perturbation_outputs(figure, studies, args)
     print(f"\n{sum(len(s.curves) for s in studies.values())} graphs x {args.steps} steps in {elapsed:.2f} s; "
           f"wrote {', '.join(map(str, paths[:-1]))} and {paths[-1]}")
@@ -260,6 +315,13 @@ def _add_common_options(parser):
                         help="power iterations, the length of each node's walk-count profile (default: %(default)s)")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of all random choices (default: %(default)s)")
+
+
+def _add_kernel_option(parser):
+    parser.add_argument("--kernel", type=kernel_list, default=kernel_list("power"), metavar="NAME[,NAME...]",
+                        help="kernels to compare, side by side: power (the paper's), histogram, wl, or products "
+                             "and means such as power*histogram; parameters as histogram:k=7 "
+                             "(default: power)")
 
 
 def _add_run_options(parser):
@@ -296,6 +358,7 @@ def build_parser():
     ev.add_argument("--folds", type=_int_at_least(2), default=10,
                     help="outer and inner cross-validation folds (default: %(default)s)")
     _add_common_options(ev)
+    _add_kernel_option(ev)
     _add_run_options(ev)
     ev.add_argument("--out", default="results",
                     help="folder for evaluation.csv, evaluation.json and checkpoints (default: %(default)s)")
@@ -315,6 +378,7 @@ def build_parser():
     pt.add_argument("--kind", default="flip", choices=PERTURBATIONS, metavar="KIND",
                     help=f"perturbation applied at each step: {', '.join(PERTURBATIONS)} (default: %(default)s)")
     _add_common_options(pt)
+    _add_kernel_option(pt)
     _add_run_options(pt)
     pt.add_argument("--out", default="perturbation.png",
                     help="figure file; the .csv and .json of the same name are written beside it "

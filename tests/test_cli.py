@@ -181,7 +181,7 @@ def test_evaluate_writes_the_table_and_resumes(tu_dir, tmp_path, capsys):
     assert "in parentheses the standard error over the 1 repetition(s)" in out and "resumed" not in out
     [row] = _csv_rows(tmp_path / "evaluation.csv")
     assert row["dataset"] == "MUTAG" and 0 <= float(row["accuracy"]) <= 100
-    assert re.search(rf"MUTAG +{float(row['accuracy']):8.2f} \(0\.00\)    83\.22 \(0\.47\)", out)
+    assert re.search(rf"MUTAG +{float(row['accuracy']):.2f} \(0\.00\) +83\.22 \(0\.47\)", out)
     summary = json.loads((tmp_path / "evaluation.json").read_text())
     assert (summary["k"], summary["reps"], summary["folds"]) == (3, 1, 3)
     details = json.loads((tmp_path / "evaluation-MUTAG.json").read_text())
@@ -219,3 +219,33 @@ def test_evaluate_missing_data_set_is_a_clean_error(tmp_path, capsys):
                          "--out", tmp_path / "out")
     assert status == 2 and err.startswith("graphinvariants: error: TU data set 'NOPE' not found")
     assert not (tmp_path / "out").exists()
+
+
+def test_evaluate_several_kernels_side_by_side(tu_dir, tmp_path, capsys):
+    argv = ["evaluate", "MUTAG", "--reps", "1", "--folds", "3", "--data-home", tu_dir, "--no-download",
+            "--out", tmp_path, "--quiet", "--kernel", "power,wl:n_iter=3,histogram:k=4"]
+    status, out, _ = run(capsys, *argv)
+    assert status == 0
+    rows = _csv_rows(tmp_path / "evaluation.csv")
+    assert [r["kernel"] for r in rows] == ["power", "wl:n_iter=3", "histogram:k=4"]
+    header = next(line for line in out.splitlines() if line.startswith("data set"))
+    assert header.split()[2:] == ["power", "(k=5)", "wl:n_iter=3", "histogram:k=4", "paper", "(power)"]
+    table = next(line for line in out.splitlines() if line.startswith("MUTAG  "))
+    for r in rows:
+        assert f"{float(r['accuracy']):.2f} ({float(r['stderr']):.2f})" in table
+
+
+def test_unknown_kernels_are_refused_by_the_parser(capsys):
+    with pytest.raises(SystemExit) as exc:
+        build_parser().parse_args(["evaluate", "MUTAG", "--kernel", "power,wlx"])
+    assert exc.value.code == 2 and "unknown kernel 'wlx'" in capsys.readouterr().err
+
+
+def test_perturb_several_kernels_with_the_property_2_column(tmp_path, capsys):
+    status, out, _ = run(capsys, "perturb", "--graphs", "8", "--steps", "3", "--kernel", "power,wl",
+                         "--out", tmp_path / "p.png")
+    assert status == 0 and "below the median of others after" in out
+    rows = _csv_rows(tmp_path / "p.csv")
+    assert {r["kernel"] for r in rows} == {"power", "wl"} and len(rows) == 3 * 2 * 4
+    saved = json.loads((tmp_path / "p.json").read_text())
+    assert all("crossing_step" in study for study in saved.values())

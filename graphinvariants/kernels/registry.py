@@ -12,7 +12,7 @@ import inspect
 from ..embeddings import Combination, GaussianEmbedding, WalkHistogram, WeisfeilerLehman
 from .engine import pairwise_kernels
 
-__all__ = ["KERNELS", "RECOMMENDED", "kernel_matrix", "make_functional"]
+__all__ = ["KERNELS", "RECOMMENDED", "kernel_matrix", "make_functional", "parse_kernel_spec"]
 
 _FUNCTIONALS = {"power": GaussianEmbedding, "histogram": WalkHistogram, "wl": WeisfeilerLehman}
 
@@ -33,6 +33,43 @@ RECOMMENDED = "wl"
 
 def _parameters(cls):
     return [p for p in inspect.signature(cls).parameters if p != "self"]
+
+
+def parse_kernel_spec(spec):
+    """``"name:param=value,..."`` -> ``(name, params)``, values read as int, float or text.
+
+    The spelling of kernels on the command line, e.g. ``"histogram:k=7"`` or
+    ``"power*histogram:histogram__k=9"``.
+
+    Examples
+    --------
+    >>> from graphinvariants.kernels import parse_kernel_spec
+    >>> parse_kernel_spec("power*histogram:k=4,histogram__k=9")
+    ('power*histogram', {'k': 4, 'histogram__k': 9})
+    """
+    name, _, rest = spec.partition(":")
+    params = {}
+    for item in filter(None, rest.split(",")):
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"kernel {spec!r}: expected name:param=value,..., got {item!r}")
+        for cast in (int, float):
+            try:
+                params[key] = cast(value)
+                break
+            except ValueError:
+                continue
+        else:
+            params[key] = None if value == "None" else value
+    return name.strip(), params
+
+
+def shared_parameters(kernel, **params):
+    """The subset of ``params`` that some member of ``kernel`` takes (for parameters such
+    as ``k`` that a caller passes to whatever kernel it is given)."""
+    names = [name.strip() for name in kernel.replace("+", "*").split("*")]
+    accepted = {p for name in names if name in _FUNCTIONALS for p in _parameters(_FUNCTIONALS[name])}
+    return {key: value for key, value in params.items() if key in accepted}
 
 
 def make_functional(kernel, **params):

@@ -19,9 +19,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._validation import check_int, check_k, check_n_jobs, check_ridge, check_seed_sequence
-from ..embeddings import DEFAULT_RIDGE, GaussianEmbedding
+from ..embeddings import DEFAULT_RIDGE
 from ..graphs import GraphBatch, as_graph_batch
 from ..graphs.csr import edges_to_csr
+from ..kernels import pairwise_kernels
+from ..kernels.registry import make_functional, shared_parameters
 from .edits import GraphState, PerturbationError, check_kind
 
 __all__ = ["PerturbationStudy", "perturbation_study"]
@@ -39,7 +41,12 @@ class PerturbationStudy:
     graph_indices : numpy.ndarray of shape (n_graphs,)
         Positions of the sampled graphs in the input collection.
     params : dict
-        ``n_graphs``, ``n_steps``, ``k``, ``kind``, ``seed``, ``ridge``, ``name``.
+        ``n_graphs``, ``n_steps``, ``k``, ``kind``, ``seed``, ``ridge``, ``name``,
+        ``kernel``.
+    baseline : numpy.ndarray of shape (n_graphs,) or None
+        For each sampled graph, the median kernel between it and the other graphs of
+        the collection (the paper's "property 2" compares a perturbed graph with
+        these); None when the collection has a single graph.
 
     Examples
     --------
@@ -56,6 +63,18 @@ class PerturbationStudy:
     curves: np.ndarray
     graph_indices: np.ndarray
     params: dict = field(default_factory=dict)
+    baseline: np.ndarray = None
+
+    @property
+    def crossing_step(self):
+        """Number of steps after which the mean kernel with the original first falls
+        below the mean of :attr:`baseline` (int), or None if it never does within the
+        study: how long a perturbed graph stays closer to its original than the other
+        graphs of its collection are (the paper's property 2)."""
+        if self.baseline is None:
+            return None
+        below = np.flatnonzero(self.mean < self.baseline.mean())
+        return int(below[0]) if below.size else None
 
     @property
     def steps(self):
@@ -87,6 +106,8 @@ class PerturbationStudy:
             "stderr": self.stderr.tolist(),
             "graph_indices": self.graph_indices.tolist(),
             "curves": self.curves.tolist(),
+            "baseline": None if self.baseline is None else self.baseline.tolist(),
+            "crossing_step": self.crossing_step,
         }
 
     def to_csv(self, path):
@@ -156,6 +177,8 @@ def perturbation_study(
     ridge=DEFAULT_RIDGE,
     n_jobs=None,
     name=None,
+    kernel="power",
+    kernel_params=None,
     n_flips=None,
 ):
     """Run the paper's perturbation study on a collection of graphs.
@@ -182,6 +205,11 @@ def perturbation_study(
         Worker threads for the perturbations; the result does not depend on it.
     name : str, optional
         Label stored in ``params`` and used by plots.
+    kernel : str, keyword-only
+        The kernel compared, a name of :data:`KERNELS` (default ``"power"``, the
+        paper's); ``k`` and ``ridge`` go to the members that take them.
+    kernel_params : dict, optional
+        Further parameters of the kernel (e.g. ``{"n_iter": 3}`` for ``"wl"``).
     n_flips : int, optional
         Deprecated spelling of ``n_steps``.
 
@@ -238,18 +266,29 @@ def perturbation_study(
         delayed(_perturbed_edges)([chosen[i] for i in c], indices[c], kind, n_steps, [seeds[i] for i in c]) for c in chunks
     )
     perturbed = [graph for part in parts for graph in part]
+    functional = make_functional(kernel, **shared_parameters(kernel, k=k, ridge=ridge), **(kernel_params or {}))
+    batch = _unweighted(batch)
+    originals = functional.embed(batch.take(indices))
     curves = np.ones((len(chosen), n_steps + 1))
     if perturbed:
-        functional = GaussianEmbedding(k, ridge=ridge)
-        originals = _unweighted(batch).take(indices)
-        left = functional.prepare(functional.embed(originals), "graphs")
+        left = functional.prepare(originals, "graphs")
         right = functional.prepare(functional.embed(_stack_edges(perturbed)), "perturbed graphs")
+        left, right = functional.align(left, right)
         pairs = np.arange(len(perturbed))
         curves[:, 1:] = functional.pairs(left, right, pairs // n_steps, pairs).reshape(len(chosen), n_steps)
     params = {"n_graphs": len(indices), "n_steps": n_steps, "k": k, "kind": kind,
               "seed": seed if not isinstance(seed, np.random.Generator) else "Generator",
-              "ridge": ridge, "name": name}
-    return PerturbationStudy(curves, np.asarray(indices), params)
+              "ridge": ridge, "name": name, "kernel": kernel}
+    return PerturbationStudy(curves, np.asarray(indices), params, _baseline(functional, originals, batch, indices, n_jobs))
+
+
+def _baseline(functional, originals, batch, indices, n_jobs):
+    """Median kernel between each sampled graph and the other graphs of the collection."""
+    if len(batch) < 2:
+        return None
+    K = pairwise_kernels(originals, batch, functional=functional, n_jobs=n_jobs)
+    K[np.arange(len(indices)), indices] = np.nan  # not itself
+    return np.nanmedian(K, axis=1)
 
 
 def _unweighted(batch):

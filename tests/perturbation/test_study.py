@@ -112,3 +112,28 @@ def test_curves_equal_the_kernel_of_each_perturbed_graph():
         steps = gi.perturbation_sequence(G, 5, seed=np.random.default_rng(seed))
         expected = [gi.power_kernel(G, H) for H in steps]
         np.testing.assert_allclose(study.curves[g, 1:], expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("kernel, params", [("histogram", {"k": 4}), ("wl", {"n_iter": 2})])
+def test_any_kernel_by_name_against_the_straightforward_path(kernel, params):
+    graphs = [nx.gnp_random_graph(25, 0.2, seed=i) for i in range(6)]
+    study = gi.perturbation_study(graphs, n_graphs=None, n_steps=3, seed=5, kernel=kernel,
+                                  k=params.get("k", 5), kernel_params={k: v for k, v in params.items() if k != "k"})
+    assert study.params["kernel"] == kernel
+    _, graph_seq = np.random.SeedSequence(5).spawn(2)
+    for g, (G, seed) in enumerate(zip(graphs, graph_seq.spawn(len(graphs)))):
+        steps = gi.perturbation_sequence(G, 3, seed=np.random.default_rng(seed))
+        expected = gi.kernel_matrix([G], steps, kernel=kernel, **params)[0]
+        np.testing.assert_allclose(study.curves[g, 1:], expected, rtol=1e-12)
+
+
+def test_baseline_is_the_median_kernel_with_the_other_graphs_and_the_crossing_step():
+    graphs = [nx.gnp_random_graph(20 + i, 0.2, seed=i) for i in range(12)]
+    study = gi.perturbation_study(graphs, n_graphs=4, n_steps=10, seed=2)
+    K = gi.power_kernel_matrix(graphs)
+    for i, g in enumerate(study.graph_indices):
+        others = np.delete(K[g], g)
+        assert study.baseline[i] == pytest.approx(np.median(others), rel=1e-12)
+    below = np.flatnonzero(study.mean < study.baseline.mean())
+    assert study.crossing_step == (int(below[0]) if below.size else None)
+    assert gi.perturbation_study(graphs[:1], n_graphs=1, n_steps=2, seed=0).crossing_step is None
