@@ -3,6 +3,8 @@
 * :class:`GaussianEmbedding` (the paper): mean and covariance of the node profiles,
   :class:`GaussianBatch` of arrays with :class:`PowerInvariants` per-graph views.
 * :class:`WalkHistogram`: histogram of exact walk-count profiles.
+* :class:`MeanMap`: kernel mean embedding of the node profiles (exact, or random
+  Fourier features).
 * :class:`WeisfeilerLehman`: the Weisfeiler-Lehman subtree kernel (the usual baseline).
 * :class:`Combination`: products and sums of the kernels of several functionals.
 * :class:`Functional`: the protocol both implement, and any new functional too.
@@ -21,6 +23,7 @@ from .gaussian import (
     save_invariants,
 )
 from .histogram import HistogramBatch, WalkHistogram
+from .meanmap import MeanMap, MeanMapBatch
 from .wl import WeisfeilerLehman, WLBatch
 
 __all__ = [
@@ -30,6 +33,8 @@ __all__ = [
     "GaussianBatch",
     "GaussianEmbedding",
     "HistogramBatch",
+    "MeanMap",
+    "MeanMapBatch",
     "PowerInvariants",
     "WalkHistogram",
     "WLBatch",

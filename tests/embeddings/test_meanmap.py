@@ -1,0 +1,99 @@
+"""The kernel mean embedding: exact double sums, random features, and the usual theorems."""
+
+import igraph as ig
+import networkx as nx
+import numpy as np
+import pytest
+
+import graphinvariants as gi
+from graphinvariants.embeddings import MeanMap
+from graphinvariants.kernels import paired_kernels, pairwise_kernels
+
+
+def _profiles(G, k, profile):
+    A = nx.to_numpy_array(G, weight=None)
+    counts = np.column_stack([np.linalg.matrix_power(A, t) @ np.ones(len(A)) for t in range(1, k + 1)])
+    if profile == "counts":
+        return counts
+    if profile == "log":
+        return np.log1p(counts)
+    return gi.power_summary(G, k=k).matrix
+
+
+def _brute_force(G, H, k, profile, h):
+    def s(X, Y):
+        return sum(np.exp(-np.sum((x - y) ** 2) / (2 * h * h)) for x in X for y in Y)
+
+    X, Y = _profiles(G, k, profile), _profiles(H, k, profile)
+    return s(X, Y) / np.sqrt(s(X, X) * s(Y, Y))
+
+
+@pytest.fixture(scope="module")
+def graphs():
+    return [nx.gnp_random_graph(int(n), 0.2, seed=int(n)) for n in range(6, 20, 3)] + [nx.star_graph(5), nx.empty_graph(3)]
+
+
+@pytest.mark.parametrize("profile, h", [("log", 1.0), ("l1", 0.3), ("counts", 4.0)])
+def test_exact_form_matches_the_double_sum(graphs, profile, h):
+    K = pairwise_kernels(graphs, functional=MeanMap(k=3, profile=profile, bandwidth=h))
+    for i in range(len(graphs)):
+        for j in range(i + 1, len(graphs)):
+            assert K[i, j] == pytest.approx(_brute_force(graphs[i], graphs[j], 3, profile, h), rel=1e-10)
+
+
+def test_column_weights_scale_the_profile_columns(graphs):
+    weighted = pairwise_kernels(graphs, functional=MeanMap(k=3, column_weights=[1.0, 0.5, 0.25]))
+    plain = pairwise_kernels(graphs, functional=MeanMap(k=3))
+    assert not np.allclose(weighted, plain)
+    np.testing.assert_allclose(
+        pairwise_kernels(graphs, functional=MeanMap(k=3, column_weights=[2.0] * 3, bandwidth=2.0)), plain, rtol=1e-12
+    )
+
+
+def test_random_features_approach_the_exact_form(graphs):
+    exact = pairwise_kernels(graphs, functional=MeanMap(k=4))
+    errors = {}
+    for D in (50, 5000):
+        errors[D] = np.mean([
+            np.abs(pairwise_kernels(graphs, functional=MeanMap(k=4, n_features=D, random_state=s)) - exact).max()
+            for s in range(5)
+        ])
+    assert errors[5000] < errors[50] / 3
+
+
+@pytest.mark.parametrize("n_features", [None, 300])
+def test_unit_diagonal_psd_renumbering_and_libraries(graphs, rng, n_features):
+    functional = MeanMap(k=4, n_features=n_features)
+    K = pairwise_kernels(graphs, functional=functional)
+    np.testing.assert_array_equal(np.diag(K), 1.0)
+    np.testing.assert_allclose(K, K.T, atol=1e-15)
+    assert np.all(np.isfinite(K)) and np.linalg.eigvalsh(K).min() > -1e-10
+    renumbered = []
+    for G in graphs:
+        perm = rng.permutation(G.number_of_nodes())
+        H = nx.Graph()
+        H.add_nodes_from(sorted(range(len(perm)), key=lambda v: rng.random()))
+        H.add_edges_from((int(perm[u]), int(perm[v])) for u, v in G.edges)
+        renumbered.append(H)
+    np.testing.assert_array_equal(paired_kernels(graphs, renumbered, functional=functional), 1.0)
+    np.testing.assert_array_equal(pairwise_kernels([ig.Graph.from_networkx(G) for G in graphs], functional=functional), K)
+
+
+def test_random_features_are_a_fixed_size_embedding(graphs):
+    functional = MeanMap(k=3, n_features=64, random_state=3)
+    batch = functional.as_embeddings(graphs)
+    again = functional.from_arrays(functional.to_arrays(batch))
+    np.testing.assert_array_equal(pairwise_kernels(again, functional=functional), pairwise_kernels(batch, functional=functional))
+    X = functional.features(batch)
+    np.testing.assert_allclose(X @ X.T, pairwise_kernels(batch, functional=functional), atol=1e-12)
+    with pytest.raises(ValueError, match="other mean-map parameters"):
+        pairwise_kernels(batch, functional=MeanMap(k=3, n_features=64, random_state=4))
+
+
+def test_bad_parameters():
+    with pytest.raises(ValueError, match="profile"):
+        MeanMap(profile="sqrt")
+    with pytest.raises(ValueError, match="bandwidth"):
+        MeanMap(bandwidth=0)
+    with pytest.raises(ValueError, match="column_weights"):
+        MeanMap(k=3, column_weights=[1.0, 2.0])
