@@ -214,12 +214,17 @@ def power_summary(G, *, k=5, weight=None):
     return PowerSummary(power_iteration(adjacency.matrix, np.array([0, n]), k), adjacency)
 
 
-def batch_power_summary(batch, k):
+#: Normalisations of the iterates: Algorithm 1's L1 norm (as printed), the L2 norm, or
+#: none (the raw walk counts ``A^t 1``).
+NORMALIZATIONS = ("l1", "l2", "none")
+
+
+def batch_power_summary(batch, k, normalization="l1"):
     """Algorithm 1 on every graph of a GraphBatch: the stacked ``(n_nodes, k)`` summary."""
-    return power_iteration(batch.matrix, batch.offsets, k)
+    return power_iteration(batch.matrix, batch.offsets, k, normalization)
 
 
-def power_iteration(A, offsets, k):
+def power_iteration(A, offsets, k, normalization="l1"):
     """Algorithm 1 on one or many graphs at once.
 
     Parameters
@@ -229,6 +234,9 @@ def power_iteration(A, offsets, k):
     offsets : numpy.ndarray of int, shape (n_graphs + 1,)
         Graph ``g`` owns rows ``offsets[g]:offsets[g + 1]``; every graph has a node.
     k : int
+    normalization : {"l1", "l2", "none"}
+        Norm that divides each iterate: the paper's L1 norm (default), the L2 norm, or
+        none (column ``t`` is then ``A^t 1`` itself).
 
     Returns
     -------
@@ -269,16 +277,28 @@ def power_iteration(A, offsets, k):
     v = np.ones(n)
     for t in range(k):
         if exact.all():
-            totals = np.repeat(np.add.reduceat(v, starts), sizes)
             nxt = A @ v
         else:  # sums of integers below 2**53 are exact in any order, so this changes no exact graph
-            totals = np.repeat(_sorted_segment_sums(v, owner, starts), sizes)
             nxt = _sorted_matvec(A, v)
+        if normalization == "l1":
+            totals = _sums(v, owner, starts, exact.all())
+        elif normalization == "l2":
+            totals = np.sqrt(_sorted_segment_sums(v * v, owner, starts))
+        else:
+            totals = np.ones(len(starts))
+        totals = np.repeat(totals, sizes)
         x = np.divide(nxt, totals, out=np.zeros(n), where=totals > 0)
         out[t] = x
         exact &= np.maximum.reduceat(nxt, starts) * bound < 2.0**53
         v = np.where(exact[owner], nxt, x)
+    if not np.all(np.isfinite(out)):
+        raise ValueError(f"the walk counts overflow double precision at k={k}; use normalization='l1' or a smaller k")
     return out.T
+
+
+def _sums(v, owner, starts, exact):
+    """Per-graph sums of ``v``: plain when every entry is an exact integer, else sorted."""
+    return np.add.reduceat(v, starts) if exact else _sorted_segment_sums(v, owner, starts)
 
 
 def _graphs_with_integer_weights(A, offsets):

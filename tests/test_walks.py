@@ -149,3 +149,31 @@ def test_walk_counts_never_wrap_for_huge_integer_weights():
     assert counts.dtype == object
     assert counts[0, 0] == 2**63 and counts[1, 0] == 2**63 + 3
     assert counts[0, 1] == 2**63 * (2**63 + 3)
+
+
+@pytest.mark.parametrize("normalization", ["l1", "l2", "none"])
+def test_normalizations_against_matrix_powers(normalization):
+    from graphinvariants.walks import power_iteration
+
+    G = nx.gnp_random_graph(30, 0.2, seed=4)
+    A = nx.to_numpy_array(G)
+    counts = np.column_stack([np.linalg.matrix_power(A, t) @ np.ones(30) for t in range(0, 7)])
+    norm = {"l1": np.abs(counts).sum(0), "l2": np.sqrt((counts**2).sum(0)), "none": np.ones(7)}[normalization]
+    expected = counts[:, 1:] / norm[:-1]
+    S = power_iteration(gi.as_adjacency(G).matrix, np.array([0, 30]), 6, normalization)
+    np.testing.assert_allclose(S, expected, rtol=1e-13)
+
+
+def test_gaussian_kernel_normalizations_differ_but_column_weights_cannot_matter():
+    """The Bhattacharyya coefficient is invariant under a common invertible linear map."""
+    from graphinvariants.embeddings import GaussianEmbedding
+    from graphinvariants.kernels import pairwise_kernels
+
+    graphs = [nx.gnp_random_graph(30, 0.2, seed=i) for i in range(5)]
+    l1 = pairwise_kernels(graphs, functional=GaussianEmbedding(5, ridge=0))
+    l2 = pairwise_kernels(graphs, functional=GaussianEmbedding(5, ridge=0, normalization="l2"))
+    assert not np.allclose(l1, l2, atol=1e-3)
+    invs = gi.batch_power_invariants(graphs)
+    D = np.diag([1.0, 0.5, 0.25, 0.125, 0.0625])  # discounting columns
+    discounted = [gi.PowerInvariants(D @ m, D @ c @ D, n) for m, c, n in zip(invs.means, invs.covariances, invs.n_nodes)]
+    np.testing.assert_allclose(gi.power_kernel_matrix(discounted, ridge=0), l1, rtol=1e-9)

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .._validation import check_k, check_ridge
+from .._validation import check_choice, check_k, check_ridge
 from ..graphs.adjacency import describe
-from ..walks import PowerSummary, batch_power_summary, power_summary
+from ..walks import NORMALIZATIONS, PowerSummary, batch_power_summary, power_summary
 from . import _bhattacharyya
 from .base import Functional, check_not_single
 
@@ -358,6 +358,11 @@ class GaussianEmbedding(Functional):
         Relative ridge added to each covariance (see :func:`power_kernel`).
     weight : str or None, default=None
         Edge attribute used as weight.
+    normalization : {"l1", "l2", "none"}, default="l1"
+        Norm dividing each iterate of Algorithm 1: L1 as printed in the paper, L2, or
+        none (raw walk counts). Column weights, by contrast, need no parameter: the
+        Bhattacharyya coefficient is unchanged when both Gaussians go through the same
+        invertible linear map, so discounting columns cannot change this kernel.
 
     Examples
     --------
@@ -374,15 +379,16 @@ class GaussianEmbedding(Functional):
 
     batch_type = GaussianBatch
 
-    def __init__(self, k=5, *, ridge=DEFAULT_RIDGE, weight=None):
+    def __init__(self, k=5, *, ridge=DEFAULT_RIDGE, weight=None, normalization="l1"):
         self.k = check_k(k)
         self.ridge = check_ridge(ridge)
         self.weight = weight
+        self.normalization = check_choice(normalization, "normalization", NORMALIZATIONS)
 
     def embed(self, batch):
         if not len(batch):
             return GaussianBatch._trusted(np.zeros((0, self.k)), np.zeros((0, self.k, self.k)), np.zeros(0, np.int64))
-        means, covs = stacked_moments(batch_power_summary(batch, self.k), batch.offsets)
+        means, covs = stacked_moments(batch_power_summary(batch, self.k, self.normalization), batch.offsets)
         return GaussianBatch._trusted(means, covs, batch.sizes)
 
     def check_batch(self, embedded, what):
