@@ -19,6 +19,7 @@ from .embeddings import (
     power_invariants,
     save_invariants,
 )
+from .approximation import NystroemGraphKernel
 from .estimator import PowerKernel
 from .evaluation import EvaluationResult, evaluate_kernel
 from .graphs import GraphAdjacency, GraphBatch, as_adjacency, as_graph_batch
@@ -26,6 +27,7 @@ from .kernels import (
     KERNELS,
     bhattacharyya_coefficient,
     kernel_matrix,
+    kneighbors,
     paired_power_kernel,
     power_kernel,
     power_kernel_matrix,
@@ -54,6 +56,7 @@ __all__ = [
     "InvariantsDisplay",
     "KernelDecayDisplay",
     "KernelMatrixDisplay",
+    "NystroemGraphKernel",
     "PerturbationStudy",
     "PowerInvariants",
     "PowerKernel",
@@ -66,6 +69,7 @@ __all__ = [
     "evaluate_kernel",
     "flip_node_pair",
     "kernel_matrix",
+    "kneighbors",
     "load_invariants",
     "load_tu",
     "paired_power_kernel",

@@ -7,6 +7,7 @@
 """
 
 from .engine import kernel_row_chunks, paired_kernels, pairwise_kernels
+from .neighbors import kneighbors
 from .power import bhattacharyya_coefficient, paired_power_kernel, power_kernel, power_kernel_matrix
 from .registry import KERNELS, kernel_matrix, make_functional
 
@@ -15,6 +16,7 @@ __all__ = [
     "bhattacharyya_coefficient",
     "kernel_matrix",
     "kernel_row_chunks",
+    "kneighbors",
     "make_functional",
     "paired_kernels",
     "paired_power_kernel",

@@ -1,0 +1,223 @@
+"""Explicit feature maps that approximate a graph kernel (Nystroem).
+
+:class:`NystroemGraphKernel` is :class:`sklearn.kernel_approximation.Nystroem` for
+graphs: ``n_components`` training graphs are the landmarks, and a graph's features are
+its kernel values against them times ``K_mm^{-1/2}``. Inner products of features
+approximate the kernel, so a linear model (:class:`sklearn.svm.LinearSVC`,
+:class:`sklearn.linear_model.SGDClassifier`) trained on them stands in for a kernel SVM,
+in time linear in the number of graphs rather than quadratic.
+"""
+
+import warnings
+from collections.abc import Sequence
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
+
+from ._validation import check_int, check_k, check_n_jobs, check_seed
+from .graphs import GraphBatch
+from .graphs.adjacency import graph_library
+from .graphs.batch import check_not_single_graph
+from .kernels import make_functional, pairwise_kernels
+
+__all__ = ["NystroemGraphKernel"]
+
+#: Eigenvalues of the landmarks' kernel matrix are clipped from below at this value
+#: before the inverse square root, as in scikit-learn's Nystroem.
+_EIGENVALUE_FLOOR = 1e-12
+
+
+class NystroemGraphKernel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Approximate a graph kernel with features from a subset of the training graphs.
+
+    ``fit(graphs)`` draws ``n_components`` of the training graphs at random (the
+    landmarks), computes their kernel matrix ``K_mm`` and keeps
+    ``normalization_ = K_mm^{-1/2}`` (by SVD, eigenvalues below ``1e-12`` clipped, as in
+    :class:`sklearn.kernel_approximation.Nystroem`). ``transform(graphs)`` returns the
+    ``(len(graphs), n_components)`` features ``K(graphs, landmarks) @ normalization_.T``,
+    whose inner products approximate the kernel; with every training graph as a
+    landmark they reproduce the training kernel matrix.
+
+    Parameters
+    ----------
+    kernel : str, default="power"
+        A kernel name as for :func:`~graphinvariants.kernel_matrix`, combinations
+        such as ``"power*histogram"`` included.
+    n_components : int, default=100
+        Number of landmark graphs. More than the number of training graphs gives a
+        warning and uses all of them.
+    k : int, default=5
+        Number of power iterations, given to every member of the kernel that takes
+        it (``power``, ``histogram``); kernels without it (``wl``) ignore it.
+    kernel_params : dict or None, default=None
+        Other parameters of the kernel, for example ``{"ridge": 1e-10}`` or
+        ``{"weight": "weight"}`` (``k`` goes in its own parameter).
+    random_state : None, int or numpy.random.Generator, default=None
+        Draws the landmarks. An int gives the same landmarks at every fit; a Generator
+        is used as it is and advanced (so two fits differ); ``None`` draws fresh
+        entropy. A legacy ``numpy.random.RandomState``, which scikit-learn accepts,
+        is refused: pass ``np.random.default_rng(seed)`` or an int.
+    n_jobs : int or None, default=None
+        Worker threads for the kernel values (``-1``: all cores).
+
+    Attributes
+    ----------
+    components_ : embeddings batch
+        Embeddings of the landmark graphs (a :class:`~graphinvariants.GaussianBatch`
+        for ``"power"``).
+    component_indices_ : numpy.ndarray of int64, shape (n_components_,)
+        Positions of the landmarks in the training collection.
+    normalization_ : numpy.ndarray of shape (n_components_, n_components_)
+        ``K_mm^{-1/2}``.
+    n_components_ : int
+        Number of landmarks actually used.
+
+    See Also
+    --------
+    PowerKernel : the exact kernel matrix, for ``SVC(kernel="precomputed")``.
+    sklearn.kernel_approximation.Nystroem : the same for vectors.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.svm import LinearSVC
+    >>> import graphinvariants as gi
+    >>> graphs = [nx.gnp_random_graph(30, 0.1, seed=i) for i in range(20)]
+    >>> graphs += [nx.barabasi_albert_graph(30, 2, seed=i) for i in range(20)]
+    >>> y = [0] * 20 + [1] * 20
+    >>> nystroem = gi.NystroemGraphKernel(n_components=10, random_state=0)
+    >>> nystroem.fit_transform(graphs).shape
+    (40, 10)
+    >>> model = make_pipeline(gi.NystroemGraphKernel(n_components=10, random_state=0), LinearSVC())
+    >>> model.fit(graphs[::2], y[::2]).score(graphs[1::2], y[1::2])
+    1.0
+    """
+
+    def __init__(self, *, kernel="power", n_components=100, k=5, kernel_params=None, random_state=None, n_jobs=None):
+        self.kernel = kernel
+        self.n_components = n_components
+        self.k = k
+        self.kernel_params = kernel_params
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def _functional(self):
+        params = self.kernel_params
+        if params is None:
+            params = {}
+        elif not isinstance(params, dict):
+            raise TypeError(f"kernel_params must be None or a dict, got {params!r}")
+        if "k" in params:
+            raise ValueError("give k as NystroemGraphKernel(k=...), not in kernel_params")
+        k = check_k(self.k)
+        without_k = make_functional(self.kernel, **params)  # checks the name and the other parameters
+        members = getattr(without_k, "functionals", (without_k,))  # a combination's members
+        if not any(hasattr(member, "k") for member in members):
+            return without_k  # no member takes k (e.g. "wl")
+        return make_functional(self.kernel, k=k, **params)
+
+    def fit(self, X, y=None):
+        """Draw the landmarks and compute the normalisation ``K_mm^{-1/2}``.
+
+        Parameters
+        ----------
+        X : collection of graphs
+            A sequence of graphs, a GraphBatch, a TUDataset, or precomputed
+            embeddings of the kernel's functional.
+        y : ignored
+
+        Returns
+        -------
+        self
+
+        Warns
+        -----
+        UserWarning
+            If ``n_components`` is larger than the number of graphs.
+        """
+        functional = self._functional()
+        n_components = check_int(self.n_components, "n_components", minimum=1)
+        n_jobs = check_n_jobs(self.n_jobs)
+        rng = check_seed(self.random_state)
+        source, n_samples = _training_collection(functional, X)
+        if n_samples == 0:
+            raise ValueError("NystroemGraphKernel.fit needs at least one graph")
+        if n_components > n_samples:
+            warnings.warn(
+                f"n_components={n_components} > n_samples={n_samples}. This is not possible.\n"
+                "n_components was set to n_samples, which results in inefficient evaluation "
+                "of the full kernel.",
+                UserWarning,
+                stacklevel=2,
+            )
+            n_components = n_samples
+        indices = rng.permutation(n_samples)[:n_components].astype(np.int64)
+        landmarks = _take(functional, source, indices)
+        K_mm = pairwise_kernels(landmarks, functional=functional, n_jobs=n_jobs)
+        U, S, Vt = np.linalg.svd(K_mm)
+        S = np.maximum(S, _EIGENVALUE_FLOOR)
+        self.normalization_ = (U / np.sqrt(S)) @ Vt
+        self.components_ = landmarks
+        self.component_indices_ = indices
+        self.n_components_ = n_components
+        self._n_features_out = n_components
+        return self
+
+    def transform(self, X):
+        """Features of ``X``, shape ``(len(X), n_components_)``.
+
+        Parameters
+        ----------
+        X : collection of graphs
+            As for :meth:`fit`.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_graphs, n_components_)
+        """
+        check_is_fitted(self, "normalization_")
+        functional = self._functional()
+        C = pairwise_kernels(X, self.components_, functional=functional, n_jobs=check_n_jobs(self.n_jobs))
+        return C @ self.normalization_.T
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.two_d_array = False
+        tags.requires_fit = True
+        tags.non_deterministic = self.random_state is None
+        return tags
+
+
+def _training_collection(functional, X):
+    """``(source, n)``: graphs (a GraphBatch, or a list of graphs) when ``X`` holds graphs,
+    so that only the landmarks are embedded; otherwise its embeddings."""
+    if isinstance(X, GraphBatch):
+        return X, len(X)
+    if isinstance(getattr(X, "batch", None), GraphBatch):
+        return X.batch, len(X.batch)
+    if not isinstance(X, functional.batch_type):
+        if not isinstance(X, Sequence) or isinstance(X, (str, bytes)):
+            check_not_single_graph(X, "X")
+            X = list(X)  # a one-shot iterator: read it once
+        if len(X) and all(graph_library(item) is not None for item in X):
+            return list(X), len(X)
+    embedded = functional.as_embeddings(X, what="X")
+    return embedded, len(embedded)
+
+
+def _take(functional, source, indices):
+    """Embeddings of the items of ``source`` at ``indices``."""
+    if isinstance(source, GraphBatch):
+        return functional.as_embeddings(source.take(indices), what="X")
+    if isinstance(source, list):
+        return functional.as_embeddings([source[i] for i in indices], what="X")
+    if hasattr(source, "take"):
+        return source.take(indices)
+    arrays = functional.to_arrays(source)
+    if arrays is None:
+        raise TypeError(
+            f"precomputed {type(source).__name__} embeddings cannot be subset; pass the graphs instead"
+        )
+    return functional.from_arrays({key: value[indices] for key, value in arrays.items()})

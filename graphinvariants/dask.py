@@ -1,0 +1,733 @@
+"""Collections of graphs larger than memory, on a Dask cluster (optional).
+
+Install with ``pip install "graphinvariants[dask]"`` (Dask with its array, dataframe
+and distributed parts, pyarrow and zarr). ``import graphinvariants`` never imports
+Dask; this module does.
+
+* :func:`embed`: the embeddings of a ``dask.bag.Bag`` of graphs, or of an edge table
+  (a ``dask.dataframe.DataFrame`` with columns ``graph_id, source, target[, weight]``,
+  for example read from partitioned Parquet), as a Dask dataframe with one row per
+  graph: ``graph_id`` and the flattened arrays of the functional
+  (:meth:`~graphinvariants.embeddings.Functional.to_arrays`). Write it with
+  ``to_parquet``.
+* :func:`kernel_matrix`: the kernel matrix as a chunked ``dask.array``, every block
+  computed by the pair engine on two blocks of embeddings; write it with ``to_zarr``.
+* :func:`kneighbors`: the top-``k`` corpus graphs of each query, per corpus partition
+  and then merged by a tree reduction.
+* :func:`to_frame` / :func:`from_frame`: embeddings batch <-> pandas dataframe (one
+  partition).
+
+Every number equals the in-process result bit for bit: embeddings, kernel values and
+neighbours do not depend on how the graphs are split into partitions.
+
+Only functionals whose embeddings have a fixed shape (those implementing
+:meth:`~graphinvariants.embeddings.Functional.to_arrays`, such as the paper's
+``"power"`` kernel) can be stored in a dataframe; others get a ``TypeError``.
+
+To run :func:`graphinvariants.evaluate_kernel` on a cluster, no function is needed:
+``with joblib.parallel_config(backend="dask"): gi.evaluate_kernel(K, y, n_jobs=...)``
+sends its outer folds to the workers of the active ``distributed.Client``.
+"""
+
+try:
+    import dask
+    import dask.array as da
+    import dask.bag as db
+    import dask.dataframe as dd
+    import pandas as pd
+except ImportError as err:  # pragma: no cover - exercised by a test with dask hidden
+    raise ImportError(
+        f'graphinvariants.dask needs Dask and pandas ({err}); install them with: pip install "graphinvariants[dask]"'
+    ) from err
+
+import numbers
+import operator
+import re
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._validation import check_int
+from .graphs import GraphBatch
+from .graphs.adjacency import check_weights, describe
+from .graphs.csr import edges_to_csr
+from .kernels import make_functional, pairwise_kernels
+from .kernels.neighbors import kneighbors_of_embeddings, merge_top_k
+
+__all__ = ["embed", "embedding_columns", "from_frame", "kernel_matrix", "kneighbors", "to_frame"]
+
+#: Rows per block of :func:`kernel_matrix` by default: 2048 x 2048 float64 is 32 MiB.
+DEFAULT_CHUNKS = 2048
+
+#: Block labels of :func:`kneighbors`: ``block << _SHIFT | position in the block``.
+_SHIFT = 40
+
+
+# -- layout of a functional's arrays as dataframe columns ------------------------------
+def _functional(kernel, params):
+    return make_functional(kernel, **params)
+
+
+def _layout(functional, kernel):
+    """``[(key, trailing shape, dtype, column names)]`` of the functional's arrays."""
+    empty = functional.embed(GraphBatch(sp.csr_array((0, 0)), np.zeros(1, dtype=np.int64)))
+    arrays = functional.to_arrays(empty)
+    if arrays is None:
+        raise TypeError(
+            f"kernel {kernel!r}: {type(functional).__name__} embeddings have no fixed shape "
+            "(its to_arrays returns None), so they cannot be stored in a dataframe; "
+            "graphinvariants.dask supports the kernels whose functional implements to_arrays, "
+            "such as 'power'"
+        )
+    layout = []
+    for key, array in arrays.items():
+        shape = array.shape[1:]
+        names = [key] if not shape else [f"{key}_" + "_".join(map(str, i)) for i in np.ndindex(shape)]
+        layout.append((key, shape, array.dtype, names))
+    return layout
+
+
+def _column_names(layout):
+    return [name for *_, names in layout for name in names]
+
+
+def embedding_columns(*, kernel="power", **params):
+    """Names of the embedding columns of :func:`embed` and :func:`to_frame`.
+
+    Each array of the functional's :meth:`~graphinvariants.embeddings.Functional.to_arrays`
+    becomes one column per entry: ``key`` for one value per graph, ``key_i`` for a
+    vector, ``key_i_j`` for a matrix (row-major). ``graph_id`` comes first in the
+    frames, before these.
+
+    Parameters
+    ----------
+    kernel : str, keyword-only
+        One of :data:`~graphinvariants.KERNELS` whose functional has ``to_arrays``.
+    **params
+        Parameters of the kernel (``k`` ...).
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> from graphinvariants.dask import embedding_columns
+    >>> embedding_columns(k=2)
+    ['mean_0', 'mean_1', 'covariance_0_0', 'covariance_0_1', 'covariance_1_0', 'covariance_1_1', 'n_nodes']
+    """
+    return _column_names(_layout(_functional(kernel, params), kernel))
+
+
+def _meta(layout, id_dtype):
+    columns = {"graph_id": pd.Series([], dtype=id_dtype)}
+    for _, _, dtype, names in layout:
+        for name in names:
+            columns[name] = pd.Series([], dtype=dtype)
+    return pd.DataFrame(columns)
+
+
+def _frame_of(functional, layout, embedded, graph_ids, id_dtype=None):
+    arrays = functional.to_arrays(embedded)
+    n = len(embedded)
+    columns = {"graph_id": pd.Series(graph_ids, dtype=id_dtype) if id_dtype is not None else np.asarray(graph_ids)}
+    for key, _, dtype, names in layout:
+        flat = np.asarray(arrays[key], dtype=dtype).reshape(n, len(names))
+        for c, name in enumerate(names):
+            columns[name] = flat[:, c]
+    return pd.DataFrame(columns)
+
+
+def _batch_of(functional, layout, frame):
+    missing = [name for name in _column_names(layout) if name not in frame.columns]
+    if missing:
+        raise ValueError(
+            f"the frame lacks the embedding columns {missing[:4]}{' ...' if len(missing) > 4 else ''}; "
+            "it must come from graphinvariants.dask.embed or to_frame with the same kernel and parameters"
+        )
+    for key, shape, _, names in layout:
+        pattern = re.compile(re.escape(key) + r"(_\d+)+")
+        found = [c for c in frame.columns if isinstance(c, str) and pattern.fullmatch(c)]
+        if shape and len(found) != len(names):
+            raise ValueError(
+                f"the frame has {len(found)} columns {key}_..., but {type(functional).__name__}"
+                f"({', '.join(f'{k}={v!r}' for k, v in vars(functional).items())}) has {len(names)}: "
+                "it was made with other parameters (another k?)"
+            )
+    n = len(frame)
+    arrays = {key: frame[names].to_numpy(dtype=dtype).reshape((n,) + shape) for key, shape, dtype, names in layout}
+    return functional.from_arrays(arrays)
+
+
+def to_frame(embeddings, graph_ids=None, *, kernel="power", **params):
+    """Embeddings as a pandas dataframe: ``graph_id`` and the embedding columns.
+
+    Parameters
+    ----------
+    embeddings : collection of graphs or embeddings batch
+        Anything the kernel's functional accepts (graphs are embedded first).
+    graph_ids : array_like, optional
+        One id per graph; default ``0..n-1``.
+    kernel : str, keyword-only
+    **params
+        Parameters of the kernel.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per graph; columns ``graph_id`` then :func:`embedding_columns`.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from graphinvariants.dask import from_frame, to_frame
+    >>> frame = to_frame([nx.path_graph(4), nx.star_graph(3)], ["path", "star"], k=2)
+    >>> frame[["graph_id", "mean_0", "mean_1", "n_nodes"]]
+      graph_id  mean_0    mean_1  n_nodes
+    0     path   0.375  0.416667        4
+    1     star   0.375  0.500000        4
+    >>> from_frame(frame, k=2)
+    <GaussianBatch: 2 graphs, k=2>
+    """
+    functional = _functional(kernel, params)
+    layout = _layout(functional, kernel)
+    embedded = functional.as_embeddings(embeddings, what="embeddings")
+    if graph_ids is None:
+        graph_ids = np.arange(len(embedded))
+    elif len(graph_ids) != len(embedded):
+        raise ValueError(f"graph_ids has {len(graph_ids)} ids for {len(embedded)} graphs")
+    return _frame_of(functional, layout, embedded, graph_ids)
+
+
+def from_frame(frame, *, kernel="power", **params):
+    """The functional's embeddings batch of a pandas dataframe (one partition).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Output of :func:`to_frame`, or one partition of :func:`embed`'s output (for
+        example inside ``map_partitions``); extra columns are ignored.
+    kernel : str, keyword-only
+    **params
+        Parameters of the kernel: they must be those the frame was made with (a
+        different ``k`` is refused).
+
+    Returns
+    -------
+    embeddings batch
+        For ``"power"``, a :class:`~graphinvariants.GaussianBatch`, in row order.
+
+    Raises
+    ------
+    TypeError
+        If ``frame`` is a Dask dataframe (use ``map_partitions``) or the kernel has no
+        fixed-shape embeddings.
+    ValueError
+        If embedding columns are missing.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> import graphinvariants as gi
+    >>> from graphinvariants.dask import from_frame, to_frame
+    >>> graphs = [nx.path_graph(5), nx.cycle_graph(6)]
+    >>> batch = from_frame(to_frame(graphs))
+    >>> (batch.means == gi.batch_power_invariants(graphs).means).all()
+    np.True_
+    """
+    if isinstance(frame, dd.DataFrame):
+        raise TypeError("from_frame takes one partition (a pandas DataFrame); use frame.map_partitions or compute it")
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"from_frame takes a pandas DataFrame, got {describe(frame)}")
+    functional = _functional(kernel, params)
+    return _batch_of(functional, _layout(functional, kernel), frame)
+
+
+# -- embed -----------------------------------------------------------------------------
+def embed(graphs, *, kernel="power", nodes=None, directed=False, npartitions=None, **params):
+    """Embeddings of a collection of graphs held by Dask, one row per graph.
+
+    Parameters
+    ----------
+    graphs : dask.bag.Bag or dask.dataframe.DataFrame
+        Either a Bag of graphs (anything :func:`~graphinvariants.as_adjacency`
+        accepts: NetworkX, igraph, scipy sparse), whose ``graph_id`` is then the
+        position in the bag; or an edge table with columns ``graph_id``, ``source``,
+        ``target`` and, with ``weight=``, a weight column. Node ids are any hashable
+        values (they are renumbered per graph); rows of one graph may be spread over
+        several partitions and in any order: the table is shuffled on ``graph_id``
+        so that each graph ends up in one partition. Edges are undirected unless
+        ``directed=True``; as for NetworkX graphs, listing an undirected edge in both
+        directions gives the same graph as listing it once (unweighted), parallel
+        edges collapse (unweighted) or add their weights (weighted), and a self-loop
+        puts 1 (or its weight) on the diagonal.
+    kernel : str, keyword-only
+        One of :data:`~graphinvariants.KERNELS` whose functional has ``to_arrays``
+        (``"power"``, the default).
+    nodes : dask or pandas DataFrame, optional, keyword-only
+        Node table with columns ``graph_id, node``: an edge table cannot show a node
+        without edges, so isolated nodes (and graphs without edges) must be listed
+        here. Nodes that also appear in edges may be listed too.
+    directed : bool, keyword-only
+        Whether ``source -> target`` is a directed edge (edge tables only).
+    npartitions : int, optional, keyword-only
+        Partitions after the shuffle of an edge table (default: as many as the input).
+    **params
+        Parameters of the kernel (``k``, ``weight``; ``weight`` names the weight
+        column of an edge table, or the edge attribute of bag graphs).
+
+    Returns
+    -------
+    dask.dataframe.DataFrame
+        Columns ``graph_id`` and :func:`embedding_columns`; for ``"power"`` with
+        ``k=5``: ``mean_0 .. mean_4``, ``covariance_0_0 .. covariance_4_4`` and
+        ``n_nodes``. Within a partition graphs are sorted by ``graph_id`` (when the
+        ids can be sorted); which partition a graph lands in is decided by the hash of
+        its id. Divisions are unknown. Nothing is computed until asked; use
+        ``.persist()`` before :func:`kernel_matrix`, or write it with
+        ``.to_parquet(path)``.
+
+    Raises
+    ------
+    TypeError
+        If ``graphs`` is neither a Bag nor a Dask dataframe, or the kernel has no
+        fixed-shape embeddings.
+    ValueError
+        If a column is missing (when the graph is built) or a value is missing or
+        a weight negative or not finite (when computed).
+
+    Examples
+    --------
+    >>> import dask.dataframe as dd
+    >>> import networkx as nx
+    >>> import pandas as pd
+    >>> import graphinvariants as gi
+    >>> from graphinvariants.dask import embed
+    >>> edges = pd.DataFrame({"graph_id": ["a", "b", "a", "b", "a"],
+    ...                       "source": [1, "x", 2, "y", 3], "target": [2, "y", 3, "z", 1]})
+    >>> frame = embed(dd.from_pandas(edges, npartitions=2), k=3).compute()
+    >>> frame = frame.sort_values("graph_id", ignore_index=True)  # partitions follow id hashes
+    >>> frame[["graph_id", "mean_0", "n_nodes"]]
+      graph_id    mean_0  n_nodes
+    0        a  0.666667        3
+    1        b  0.444444        3
+    >>> expected = gi.batch_power_invariants([nx.cycle_graph(3), nx.path_graph(3)], k=3)
+    >>> bool((frame[["mean_0", "mean_1", "mean_2"]].to_numpy() == expected.means).all())
+    True
+    """
+    functional = _functional(kernel, params)
+    layout = _layout(functional, kernel)
+    if not isinstance(directed, (bool, np.bool_)):
+        raise TypeError(f"directed must be a bool, got {directed!r}")
+    if npartitions is not None:
+        npartitions = check_int(npartitions, "npartitions", minimum=1)
+    if isinstance(graphs, db.Bag):
+        if nodes is not None or directed or npartitions is not None:
+            raise TypeError("nodes, directed and npartitions apply to edge tables, not to a Bag of graphs")
+        return _embed_bag(graphs, functional, layout)
+    if isinstance(graphs, dd.DataFrame):
+        return _embed_edge_table(graphs, functional, layout, nodes, bool(directed), npartitions)
+    hint = ""
+    if isinstance(graphs, pd.DataFrame):
+        hint = "; wrap an in-memory edge table with dask.dataframe.from_pandas(df, npartitions=...)"
+    elif isinstance(graphs, (list, tuple)):
+        hint = "; wrap in-memory graphs with dask.bag.from_sequence(graphs), or use to_frame"
+    raise TypeError(f"graphs must be a dask.bag.Bag of graphs or a dask.dataframe.DataFrame edge table, got {describe(graphs)}{hint}")
+
+
+def _embed_bag(bag, functional, layout):
+    parts = bag.to_delayed()
+    lengths = [dask.delayed(len)(part) for part in parts]
+    frames, offset = [], 0
+    for part, length in zip(parts, lengths):
+        frames.append(dask.delayed(_embed_graphs)(part, offset, functional, layout))
+        offset = dask.delayed(operator.add)(offset, length)
+    meta = _meta(layout, np.int64)
+    # verify_meta=False would trip a Dask bug (dask 2026.8: its alias tasks break the
+    # array optimiser once the frame goes through to_delayed); the check is cheap
+    return dd.from_delayed(frames, meta=meta)
+
+
+def _embed_graphs(items, offset, functional, layout):
+    items = list(items)
+    try:
+        embedded = functional.as_embeddings(items, what="partition")
+    except (TypeError, ValueError) as err:
+        raise type(err)(f"graphs of the bag partition that starts at graph {offset}: {err}") from None
+    return _frame_of(functional, layout, embedded, np.arange(offset, offset + len(items), dtype=np.int64))
+
+
+def _embed_edge_table(edges, functional, layout, nodes, directed, npartitions):
+    weight = functional.weight
+    needed = ["graph_id", "source", "target"] + ([weight] if weight is not None else [])
+    _require_columns(edges, needed, "the edge table")
+    table = edges[needed].assign(_node=False)
+    if weight is not None:
+        table = table.rename(columns={weight: "_weight"})
+    if nodes is not None:
+        if isinstance(nodes, pd.DataFrame):
+            nodes = dd.from_pandas(nodes, npartitions=1)
+        if not isinstance(nodes, dd.DataFrame):
+            raise TypeError(f"nodes must be a pandas or Dask DataFrame with columns graph_id, node, got {describe(nodes)}")
+        _require_columns(nodes, ["graph_id", "node"], "the node table")
+        extra = nodes[["graph_id", "node"]].rename(columns={"node": "source"})
+        extra = extra.assign(target=extra["source"], _node=True)
+        if weight is not None:
+            extra = extra.assign(_weight=0.0)
+        table = dd.concat([table, extra[list(table.columns)]])
+    id_dtype = edges._meta["graph_id"].dtype
+    table = table.shuffle(on="graph_id", npartitions=npartitions)
+    meta = _meta(layout, id_dtype)
+    return table.map_partitions(
+        _embed_edges, functional, layout, weight is not None, directed, id_dtype, meta=meta, enforce_metadata=False
+    )
+
+
+def _require_columns(frame, columns, what):
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{what} has no column {missing[0]!r}; it needs the columns {columns}, got {list(frame.columns)}")
+
+
+def _embed_edges(table, functional, layout, weighted, directed, id_dtype):
+    batch, graph_ids = edge_table_batch(table, weighted=weighted, directed=directed)
+    return _frame_of(functional, layout, functional.embed(batch), graph_ids, id_dtype)
+
+
+def edge_table_batch(table, *, weighted=False, directed=False):
+    """One :class:`~graphinvariants.GraphBatch` of the graphs of a pandas edge table.
+
+    Columns ``graph_id, source, target``, and ``_weight`` if ``weighted``; rows with
+    ``_node`` True only declare the node ``source``. Every graph must have all its
+    rows in ``table``. Returns the batch and the graph ids, sorted when sortable.
+    """
+    for column in ("graph_id", "source", "target"):
+        if table[column].isna().any():
+            raise ValueError(f"the edge table has missing values in column {column!r}")
+    try:
+        graph_code, graph_ids = pd.factorize(table["graph_id"], sort=True)
+    except TypeError:  # ids of mixed types: order of first appearance
+        graph_code, graph_ids = pd.factorize(table["graph_id"], sort=False)
+    m = len(table)
+    ends = pd.concat([table["source"], table["target"]], ignore_index=True)
+    node_code, node_values = pd.factorize(ends, sort=False)
+    key = np.tile(graph_code.astype(np.int64), 2) * max(len(node_values), 1) + node_code
+    unique_keys, position = np.unique(key, return_inverse=True)
+    position = position.reshape(-1)
+    sizes = np.bincount(unique_keys // max(len(node_values), 1), minlength=len(graph_ids))
+    offsets = np.concatenate(([0], np.cumsum(sizes)))
+    is_edge = ~table["_node"].to_numpy(dtype=bool) if "_node" in table.columns else np.ones(m, dtype=bool)
+    data = None
+    if weighted:
+        if not pd.api.types.is_numeric_dtype(table["_weight"]) or pd.api.types.is_bool_dtype(table["_weight"]):
+            raise ValueError(f"edge weights must be real numbers, got dtype {table['_weight'].dtype}")
+        data = table["_weight"].to_numpy(dtype=np.float64, na_value=np.nan)[is_edge]
+        check_weights(data, "the edge table")
+    A = edges_to_csr(
+        int(offsets[-1]), position[:m][is_edge], position[m:][is_edge], data, directed=directed, weighted=weighted
+    )
+    return GraphBatch(A, offsets, weighted=weighted), np.asarray(graph_ids)
+
+
+# -- blocks of embeddings --------------------------------------------------------------
+class _Blocks:
+    """A collection split into blocks: a delayed pandas frame per block, and the
+    block lengths when they are known."""
+
+    def __init__(self, frames, lengths, meta):
+        self.frames = frames
+        self.lengths = lengths
+        self.meta = meta
+
+
+def _check_chunk(chunk, name):
+    if chunk is None:
+        return None
+    return check_int(chunk, name, minimum=1)
+
+
+def _blocks(x, functional, layout, chunk, what, *, need_lengths):
+    """Split ``x`` (a Dask dataframe of embeddings, a pandas one, or anything the
+    functional embeds in memory) into blocks of ``chunk`` rows (None: its partitions)."""
+    if isinstance(x, dd.DataFrame):
+        _require_columns(x, ["graph_id"] + _column_names(layout), what)
+        parts = x.to_delayed()
+        meta = x._meta
+        if chunk is None and not need_lengths:
+            return _Blocks(parts, None, meta)
+        lengths = [int(n) for n in dask.compute(*[dask.delayed(len)(p) for p in parts])]
+        if chunk is None:
+            return _Blocks(parts, lengths, meta)
+        return _regroup(parts, lengths, chunk, meta)
+    if isinstance(x, dd.Series) or isinstance(x, (db.Bag, da.Array)):
+        raise TypeError(f"{what} must be a Dask dataframe of embeddings (from embed), or an in-memory collection, got {describe(x)}")
+    if isinstance(x, pd.DataFrame):
+        frame = x
+        _require_columns(frame, ["graph_id"] + _column_names(layout), what)
+    else:
+        embedded = functional.as_embeddings(x, what=what)
+        frame = _frame_of(functional, layout, embedded, np.arange(len(embedded)))
+    n = len(frame)
+    chunk = chunk or max(n, 1)
+    starts = list(range(0, n, chunk)) or [0]
+    frames = [dask.delayed(frame.iloc[a : a + chunk], pure=True) for a in starts]
+    return _Blocks(frames, [len(frame.iloc[a : a + chunk]) for a in starts], frame.iloc[:0])
+
+
+def _regroup(parts, lengths, chunk, meta):
+    bounds = np.concatenate(([0], np.cumsum(lengths)))
+    total = int(bounds[-1])
+    frames, sizes = [], []
+    for start in range(0, total, chunk):
+        stop = min(start + chunk, total)
+        first = int(np.searchsorted(bounds, start, side="right")) - 1
+        pieces = []
+        p = first
+        while p < len(parts) and bounds[p] < stop:
+            lo, hi = max(start, bounds[p]), min(stop, bounds[p + 1])
+            if lo < hi:
+                pieces.append((parts[p], int(lo - bounds[p]), int(hi - bounds[p])))
+            p += 1
+        frames.append(dask.delayed(_concat_pieces)(pieces, meta))
+        sizes.append(stop - start)
+    if not frames:
+        frames, sizes = [dask.delayed(meta, pure=True)], [0]
+    return _Blocks(frames, sizes, meta)
+
+
+def _concat_pieces(pieces, meta):
+    if not pieces:
+        return meta
+    return pd.concat([frame.iloc[lo:hi] for frame, lo, hi in pieces], ignore_index=True)
+
+
+# -- kernel matrix ---------------------------------------------------------------------
+def _embedded_block(frame, functional, layout):
+    batch = _batch_of(functional, layout, frame)
+    functional.prepare(batch, "block")  # cached on the batch, shared by its blocks
+    return batch
+
+
+def _cross_block(left, right, functional):
+    return pairwise_kernels(left, right, functional=functional)
+
+
+def _gram_block(batch, functional):
+    return pairwise_kernels(batch, functional=functional)
+
+
+def _transposed(block):
+    return np.ascontiguousarray(block.T)
+
+
+def _check_chunks(chunks, symmetric):
+    if chunks is None or isinstance(chunks, numbers.Integral):
+        row = col = _check_chunk(chunks, "chunks")
+    elif isinstance(chunks, tuple) and len(chunks) == 2:
+        row, col = _check_chunk(chunks[0], "chunks[0]"), _check_chunk(chunks[1], "chunks[1]")
+    else:
+        raise TypeError(f"chunks must be None, an int or a pair of them, got {chunks!r}")
+    if symmetric and row != col:
+        raise ValueError(f"the square matrix (b=None) needs the same chunks for rows and columns, got {chunks!r}")
+    return row, col
+
+
+def kernel_matrix(a, b=None, *, kernel="power", chunks=DEFAULT_CHUNKS, **params):
+    """Kernel matrix of collections held by Dask, as a chunked ``dask.array``.
+
+    Every block is computed, on a worker, by the pair engine
+    (:func:`~graphinvariants.kernels.pairwise_kernels`) from the embeddings of its
+    row block and its column block; nothing is gathered to the client.
+
+    Parameters
+    ----------
+    a : dask.dataframe.DataFrame, pandas.DataFrame or in-memory collection
+        Embeddings from :func:`embed` (or read back from its Parquet files), a frame
+        from :func:`to_frame`, or graphs or embeddings in memory (embedded here and
+        sent to the workers with the task graph: fine for small collections).
+    b : same as ``a``, optional
+        The other side; ``None`` gives the square, symmetric matrix of ``a``, with a
+        unit diagonal, computing only the blocks on and above the diagonal (those
+        below are their transposes).
+    kernel : str, keyword-only
+        One of :data:`~graphinvariants.KERNELS` whose functional has ``to_arrays``.
+    chunks : int, None or (int or None, int or None), keyword-only
+        Rows (and columns) per block, default 2048 (32 MiB blocks). Regular chunks
+        are what Zarr needs. ``None`` makes one block per partition (irregular; use
+        ``.rechunk`` before ``to_zarr``).
+    **params
+        Parameters of the kernel (``k``, ``ridge``): the same as for :func:`embed`.
+
+    Returns
+    -------
+    dask.array.Array of float64, shape (len(a), len(b))
+        Rows in the order of ``a``'s partitions, columns in ``b``'s.
+
+    Notes
+    -----
+    The shape must be known before anything is computed, so the number of rows of
+    every partition of a Dask dataframe is computed once, when this function is
+    called. That is cheap for embeddings read from Parquet or persisted
+    (``embed(...).persist()``); for a lazy :func:`embed` output it computes the
+    embeddings, and computing the matrix then computes them again.
+
+    Examples
+    --------
+    >>> import dask.bag as db
+    >>> import networkx as nx
+    >>> import numpy as np
+    >>> import graphinvariants as gi
+    >>> from graphinvariants import dask as gid
+    >>> graphs = [nx.gnp_random_graph(20, 0.2, seed=s) for s in range(10)]
+    >>> embeddings = gid.embed(db.from_sequence(graphs, npartitions=3)).persist()
+    >>> K = gid.kernel_matrix(embeddings, chunks=4)
+    >>> K
+    dask.array<concatenate, shape=(10, 10), dtype=float64, chunksize=(4, 4), chunktype=numpy.ndarray>
+    >>> bool((K.compute() == gi.kernel_matrix(graphs)).all())
+    True
+    """
+    functional = _functional(kernel, params)
+    layout = _layout(functional, kernel)
+    symmetric = b is None
+    row_chunk, col_chunk = _check_chunks(chunks, symmetric)
+    left = _blocks(a, functional, layout, row_chunk, "a", need_lengths=True)
+    right = left if symmetric else _blocks(b, functional, layout, col_chunk, "b", need_lengths=True)
+    A = [dask.delayed(_embedded_block)(f, functional, layout) for f in left.frames]
+    B = A if symmetric else [dask.delayed(_embedded_block)(f, functional, layout) for f in right.frames]
+    delayed_blocks = {}
+    rows = []
+    for i, n_i in enumerate(left.lengths):
+        row = []
+        for j, m_j in enumerate(right.lengths):
+            if symmetric and i == j:
+                block = dask.delayed(_gram_block)(A[i], functional)
+            elif symmetric and i > j:
+                block = dask.delayed(_transposed)(delayed_blocks[j, i])
+            else:
+                block = dask.delayed(_cross_block)(A[i], B[j], functional)
+            delayed_blocks[i, j] = block
+            row.append(da.from_delayed(block, shape=(n_i, m_j), dtype=np.float64))
+        rows.append(row)
+    return da.block(rows)
+
+
+# -- nearest neighbours ----------------------------------------------------------------
+def _leaf(queries, frame, block, functional, layout, n_neighbors):
+    """Top-k of one corpus block: labels ``block << _SHIFT | position``, values, ids."""
+    corpus = _batch_of(functional, layout, frame)
+    m = len(corpus)
+    graph_ids = frame["graph_id"].to_numpy()
+    if m == 0:
+        empty = np.zeros((len(queries), 0), dtype=np.int64)
+        return empty, empty.astype(np.float64), graph_ids[empty], 0
+    idx, val = kneighbors_of_embeddings(queries, corpus, functional, min(n_neighbors, m))
+    ids = graph_ids[idx]
+    return (np.int64(block) << _SHIFT) | idx, val, ids, m
+
+
+def _merge(parts, n_neighbors):
+    n_corpus = sum(p[3] for p in parts)
+    return (*merge_top_k([p[:3] for p in parts], n_neighbors), n_corpus)
+
+
+def _query_embeddings(frame, functional, layout):
+    batch = _batch_of(functional, layout, frame)
+    functional.prepare(batch, "queries")
+    return batch
+
+
+def _finish(roots, lengths, n_neighbors):
+    """Global positions from block labels, rows of all query blocks stacked."""
+    offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    n_corpus = int(offsets[-1])
+    if n_neighbors > n_corpus:
+        raise ValueError(f"n_neighbors={n_neighbors} is larger than the corpus, which has {n_corpus} graphs")
+    labels = np.concatenate([r[0] for r in roots])
+    values = np.concatenate([r[1] for r in roots])
+    ids = np.concatenate([r[2] for r in roots])
+    positions = offsets[labels >> _SHIFT] + (labels & ((1 << _SHIFT) - 1))
+    return positions, values, ids
+
+
+def kneighbors(queries, corpus, *, n_neighbors=10, kernel="power", chunks=None, split_every=8, return_graph_ids=False, **params):
+    """Most similar corpus graphs of every query, the corpus held by Dask.
+
+    The top ``n_neighbors`` of each corpus block are found on the workers (by the
+    in-process :func:`graphinvariants.kneighbors`), then merged in a tree of
+    ``split_every`` blocks at a time; only the final ``(n_queries, n_neighbors)``
+    arrays come back to the client. The order is that of
+    :func:`graphinvariants.kneighbors`: largest kernel value first, ties by the
+    smaller global corpus position, so the answer is the same bit for bit.
+
+    Parameters
+    ----------
+    queries : dask.dataframe.DataFrame, pandas.DataFrame or in-memory collection
+        As ``a`` of :func:`kernel_matrix`; rows of the result follow its order.
+    corpus : dask.dataframe.DataFrame, pandas.DataFrame or in-memory collection
+        The graphs searched, usually the output of :func:`embed`.
+    n_neighbors : int, keyword-only
+        Neighbours per query (default 10), at most the size of the corpus.
+    kernel : str, keyword-only
+        One of :data:`~graphinvariants.KERNELS` whose functional has ``to_arrays``.
+    chunks : int or None, keyword-only
+        Corpus rows per block; ``None`` (default) uses the partitions (and needs no
+        pass over the corpus beforehand, unlike an int).
+    split_every : int, keyword-only
+        Blocks merged per node of the reduction tree (default 8, at least 2).
+    return_graph_ids : bool, keyword-only
+        Also return the ``graph_id`` of every neighbour.
+    **params
+        Parameters of the kernel.
+
+    Returns
+    -------
+    indices : numpy.ndarray of int64, shape (n_queries, n_neighbors)
+        Global row positions in the corpus (its partitions in order).
+    values : numpy.ndarray of float64, shape (n_queries, n_neighbors)
+    graph_ids : numpy.ndarray, shape (n_queries, n_neighbors)
+        Only with ``return_graph_ids``.
+
+    Raises
+    ------
+    ValueError
+        If ``n_neighbors`` is larger than the corpus (found once it is computed).
+
+    Examples
+    --------
+    >>> import dask.bag as db
+    >>> import networkx as nx
+    >>> import numpy as np
+    >>> import graphinvariants as gi
+    >>> from graphinvariants import dask as gid
+    >>> graphs = [nx.gnp_random_graph(20, 0.2, seed=s) for s in range(12)]
+    >>> corpus = gid.embed(db.from_sequence(graphs, npartitions=4))
+    >>> indices, values = gid.kneighbors(graphs[:3], corpus, n_neighbors=2)
+    >>> expected = gi.kneighbors(graphs[:3], graphs, n_neighbors=2)
+    >>> bool((indices == expected[0]).all() and (values == expected[1]).all())
+    True
+    """
+    functional = _functional(kernel, params)
+    layout = _layout(functional, kernel)
+    n_neighbors = check_int(n_neighbors, "n_neighbors", minimum=1)
+    split_every = check_int(split_every, "split_every", minimum=2)
+    chunk = _check_chunk(chunks, "chunks")
+    query_blocks = _blocks(queries, functional, layout, None, "queries", need_lengths=False)
+    corpus_blocks = _blocks(corpus, functional, layout, chunk, "corpus", need_lengths=False)
+    Q = [dask.delayed(_query_embeddings)(f, functional, layout) for f in query_blocks.frames]
+    if corpus_blocks.lengths is not None:
+        lengths = corpus_blocks.lengths
+    else:
+        lengths = [dask.delayed(len)(f) for f in corpus_blocks.frames]
+    roots = []
+    for q in Q:
+        level = [
+            dask.delayed(_leaf)(q, frame, p, functional, layout, n_neighbors)
+            for p, frame in enumerate(corpus_blocks.frames)
+        ]
+        while len(level) > 1:
+            level = [dask.delayed(_merge)(level[s : s + split_every], n_neighbors) for s in range(0, len(level), split_every)]
+        roots.append(level[0])
+    indices, values, ids = dask.delayed(_finish)(roots, lengths, n_neighbors).compute()
+    if return_graph_ids:
+        return indices, values, ids
+    return indices, values

@@ -1,0 +1,215 @@
+"""Nearest neighbours by kernel value, in bounded memory.
+
+:func:`kneighbors` finds, for every query graph, the corpus graphs with the largest
+kernel values. The cross matrix is computed a block of rows at a time by the pair engine
+(:func:`~graphinvariants.kernels.kernel_row_chunks`) and reduced to its top ``k`` at
+once, so memory is bounded by ``working_memory`` (as in
+:func:`sklearn.metrics.pairwise_distances_chunked`) and the full matrix is never formed.
+
+Order: largest kernel value first; equal values in increasing corpus index. This is a
+total order, so the answer is unique, and a top-``k`` of top-``k``\\ s (the Dask version,
+:func:`graphinvariants.dask.kneighbors`) gives exactly the same answer.
+"""
+
+import numbers
+import warnings
+
+import numpy as np
+
+from .._validation import check_int, check_n_jobs
+from .engine import kernel_row_chunks
+from .registry import make_functional
+
+__all__ = ["kneighbors"]
+
+#: Bytes per pair of a chunk: the kernel values (8), the argpartition indices (8) and
+#: the mask of candidates (1).
+_BYTES_PER_PAIR = 17
+
+
+def kneighbors(queries, corpus, *, n_neighbors=10, kernel="power", n_jobs=None, working_memory=None, **params):
+    """Most similar corpus graphs of every query graph, by kernel value.
+
+    Parameters
+    ----------
+    queries : collection of graphs
+        Any collection the pair engine accepts: a sequence of graphs, a
+        :class:`~graphinvariants.GraphBatch`, a :class:`~graphinvariants.TUDataset`,
+        or precomputed embeddings of the kernel's functional (for ``"power"``, a
+        :class:`~graphinvariants.GaussianBatch`).
+    corpus : collection of graphs
+        The graphs searched, in the same forms.
+    n_neighbors : int, keyword-only
+        Neighbours per query (default 10), at most ``len(corpus)``.
+    kernel : str, keyword-only
+        A kernel name as for :func:`~graphinvariants.kernel_matrix` (default
+        ``"power"``; combinations such as ``"power*histogram"`` too).
+    n_jobs : int or None, keyword-only
+        Worker threads over tiles of pairs (``None``: 1, ``-1``: all cores).
+    working_memory : float or None, keyword-only
+        Memory in MiB that one chunk of kernel values and its selection may use; the
+        number of query rows per chunk follows from it (at least one). ``None`` uses
+        scikit-learn's global setting, ``sklearn.get_config()["working_memory"]``
+        (1024 MiB by default). The embeddings and the engine's tiles come on top.
+    **params
+        Parameters of the kernel (for example ``k``, ``ridge``).
+
+    Returns
+    -------
+    indices : numpy.ndarray of int64, shape (n_queries, n_neighbors)
+        Corpus positions, most similar first; equal kernel values are ordered by
+        increasing corpus position.
+    values : numpy.ndarray of float64, shape (n_queries, n_neighbors)
+        The kernel values, non-increasing along each row.
+
+    Raises
+    ------
+    ValueError
+        If ``n_neighbors`` is larger than the corpus, ``working_memory`` is not
+        positive, or the kernel or a parameter is unknown.
+
+    Warns
+    -----
+    UserWarning
+        If one row of kernel values alone exceeds ``working_memory`` (one row per
+        chunk is then used, as in scikit-learn).
+
+    Notes
+    -----
+    Each chunk of rows is reduced with :func:`numpy.argpartition`, whose choice
+    among values equal to the ``k``-th largest is arbitrary; all such ties are then
+    collected and the candidates sorted by (decreasing value, increasing index), so
+    the result is exactly the first ``n_neighbors`` columns of a stable sort of each
+    full row.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> import graphinvariants as gi
+    >>> graphs = [nx.gnp_random_graph(20, 0.2, seed=s) for s in range(8)]
+    >>> corpus = graphs + graphs  # every graph twice, so kernel values tie
+    >>> indices, values = gi.kneighbors(graphs[:2], corpus, n_neighbors=4)
+    >>> indices  # equal values: the smaller corpus position first
+    array([[ 0,  8,  1,  9],
+           [ 1,  9,  5, 13]])
+    >>> values.round(3)
+    array([[1.   , 1.   , 0.356, 0.356],
+           [1.   , 1.   , 0.822, 0.822]])
+    """
+    n_neighbors = check_int(n_neighbors, "n_neighbors", minimum=1)
+    n_jobs = check_n_jobs(n_jobs)
+    working_memory = _check_working_memory(working_memory)
+    functional = make_functional(kernel, **params)
+    left = functional.as_embeddings(queries, what="queries")
+    right = functional.as_embeddings(corpus, what="corpus")
+    n_corpus = len(right)
+    if n_neighbors > n_corpus:
+        raise ValueError(f"n_neighbors={n_neighbors} is larger than the corpus, which has {n_corpus} graphs")
+    return kneighbors_of_embeddings(left, right, functional, n_neighbors, n_jobs, working_memory)
+
+
+def kneighbors_of_embeddings(left, right, functional, n_neighbors, n_jobs=1, working_memory=None):
+    """:func:`kneighbors` on embeddings of ``functional``, arguments already checked
+    (``n_neighbors <= len(right)``); also the per-partition step of the Dask version."""
+    if working_memory is None:
+        working_memory = _check_working_memory(None)
+    n_corpus = len(right)
+    n_queries = len(left)
+    indices = np.empty((n_queries, n_neighbors), dtype=np.int64)
+    values = np.empty((n_queries, n_neighbors))
+    if n_queries == 0:
+        return indices, values
+    n_rows = chunk_n_rows(_BYTES_PER_PAIR * n_corpus, working_memory)
+    for rows, block in kernel_row_chunks(left, right, functional=functional, n_rows=n_rows, n_jobs=n_jobs):
+        indices[rows], values[rows] = top_k(block, n_neighbors)
+    return indices, values
+
+
+def _check_working_memory(working_memory):
+    if working_memory is None:
+        from sklearn import get_config
+
+        return float(get_config()["working_memory"])
+    if isinstance(working_memory, bool) or not isinstance(working_memory, numbers.Real):
+        raise TypeError(f"working_memory must be None or a number of MiB, got {working_memory!r}")
+    if not np.isfinite(working_memory) or working_memory <= 0:
+        raise ValueError(f"working_memory must be a positive number of MiB, got {working_memory}")
+    return float(working_memory)
+
+
+def chunk_n_rows(row_bytes, working_memory):
+    """Rows that fit in ``working_memory`` MiB (at least 1, with a warning), as
+    :func:`sklearn.utils.get_chunk_n_rows` computes it."""
+    n_rows = int(working_memory * 2**20 // max(row_bytes, 1))
+    if n_rows < 1:
+        warnings.warn(
+            f"Could not adhere to working_memory config. Currently {working_memory:.0f}MiB, "
+            f"{np.ceil(row_bytes * 2**-20):.0f}MiB required.",
+            UserWarning,
+            stacklevel=4,
+        )
+        n_rows = 1
+    return n_rows
+
+
+def top_k(block, k, columns=None):
+    """The ``k`` largest values of each row of ``block`` and their column labels.
+
+    Parameters
+    ----------
+    block : numpy.ndarray of shape (n_rows, n_columns)
+        ``n_columns >= k``.
+    k : int
+    columns : numpy.ndarray of int64, shape (n_columns,) or (n_rows, n_columns), optional
+        Label of each column (default: its position); ties are broken by the
+        smaller label.
+
+    Returns
+    -------
+    labels, values : numpy.ndarray of shape (n_rows, k)
+    """
+    block = np.asarray(block, dtype=np.float64)
+    n_rows, m = block.shape
+    if columns is None:
+        labels = np.broadcast_to(np.arange(m, dtype=np.int64), (n_rows, m))
+    else:
+        labels = np.broadcast_to(np.asarray(columns, dtype=np.int64), (n_rows, m))
+    if k < m:
+        part = np.argpartition(block, m - k, axis=1)
+        kth = np.take_along_axis(block, part[:, m - k : m - k + 1], axis=1)  # k-th largest value
+        candidates = block >= kth
+        counts = candidates.sum(axis=1)
+        if np.all(counts == k):  # no tie at the boundary: exactly k candidates per row
+            pos = np.nonzero(candidates)[1].reshape(n_rows, k)
+            cand_values = np.take_along_axis(block, pos, axis=1)
+            cand_labels = np.take_along_axis(labels, pos, axis=1)
+        else:  # pad rows with fewer candidates by -inf (never chosen before a real one)
+            width = int(counts.max())
+            cand_values = np.full((n_rows, width), -np.inf)
+            cand_labels = np.full((n_rows, width), np.iinfo(np.int64).max, dtype=np.int64)
+            row, pos = np.nonzero(candidates)
+            slot = np.arange(row.size) - np.repeat(np.cumsum(counts) - counts, counts)
+            cand_values[row, slot] = block[row, pos]
+            cand_labels[row, slot] = labels[row, pos]
+    else:
+        cand_values, cand_labels = block, np.array(labels)
+    order = np.lexsort((cand_labels, -cand_values), axis=1)[:, :k]
+    return np.take_along_axis(cand_labels, order, axis=1), np.take_along_axis(cand_values, order, axis=1)
+
+
+def merge_top_k(parts, k):
+    """Top ``k`` of several partial top-``k`` results ``(labels, values[, extra])``.
+
+    Every part covers the same rows; labels are comparable across parts (global
+    positions), so ties keep being broken by the smaller label. ``extra`` (optional,
+    same shape) travels with the labels.
+    """
+    labels = np.concatenate([p[0] for p in parts], axis=1)
+    values = np.concatenate([p[1] for p in parts], axis=1)
+    width = min(k, labels.shape[1])
+    order = np.lexsort((labels, -values), axis=1)[:, :width]
+    out = [np.take_along_axis(labels, order, axis=1), np.take_along_axis(values, order, axis=1)]
+    if len(parts[0]) > 2:
+        extra = np.concatenate([p[2] for p in parts], axis=1)
+        out.append(np.take_along_axis(extra, order, axis=1))
+    return tuple(out)

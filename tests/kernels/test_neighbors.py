@@ -1,0 +1,192 @@
+import warnings
+
+import networkx as nx
+import numpy as np
+import pytest
+import sklearn
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import graphinvariants as gi
+from graphinvariants.kernels import neighbors
+from graphinvariants.kernels.neighbors import merge_top_k, top_k
+
+
+def _relabelled(G, seed):
+    """An isomorphic copy with shuffled node names: same invariants to the last bit."""
+    perm = np.random.default_rng(seed).permutation(G.number_of_nodes())
+    return nx.relabel_nodes(G, dict(zip(G, perm.tolist())))
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    """Distinct graphs, each present up to three times (once relabelled), so that kernel
+    values tie within every row."""
+    base = [nx.gnp_random_graph(12 + i % 7, 0.25, seed=i) for i in range(14)]
+    base += [nx.barabasi_albert_graph(15 + i % 5, 2, seed=i) for i in range(10)]
+    graphs = list(base)
+    graphs += [_relabelled(G, i) for i, G in enumerate(base[::2])]
+    graphs += base[1::3]
+    order = np.random.default_rng(0).permutation(len(graphs))
+    return [graphs[i] for i in order]
+
+
+@pytest.fixture(scope="module")
+def queries(corpus):
+    return corpus[::4] + [nx.path_graph(9), nx.cycle_graph(8)]
+
+
+def _brute_force(queries, corpus, n_neighbors, **kw):
+    K = gi.kernel_matrix(queries, corpus, **kw)
+    order = np.argsort(-K, axis=1, kind="stable")[:, :n_neighbors]
+    return order, np.take_along_axis(K, order, axis=1)
+
+
+@pytest.mark.parametrize("kernel, params", [
+    ("power", {"k": 5}), ("power", {"k": 3, "ridge": 1e-8}), ("histogram", {"k": 3}),
+    ("wl", {"n_iter": 2}), ("power*histogram", {"k": 3}),
+])
+@pytest.mark.parametrize("n_neighbors", [1, 4, 7])
+def test_equals_brute_force_with_ties(queries, corpus, kernel, params, n_neighbors):
+    expected_idx, expected_val = _brute_force(queries, corpus, n_neighbors, kernel=kernel, **params)
+    # the corpus really has ties among the neighbours found
+    K = gi.kernel_matrix(queries, corpus, kernel=kernel, **params)
+    assert any(len(np.unique(row)) < len(row) for row in K)
+    idx, val = gi.kneighbors(queries, corpus, n_neighbors=n_neighbors, kernel=kernel, **params)
+    assert idx.dtype == np.int64 and val.dtype == np.float64
+    assert idx.shape == val.shape == (len(queries), n_neighbors)
+    np.testing.assert_array_equal(idx, expected_idx)
+    np.testing.assert_array_equal(val, expected_val)
+
+
+def test_ties_at_the_boundary_go_to_the_smaller_index(corpus):
+    """A query whose copies straddle the k-th place keeps the earliest copies."""
+    G = corpus[5]
+    copies = [i for i, H in enumerate(corpus) if gi.power_kernel(G, H) == 1.0]
+    assert len(copies) >= 2
+    idx, val = gi.kneighbors([G], corpus, n_neighbors=len(copies) - 1)
+    assert idx[0].tolist() == copies[:-1]
+    assert np.all(val == 1.0)
+
+
+@pytest.mark.parametrize("kernel", ["power", "histogram"])
+def test_small_working_memory_gives_the_same_answer_in_many_chunks(queries, corpus, kernel, monkeypatch):
+    chunk_rows = []
+    original = neighbors.kernel_row_chunks
+
+    def spy(*args, n_rows, **kwargs):
+        for rows, block in original(*args, n_rows=n_rows, **kwargs):
+            chunk_rows.append(len(rows))
+            assert block.shape == (len(rows), len(corpus))
+            yield rows, block
+
+    monkeypatch.setattr(neighbors, "kernel_row_chunks", spy)
+    row_mib = neighbors._BYTES_PER_PAIR * len(corpus) / 2**20
+    idx, val = gi.kneighbors(queries, corpus, n_neighbors=5, kernel=kernel, working_memory=2.5 * row_mib)
+    assert max(chunk_rows) == 2 and len(chunk_rows) == -(-len(queries) // 2)
+    chunk_rows.clear()
+    with sklearn.config_context(working_memory=3.5 * row_mib):  # working_memory=None reads the global config
+        idx2, val2 = gi.kneighbors(queries, corpus, n_neighbors=5, kernel=kernel)
+    assert max(chunk_rows) == 3
+    chunk_rows.clear()
+    with pytest.warns(UserWarning, match="Could not adhere to working_memory"):
+        idx3, val3 = gi.kneighbors(queries, corpus, n_neighbors=5, kernel=kernel, working_memory=row_mib / 10)
+    assert set(chunk_rows) == {1}
+    chunk_rows.clear()
+    idx4, val4 = gi.kneighbors(queries, corpus, n_neighbors=5, kernel=kernel, working_memory=1024)
+    assert chunk_rows == [len(queries)]
+    for i, v in ((idx2, val2), (idx3, val3), (idx4, val4)):
+        np.testing.assert_array_equal(i, idx)
+        np.testing.assert_array_equal(v, val)
+
+
+def test_default_working_memory_does_not_warn(queries, corpus):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        gi.kneighbors(queries, corpus, n_neighbors=2)
+
+
+def test_every_input_form_gives_the_same_answer(tu_datasets):
+    mutag = tu_datasets["MUTAG"]
+    q, c = mutag[:15], mutag[10:]
+    expected = gi.kneighbors(list(q), list(c), n_neighbors=6)
+    for queries, corpus in (
+        (q, c),
+        (q.batch, c.batch),
+        (gi.batch_power_invariants(q), gi.batch_power_invariants(c)),
+        (list(gi.batch_power_invariants(q)), c),
+    ):
+        got = gi.kneighbors(queries, corpus, n_neighbors=6)
+        np.testing.assert_array_equal(got[0], expected[0])
+        np.testing.assert_array_equal(got[1], expected[1])
+    np.testing.assert_array_equal(expected[0], _brute_force(q, c, 6)[0])
+
+
+def test_n_neighbors_equal_to_the_corpus_sorts_every_row(queries, corpus):
+    idx, val = gi.kneighbors(queries[:3], corpus, n_neighbors=len(corpus))
+    np.testing.assert_array_equal(idx, _brute_force(queries[:3], corpus, len(corpus))[0])
+    assert np.all(np.diff(val, axis=1) <= 0)
+
+
+def test_empty_queries():
+    idx, val = gi.kneighbors(gi.batch_power_invariants([nx.path_graph(5)])[:0], [nx.path_graph(4)], n_neighbors=1)
+    assert idx.shape == val.shape == (0, 1)
+
+
+def test_arguments_are_checked(corpus):
+    with pytest.raises(ValueError, match=r"n_neighbors=50 is larger than the corpus, which has 40 graphs"):
+        gi.kneighbors(corpus[:2], corpus[:40], n_neighbors=50)
+    with pytest.raises(ValueError, match="n_neighbors"):
+        gi.kneighbors(corpus[:2], corpus, n_neighbors=0)
+    with pytest.raises(TypeError, match="n_neighbors"):
+        gi.kneighbors(corpus[:2], corpus, n_neighbors=2.0)
+    with pytest.raises(ValueError, match="working_memory"):
+        gi.kneighbors(corpus[:2], corpus, working_memory=0)
+    with pytest.raises(TypeError, match="working_memory"):
+        gi.kneighbors(corpus[:2], corpus, working_memory="1GB")
+    with pytest.raises(ValueError, match="unknown kernel"):
+        gi.kneighbors(corpus[:2], corpus, kernel="rbf")
+    with pytest.raises(ValueError, match="takes the parameters"):
+        gi.kneighbors(corpus[:2], corpus, kernel="histogram", ridge=1e-3)
+    with pytest.raises(ValueError, match="n_jobs"):
+        gi.kneighbors(corpus[:2], corpus, n_jobs=0)
+    with pytest.raises(TypeError, match="single"):
+        gi.kneighbors(corpus[0], corpus)
+
+
+def test_n_jobs_does_not_change_the_answer(queries, corpus):
+    a = gi.kneighbors(queries, corpus, n_neighbors=5, working_memory=0.001)
+    b = gi.kneighbors(queries, corpus, n_neighbors=5, working_memory=0.001, n_jobs=2)
+    np.testing.assert_array_equal(a[0], b[0])
+    np.testing.assert_array_equal(a[1], b[1])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    shape=st.tuples(st.integers(1, 6), st.integers(1, 30)),
+    n_levels=st.integers(1, 4),
+    data=st.data(),
+)
+def test_top_k_is_a_stable_sort_prefix(seed, shape, n_levels, data):
+    """Few distinct values: many ties everywhere, including at the k-th place."""
+    rng = np.random.default_rng(seed)
+    block = rng.integers(0, n_levels, size=shape) / n_levels
+    k = data.draw(st.integers(1, shape[1]))
+    labels, values = top_k(block, k)
+    order = np.argsort(-block, axis=1, kind="stable")[:, :k]
+    np.testing.assert_array_equal(labels, order)
+    np.testing.assert_array_equal(values, np.take_along_axis(block, order, axis=1))
+    # a top-k of top-k's over column splits, with global labels, is the same answer
+    cuts = sorted(set(rng.integers(0, shape[1], size=3).tolist()) | {0, shape[1]})
+    parts = []
+    for a, b in zip(cuts[:-1], cuts[1:]):
+        cols = np.arange(a, b)
+        lab, val = top_k(block[:, a:b], min(k, b - a), columns=cols)
+        parts.append((lab, val, lab * 10))
+    merged = parts[0]
+    for part in parts[1:]:
+        merged = merge_top_k([merged, part], k)
+    np.testing.assert_array_equal(merged[0], order)
+    np.testing.assert_array_equal(merged[1], values)
+    np.testing.assert_array_equal(merged[2], order * 10)

@@ -1,0 +1,191 @@
+import networkx as nx
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+from sklearn.linear_model import SGDClassifier
+from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import LinearSVC
+
+import graphinvariants as gi
+from graphinvariants.embeddings import WalkHistogram
+
+
+@pytest.fixture(scope="module")
+def graphs():
+    out = [nx.gnp_random_graph(20 + i % 9, 0.15, seed=i) for i in range(25)]
+    out += [nx.barabasi_albert_graph(25, 2, seed=i) for i in range(25)]
+    return out
+
+
+@pytest.mark.parametrize("kernel, k, kernel_params", [("power", 5, None), ("power", 3, {"ridge": 1e-9}), ("histogram", 3, None)])
+def test_all_landmarks_reproduce_the_kernel_matrix(graphs, kernel, k, kernel_params):
+    model = gi.NystroemGraphKernel(kernel=kernel, k=k, kernel_params=kernel_params, n_components=len(graphs), random_state=0)
+    features = model.fit(graphs).transform(graphs)
+    K = gi.kernel_matrix(graphs, kernel=kernel, k=k, **(kernel_params or {}))
+    assert features.shape == (len(graphs), len(graphs))
+    np.testing.assert_allclose(features @ features.T, K, rtol=0, atol=1e-8)
+    # new graphs: inner products with the training features are the cross kernel
+    new = [nx.gnp_random_graph(22, 0.2, seed=100 + i) for i in range(5)]
+    np.testing.assert_allclose(
+        model.transform(new) @ features.T, gi.kernel_matrix(new, graphs, kernel=kernel, k=k, **(kernel_params or {})),
+        rtol=0, atol=1e-8,
+    )
+
+
+@pytest.mark.parametrize("kernel, params", [("wl", {"n_iter": 2}), ("power*histogram", {"histogram__k": 3}), ("power+wl", {})])
+def test_other_kernels_and_combinations(graphs, kernel, params):
+    """k goes to the members that take it; "wl" has none and ignores it."""
+    model = gi.NystroemGraphKernel(kernel=kernel, k=4, kernel_params=params, n_components=len(graphs), random_state=0)
+    features = model.fit_transform(graphs)
+    expected = gi.kernel_matrix(graphs, kernel=kernel, **({"k": 4} if kernel != "wl" else {}), **params)
+    np.testing.assert_allclose(features @ features.T, expected, rtol=0, atol=1e-8)
+
+
+def test_node_labels_reach_the_landmarks(graphs):
+    labelled = [G.copy() for G in graphs]
+    for i, G in enumerate(labelled):
+        nx.set_node_attributes(G, {u: (u * (i + 1)) % 3 for u in G}, "atom")
+    model = gi.NystroemGraphKernel(kernel="wl", kernel_params={"node_label": "atom"}, n_components=len(graphs), random_state=0)
+    features = model.fit_transform(labelled)
+    K = gi.kernel_matrix(labelled, kernel="wl", node_label="atom")
+    assert not np.allclose(K, gi.kernel_matrix(graphs, kernel="wl"))
+    np.testing.assert_allclose(features @ features.T, K, rtol=0, atol=1e-8)
+
+
+def test_features_follow_the_nystroem_formula(graphs):
+    model = gi.NystroemGraphKernel(n_components=12, random_state=3).fit(graphs)
+    idx = model.component_indices_
+    assert idx.shape == (12,) and len(set(idx.tolist())) == 12
+    K = gi.kernel_matrix(graphs)
+    K_mm = K[np.ix_(idx, idx)]
+    np.testing.assert_allclose(model.normalization_ @ K_mm @ model.normalization_.T, np.eye(12), atol=1e-8)
+    np.testing.assert_allclose(model.transform(graphs), K[:, idx] @ model.normalization_.T, rtol=0, atol=1e-12)
+    assert len(model.components_) == 12
+    np.testing.assert_array_equal(model.components_.means, gi.batch_power_invariants([graphs[i] for i in idx]).means)
+    # the approximation is exact on the landmarks' own block
+    F = model.transform([graphs[i] for i in idx])
+    np.testing.assert_allclose(F @ F.T, K_mm, atol=1e-8)
+
+
+def test_fixed_random_state_gives_the_same_features(graphs):
+    a = gi.NystroemGraphKernel(n_components=10, random_state=7).fit_transform(graphs)
+    b = gi.NystroemGraphKernel(n_components=10, random_state=7).fit_transform(graphs)
+    c = gi.NystroemGraphKernel(n_components=10, random_state=8).fit_transform(graphs)
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, c)
+    # a Generator is used as it is and advanced: two fits draw different landmarks
+    rng = np.random.default_rng(7)
+    model = gi.NystroemGraphKernel(n_components=10, random_state=rng)
+    first = model.fit(graphs).component_indices_.copy()
+    second = model.fit(graphs).component_indices_
+    assert not np.array_equal(first, second)
+    np.testing.assert_array_equal(
+        gi.NystroemGraphKernel(n_components=10, random_state=np.random.default_rng(7)).fit(graphs).component_indices_, first
+    )
+
+
+def test_n_components_larger_than_n_samples_warns_and_uses_all(graphs):
+    with pytest.warns(UserWarning, match="n_components=80 > n_samples=50"):
+        model = gi.NystroemGraphKernel(n_components=80, random_state=0).fit(graphs)
+    assert model.n_components_ == 50 and model.n_components == 80
+    assert model.transform(graphs).shape == (50, 50)
+    np.testing.assert_array_equal(sorted(model.component_indices_), np.arange(50))
+    exact = gi.NystroemGraphKernel(n_components=50, random_state=0).fit(graphs)
+    np.testing.assert_array_equal(model.transform(graphs), exact.transform(graphs))
+    assert list(model.get_feature_names_out()) == [f"nystroemgraphkernel{i}" for i in range(50)]
+
+
+@pytest.mark.parametrize("classifier", [LinearSVC(C=1.0), SGDClassifier(random_state=0)])
+def test_pipeline_on_a_list_of_graphs(classifier):
+    graphs = [nx.gnp_random_graph(30, 0.1, seed=i) for i in range(25)]
+    graphs += [nx.barabasi_albert_graph(30, 2, seed=i) for i in range(25)]
+    labels = np.array([0] * 25 + [1] * 25)
+    model = Pipeline([
+        ("features", gi.NystroemGraphKernel(n_components=20, random_state=0)),
+        ("scale", StandardScaler()),
+        ("clf", classifier),
+    ])
+    model.fit(graphs[::2], labels[::2])
+    assert model.score(graphs[1::2], labels[1::2]) >= 0.9
+    assert model.predict(graphs[1::2]).shape == (25,)
+
+
+def test_params_clone_and_set_params(graphs):
+    model = gi.NystroemGraphKernel(kernel="power", n_components=8, k=4, kernel_params={"ridge": 1e-9}, random_state=1)
+    params = model.get_params()
+    assert params == {"kernel": "power", "n_components": 8, "k": 4, "kernel_params": {"ridge": 1e-9},
+                      "random_state": 1, "n_jobs": None}
+    twin = clone(model)
+    assert twin.get_params() == params and twin is not model
+    np.testing.assert_array_equal(twin.fit_transform(graphs), model.fit_transform(graphs))
+    twin.set_params(k=3, kernel_params=None)
+    assert twin.get_params()["k"] == 3
+    assert not np.array_equal(twin.fit_transform(graphs), model.transform(graphs))
+    assert twin.fit(graphs).components_.k == 3
+    # the pipeline exposes the kernel parameters for grid search
+    pipe = make_pipeline(gi.NystroemGraphKernel(), LinearSVC())
+    pipe.set_params(nystroemgraphkernel__k=2, nystroemgraphkernel__n_components=5)
+    assert pipe.get_params()["nystroemgraphkernel__k"] == 2
+
+
+def test_init_is_keyword_only_and_only_stores():
+    with pytest.raises(TypeError):
+        gi.NystroemGraphKernel("power")
+    model = gi.NystroemGraphKernel(n_components="many", k=-1, kernel="rbf")  # checked at fit, not here
+    assert model.n_components == "many"
+
+
+def test_every_input_form_gives_the_same_features(tu_datasets):
+    mutag = tu_datasets["MUTAG"][:60]
+    expected = gi.NystroemGraphKernel(n_components=15, random_state=0).fit(list(mutag)).transform(list(mutag))
+    invariants = gi.batch_power_invariants(mutag)
+    for X in (mutag, mutag.batch, invariants, list(invariants), iter(list(mutag))):
+        model = gi.NystroemGraphKernel(n_components=15, random_state=0).fit(X)
+        np.testing.assert_array_equal(model.transform(mutag), expected)
+    np.testing.assert_array_equal(model.transform(invariants), expected)
+
+
+def test_precomputed_histograms_cannot_be_subset(graphs):
+    hist = WalkHistogram(k=3).as_embeddings(graphs)
+    with pytest.raises(TypeError, match="pass the graphs instead"):
+        gi.NystroemGraphKernel(kernel="histogram", k=3, n_components=5).fit(hist)
+
+
+def test_arguments_are_checked_at_fit(graphs):
+    def fit(**kw):
+        return gi.NystroemGraphKernel(**kw).fit(graphs)
+
+    with pytest.raises(ValueError, match="unknown kernel"):
+        fit(kernel="rbf")
+    with pytest.raises(TypeError, match="kernel must be a name"):
+        fit(kernel=None)
+    with pytest.raises(ValueError, match="k must be"):
+        fit(k=0)
+    with pytest.raises(TypeError, match="single"):
+        gi.NystroemGraphKernel(n_components=2).fit(nx.path_graph(4))
+    with pytest.raises(ValueError, match="n_components"):
+        fit(n_components=0)
+    with pytest.raises(TypeError, match="n_components"):
+        fit(n_components=2.5)
+    with pytest.raises(ValueError, match="k="):
+        fit(kernel_params={"k": 3})
+    with pytest.raises(TypeError, match="kernel_params"):
+        fit(kernel_params=[("ridge", 1.0)])
+    with pytest.raises(ValueError, match="takes the parameters"):
+        fit(kernel="histogram", kernel_params={"ridge": 1e-9})
+    with pytest.raises(TypeError, match="seed"):
+        fit(random_state=np.random.RandomState(0))
+    with pytest.raises(ValueError, match="n_jobs"):
+        fit(n_jobs=0)
+    with pytest.raises(ValueError, match="at least one graph"):
+        gi.NystroemGraphKernel().fit([])
+    with pytest.raises(NotFittedError):
+        gi.NystroemGraphKernel().transform(graphs)
+
+
+def test_n_jobs_does_not_change_the_features(graphs):
+    a = gi.NystroemGraphKernel(n_components=30, random_state=0).fit_transform(graphs)
+    b = gi.NystroemGraphKernel(n_components=30, random_state=0, n_jobs=2).fit_transform(graphs)
+    np.testing.assert_array_equal(a, b)

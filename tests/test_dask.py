@@ -1,0 +1,286 @@
+"""graphinvariants.dask on a two-worker in-process cluster: every result must equal the
+in-process one exactly."""
+
+import importlib
+import subprocess
+import sys
+
+import dask
+import dask.bag as db
+import dask.dataframe as dd
+import igraph as ig
+import joblib
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+import zarr
+from distributed import Client, LocalCluster, get_task_stream
+
+import graphinvariants as gi
+from graphinvariants import dask as gid
+
+
+@pytest.fixture(scope="session")
+def client():
+    with LocalCluster(processes=False, n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster:
+        with Client(cluster) as client:
+            yield client
+
+
+def _molecule(n, seed):
+    """A connected sparse graph (a tree plus a few ring-closing edges)."""
+    rng = np.random.default_rng(seed)
+    G = nx.barabasi_albert_graph(n, 1, seed=seed)  # a random tree
+    for _ in range(max(1, n // 12)):
+        u, v = rng.integers(0, n, 2)
+        if u != v:
+            G.add_edge(int(u), int(v))
+    return G
+
+
+@pytest.fixture(scope="module")
+def graphs():
+    """Varied graphs, with node names of several kinds, and exact duplicates (ties)."""
+    out = []
+    for i in range(40):
+        G = _molecule(8 + (7 * i) % 23, seed=i)
+        if i % 3 == 1:  # string node names
+            G = nx.relabel_nodes(G, {u: f"atom-{u}" for u in G})
+        elif i % 3 == 2:  # large, scattered integer names
+            G = nx.relabel_nodes(G, {u: 10**12 + 7919 * u for u in G})
+        out.append(G)
+    out += [out[3].copy(), out[17].copy(), out[3].copy()]
+    return out
+
+
+def _edge_table(graphs, seed, *, weight=None):
+    """Edge rows of all graphs, shuffled so every graph straddles partitions."""
+    rows = []
+    for gid_, G in enumerate(graphs):
+        for u, v, data in G.edges(data=True):
+            rows.append((1000 + gid_, u, v, data.get(weight, 1.0)))
+    rows = [rows[i] for i in np.random.default_rng(seed).permutation(len(rows))]
+    frame = pd.DataFrame(rows, columns=["graph_id", "source", "target", "w"]).astype({"source": object, "target": object})
+    return frame if weight else frame.drop(columns="w")
+
+
+def _sorted_batch(frame, k=5):
+    frame = frame.sort_values("graph_id")
+    return frame["graph_id"].to_numpy(), gid.from_frame(frame, k=k)
+
+
+def _assert_same_embeddings(batch, expected):
+    np.testing.assert_array_equal(batch.means, expected.means)
+    np.testing.assert_array_equal(batch.covariances, expected.covariances)
+    np.testing.assert_array_equal(batch.n_nodes, expected.n_nodes)
+
+
+def test_import_graphinvariants_does_not_import_dask():
+    code = "import sys, graphinvariants; assert not any(m == 'dask' or m.startswith('dask.') for m in sys.modules)"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_missing_dask_gives_the_install_command(monkeypatch):
+    monkeypatch.setitem(sys.modules, "dask", None)  # "import dask" now raises ImportError
+    monkeypatch.delitem(sys.modules, "graphinvariants.dask")
+    with pytest.raises(ImportError, match=r'pip install "graphinvariants\[dask\]"'):
+        importlib.import_module("graphinvariants.dask")
+
+
+def test_embed_bag_equals_the_batch_path(client, graphs):
+    mixed = list(graphs)
+    mixed[5] = ig.Graph.from_networkx(mixed[5])
+    mixed[6] = nx.to_scipy_sparse_array(mixed[6], format="csr")
+    frame = gid.embed(db.from_sequence(mixed, npartitions=5), k=4)
+    assert list(frame.columns) == ["graph_id"] + gid.embedding_columns(k=4)
+    assert frame.npartitions == 5
+    computed = frame.compute()
+    np.testing.assert_array_equal(computed["graph_id"].to_numpy(), np.arange(len(graphs)))
+    _assert_same_embeddings(gid.from_frame(computed, k=4), gi.batch_power_invariants(graphs, k=4))
+
+
+def test_embed_edge_table_straddling_partitions_equals_the_batch_path(client, graphs):
+    table = _edge_table(graphs, seed=0)
+    edges = dd.from_pandas(table, npartitions=4, sort=False)
+    parts = [set(edges.get_partition(i).compute()["graph_id"]) for i in range(4)]
+    straddling = {g for i, p in enumerate(parts) for q in parts[i + 1 :] for g in p & q}
+    assert len(straddling) > len(graphs) / 2  # most graphs do straddle partitions
+    frame = gid.embed(edges, npartitions=3)
+    assert frame.npartitions == 3
+    ids, batch = _sorted_batch(frame.compute())
+    np.testing.assert_array_equal(ids, 1000 + np.arange(len(graphs)))
+    _assert_same_embeddings(batch, gi.batch_power_invariants(graphs))
+    # another order of the edge rows, both directions listed: the same numbers
+    table2 = _edge_table(graphs, seed=1)
+    table2 = pd.concat([table2, table2.rename(columns={"source": "target", "target": "source"})], ignore_index=True)
+    _, batch2 = _sorted_batch(gid.embed(dd.from_pandas(table2.sample(frac=1, random_state=2), npartitions=3, sort=False)).compute())
+    _assert_same_embeddings(batch2, batch)
+
+
+def test_node_table_adds_isolated_nodes_and_edgeless_graphs(client, graphs):
+    with_isolated = [G.copy() for G in graphs[:6]]
+    with_isolated[0].add_nodes_from(["lonely", "alone"])
+    with_isolated[4].add_node(-1)
+    edgeless = nx.empty_graph(["p", "q", "r"])
+    all_graphs = with_isolated + [edgeless]
+    edges = _edge_table(with_isolated, seed=3)
+    nodes = pd.DataFrame(
+        [(1000 + g, u) for g, G in enumerate(all_graphs) for u in G], columns=["graph_id", "node"]
+    ).astype({"node": object})
+    frame = gid.embed(dd.from_pandas(edges, npartitions=2, sort=False), nodes=dd.from_pandas(nodes, npartitions=3), k=3)
+    _, batch = _sorted_batch(frame.compute(), k=3)
+    _assert_same_embeddings(batch, gi.batch_power_invariants(all_graphs, k=3))
+    # without the node table the isolated nodes and the edgeless graph are missing
+    _, without = _sorted_batch(gid.embed(dd.from_pandas(edges, npartitions=2, sort=False), k=3).compute(), k=3)
+    assert len(without) == 6 and without.n_nodes[0] == batch.n_nodes[0] - 2
+
+
+def test_weighted_and_directed_edge_tables(client):
+    rng = np.random.default_rng(5)
+    graphs = []
+    for i in range(8):
+        G = nx.DiGraph() if i % 2 else nx.Graph()
+        G.add_weighted_edges_from(((int(u), int(v), float(w)) for u, v, w in
+                                   zip(rng.integers(0, 9, 20), rng.integers(0, 9, 20), rng.uniform(0.1, 3, 20))), weight="w")
+        graphs.append(G)
+    undirected, directed = graphs[0::2], graphs[1::2]
+    for group, is_directed in ((undirected, False), (directed, True)):
+        table = _edge_table(group, seed=7, weight="w")
+        # NetworkX keeps the last weight of a repeated edge: keep one row per edge
+        frame = gid.embed(dd.from_pandas(table, npartitions=2, sort=False), weight="w", directed=is_directed, k=4)
+        _, batch = _sorted_batch(frame.compute(), k=4)
+        _assert_same_embeddings(batch, gi.batch_power_invariants(group, weight="w", k=4))
+
+
+def test_parquet_round_trip_and_kernel_blocks(client, graphs, tmp_path):
+    frame = gid.embed(dd.from_pandas(_edge_table(graphs, seed=0), npartitions=4, sort=False), npartitions=3)
+    frame.to_parquet(tmp_path / "embeddings")
+    stored = dd.read_parquet(tmp_path / "embeddings")
+    order = stored["graph_id"].compute().to_numpy() - 1000
+    in_order = [graphs[i] for i in order]
+    expected = gi.kernel_matrix(in_order)
+    for chunks in (None, 7, 64):
+        K = gid.kernel_matrix(stored, chunks=chunks)
+        assert K.shape == (len(graphs), len(graphs))
+        if chunks is None:
+            assert K.numblocks == (3, 3)
+        else:
+            assert K.chunks[0][0] == min(chunks, len(graphs))
+        np.testing.assert_array_equal(K.compute(), expected)
+    # Zarr, blockwise, from the workers
+    K = gid.kernel_matrix(stored, chunks=10)
+    K.to_zarr(str(tmp_path / "K.zarr"))
+    np.testing.assert_array_equal(zarr.open_array(str(tmp_path / "K.zarr"), mode="r")[:], expected)
+
+
+def test_cross_kernel_blocks_and_in_memory_sides(client, graphs):
+    corpus = gid.embed(db.from_sequence(graphs, npartitions=4), k=3).persist()
+    queries = graphs[::5]
+    expected = gi.kernel_matrix(queries, graphs, k=3)
+    for a in (queries, gi.batch_power_invariants(queries, k=3), gid.to_frame(queries, k=3),
+              dd.from_pandas(gid.to_frame(queries, k=3), npartitions=2)):
+        K = gid.kernel_matrix(a, corpus, k=3, chunks=(3, 11))
+        np.testing.assert_array_equal(K.compute(), expected)
+    K = gid.kernel_matrix(corpus, queries, k=3, chunks=None)
+    np.testing.assert_array_equal(K.compute(), expected.T)
+
+
+def test_kneighbors_equals_in_process(client, graphs):
+    frame = gid.embed(dd.from_pandas(_edge_table(graphs, seed=0), npartitions=4, sort=False), npartitions=4).persist()
+    ids = frame["graph_id"].compute().to_numpy()
+    corpus = [graphs[i - 1000] for i in ids]
+    queries = graphs[::4] + [graphs[3]]
+    expected = gi.kneighbors(queries, corpus, n_neighbors=6)
+    assert len(set(expected[0][0].tolist())) == 6
+    for kw in ({}, {"split_every": 2}, {"chunks": 5, "split_every": 3}, {"chunks": 1000}):
+        idx, val, graph_ids = gid.kneighbors(queries, frame, n_neighbors=6, return_graph_ids=True, **kw)
+        np.testing.assert_array_equal(idx, expected[0])
+        np.testing.assert_array_equal(val, expected[1])
+        np.testing.assert_array_equal(graph_ids, ids[expected[0]])
+    # the duplicates of graph 3 tie at 1.0 and come in corpus order
+    dupes = np.flatnonzero(np.isin(ids, [1003, 1040, 1042]))
+    np.testing.assert_array_equal(idx[-1, :3], dupes)
+    # queries held by Dask too, and every corpus graph its own neighbour
+    idx, val = gid.kneighbors(frame, frame, n_neighbors=len(corpus), split_every=2)
+    full = gi.kneighbors(corpus, corpus, n_neighbors=len(corpus))
+    np.testing.assert_array_equal(idx, full[0])
+    np.testing.assert_array_equal(val, full[1])
+    with pytest.raises(ValueError, match="larger than the corpus, which has 43 graphs"):
+        gid.kneighbors(queries, frame, n_neighbors=44)
+
+
+def test_evaluation_on_the_cluster_equals_the_local_run(client):
+    graphs = [nx.gnp_random_graph(25, 0.12, seed=i) for i in range(30)]
+    graphs += [nx.barabasi_albert_graph(25, 2, seed=i) for i in range(30)]
+    y = np.array([0] * 30 + [1] * 30)
+    K = gi.kernel_matrix(graphs)
+    kw = dict(n_repeats=2, n_folds=5, C_grid=(0.01, 1.0, 100.0), seed=3)
+    local = gi.evaluate_kernel(K, y, n_jobs=2, **kw)
+    with get_task_stream(client) as stream, joblib.parallel_config(backend="dask"):
+        remote = gi.evaluate_kernel(K, y, n_jobs=2, **kw)
+    assert stream.data and {task["worker"] for task in stream.data} <= set(client.scheduler_info()["workers"])
+    np.testing.assert_array_equal(remote.accuracies, local.accuracies)
+    np.testing.assert_array_equal(remote.chosen_C, local.chosen_C)
+    np.testing.assert_array_equal(remote.validation_accuracies, local.validation_accuracies)
+    assert remote.n_fits == local.n_fits
+
+
+def test_errors_are_clear(client, graphs):
+    bag = db.from_sequence(graphs[:4], npartitions=2)
+    with pytest.raises(TypeError, match="to_arrays"):
+        gid.embed(bag, kernel="histogram")
+    with pytest.raises(TypeError, match="to_arrays"):
+        gid.kernel_matrix(graphs[:3], kernel="histogram")
+    with pytest.raises(TypeError, match="dask.bag.from_sequence"):
+        gid.embed(graphs[:4])
+    with pytest.raises(TypeError, match="from_pandas"):
+        gid.embed(_edge_table(graphs[:2], seed=0))
+    with pytest.raises(ValueError, match="no column 'target'"):
+        gid.embed(dd.from_pandas(pd.DataFrame({"graph_id": [0], "source": [1], "dst": [2]}), npartitions=1))
+    with pytest.raises(ValueError, match="no column 'w'"):
+        gid.embed(dd.from_pandas(_edge_table(graphs[:2], seed=0), npartitions=1), weight="w")
+    with pytest.raises(ValueError, match="missing values"):
+        bad = pd.DataFrame({"graph_id": [0, 0], "source": [1.0, np.nan], "target": [2.0, 3.0]})
+        gid.embed(dd.from_pandas(bad, npartitions=1)).compute()
+    with pytest.raises(ValueError, match="negative"):
+        bad = pd.DataFrame({"graph_id": [0, 0], "source": [1, 2], "target": [2, 3], "w": [1.0, -1.0]})
+        gid.embed(dd.from_pandas(bad, npartitions=1), weight="w").compute()
+    with pytest.raises(TypeError, match="nodes, directed"):
+        gid.embed(bag, directed=True)
+    frame = gid.embed(bag)
+    with pytest.raises(TypeError, match="map_partitions"):
+        gid.from_frame(frame)
+    with pytest.raises(ValueError, match="another k"):
+        gid.from_frame(frame.compute(), k=3)
+    with pytest.raises(ValueError, match="lacks the embedding columns"):
+        gid.from_frame(frame.compute().drop(columns="n_nodes"))
+    with pytest.raises(ValueError, match="same chunks"):
+        gid.kernel_matrix(frame, chunks=(2, 3))
+    with pytest.raises(ValueError, match="chunks"):
+        gid.kernel_matrix(frame, chunks=0)
+    with pytest.raises(ValueError, match="split_every"):
+        gid.kneighbors(graphs[:2], frame, split_every=1)
+    with pytest.raises(ValueError, match="unknown kernel"):
+        gid.kneighbors(graphs[:2], frame, kernel="rbf")
+    with pytest.raises(ValueError, match="has no column 'mean_0'"):
+        gid.kernel_matrix(dd.from_pandas(pd.DataFrame({"graph_id": [1]}), npartitions=1))
+    with pytest.raises(ValueError, match="bag partition that starts at graph 2"):
+        gid.embed(db.from_sequence([nx.path_graph(3)] * 2 + [nx.empty_graph(0)], npartitions=2)).compute()
+
+
+def test_lazy_inputs_without_a_cluster(graphs):
+    """No distributed client needed, and embeddings need not be persisted first."""
+    graphs = graphs[:12]
+    edges = dd.from_pandas(_edge_table(graphs, seed=4), npartitions=3, sort=False)
+    # p2p shuffles (the default while a distributed client exists) need the cluster
+    with dask.config.set({"scheduler": "sync", "dataframe.shuffle.method": "tasks"}):
+        for frame in (gid.embed(db.from_sequence(graphs, npartitions=2)), gid.embed(edges, npartitions=2)):
+            ids = frame["graph_id"].compute().to_numpy() % 1000
+            in_order = [graphs[i] for i in ids]
+            K = gid.kernel_matrix(frame, chunks=5).compute()
+            np.testing.assert_array_equal(K, gi.kernel_matrix(in_order))
+            idx, val = gid.kneighbors(graphs[:3], frame, n_neighbors=4)
+            expected = gi.kneighbors(graphs[:3], in_order, n_neighbors=4)
+            np.testing.assert_array_equal(idx, expected[0])
+            np.testing.assert_array_equal(val, expected[1])
