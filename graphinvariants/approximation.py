@@ -20,6 +20,7 @@ from .graphs import GraphBatch
 from .graphs.adjacency import graph_library
 from .graphs.batch import check_not_single_graph
 from .kernels import make_functional, pairwise_kernels
+from .kernels.registry import parse_kernel_spec
 
 __all__ = ["NystroemGraphKernel"]
 
@@ -111,6 +112,8 @@ class NystroemGraphKernel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
             raise TypeError(f"kernel_params must be None or a dict, got {params!r}")
         if "k" in params:
             raise ValueError("give k as NystroemGraphKernel(k=...), not in kernel_params")
+        if isinstance(self.kernel, str) and "k" in parse_kernel_spec(self.kernel)[1]:
+            raise ValueError(f"kernel={self.kernel!r} spells k in its name; give it as NystroemGraphKernel(k=...)")
         k = check_k(self.k)
         without_k = make_functional(self.kernel, **params)  # checks the name and the other parameters
         members = getattr(without_k, "functionals", (without_k,))  # a combination's members

@@ -34,13 +34,17 @@ def test_all_landmarks_reproduce_the_kernel_matrix(graphs, kernel, k, kernel_par
     )
 
 
-@pytest.mark.parametrize("kernel, params", [("wl", {"n_iter": 2}), ("power*histogram", {"histogram__k": 3}), ("power+wl", {})])
+@pytest.mark.parametrize("kernel, params", [
+    ("wl", {"n_iter": 2}), ("power*histogram", {"histogram__k": 3}), ("power+wl", {}), ("power*histogram:histogram__k=3", {}),
+])
 def test_other_kernels_and_combinations(graphs, kernel, params):
     """k goes to the members that take it; "wl" has none and ignores it."""
     model = gi.NystroemGraphKernel(kernel=kernel, k=4, kernel_params=params, n_components=len(graphs), random_state=0)
     features = model.fit_transform(graphs)
     expected = gi.kernel_matrix(graphs, kernel=kernel, **({"k": 4} if kernel != "wl" else {}), **params)
     np.testing.assert_allclose(features @ features.T, expected, rtol=0, atol=1e-8)
+    if "histogram" in kernel:
+        assert [f.k for f in model._functional().functionals] == [4, 3]
 
 
 def test_node_labels_reach_the_landmarks(graphs):
@@ -171,6 +175,8 @@ def test_arguments_are_checked_at_fit(graphs):
         fit(n_components=2.5)
     with pytest.raises(ValueError, match="k="):
         fit(kernel_params={"k": 3})
+    with pytest.raises(ValueError, match="spells k"):
+        fit(kernel="histogram:k=9")
     with pytest.raises(TypeError, match="kernel_params"):
         fit(kernel_params=[("ridge", 1.0)])
     with pytest.raises(ValueError, match="takes the parameters"):
