@@ -1,8 +1,10 @@
 """Large collections: invariants, top-k neighbours and kernel matrices on a Dask cluster,
 and the Nystroem approximation on NCI1.
 
-Full size (hours on 2 cores; about 22 GB free disk needed in --workdir for the
-50,000-graph Zarr matrix, about 1 GB for the 10^6-graph corpus)::
+Full size (not run by its author: an estimated hour or more on 2 cores, extrapolated
+from the small run; about 20 GB free disk needed in --workdir for the 50,000-graph Zarr
+matrix, the section is skipped with a message otherwise, and about 1 GB for the
+10^6-graph corpus)::
 
     python benchmarks/bench_large.py --workdir /tmp
 
