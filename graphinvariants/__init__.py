@@ -20,7 +20,7 @@ from .embeddings import (
     save_invariants,
 )
 from .approximation import NystroemGraphKernel
-from .estimator import PowerKernel
+from .estimator import GraphKernel, PowerKernel
 from .evaluation import EvaluationResult, evaluate_kernel
 from .graphs import GraphAdjacency, GraphBatch, as_adjacency, as_graph_batch
 from .kernels import (
@@ -53,6 +53,7 @@ __all__ = [
     "GaussianBatch",
     "GraphAdjacency",
     "GraphBatch",
+    "GraphKernel",
     "InvariantsDisplay",
     "KernelDecayDisplay",
     "KernelMatrixDisplay",

@@ -9,7 +9,7 @@
 from .engine import kernel_row_chunks, paired_kernels, pairwise_kernels
 from .neighbors import kneighbors
 from .power import bhattacharyya_coefficient, paired_power_kernel, power_kernel, power_kernel_matrix
-from .registry import KERNELS, kernel_matrix, make_functional
+from .registry import KERNELS, kernel_matrix, make_functional, parse_kernel_spec
 
 __all__ = [
     "KERNELS",
@@ -18,6 +18,7 @@ __all__ = [
     "kernel_row_chunks",
     "kneighbors",
     "make_functional",
+    "parse_kernel_spec",
     "paired_kernels",
     "paired_power_kernel",
     "pairwise_kernels",

@@ -17,14 +17,13 @@ __all__ = ["KERNELS", "RECOMMENDED", "kernel_matrix", "make_functional", "parse_
 _FUNCTIONALS = {"power": GaussianEmbedding, "histogram": WalkHistogram, "wl": WeisfeilerLehman, "meanmap": MeanMap}
 
 #: Kernel names accepted by :func:`kernel_matrix`, each with a one-line description.
+#: Names joined by ``*`` (elementwise product) or ``+`` (mean) are accepted too.
 KERNELS = {
     "power": "the paper's power kernel: Bhattacharyya coefficient of the power summaries' Gaussians (k, ridge, weight)",
     "histogram": "cosine-normalised histogram of exact walk-count profiles, all prefixes t = 1..k (k, weight)",
     "wl": "Weisfeiler-Lehman subtree kernel, degree or node labels, cosine-normalised (n_iter, node_label)",
     "meanmap": "kernel mean embedding of node profiles, RBF base kernel, exact or random Fourier features "
                "(k, profile, bandwidth, column_weights, n_features, random_state)",
-    "A*B": "elementwise product of the named kernels, e.g. 'power*histogram' (PSD, unit diagonal)",
-    "A+B": "mean of the named kernels, e.g. 'power+wl' (PSD, unit diagonal)",
 }
 
 

@@ -266,7 +266,7 @@ def perturbation_study(
         delayed(_perturbed_edges)([chosen[i] for i in c], indices[c], kind, n_steps, [seeds[i] for i in c]) for c in chunks
     )
     perturbed = [graph for part in parts for graph in part]
-    functional = make_functional(kernel, **shared_parameters(kernel, k=k, ridge=ridge), **(kernel_params or {}))
+    functional = make_functional(kernel, **{**shared_parameters(kernel, k=k, ridge=ridge), **(kernel_params or {})})
     batch = _unweighted(batch)
     originals = functional.embed(batch.take(indices))
     curves = np.ones((len(chosen), n_steps + 1))
