@@ -8,14 +8,61 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils.validation import check_is_fitted
 
 from ._validation import check_n_jobs
-from .embeddings import DEFAULT_RIDGE, GaussianEmbedding
+from .embeddings import DEFAULT_RIDGE
 from .kernels import pairwise_kernels
 from .kernels.registry import RECOMMENDED, make_functional
 
 __all__ = ["GraphKernel", "PowerKernel"]
 
 
-class PowerKernel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class _KernelTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """What both transformers share: fit embeds once, transform compares with it."""
+
+    def _functional(self):
+        return make_functional(self.kernel, **self._kernel_parameters())
+
+    def fit(self, X, y=None):
+        """Embed and keep the training graphs (and their kernel-ready form, once).
+
+        Parameters
+        ----------
+        X : sequence of graphs, GraphBatch, TUDataset, or precomputed embeddings
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        check_n_jobs(self.n_jobs)
+        functional = self._functional()
+        embeddings = functional.as_embeddings(X, what="X")
+        if not len(embeddings):
+            raise ValueError(f"{type(self).__name__}.fit needs at least one graph")
+        functional.prepare(embeddings, "X")  # cached with the embeddings where the functional can
+        self.functional_ = functional
+        self.embeddings_ = embeddings
+        self.n_train_ = len(embeddings)
+        self._n_features_out = self.n_train_
+        return self
+
+    def transform(self, X):
+        """Kernel matrix of ``X`` against the training graphs, shape ``(len(X), n_train_)``."""
+        check_is_fitted(self, "embeddings_")
+        return pairwise_kernels(X, self.embeddings_, functional=self.functional_, n_jobs=self.n_jobs)
+
+    def fit_transform(self, X, y=None):
+        """Fit, and return the square, symmetric kernel matrix of the training graphs."""
+        self.fit(X)
+        return pairwise_kernels(self.embeddings_, functional=self.functional_, n_jobs=self.n_jobs)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.two_d_array = False
+        tags.requires_fit = True
+        return tags
+
+
+class PowerKernel(_KernelTransformer):
     """Power-kernel transformer for collections of graphs.
 
     ``fit(graphs)`` computes and keeps the invariants of the training graphs (and
@@ -40,7 +87,8 @@ class PowerKernel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
     Attributes
     ----------
     invariants_ : GaussianBatch
-        Invariants of the training graphs.
+        Invariants of the training graphs (also ``embeddings_``).
+    functional_ : GaussianEmbedding
     n_train_ : int
         Number of training graphs.
 
@@ -64,50 +112,19 @@ class PowerKernel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
         self.weight = weight
         self.n_jobs = n_jobs
 
-    def _functional(self):
-        return GaussianEmbedding(self.k, ridge=self.ridge, weight=self.weight)
+    kernel = "power"
 
-    def fit(self, X, y=None):
-        """Compute and store the invariants of the training graphs.
+    def _kernel_parameters(self):
+        return {"k": self.k, "ridge": self.ridge, "weight": self.weight}
 
-        Parameters
-        ----------
-        X : sequence of graphs, GraphBatch, TUDataset, or precomputed invariants
-        y : ignored
-
-        Returns
-        -------
-        self
-        """
-        functional = self._functional()
-        check_n_jobs(self.n_jobs)
-        invariants = functional.as_embeddings(X, what="X")
-        if not len(invariants):
-            raise ValueError("PowerKernel.fit needs at least one graph")
-        functional.prepare(invariants, "X")  # once, kept with the invariants
-        self.invariants_ = invariants
-        self.n_train_ = len(invariants)
-        self._n_features_out = self.n_train_
-        return self
-
-    def transform(self, X):
-        """Kernel matrix of ``X`` against the training graphs, shape ``(len(X), n_train_)``."""
-        check_is_fitted(self, "invariants_")
-        return pairwise_kernels(X, self.invariants_, functional=self._functional(), n_jobs=self.n_jobs)
-
-    def fit_transform(self, X, y=None):
-        """Fit, and return the square, symmetric kernel matrix of the training graphs."""
-        self.fit(X)
-        return pairwise_kernels(self.invariants_, functional=self._functional(), n_jobs=self.n_jobs)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.two_d_array = False
-        tags.requires_fit = True
-        return tags
+    @property
+    def invariants_(self):
+        """The training graphs' :class:`GaussianBatch` (same as ``embeddings_``)."""
+        check_is_fitted(self, "embeddings_")
+        return self.embeddings_
 
 
-class GraphKernel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class GraphKernel(_KernelTransformer):
     """Kernel transformer for any kernel of :data:`graphinvariants.KERNELS`, by name.
 
     ``fit(graphs)`` embeds the training graphs once; ``transform(graphs)`` returns the
@@ -171,41 +188,5 @@ class GraphKernel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
                 self._kernel_params = tuple(sorted(self._kernel_params + (key,)))
         return self
 
-    def fit(self, X, y=None):
-        """Embed and keep the training graphs.
-
-        Parameters
-        ----------
-        X : sequence of graphs, GraphBatch or TUDataset
-        y : ignored
-
-        Returns
-        -------
-        self
-        """
-        check_n_jobs(self.n_jobs)
-        functional = make_functional(self.kernel, **{key: getattr(self, key) for key in self._kernel_params})
-        embeddings = functional.as_embeddings(X, what="X")
-        if not len(embeddings):
-            raise ValueError("GraphKernel.fit needs at least one graph")
-        self.functional_ = functional
-        self.embeddings_ = embeddings
-        self.n_train_ = len(embeddings)
-        self._n_features_out = self.n_train_
-        return self
-
-    def transform(self, X):
-        """Kernel matrix of ``X`` against the training graphs, shape ``(len(X), n_train_)``."""
-        check_is_fitted(self, "embeddings_")
-        return pairwise_kernels(X, self.embeddings_, functional=self.functional_, n_jobs=self.n_jobs)
-
-    def fit_transform(self, X, y=None):
-        """Fit, and return the square, symmetric kernel matrix of the training graphs."""
-        self.fit(X)
-        return pairwise_kernels(self.embeddings_, functional=self.functional_, n_jobs=self.n_jobs)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.two_d_array = False
-        tags.requires_fit = True
-        return tags
+    def _kernel_parameters(self):
+        return {key: getattr(self, key) for key in self._kernel_params}

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import graphinvariants as gi
+from tests.conftest import renumbered as renumbered_graph
 from graphinvariants.embeddings import WalkHistogram
 from graphinvariants.kernels import paired_kernels, pairwise_kernels
 
@@ -52,13 +53,7 @@ def test_unit_diagonal_symmetric_psd_no_nan(graphs):
 
 def test_invariant_to_renumbering_and_input_library(graphs, rng):
     functional = WalkHistogram(k=6)
-    renumbered = []
-    for G in graphs:
-        perm = rng.permutation(G.number_of_nodes())
-        H = nx.Graph()
-        H.add_nodes_from(sorted(range(len(perm)), key=lambda v: rng.random()))
-        H.add_edges_from((int(perm[u]), int(perm[v])) for u, v in G.edges)
-        renumbered.append(H)
+    renumbered = [renumbered_graph(G, rng) for G in graphs]
     np.testing.assert_array_equal(paired_kernels(graphs, renumbered, functional=functional), 1.0)
     as_igraph = [ig.Graph.from_networkx(G) for G in graphs]
     np.testing.assert_array_equal(

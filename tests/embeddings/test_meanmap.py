@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import graphinvariants as gi
+from tests.conftest import renumbered as renumbered_graph
 from graphinvariants.embeddings import MeanMap
 from graphinvariants.kernels import paired_kernels, pairwise_kernels
 
@@ -68,13 +69,7 @@ def test_unit_diagonal_psd_renumbering_and_libraries(graphs, rng, n_features):
     np.testing.assert_array_equal(np.diag(K), 1.0)
     np.testing.assert_allclose(K, K.T, atol=1e-15)
     assert np.all(np.isfinite(K)) and np.linalg.eigvalsh(K).min() > -1e-10
-    renumbered = []
-    for G in graphs:
-        perm = rng.permutation(G.number_of_nodes())
-        H = nx.Graph()
-        H.add_nodes_from(sorted(range(len(perm)), key=lambda v: rng.random()))
-        H.add_edges_from((int(perm[u]), int(perm[v])) for u, v in G.edges)
-        renumbered.append(H)
+    renumbered = [renumbered_graph(G, rng) for G in graphs]
     np.testing.assert_array_equal(paired_kernels(graphs, renumbered, functional=functional), 1.0)
     np.testing.assert_array_equal(pairwise_kernels([ig.Graph.from_networkx(G) for G in graphs], functional=functional), K)
 

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import graphinvariants as gi
+from tests.conftest import renumbered
 
 
 def _slogdet_kernel(G, H, k, weight=None):
@@ -58,20 +59,6 @@ def test_k_too_large_is_refused_up_front():
         gi.power_kernel(nx.path_graph(5), nx.path_graph(6), k=10**6)
 
 
-def _renumbered(G, rng):
-    """The same graph with its nodes stored in a new order."""
-    perm = rng.permutation(G.number_of_nodes())
-    H = nx.Graph()
-    H.add_nodes_from(range(G.number_of_nodes()))
-    order = list(G.edges(data=True))
-    rng.shuffle(order)
-    H.add_edges_from((int(perm[u]), int(perm[v]), d) for u, v, d in order)
-    H2 = nx.Graph()  # node insertion order = storage order of the matrix
-    H2.add_nodes_from(sorted(H, key=lambda v: rng.random()))
-    H2.add_edges_from(H.edges(data=True))
-    return H2
-
-
 def test_weighted_graphs_are_permutation_invariant_to_the_last_bit(rng):
     """Was: 363 of 2,000 random weighted graphs below 1 - 1e-12, worst 0.99989."""
     G = nx.Graph([(0, 1, {"w": 0.3}), (1, 2, {"w": 1.7}), (0, 2, {"w": 0.1})])
@@ -82,7 +69,7 @@ def test_weighted_graphs_are_permutation_invariant_to_the_last_bit(rng):
         G = nx.gnp_random_graph(n, rng.uniform(0.1, 0.9), seed=int(rng.integers(2**31)))
         for u, v in G.edges:
             G[u][v]["w"] = float(rng.uniform(0.01, 10.0))
-        H = _renumbered(G, rng)
+        H = renumbered(G, rng)
         a, b = gi.power_invariants(G, weight="w"), gi.power_invariants(H, weight="w")
         assert a == b
         assert gi.power_kernel(a, b) == 1.0
@@ -92,7 +79,7 @@ def test_walk_counts_beyond_2_53_are_permutation_invariant(rng):
     """Was 0.99999999706 for a dense 2,000-node graph; here a smaller one with k=12."""
     G = nx.gnp_random_graph(300, 0.5, seed=1)
     assert gi.power_summary(G, k=12).walk_counts().max() > 2**53
-    H = _renumbered(G, rng)
+    H = renumbered(G, rng)
     assert gi.power_invariants(G, k=12) == gi.power_invariants(H, k=12)
 
 
