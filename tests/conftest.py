@@ -35,14 +35,15 @@ def rng():
 
 def renumbered(G, rng):
     """The same graph with new node numbers, its nodes stored in a new order and its
-    edges inserted in a new order (edge attributes kept)."""
+    edges inserted in a new order (node and edge attributes kept)."""
     import networkx as nx
 
     perm = rng.permutation(G.number_of_nodes())
     index = {v: i for i, v in enumerate(G)}
     edges = list(G.edges(data=True))
     rng.shuffle(edges)
+    nodes = [(int(perm[index[v]]), data) for v, data in G.nodes(data=True)]
     H = nx.Graph()
-    H.add_nodes_from(sorted(range(len(perm)), key=lambda v: rng.random()))
+    H.add_nodes_from(sorted(nodes, key=lambda item: rng.random()))  # node attributes kept
     H.add_edges_from((int(perm[index[u]]), int(perm[index[v]]), d) for u, v, d in edges)
     return H

@@ -3,6 +3,7 @@
 * :class:`GaussianEmbedding` (the paper): mean and covariance of the node profiles,
   :class:`GaussianBatch` of arrays with :class:`PowerInvariants` per-graph views.
 * :class:`WalkHistogram`: histogram of exact walk-count profiles.
+* :class:`LabelledWalkHistogram`: walk counts started from node-label indicators.
 * :class:`MeanMap`: kernel mean embedding of the node profiles (exact, or random
   Fourier features).
 * :class:`WeisfeilerLehman`: the Weisfeiler-Lehman subtree kernel (the usual baseline).
@@ -23,6 +24,7 @@ from .gaussian import (
     save_invariants,
 )
 from .histogram import HistogramBatch, WalkHistogram
+from .labelled import LabelledHistogramBatch, LabelledWalkHistogram
 from .meanmap import MeanMap, MeanMapBatch
 from .wl import WeisfeilerLehman, WLBatch
 
@@ -33,6 +35,8 @@ __all__ = [
     "GaussianBatch",
     "GaussianEmbedding",
     "HistogramBatch",
+    "LabelledHistogramBatch",
+    "LabelledWalkHistogram",
     "MeanMap",
     "MeanMapBatch",
     "PowerInvariants",

@@ -9,18 +9,25 @@ functional and the remaining keyword arguments are its parameters. Names joined 
 
 import inspect
 
-from ..embeddings import Combination, GaussianEmbedding, MeanMap, WalkHistogram, WeisfeilerLehman
+from ..embeddings import Combination, GaussianEmbedding, LabelledWalkHistogram, MeanMap, WalkHistogram, WeisfeilerLehman
 from .engine import pairwise_kernels
 
 __all__ = ["KERNELS", "RECOMMENDED", "kernel_matrix", "make_functional", "parse_kernel_spec"]
 
-_FUNCTIONALS = {"power": GaussianEmbedding, "histogram": WalkHistogram, "wl": WeisfeilerLehman, "meanmap": MeanMap}
+_FUNCTIONALS = {
+    "power": GaussianEmbedding,
+    "histogram": WalkHistogram,
+    "labelled_histogram": LabelledWalkHistogram,
+    "wl": WeisfeilerLehman,
+    "meanmap": MeanMap,
+}
 
 #: Kernel names accepted by :func:`kernel_matrix`, each with a one-line description.
 #: Names joined by ``*`` (elementwise product) or ``+`` (mean) are accepted too.
 KERNELS = {
     "power": "the paper's power kernel: Bhattacharyya coefficient of the power summaries' Gaussians (k, ridge, weight)",
     "histogram": "cosine-normalised histogram of exact walk-count profiles, all prefixes t = 1..k (k, weight)",
+    "labelled_histogram": "histogram of walk counts started from node-label indicator vectors (k, node_label)",
     "wl": "Weisfeiler-Lehman subtree kernel, degree or node labels, cosine-normalised (n_iter, node_label)",
     "meanmap": "kernel mean embedding of node profiles, RBF base kernel, exact or random Fourier features "
                "(k, profile, bandwidth, column_weights, n_features, random_state)",

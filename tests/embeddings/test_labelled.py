@@ -1,0 +1,73 @@
+"""Walk counts from node-label start vectors, tested like every other functional."""
+
+from collections import Counter
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import graphinvariants as gi
+from graphinvariants.embeddings import LabelledWalkHistogram
+from graphinvariants.kernels import paired_kernels, pairwise_kernels
+from tests.conftest import renumbered
+
+
+def _labelled(G, rng, alphabet):
+    nx.set_node_attributes(G, {v: str(rng.choice(list(alphabet))) for v in G}, "label")
+    return G
+
+
+def _brute_force_histogram(G, k):
+    nodes = list(G)
+    labels = sorted({G.nodes[v]["label"] for v in nodes})
+    A = nx.to_numpy_array(G, nodelist=nodes, weight=None).astype(np.int64)
+    E = np.array([[G.nodes[v]["label"] == lab for lab in labels] for v in nodes], dtype=np.int64)
+    out = Counter()
+    for i, v in enumerate(nodes):
+        prefix = (G.nodes[v]["label"],)
+        out[prefix] += 1
+        for t in range(1, k + 1):
+            row = np.linalg.matrix_power(A, t)[i] @ E
+            prefix = prefix + (tuple(zip(labels, row.tolist())),)
+            out[tuple(p if isinstance(p, str) else tuple(x for x in p if x[1]) for p in prefix)] += 1
+    return out
+
+
+def _brute_force_kernel(G, H, k):
+    a, b = _brute_force_histogram(G, k), _brute_force_histogram(H, k)
+    return sum(a[key] * b[key] for key in a) / np.sqrt(sum(v * v for v in a.values()) * sum(v * v for v in b.values()))
+
+
+@pytest.fixture(scope="module")
+def graphs():
+    rng = np.random.default_rng(3)
+    out = [_labelled(nx.gnp_random_graph(int(n), 0.2, seed=int(n)), rng, "CON") for n in range(5, 20, 2)]
+    out += [_labelled(nx.gnp_random_graph(10, 0.3, seed=s), rng, "CS") for s in range(3)]
+    return out
+
+
+@pytest.mark.parametrize("k", [1, 3])
+def test_matches_brute_force_and_merges_label_sets(graphs, k):
+    K = pairwise_kernels(graphs, functional=LabelledWalkHistogram(k=k))
+    cross = pairwise_kernels(graphs[:8], graphs[8:], functional=LabelledWalkHistogram(k=k))  # {C, O, N} vs {C, S}
+    np.testing.assert_allclose(cross, K[:8, 8:], rtol=1e-14, atol=1e-15)
+    for i in range(0, len(graphs), 2):
+        for j in range(len(graphs)):
+            assert K[i, j] == pytest.approx(_brute_force_kernel(graphs[i], graphs[j], k), rel=1e-12)
+
+
+def test_unit_diagonal_psd_and_renumbering(graphs, rng):
+    functional = LabelledWalkHistogram(k=4)
+    K = pairwise_kernels(graphs, functional=functional)
+    np.testing.assert_array_equal(np.diag(K), 1.0)
+    assert np.linalg.eigvalsh(K).min() > -1e-12
+    np.testing.assert_array_equal(paired_kernels(graphs, [renumbered(G, rng) for G in graphs], functional=functional), 1.0)
+
+
+def test_reads_the_data_sets_node_labels(tu_datasets):
+    ds = tu_datasets["MUTAG"][:30]
+    np.testing.assert_array_equal(
+        gi.kernel_matrix(ds, kernel="labelled_histogram", k=3), gi.kernel_matrix(list(ds), kernel="labelled_histogram", k=3)
+    )
+    with pytest.raises(ValueError, match="no attribute 'label'"):
+        gi.kernel_matrix([nx.path_graph(3)], kernel="labelled_histogram")
