@@ -67,9 +67,9 @@ class NystroemGraphKernel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
     components_ : embeddings batch
         Embeddings of the landmark graphs (a :class:`~graphinvariants.GaussianBatch`
         for ``"power"``).
-    component_indices_ : numpy.ndarray of int64, shape (n_components_,)
+    component_indices_ : numpy.ndarray of int64, shape (m,), m = ``n_components_``
         Positions of the landmarks in the training collection.
-    normalization_ : numpy.ndarray of shape (n_components_, n_components_)
+    normalization_ : numpy.ndarray of shape (m, m), m = ``n_components_``
         ``K_mm^{-1/2}``.
     n_components_ : int
         Number of landmarks actually used.
@@ -178,7 +178,7 @@ class NystroemGraphKernel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
 
         Returns
         -------
-        numpy.ndarray of shape (n_graphs, n_components_)
+        numpy.ndarray of shape (n_graphs, m), m = ``n_components_``
         """
         check_is_fitted(self, "normalization_")
         functional = self._functional()
