@@ -15,11 +15,31 @@ lies between ``ridge / k`` and ``2 k`` (the ridge bounds the smallest eigenvalue
 product of eight of them stays far inside the float64 range for every ``k`` accepted;
 a group that still leaves the range (possible only with ``ridge=0``) is redone with
 one logarithm per pivot.
+
+The compiled engine (``GaussianEmbedding(engine="numba")``, :mod:`._bhattacharyya_numba`)
+performs the same operations in the same order, pair by pair in vectorised compiled
+code, but for its logarithm and exponential (fdlibm's, vectorised), so the two agree
+to about 1e-15 relative. This module chooses between them (:func:`uses_compiled`) and
+adapts the pair engine's tiles to the compiled one (:func:`compiled_tile`,
+:func:`compiled_pairs`).
 """
+
+import functools
+import importlib.util
+import threading
+import weakref
 
 import numpy as np
 
 __all__ = []
+
+#: Values of GaussianEmbedding(engine=...).
+ENGINES = ("auto", "numba", "numpy")
+#: Below this many pairs (``len(left) * len(right)``) engine="auto" keeps numpy: a
+#: matrix this small takes numpy well under a second, less than importing numba and
+#: loading its compiled code in a fresh process (and far less than the first compile).
+AUTO_MIN_PAIRS = 4_000_000
+_NOT_FINITE = "the kernel is not finite for some pairs: their covariances are numerically singular; increase ridge"
 
 #: Largest k for the unrolled Cholesky; above it, batched LAPACK.
 UNROLL_MAX_K = 16
@@ -120,5 +140,115 @@ def combine(logdet_a, logdet_b, logdet_pair, maha):
     log_k = 0.25 * (logdet_a + logdet_b) - 0.5 * logdet_pair - 0.125 * maha
     out = np.exp(np.minimum(log_k, 0.0))
     if not np.all(np.isfinite(out)):
-        raise ValueError("the kernel is not finite for some pairs: their covariances are numerically singular; increase ridge")
+        raise ValueError(_NOT_FINITE)
     return out
+
+
+# --- the compiled engine (numba) ---------------------------------------------------
+
+
+def check_engine(engine):
+    """Validate ``engine``; for ``"numba"``, fail now (ImportError) if numba is missing."""
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
+    if engine == "numba" and _compiled_module() is None:
+        raise ImportError(
+            "engine='numba' needs numba, which could not be imported; install it with "
+            "`pip install numba` (or `pip install graphinvariants[fast]`), or use "
+            "engine='auto' or 'numpy'"
+        )
+    return engine
+
+
+@functools.lru_cache(maxsize=None)
+def _compiled_module():
+    """The compiled engine's module, or None when numba cannot be imported."""
+    try:
+        from . import _bhattacharyya_numba
+    except ImportError:
+        return None
+    return _bhattacharyya_numba
+
+
+def may_use_compiled(engine, k):
+    """Whether ``engine`` can evaluate pairs of dimension ``k`` compiled (for ``"auto"``:
+    numba is installed; it is not imported)."""
+    if engine == "numpy" or k > UNROLL_MAX_K:
+        return False
+    return engine == "numba" or importlib.util.find_spec("numba") is not None
+
+
+def uses_compiled(engine, k, n_pairs):
+    """Whether ``engine`` evaluates ``n_pairs`` pairs of dimension ``k`` compiled.
+
+    ``"numpy"``: never. ``"numba"``: whenever ``k <= UNROLL_MAX_K``. ``"auto"``: in
+    addition, only for at least :data:`AUTO_MIN_PAIRS` pairs and when numba can be
+    imported (numba is not imported for smaller matrices).
+    """
+    if engine == "numpy" or k > UNROLL_MAX_K:
+        return False
+    if engine == "auto" and n_pairs < AUTO_MIN_PAIRS:
+        return False
+    return _compiled_module() is not None
+
+
+#: Packed sides of the compiled engine, per prepared side (freed with it).
+_sides = weakref.WeakKeyDictionary()
+_sides_lock = threading.Lock()
+
+
+def _packed_side(prepared):
+    """``(packed, logdets)`` of a prepared side for the compiled engine, computed once.
+
+    The log-determinants come from the compiled pair code itself (on the pairs
+    ``(G, G)``), which is what makes ``K(G, G) == 1.0`` exactly in cross matrices.
+    """
+    with _sides_lock:
+        side = _sides.get(prepared)
+        if side is None:
+            # writable C-contiguous copies if need be: one compiled signature for all
+            means, halves = (np.require(a, np.float64, ["C", "W"]) for a in (prepared.means, prepared.half_covs))
+            side = _compiled_module().pack_side(means, halves)
+            _sides[prepared] = side
+    return side
+
+
+def _span(index, n):
+    """``(start, stop)`` of a unit-step slice, else None."""
+    if isinstance(index, slice):
+        start, stop, step = index.indices(n)
+        if step == 1:
+            return start, max(start, stop)
+    return None
+
+
+def compiled_tile(left, right, rows, cols):
+    """Kernel values of all pairs ``(left[rows], right[cols])`` by the compiled engine."""
+    module = _compiled_module()
+    token = module.token(left.means.shape[1])
+    A, logdets_a = _packed_side(left)
+    B, logdets_b = _packed_side(right)
+    row_span, col_span = _span(rows, len(left)), _span(cols, len(right))
+    if row_span is None:  # any other index: gather the graphs (a copy)
+        index = np.arange(len(left))[rows]
+        A, logdets_a, row_span = np.ascontiguousarray(A[:, index]), logdets_a[index], (0, index.size)
+    if col_span is None:
+        index = np.arange(len(right))[cols]
+        B, logdets_b, col_span = np.ascontiguousarray(B[:, index]), logdets_b[index], (0, index.size)
+    values, finite = module.tile_values(token, A, logdets_a, *row_span, B, logdets_b, *col_span)
+    if not finite:
+        raise ValueError(_NOT_FINITE)
+    return values
+
+
+def compiled_pairs(left, right, i, j):
+    """Kernel values of the pairs ``(left[i[p]], right[j[p]])`` by the compiled engine."""
+    A, logdets_a = _packed_side(left)
+    B, logdets_b = _packed_side(right)
+    i = np.arange(len(left), dtype=np.int64)[i]
+    j = np.arange(len(right), dtype=np.int64)[j]
+    k = left.means.shape[1]
+    values, finite = _compiled_module().paired_values(A, logdets_a, i.ravel(), B, logdets_b, j.ravel(), k)
+    if not finite:
+        raise ValueError(_NOT_FINITE)
+    return values.reshape(i.shape)

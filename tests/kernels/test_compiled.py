@@ -1,0 +1,216 @@
+"""The compiled pair engine (numba) against the numpy one: the same kernel values."""
+
+from importlib.util import find_spec
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import graphinvariants as gi
+from graphinvariants.embeddings import GaussianEmbedding, _bhattacharyya
+from graphinvariants.embeddings.gaussian import _Prepared
+from graphinvariants.kernels import kernel_row_chunks, paired_kernels, pairwise_kernels
+
+needs_numba = pytest.mark.skipif(
+    find_spec("numba") is None,
+    reason="numba is not installed (pip install graphinvariants[fast]): the compiled engine is unavailable",
+)
+
+RTOL = 1e-12
+
+
+def _both(X, Y=None, *, k=5, ridge=gi.DEFAULT_RIDGE, weight=None, n_jobs=None):
+    """The matrix by engine='numba' and by engine='numpy'."""
+    return tuple(
+        pairwise_kernels(X, Y, functional=GaussianEmbedding(k, ridge=ridge, weight=weight, engine=engine),
+                         n_jobs=n_jobs)
+        for engine in ("numba", "numpy")
+    )
+
+
+def _random_invariants(rng, k, n=30):
+    """Gaussians of very different scales and shapes (nonsingular, so ridge=0 works)."""
+    W = rng.normal(size=(n, k, 2 * k)) * 10.0 ** rng.uniform(-1, 1, size=(n, 1, 1))
+    covs = W @ W.transpose(0, 2, 1) / (2 * k)
+    means = rng.normal(size=(n, k)) * 10.0 ** rng.uniform(-2, 0, size=(n, 1))
+    return gi.GaussianBatch(means, covs, np.full(n, 50))
+
+
+@needs_numba
+@pytest.mark.parametrize("k", range(1, 17))
+@pytest.mark.parametrize("ridge", [0.0, gi.DEFAULT_RIDGE], ids=["ridge0", "default_ridge"])
+def test_random_gaussians_agree_for_every_unrolled_k(rng, k, ridge):
+    invs = _random_invariants(rng, k)
+    compiled, plain = _both(invs, k=k, ridge=ridge)
+    np.testing.assert_allclose(compiled, plain, rtol=RTOL, atol=0)
+    assert compiled.max() <= 1.0 and np.mean(compiled > 1e-10) > 0.3
+    # a cross matrix: the graphs present on both sides have K == 1 exactly
+    compiled, plain = _both(invs[:20], invs[10:], k=k, ridge=ridge)
+    np.testing.assert_allclose(compiled, plain, rtol=RTOL, atol=0)
+    np.testing.assert_array_equal(np.diagonal(compiled, offset=-10), 1.0)
+
+
+@needs_numba
+@pytest.mark.parametrize("k", [2, 5, 9, 16])
+def test_mutag_gram_matrix_agrees(tu_datasets, k):
+    invs = gi.batch_power_invariants(tu_datasets["MUTAG"], k=k)
+    compiled, plain = _both(invs, k=k)
+    np.testing.assert_allclose(compiled, plain, rtol=RTOL, atol=0)
+
+
+@needs_numba
+def test_nci1_cross_matrix_agrees_and_is_one_on_the_same_graphs(tu_datasets):
+    invs = gi.batch_power_invariants(tu_datasets["NCI1"], k=5)
+    rows = invs.take(np.arange(0, len(invs), 13))  # 317 graphs, all also among the columns
+    compiled, plain = _both(rows, invs)
+    np.testing.assert_allclose(compiled, plain, rtol=RTOL, atol=0)
+    np.testing.assert_array_equal(compiled[np.arange(len(rows)), np.arange(0, len(invs), 13)], 1.0)
+
+
+@needs_numba
+def test_threads_tiles_and_pairs_change_nothing(tu_datasets):
+    invs = gi.batch_power_invariants(tu_datasets["MUTAG"], k=5)
+    functional = GaussianEmbedding(5, engine="numba")
+    one = pairwise_kernels(invs, functional=functional, n_jobs=1)
+    two = pairwise_kernels(invs, functional=functional, n_jobs=2)
+    np.testing.assert_array_equal(one, two)
+    chunks = np.vstack([block for _, block in kernel_row_chunks(invs, functional=functional, n_rows=7, n_jobs=2)])
+    np.testing.assert_array_equal(chunks, one)
+    cross = pairwise_kernels(invs, invs, functional=functional, n_jobs=2)
+    np.testing.assert_array_equal(np.diag(cross), 1.0)
+    np.testing.assert_array_equal(cross, one)
+    np.testing.assert_array_equal(paired_kernels(invs, invs, functional=functional), 1.0)
+    shuffled = invs.take(np.random.default_rng(0).permutation(len(invs)))
+    np.testing.assert_array_equal(
+        paired_kernels(invs, shuffled, functional=functional),
+        np.diag(pairwise_kernels(invs, shuffled, functional=functional)),
+    )
+
+
+def _weighted(G, value):
+    H = nx.Graph(G)
+    nx.set_edge_attributes(H, value, "w")
+    return H
+
+
+@needs_numba
+@pytest.mark.parametrize("k", [5, 16])
+def test_karate_against_les_miserables(k):
+    graphs = [nx.karate_club_graph(), nx.les_miserables_graph()]
+    compiled, plain = _both(graphs, k=k)
+    np.testing.assert_allclose(compiled, plain, rtol=RTOL, atol=0)
+    assert 0 < compiled[0, 1] < 1
+
+
+@needs_numba
+@pytest.mark.parametrize("scale", [1e-60, 1e-20, 3.7, 1e20, 1e60])
+def test_scaled_weights_agree(scale):
+    graphs = [_weighted(nx.karate_club_graph(), scale), _weighted(nx.les_miserables_graph(), scale)]
+    compiled, plain = _both(graphs, weight="w")
+    np.testing.assert_allclose(compiled, plain, rtol=RTOL, atol=0)
+
+
+@needs_numba
+def test_tiny_kernel_values_agree():
+    graphs = [_weighted(nx.karate_club_graph(), 6.59e32), _weighted(nx.path_graph(10), 1.0)]
+    compiled, plain = _both(graphs, weight="w")
+    np.testing.assert_allclose(compiled, plain, rtol=RTOL, atol=0)
+    assert 1e-86 < compiled[0, 1] < 1e-85
+
+
+def _prepared(means, halves):
+    """A prepared side from raw arrays (logdets by the numpy path, as _prepare does)."""
+    logdets = _bhattacharyya.pair_terms(means, halves, means, halves, diagonal_only=True)[0]
+    return _Prepared(means, halves, logdets)
+
+
+def _numpy_tile(side):
+    logdet, maha = _bhattacharyya.pair_terms(side.means, side.half_covs, side.means, side.half_covs)
+    return _bhattacharyya.combine(side.logdets[:, None], side.logdets[None, :], logdet, maha)
+
+
+@needs_numba
+@pytest.mark.parametrize(("k", "scale"), [(4, 1e-308), (4, 3e-308), (2, 2.3e307), (2, 4e307)])
+def test_traces_whose_power_of_two_is_not_a_normal_number(rng, k, scale):
+    """A subnormal mean variance, or one whose power of two is subnormal, takes
+    math.frexp/ldexp instead of the bits of the float."""
+    W = rng.normal(size=(6, k, k))
+    halves = W @ W.transpose(0, 2, 1) / k * 0.1 + np.eye(k)
+    halves *= scale / halves[:, range(k), range(k)].mean(axis=1)[:, None, None]
+    side = _prepared(rng.normal(size=(6, k)) * np.sqrt(scale), halves)
+    np.testing.assert_allclose(_bhattacharyya.compiled_tile(side, side, slice(None), slice(None)),
+                               _numpy_tile(side), rtol=RTOL, atol=0)
+
+
+@needs_numba
+@pytest.mark.parametrize("k", [8, 16])
+def test_pivot_products_outside_the_float_range(rng, k):
+    """Half the variances 1e-80: every group of 8 scaled pivots multiplies to below
+    1e-290 and is redone with one logarithm per pivot (only reachable with ridge=0)."""
+    spectrum = np.where(np.arange(k) % 2 == 0, 1.0, 1e-80)
+    halves = np.stack([np.diag(spectrum * rng.uniform(1, 2, k)) for _ in range(5)])
+    side = _prepared(rng.normal(size=(5, k)) * np.sqrt(spectrum), halves)
+    compiled = _bhattacharyya.compiled_tile(side, side, slice(None), slice(None))
+    np.testing.assert_allclose(compiled, _numpy_tile(side), rtol=RTOL, atol=0)
+    assert np.all((0 < compiled) & (compiled <= 1))
+
+
+@needs_numba
+def test_singular_pairs_are_refused_as_by_numpy():
+    k = 3
+    halves = np.stack([np.eye(k), np.zeros((k, k))])
+    side = _Prepared(np.zeros((2, k)), halves, np.zeros(2))
+    with pytest.raises(ValueError, match="increase ridge"):
+        _bhattacharyya.compiled_tile(side, side, slice(None), slice(None))
+    with pytest.raises(ValueError, match="increase ridge"):
+        _bhattacharyya.compiled_pairs(side, side, np.array([1]), np.array([1]))
+
+
+@needs_numba
+def test_fancy_indices_and_pairs(rng):
+    invs = _random_invariants(rng, 6, n=12)
+    functional = GaussianEmbedding(6, engine="numba")
+    side = functional.prepare(invs, "g")
+    full = functional.tile(side, side, slice(None), slice(None))
+    rows, cols = np.array([3, 0, -1]), slice(10, 2, -2)
+    np.testing.assert_array_equal(functional.tile(side, side, rows, cols), full[rows][:, cols])
+    i, j = np.array([[0, 5], [11, 5]]), np.array([[3, 5], [0, -2]])
+    np.testing.assert_array_equal(functional.pairs(side, side, i, j), full[i, j])
+
+
+def test_engine_selection(monkeypatch):
+    assert not _bhattacharyya.uses_compiled("numpy", 5, 10**9)
+    assert not _bhattacharyya.uses_compiled("auto", 5, _bhattacharyya.AUTO_MIN_PAIRS - 1)
+    assert not _bhattacharyya.uses_compiled("numba", _bhattacharyya.UNROLL_MAX_K + 1, 10**9)
+    if find_spec("numba") is not None:
+        assert _bhattacharyya.uses_compiled("auto", 5, _bhattacharyya.AUTO_MIN_PAIRS)
+        assert _bhattacharyya.uses_compiled("numba", 16, 1)
+    with pytest.raises(ValueError, match="engine must be one of"):
+        GaussianEmbedding(engine="fortran")
+    monkeypatch.setattr(_bhattacharyya, "_compiled_module", lambda: None)  # numba missing
+    with pytest.raises(ImportError, match="pip install numba"):
+        GaussianEmbedding(engine="numba")
+    assert not _bhattacharyya.uses_compiled("auto", 5, 10**9)
+    graphs = [nx.path_graph(5), nx.star_graph(5)]
+    np.testing.assert_array_equal(
+        pairwise_kernels(graphs, functional=GaussianEmbedding(engine="auto")), gi.power_kernel_matrix(graphs)
+    )
+
+
+@needs_numba
+def test_auto_switches_to_numba_on_the_number_of_pairs(monkeypatch):
+    graphs = [nx.gnp_random_graph(30 + i, 0.2, seed=i) for i in range(12)]
+
+    def matrix(engine):
+        return pairwise_kernels(graphs, functional=GaussianEmbedding(engine=engine))
+
+    np.testing.assert_array_equal(matrix("auto"), matrix("numpy"))  # 144 pairs: numpy
+    monkeypatch.setattr(_bhattacharyya, "AUTO_MIN_PAIRS", 144)
+    np.testing.assert_array_equal(matrix("auto"), matrix("numba"))
+
+
+@needs_numba
+def test_large_k_falls_back_to_numpy():
+    graphs = [nx.karate_club_graph(), nx.les_miserables_graph()]
+    compiled, plain = _both(graphs, k=17)
+    np.testing.assert_array_equal(compiled, plain)
