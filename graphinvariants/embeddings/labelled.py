@@ -75,9 +75,9 @@ class LabelledWalkHistogram(CountFeatures):
     >>> graphs = [labelled(nx.path_graph(3), "CCO"), labelled(nx.path_graph(3), "COC"),
     ...           labelled(nx.path_graph(3), "OCC")]
     >>> pairwise_kernels(graphs, functional=LabelledWalkHistogram(k=2)).round(3)
-    array([[1.   , 0.333, 1.   ],
-           [0.333, 1.   , 0.333],
-           [1.   , 0.333, 1.   ]])
+    array([[1.   , 0.389, 1.   ],
+           [0.389, 1.   , 0.389],
+           [1.   , 0.389, 1.   ]])
     """
 
     batch_type = LabelledHistogramBatch

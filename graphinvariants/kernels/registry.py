@@ -96,7 +96,7 @@ def make_functional(kernel, **params):
     >>> make_functional("histogram", k=3)
     WalkHistogram(k=3, weight=None)
     >>> make_functional("power*histogram", k=4, histogram__k=8)
-    GaussianEmbedding(k=4, ridge=1e-12, weight=None, normalization='l1') * WalkHistogram(k=8, weight=None)
+    GaussianEmbedding(k=4, ridge=1e-12, weight=None, normalization='l1', engine='auto') * WalkHistogram(k=8, weight=None)
     >>> make_functional("histogram:k=8")  # parameters may be spelled in the name
     WalkHistogram(k=8, weight=None)
     """
