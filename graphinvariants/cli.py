@@ -278,7 +278,7 @@ def _cmd_perturb(args):
             label = f"{name} / {spec}" if several else name
             studies[label] = gi.perturbation_study(
                 graphs, n_graphs=args.graphs, n_steps=args.steps, k=args.k, kind=args.kind, seed=args.seed,
-                n_jobs=args.n_jobs, name=label, kernel=kernel, kernel_params=params,
+                n_jobs=args.n_jobs, name=label, kernel=kernel, kernel_params=params, baseline=True,
             )
     elapsed = time.perf_counter() - start
     shown = sorted({t for t in (0, 1, 2, 5, 10, args.steps) if t <= args.steps})

@@ -84,9 +84,13 @@ class GraphState:
     def from_adjacency(cls, matrix):
         """State of a 0/1 CSR adjacency (symmetric: undirected)."""
         coo = matrix.tocoo()
-        directed = (matrix != matrix.T).nnz > 0
-        keep = np.ones(coo.nnz, bool) if directed else coo.row <= coo.col
-        return cls(matrix.shape[0], zip(coo.row[keep].tolist(), coo.col[keep].tolist()), directed)
+        return cls.from_edges(matrix.shape[0], coo.row, coo.col, (matrix != matrix.T).nnz > 0)
+
+    @classmethod
+    def from_edges(cls, n_nodes, rows, cols, directed):
+        """State of the edges ``rows[i] -> cols[i]`` (both directions listed when undirected)."""
+        keep = np.ones(len(rows), bool) if directed else rows <= cols
+        return cls(n_nodes, zip(rows[keep].tolist(), cols[keep].tolist()), directed)
 
     def key(self, u, v):
         return (u, v) if self.directed or u <= v else (v, u)
@@ -202,8 +206,10 @@ class GraphState:
 
     def edge_arrays(self):
         """Edges as arrays of positions among :meth:`alive` (each undirected edge once)."""
-        alive = self.alive()
         pairs = np.array(self.edges.items, dtype=np.int64).reshape(-1, 2)
+        if len(self.nodes) == self.next_id:  # no node removed or added: ids are positions
+            return self.next_id, pairs[:, 0], pairs[:, 1]
+        alive = self.alive()
         return len(alive), np.searchsorted(alive, pairs[:, 0]), np.searchsorted(alive, pairs[:, 1])
 
 

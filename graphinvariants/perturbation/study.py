@@ -46,7 +46,8 @@ class PerturbationStudy:
     baseline : numpy.ndarray of shape (n_graphs,) or None
         For each sampled graph, the median kernel between it and the other graphs of
         the collection (the paper's "property 2" compares a perturbed graph with
-        these); None when the collection has a single graph.
+        these); None unless asked for with ``baseline=True``, or when the collection
+        has a single graph.
 
     Examples
     --------
@@ -133,13 +134,13 @@ class PerturbationStudy:
         )
 
 
-def _perturbed_edges(matrices, positions, kind, n_steps, seeds):
+def _perturbed_edges(graphs, positions, kind, n_steps, seeds):
     """Edge arrays ``(n, rows, cols, directed)`` of every perturbed graph of a chunk
     (runs in a worker thread); ``positions`` are the graphs' places in the collection."""
     perturbed = []
-    for position, matrix, seed in zip(positions, matrices, seeds):
+    for position, (n, rows, cols, directed), seed in zip(positions, graphs, seeds):
         rng = np.random.default_rng(seed)
-        state = GraphState.from_adjacency(matrix)
+        state = GraphState.from_edges(n, rows, cols, directed)
         for t in range(n_steps):
             try:
                 state.apply(kind, rng)
@@ -147,6 +148,22 @@ def _perturbed_edges(matrices, positions, kind, n_steps, seeds):
                 raise ValueError(f"graph {position} of the collection, step {t + 1}: {err}") from None
             perturbed.append(state.edge_arrays() + (state.directed,))
     return perturbed
+
+
+def _edges_of(batch, indices):
+    """``(n, rows, cols, directed)`` of the chosen graphs of a batch, read off its CSR arrays."""
+    A, offsets = batch.matrix, batch.offsets
+    asymmetric = A != A.T
+    owner_of_row = np.repeat(np.arange(len(batch)), batch.sizes)
+    directed = np.zeros(len(batch), bool)
+    directed[owner_of_row[asymmetric.tocoo().row]] = True
+    out = []
+    for g in indices:
+        a, b = offsets[g], offsets[g + 1]
+        lo, hi = A.indptr[a], A.indptr[b]
+        rows = np.repeat(np.arange(b - a), np.diff(A.indptr[a : b + 1]))
+        out.append((int(b - a), rows, A.indices[lo:hi].astype(np.int64) - a, bool(directed[g])))
+    return out
 
 
 def _stack_edges(graphs):
@@ -179,6 +196,7 @@ def perturbation_study(
     name=None,
     kernel="power",
     kernel_params=None,
+    baseline=False,
     n_flips=None,
 ):
     """Run the paper's perturbation study on a collection of graphs.
@@ -210,6 +228,11 @@ def perturbation_study(
         paper's); ``k`` and ``ridge`` go to the members that take them.
     kernel_params : dict, optional
         Further parameters of the kernel (e.g. ``{"n_iter": 3}`` for ``"wl"``).
+    baseline : bool, keyword-only
+        Also compute, for each sampled graph, the median kernel between it and the other
+        graphs of the collection (``PerturbationStudy.baseline`` and ``crossing_step``,
+        the paper's property 2). It embeds the whole collection and costs about as much
+        as the study itself; default False.
     n_flips : int, optional
         Deprecated spelling of ``n_steps``.
 
@@ -257,8 +280,7 @@ def perturbation_study(
             raise ValueError(f"n_graphs={n_graphs}, but the collection has {len(batch)} graphs")
         indices = np.random.default_rng(sample_seq).choice(len(batch), size=n_graphs, replace=False)
     seeds = graph_seq.spawn(len(indices))
-    A, offsets = batch.matrix, batch.offsets
-    chosen = [A[offsets[i] : offsets[i + 1], offsets[i] : offsets[i + 1]] for i in indices]
+    chosen = _edges_of(batch, indices)
     chunks = [c for c in np.array_split(np.arange(len(chosen)), 4 * n_jobs) if len(c)] if n_jobs > 1 else [np.arange(len(chosen))]
     from joblib import Parallel, delayed
 
@@ -279,7 +301,8 @@ def perturbation_study(
     params = {"n_graphs": len(indices), "n_steps": n_steps, "k": k, "kind": kind,
               "seed": seed if not isinstance(seed, np.random.Generator) else "Generator",
               "ridge": ridge, "name": name, "kernel": kernel}
-    return PerturbationStudy(curves, np.asarray(indices), params, _baseline(functional, originals, batch, indices, n_jobs))
+    reference = _baseline(functional, originals, batch, indices, n_jobs) if baseline else None
+    return PerturbationStudy(curves, np.asarray(indices), params, reference)
 
 
 def _baseline(functional, originals, batch, indices, n_jobs):

@@ -129,11 +129,12 @@ def test_any_kernel_by_name_against_the_straightforward_path(kernel, params):
 
 def test_baseline_is_the_median_kernel_with_the_other_graphs_and_the_crossing_step():
     graphs = [nx.gnp_random_graph(20 + i, 0.2, seed=i) for i in range(12)]
-    study = gi.perturbation_study(graphs, n_graphs=4, n_steps=10, seed=2)
+    study = gi.perturbation_study(graphs, n_graphs=4, n_steps=10, seed=2, baseline=True)
+    assert gi.perturbation_study(graphs, n_graphs=4, n_steps=10, seed=2).baseline is None
     K = gi.power_kernel_matrix(graphs)
     for i, g in enumerate(study.graph_indices):
         others = np.delete(K[g], g)
         assert study.baseline[i] == pytest.approx(np.median(others), rel=1e-12)
     below = np.flatnonzero(study.mean < study.baseline.mean())
     assert study.crossing_step == (int(below[0]) if below.size else None)
-    assert gi.perturbation_study(graphs[:1], n_graphs=1, n_steps=2, seed=0).crossing_step is None
+    assert gi.perturbation_study(graphs[:1], n_graphs=1, n_steps=2, seed=0, baseline=True).crossing_step is None
