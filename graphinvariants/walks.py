@@ -262,7 +262,7 @@ def power_iteration(A, offsets, k, normalization="l1"):
     offsets = np.asarray(offsets, dtype=np.int64)
     starts = offsets[:-1]
     sizes = np.diff(offsets)
-    owner = np.repeat(np.arange(len(sizes)), sizes)
+    owner = None  # node -> graph, made when a graph leaves the exact path
     exact = _graphs_with_integer_weights(A, offsets)
     growth = np.maximum.reduceat(np.asarray(A.sum(axis=1)).reshape(-1), starts) if n else np.zeros(0)
     top = float(growth.max(initial=0.0))
@@ -280,6 +280,8 @@ def power_iteration(A, offsets, k, normalization="l1"):
             nxt = A @ v
         else:  # sums of integers below 2**53 are exact in any order, so this changes no exact graph
             nxt = _sorted_matvec(A, v)
+        if owner is None and (normalization == "l2" or not exact.all()):
+            owner = np.repeat(np.arange(len(sizes)), sizes)
         if normalization == "l1":
             totals = _sums(v, owner, starts, exact.all())
         elif normalization == "l2":
@@ -290,7 +292,14 @@ def power_iteration(A, offsets, k, normalization="l1"):
         x = np.divide(nxt, totals, out=np.zeros(n), where=totals > 0)
         out[t] = x
         exact &= np.maximum.reduceat(nxt, starts) * bound < 2.0**53
-        v = np.where(exact[owner], nxt, x)
+        if exact.all():
+            v = nxt
+        elif not exact.any():
+            v = x
+        else:
+            if owner is None:
+                owner = np.repeat(np.arange(len(sizes)), sizes)
+            v = np.where(exact[owner], nxt, x)
     if not np.all(np.isfinite(out)):
         raise ValueError(f"the walk counts overflow double precision at k={k}; use normalization='l1' or a smaller k")
     return out.T
