@@ -17,23 +17,13 @@ Prints medians and ratios measured in this run:
 """
 
 import argparse
-import statistics
-import time
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
 import graphinvariants as gi
-
-
-def median_time(fn, repeat):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+from timing import median_time  # benchmarks/timing.py
 
 
 def object_path(ds):

@@ -19,7 +19,6 @@ Prints medians and ratios measured in this run against straightforward implement
 import argparse
 import importlib.util
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -30,18 +29,10 @@ import numpy as np
 import scipy.sparse as sp
 
 import graphinvariants as gi
+from timing import median_time  # benchmarks/timing.py
 from graphinvariants.datasets import load_tu
 from graphinvariants.embeddings import GaussianEmbedding
 from graphinvariants.kernels import pairwise_kernels
-
-
-def median_time(fn, repeat):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def naive_bhattacharyya(m1, c1, m2, c2):

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 import graphinvariants as gi
+from timing import median_time  # benchmarks/timing.py
 
 KERNELS = [
     ("power", {}),
@@ -28,15 +29,6 @@ KERNELS = [
     ("power*histogram", {"histogram__k": 9}),
     ("power*wl", {}),
 ]
-
-
-def median_time(fn, repeat):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def main():
