@@ -8,11 +8,13 @@ functional for its batches, lets it prepare (and, when two collections must shar
 vocabulary, align) them once, then calls :meth:`Functional.tile` on blocks of pairs.
 
 To add a functional, subclass :class:`Functional` and implement :meth:`embed`,
-:meth:`tile` and :meth:`diagonal`; see the design page of the documentation for a
+:meth:`tile` and :meth:`pairs`; see the design page of the documentation for a
 walk-through with :class:`~graphinvariants.embeddings.WalkHistogram`.
 """
 
 from abc import ABC, abstractmethod
+
+import numpy as np
 
 from ..graphs import as_graph_batch
 from ..graphs.adjacency import describe
@@ -111,8 +113,6 @@ class Functional(ABC):
         parts = [self.to_arrays(b) for b in batches]
         if any(p is None for p in parts):
             raise TypeError(f"{type(self).__name__} batches cannot be concatenated")
-        import numpy as np
-
         return self.from_arrays({key: np.concatenate([p[key] for p in parts]) for key in parts[0]})
 
     def __repr__(self):

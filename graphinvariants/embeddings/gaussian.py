@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from .._validation import check_choice, check_k, check_ridge
+from ..graphs import as_graph_batch
 from ..graphs.adjacency import describe
 from ..walks import NORMALIZATIONS, PowerSummary, batch_power_summary, power_summary
 from . import _bhattacharyya
@@ -410,10 +411,10 @@ class GaussianEmbedding(Functional):
     def coerce_items(self, items, what):
         check_not_single(items, (PowerInvariants, PowerSummary), what)
         if isinstance(items, Sequence) and not isinstance(items, (str, bytes)):
-            types = {isinstance(item, (PowerInvariants, PowerSummary)) for item in items}
-            if types != {True, False} and types != {True}:
+            precomputed = {isinstance(item, (PowerInvariants, PowerSummary)) for item in items}
+            if True not in precomputed:  # graphs only: the caller embeds them
                 return None
-            if types == {True}:
+            if precomputed == {True}:
                 return self._stack(list(items), what)
             return self._mixed(list(items), what)
         if iter(items) is items:  # a one-shot iterator: consume it once
@@ -439,8 +440,6 @@ class GaussianEmbedding(Functional):
     def _mixed(self, items, what):
         given = [i for i, item in enumerate(items) if isinstance(item, (PowerInvariants, PowerSummary))]
         graphs = [i for i, item in enumerate(items) if not isinstance(item, (PowerInvariants, PowerSummary))]
-        from ..graphs import as_graph_batch
-
         computed = self.embed(as_graph_batch([items[i] for i in graphs], weight=self.weight, what=what))
         stacked = self._stack([items[i] for i in given], what)
         means = np.empty((len(items), self.k))
