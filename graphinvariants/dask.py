@@ -592,6 +592,7 @@ def kernel_matrix(a, b=None, *, kernel="power", chunks=DEFAULT_CHUNKS, **params)
     row_chunk, col_chunk = _check_chunks(chunks, symmetric)
     left = _blocks(a, functional, layout, row_chunk, "a", need_lengths=True)
     right = left if symmetric else _blocks(b, functional, layout, col_chunk, "b", need_lengths=True)
+    functional = functional.for_pairs(sum(left.lengths) * sum(right.lengths))  # as the whole matrix would
     A = [dask.delayed(_embedded_block)(f, functional, layout) for f in left.frames]
     B = A if symmetric else [dask.delayed(_embedded_block)(f, functional, layout) for f in right.frames]
     delayed_blocks = {}

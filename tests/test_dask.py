@@ -284,3 +284,12 @@ def test_lazy_inputs_without_a_cluster(graphs):
             expected = gi.kneighbors(graphs[:3], in_order, n_neighbors=4)
             np.testing.assert_array_equal(idx, expected[0])
             np.testing.assert_array_equal(val, expected[1])
+
+
+def test_blocks_use_the_engine_the_whole_matrix_would(client):
+    """Above the compiled engine's threshold the whole matrix uses numba (when installed);
+    every block must then use it too, or blocks would differ from it in the last bits."""
+    graphs = [nx.gnp_random_graph(8 + i % 9, 0.3, seed=i) for i in range(2100)]  # 4.4 M pairs
+    invariants = gi.batch_power_invariants(graphs)
+    K = gid.kernel_matrix(invariants, chunks=700).compute()
+    np.testing.assert_array_equal(K, gi.power_kernel_matrix(invariants))

@@ -98,6 +98,12 @@ class Functional(ABC):
         """Rows and columns per tile of the pair engine."""
         return 256
 
+    def for_pairs(self, n_pairs):
+        """This functional with every size-dependent choice fixed as for a matrix of
+        ``n_pairs`` pairs, so that blocks of that matrix computed apart (on a cluster)
+        give the numbers the whole matrix would; default: itself."""
+        return self
+
     def to_arrays(self, embedded):
         """The batch as a dict of arrays whose first axis is the graph (for storage
         and for collections split across processes), or None if the functional's

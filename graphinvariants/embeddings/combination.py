@@ -91,6 +91,9 @@ class Combination(Functional):
     def pairs(self, left, right, i, j):
         return self._combine([f.pairs(a, b, i, j) for f, a, b in zip(self.functionals, left, right)])
 
+    def for_pairs(self, n_pairs):
+        return Combination([f.for_pairs(n_pairs) for f in self.functionals], operation=self.operation)
+
     def tile_size(self, n_jobs):
         return min(f.tile_size(n_jobs) for f in self.functionals)
 

@@ -11,6 +11,7 @@ counts); :class:`PowerInvariants` is the immutable per-graph view people inspect
 Bhattacharyya coefficient between two graphs' Gaussians (the power kernel).
 """
 
+import copy
 import numbers
 import zipfile
 from collections.abc import Sequence
@@ -448,6 +449,13 @@ class GaussianEmbedding(Functional):
         for source, positions in ((computed, graphs), (stacked, given)):
             means[positions], covs[positions], n_nodes[positions] = source.means, source.covariances, source.n_nodes
         return GaussianBatch._trusted(means, covs, n_nodes)
+
+    def for_pairs(self, n_pairs):
+        if self.engine != "auto":
+            return self
+        fixed = copy.copy(self)
+        fixed.engine = "numba" if _bhattacharyya.uses_compiled("auto", self.k, n_pairs) else "numpy"
+        return fixed
 
     def to_arrays(self, embedded):
         return {"mean": embedded.means, "covariance": embedded.covariances, "n_nodes": embedded.n_nodes}
