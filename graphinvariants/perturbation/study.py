@@ -17,6 +17,7 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
+from joblib import Parallel, delayed
 
 from .._validation import check_int, check_k, check_n_jobs, check_ridge, check_seed_sequence
 from ..embeddings import DEFAULT_RIDGE
@@ -268,6 +269,7 @@ def perturbation_study(
     check_kind(kind)
     n_steps = check_int(n_steps, "n_steps")
     root = check_seed_sequence(seed)
+    functional = make_functional(kernel, **{**shared_parameters(kernel, k=k, ridge=ridge), **(kernel_params or {})})
     if name is None:
         name = getattr(graphs, "name", None)
     batch = as_graph_batch(graphs)
@@ -282,13 +284,10 @@ def perturbation_study(
     seeds = graph_seq.spawn(len(indices))
     chosen = _edges_of(batch, indices)
     chunks = [c for c in np.array_split(np.arange(len(chosen)), 4 * n_jobs) if len(c)] if n_jobs > 1 else [np.arange(len(chosen))]
-    from joblib import Parallel, delayed
-
     parts = Parallel(n_jobs=n_jobs, prefer="threads")(
         delayed(_perturbed_edges)([chosen[i] for i in c], indices[c], kind, n_steps, [seeds[i] for i in c]) for c in chunks
     )
     perturbed = [graph for part in parts for graph in part]
-    functional = make_functional(kernel, **{**shared_parameters(kernel, k=k, ridge=ridge), **(kernel_params or {})})
     batch = _unweighted(batch)
     originals = functional.embed(batch.take(indices))
     curves = np.ones((len(chosen), n_steps + 1))
