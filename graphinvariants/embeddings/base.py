@@ -14,8 +14,6 @@ walk-through with :class:`~graphinvariants.embeddings.WalkHistogram`.
 
 from abc import ABC, abstractmethod
 
-import numpy as np
-
 from ..graphs import as_graph_batch
 from ..graphs.adjacency import describe
 from ..graphs.batch import check_not_single_graph
@@ -113,13 +111,6 @@ class Functional(ABC):
     def from_arrays(self, arrays):
         """Inverse of :meth:`to_arrays`: a batch from a dict of arrays."""
         raise TypeError(f"{type(self).__name__} embeddings cannot be rebuilt from arrays")
-
-    def concatenate(self, batches):
-        """One batch of several (in order); by default through :meth:`to_arrays`."""
-        parts = [self.to_arrays(b) for b in batches]
-        if any(p is None for p in parts):
-            raise TypeError(f"{type(self).__name__} batches cannot be concatenated")
-        return self.from_arrays({key: np.concatenate([p[key] for p in parts]) for key in parts[0]})
 
     def __repr__(self):
         params = ", ".join(f"{key}={value!r}" for key, value in vars(self).items())
