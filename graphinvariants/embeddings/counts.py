@@ -39,6 +39,17 @@ def relabel_columns(counts, new_column, n_columns):
     return out
 
 
+def relabel_rounds(counts, maps, sizes):
+    """Count columns laid out round after round, moved onto a merged vocabulary.
+
+    ``maps[r][j]`` is the merged number of the batch's label ``j`` of round ``r``;
+    ``sizes[r]`` is the number of merged labels of round ``r``.
+    """
+    shift = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    column = np.concatenate([m + s for m, s in zip(maps, shift)])
+    return relabel_columns(counts, column, int(sum(sizes)))
+
+
 class CountFeatures(Functional):
     """Base of the functionals with sparse count embeddings and the cosine kernel.
 

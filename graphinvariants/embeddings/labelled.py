@@ -19,7 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_k
-from .counts import CountFeatures, count_matrix, relabel_columns
+from .counts import CountFeatures, count_matrix, relabel_rounds
 
 __all__ = ["LabelledHistogramBatch", "LabelledWalkHistogram"]
 
@@ -134,8 +134,4 @@ class LabelledWalkHistogram(CountFeatures):
             maps[0].append(inverse[: len(blocks[0])])
             maps[1].append(inverse[len(blocks[0]) :])
             sizes.append(len(distinct))
-        shift = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-        return tuple(
-            relabel_columns(batch.counts, np.concatenate([m + s for m, s in zip(side_maps, shift)]), int(sum(sizes)))
-            for batch, side_maps in ((left, maps[0]), (right, maps[1]))
-        )
+        return relabel_rounds(left.counts, maps[0], sizes), relabel_rounds(right.counts, maps[1], sizes)

@@ -18,7 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_int
-from .counts import CountFeatures, count_matrix, relabel_columns
+from .counts import CountFeatures, count_matrix, relabel_rounds
 
 __all__ = ["WLBatch", "WeisfeilerLehman"]
 
@@ -160,12 +160,7 @@ class WeisfeilerLehman(CountFeatures):
             maps[0].append(new_maps[0])
             maps[1].append(new_maps[1])
             totals.append(base)
-        out = []
-        for side, batch in enumerate((left, right)):
-            shift = np.concatenate(([0], np.cumsum(totals)[:-1]))
-            column = np.concatenate([m + s for m, s in zip(maps[side], shift)])
-            out.append(relabel_columns(batch.counts, column, int(sum(totals))))
-        return tuple(out)
+        return relabel_rounds(left.counts, maps[0], totals), relabel_rounds(right.counts, maps[1], totals)
 
 
 def _first_label(batch, h, d):
