@@ -113,7 +113,7 @@ class Functional(ABC):
         raise TypeError(f"{type(self).__name__} embeddings cannot be rebuilt from arrays")
 
     def __repr__(self):
-        params = ", ".join(f"{key}={value!r}" for key, value in vars(self).items())
+        params = ", ".join(f"{key}={value!r}" for key, value in vars(self).items() if not key.startswith("_"))
         return f"{type(self).__name__}({params})"
 
 

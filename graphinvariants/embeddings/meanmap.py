@@ -74,7 +74,9 @@ class MeanMap(Functional):
     n_features : int or None, default=None
         ``None``: the exact double sum; an int ``D``: ``D`` random Fourier features.
     random_state : int, numpy.random.Generator or None, default=0
-        Seed of the random features (RFF form only).
+        Seed of the random features (RFF form only). A Generator or ``None`` gives a
+        seed drawn once, when the functional is made: every batch it embeds shares
+        one random map.
     weight : str or None, default=None
         Edge attribute used as weight (integer weights for ``"counts"``/``"log"``).
 
@@ -107,15 +109,23 @@ class MeanMap(Functional):
         self.column_weights = column_weights
         self.n_features = None if n_features is None else check_int(n_features, "n_features", minimum=1)
         self.random_state = random_state
-        check_seed(random_state if not isinstance(random_state, np.random.Generator) else None)
+        # one random map per functional, whatever random_state is: an int is the seed
+        # itself; None or a Generator give a seed drawn once, here, so that every batch
+        # this functional embeds (queries and corpus, Dask partitions) shares the map
+        rng = check_seed(random_state if not isinstance(random_state, np.random.Generator) else None)
+        if self.n_features is None:
+            self._seed = None
+        elif random_state is None or isinstance(random_state, np.random.Generator):
+            self._seed = int((rng if random_state is None else random_state).integers(2**63))
+        else:
+            self._seed = int(random_state)
         self.weight = weight
 
     batch_type = MeanMapBatch
 
     def _params(self):
         weights = None if self.column_weights is None else tuple(self.column_weights.tolist())
-        seed = self.random_state if isinstance(self.random_state, (int, np.integer)) else id(self.random_state)
-        return (self.k, self.profile, self.bandwidth, weights, self.n_features, seed if self.n_features else None)
+        return (self.k, self.profile, self.bandwidth, weights, self.n_features, self._seed if self.n_features else None)
 
     def _profiles(self, batch):
         if self.profile == "l1":
@@ -130,9 +140,20 @@ class MeanMap(Functional):
         order = np.lexsort(tuple(X[:, j] for j in reversed(range(self.k))) + (owner,))
         return X[order] / self.bandwidth  # canonical node order; unit bandwidth from here on
 
-    def _random_map(self):
-        rng = check_seed(self.random_state) if not isinstance(self.random_state, (int, np.integer)) else \
-            np.random.default_rng(int(self.random_state))
+    def random_map(self):
+        """The random Fourier map ``(W, b)`` of the RFF form: a node profile ``x``
+        (divided by the bandwidth) has features ``sqrt(2 / D) cos(x W + b)``.
+
+        Returns
+        -------
+        W : numpy.ndarray of shape (k, n_features)
+            Standard normal frequencies.
+        b : numpy.ndarray of shape (n_features,)
+            Uniform phases in ``[0, 2 pi)``.
+        """
+        if self.n_features is None:
+            raise TypeError("the exact mean map has no random map; use n_features")
+        rng = np.random.default_rng(self._seed)
         return rng.normal(size=(self.k, self.n_features)), rng.uniform(0, 2 * np.pi, self.n_features)
 
     def embed(self, batch):
@@ -140,7 +161,7 @@ class MeanMap(Functional):
         offsets = np.asarray(batch.offsets)
         if self.n_features is None:
             return MeanMapBatch(self._params(), X, offsets)
-        W, b = self._random_map()
+        W, b = self.random_map()
         Z = np.sqrt(2.0 / self.n_features) * np.cos(X @ W + b)
         features = np.add.reduceat(Z, offsets[:-1], axis=0) / np.diff(offsets)[:, None] if len(batch) else Z[:0]
         return MeanMapBatch(self._params(), features=features)

@@ -85,6 +85,33 @@ def test_random_features_are_a_fixed_size_embedding(graphs):
         pairwise_kernels(batch, functional=MeanMap(k=3, n_features=64, random_state=4))
 
 
+@pytest.mark.parametrize("random_state", [None, "generator", 7])
+def test_one_functional_has_one_random_map_whatever_its_seed(graphs, random_state):
+    # a functional seeded by None or a Generator drew a new map per batch, so queries and
+    # corpus (or two Dask partitions) were compared in different feature spaces
+    seed = np.random.default_rng(0) if random_state == "generator" else random_state
+    functional = MeanMap(k=3, n_features=64, random_state=seed)
+    K = pairwise_kernels(graphs, list(graphs), functional=functional)  # the two sides embedded apart
+    np.testing.assert_allclose(np.diag(K), 1.0, atol=1e-12)
+    np.testing.assert_allclose(K, pairwise_kernels(graphs, functional=functional), atol=1e-12)
+    W, b = functional.random_map()
+    np.testing.assert_array_equal(W, functional.random_map()[0])
+    assert W.shape == (3, 64) and b.shape == (64,) and np.all((0 <= b) & (b < 2 * np.pi))
+    if random_state == 7:
+        np.testing.assert_array_equal(W, MeanMap(k=3, n_features=64, random_state=7).random_map()[0])
+    else:  # a new functional draws a new map
+        assert not np.array_equal(W, MeanMap(k=3, n_features=64, random_state=seed).random_map()[0])
+    values = gi.kneighbors(graphs, graphs, n_neighbors=1, kernel="meanmap", k=3, n_features=64,
+                           random_state=seed)[1]
+    np.testing.assert_allclose(values[:, 0], 1.0, atol=1e-12)
+    assert "_seed" not in repr(functional)
+
+
+def test_the_exact_form_has_no_random_map():
+    with pytest.raises(TypeError, match="no random map"):
+        MeanMap(k=3).random_map()
+
+
 def test_bad_parameters():
     with pytest.raises(ValueError, match="profile"):
         MeanMap(profile="sqrt")
