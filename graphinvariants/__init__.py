@@ -19,7 +19,7 @@ from .embeddings import (
     power_invariants,
     save_invariants,
 )
-from .approximation import NystroemGraphKernel
+from .approximation import MeanMapFeatures, NystroemGraphKernel
 from .estimator import GraphKernel, PowerKernel
 from .evaluation import EvaluationResult, evaluate_kernel
 from .graphs import GraphAdjacency, GraphBatch, as_adjacency, as_graph_batch
@@ -45,6 +45,16 @@ from .walks import PowerSummary, power_summary
 
 __version__ = "0.2.0"
 
+
+def __getattr__(name):
+    # graphinvariants.dask needs the [dask] extra: imported on first use of gi.dask,
+    # never by "import graphinvariants"
+    if name == "dask":
+        import importlib
+
+        return importlib.import_module(f"{__name__}.dask")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 __all__ = [
     "DEFAULT_RIDGE",
     "KERNELS",
@@ -57,6 +67,7 @@ __all__ = [
     "InvariantsDisplay",
     "KernelDecayDisplay",
     "KernelMatrixDisplay",
+    "MeanMapFeatures",
     "NystroemGraphKernel",
     "PerturbationStudy",
     "PowerInvariants",

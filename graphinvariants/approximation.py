@@ -1,13 +1,19 @@
-"""Explicit feature maps that approximate a graph kernel (Nystroem).
+"""Explicit feature maps that approximate a graph kernel.
 
-:class:`NystroemGraphKernel` is :class:`sklearn.kernel_approximation.Nystroem` for
-graphs: ``n_components`` training graphs are the landmarks, and a graph's features are
-its kernel values against them times ``K_mm^{-1/2}``. Inner products of features
-approximate the kernel, so a linear model (:class:`sklearn.svm.LinearSVC`,
-:class:`sklearn.linear_model.SGDClassifier`) trained on them stands in for a kernel SVM,
-in time linear in the number of graphs rather than quadratic.
+Inner products of the features approximate the kernel, so a linear model
+(:class:`sklearn.svm.LinearSVC`, :class:`sklearn.linear_model.SGDClassifier`) trained
+on them stands in for a kernel SVM, in time linear in the number of graphs rather than
+quadratic.
+
+* :class:`NystroemGraphKernel` is :class:`sklearn.kernel_approximation.Nystroem` for
+  graphs, for any kernel: ``n_components`` training graphs are the landmarks, and a
+  graph's features are its kernel values against them times ``K_mm^{-1/2}``.
+* :class:`MeanMapFeatures` is the explicit random-feature map of the ``"meanmap"``
+  kernel (as :class:`sklearn.kernel_approximation.RBFSampler` is for the RBF kernel):
+  no landmarks, and its inner products are exactly that kernel with ``n_features``.
 """
 
+import numbers
 import warnings
 from collections.abc import Sequence
 
@@ -19,10 +25,11 @@ from ._validation import check_int, check_k, check_n_jobs, check_seed
 from .graphs import GraphBatch
 from .graphs.adjacency import graph_library
 from .graphs.batch import check_not_single_graph
+from .embeddings.meanmap import PROFILES, MeanMap
 from .kernels import make_functional, pairwise_kernels
 from .kernels.registry import parse_kernel_spec
 
-__all__ = ["NystroemGraphKernel"]
+__all__ = ["MeanMapFeatures", "NystroemGraphKernel"]
 
 #: Eigenvalues of the landmarks' kernel matrix are clipped from below at this value
 #: before the inverse square root, as in scikit-learn's Nystroem.
@@ -224,3 +231,129 @@ def _take(functional, source, indices):
             f"precomputed {type(source).__name__} embeddings cannot be subset; pass the graphs instead"
         )
     return functional.from_arrays({key: value[indices] for key, value in arrays.items()})
+
+
+class MeanMapFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Random Fourier features of the mean-map kernel, for linear models.
+
+    A graph's features are the mean, over its nodes, of ``n_features`` random Fourier
+    features of the node profiles (:class:`~graphinvariants.embeddings.MeanMap` with
+    ``n_features``), scaled to unit length. Their inner products are exactly
+    ``kernel_matrix(graphs, kernel="meanmap", n_features=..., random_state=...)``
+    with the same parameters and an int ``random_state``, and approach the exact mean-map
+    kernel as ``n_features`` grows. Unlike :class:`NystroemGraphKernel`, ``fit`` needs no
+    training graphs: it draws the random map, and ``transform`` costs one pass over
+    each graph's nodes.
+
+    Parameters
+    ----------
+    k : int, default=5
+        Number of power iterations (length of each node's profile).
+    n_features : int, default=500
+        Number of random Fourier features ``D``.
+    profile : {"log", "l1", "counts"}, default="log"
+        Node profiles, as for :class:`~graphinvariants.embeddings.MeanMap`.
+    bandwidth : float, default=1.0
+        RBF bandwidth of the base kernel between node profiles.
+    column_weights : array_like of shape (k,), optional
+        Multiplies column ``t`` of the profiles before the base kernel.
+    weight : str or None, default=None
+        Edge attribute used as weight.
+    random_state : None, int or numpy.random.Generator, default=None
+        Draws the random map at ``fit``. An int gives the same map at every fit; a
+        Generator is advanced (two fits differ); ``None`` draws fresh entropy.
+
+    Attributes
+    ----------
+    functional_ : graphinvariants.embeddings.MeanMap
+        The fitted functional; its :meth:`~graphinvariants.embeddings.MeanMap.random_map`
+        is the map.
+    random_weights_ : numpy.ndarray of shape (k, n_features)
+        Frequencies ``W`` of the map.
+    random_offset_ : numpy.ndarray of shape (n_features,)
+        Phases ``b`` of the map.
+
+    See Also
+    --------
+    NystroemGraphKernel : features for any kernel, from landmark graphs.
+    sklearn.kernel_approximation.RBFSampler : the same construction for vectors.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> import numpy as np
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.svm import LinearSVC
+    >>> import graphinvariants as gi
+    >>> graphs = [nx.gnp_random_graph(30, 0.1, seed=i) for i in range(20)]
+    >>> graphs += [nx.barabasi_albert_graph(30, 2, seed=i) for i in range(20)]
+    >>> y = [0] * 20 + [1] * 20
+    >>> features = gi.MeanMapFeatures(n_features=200, random_state=0).fit_transform(graphs)
+    >>> features.shape
+    (40, 200)
+    >>> K = gi.kernel_matrix(graphs, kernel="meanmap", n_features=200, random_state=0)
+    >>> bool(np.allclose(features @ features.T, K, atol=1e-12))
+    True
+    >>> model = make_pipeline(gi.MeanMapFeatures(n_features=200, random_state=0), LinearSVC())
+    >>> model.fit(graphs[::2], y[::2]).score(graphs[1::2], y[1::2])
+    1.0
+    """
+
+    def __init__(self, *, k=5, n_features=500, profile="log", bandwidth=1.0, column_weights=None, weight=None,
+                 random_state=None):
+        self.k = k
+        self.n_features = n_features
+        self.profile = profile
+        self.bandwidth = bandwidth
+        self.column_weights = column_weights
+        self.weight = weight
+        self.random_state = random_state
+
+    def fit(self, X=None, y=None):
+        """Check the parameters and draw the random map.
+
+        Parameters
+        ----------
+        X : ignored
+            Accepted for the scikit-learn API (a Pipeline passes the training graphs).
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        n_features = check_int(self.n_features, "n_features", minimum=1)
+        if self.profile not in PROFILES:
+            raise ValueError(f"profile must be one of {PROFILES}, got {self.profile!r}")
+        rng = check_seed(self.random_state)
+        seed = self.random_state if isinstance(self.random_state, numbers.Integral) else int(rng.integers(2**63))
+        self.functional_ = MeanMap(
+            self.k, profile=self.profile, bandwidth=self.bandwidth, column_weights=self.column_weights,
+            n_features=n_features, random_state=seed, weight=self.weight,
+        )
+        self.random_weights_, self.random_offset_ = self.functional_.random_map()
+        self._n_features_out = n_features
+        return self
+
+    def transform(self, X):
+        """Unit-length mean random features of ``X``.
+
+        Parameters
+        ----------
+        X : collection of graphs
+            A sequence of graphs, a GraphBatch, a TUDataset, or embeddings of
+            :attr:`functional_` (a ``MeanMapBatch`` with the same parameters).
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_graphs, n_features)
+        """
+        check_is_fitted(self, "functional_")
+        return self.functional_.features(self.functional_.as_embeddings(X, what="X"))
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.two_d_array = False
+        tags.requires_fit = True
+        tags.non_deterministic = self.random_state is None
+        return tags

@@ -1,3 +1,4 @@
+import igraph as ig
 import networkx as nx
 import numpy as np
 import pytest
@@ -195,3 +196,77 @@ def test_n_jobs_does_not_change_the_features(graphs):
     a = gi.NystroemGraphKernel(n_components=30, random_state=0).fit_transform(graphs)
     b = gi.NystroemGraphKernel(n_components=30, random_state=0, n_jobs=2).fit_transform(graphs)
     np.testing.assert_array_equal(a, b)
+
+
+# -- MeanMapFeatures ------------------------------------------------------------------------
+def test_mean_map_features_are_the_mean_map_kernel(graphs):
+    model = gi.MeanMapFeatures(k=4, n_features=300, profile="l1", bandwidth=0.5, random_state=3)
+    features = model.fit_transform(graphs)
+    K = gi.kernel_matrix(graphs, kernel="meanmap", k=4, n_features=300, profile="l1", bandwidth=0.5, random_state=3)
+    assert features.shape == (len(graphs), 300)
+    np.testing.assert_allclose(features @ features.T, K, atol=1e-12)
+    np.testing.assert_allclose(np.linalg.norm(features, axis=1), 1.0, atol=1e-12)
+    # the map by hand: mean over nodes of sqrt(2/D) cos(x W + b), x the node profiles / bandwidth
+    W, b = model.random_weights_, model.random_offset_
+    X = gi.power_summary(graphs[0], k=4).matrix / 0.5
+    by_hand = np.sqrt(2 / 300) * np.cos(X @ W + b).mean(axis=0)
+    np.testing.assert_allclose(features[0], by_hand / np.linalg.norm(by_hand), atol=1e-12)
+    # precomputed embeddings of the fitted functional, and igraph graphs, give the same
+    np.testing.assert_array_equal(model.transform(model.functional_.as_embeddings(graphs)), features)
+    np.testing.assert_allclose(model.transform([ig.Graph.from_networkx(G) for G in graphs]), features, atol=1e-12)
+    assert list(model.get_feature_names_out()[:2]) == ["meanmapfeatures0", "meanmapfeatures1"]
+
+
+def test_mean_map_features_approach_the_exact_kernel(graphs):
+    exact = gi.kernel_matrix(graphs, kernel="meanmap", k=3)
+    errors = []
+    for D in (50, 5000):
+        F = gi.MeanMapFeatures(k=3, n_features=D, random_state=0).fit_transform(graphs)
+        errors.append(np.abs(F @ F.T - exact).max())
+    assert errors[1] < 0.05 and errors[1] < errors[0] / 3
+
+
+def test_mean_map_features_seeds(graphs):
+    fixed = [gi.MeanMapFeatures(n_features=40, random_state=5).fit(graphs).random_weights_ for _ in range(2)]
+    np.testing.assert_array_equal(*fixed)
+    rng = np.random.default_rng(0)
+    model = gi.MeanMapFeatures(n_features=40, random_state=rng)
+    first = model.fit(graphs).random_weights_
+    assert not np.array_equal(first, model.fit(graphs).random_weights_)  # a Generator advances
+    fresh = gi.MeanMapFeatures(n_features=40)  # None: fresh entropy, but one map per fit
+    F = fresh.fit(graphs).transform(graphs)
+    np.testing.assert_allclose(np.diag(F @ fresh.transform(list(graphs)).T), 1.0, atol=1e-12)
+
+
+@pytest.mark.parametrize("classifier", [LinearSVC(C=10.0), SGDClassifier(random_state=0)])
+def test_mean_map_features_in_a_pipeline(classifier):
+    graphs = [nx.gnp_random_graph(30, 0.1, seed=i) for i in range(25)]
+    graphs += [nx.barabasi_albert_graph(30, 2, seed=i) for i in range(25)]
+    labels = np.array([0] * 25 + [1] * 25)
+    model = make_pipeline(gi.MeanMapFeatures(n_features=300, random_state=0), StandardScaler(), classifier)
+    model.fit(graphs[::2], labels[::2])
+    assert model.score(graphs[1::2], labels[1::2]) >= 0.9
+    clone(model).set_params(meanmapfeatures__n_features=10).fit(graphs[::2], labels[::2])
+
+
+def test_mean_map_features_check_their_arguments(graphs):
+    with pytest.raises(TypeError):
+        gi.MeanMapFeatures(5)
+    with pytest.raises(ValueError, match="n_features"):
+        gi.MeanMapFeatures(n_features=0).fit(graphs)
+    with pytest.raises(ValueError, match="profile"):
+        gi.MeanMapFeatures(profile="sqrt").fit(graphs)
+    with pytest.raises(ValueError, match="bandwidth"):
+        gi.MeanMapFeatures(bandwidth=-1.0).fit(graphs)
+    with pytest.raises(ValueError, match="k must be"):
+        gi.MeanMapFeatures(k=0).fit(graphs)
+    with pytest.raises(TypeError, match="seed"):
+        gi.MeanMapFeatures(random_state=np.random.RandomState(0)).fit(graphs)
+    with pytest.raises(NotFittedError):
+        gi.MeanMapFeatures().transform(graphs)
+    with pytest.raises(TypeError, match="single"):
+        gi.MeanMapFeatures().fit(graphs).transform(nx.path_graph(4))
+    model = gi.MeanMapFeatures(n_features=20, random_state=0).fit(graphs)
+    other = gi.MeanMapFeatures(n_features=20, random_state=1).fit(graphs)
+    with pytest.raises(ValueError, match="other mean-map parameters"):
+        model.transform(other.functional_.as_embeddings(graphs))
