@@ -150,8 +150,7 @@ def _batch_of(functional, layout, frame):
         found = [c for c in frame.columns if isinstance(c, str) and pattern.fullmatch(c)]
         if shape and len(found) != len(names):
             raise ValueError(
-                f"the frame has {len(found)} columns {key}_..., but {type(functional).__name__}"
-                f"({', '.join(f'{k}={v!r}' for k, v in vars(functional).items())}) has {len(names)}: "
+                f"the frame has {len(found)} columns {key}_..., but {functional!r} has {len(names)}: "
                 "it was made with other parameters (another k?)"
             )
     n = len(frame)
@@ -371,6 +370,14 @@ def _embed_edge_table(edges, functional, layout, nodes, directed, npartitions):
             raise TypeError(f"nodes must be a pandas or Dask DataFrame with columns graph_id, node, got {describe(nodes)}")
         _require_columns(nodes, ["graph_id", "node"], "the node table")
         extra = nodes[["graph_id", "node"]].rename(columns={"node": "source"})
+        edge_ids, node_ids = edges._meta["graph_id"].dtype, nodes._meta["graph_id"].dtype
+        if node_ids != edge_ids:  # the shuffle must send equal ids to the same partition
+            if not (pd.api.types.is_integer_dtype(edge_ids) and pd.api.types.is_integer_dtype(node_ids)):
+                raise TypeError(
+                    f"graph_id of the node table is {node_ids} and of the edge table {edge_ids}: "
+                    "give both the same type, so that a graph's rows meet"
+                )
+            extra = extra.astype({"graph_id": edge_ids})
         extra = extra.assign(target=extra["source"], _node=True)
         if weight is not None:
             extra = extra.assign(_weight=0.0)
@@ -432,7 +439,7 @@ def edge_table_batch(table, *, weighted=False, directed=False):
 # -- blocks of embeddings --------------------------------------------------------------
 class _Blocks:
     """A collection split into blocks: a delayed pandas frame per block, and the
-    block lengths when they are known."""
+    block lengths (counted when the blocks are made)."""
 
     def __init__(self, frames, lengths, meta):
         self.frames = frames
@@ -446,15 +453,13 @@ def _check_chunk(chunk, name):
     return check_int(chunk, name, minimum=1)
 
 
-def _blocks(x, functional, layout, chunk, what, *, need_lengths):
+def _blocks(x, functional, layout, chunk, what):
     """Split ``x`` (a Dask dataframe of embeddings, a pandas one, or anything the
     functional embeds in memory) into blocks of ``chunk`` rows (None: its partitions)."""
     if isinstance(x, dd.DataFrame):
         _require_columns(x, ["graph_id"] + _column_names(layout), what)
         parts = x.to_delayed()
         meta = x._meta
-        if chunk is None and not need_lengths:
-            return _Blocks(parts, None, meta)
         lengths = [int(n) for n in dask.compute(*[dask.delayed(len)(p) for p in parts])]
         if chunk is None:
             return _Blocks(parts, lengths, meta)
@@ -516,8 +521,8 @@ def _gram_block(batch, functional):
     return pairwise_kernels(batch, functional=functional)
 
 
-def _transposed(block):
-    return np.ascontiguousarray(block.T)
+def _transposed_cross_block(left, right, functional):
+    return np.ascontiguousarray(pairwise_kernels(left, right, functional=functional).T)
 
 
 def _check_chunks(chunks, symmetric):
@@ -547,8 +552,8 @@ def kernel_matrix(a, b=None, *, kernel="power", chunks=DEFAULT_CHUNKS, **params)
         sent to the workers with the task graph: fine for small collections).
     b : same as ``a``, optional
         The other side; ``None`` gives the square, symmetric matrix of ``a``, with a
-        unit diagonal, computing only the blocks on and above the diagonal (those
-        below are their transposes).
+        unit diagonal; a block below the diagonal is the transpose of its mirror
+        image, computed again rather than kept in memory until it is written.
     kernel : str, keyword-only
         One of :data:`~graphinvariants.KERNELS` whose functional has ``to_arrays``.
     chunks : int, None or (int or None, int or None), keyword-only
@@ -590,12 +595,11 @@ def kernel_matrix(a, b=None, *, kernel="power", chunks=DEFAULT_CHUNKS, **params)
     layout = _layout(functional, kernel)
     symmetric = b is None
     row_chunk, col_chunk = _check_chunks(chunks, symmetric)
-    left = _blocks(a, functional, layout, row_chunk, "a", need_lengths=True)
-    right = left if symmetric else _blocks(b, functional, layout, col_chunk, "b", need_lengths=True)
+    left = _blocks(a, functional, layout, row_chunk, "a")
+    right = left if symmetric else _blocks(b, functional, layout, col_chunk, "b")
     functional = functional.for_pairs(sum(left.lengths) * sum(right.lengths))  # as the whole matrix would
     A = [dask.delayed(_embedded_block)(f, functional, layout) for f in left.frames]
     B = A if symmetric else [dask.delayed(_embedded_block)(f, functional, layout) for f in right.frames]
-    delayed_blocks = {}
     rows = []
     for i, n_i in enumerate(left.lengths):
         row = []
@@ -603,10 +607,13 @@ def kernel_matrix(a, b=None, *, kernel="power", chunks=DEFAULT_CHUNKS, **params)
             if symmetric and i == j:
                 block = dask.delayed(_gram_block)(A[i], functional)
             elif symmetric and i > j:
-                block = dask.delayed(_transposed)(delayed_blocks[j, i])
+                # block (j, i) again, transposed: the same numbers as its mirror image, to
+                # the last bit, with no task depending on another block. (Depending on the
+                # block above the diagonal made Dask keep it in memory until its own store
+                # ran, which its ordering puts late: 2.7 GB per worker for 50,000 graphs.)
+                block = dask.delayed(_transposed_cross_block)(A[j], A[i], functional)
             else:
                 block = dask.delayed(_cross_block)(A[i], B[j], functional)
-            delayed_blocks[i, j] = block
             row.append(da.from_delayed(block, shape=(n_i, m_j), dtype=np.float64))
         rows.append(row)
     return da.block(rows)
@@ -620,15 +627,9 @@ def _leaf(queries, frame, block, functional, layout, n_neighbors):
     graph_ids = frame["graph_id"].to_numpy()
     if m == 0:
         empty = np.zeros((len(queries), 0), dtype=np.int64)
-        return empty, empty.astype(np.float64), graph_ids[empty], 0
+        return empty, empty.astype(np.float64), graph_ids[empty]
     idx, val = kneighbors_of_embeddings(queries, corpus, functional, min(n_neighbors, m))
-    ids = graph_ids[idx]
-    return (np.int64(block) << _SHIFT) | idx, val, ids, m
-
-
-def _merge(parts, n_neighbors):
-    n_corpus = sum(p[3] for p in parts)
-    return (*merge_top_k([p[:3] for p in parts], n_neighbors), n_corpus)
+    return (np.int64(block) << _SHIFT) | idx, val, graph_ids[idx]
 
 
 def _query_embeddings(frame, functional, layout):
@@ -637,12 +638,9 @@ def _query_embeddings(frame, functional, layout):
     return batch
 
 
-def _finish(roots, lengths, n_neighbors):
+def _finish(roots, lengths):
     """Global positions from block labels, rows of all query blocks stacked."""
     offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
-    n_corpus = int(offsets[-1])
-    if n_neighbors > n_corpus:
-        raise ValueError(f"n_neighbors={n_neighbors} is larger than the corpus, which has {n_corpus} graphs")
     labels = np.concatenate([r[0] for r in roots])
     values = np.concatenate([r[1] for r in roots])
     ids = np.concatenate([r[2] for r in roots])
@@ -671,8 +669,7 @@ def kneighbors(queries, corpus, *, n_neighbors=10, kernel="power", chunks=None, 
     kernel : str, keyword-only
         One of :data:`~graphinvariants.KERNELS` whose functional has ``to_arrays``.
     chunks : int or None, keyword-only
-        Corpus rows per block; ``None`` (default) uses the partitions (and needs no
-        pass over the corpus beforehand, unlike an int).
+        Corpus rows per block; ``None`` (default) uses the partitions.
     split_every : int, keyword-only
         Blocks merged per node of the reduction tree (default 8, at least 2).
     return_graph_ids : bool, keyword-only
@@ -691,7 +688,16 @@ def kneighbors(queries, corpus, *, n_neighbors=10, kernel="power", chunks=None, 
     Raises
     ------
     ValueError
-        If ``n_neighbors`` is larger than the corpus (found once it is computed).
+        If ``n_neighbors`` is larger than the corpus.
+
+    Notes
+    -----
+    The rows of every partition of a Dask dataframe (queries and corpus) are counted
+    first, as :func:`kernel_matrix` does: every block then uses the engine the whole query x corpus matrix
+    would (:meth:`~graphinvariants.embeddings.Functional.for_pairs`), so values equal
+    :func:`graphinvariants.kneighbors`'s to the last bit, and ``n_neighbors`` is
+    checked before any work. On a lazy :func:`embed` output the count computes the
+    embeddings once more: persist it, or write it to Parquet, first.
 
     Examples
     --------
@@ -712,13 +718,13 @@ def kneighbors(queries, corpus, *, n_neighbors=10, kernel="power", chunks=None, 
     n_neighbors = check_int(n_neighbors, "n_neighbors", minimum=1)
     split_every = check_int(split_every, "split_every", minimum=2)
     chunk = _check_chunk(chunks, "chunks")
-    query_blocks = _blocks(queries, functional, layout, None, "queries", need_lengths=False)
-    corpus_blocks = _blocks(corpus, functional, layout, chunk, "corpus", need_lengths=False)
+    query_blocks = _blocks(queries, functional, layout, None, "queries")
+    corpus_blocks = _blocks(corpus, functional, layout, chunk, "corpus")
+    lengths = corpus_blocks.lengths
+    if n_neighbors > sum(lengths):
+        raise ValueError(f"n_neighbors={n_neighbors} is larger than the corpus, which has {sum(lengths)} graphs")
+    functional = functional.for_pairs(sum(query_blocks.lengths) * sum(lengths))  # as gi.kneighbors would
     Q = [dask.delayed(_query_embeddings)(f, functional, layout) for f in query_blocks.frames]
-    if corpus_blocks.lengths is not None:
-        lengths = corpus_blocks.lengths
-    else:
-        lengths = [dask.delayed(len)(f) for f in corpus_blocks.frames]
     roots = []
     for q in Q:
         level = [
@@ -726,9 +732,9 @@ def kneighbors(queries, corpus, *, n_neighbors=10, kernel="power", chunks=None, 
             for p, frame in enumerate(corpus_blocks.frames)
         ]
         while len(level) > 1:
-            level = [dask.delayed(_merge)(level[s : s + split_every], n_neighbors) for s in range(0, len(level), split_every)]
+            level = [dask.delayed(merge_top_k)(level[s : s + split_every], n_neighbors) for s in range(0, len(level), split_every)]
         roots.append(level[0])
-    indices, values, ids = dask.delayed(_finish)(roots, lengths, n_neighbors).compute()
+    indices, values, ids = dask.delayed(_finish)(roots, lengths).compute()
     if return_graph_ids:
         return indices, values, ids
     return indices, values

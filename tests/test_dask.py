@@ -81,6 +81,12 @@ def test_import_graphinvariants_does_not_import_dask():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+def test_gi_dask_is_the_module_imported_on_first_use():
+    assert gi.dask is gid
+    with pytest.raises(AttributeError, match="has no attribute 'dusk'"):
+        gi.dusk
+
+
 def test_missing_dask_gives_the_install_command(monkeypatch):
     monkeypatch.setitem(sys.modules, "dask", None)  # "import dask" now raises ImportError
     monkeypatch.delitem(sys.modules, "graphinvariants.dask")
@@ -134,6 +140,21 @@ def test_node_table_adds_isolated_nodes_and_edgeless_graphs(client, graphs):
     # without the node table the isolated nodes and the edgeless graph are missing
     _, without = _sorted_batch(gid.embed(dd.from_pandas(edges, npartitions=2, sort=False), k=3).compute(), k=3)
     assert len(without) == 6 and without.n_nodes[0] == batch.n_nodes[0] - 2
+
+
+def test_node_table_ids_of_another_integer_type_are_cast_and_others_refused(client, graphs):
+    edges = _edge_table(graphs[:4], seed=4)
+    nodes = pd.DataFrame([(1000 + g, u) for g, G in enumerate(graphs[:4]) for u in G], columns=["graph_id", "node"])
+    expected = gid.embed(dd.from_pandas(edges, npartitions=2, sort=False), nodes=dd.from_pandas(nodes, npartitions=2))
+    narrow = nodes.astype({"graph_id": np.int32})
+    got = gid.embed(dd.from_pandas(edges, npartitions=2, sort=False), nodes=dd.from_pandas(narrow, npartitions=3))
+    def rows(frame):
+        return frame.compute().sort_values("graph_id").reset_index(drop=True)
+
+    pd.testing.assert_frame_equal(rows(got), rows(expected))
+    as_text = nodes.astype({"graph_id": str})
+    with pytest.raises(TypeError, match=r"graph_id of the node table is \w+ and of the edge table int64"):
+        gid.embed(dd.from_pandas(edges, npartitions=2, sort=False), nodes=dd.from_pandas(as_text, npartitions=2))
 
 
 def test_weighted_and_directed_edge_tables(client):
@@ -293,3 +314,17 @@ def test_blocks_use_the_engine_the_whole_matrix_would(client):
     invariants = gi.batch_power_invariants(graphs)
     K = gid.kernel_matrix(invariants, chunks=700).compute()
     np.testing.assert_array_equal(K, gi.power_kernel_matrix(invariants))
+
+
+def test_top_k_blocks_use_the_engine_the_whole_matrix_would(client):
+    """2100 queries x 2000 graphs is above the compiled engine's threshold, its
+    partitions of 100 graphs are not: every block must use the whole matrix's engine."""
+    graphs = [nx.gnp_random_graph(8 + i % 9, 0.3, seed=i) for i in range(2100)]
+    invariants = gi.batch_power_invariants(graphs)
+    corpus = dd.from_pandas(gid.to_frame(invariants[:2000]), npartitions=20)
+    idx, val = gid.kneighbors(invariants, corpus, n_neighbors=3)
+    expected = gi.kneighbors(invariants, invariants[:2000], n_neighbors=3)
+    np.testing.assert_array_equal(idx, expected[0])
+    np.testing.assert_array_equal(val, expected[1])
+    with pytest.raises(ValueError, match="larger than the corpus, which has 2000 graphs"):
+        gid.kneighbors(invariants[:2], corpus, n_neighbors=2001)
