@@ -6,6 +6,8 @@ exit status 2, like argparse's own usage errors, and no traceback.
 """
 
 import argparse
+import contextlib
+import functools
 import os
 import sys
 from pathlib import Path
@@ -134,8 +136,12 @@ def _safe_file_part(text):
     return "".join(c if c.isalnum() or c in "-_" else "_" for c in text)
 
 
-def _evaluate_data_set(ds, kernel, args, out):
-    """Run the protocol on one data set and kernel, print its line and return its row."""
+def _evaluate_data_set(ds, kernel, args, out, folds_backend, fold_jobs):
+    """Run the protocol on one data set and kernel, print its line and return its row.
+
+    The kernel matrix is computed in this process; the folds run inside
+    ``folds_backend()`` (a joblib backend context) with ``n_jobs=fold_jobs``.
+    """
     import json
     import time
 
@@ -147,10 +153,11 @@ def _evaluate_data_set(ds, kernel, args, out):
     K = gi.kernel_matrix(ds, kernel=name, n_jobs=args.n_jobs, **{**shared_parameters(name, k=args.k), **params})
     tag = "" if spec == "power" else f"-{_safe_file_part(spec)}"
     checkpoint = out / f"checkpoint-{ds.name}{tag}-k{args.k}-reps{args.reps}-folds{args.folds}-seed{args.seed}.jsonl"
-    result = gi.evaluate_kernel(
-        K, ds.y, n_repeats=args.reps, n_folds=args.folds, seed=args.seed, n_jobs=args.n_jobs,
-        checkpoint=checkpoint, progress=not args.quiet,
-    )
+    with folds_backend():
+        result = gi.evaluate_kernel(
+            K, ds.y, n_repeats=args.reps, n_folds=args.folds, seed=args.seed, n_jobs=fold_jobs,
+            checkpoint=checkpoint, progress=not args.quiet,
+        )
     seconds = time.perf_counter() - start
     if result.n_resumed:
         print(f"{ds.name}: resumed {result.n_resumed} of {result.accuracies.size} folds from {checkpoint}")
@@ -184,6 +191,27 @@ def _print_table(rows, kernels, args):
         print(f"{dataset:<10} " + " ".join(cells) + f" {paper['paper_accuracy']:9.2f} ({paper['paper_stderr']:.2f})")
 
 
+@contextlib.contextmanager
+def _dask_client(scheduler):
+    """A ``distributed.Client`` of the scheduler at ``scheduler``, or of a new
+    ``LocalCluster`` (one process per core) for ``"local"``; closed on exit."""
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError as err:
+        raise ValueError(f'--scheduler needs Dask distributed ({err}); install it with: '
+                         'pip install "graphinvariants[dask]"') from None
+    with contextlib.ExitStack() as stack:
+        if scheduler == "local":
+            cluster = stack.enter_context(LocalCluster(threads_per_worker=1, dashboard_address=None))
+            client = stack.enter_context(Client(cluster))
+        else:
+            try:  # waits up to Dask's distributed.comm.timeouts.connect (30 s by default)
+                client = stack.enter_context(Client(scheduler))
+            except (OSError, ValueError) as err:  # TimeoutError is an OSError
+                raise ValueError(f"--scheduler: cannot connect to the Dask scheduler at {scheduler!r} ({err})") from None
+        yield client
+
+
 def _cmd_evaluate(args):
     import csv
     import json
@@ -195,7 +223,19 @@ def _cmd_evaluate(args):
     names = ", ".join(_kernel_label(spec, args) for spec, _, _ in args.kernel)
     print(f"{args.reps} x {args.folds}-fold C-SVM evaluation of {names}: mean accuracy "
           f"in percent, in parentheses the standard error over the {args.reps} repetition(s)")
-    rows = [_evaluate_data_set(ds, kernel, args, out) for ds in datasets.values() for kernel in args.kernel]
+    with contextlib.ExitStack() as stack:
+        if args.scheduler is None:
+            folds_backend, fold_jobs = contextlib.nullcontext, args.n_jobs
+        else:
+            import joblib
+
+            client = stack.enter_context(_dask_client(args.scheduler))
+            n_workers = len(client.scheduler_info(n_workers=-1)["workers"])
+            print(f"the folds run on the Dask cluster at {client.scheduler.address} ({n_workers} workers)")
+            folds_backend = functools.partial(joblib.parallel_config, backend="dask")
+            fold_jobs = -1 if args.n_jobs is None else args.n_jobs
+        rows = [_evaluate_data_set(ds, kernel, args, out, folds_backend, fold_jobs)
+                for ds in datasets.values() for kernel in args.kernel]
     _print_table(rows, args.kernel, args)
     with (out / "evaluation.csv").open("w", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
@@ -363,6 +403,11 @@ def build_parser():
     ev.add_argument("--out", default="results",
                     help="folder for evaluation.csv, evaluation.json and checkpoints (default: %(default)s)")
     ev.add_argument("--quiet", action="store_true", help="no progress bar (default: show it)")
+    ev.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                    help="run the folds on a Dask cluster: the address of its scheduler (tcp://host:8786), or "
+                         "'local' for a new cluster of one process per core; needs graphinvariants[dask]. "
+                         "--n-jobs is then the number of folds in flight (default: all workers). "
+                         "Results and checkpoints are those of a local run (default: this process)")
     ev.set_defaults(func=_cmd_evaluate)
 
     pt = sub.add_parser("perturb", help="kernel decay under random edge flips (the paper's figure)",

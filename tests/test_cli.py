@@ -1,11 +1,13 @@
 """The ``graphinvariants`` command: outputs, messages and exit status of each subcommand."""
 
+import contextlib
 import csv
 import json
 import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -191,6 +193,52 @@ def test_evaluate_writes_the_table_and_resumes(tu_dir, tmp_path, capsys):
     assert status == 0 and "MUTAG: resumed 3 of 3 folds from" in out
     [again] = _csv_rows(tmp_path / "evaluation.csv")
     assert (again["accuracy"], again["stderr"], again["fits"]) == (row["accuracy"], row["stderr"], "0")
+
+
+def _checkpoint_records(folder):
+    [path] = folder.glob("checkpoint-*.jsonl")
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    return sorted(records, key=lambda record: (record["repeat"], record["fold"]))
+
+
+@pytest.mark.parametrize("scheduler", ["address", "local"])
+def test_evaluate_on_a_dask_cluster_equals_the_local_run(tu_dir, tmp_path, capsys, scheduler):
+    distributed = pytest.importorskip("distributed")
+    common = ["evaluate", "MUTAG", "--reps", "2", "--folds", "3", "--k", "3", "--data-home", tu_dir,
+              "--no-download", "--quiet"]
+    assert run(capsys, *common, "--out", tmp_path / "here")[0] == 0
+    with contextlib.ExitStack() as stack:
+        if scheduler == "address":  # a cluster in this process, as a remote one would be reached
+            cluster = stack.enter_context(distributed.LocalCluster(
+                n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None))
+            scheduler = cluster.scheduler_address
+        status, out, err = run(capsys, *common, "--out", tmp_path / "there", "--scheduler", scheduler)
+    assert (status, err) == (0, ""), err
+    assert re.search(r"the folds run on the Dask cluster at \S+ \(\d+ workers\)", out)
+    here, there = (json.loads((tmp_path / f / "evaluation-MUTAG.json").read_text()) for f in ("here", "there"))
+    for key in ("accuracies", "chosen_C", "validation_accuracies"):
+        assert there["details"][key] == here["details"][key]
+    assert _checkpoint_records(tmp_path / "there") == _checkpoint_records(tmp_path / "here")
+
+
+def test_evaluate_with_a_scheduler_that_cannot_be_reached_is_a_clean_error(tu_dir, tmp_path, capsys):
+    dask = pytest.importorskip("dask")
+    pytest.importorskip("distributed")
+    common = ["evaluate", "MUTAG", "--reps", "1", "--folds", "2", "--data-home", tu_dir, "--no-download",
+              "--quiet", "--out", tmp_path]
+    status, _, err = run(capsys, *common, "--scheduler", "nonsense")
+    assert status == 2 and "--scheduler: cannot connect to the Dask scheduler at 'nonsense'" in err
+    with dask.config.set({"distributed.comm.timeouts.connect": "0.5s"}):
+        status, _, err = run(capsys, *common, "--scheduler", "tcp://127.0.0.1:1")
+    assert status == 2 and "cannot connect to the Dask scheduler at 'tcp://127.0.0.1:1' (Timed out" in err
+    assert "Traceback" not in err and not list(tmp_path.glob("checkpoint-*"))
+
+
+def test_evaluate_on_a_cluster_without_dask_says_what_to_install(tu_dir, tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)  # "import distributed" now raises ImportError
+    status, _, err = run(capsys, "evaluate", "MUTAG", "--data-home", tu_dir, "--no-download", "--quiet",
+                         "--out", tmp_path, "--scheduler", "local")
+    assert status == 2 and 'pip install "graphinvariants[dask]"' in err
 
 
 def test_evaluate_with_other_folds_does_not_reuse_the_checkpoint(tu_dir, tmp_path, capsys):
