@@ -30,6 +30,9 @@ __all__ = ["MeanMap", "MeanMapBatch"]
 
 PROFILES = ("l1", "counts", "log")
 
+#: Node x feature values computed at a time by the random-feature form (2 MiB).
+_FEATURE_BLOCK = 2**18
+
 
 class MeanMapBatch:
     """Node profiles (exact form) or mean random features (RFF form) of many graphs.
@@ -161,10 +164,28 @@ class MeanMap(Functional):
         offsets = np.asarray(batch.offsets)
         if self.n_features is None:
             return MeanMapBatch(self._params(), X, offsets)
+        return MeanMapBatch(self._params(), features=self._mean_features(X, offsets))
+
+    def _mean_features(self, X, offsets):
+        """Mean random Fourier features of each graph's nodes, a group of graphs at a
+        time, so that the nodes x features array stays near :data:`_FEATURE_BLOCK`
+        values rather than growing with the batch."""
         W, b = self.random_map()
-        Z = np.sqrt(2.0 / self.n_features) * np.cos(X @ W + b)
-        features = np.add.reduceat(Z, offsets[:-1], axis=0) / np.diff(offsets)[:, None] if len(batch) else Z[:0]
-        return MeanMapBatch(self._params(), features=features)
+        n_graphs = len(offsets) - 1
+        features = np.empty((n_graphs, self.n_features))
+        rows = max(1, _FEATURE_BLOCK // self.n_features)
+        g = 0
+        while g < n_graphs:
+            # graphs g .. h-1: as many as have at most `rows` nodes together, at least one
+            h = min(n_graphs, max(g + 1, int(np.searchsorted(offsets, offsets[g] + rows, side="right")) - 1))
+            start = offsets[g]
+            block = X[start : offsets[h]] @ W
+            block += b
+            np.cos(block, out=block)
+            features[g:h] = np.add.reduceat(block, offsets[g:h] - start, axis=0)
+            g = h
+        features *= np.sqrt(2.0 / self.n_features) / np.diff(offsets)[:, None]
+        return features
 
     def check_batch(self, embedded, what):
         if embedded.params != self._params():

@@ -107,6 +107,15 @@ def test_one_functional_has_one_random_map_whatever_its_seed(graphs, random_stat
     assert "_seed" not in repr(functional)
 
 
+def test_random_features_of_a_graph_do_not_depend_on_its_batch(graphs):
+    # 3000 features: blocks of 87 nodes, holding several graphs of the batch at once
+    functional = MeanMap(k=3, n_features=3000, random_state=1)
+    whole = functional.as_embeddings(graphs + graphs[::-1]).features
+    for i, G in enumerate(graphs):
+        np.testing.assert_array_equal(functional.as_embeddings([G]).features[0], whole[i])
+        np.testing.assert_array_equal(whole[i], whole[-1 - i])
+
+
 def test_the_exact_form_has_no_random_map():
     with pytest.raises(TypeError, match="no random map"):
         MeanMap(k=3).random_map()
