@@ -23,7 +23,7 @@ from .registry import make_functional
 __all__ = ["kneighbors"]
 
 #: Bytes per pair of a chunk: the kernel values (8), the argpartition indices (8) and
-#: the mask of candidates (1).
+#: the mask of candidates (1); rows with ties at the k-th value take no more.
 _BYTES_PER_PAIR = 17
 
 
@@ -179,18 +179,17 @@ def top_k(block, k, columns=None):
         kth = np.take_along_axis(block, part[:, m - k : m - k + 1], axis=1)  # k-th largest value
         candidates = block >= kth
         counts = candidates.sum(axis=1)
-        if np.all(counts == k):  # no tie at the boundary: exactly k candidates per row
-            pos = np.nonzero(candidates)[1].reshape(n_rows, k)
-            cand_values = np.take_along_axis(block, pos, axis=1)
-            cand_labels = np.take_along_axis(labels, pos, axis=1)
-        else:  # pad rows with fewer candidates by -inf (never chosen before a real one)
-            width = int(counts.max())
-            cand_values = np.full((n_rows, width), -np.inf)
-            cand_labels = np.full((n_rows, width), np.iinfo(np.int64).max, dtype=np.int64)
-            row, pos = np.nonzero(candidates)
-            slot = np.arange(row.size) - np.repeat(np.cumsum(counts) - counts, counts)
-            cand_values[row, slot] = block[row, pos]
-            cand_labels[row, slot] = labels[row, pos]
+        tied = np.flatnonzero(counts > k)  # more candidates than k: ties at the k-th value
+        candidates[tied] = False
+        pos = np.empty((n_rows, k), dtype=np.int64)
+        pos[counts == k] = np.nonzero(candidates)[1].reshape(-1, k)
+        for r in tied:  # one row at a time, so that memory stays that of the block
+            above = np.flatnonzero(block[r] > kth[r, 0])
+            equal = np.flatnonzero(block[r] == kth[r, 0])
+            first = equal[np.argsort(labels[r, equal], kind="stable")[: k - above.size]]
+            pos[r] = np.concatenate((above, first))
+        cand_values = np.take_along_axis(block, pos, axis=1)
+        cand_labels = np.take_along_axis(labels, pos, axis=1)
     else:
         cand_values, cand_labels = block, np.array(labels)
     order = np.lexsort((cand_labels, -cand_values), axis=1)[:, :k]

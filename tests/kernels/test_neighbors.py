@@ -190,3 +190,19 @@ def test_top_k_is_a_stable_sort_prefix(seed, shape, n_levels, data):
     np.testing.assert_array_equal(merged[0], order)
     np.testing.assert_array_equal(merged[1], values)
     np.testing.assert_array_equal(merged[2], order * 10)
+
+
+def test_top_k_with_ties_everywhere_stays_within_the_block_memory():
+    """Rows of equal values (kernel values that underflow to 0, or graphs no kernel
+    separates) used to copy every tied value with its label: several times the block."""
+    import tracemalloc
+
+    block = np.zeros((100, 20000))
+    block[:, 7] = 1.0
+    tracemalloc.start()
+    labels, values = top_k(block, 3)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 1.5 * block.nbytes, f"{peak / block.nbytes:.1f} x the block"
+    np.testing.assert_array_equal(labels, np.tile([7, 0, 1], (100, 1)))
+    np.testing.assert_array_equal(values, np.tile([1.0, 0.0, 0.0], (100, 1)))
