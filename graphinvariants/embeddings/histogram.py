@@ -17,7 +17,7 @@ import scipy.sparse as sp
 
 from .._validation import check_k
 from ..walks import exact_walk_counts
-from .counts import CountFeatures, count_matrix, relabel_columns
+from .counts import CountFeatures, count_matrix, relabel_columns, unique_rows
 
 __all__ = ["HistogramBatch", "WalkHistogram"]
 
@@ -92,12 +92,23 @@ class WalkHistogram(CountFeatures):
             return HistogramBatch(np.zeros((0, k), np.int64), sp.csr_array((n_graphs, 0)), k)
         counts = exact_walk_counts(batch.matrix, k)
         owner = np.repeat(np.arange(n_graphs), batch.sizes)
-        # every node's prefixes (c_1), (c_1, c_2), ..., padded with -1 to width k
-        rows = np.full((k, batch.n_nodes, k), -1, dtype=np.int64)
+        # number the prefixes length by length, as Weisfeiler-Lehman relabels nodes: a
+        # prefix of length t + 1 is (number of its prefix of length t, c_{t+1}), and
+        # numbers follow the lexicographic order of the prefixes
+        number = np.zeros(batch.n_nodes, dtype=np.int64)
+        numbers, distinct = [], []
         for t in range(k):
-            rows[t, :, : t + 1] = counts[:, : t + 1]
-        vocabulary, label = np.unique(rows.reshape(-1, k), axis=0, return_inverse=True)
-        hist = count_matrix(np.tile(owner, k), label.reshape(-1), n_graphs, len(vocabulary))
+            number, first = _dense_rank(number, counts[:, t])
+            numbers.append(number)
+            distinct.append(counts[first, : t + 1])  # each distinct prefix once, in order
+        # one vocabulary: every distinct prefix padded with -1 to width k, sorted
+        padded = np.full((sum(len(d) for d in distinct), k), -1, dtype=np.int64)
+        start = np.concatenate(([0], np.cumsum([len(d) for d in distinct])))
+        for t, rows in enumerate(distinct):
+            padded[start[t] : start[t + 1], : t + 1] = rows
+        vocabulary, column = unique_rows(padded)
+        label = np.concatenate([column[start[t] + number] for t, number in enumerate(numbers)])
+        hist = count_matrix(np.tile(owner, k), label, n_graphs, len(vocabulary))
         return HistogramBatch(vocabulary, hist, k)
 
     def check_batch(self, embedded, what):
@@ -105,10 +116,21 @@ class WalkHistogram(CountFeatures):
             raise ValueError(f"{what} holds histograms with k={embedded.k}, but k={self.k} was asked for")
 
     def merge(self, left, right):
-        vocabulary, label = np.unique(np.concatenate((left.vocabulary, right.vocabulary)), axis=0, return_inverse=True)
-        label = label.reshape(-1)
+        vocabulary, label = unique_rows(np.concatenate((left.vocabulary, right.vocabulary)))
         n = len(left.vocabulary)
         return (
             relabel_columns(left.counts, label[:n], len(vocabulary)),
             relabel_columns(right.counts, label[n:], len(vocabulary)),
         )
+
+
+def _dense_rank(major, minor):
+    """Numbers of the distinct pairs ``(major[i], minor[i])`` in lexicographic order,
+    and one index holding each pair, in that order."""
+    order = np.lexsort((minor, major))
+    new = np.ones(len(order), dtype=bool)
+    new[1:] = (np.diff(major[order]) != 0) | (np.diff(minor[order]) != 0)
+    number = np.empty(len(order), dtype=np.int64)
+    number[order] = np.cumsum(new) - 1
+    return number, order[new]
+

@@ -89,3 +89,26 @@ def test_registry_names_its_kernels_and_parameters():
         gi.kernel_matrix([nx.path_graph(3)], kernel="wlx")
     with pytest.raises(ValueError, match="takes the parameters"):
         gi.kernel_matrix([nx.path_graph(3)], kernel="histogram", ridge=0.1)
+
+
+@pytest.mark.parametrize("k", [1, 4, 9])
+def test_vocabulary_and_counts_equal_the_brute_force(graphs, k):
+    batch = WalkHistogram(k=k).as_embeddings(graphs)
+    histograms = [_brute_force_histogram(G, k) for G in graphs]
+    prefixes = sorted({key for h in histograms for key in h}, key=lambda key: tuple(key) + (-1,) * (k - len(key)))
+    padded = [list(key) + [-1] * (k - len(key)) for key in prefixes]
+    assert batch.vocabulary.tolist() == padded  # every prefix once, in lexicographic order
+    expected = np.array([[h[key] for key in prefixes] for h in histograms], dtype=float)
+    np.testing.assert_array_equal(batch.counts.toarray(), expected)
+
+
+def test_unique_rows_is_numpys_unique_along_rows():
+    from graphinvariants.embeddings.counts import unique_rows
+
+    rng = np.random.default_rng(0)
+    for shape in [(0, 3), (1, 1), (50, 1), (200, 4), (1000, 9)]:
+        rows = rng.integers(-1, 3, size=shape)
+        distinct, inverse = unique_rows(rows)
+        expected, expected_inverse = np.unique(rows, axis=0, return_inverse=True)
+        np.testing.assert_array_equal(distinct, expected)
+        np.testing.assert_array_equal(inverse, expected_inverse.reshape(-1))
