@@ -73,8 +73,12 @@ class Functional(ABC):
             coerced = self.coerce_items(items, what)
             if coerced is not None:
                 return coerced
-        node_label = getattr(self, "node_label", None)
-        return self.embed(as_graph_batch(items, weight=self.weight, node_label=node_label, what=what))
+        return self.embed(self.graph_batch(items, what=what))
+
+    def graph_batch(self, graphs, *, what="graphs"):
+        """``graphs`` as a :class:`GraphBatch` holding what this functional reads: its
+        edge weight and, for functionals with a ``node_label``, the node labels."""
+        return as_graph_batch(graphs, weight=self.weight, node_label=getattr(self, "node_label", None), what=what)
 
     def prepare(self, embedded, what):
         """Kernel-ready form of one side (computed once per side); default: as is."""

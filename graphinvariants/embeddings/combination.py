@@ -55,6 +55,9 @@ class Combination(Functional):
     def as_embeddings(self, items, *, what="graphs"):
         if isinstance(items, CombinationBatch):
             return items
+        return self.embed(self.graph_batch(items, what=what))
+
+    def graph_batch(self, graphs, *, what="graphs"):
         from ..graphs import as_graph_batch
 
         labels = {getattr(f, "node_label", None) for f in self.functionals} - {None}
@@ -63,8 +66,7 @@ class Combination(Functional):
         weights = {f.weight for f in self.functionals}
         if len(weights) > 1:
             raise ValueError(f"the members use different edge weights: {sorted(map(str, weights))}")
-        batch = as_graph_batch(items, weight=weights.pop(), node_label=labels.pop() if labels else None, what=what)
-        return self.embed(batch)
+        return as_graph_batch(graphs, weight=weights.pop(), node_label=labels.pop() if labels else None, what=what)
 
     def embed(self, batch):
         return CombinationBatch(f.embed(batch) for f in self.functionals)

@@ -73,7 +73,9 @@ class GraphState:
     def __init__(self, n_nodes, edges, directed):
         self.directed = bool(directed)
         self.nodes = _IndexedSet(range(n_nodes))
+        self.n_original = n_nodes
         self.next_id = n_nodes
+        self.anchor_of = {}  # added node -> the original node whose label it takes
         self.edges = _IndexedSet()
         self.neighbours = defaultdict(set)  # both directions, for node removal
         self.n_loops = 0
@@ -195,6 +197,7 @@ class GraphState:
         node = self.next_id
         self.next_id += 1
         self.nodes.add(node)
+        self.anchor_of[node] = self.anchor_of.get(anchor, anchor)
         self._add(node, anchor)
 
     def apply(self, kind, rng):
@@ -203,6 +206,17 @@ class GraphState:
     # output ------------------------------------------------------------------
     def alive(self):
         return np.sort(np.fromiter(self.nodes.items, dtype=np.int64, count=len(self.nodes)))
+
+    def label_sources(self):
+        """For every node of :meth:`alive`, the original node whose label it carries:
+        itself, or for an added node the original node it was joined to (through
+        other added nodes); None when no node was added or removed (each its own)."""
+        if len(self.nodes) == self.next_id == self.n_original:
+            return None
+        alive = self.alive()
+        added = alive >= self.n_original
+        alive[added] = [self.anchor_of[int(node)] for node in alive[added]]
+        return alive
 
     def edge_arrays(self):
         """Edges as arrays of positions among :meth:`alive` (each undirected edge once)."""
@@ -263,7 +277,8 @@ def _to_networkx(G, nodes, state):
     new_ids = alive[alive >= len(nodes)]
     labels = dict(enumerate(nodes))
     labels.update(zip(new_ids.tolist(), _fresh_labels(G, len(new_ids))))
-    H.add_nodes_from((labels[i], dict(G.nodes[labels[i]]) if i < len(nodes) else {}) for i in alive.tolist())
+    # an added node copies the attributes (its label) of the original node it hangs from
+    H.add_nodes_from((labels[i], dict(G.nodes[labels[state.anchor_of.get(i, i)]])) for i in alive.tolist())
     for u, v in state.edges.items:
         a, b = labels[u], labels[v]
         H.add_edge(a, b, **(dict(G.edges[a, b]) if u < len(nodes) and v < len(nodes) and G.has_edge(a, b) else {}))
@@ -278,7 +293,10 @@ def _to_igraph(G, state):
     H = ig.Graph(n=n, edges=list(zip(rows.tolist(), cols.tolist())), directed=G.is_directed())
     for attr in G.vs.attributes():
         values = G.vs[attr]
-        H.vs[attr] = [values[i] if i < G.vcount() else None for i in alive.tolist()]
+        if attr == "name":  # igraph's vertex names identify vertices: a new one has none
+            H.vs[attr] = [values[i] if i < G.vcount() else None for i in alive.tolist()]
+        else:
+            H.vs[attr] = [values[state.anchor_of.get(i, i)] for i in alive.tolist()]
     for attr in G.attributes():
         H[attr] = G[attr]
     return H
@@ -348,7 +366,8 @@ def perturbation_sequence(G, n_steps, *, kind="flip", seed=None):
         uniform random missing edge. ``"swap_edges"``: replace edges ``a-b, c-d`` by
         ``a-d, c-b`` (degrees are preserved). ``"remove_node"``: delete a uniform
         random node and its edges. ``"add_node"``: add a node joined to one uniform
-        random existing node.
+        random existing node; it copies the node attributes (labels) of that node,
+        except igraph's ``name``, which identifies a vertex.
     seed : None, int or numpy.random.Generator, keyword-only
 
     Returns

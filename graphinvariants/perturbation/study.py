@@ -21,7 +21,7 @@ from joblib import Parallel, delayed
 
 from .._validation import check_int, check_k, check_n_jobs, check_ridge, check_seed_sequence
 from ..embeddings import DEFAULT_RIDGE
-from ..graphs import GraphBatch, as_graph_batch
+from ..graphs import GraphBatch
 from ..graphs.csr import edges_to_csr
 from ..kernels import pairwise_kernels
 from ..kernels.registry import make_functional, shared_parameters
@@ -147,7 +147,7 @@ def _perturbed_edges(graphs, positions, kind, n_steps, seeds):
                 state.apply(kind, rng)
             except PerturbationError as err:
                 raise ValueError(f"graph {position} of the collection, step {t + 1}: {err}") from None
-            perturbed.append(state.edge_arrays() + (state.directed,))
+            perturbed.append(state.edge_arrays() + (state.directed, state.label_sources()))
     return perturbed
 
 
@@ -167,12 +167,18 @@ def _edges_of(batch, indices):
     return out
 
 
-def _stack_edges(graphs):
-    """One GraphBatch of graphs given as ``(n, rows, cols, directed)`` edge arrays."""
+def _stack_edges(graphs, label_offsets=None, node_labels=None):
+    """One GraphBatch of graphs given as ``(n, rows, cols, directed, sources)`` edge
+    arrays; with ``node_labels``, node ``i`` of a graph takes the label of node
+    ``sources[i]`` of its original, whose labels start at ``label_offsets[graph]``."""
     sizes = np.array([g[0] for g in graphs], dtype=np.int64)
     offsets = np.concatenate(([0], np.cumsum(sizes)))
+    labels = None
+    if node_labels is not None:
+        sources = [np.arange(g[0]) if g[4] is None else g[4] for g in graphs]
+        labels = node_labels[np.concatenate([start + s for start, s in zip(label_offsets, sources)] or [[]]).astype(np.int64)]
     rows, cols = [], []
-    for (_, r, c, directed), start in zip(graphs, offsets[:-1]):
+    for (_, r, c, directed, _), start in zip(graphs, offsets[:-1]):
         rows.append(r + start)
         cols.append(c + start)
         if not directed:  # mirror here, so that the whole stack is built as directed
@@ -181,7 +187,7 @@ def _stack_edges(graphs):
             cols.append(r[off] + start)
     total = int(offsets[-1])
     A = edges_to_csr(total, np.concatenate(rows), np.concatenate(cols), directed=True, weighted=False)
-    return GraphBatch(A, offsets)
+    return GraphBatch(A, offsets, node_labels=labels)
 
 
 def perturbation_study(
@@ -272,7 +278,7 @@ def perturbation_study(
     functional = make_functional(kernel, **{**shared_parameters(kernel, k=k, ridge=ridge), **(kernel_params or {})})
     if name is None:
         name = getattr(graphs, "name", None)
-    batch = as_graph_batch(graphs)
+    batch = functional.graph_batch(graphs)  # with node labels if the kernel reads them
     sample_seq, graph_seq = root.spawn(2)
     if n_graphs is None:
         indices = np.arange(len(batch))
@@ -293,7 +299,9 @@ def perturbation_study(
     curves = np.ones((len(chosen), n_steps + 1))
     if perturbed:
         left = functional.prepare(originals, "graphs")
-        right = functional.prepare(functional.embed(_stack_edges(perturbed)), "perturbed graphs")
+        starts = np.repeat(batch.offsets[indices], n_steps)  # each perturbed graph's original
+        stacked = _stack_edges(perturbed, starts, batch.node_labels)
+        right = functional.prepare(functional.embed(stacked), "perturbed graphs")
         left, right = functional.align(left, right)
         pairs = np.arange(len(perturbed))
         curves[:, 1:] = functional.pairs(left, right, pairs // n_steps, pairs).reshape(len(chosen), n_steps)

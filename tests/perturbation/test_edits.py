@@ -31,8 +31,12 @@ def test_igraph_in_igraph_out():
     h = gi.flip_node_pair(g, 0, 2)
     assert isinstance(h, ig.Graph) and h.ecount() == 3 and h.vs["name"] == ["a", "b", "c"]
     assert g.ecount() == 2
+    g.vs["label"] = [6, 7, 8]
     steps = gi.perturbation_sequence(g, 2, kind="add_node", seed=0)
-    assert [s.vcount() for s in steps] == [4, 5] and steps[-1].vs["name"][-1] is None
+    assert [s.vcount() for s in steps] == [4, 5] and steps[-1].vs["name"][3:] == [None, None]
+    for s in steps:  # a new vertex copies the label of the vertex it joins, not its name
+        for v in range(3, s.vcount()):
+            assert s.vs[v]["label"] in {s.vs[u]["label"] for u in s.neighbors(v)}
     with pytest.raises(ValueError, match="not in the graph"):
         gi.flip_node_pair(g, 0, 7)
 

@@ -138,3 +138,44 @@ def test_baseline_is_the_median_kernel_with_the_other_graphs_and_the_crossing_st
     below = np.flatnonzero(study.mean < study.baseline.mean())
     assert study.crossing_step == (int(below[0]) if below.size else None)
     assert gi.perturbation_study(graphs[:1], n_graphs=1, n_steps=2, seed=0, baseline=True).crossing_step is None
+
+
+@pytest.mark.parametrize("kind", ["flip", "add_node", "remove_node"])
+@pytest.mark.parametrize("kernel, params", [("labelled_histogram", {"k": 3}), ("wl", {"node_label": "label"})])
+def test_labelled_kernels_see_the_labels_of_the_perturbed_graphs(tu_datasets, kind, kernel, params):
+    """Perturbed graphs keep their nodes' labels; an added node copies the label of the
+    node it joins, in the study as in perturbation_sequence (the straightforward path)."""
+    mutag = tu_datasets["MUTAG"]
+    graphs = list(mutag[:8])
+    study = gi.perturbation_study(graphs, n_graphs=None, n_steps=4, kind=kind, seed=5, kernel=kernel,
+                                  k=params.get("k", 5), kernel_params={k: v for k, v in params.items() if k != "k"})
+    assert np.all(study.curves[:, 0] == 1.0) and np.all(study.curves[:, 1:] < 1.0 + 1e-12)
+    _, graph_seq = np.random.SeedSequence(5).spawn(2)
+    for g, (G, seed) in enumerate(zip(graphs, graph_seq.spawn(len(graphs)))):
+        steps = gi.perturbation_sequence(G, 4, kind=kind, seed=np.random.default_rng(seed))
+        assert all("label" in data for H in steps for _, data in H.nodes(data=True))
+        expected = gi.kernel_matrix([G], steps, kernel=kernel, **params)[0]
+        np.testing.assert_allclose(study.curves[g, 1:], expected, rtol=1e-12)
+    # the loaded data set itself (labels from its files) gives the same study
+    again = gi.perturbation_study(mutag[:8], n_graphs=None, n_steps=4, kind=kind, seed=5, kernel=kernel,
+                                  k=params.get("k", 5), kernel_params={k: v for k, v in params.items() if k != "k"})
+    np.testing.assert_array_equal(again.curves, study.curves)
+
+
+def test_added_nodes_copy_the_attributes_of_their_anchor():
+    import igraph as ig
+
+    G = nx.path_graph(4)
+    nx.set_node_attributes(G, {0: "C", 1: "N", 2: "O", 3: "S"}, "label")
+    for H in gi.perturbation_sequence(G, 6, kind="add_node", seed=1):
+        for node in set(H) - set(G):  # a pendant node: its one neighbour is its anchor
+            assert H.nodes[node]["label"] in {H.nodes[u]["label"] for u in H[node]}
+    Gi = ig.Graph.from_networkx(G)
+    last = gi.perturbation_sequence(Gi, 6, kind="add_node", seed=1)[-1]
+    assert None not in last.vs["label"] and last.vcount() == 10
+    # a node added to an added node takes the label of the original it descends from
+    state = gi.perturbation.edits.GraphState(1, [], directed=False)
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        state.add_node(rng)
+    assert state.label_sources().tolist() == [0] * 6
