@@ -19,7 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_k
-from .counts import CountFeatures, count_matrix, relabel_rounds
+from .counts import CountFeatures, count_matrix, relabel_rounds, unique_rows
 
 __all__ = ["LabelledHistogramBatch", "LabelledWalkHistogram"]
 
@@ -106,8 +106,7 @@ class LabelledWalkHistogram(CountFeatures):
                 raise ValueError(f"labelled walk counts of length {t + 1} exceed the int64 range; use a smaller k")
             counts = A @ counts
             rows = np.column_stack((ids, counts))
-            distinct, ids = np.unique(rows, axis=0, return_inverse=True)
-            ids = ids.reshape(-1).astype(np.int64)
+            distinct, ids = unique_rows(rows)
             rounds.append(distinct)
             blocks.append(count_matrix(owner, ids, n_graphs, len(distinct)))
         return LabelledHistogramBatch(sp.csr_array(sp.hstack(blocks, format="csr")), labels, rounds, self.k)
@@ -129,8 +128,7 @@ class LabelledWalkHistogram(CountFeatures):
                 spread[:, 0] = maps[side][-1][rows[:, 0]]  # previous round, merged numbering
                 spread[:, 1 + maps[side][0]] = rows[:, 1:]  # count columns onto the merged labels
                 blocks.append(spread)
-            distinct, inverse = np.unique(np.concatenate(blocks), axis=0, return_inverse=True)
-            inverse = inverse.reshape(-1)
+            distinct, inverse = unique_rows(np.concatenate(blocks))
             maps[0].append(inverse[: len(blocks[0])])
             maps[1].append(inverse[len(blocks[0]) :])
             sizes.append(len(distinct))

@@ -18,7 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_int
-from .counts import CountFeatures, count_matrix, relabel_rounds
+from .counts import CountFeatures, count_matrix, relabel_rounds, unique_rows
 
 __all__ = ["WLBatch", "WeisfeilerLehman"]
 
@@ -114,8 +114,8 @@ class WeisfeilerLehman(CountFeatures):
                 rows[:, 0] = ids[nodes]
                 if d:
                     rows[:, 1:] = neighbours[A.indptr[nodes][:, None] + np.arange(d)]
-                distinct, inverse = np.unique(rows, axis=0, return_inverse=True)
-                new_ids[nodes] = inverse.reshape(-1) + base
+                distinct, inverse = unique_rows(rows)
+                new_ids[nodes] = inverse + base
                 by_degree[d] = distinct
                 base += len(distinct)
             ids = new_ids
@@ -148,8 +148,8 @@ class WeisfeilerLehman(CountFeatures):
                     if d:
                         rows[:, 1:].sort(axis=1)
                     blocks.append(rows)
-                distinct, inverse = np.unique(np.concatenate(blocks), axis=0, return_inverse=True)
-                inverse = inverse.reshape(-1) + base
+                distinct, inverse = unique_rows(np.concatenate(blocks))
+                inverse = inverse + base
                 for side, batch in enumerate((left, right)):
                     if d in batch.signatures[h - 1]:
                         start = _first_label(batch, h, d)
