@@ -28,6 +28,7 @@ KERNELS = [
     ("meanmap", {"n_features": 500}),
     ("power*histogram", {"histogram__k": 9}),
     ("power*wl", {}),
+    ("power*histogram*wl", {"histogram__k": 9}),  # the recommended member
 ]
 
 
