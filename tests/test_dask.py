@@ -192,6 +192,13 @@ def test_parquet_round_trip_and_kernel_blocks(client, graphs, tmp_path):
     # Zarr, blockwise, from the workers
     K = gid.kernel_matrix(stored, chunks=10)
     K.to_zarr(str(tmp_path / "K.zarr"))
+    # the embeddings themselves as one Zarr array, graph_id in column 0 (as the docs say)
+    stored.to_dask_array(lengths=True).to_zarr(str(tmp_path / "embeddings.zarr"))
+    table = zarr.open_array(str(tmp_path / "embeddings.zarr"), mode="r")[:]
+    back = gid.from_frame(pd.DataFrame(table, columns=stored.columns).astype({"graph_id": np.int64}))
+    np.testing.assert_array_equal(table[:, 0], stored["graph_id"].compute().to_numpy())
+    np.testing.assert_array_equal(back.means, gid.from_frame(stored.compute()).means)
+    np.testing.assert_array_equal(back.covariances, gid.from_frame(stored.compute()).covariances)
     np.testing.assert_array_equal(zarr.open_array(str(tmp_path / "K.zarr"), mode="r")[:], expected)
 
 
