@@ -52,6 +52,7 @@ from .graphs import GraphBatch
 from .graphs.adjacency import check_weights, describe
 from .graphs.csr import edges_to_csr
 from .kernels import make_functional, pairwise_kernels
+from .kernels.engine import check_not_same_iterator
 from .kernels.neighbors import kneighbors_of_embeddings, merge_top_k
 
 __all__ = ["embed", "embedding_columns", "from_frame", "kernel_matrix", "kneighbors", "to_frame"]
@@ -138,21 +139,27 @@ def _frame_of(functional, layout, embedded, graph_ids, id_dtype=None):
     return pd.DataFrame(columns)
 
 
-def _batch_of(functional, layout, frame):
-    missing = [name for name in _column_names(layout) if name not in frame.columns]
-    if missing:
-        raise ValueError(
-            f"the frame lacks the embedding columns {missing[:4]}{' ...' if len(missing) > 4 else ''}; "
-            "it must come from graphinvariants.dask.embed or to_frame with the same kernel and parameters"
-        )
+def _check_embedding_columns(columns, functional, layout, what):
+    """Refuse a frame whose columns are not those of ``functional``'s embeddings:
+    missing ones, or another number of them (made with another ``k``)."""
+    origin = "it must come from graphinvariants.dask.embed or to_frame with the same kernel and parameters"
+    if "graph_id" not in columns:
+        raise ValueError(f"{what} has no column 'graph_id'; {origin}")
     for key, shape, _, names in layout:
         pattern = re.compile(re.escape(key) + r"(_\d+)+")
-        found = [c for c in frame.columns if isinstance(c, str) and pattern.fullmatch(c)]
-        if shape and len(found) != len(names):
+        found = [c for c in columns if isinstance(c, str) and pattern.fullmatch(c)]
+        if shape and found and len(found) != len(names):
             raise ValueError(
-                f"the frame has {len(found)} columns {key}_..., but {functional!r} has {len(names)}: "
+                f"{what} has {len(found)} columns {key}_..., but {functional!r} has {len(names)}: "
                 "it was made with other parameters (another k?)"
             )
+        missing = [name for name in names if name not in columns]
+        if missing:
+            raise ValueError(f"{what} has no column {missing[0]!r}; {origin}")
+
+
+def _batch_of(functional, layout, frame):
+    _check_embedding_columns(frame.columns, functional, layout, "the frame")
     n = len(frame)
     arrays = {key: frame[names].to_numpy(dtype=dtype).reshape((n,) + shape) for key, shape, dtype, names in layout}
     return functional.from_arrays(arrays)
@@ -193,8 +200,12 @@ def to_frame(embeddings, graph_ids=None, *, kernel="power", **params):
     embedded = functional.as_embeddings(embeddings, what="embeddings")
     if graph_ids is None:
         graph_ids = np.arange(len(embedded))
-    elif len(graph_ids) != len(embedded):
-        raise ValueError(f"graph_ids has {len(graph_ids)} ids for {len(embedded)} graphs")
+    else:
+        if isinstance(graph_ids, (str, bytes)) or not hasattr(graph_ids, "__iter__"):
+            raise TypeError(f"graph_ids must be a sequence of ids, one per graph, got {graph_ids!r}")
+        graph_ids = pd.Series(list(graph_ids) if not hasattr(graph_ids, "__len__") else graph_ids).to_numpy()
+        if len(graph_ids) != len(embedded):
+            raise ValueError(f"graph_ids has {len(graph_ids)} ids for {len(embedded)} graphs")
     return _frame_of(functional, layout, embedded, graph_ids)
 
 
@@ -370,14 +381,17 @@ def _embed_edge_table(edges, functional, layout, nodes, directed, npartitions):
             raise TypeError(f"nodes must be a pandas or Dask DataFrame with columns graph_id, node, got {describe(nodes)}")
         _require_columns(nodes, ["graph_id", "node"], "the node table")
         extra = nodes[["graph_id", "node"]].rename(columns={"node": "source"})
-        edge_ids, node_ids = edges._meta["graph_id"].dtype, nodes._meta["graph_id"].dtype
-        if node_ids != edge_ids:  # the shuffle must send equal ids to the same partition
-            if not (pd.api.types.is_integer_dtype(edge_ids) and pd.api.types.is_integer_dtype(node_ids)):
+        for node_column, edge_column in (("graph_id", "graph_id"), ("node", "source")):
+            # equal ids must meet: in the shuffle (graph_id) and as one node (node)
+            edge_type, node_type = edges._meta[edge_column].dtype, nodes._meta[node_column].dtype
+            if node_type == edge_type:
+                continue
+            if not (pd.api.types.is_integer_dtype(edge_type) and pd.api.types.is_integer_dtype(node_type)):
                 raise TypeError(
-                    f"graph_id of the node table is {node_ids} and of the edge table {edge_ids}: "
-                    "give both the same type, so that a graph's rows meet"
+                    f"{node_column} of the node table is {node_type} and {edge_column} of the edge table "
+                    f"{edge_type}: give both the same type, so that equal ids are one {node_column}"
                 )
-            extra = extra.astype({"graph_id": edge_ids})
+            extra = extra.astype({"graph_id" if node_column == "graph_id" else "source": edge_type})
         extra = extra.assign(target=extra["source"], _node=True)
         if weight is not None:
             extra = extra.assign(_weight=0.0)
@@ -457,7 +471,7 @@ def _blocks(x, functional, layout, chunk, what):
     """Split ``x`` (a Dask dataframe of embeddings, a pandas one, or anything the
     functional embeds in memory) into blocks of ``chunk`` rows (None: its partitions)."""
     if isinstance(x, dd.DataFrame):
-        _require_columns(x, ["graph_id"] + _column_names(layout), what)
+        _check_embedding_columns(x.columns, functional, layout, what)
         parts = x.to_delayed()
         meta = x._meta
         lengths = [int(n) for n in dask.compute(*[dask.delayed(len)(p) for p in parts])]
@@ -468,7 +482,7 @@ def _blocks(x, functional, layout, chunk, what):
         raise TypeError(f"{what} must be a Dask dataframe of embeddings (from embed), or an in-memory collection, got {describe(x)}")
     if isinstance(x, pd.DataFrame):
         frame = x
-        _require_columns(frame, ["graph_id"] + _column_names(layout), what)
+        _check_embedding_columns(frame.columns, functional, layout, what)
     else:
         embedded = functional.as_embeddings(x, what=what)
         frame = _frame_of(functional, layout, embedded, np.arange(len(embedded)))
@@ -593,6 +607,7 @@ def kernel_matrix(a, b=None, *, kernel="power", chunks=DEFAULT_CHUNKS, **params)
     """
     functional = _functional(kernel, params)
     layout = _layout(functional, kernel)
+    check_not_same_iterator(a, b, ("a", "b"), hint="or b=None for the square matrix")
     symmetric = b is None
     row_chunk, col_chunk = _check_chunks(chunks, symmetric)
     left = _blocks(a, functional, layout, row_chunk, "a")
@@ -718,6 +733,7 @@ def kneighbors(queries, corpus, *, n_neighbors=10, kernel="power", chunks=None, 
     n_neighbors = check_int(n_neighbors, "n_neighbors", minimum=1)
     split_every = check_int(split_every, "split_every", minimum=2)
     chunk = _check_chunk(chunks, "chunks")
+    check_not_same_iterator(queries, corpus, ("queries", "corpus"), hint=None)
     query_blocks = _blocks(queries, functional, layout, None, "queries")
     corpus_blocks = _blocks(corpus, functional, layout, chunk, "corpus")
     lengths = corpus_blocks.lengths

@@ -153,7 +153,7 @@ def test_node_table_ids_of_another_integer_type_are_cast_and_others_refused(clie
 
     pd.testing.assert_frame_equal(rows(got), rows(expected))
     as_text = nodes.astype({"graph_id": str})
-    with pytest.raises(TypeError, match=r"graph_id of the node table is \w+ and of the edge table int64"):
+    with pytest.raises(TypeError, match=r"graph_id of the node table is \w+ and graph_id of the edge table int64"):
         gid.embed(dd.from_pandas(edges, npartitions=2, sort=False), nodes=dd.from_pandas(as_text, npartitions=2))
 
 
@@ -281,7 +281,7 @@ def test_errors_are_clear(client, graphs):
         gid.from_frame(frame)
     with pytest.raises(ValueError, match="another k"):
         gid.from_frame(frame.compute(), k=3)
-    with pytest.raises(ValueError, match="lacks the embedding columns"):
+    with pytest.raises(ValueError, match="has no column 'n_nodes'"):
         gid.from_frame(frame.compute().drop(columns="n_nodes"))
     with pytest.raises(ValueError, match="same chunks"):
         gid.kernel_matrix(frame, chunks=(2, 3))
@@ -293,6 +293,27 @@ def test_errors_are_clear(client, graphs):
         gid.kneighbors(graphs[:2], frame, kernel="rbf")
     with pytest.raises(ValueError, match="has no column 'mean_0'"):
         gid.kernel_matrix(dd.from_pandas(pd.DataFrame({"graph_id": [1]}), npartitions=1))
+    # embeddings made with another k are refused when the matrix or search is set up
+    with pytest.raises(ValueError, match=r"a has 5 columns mean_\.\.\., but GaussianEmbedding\(k=3.* has 3: .*another k"):
+        gid.kernel_matrix(frame.compute(), k=3)
+    with pytest.raises(ValueError, match="another k"):
+        gid.kneighbors(graphs[:2], frame, k=3)
+    with pytest.raises(ValueError, match="another k"):
+        gid.kneighbors(graphs[:2], gid.embed(bag, k=3))
+    # a one-shot iterator as both sides, graph ids that are not a sequence
+    with pytest.raises(ValueError, match="same one-shot iterator"):
+        g = iter(graphs[:3])
+        gid.kernel_matrix(g, g)
+    with pytest.raises(ValueError, match="same one-shot iterator"):
+        g = iter(graphs[:3])
+        gid.kneighbors(g, g, n_neighbors=1)
+    with pytest.raises(TypeError, match="sequence of ids"):
+        gid.to_frame(graphs[:2], "ab")
+    assert gid.to_frame(graphs[:2], (f"g{i}" for i in range(2)))["graph_id"].tolist() == ["g0", "g1"]
+    # node ids of another type than the edge table's would be other nodes
+    edges = pd.DataFrame({"graph_id": [0, 0], "source": [0, 1], "target": [1, 2]})
+    with pytest.raises(TypeError, match=r"node of the node table is \w+ and source of the edge table int64"):
+        gid.embed(dd.from_pandas(edges, npartitions=1), nodes=pd.DataFrame({"graph_id": [0], "node": ["0"]}))
     with pytest.raises(ValueError, match="bag partition that starts at graph 2"):
         gid.embed(db.from_sequence([nx.path_graph(3)] * 2 + [nx.empty_graph(0)], npartitions=2)).compute()
 
