@@ -175,6 +175,24 @@ class NystroemGraphKernel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         self._n_features_out = n_components
         return self
 
+    def fit_transform(self, X, y=None):
+        """:meth:`fit` then :meth:`transform` on the same graphs, read once (so a
+        one-shot iterator works too).
+
+        Parameters
+        ----------
+        X : collection of graphs
+            As for :meth:`fit`.
+        y : ignored
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_graphs, m), m = ``n_components_``
+        """
+        if not isinstance(X, (Sequence, GraphBatch)) and hasattr(X, "__next__"):
+            X = list(X)
+        return self.fit(X, y).transform(X)
+
     def transform(self, X):
         """Features of ``X``, shape ``(len(X), n_components_)``.
 

@@ -350,6 +350,16 @@ def _int_at_least(minimum):
     return parse
 
 
+def _nonzero_int(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+    if value == 0:
+        raise argparse.ArgumentTypeError("must not be 0 (a count of workers, or -1 for one per core)")
+    return value
+
+
 def _add_common_options(parser):
     parser.add_argument("--k", type=_int_at_least(1), default=5,
                         help="power iterations, the length of each node's walk-count profile (default: %(default)s)")
@@ -365,7 +375,7 @@ def _add_kernel_option(parser):
 
 
 def _add_run_options(parser):
-    parser.add_argument("--n-jobs", type=int, default=None,
+    parser.add_argument("--n-jobs", type=_nonzero_int, default=None,
                         help="worker threads; -1: one per core (default: one thread)")
     parser.add_argument("--data-home", default=None,
                         help="folder holding NAME/NAME_A.txt ... (default: $GRAPHINVARIANTS_DATA, else the user cache)")

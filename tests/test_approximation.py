@@ -192,6 +192,14 @@ def test_arguments_are_checked_at_fit(graphs):
         gi.NystroemGraphKernel().transform(graphs)
 
 
+def test_fit_transform_reads_a_one_shot_iterator_once(graphs):
+    expected = gi.NystroemGraphKernel(n_components=10, random_state=0).fit_transform(graphs)
+    got = gi.NystroemGraphKernel(n_components=10, random_state=0).fit_transform(iter(graphs))
+    np.testing.assert_array_equal(got, expected)
+    pandas_out = gi.NystroemGraphKernel(n_components=3, random_state=0).set_output(transform="pandas")
+    assert pandas_out.fit_transform(iter(graphs)).shape == (len(graphs), 3)
+
+
 def test_n_jobs_does_not_change_the_features(graphs):
     a = gi.NystroemGraphKernel(n_components=30, random_state=0).fit_transform(graphs)
     b = gi.NystroemGraphKernel(n_components=30, random_state=0, n_jobs=2).fit_transform(graphs)
@@ -264,6 +272,11 @@ def test_mean_map_features_check_their_arguments(graphs):
         gi.MeanMapFeatures(random_state=np.random.RandomState(0)).fit(graphs)
     with pytest.raises(NotFittedError):
         gi.MeanMapFeatures().transform(graphs)
+    weighted = nx.path_graph(4)
+    nx.set_edge_attributes(weighted, 0.5, "w")
+    with pytest.raises(ValueError, match="integer edge weights .*profile='l1' takes any"):
+        gi.MeanMapFeatures(weight="w").fit_transform([weighted])
+    assert gi.MeanMapFeatures(weight="w", profile="l1", n_features=8).fit_transform([weighted]).shape == (1, 8)
     with pytest.raises(TypeError, match="single"):
         gi.MeanMapFeatures().fit(graphs).transform(nx.path_graph(4))
     model = gi.MeanMapFeatures(n_features=20, random_state=0).fit(graphs)

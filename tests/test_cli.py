@@ -234,6 +234,11 @@ def test_evaluate_with_a_scheduler_that_cannot_be_reached_is_a_clean_error(tu_di
     assert "Traceback" not in err and not list(tmp_path.glob("checkpoint-*"))
 
 
+def test_n_jobs_zero_is_a_usage_error_before_any_work(capsys):
+    status, _, err = run(capsys, "evaluate", "MUTAG", "--n-jobs", "0", "--scheduler", "local")
+    assert status == 2 and "--n-jobs: must not be 0" in err
+
+
 def test_evaluate_on_a_cluster_without_dask_says_what_to_install(tu_dir, tmp_path, capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)  # "import distributed" now raises ImportError
     status, _, err = run(capsys, "evaluate", "MUTAG", "--data-home", tu_dir, "--no-download", "--quiet",

@@ -134,7 +134,11 @@ class MeanMap(Functional):
         if self.profile == "l1":
             X = batch_power_summary(batch, self.k)
         else:
-            X = exact_walk_counts(batch.matrix, self.k).astype(np.float64)
+            try:
+                X = exact_walk_counts(batch.matrix, self.k).astype(np.float64)
+            except ValueError as err:
+                raise ValueError(f"{err} (profile={self.profile!r} counts walks exactly); "
+                                 "profile='l1' takes any non-negative weights") from None
             if self.profile == "log":
                 X = np.log1p(X)
         if self.column_weights is not None:

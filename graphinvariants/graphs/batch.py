@@ -153,7 +153,15 @@ def _is_single_graph(obj):
 
 
 def check_not_single_graph(items, what):
-    """Refuse one graph where a collection of graphs is expected."""
+    """Refuse one graph where a collection of graphs is expected (and a data frame,
+    whose items would be its column names)."""
+    if type(items).__module__.split(".")[0] in ("pandas", "dask") and hasattr(items, "columns"):
+        raise TypeError(
+            f"{what} is a data frame ({describe(items)}), not a collection of graphs: embeddings from "
+            "graphinvariants.dask come back with graphinvariants.dask.from_frame(frame) (compute a Dask "
+            "frame first, or use the functions of graphinvariants.dask); an edge table becomes graphs "
+            "with networkx.from_pandas_edgelist or graphinvariants.dask.embed"
+        )
     if _is_single_graph(items):
         raise TypeError(
             f"{what} must be a sequence of graphs, got a single {describe(items)}; "
@@ -216,7 +224,7 @@ def as_graph_batch(graphs, *, weight=None, node_label=None, what="graphs"):
         except (TypeError, ValueError) as err:
             raise type(err)(f"{what}[{i}]: {err}") from None
         if len(indptr) == 1:
-            raise ValueError(f"{what}[{i}] has no nodes; its power summary is undefined")
+            raise ValueError(f"{what}[{i}] has no nodes; every kernel needs at least one node per graph")
         parts.append((indptr, indices, data))
         sizes.append(len(indptr) - 1)
     sizes = np.array(sizes, dtype=np.int64)

@@ -18,17 +18,18 @@ from .._validation import check_n_jobs
 __all__ = ["kernel_row_chunks", "paired_kernels", "pairwise_kernels"]
 
 
-def _check_not_same_iterator(X, Y):
-    if Y is X and iter(X) is X:
+def check_not_same_iterator(X, Y, names=("graphs", "other"), hint="or other=None for the square matrix"):
+    """Refuse one one-shot iterator given as both sides: the second would be empty."""
+    if Y is X and X is not None and iter(X) is X:
         raise ValueError(
-            "graphs and other are the same one-shot iterator, which can be read only once; "
-            "pass a list, or other=None for the square matrix"
+            f"{names[0]} and {names[1]} are the same one-shot iterator, which can be read only once; "
+            f"pass a list{', ' + hint if hint else ''}"
         )
 
 
 def _sides(functional, X, Y):
     """Prepared and aligned (left, right, symmetric) for X against Y (None: X itself)."""
-    _check_not_same_iterator(X, Y)
+    check_not_same_iterator(X, Y)
     left = functional.as_embeddings(X, what="graphs")
     prepared_left = functional.prepare(left, "graphs")
     if Y is None:

@@ -17,7 +17,7 @@ import warnings
 import numpy as np
 
 from .._validation import check_int, check_n_jobs
-from .engine import kernel_row_chunks
+from .engine import check_not_same_iterator, kernel_row_chunks
 from .registry import make_functional
 
 __all__ = ["kneighbors"]
@@ -100,6 +100,7 @@ def kneighbors(queries, corpus, *, n_neighbors=10, kernel="power", n_jobs=None, 
     n_jobs = check_n_jobs(n_jobs)
     working_memory = _check_working_memory(working_memory)
     functional = make_functional(kernel, **params)
+    check_not_same_iterator(queries, corpus, ("queries", "corpus"), hint=None)
     left = functional.as_embeddings(queries, what="queries")
     right = functional.as_embeddings(corpus, what="corpus")
     n_corpus = len(right)

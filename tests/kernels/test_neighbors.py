@@ -152,6 +152,15 @@ def test_arguments_are_checked(corpus):
         gi.kneighbors(corpus[:2], corpus, n_jobs=0)
     with pytest.raises(TypeError, match="single"):
         gi.kneighbors(corpus[0], corpus)
+    with pytest.raises(ValueError, match="queries and corpus are the same one-shot iterator"):
+        g = iter(corpus)
+        gi.kneighbors(g, g, n_neighbors=1)
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"graph_id": [0], "mean_0": [0.5]})  # what graphinvariants.dask stores
+    with pytest.raises(TypeError, match=r"corpus is a data frame .*graphinvariants\.dask\.from_frame"):
+        gi.kneighbors(corpus[:2], frame)
+    with pytest.raises(TypeError, match="graphs is a data frame"):
+        gi.kernel_matrix(frame)
 
 
 def test_n_jobs_does_not_change_the_answer(queries, corpus):
