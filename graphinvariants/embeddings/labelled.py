@@ -19,7 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_k
-from .counts import CountFeatures, count_matrix, relabel_rounds, unique_rows
+from .counts import CountFeatures, count_matrix, merged_labels, relabel_rounds, unique_rows
 
 __all__ = ["LabelledHistogramBatch", "LabelledWalkHistogram"]
 
@@ -116,8 +116,7 @@ class LabelledWalkHistogram(CountFeatures):
             raise ValueError(f"{what} holds labelled histograms with k={embedded.k}, but k={self.k} was asked for")
 
     def merge(self, left, right):
-        labels, label = np.unique(np.concatenate((left.labels, right.labels)), return_inverse=True)
-        label = label.reshape(-1)
+        labels, label = merged_labels(left.labels, right.labels)
         maps = [label[: len(left.labels)]], [label[len(left.labels) :]]
         sizes = [len(labels)]
         for t in range(self.k):

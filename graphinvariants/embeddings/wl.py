@@ -18,7 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_int
-from .counts import CountFeatures, count_matrix, relabel_rounds, unique_rows
+from .counts import CountFeatures, count_matrix, merged_labels, relabel_rounds, unique_rows
 
 __all__ = ["WLBatch", "WeisfeilerLehman"]
 
@@ -131,8 +131,7 @@ class WeisfeilerLehman(CountFeatures):
 
     def merge(self, left, right):
         """Relabel both batches on one vocabulary, round by round."""
-        merged, label = np.unique(np.concatenate((left.initial, right.initial)), return_inverse=True)
-        label = label.reshape(-1)
+        merged, label = merged_labels(left.initial, right.initial)
         maps = [label[: len(left.initial)]], [label[len(left.initial) :]]
         totals = [len(merged)]
         for h in range(1, self.n_iter + 1):

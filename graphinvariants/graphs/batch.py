@@ -10,6 +10,8 @@ as a :class:`~graphinvariants.datasets.TUDataset`) through untouched.
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+import numbers
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -138,6 +140,15 @@ class GraphBatch:
             labels = self.node_labels[concatenated_ranges(self.offsets[indices], self.sizes[indices])]
         return GraphBatch(matrix, offsets, self.weighted, labels)
 
+    def unweighted(self):
+        """The 0/1 pattern of the batch: itself if unweighted, else a new batch whose
+        stored entries are all 1 (same graphs, same node labels)."""
+        if not self.weighted:
+            return self
+        matrix = self.matrix.copy()
+        matrix.data[:] = 1.0
+        return GraphBatch(matrix, self.offsets, False, self.node_labels)
+
     def __iter__(self) -> Iterator:
         return (self[g] for g in range(self.n_graphs))
 
@@ -231,8 +242,22 @@ def as_graph_batch(graphs, *, weight=None, node_label=None, what="graphs"):
     offsets = np.concatenate(([0], np.cumsum(sizes)))
     node_labels = None
     if node_label is not None:
-        node_labels = np.array([v for part in labels for v in part]) if labels else np.zeros(0, np.int64)
+        node_labels = _label_array([v for part in labels for v in part])
     return GraphBatch(stack_csr(parts, sizes), offsets, weighted=weight is not None, node_labels=node_labels)
+
+
+def _label_array(values):
+    """Node labels as one array: all numbers or all strings. Mixing the two is refused
+    (numpy would turn 1 into "1" and merge them), and so are labels of other types
+    (tuples, sets: numpy would compare them by order, not by value)."""
+    if not values:
+        return np.zeros(0, np.int64)
+    is_text = [isinstance(v, str) for v in values]
+    if any(is_text) and not all(is_text):
+        number = next(v for v, text in zip(values, is_text) if not text)
+        text = next(v for v, text in zip(values, is_text) if text)
+        raise TypeError(f"node labels mix numbers and strings ({number!r} and {text!r}); give them one type")
+    return np.array(values)
 
 
 def _node_labels_of(G, attribute):
@@ -249,6 +274,11 @@ def _node_labels_of(G, attribute):
     for node, value in zip(nodes, values):
         if value is None:
             raise ValueError(f"node {node!r} has no attribute {attribute!r}")
+        if not isinstance(value, (str, numbers.Real)):
+            raise TypeError(
+                f"node {node!r} has the label {value!r}, a {type(value).__name__}; labels must be numbers or "
+                "strings (write a tuple or set label as a string)"
+            )
     return values
 
 

@@ -110,3 +110,25 @@ def test_weight_must_be_an_attribute_name():
 def test_empty_graph_in_a_batch_names_its_position():
     with pytest.raises(ValueError, match=r"graphs\[1\] has no nodes"):
         gi.batch_power_invariants([nx.path_graph(3), nx.Graph()])
+
+
+def test_node_labels_are_numbers_or_strings_never_mixed():
+    import networkx as nx
+
+    def labelled(values):
+        G = nx.path_graph(len(values))
+        nx.set_node_attributes(G, dict(enumerate(values)), "label")
+        return G
+
+    assert gi.as_graph_batch([labelled([1, 2]), labelled([3])], node_label="label").node_labels.tolist() == [1, 2, 3]
+    assert gi.as_graph_batch([labelled(["C", "N"])], node_label="label").node_labels.tolist() == ["C", "N"]
+    with pytest.raises(TypeError, match=r"mix numbers and strings \(1 and '2'\)"):
+        gi.as_graph_batch([labelled([1]), labelled(["2"])], node_label="label")
+    with pytest.raises(TypeError, match=r"graphs\[0\]: node 1 has the label \(1, 2\), a tuple"):
+        gi.as_graph_batch([labelled([1, (1, 2)])], node_label="label")
+    with pytest.raises(TypeError, match="frozenset"):
+        gi.as_graph_batch([labelled([frozenset([1]), frozenset([2])])], node_label="label")
+    # a collection labelled by numbers against one labelled by strings: "1" is not 1
+    for kernel in ("wl", "labelled_histogram"):
+        with pytest.raises(TypeError, match="numbers and of the other strings"):
+            gi.kernel_matrix([labelled([1, 2, 1])], [labelled(["1", "2", "1"])], kernel=kernel, node_label="label")
