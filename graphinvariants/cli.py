@@ -10,6 +10,7 @@ import contextlib
 import functools
 import os
 import sys
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -280,8 +281,9 @@ def _write_perturbation_outputs(figure, studies, args):
     fig, ax = plt.subplots(figsize=(6.4, 4.4))
     try:
         gi.KernelDecayDisplay.from_studies(studies).plot(ax=ax)
-        kernels = ", ".join(spec for spec, _, _ in args.kernel)
-        ax.set_title(f"{kernels} (k={args.k}) after random {args.kind} steps, {args.graphs} graphs each", fontsize=9)
+        kernels = ", ".join(_kernel_label(spec, args) for spec, _, _ in args.kernel)
+        title = f"{kernels} after random {args.kind} steps, {args.graphs} graphs each"
+        ax.set_title(textwrap.fill(title, 90), fontsize=9)
         fig.tight_layout()
         fig.savefig(figure, dpi=120)
     finally:

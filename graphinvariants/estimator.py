@@ -131,8 +131,9 @@ class GraphKernel(_KernelTransformer):
     ``(len(graphs), n_train)`` kernel matrix against them and ``fit_transform`` the
     square training matrix, for ``sklearn.svm.SVC(kernel="precomputed")``. Kernel
     parameters are estimator parameters, so ``GridSearchCV`` can search over
-    ``kernel`` and them together (``{"kernel": ["wl", "histogram"], "k": [5, 7]}``;
-    a parameter the chosen kernel does not take is an error at fit).
+    ``kernel`` and them together; a parameter the chosen kernel does not take is an
+    error at fit, so give each kernel its own grid:
+    ``[{"kernel": ["wl"], "n_iter": [3, 5]}, {"kernel": ["histogram"], "k": [5, 7]}]``.
 
     Parameters
     ----------

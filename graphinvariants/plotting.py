@@ -57,7 +57,9 @@ class KernelDecayDisplay:
         """Build from ``{name: PerturbationStudy}``."""
         kinds = {s.params.get("kind", "flip") for s in studies.values()}
         xlabel = "number of edge flips" if kinds == {"flip"} else "number of perturbations"
-        return cls({name: (s.steps, s.mean, s.stderr) for name, s in studies.items()}, xlabel=xlabel)
+        kernels = {s.params.get("kernel", "power") for s in studies.values()}
+        ylabel = f"{kernels.pop()} kernel with the original graph" if len(kernels) == 1 else "kernel with the original graph"
+        return cls({name: (s.steps, s.mean, s.stderr) for name, s in studies.items()}, xlabel=xlabel, ylabel=ylabel)
 
     def plot(self, ax=None, **kwargs):
         """Draw the curves.

@@ -63,13 +63,17 @@ class Combination(Functional):
         labels = {getattr(f, "node_label", None) for f in self.functionals} - {None}
         if len(labels) > 1:
             raise ValueError(f"the members read different node labels: {sorted(labels)}")
-        weights = {f.weight for f in self.functionals}
+        weights = {f.weight for f in self.functionals} - {None}
         if len(weights) > 1:
-            raise ValueError(f"the members use different edge weights: {sorted(map(str, weights))}")
-        return as_graph_batch(graphs, weight=weights.pop(), node_label=labels.pop() if labels else None, what=what)
+            raise ValueError(f"the members use different edge weights: {sorted(weights)}")
+        weight = weights.pop() if weights else None
+        return as_graph_batch(graphs, weight=weight, node_label=labels.pop() if labels else None, what=what)
 
     def embed(self, batch):
-        return CombinationBatch(f.embed(batch) for f in self.functionals)
+        # members without a weight see the 0/1 graph when another member reads weights
+        mixed = any(f.weight is not None for f in self.functionals)
+        pattern = batch.unweighted() if mixed else batch
+        return CombinationBatch(f.embed(batch if f.weight is not None else pattern) for f in self.functionals)
 
     def prepare(self, embedded, what):
         return tuple(f.prepare(e, what) for f, e in zip(self.functionals, embedded))

@@ -279,6 +279,8 @@ def perturbation_study(
     if name is None:
         name = getattr(graphs, "name", None)
     batch = functional.graph_batch(graphs)  # with node labels if the kernel reads them
+    if len(batch) == 0:
+        raise ValueError("the collection has no graphs; the study needs at least one")
     sample_seq, graph_seq = root.spawn(2)
     if n_graphs is None:
         indices = np.arange(len(batch))
@@ -294,7 +296,7 @@ def perturbation_study(
         delayed(_perturbed_edges)([chosen[i] for i in c], indices[c], kind, n_steps, [seeds[i] for i in c]) for c in chunks
     )
     perturbed = [graph for part in parts for graph in part]
-    batch = _unweighted(batch)
+    batch = batch.unweighted()  # the study perturbs the 0/1 graph
     originals = functional.embed(batch.take(indices))
     curves = np.ones((len(chosen), n_steps + 1))
     if perturbed:
@@ -305,11 +307,19 @@ def perturbation_study(
         left, right = functional.align(left, right)
         pairs = np.arange(len(perturbed))
         curves[:, 1:] = functional.pairs(left, right, pairs // n_steps, pairs).reshape(len(chosen), n_steps)
-    params = {"n_graphs": len(indices), "n_steps": n_steps, "k": k, "kind": kind,
-              "seed": seed if not isinstance(seed, np.random.Generator) else "Generator",
-              "ridge": ridge, "name": name, "kernel": kernel}
+    members = getattr(functional, "functionals", (functional,))
+    params = {"n_graphs": len(indices), "n_steps": n_steps, "kind": kind,
+              "k": (kernel_params or {}).get("k", k) if any(hasattr(m, "k") for m in members) else None,
+              "seed": "Generator" if isinstance(seed, np.random.Generator) else None if seed is None else int(seed),
+              "ridge": ridge, "name": name, "kernel": kernel,
+              "kernel_params": {key: _plain(value) for key, value in (kernel_params or {}).items()}}
     reference = _baseline(functional, originals, batch, indices, n_jobs) if baseline else None
     return PerturbationStudy(curves, np.asarray(indices), params, reference)
+
+
+def _plain(value):
+    """A parameter value as JSON can hold it (numpy scalars and arrays as Python ones)."""
+    return value.tolist() if isinstance(value, (np.ndarray, np.generic)) else value
 
 
 def _baseline(functional, originals, batch, indices, n_jobs):
@@ -320,11 +330,3 @@ def _baseline(functional, originals, batch, indices, n_jobs):
     K[np.arange(len(indices)), indices] = np.nan  # not itself
     return np.nanmedian(K, axis=1)
 
-
-def _unweighted(batch):
-    """The 0/1 pattern of a batch (the study perturbs unweighted graphs)."""
-    if not batch.weighted:
-        return batch
-    A = batch.matrix.copy()
-    A.data[:] = 1.0
-    return GraphBatch(A, batch.offsets, weighted=False, node_labels=batch.node_labels)

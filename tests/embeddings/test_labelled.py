@@ -71,3 +71,16 @@ def test_reads_the_data_sets_node_labels(tu_datasets):
     )
     with pytest.raises(ValueError, match="no attribute 'label'"):
         gi.kernel_matrix([nx.path_graph(3)], kernel="labelled_histogram")
+
+
+def test_a_weighted_member_combines_with_members_that_read_no_weights():
+    G = nx.path_graph(5)
+    H = nx.cycle_graph(5)
+    for graph in (G, H):
+        nx.set_edge_attributes(graph, 2.0, "w")
+    nx.set_edge_attributes(H, {(0, 1): 5.0}, "w")
+    K = gi.kernel_matrix([G, H], kernel="power*wl", power__weight="w")
+    expected = gi.kernel_matrix([G, H], weight="w") * gi.kernel_matrix([G, H], kernel="wl")
+    np.testing.assert_allclose(K, expected, rtol=1e-14)
+    with pytest.raises(ValueError, match="different edge weights"):
+        gi.kernel_matrix([G, H], kernel="power*meanmap", power__weight="w", meanmap__weight="x")

@@ -179,3 +179,21 @@ def test_added_nodes_copy_the_attributes_of_their_anchor():
     for _ in range(5):
         state.add_node(rng)
     assert state.label_sources().tolist() == [0] * 6
+
+
+def test_params_record_the_kernel_as_it_was_run(graphs, tmp_path):
+    study = gi.perturbation_study(graphs, n_graphs=2, n_steps=2, seed=np.int64(3), kernel="histogram",
+                                  kernel_params={"k": 3})
+    assert study.params["k"] == 3 and study.params["kernel_params"] == {"k": 3} and study.params["seed"] == 3
+    json.dumps(study.to_dict())  # numpy seeds and parameters are stored as Python values
+    wl = gi.perturbation_study(graphs, n_graphs=2, n_steps=2, seed=0, kernel="wl", kernel_params={"n_iter": 2})
+    assert wl.params["k"] is None and wl.params["kernel_params"] == {"n_iter": 2}
+    display = gi.KernelDecayDisplay.from_studies({"a": wl})
+    assert display.ylabel == "wl kernel with the original graph"
+    mixed = gi.KernelDecayDisplay.from_studies({"a": wl, "b": study})
+    assert mixed.ylabel == "kernel with the original graph"
+
+
+def test_an_empty_collection_is_an_error_not_a_curve_of_nan():
+    with pytest.raises(ValueError, match="has no graphs"):
+        gi.perturbation_study([], n_graphs=None)
