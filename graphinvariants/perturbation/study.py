@@ -14,6 +14,7 @@ original is embedded and prepared once.
 
 import csv
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -22,6 +23,7 @@ from joblib import Parallel, delayed
 from .._validation import check_int, check_k, check_n_jobs, check_ridge, check_seed_sequence
 from ..embeddings import DEFAULT_RIDGE
 from ..graphs import GraphBatch
+from ..graphs.adjacency import graph_library
 from ..graphs.csr import edges_to_csr
 from ..kernels import pairwise_kernels
 from ..kernels.registry import make_functional, shared_parameters
@@ -151,12 +153,25 @@ def _perturbed_edges(graphs, positions, kind, n_steps, seeds):
     return perturbed
 
 
-def _edges_of(batch, indices):
-    """``(n, rows, cols, directed)`` of the chosen graphs of a batch, read off its CSR arrays."""
+def _declared_directed(graphs, n_graphs):
+    """Which graphs say they are directed (NetworkX and igraph graphs do): a directed
+    graph whose arcs all come in pairs has a symmetric matrix, yet is perturbed arc
+    by arc, as perturbation_sequence does."""
+    declared = np.zeros(n_graphs, bool)
+    if isinstance(graphs, Sequence) and len(graphs) == n_graphs:
+        for g, G in enumerate(graphs):
+            if graph_library(G) in ("networkx", "igraph"):
+                declared[g] = bool(G.is_directed())
+    return declared
+
+
+def _edges_of(batch, indices, declared):
+    """``(n, rows, cols, directed)`` of the chosen graphs of a batch, read off its CSR
+    arrays; a graph is directed if ``declared`` says so or its matrix is asymmetric."""
     A, offsets = batch.matrix, batch.offsets
     asymmetric = A != A.T
     owner_of_row = np.repeat(np.arange(len(batch)), batch.sizes)
-    directed = np.zeros(len(batch), bool)
+    directed = declared.copy()
     directed[owner_of_row[asymmetric.tocoo().row]] = True
     out = []
     for g in indices:
@@ -290,7 +305,7 @@ def perturbation_study(
             raise ValueError(f"n_graphs={n_graphs}, but the collection has {len(batch)} graphs")
         indices = np.random.default_rng(sample_seq).choice(len(batch), size=n_graphs, replace=False)
     seeds = graph_seq.spawn(len(indices))
-    chosen = _edges_of(batch, indices)
+    chosen = _edges_of(batch, indices, _declared_directed(graphs, len(batch)))
     chunks = [c for c in np.array_split(np.arange(len(chosen)), 4 * n_jobs) if len(c)] if n_jobs > 1 else [np.arange(len(chosen))]
     parts = Parallel(n_jobs=n_jobs, prefer="threads")(
         delayed(_perturbed_edges)([chosen[i] for i in c], indices[c], kind, n_steps, [seeds[i] for i in c]) for c in chunks

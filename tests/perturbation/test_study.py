@@ -197,3 +197,20 @@ def test_params_record_the_kernel_as_it_was_run(graphs, tmp_path):
 def test_an_empty_collection_is_an_error_not_a_curve_of_nan():
     with pytest.raises(ValueError, match="has no graphs"):
         gi.perturbation_study([], n_graphs=None)
+
+
+def test_a_directed_graph_with_paired_arcs_is_perturbed_arc_by_arc():
+    import igraph as ig
+
+    D = nx.DiGraph(nx.cycle_graph(8))  # every arc has its reverse: a symmetric matrix
+    for graph in (D, ig.Graph.from_networkx(D)):
+        study = gi.perturbation_study([graph, graph], n_graphs=None, n_steps=3, seed=0, k=2)
+        _, graph_seq = np.random.SeedSequence(0).spawn(2)
+        for g, seed in enumerate(graph_seq.spawn(2)):
+            steps = gi.perturbation_sequence(graph, 3, seed=np.random.default_rng(seed))
+            expected = [gi.power_kernel(graph, H, k=2) for H in steps]
+            np.testing.assert_allclose(study.curves[g, 1:], expected, rtol=1e-12)
+    # removing an edge removes one arc, not the pair
+    study = gi.perturbation_study([D], n_graphs=None, n_steps=1, kind="remove_edge", seed=0, k=2)
+    one_arc = {round(gi.power_kernel(D, nx.restricted_view(D, [], [arc]), k=2), 12) for arc in D.edges()}
+    assert round(float(study.curves[0, 1]), 12) in one_arc
