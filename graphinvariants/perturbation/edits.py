@@ -7,8 +7,11 @@ igraph in gives igraph out (vertex attributes are kept; edge attributes are not)
 Randomness comes only from ``seed`` (None, an int or a ``numpy.random.Generator``).
 
 Perturbations work on simple graphs: multigraphs are refused (convert them with
-``networkx.Graph(G)``), self-loops of the input are kept and never created, and a
-directed graph is perturbed as a directed graph (a flip toggles the arc ``u -> v``).
+``networkx.Graph(G)``), self-loops are never created (flips, additions and swaps
+leave those of the input alone; ``"remove_edge"`` and ``"remove_node"`` may remove
+them with the rest), and a directed graph is perturbed as a directed graph (a flip
+toggles the arc ``u -> v``). A node added by ``"add_node"`` copies the attributes of
+the node it joins (igraph's ``name`` excepted).
 """
 
 import math
