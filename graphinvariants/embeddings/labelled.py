@@ -36,8 +36,9 @@ class LabelledHistogramBatch:
     labels : numpy.ndarray
         The distinct node labels of the batch, sorted (count columns follow them).
     rounds : list of numpy.ndarray
-        For rounds ``1 .. k``: the distinct rows ``(label of the previous round,
-        C_t[label 0], ..., C_t[label L-1])``, in label order.
+        For rounds ``1 .. k``: the distinct rows ``(label of the previous round, j_1,
+        C_t[j_1], j_2, C_t[j_2], ...)`` over the labels ``j_1 < j_2 < ...`` that
+        ``C_t`` reaches, padded with -1, sorted.
     k : int
     """
 
@@ -96,17 +97,18 @@ class LabelledWalkHistogram(CountFeatures):
         labels, ids = np.unique(batch.node_labels, return_inverse=True)
         ids = ids.reshape(-1).astype(np.int64)
         owner = np.repeat(np.arange(n_graphs), batch.sizes)
-        A = batch.matrix.astype(np.int64)
+        A = sp.csr_array(batch.matrix.astype(np.int64))
         growth = float(batch.matrix.sum(axis=1).max()) if batch.matrix.nnz else 0.0
-        counts = sp.csr_array((np.ones(n, np.int64), (np.arange(n), ids)), shape=(n, len(labels))).toarray()
+        # C_t stays sparse: a node's walks end at the labels of its own graph only
+        counts = sp.csr_array((np.ones(n, np.int64), (np.arange(n), ids)), shape=(n, len(labels)))
         blocks = [count_matrix(owner, ids, n_graphs, len(labels))]
         rounds = []
         for t in range(self.k):
-            if growth * float(counts.max(initial=0)) >= _INT64_SAFE:
+            if growth * float(counts.data.max(initial=0)) >= _INT64_SAFE:
                 raise ValueError(f"labelled walk counts of length {t + 1} exceed the int64 range; use a smaller k")
-            counts = A @ counts
-            rows = np.column_stack((ids, counts))
-            distinct, ids = unique_rows(rows)
+            counts = sp.csr_array(A @ counts)
+            counts.sum_duplicates()  # canonical: sorted column indices, no repeats
+            distinct, ids = unique_rows(_sparse_rows(ids, counts))
             rounds.append(distinct)
             blocks.append(count_matrix(owner, ids, n_graphs, len(distinct)))
         return LabelledHistogramBatch(sp.csr_array(sp.hstack(blocks, format="csr")), labels, rounds, self.k)
@@ -120,15 +122,35 @@ class LabelledWalkHistogram(CountFeatures):
         maps = [label[: len(left.labels)]], [label[len(left.labels) :]]
         sizes = [len(labels)]
         for t in range(self.k):
+            width = max(left.rounds[t].shape[1], right.rounds[t].shape[1])
             blocks = []
             for side, batch in enumerate((left, right)):
                 rows = batch.rounds[t]
-                spread = np.zeros((len(rows), 1 + len(labels)), dtype=np.int64)
-                spread[:, 0] = maps[side][-1][rows[:, 0]]  # previous round, merged numbering
-                spread[:, 1 + maps[side][0]] = rows[:, 1:]  # count columns onto the merged labels
-                blocks.append(spread)
+                moved = np.full((len(rows), width), -1, dtype=np.int64)
+                moved[:, : rows.shape[1]] = rows
+                moved[:, 0] = maps[side][-1][rows[:, 0]]  # previous round, merged numbering
+                columns = moved[:, 1::2]
+                present = columns >= 0
+                # onto the merged labels: the map is increasing, so columns stay sorted
+                columns[present] = maps[side][0][columns[present]]
+                blocks.append(moved)
             distinct, inverse = unique_rows(np.concatenate(blocks))
             maps[0].append(inverse[: len(blocks[0])])
             maps[1].append(inverse[len(blocks[0]) :])
             sizes.append(len(distinct))
         return relabel_rounds(left.counts, maps[0], sizes), relabel_rounds(right.counts, maps[1], sizes)
+
+
+def _sparse_rows(first, counts):
+    """Rows ``(first[i], j_1, C[i, j_1], j_2, C[i, j_2], ...)`` over the nonzero columns
+    ``j_1 < j_2 < ...`` of each row of ``counts``, padded with -1 to one width: equal
+    rows are equal profiles, whatever the number of labels."""
+    per_row = np.diff(counts.indptr)
+    width = int(per_row.max(initial=0))
+    rows = np.full((counts.shape[0], 1 + 2 * width), -1, dtype=np.int64)
+    rows[:, 0] = first
+    row = np.repeat(np.arange(counts.shape[0]), per_row)
+    slot = np.arange(counts.nnz) - np.repeat(counts.indptr[:-1], per_row)
+    rows[row, 1 + 2 * slot] = counts.indices
+    rows[row, 2 + 2 * slot] = counts.data
+    return rows
