@@ -67,13 +67,16 @@ def _out_figure(text):
     from matplotlib.backend_bases import FigureCanvasBase
 
     figure = Path(text)
-    if figure.is_dir():
-        raise ValueError(f"--out {figure} is a folder; give a figure file, such as {figure / 'perturbation.png'}")
+    if figure.is_dir() or text.endswith(("/", os.sep)):
+        raise ValueError(f"--out {text} is a folder; give a figure file, such as {figure / 'perturbation.png'}")
     formats = FigureCanvasBase.get_supported_filetypes()
-    if figure.suffix and figure.suffix[1:].lower() not in formats:
-        raise ValueError(f"--out {figure}: {figure.suffix} is no figure format; use one of "
-                         + ", ".join(f".{f}" for f in sorted(formats)))
+    if not figure.suffix or figure.suffix[1:].lower() not in formats:
+        what = f"{figure.suffix} is no figure format" if figure.suffix else "the file name has no figure extension"
+        raise ValueError(f"--out {text}: {what}; use one of " + ", ".join(f".{f}" for f in sorted(formats)))
     _make_writable_folder(figure.parent)
+    for path in (figure, figure.with_suffix(".csv"), figure.with_suffix(".json")):  # all three, before any work
+        if path.is_dir():
+            raise ValueError(f"--out {text}: {path} is a folder, and the figure's CSV and JSON go beside it")
     return figure
 
 
@@ -134,7 +137,10 @@ def _kernel_label(spec, args):
 
 
 def _safe_file_part(text):
-    return "".join(c if c.isalnum() or c in "-_" else "_" for c in text)
+    """A kernel spec as part of a file name: ``*`` becomes ``x`` and ``+`` stays (so that
+    ``power*wl`` and ``power+wl`` do not share a checkpoint); other characters that are
+    not letters, digits, ``-`` or ``_`` become ``_``."""
+    return "".join(c if c.isalnum() or c in "-_+" else "x" if c == "*" else "_" for c in text)
 
 
 def _evaluate_data_set(ds, kernel, args, out, folds_backend, fold_jobs):
@@ -162,7 +168,7 @@ def _evaluate_data_set(ds, kernel, args, out, folds_backend, fold_jobs):
     seconds = time.perf_counter() - start
     if result.n_resumed:
         print(f"{ds.name}: resumed {result.n_resumed} of {result.accuracies.size} folds from {checkpoint}")
-    paper = PAPER_TABLE_1.get(ds.name, (float("nan"), float("nan")))
+    paper = PAPER_TABLE_1.get(ds.name, (None, None))  # JSON null, not NaN, beyond the paper's four
     row = {
         "dataset": ds.name, "kernel": spec, "graphs": ds.n_graphs, "accuracy": round(100 * result.mean, 2),
         "stderr": round(100 * result.stderr, 2), "paper_accuracy": paper[0], "paper_stderr": paper[1],
@@ -189,7 +195,9 @@ def _print_table(rows, kernels, args):
             cell = f"{row['accuracy']:.2f} ({row['stderr']:.2f})"
             cells.append(f"{cell:>{width}}")
         paper = by_key[(dataset, kernels[0][0])]
-        print(f"{dataset:<10} " + " ".join(cells) + f" {paper['paper_accuracy']:9.2f} ({paper['paper_stderr']:.2f})")
+        reference = (f"{paper['paper_accuracy']:9.2f} ({paper['paper_stderr']:.2f})"
+                     if paper["paper_accuracy"] is not None else f"{'-':>16}")
+        print(f"{dataset:<10} " + " ".join(cells) + f" {reference}")
 
 
 @contextlib.contextmanager

@@ -165,6 +165,40 @@ def test_perturb_refuses_an_out_that_is_no_figure_format(tmp_path, capsys):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("out, message", [
+    ("noext", "the file name has no figure extension"),
+    ("fig.", "the file name has no figure extension"),
+    ("newdir/", "is a folder"),
+    ("y.png", "y.json is a folder, and the figure's CSV and JSON go beside it"),
+])
+def test_perturb_checks_all_its_outputs_before_any_work(out, message, tmp_path, capsys):
+    (tmp_path / "y.json").mkdir()
+    status, _, err = run(capsys, "perturb", "--graphs", "3", "--steps", "2", "--out", f"{tmp_path}/{out}")
+    assert status == 2 and message in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["y.json"]  # nothing written
+
+
+def test_product_and_mean_of_the_same_kernels_have_their_own_files(tu_dir, tmp_path, capsys):
+    argv = ["evaluate", "MUTAG", "--reps", "1", "--folds", "2", "--data-home", tu_dir, "--no-download",
+            "--out", tmp_path, "--quiet", "--kernel", "power*wl,power+wl"]
+    status, _, err = run(capsys, *argv)
+    assert (status, err) == (0, "")
+    assert [r["kernel"] for r in _csv_rows(tmp_path / "evaluation.csv")] == ["power*wl", "power+wl"]
+    assert len(list(tmp_path.glob("checkpoint-MUTAG-*.jsonl"))) == 2
+
+
+def test_a_data_set_beyond_the_paper_has_null_not_nan_in_the_json(tu_dir, tmp_path, capsys):
+    shutil.copytree(Path(tu_dir) / "MUTAG", tmp_path / "home" / "FOO")
+    for path in (tmp_path / "home" / "FOO").iterdir():
+        path.rename(path.with_name(path.name.replace("MUTAG", "FOO")))
+    status, out, err = run(capsys, "evaluate", "FOO", "--reps", "1", "--folds", "2", "--data-home",
+                           tmp_path / "home", "--no-download", "--out", tmp_path / "out", "--quiet")
+    assert status == 0, err
+    text = (tmp_path / "out" / "evaluation.json").read_text()
+    assert "NaN" not in text and json.loads(text)["rows"][0]["paper_accuracy"] is None
+    assert re.search(r"FOO .* +-$", out, flags=re.M)
+
+
 def test_readme_outputs_are_ignored_by_git():
     if shutil.which("git") is None or not (ROOT / ".git").exists():
         pytest.skip("not a git checkout")
