@@ -85,6 +85,21 @@ class EvaluationResult:
     params: dict = field(default_factory=dict)
     n_resumed: int = 0
 
+    def __post_init__(self):
+        for name in ("accuracies", "chosen_C", "validation_accuracies"):
+            setattr(self, name, np.asarray(getattr(self, name), dtype=np.float64))
+
+    def __eq__(self, other):
+        if not isinstance(other, EvaluationResult):
+            return NotImplemented
+        arrays = ("accuracies", "chosen_C", "validation_accuracies")
+        return all(np.array_equal(getattr(self, a), getattr(other, a)) for a in arrays) and (
+            (self.n_fits, self.elapsed, self.params, self.n_resumed)
+            == (other.n_fits, other.elapsed, other.params, other.n_resumed)
+        )
+
+    __hash__ = None
+
     @property
     def repetition_means(self):
         """Mean test accuracy of each repetition, shape (n_repeats,)."""
@@ -207,6 +222,10 @@ def _run_task(K, y, train, test, inner_seed, C_grid, n_folds, stratify, shortcut
     """One outer fold: validate every C on an inner split, refit, test."""
     inner_train_pos, val_pos = next(_splits(y[train], n_folds, stratify, inner_seed).split(train, y[train]))
     inner_train, val = train[inner_train_pos], train[val_pos]
+    for part, name in ((train, "training part"), (inner_train, "inner training part")):
+        if len(np.unique(y[part])) < 2:
+            raise _OneClassError(f"its {name} holds only class {y[part][0].item()!r}; the other class is "
+                                 "too small for n_folds folds: use fewer")
     K_inner, K_val = K[np.ix_(inner_train, inner_train)], K[np.ix_(val, inner_train)]  # sliced once for all C
     val_acc, n_fits = _validate_C(K_inner, y[inner_train], K_val, y[val], C_grid, shortcut)
     best = int(np.flatnonzero(val_acc == val_acc.max())[0])  # ties: smallest C
@@ -215,8 +234,15 @@ def _run_task(K, y, train, test, inner_seed, C_grid, n_folds, stratify, shortcut
     return {"C": float(C_grid[best]), "val_acc": val_acc.tolist(), "test_acc": test_acc, "n_fits": n_fits + 1}
 
 
+class _OneClassError(ValueError):
+    pass
+
+
 def _tagged(r, f, *args):
-    return r, f, _run_task(*args)
+    try:
+        return r, f, _run_task(*args)
+    except _OneClassError as err:
+        raise ValueError(f"repetition {r + 1}, outer fold {f + 1}: {err}") from None
 
 
 # -- the protocol ----------------------------------------------------------------------
@@ -294,6 +320,14 @@ def evaluate_kernel(
     n_folds = check_int(n_folds, "n_folds", minimum=2)
     if n_folds > len(y):
         raise ValueError(f"n_folds={n_folds} is larger than the number of samples, {len(y)}")
+    classes, class_sizes = np.unique(y, return_counts=True)
+    if stratify and n_folds > class_sizes.max():
+        raise ValueError(f"n_folds={n_folds}, but the largest class has {class_sizes.max()} graphs: stratified "
+                         "folds need n_folds at most that")
+    if stratify and n_folds > class_sizes.min():
+        smallest = int(np.argmin(class_sizes))
+        warnings.warn(f"class {classes[smallest].item()!r} has {class_sizes[smallest]} graphs, fewer than n_folds={n_folds}: "
+                      "some folds hold none of it", UserWarning, stacklevel=2)
     C_grid = _check_C_grid(C_grid)
     n_jobs = check_n_jobs(n_jobs)
     root = check_seed_sequence(seed)
@@ -305,11 +339,13 @@ def evaluate_kernel(
         params["seed_entropy"] = str(root.entropy)
     fingerprint = _fingerprint(K, y, params)
     done = _read_checkpoint(checkpoint, fingerprint, n_repeats, n_folds, C_grid) if checkpoint else {}
-    tasks = [task for task in _outer_folds(y, n_repeats, n_folds, stratify, root) if task[:2] not in done]
     start = time.perf_counter()
     results = dict(done)
-    results.update(_run_tasks(K, y, tasks, C_grid, n_folds, stratify, shortcut, n_jobs, checkpoint,
-                              fingerprint, progress, n_repeats * n_folds, len(done)))
+    with warnings.catch_warnings():  # said once above, not once per split
+        warnings.filterwarnings("ignore", message="The least populated class", category=UserWarning)
+        tasks = [task for task in _outer_folds(y, n_repeats, n_folds, stratify, root) if task[:2] not in done]
+        results.update(_run_tasks(K, y, tasks, C_grid, n_folds, stratify, shortcut, n_jobs, checkpoint,
+                                  fingerprint, progress, n_repeats * n_folds, len(done)))
     elapsed = time.perf_counter() - start
     return _aggregate(results, done, n_repeats, n_folds, len(C_grid), elapsed, params)
 

@@ -169,3 +169,23 @@ def test_seed_none_and_generator_are_accepted(toy):
     a = evaluate_kernel(K, y, n_repeats=1, n_folds=3, seed=np.random.default_rng(5))
     b = evaluate_kernel(K, y, n_repeats=1, n_folds=3, seed=np.random.default_rng(5))
     np.testing.assert_array_equal(a.accuracies, b.accuracies)
+
+
+def test_small_classes_get_a_message_of_ours_not_libsvm_s():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    K = X @ X.T
+    y = np.array([0] * 39 + [1])
+    with pytest.warns(UserWarning, match="class 1 has 1 graphs, fewer than n_folds=3") as record:
+        with pytest.raises(ValueError, match=r"repetition 1, outer fold \d: its (inner )?training part holds only class 0"):
+            gi.evaluate_kernel(K, y, n_repeats=1, n_folds=3)
+    assert not any("least populated" in str(w.message) for w in record)  # said once, by us
+    with pytest.raises(ValueError, match="n_folds=40, but the largest class has 39 graphs"):
+        gi.evaluate_kernel(K, y, n_repeats=1, n_folds=40)
+
+
+def test_results_compare_by_value_and_accept_lists():
+    a = gi.EvaluationResult([[0.8, 0.9]], [[1.0, 1.0]], [[[0.5], [0.5]]], n_fits=4, elapsed=0.1)
+    b = gi.EvaluationResult(np.array([[0.8, 0.9]]), np.ones((1, 2)), np.full((1, 2, 1), 0.5), n_fits=4, elapsed=0.1)
+    assert a == b and "85.00" in repr(a)
+    assert a != gi.EvaluationResult([[0.8, 0.8]], [[1.0, 1.0]], [[[0.5], [0.5]]], n_fits=4, elapsed=0.1)
