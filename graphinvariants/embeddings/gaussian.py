@@ -13,6 +13,7 @@ Bhattacharyya coefficient between two graphs' Gaussians (the power kernel).
 
 import copy
 import numbers
+import os
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -195,7 +196,8 @@ class PowerInvariants:
         )
 
     def __hash__(self):
-        return hash((self.n_nodes, self.mean.tobytes(), self.covariance.tobytes()))
+        # + 0.0 turns -0.0 into 0.0: equal invariants (==) must hash alike
+        return hash((self.n_nodes, (self.mean + 0.0).tobytes(), (self.covariance + 0.0).tobytes()))
 
     def __repr__(self):
         mean = [float(f"{v:.4g}") for v in self.mean]
@@ -634,6 +636,12 @@ def save_invariants(path, invariants):
     >>> [inv.n_nodes for inv in gi.load_invariants(path)]
     [4, 6]
     """
+    if isinstance(invariants, PowerInvariants):
+        raise TypeError("save_invariants takes a GaussianBatch or a sequence of PowerInvariants, got a single "
+                        "PowerInvariants; wrap it in a list")
+    target = Path(path)
+    if target.is_dir() or str(path).endswith(("/", os.sep)):
+        raise ValueError(f"{path} is a folder; give a file name, such as {target / 'invariants.npz'}")
     if not isinstance(invariants, GaussianBatch):
         invariants = list(invariants)
         if not invariants:
@@ -691,7 +699,10 @@ def load_invariants(path):
     if not path.is_file():
         raise FileNotFoundError(f"no invariants file at {path}")
     try:
-        with np.load(path, allow_pickle=False) as data:
+        data = np.load(path, allow_pickle=False)
+        if not isinstance(data, np.lib.npyio.NpzFile):  # a .npy file: one bare array
+            raise ValueError(f"one {data.dtype} array of shape {data.shape}, not an .npz archive")
+        with data:
             fmt = str(data["format"])
             mean, cov, n_nodes = data["mean"], data["covariance"], data["n_nodes"]
     except (KeyError, ValueError, OSError, EOFError, zipfile.BadZipFile) as err:

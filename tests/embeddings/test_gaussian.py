@@ -198,3 +198,23 @@ def test_gaussian_batch_is_a_sequence_of_views():
         batch.means[0, 0] = 1.0  # read-only
     with pytest.raises(TypeError, match="single"):
         gi.power_kernel_matrix(batch[0])
+
+
+def test_equal_invariants_hash_alike_even_with_negative_zeros():
+    a = gi.PowerInvariants([0.0, 1.0], [[0.0, 0.0], [0.0, 1.0]], 3)
+    b = gi.PowerInvariants([-0.0, 1.0], [[0.0, -0.0], [-0.0, 1.0]], 3)
+    assert a == b and hash(a) == hash(b) and len({a, b}) == 1
+
+
+def test_save_and_load_refuse_what_they_cannot_handle(tmp_path):
+    import networkx as nx
+
+    inv = gi.power_invariants(nx.path_graph(4))
+    with pytest.raises(TypeError, match="single PowerInvariants; wrap it in a list"):
+        gi.save_invariants(tmp_path / "one.npz", inv)
+    with pytest.raises(ValueError, match="is a folder; give a file name"):
+        gi.save_invariants(tmp_path, [inv])
+    assert list(tmp_path.iterdir()) == []
+    np.save(tmp_path / "arr.npy", np.zeros(3))
+    with pytest.raises(ValueError, match=r"arr\.npy is not a graphinvariants invariants file.*not an \.npz archive"):
+        gi.load_invariants(tmp_path / "arr.npy")
