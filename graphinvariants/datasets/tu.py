@@ -141,7 +141,8 @@ class TUDataset(Sequence):
             return self._networkx(g, *self._edges_by_graph)
         indices = np.arange(self.n_graphs)[index]
         if isinstance(index, slice):
-            label = f"{self.name}[{index.start or 0}:{index.stop if index.stop is not None else self.n_graphs}]"
+            start, stop, step = index.indices(self.n_graphs)  # the positions taken, as Python says them
+            label = f"{self.name}[{start}:{stop if stop >= 0 else ''}{f':{step}' if step != 1 else ''}]"
         else:
             label = f"{self.name}[...]"
         return TUDataset(label, self.batch.take(indices), self.y[indices], self.path)

@@ -33,3 +33,12 @@ def test_batch_functions_take_the_data_set_directly(tu_datasets):
     assert K.shape == (5, 20)
     study = gi.perturbation_study(ds, n_graphs=5, n_steps=2, seed=0)
     assert study.params["name"] == "MUTAG"
+
+
+def test_slices_are_named_by_the_graphs_they_hold(tu_datasets):
+    mutag = tu_datasets["MUTAG"]
+    for index, name in [(slice(None, None, 2), "MUTAG[0:188:2]"), (slice(None, None, -1), "MUTAG[187::-1]"),
+                        (slice(-10, None), "MUTAG[178:188]"), (slice(5, 20), "MUTAG[5:20]")]:
+        part = mutag[index]
+        assert part.name == name
+        assert [sorted(G.edges) for G in part] == [sorted(G.edges) for G in list(mutag)[index]]
