@@ -189,8 +189,9 @@ def as_graph_batch(graphs, *, weight=None, node_label=None, what="graphs"):
         Graphs are anything :func:`as_adjacency` accepts; a GraphBatch (or the batch
         of a :class:`~graphinvariants.datasets.TUDataset`) is returned as it is.
     weight : str or None, keyword-only
-        Edge attribute to use as weight (see :func:`as_adjacency`); ignored for a
-        batch, which carries its own weights.
+        Edge attribute to use as weight (see :func:`as_adjacency`). A batch carries
+        its own weights: for one, any name is accepted if it is weighted, and an
+        unweighted batch with a weight asked for is an error (not silently unweighted).
     node_label : str or None, keyword-only
         Node attribute to keep as the batch's ``node_labels`` (NetworkX node
         attribute, igraph vertex attribute; every node must have it). A batch keeps
@@ -217,10 +218,11 @@ def as_graph_batch(graphs, *, weight=None, node_label=None, what="graphs"):
     >>> gi.as_graph_batch([nx.path_graph(4), nx.star_graph(3)]).sizes.tolist()
     [4, 4]
     """
-    if isinstance(graphs, GraphBatch):
-        return graphs
-    batch = getattr(graphs, "batch", None)
+    batch = graphs if isinstance(graphs, GraphBatch) else getattr(graphs, "batch", None)
     if isinstance(batch, GraphBatch):
+        if weight is not None and not batch.weighted:
+            raise ValueError(f"weight={weight!r} was asked for, but {what} are an unweighted batch (a TU data "
+                             "set's graphs have no edge weights); a batch carries its own weights")
         return batch
     check_weight_argument(weight)
     check_not_single_graph(graphs, what)

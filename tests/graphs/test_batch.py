@@ -132,3 +132,12 @@ def test_node_labels_are_numbers_or_strings_never_mixed():
     for kernel in ("wl", "labelled_histogram"):
         with pytest.raises(TypeError, match="numbers and of the other strings"):
             gi.kernel_matrix([labelled([1, 2, 1])], [labelled(["1", "2", "1"])], kernel=kernel, node_label="label")
+
+
+def test_a_weight_asked_of_an_unweighted_batch_is_an_error(tu_datasets):
+    mutag = tu_datasets["MUTAG"][:5]
+    with pytest.raises(ValueError, match="weight='w' was asked for, but graphs are an unweighted batch"):
+        gi.as_graph_batch(mutag, weight="w")
+    with pytest.raises(ValueError, match="unweighted batch"):
+        gi.PowerKernel(weight="w").fit(mutag)
+    assert gi.as_graph_batch(mutag) is mutag.batch
