@@ -8,18 +8,33 @@ is None) and keeps ``ax_`` and ``figure_``.
 import numpy as np
 
 from .embeddings import PowerInvariants, power_invariants
+from .graphs.adjacency import describe
 from .kernels import power_kernel_matrix
 
 __all__ = ["InvariantsDisplay", "KernelDecayDisplay", "KernelMatrixDisplay", "plot_invariants", "plot_kernel_matrix"]
 
 
 def _new_axes(ax, ncols=1, figsize=None):
+    """``ax`` checked (one Axes, or ``ncols`` of them), or new ones on a new figure."""
     import matplotlib.pyplot as plt
+    from matplotlib.axes import Axes
 
-    if ax is not None:
+    if ax is None:
+        _, ax = plt.subplots(1, ncols, figsize=figsize, layout="constrained")
         return ax
-    _, ax = plt.subplots(1, ncols, figsize=figsize, layout="constrained")
-    return ax
+    if ncols == 1:
+        if not isinstance(ax, Axes):
+            raise TypeError(f"ax must be one matplotlib Axes, got {describe(ax)}{_shape_of(ax)}")
+        return ax
+    axes = list(np.ravel(ax)) if isinstance(ax, (list, tuple, np.ndarray)) else [ax]
+    if len(axes) != ncols or not all(isinstance(a, Axes) for a in axes):
+        raise TypeError(f"ax must be {ncols} matplotlib Axes (as from plt.subplots(1, {ncols})), "
+                        f"got {describe(ax)}{_shape_of(ax)}")
+    return axes
+
+
+def _shape_of(ax):
+    return f" of shape {np.shape(ax)}" if isinstance(ax, np.ndarray) else ""
 
 
 class KernelDecayDisplay:
@@ -123,6 +138,8 @@ class KernelMatrixDisplay:
         K = np.asarray(K, dtype=float)
         if K.ndim != 2 or K.shape[0] != K.shape[1]:
             raise ValueError(f"K must be a square matrix, got shape {K.shape}")
+        if not np.all(np.isfinite(K)):
+            raise ValueError("K contains NaN or infinite values")
         if y is not None and np.shape(y) != (len(K),):
             raise ValueError(f"y must have shape ({len(K)},), got {np.shape(y)}")
         self.order = np.arange(len(K)) if y is None else np.argsort(np.asarray(y), kind="stable")

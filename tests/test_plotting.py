@@ -41,3 +41,22 @@ def test_invariants_display_and_png(tmp_path):
     np.testing.assert_array_equal(display.axes_[1].images[0].get_array(), inv.covariance)
     display.figure_.savefig(tmp_path / "inv.png")
     assert (tmp_path / "inv.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_wrong_axes_are_a_clear_error():
+    import matplotlib.pyplot as plt
+    import networkx as nx
+
+    G = nx.path_graph(5)
+    fig, axes = plt.subplots(1, 2)
+    try:
+        with pytest.raises(TypeError, match=r"ax must be 2 matplotlib Axes .*got matplotlib.axes._axes.Axes"):
+            gi.InvariantsDisplay.from_graph(G).plot(ax=axes[0])
+        with pytest.raises(TypeError, match=r"ax must be one matplotlib Axes, got numpy.ndarray of shape \(2,\)"):
+            gi.KernelMatrixDisplay(np.eye(2)).plot(ax=axes)
+        gi.InvariantsDisplay.from_graph(G).plot(ax=axes)  # a pair works, as a list too
+        gi.InvariantsDisplay.from_graph(G).plot(ax=list(axes))
+    finally:
+        plt.close(fig)
+    with pytest.raises(ValueError, match="NaN"):
+        gi.KernelMatrixDisplay(np.full((2, 2), np.nan))
