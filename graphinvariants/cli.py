@@ -373,15 +373,15 @@ def _nonzero_int(text):
 def _add_common_options(parser):
     parser.add_argument("--k", type=_int_at_least(1), default=5,
                         help="power iterations, the length of each node's walk-count profile (default: %(default)s)")
-    parser.add_argument("--seed", type=int, default=0,
+    parser.add_argument("--seed", type=_int_at_least(0), default=0,
                         help="seed of all random choices (default: %(default)s)")
 
 
 def _add_kernel_option(parser):
     parser.add_argument("--kernel", type=kernel_list, default=kernel_list("power"), metavar="NAME[,NAME...]",
-                        help="kernels to compare, side by side: power (the paper's), histogram, wl, or products "
-                             "and means such as power*histogram; parameters as histogram:k=7 "
-                             "(default: power)")
+                        help="kernels to compare, side by side: power (the paper's), histogram, wl, meanmap, "
+                             "labelled_histogram, or products and means such as power*histogram; parameters "
+                             "as histogram:k=7 (default: power)")
 
 
 def _add_run_options(parser):

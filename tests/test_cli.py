@@ -336,3 +336,9 @@ def test_perturb_several_kernels_with_the_property_2_column(tmp_path, capsys):
     assert {r["kernel"] for r in rows} == {"power", "wl"} and len(rows) == 3 * 2 * 4
     saved = json.loads((tmp_path / "p.json").read_text())
     assert all("crossing_step" in study for study in saved.values())
+
+
+@pytest.mark.parametrize("command", ["perturb", "demo"])
+def test_a_negative_seed_is_a_usage_error(command, capsys):
+    status, _, err = run(capsys, command, "--seed", "-1")
+    assert status == 2 and "--seed" in err and "Traceback" not in err
