@@ -158,7 +158,9 @@ def _declared_directed(graphs, n_graphs):
     graph whose arcs all come in pairs has a symmetric matrix, yet is perturbed arc
     by arc, as perturbation_sequence does."""
     declared = np.zeros(n_graphs, bool)
-    if isinstance(graphs, Sequence) and len(graphs) == n_graphs:
+    # a batch or a data set (TU graphs are undirected) is read as its matrices say;
+    # a data set's items would each be built as a NetworkX graph just to ask
+    if getattr(graphs, "batch", None) is None and isinstance(graphs, Sequence) and len(graphs) == n_graphs:
         for g, G in enumerate(graphs):
             if graph_library(G) in ("networkx", "igraph"):
                 declared[g] = bool(G.is_directed())
