@@ -82,8 +82,11 @@ class GraphState:
         self.edges = _IndexedSet()
         self.neighbours = defaultdict(set)  # both directions, for node removal
         self.n_loops = 0
-        for u, v in edges:
-            self._add(int(u), int(v))
+        # edges in sorted order, whatever order the input lists them in: the random
+        # choices among edges then depend only on the graph (the study, which reads
+        # CSR arrays, and perturbation_sequence, which reads graph objects, agree)
+        for u, v in sorted({self.key(int(u), int(v)) for u, v in edges}):
+            self._add(u, v)
 
     @classmethod
     def from_adjacency(cls, matrix):

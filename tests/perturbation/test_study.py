@@ -214,3 +214,25 @@ def test_a_directed_graph_with_paired_arcs_is_perturbed_arc_by_arc():
     study = gi.perturbation_study([D], n_graphs=None, n_steps=1, kind="remove_edge", seed=0, k=2)
     one_arc = {round(gi.power_kernel(D, nx.restricted_view(D, [], [arc]), k=2), 12) for arc in D.edges()}
     assert round(float(study.curves[0, 1]), 12) in one_arc
+
+
+@pytest.mark.parametrize("kind", ["remove_edge", "swap_edges", "add_edge"])
+def test_edge_kinds_follow_the_same_stream_whatever_the_order_edges_are_listed_in(kind):
+    import igraph as ig
+
+    rng = np.random.default_rng(4)
+    graphs = []
+    for i in range(3):
+        edges = list(nx.gnp_random_graph(20, 0.25, seed=i).edges())
+        rng.shuffle(edges)  # listed in no particular order
+        G = nx.Graph()
+        G.add_nodes_from(range(20))
+        G.add_edges_from(edges)
+        graphs.append(G)
+    for collection in (graphs, [ig.Graph.from_networkx(G) for G in graphs]):
+        study = gi.perturbation_study(collection, n_graphs=None, n_steps=6, kind=kind, seed=2, k=3)
+        _, graph_seq = np.random.SeedSequence(2).spawn(2)
+        for g, (G, seed) in enumerate(zip(collection, graph_seq.spawn(len(collection)))):
+            steps = gi.perturbation_sequence(G, 6, kind=kind, seed=np.random.default_rng(seed))
+            expected = [gi.power_kernel(G, H, k=3) for H in steps]
+            np.testing.assert_allclose(study.curves[g, 1:], expected, rtol=1e-12)
