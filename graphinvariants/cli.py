@@ -121,6 +121,9 @@ def kernel_list(text):
             specs.append(item)
     if not specs:
         raise argparse.ArgumentTypeError("name at least one kernel")
+    twice = sorted({spec for spec in specs if specs.count(spec) > 1})
+    if twice:
+        raise argparse.ArgumentTypeError(f"{', '.join(twice)} named twice (results are keyed by kernel)")
     out = []
     for spec in specs:
         try:

@@ -342,3 +342,8 @@ def test_perturb_several_kernels_with_the_property_2_column(tmp_path, capsys):
 def test_a_negative_seed_is_a_usage_error(command, capsys):
     status, _, err = run(capsys, command, "--seed", "-1")
     assert status == 2 and "--seed" in err and "Traceback" not in err
+
+
+def test_a_kernel_named_twice_is_a_usage_error(capsys):
+    status, _, err = run(capsys, "perturb", "--kernel", "power,wl,power")
+    assert status == 2 and "power named twice" in err
