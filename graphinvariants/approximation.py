@@ -10,7 +10,7 @@ quadratic.
   graph's features are its kernel values against them times ``K_mm^{-1/2}``.
 * :class:`MeanMapFeatures` is the explicit random-feature map of the ``"meanmap"``
   kernel (as :class:`sklearn.kernel_approximation.RBFSampler` is for the RBF kernel):
-  no landmarks, and its inner products are exactly that kernel with ``n_features``.
+  no landmarks, and its inner products are that kernel with ``n_features`` (to rounding).
 """
 
 import numbers
@@ -256,7 +256,7 @@ class MeanMapFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
 
     A graph's features are the mean, over its nodes, of ``n_features`` random Fourier
     features of the node profiles (:class:`~graphinvariants.embeddings.MeanMap` with
-    ``n_features``), scaled to unit length. Their inner products are exactly
+    ``n_features``), scaled to unit length. Their inner products are, to rounding,
     ``kernel_matrix(graphs, kernel="meanmap", n_features=..., random_state=...)``
     with the same parameters and an int ``random_state``, and approach the exact mean-map
     kernel as ``n_features`` grows. Unlike :class:`NystroemGraphKernel`, ``fit`` needs no
