@@ -36,7 +36,20 @@ __all__ = ["MeanMapFeatures", "NystroemGraphKernel"]
 _EIGENVALUE_FLOOR = 1e-12
 
 
-class NystroemGraphKernel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class _RandomGraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Base of the transformers from graphs to random features: their input is a
+    collection of graphs (not a 2-D array), they are fitted before use, and they are
+    random unless ``random_state`` is given."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.two_d_array = False
+        tags.requires_fit = True
+        tags.non_deterministic = self.random_state is None
+        return tags
+
+
+class NystroemGraphKernel(_RandomGraphFeatures):
     """Approximate a graph kernel with features from a subset of the training graphs.
 
     ``fit(graphs)`` draws ``n_components`` of the training graphs at random (the
@@ -210,13 +223,6 @@ class NystroemGraphKernel(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         C = pairwise_kernels(X, self.components_, functional=functional, n_jobs=check_n_jobs(self.n_jobs))
         return C @ self.normalization_.T
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.two_d_array = False
-        tags.requires_fit = True
-        tags.non_deterministic = self.random_state is None
-        return tags
-
 
 def _training_collection(functional, X):
     """``(source, n)``: graphs (a GraphBatch, or a list of graphs) when ``X`` holds graphs,
@@ -251,7 +257,7 @@ def _take(functional, source, indices):
     return functional.from_arrays({key: value[indices] for key, value in arrays.items()})
 
 
-class MeanMapFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class MeanMapFeatures(_RandomGraphFeatures):
     """Random Fourier features of the mean-map kernel, for linear models.
 
     A graph's features are the mean, over its nodes, of ``n_features`` random Fourier
@@ -368,10 +374,3 @@ class MeanMapFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         """
         check_is_fitted(self, "functional_")
         return self.functional_.features(self.functional_.as_embeddings(X, what="X"))
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.two_d_array = False
-        tags.requires_fit = True
-        tags.non_deterministic = self.random_state is None
-        return tags
