@@ -128,3 +128,61 @@ def test_bad_parameters():
         MeanMap(bandwidth=0)
     with pytest.raises(ValueError, match="column_weights"):
         MeanMap(k=3, column_weights=[1.0, 2.0])
+
+
+@pytest.mark.parametrize("n_features", [None, 200])
+def test_exact_to_the_last_bit_whatever_the_batch_or_chunk(n_features):
+    # the sums used to follow BLAS and tile shapes: K(P2, P2) was 0.9999999999999998, the
+    # Gram matrix was not symmetric, copies of a graph differed, and kneighbors values
+    # depended on working_memory. Now every value is a function of the two graphs alone,
+    # so these hold exactly (equality by construction, not by luck of rounding).
+    kwargs = {"kernel": "meanmap", "k": 4, "n_features": n_features}
+    P2 = nx.path_graph(2)
+    assert gi.kernel_matrix([P2], [P2], **kwargs)[0, 0] == 1.0
+    graphs = [nx.gnp_random_graph(int(n), 0.3, seed=s) for s, n in enumerate(np.linspace(3, 25, 60))]
+    K = gi.kernel_matrix(graphs, **kwargs)
+    np.testing.assert_array_equal(K, K.T)
+    np.testing.assert_array_equal(np.diag(K), 1.0)
+    twice = gi.kernel_matrix(graphs + graphs, **kwargs)  # copies: equal rows, equal blocks
+    np.testing.assert_array_equal(twice[:60, :60], K)
+    np.testing.assert_array_equal(twice[:60, 60:], K)
+    np.testing.assert_array_equal(gi.kernel_matrix(graphs[:7], graphs[30:], **kwargs), K[:7, 30:])
+    G = graphs[20]
+    union = nx.disjoint_union(G, G)
+    indices, values = gi.kneighbors([G], [G, union], n_neighbors=2, **kwargs)
+    assert indices.tolist() == [[0, 1]] and values[0, 0] == 1.0
+    if n_features is None:  # the exact mean map: S(G, G + G) = 2 S(G, G) exactly
+        assert values[0, 1] == 1.0
+    by_memory = [gi.kneighbors(graphs[:9], graphs, n_neighbors=5, working_memory=m, **kwargs) for m in (0.01, 1, 64)]
+    for indices, values in by_memory[1:]:
+        np.testing.assert_array_equal(indices, by_memory[0][0])
+        np.testing.assert_array_equal(values, by_memory[0][1])
+
+
+def test_exact_form_memory_is_bounded_by_blocks_of_node_pairs():
+    # the exact form built one RBF matrix per tile of graphs: 32 graphs of 400 nodes took
+    # 3.9 GiB. Two 1,500-node paths (2.25 M node pairs, 18 MB as one matrix, 36 MB with
+    # its temporaries) now take blocks of 2**18 pairs.
+    import tracemalloc
+
+    graphs = [nx.path_graph(1500), nx.path_graph(1499)]
+    functional = MeanMap(k=3)
+    embedded = functional.as_embeddings(graphs)
+    tracemalloc.start()
+    try:
+        K = pairwise_kernels(embedded, functional=functional)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 * 2**20, peak / 2**20
+    assert K[0, 1] == pytest.approx(_brute_force_sums(graphs, 3), rel=1e-12)
+
+
+def _brute_force_sums(graphs, k):
+    # the double sum by node rows (float sums: the tolerance above is for their rounding)
+    X, Y = (_profiles(G, k, "log") for G in graphs)
+
+    def s(P, Q):
+        return sum(float(np.exp(-0.5 * ((P - q) ** 2).sum(axis=1)).sum()) for q in Q)
+
+    return s(X, Y) / np.sqrt(s(X, X) * s(Y, Y))
