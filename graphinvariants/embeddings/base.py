@@ -77,8 +77,11 @@ class Functional(ABC):
 
     def graph_batch(self, graphs, *, what="graphs"):
         """``graphs`` as a :class:`GraphBatch` holding what this functional reads: its
-        edge weight and, for functionals with a ``node_label``, the node labels."""
-        return as_graph_batch(graphs, weight=self.weight, node_label=getattr(self, "node_label", None), what=what)
+        edge weight and, for functionals with a ``node_label``, ``edge_label`` or
+        ``node_attributes``, those."""
+        return as_graph_batch(graphs, weight=self.weight, node_label=getattr(self, "node_label", None),
+                              edge_label=getattr(self, "edge_label", None),
+                              node_attributes=getattr(self, "node_attributes", None), what=what)
 
     def prepare(self, embedded, what):
         """Kernel-ready form of one side (computed once per side); default: as is."""

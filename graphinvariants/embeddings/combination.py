@@ -60,14 +60,18 @@ class Combination(Functional):
     def graph_batch(self, graphs, *, what="graphs"):
         from ..graphs import as_graph_batch
 
-        labels = {getattr(f, "node_label", None) for f in self.functionals} - {None}
-        if len(labels) > 1:
-            raise ValueError(f"the members read different node labels: {sorted(labels)}")
+        read = {}
+        for option, kind in (("node_label", "node labels"), ("edge_label", "edge labels"),
+                             ("node_attributes", "node attributes")):
+            names = {getattr(f, option, None) for f in self.functionals} - {None}
+            if len(names) > 1:
+                raise ValueError(f"the members read different {kind}: {sorted(names)}")
+            read[option] = names.pop() if names else None
         weights = {f.weight for f in self.functionals} - {None}
         if len(weights) > 1:
             raise ValueError(f"the members use different edge weights: {sorted(weights)}")
         weight = weights.pop() if weights else None
-        return as_graph_batch(graphs, weight=weight, node_label=labels.pop() if labels else None, what=what)
+        return as_graph_batch(graphs, weight=weight, **read, what=what)
 
     def embed(self, batch):
         # members without a weight see the 0/1 graph when another member reads weights

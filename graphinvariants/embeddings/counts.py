@@ -12,6 +12,7 @@ from abc import abstractmethod
 import numpy as np
 import scipy.sparse as sp
 
+from ..graphs.attributes import concatenate_labels
 from .base import Functional
 
 __all__ = ["CountFeatures"]
@@ -69,7 +70,7 @@ def merged_labels(left, right):
     kinds = {"text" if labels.dtype.kind in "US" else "numbers" for labels in (left, right) if len(labels)}
     if len(kinds) > 1:
         raise TypeError("the node labels of one collection are numbers and of the other strings; give them one type")
-    merged, place = np.unique(np.concatenate((left, right)), return_inverse=True)
+    merged, place = np.unique(concatenate_labels(left, right), return_inverse=True)
     return merged, place.reshape(-1)
 
 
