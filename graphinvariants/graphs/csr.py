@@ -94,6 +94,8 @@ def entry_values(n, rows, cols, values, data=None, *, directed, weighted):
     if weighted and data is not None:  # a zero weight stores nothing (weights are >= 0)
         nonzero = data > 0
         rows, cols, origin = rows[nonzero], cols[nonzero], origin[nonzero]
+    if rows.size == 0:
+        return values[:0], None
     order = np.argsort(rows * n + cols, kind="stable")
     keys = (rows * n + cols)[order]
     first = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))

@@ -96,6 +96,18 @@ def test_zero_weight_edges_take_their_labels_away():
     assert gi.as_graph_batch([G], edge_label="bond").edge_labels.tolist() == ["single", "single", "double", "double"]
 
 
+def test_graphs_without_edges_and_empty_collections():
+    empty = nx.empty_graph(3)
+    nx.set_node_attributes(empty, "C", "label")
+    nx.set_node_attributes(empty, (1.0, 2.0, 3.0), "xyz")
+    batch = gi.as_graph_batch([empty, _labelled_graph(0), empty], **ALL)
+    assert batch.edge_labels.shape == (batch.matrix.nnz,) and batch.take([0, 2]).edge_labels.shape == (0,)
+    assert batch.take([]).edge_labels.shape == (0,) and batch.take([]).node_attributes.shape == (0, 3)
+    nothing = gi.as_graph_batch([], **ALL)
+    assert nothing.n_graphs == 0 and nothing.edge_labels.shape == (0,) and nothing.node_labels.shape == (0,)
+    assert gi.as_graph_batch([ig.Graph(2)], edge_label="bond").edge_labels.shape == (0,)
+
+
 def test_parallel_edges_need_one_label():
     M = nx.MultiGraph()
     M.add_edge(0, 1, bond=1)
