@@ -241,17 +241,18 @@ class TUDataset(Sequence):
             for i, row in enumerate(self.node_attributes[start:stop].tolist()):
                 G.nodes[i]["attributes"] = tuple(row)
         e = slice(bounds[g], bounds[g + 1])
-        G.add_edges_from(zip((rows[e] - start).tolist(), (cols[e] - start).tolist()))
-        if self.edge_labels is not None or self.edge_attributes is not None:
-            ends = zip((rows[e] - start).tolist(), (cols[e] - start).tolist())
-            labels = self.edge_labels[entries[e]].tolist() if self.edge_labels is not None else None
-            values = self.edge_attributes[entries[e]].tolist() if self.edge_attributes is not None else None
-            for p, (u, v) in enumerate(ends):
-                data = G.edges[u, v]
-                if labels is not None:
-                    data["label"] = labels[p]
-                if values is not None:
-                    data["attributes"] = tuple(values[p])
+        ends = zip((rows[e] - start).tolist(), (cols[e] - start).tolist())
+        if self.edge_labels is None and self.edge_attributes is None:
+            G.add_edges_from(ends)
+            return G
+        data = [{} for _ in range(bounds[g + 1] - bounds[g])]
+        if self.edge_labels is not None:
+            for d, label in zip(data, self.edge_labels[entries[e]].tolist()):
+                d["label"] = label
+        if self.edge_attributes is not None:
+            for d, row in zip(data, self.edge_attributes[entries[e]].tolist()):
+                d["attributes"] = tuple(row)
+        G.add_edges_from((u, v, d) for (u, v), d in zip(ends, data))
         return G
 
     @cached_property
