@@ -28,7 +28,7 @@ __all__ = []
 
 _MISSING = object()
 _EXACT_FLOAT_INTEGERS = 2**53
-_INT64 = np.iinfo(np.int64)
+_INT64_MIN, _INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
 
 
 def _python_scalar(value):
@@ -36,8 +36,15 @@ def _python_scalar(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
+_PLAIN = frozenset({str, int, float, bool})
+
+
 def check_label(value, where, attribute, library):
-    """``value`` as a Python number or str, or raise naming ``where`` (``"node 3"``)."""
+    """``value`` as a Python number or str, or raise naming ``where`` (``"node 3"``;
+    a callable giving it is called only for the message)."""
+    if type(value) in _PLAIN:  # the common case, first
+        return value
+    where = where() if callable(where) else where
     if value is _MISSING:
         raise ValueError(f"{where} has no attribute {attribute!r}")
     if value is None:
@@ -66,6 +73,11 @@ def label_array(values, kind="node"):
     """
     if not values:
         return np.zeros(0, np.int64)
+    types = set(map(type, values))
+    if types == {int} and _INT64_MIN <= min(values) and max(values) <= _INT64_MAX:  # the common cases, first
+        return np.array(values, dtype=np.int64)
+    if types == {str}:
+        return np.array(values)
     is_text = [isinstance(v, str) for v in values]
     if any(is_text):
         if not all(is_text):
@@ -78,16 +90,16 @@ def label_array(values, kind="node"):
     integers = [v for v in values if isinstance(v, int)]
     floats = [v for v in values if isinstance(v, float)]
     for v in integers:
-        if not _INT64.min <= v <= _INT64.max:
+        if not _INT64_MIN <= v <= _INT64_MAX:
             raise ValueError(f"{kind} label {v} does not fit in 64 bits; write it as a string")
     if not floats:
         return np.array(values, dtype=np.int64)
     if not integers or all(-_EXACT_FLOAT_INTEGERS <= v <= _EXACT_FLOAT_INTEGERS for v in integers):
         return np.array(values, dtype=np.float64)
-    if all(v.is_integer() and _INT64.min <= v < 2.0**63 for v in floats):
+    if all(v.is_integer() and _INT64_MIN <= v < 2.0**63 for v in floats):
         return np.array([int(v) for v in values], dtype=np.int64)
     big = next(v for v in integers if abs(v) > _EXACT_FLOAT_INTEGERS)
-    fraction = next(v for v in floats if not (v.is_integer() and _INT64.min <= v < 2.0**63))
+    fraction = next(v for v in floats if not (v.is_integer() and _INT64_MIN <= v < 2.0**63))
     raise TypeError(
         f"{kind} labels mix integers and floats ({big!r} and {fraction!r}), and {big} has no exact float64 "
         "(it would merge with its neighbours); give the labels one type"
@@ -116,6 +128,7 @@ def concatenate_labels(left, right, kind="node"):
 
 def check_attribute_row(value, where, attribute, library):
     """A node's attributes as a tuple of floats (one number is a row of one)."""
+    where = where() if callable(where) else where
     if value is _MISSING or value is None:
         hint = " (igraph gives None)" if value is None and library == "igraph" else ""
         raise ValueError(f"{where} has no attribute {attribute!r}{hint}")
@@ -140,40 +153,47 @@ def check_attribute_row(value, where, attribute, library):
 
 
 def node_values(G, attribute):
-    """``(where, value)`` for every node of a NetworkX or igraph graph, in node order;
-    a node without the attribute has the value ``_MISSING`` (None in igraph)."""
+    """``(library, nodes, values)`` of a NetworkX or igraph graph, in node order; a
+    node without the attribute has the value ``_MISSING`` (None in igraph)."""
     library = graph_library(G)
     if library == "networkx":
-        return library, [(f"node {node!r}", data.get(attribute, _MISSING)) for node, data in G.nodes(data=True)]
+        return library, list(G), [data.get(attribute, _MISSING) for _, data in G.nodes(data=True)]
     if library == "igraph":
         values = G.vs[attribute] if attribute in G.vs.attributes() else [_MISSING] * G.vcount()
-        return library, [(f"node {i}", value) for i, value in enumerate(values)]
+        return library, range(G.vcount()), values
     raise TypeError(f"node attributes can be read from NetworkX and igraph graphs, not from a {describe(G)}")
 
 
 def edge_values(G, attribute):
-    """``(where, value)`` for every edge of a NetworkX or igraph graph, in the order
-    the adapters read edges (``G.edges()``, ``G.get_edgelist()``)."""
+    """``(library, edges, values)`` of a NetworkX or igraph graph, in the order the
+    adapters read edges (``G.edges()``, ``G.get_edgelist()``)."""
     library = graph_library(G)
     if library == "networkx":
-        return library, [(f"edge {(u, v)!r}", data.get(attribute, _MISSING)) for u, v, data in G.edges(data=True)]
+        triples = list(G.edges(data=True))
+        return library, [(u, v) for u, v, _ in triples], [data.get(attribute, _MISSING) for _, _, data in triples]
     if library == "igraph":
         values = G.es[attribute] if attribute in G.es.attributes() else [_MISSING] * G.ecount()
-        return library, [(f"edge {e!r}", value) for e, value in zip(G.get_edgelist(), values)]
+        return library, G.get_edgelist(), values
     raise TypeError(f"edge labels can be read from NetworkX and igraph graphs, not from a {describe(G)}")
+
+
+def naming(kind, key):
+    """A callable giving ``"node 3"``: the text is built only for an error message."""
+    return lambda: f"{kind} {key!r}"
 
 
 def read_labels(G, attribute, kind="node"):
     """The checked labels of every node (edge) of ``G``, as a list."""
-    library, items = node_values(G, attribute) if kind == "node" else edge_values(G, attribute)
-    return [check_label(value, where, attribute, library) for where, value in items]
+    library, keys, values = node_values(G, attribute) if kind == "node" else edge_values(G, attribute)
+    return [check_label(value, naming(kind, key), attribute, library) for key, value in zip(keys, values)]
 
 
 def read_attribute_rows(G, attribute):
     """The checked attribute rows of every node of ``G``, all of one length."""
-    library, items = node_values(G, attribute)
+    library, keys, values = node_values(G, attribute)
     rows, first = [], None
-    for where, value in items:
+    for key, value in zip(keys, values):
+        where = f"node {key!r}"
         row = check_attribute_row(value, where, attribute, library)
         if first is None:
             first = (where, len(row))

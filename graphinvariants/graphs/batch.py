@@ -7,6 +7,7 @@ builds one from a sequence of graphs, or passes a batch (or anything that has on
 as a :class:`~graphinvariants.datasets.TUDataset`) through untouched.
 """
 
+import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -23,9 +24,10 @@ from .adjacency import (
     matrix_csr,
     networkx_csr,
     not_a_graph_message,
+    weight_values,
 )
-from .attributes import label_array, read_attribute_rows, read_labels
-from .csr import block_entries, concatenated_ranges, entry_values, stack_csr, take_blocks
+from .attributes import check_label, edge_values, label_array, naming, read_attribute_rows, read_labels
+from .csr import block_entries, concatenated_ranges, edges_to_csr, entry_values, stack_csr, take_blocks
 
 __all__ = ["GraphBatch", "as_graph_batch"]
 
@@ -111,6 +113,8 @@ class GraphBatch:
                                  f"got {edge_labels.shape}")
             if edge_labels.dtype.kind not in "biufU":
                 raise TypeError(f"GraphBatch.edge_labels must be numbers or strings, got dtype {edge_labels.dtype}")
+            if edge_labels.flags.writeable:
+                edge_labels = edge_labels.copy()  # the batch owns it (read-only ones are shared)
             edge_labels.setflags(write=False)
         attributes = self.node_attributes
         if attributes is not None:
@@ -307,8 +311,7 @@ def as_graph_batch(graphs, *, weight=None, node_label=None, edge_label=None, nod
             if edge_label is None:
                 indptr, indices, data = _block_of(G, weight)
             else:
-                values = read_labels(G, edge_label, "edge")
-                indptr, indices, data, edges = _labelled_block_of(G, weight)
+                indptr, indices, data, edges, values = _labelled_block_of(G, weight, edge_label)
                 edge_parts.append((len(edge_label_values), edges))
                 edge_label_values.extend(values)
             if node_label is not None:
@@ -357,26 +360,29 @@ def _aligned_edge_labels(values, edge_parts, weight, what):
     return np.concatenate(aligned) if aligned else values[:0]
 
 
-def _labelled_block_of(G, weight):
-    """Like :func:`_block_of` for a NetworkX or igraph graph, plus its edge arrays
-    ``(n, rows, cols, weights, directed, edge names)`` to align edge labels with."""
-    library = graph_library(G)
+def _labelled_block_of(G, weight, edge_label):
+    """Like :func:`_block_of` for a NetworkX or igraph graph (the same matrix, from the
+    same edge arrays), plus those arrays ``(n, rows, cols, weights, directed, edge
+    names)`` to align edge labels with, and the checked labels of its edges."""
+    library, names, values = edge_values(G, edge_label)
+    labels = [check_label(value, naming("edge", name), edge_label, library) for name, value in zip(names, values)]
     if library == "networkx":
-        A, nodes = networkx_csr(G, weight)
-        index = {node: i for i, node in enumerate(nodes)}
-        names = list(G.edges())
-        rows = np.array([index[u] for u, _ in names], dtype=np.int64)
-        cols = np.array([index[v] for _, v in names], dtype=np.int64)
-        data = None if weight is None else np.array([w for _, _, w in G.edges(data=weight)], dtype=np.float64)
-    elif library == "igraph":
-        A = igraph_csr(G, weight)[0]
-        names = G.get_edgelist()
-        pairs = np.array(names, dtype=np.int64).reshape(-1, 2)
-        rows, cols = pairs[:, 0], pairs[:, 1]
-        data = None if weight is None else np.array(G.es[weight], dtype=np.float64)
+        index = {node: i for i, node in enumerate(G)}
+        n = len(index)
+        flat = np.fromiter(itertools.chain.from_iterable((index[u], index[v]) for u, v in names), dtype=np.int64,
+                           count=2 * len(names))
+        data = None
+        if weight is not None:
+            data = weight_values([w for _, _, w in G.edges(data=weight, default=None)], weight, names)
     else:
-        raise TypeError(f"edge labels can be read from NetworkX and igraph graphs, not from a {describe(G)}")
-    return A.indptr, A.indices, A.data, (A.shape[0], rows, cols, data, G.is_directed(), names)
+        n = G.vcount()
+        flat = np.fromiter(itertools.chain.from_iterable(names), dtype=np.int64, count=2 * len(names))
+        data = None
+        if weight is not None:
+            data = weight_values(G.es[weight] if weight in G.es.attributes() else [None] * len(names), weight, names)
+    rows, cols = flat[0::2], flat[1::2]
+    A = edges_to_csr(n, rows, cols, data, directed=G.is_directed(), weighted=weight is not None)
+    return A.indptr, A.indices, A.data, (n, rows, cols, data, G.is_directed(), names), labels
 
 
 def _block_of(G, weight):

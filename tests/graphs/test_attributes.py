@@ -44,6 +44,15 @@ def test_edge_labels_sit_on_their_entries_and_networkx_equals_igraph(directed):
     graphs = [_labelled_graph(seed, directed=directed) for seed in range(4)]
     batch = gi.as_graph_batch(graphs, **ALL)
     assert batch.edge_labels.shape == (batch.matrix.nnz,)
+    for G in graphs:
+        nx.set_edge_attributes(G, {e: 0.5 + i for i, e in enumerate(G.edges())}, "w")
+    for weight in (None, "w"):  # reading labels leaves the matrix as it is, to the bit
+        plain, labelled = (gi.as_graph_batch(graphs, weight=weight, **options) for options in ({}, ALL))
+        for A, B in ((plain.matrix, labelled.matrix), (plain.matrix, gi.as_graph_batch(
+                [ig.Graph.from_networkx(G) for G in graphs], weight=weight, edge_label="bond").matrix)):
+            np.testing.assert_array_equal(A.indptr, B.indptr)
+            np.testing.assert_array_equal(A.indices, B.indices)
+            np.testing.assert_array_equal(A.data, B.data)
     for g, G in enumerate(graphs):  # brute force: every stored entry holds the label of its edge
         expected = {(u, v): d["bond"] for u, v, d in G.edges(data=True)}
         if not directed:
