@@ -5,7 +5,8 @@ PSD (Schur), and the sum is taken as the mean so that ``K(G, G) = 1``. A combina
 embeds every graph once per member and evaluates each tile member by member.
 """
 
-from .base import Functional
+from ..graphs import as_graph_batch
+from .base import Functional, check_not_other_batch
 
 __all__ = ["Combination"]
 
@@ -54,26 +55,46 @@ class Combination(Functional):
 
     def as_embeddings(self, items, *, what="graphs"):
         if isinstance(items, CombinationBatch):
+            self.check_batch(items, what)
             return items
+        check_not_other_batch(self, items, what)
         return self.embed(self.graph_batch(items, what=what))
 
-    def graph_batch(self, graphs, *, what="graphs"):
-        from ..graphs import as_graph_batch
-
+    def _reads(self):
+        """The edge weight and the node label attribute the members read (one each)."""
         labels = {getattr(f, "node_label", None) for f in self.functionals} - {None}
         if len(labels) > 1:
             raise ValueError(f"the members read different node labels: {sorted(labels)}")
         weights = {f.weight for f in self.functionals} - {None}
         if len(weights) > 1:
             raise ValueError(f"the members use different edge weights: {sorted(weights)}")
-        weight = weights.pop() if weights else None
-        return as_graph_batch(graphs, weight=weight, node_label=labels.pop() if labels else None, what=what)
+        return (weights.pop() if weights else None), (labels.pop() if labels else None)
+
+    def graph_batch(self, graphs, *, what="graphs"):
+        weight, label = self._reads()
+        return as_graph_batch(graphs, weight=weight, node_label=label, what=what)
 
     def embed(self, batch):
         # members without a weight see the 0/1 graph when another member reads weights
         mixed = any(f.weight is not None for f in self.functionals)
-        pattern = batch.unweighted() if mixed else batch
-        return CombinationBatch(f.embed(batch if f.weight is not None else pattern) for f in self.functionals)
+        return self._embed(batch, batch.unweighted() if mixed else batch)
+
+    def _embed(self, weighted, pattern):
+        return CombinationBatch(f.embed(weighted if f.weight is not None else pattern) for f in self.functionals)
+
+    def check_batch(self, embedded, what):
+        """Check a precomputed combination batch member by member: same members, in
+        the same order, each embedded with its member's parameters."""
+        members = embedded.members
+        if len(members) != len(self.functionals):
+            raise ValueError(
+                f"{what} holds the embeddings of {len(members)} members, but {self!r} has {len(self.functionals)}"
+            )
+        for i, (f, e) in enumerate(zip(self.functionals, members)):
+            where = f"{what} (member {i}, {type(f).__name__})"
+            if not isinstance(e, f.batch_type):
+                raise TypeError(f"{where} holds {type(e).__name__} embeddings, but {f.batch_type.__name__} was expected")
+            f.check_batch(e, where)
 
     def prepare(self, embedded, what):
         return tuple(f.prepare(e, what) for f, e in zip(self.functionals, embedded))
