@@ -3,9 +3,16 @@
 Both stay positive semidefinite with a unit diagonal: the product of PSD kernels is
 PSD (Schur), and the sum is taken as the mean so that ``K(G, G) = 1``. A combination
 embeds every graph once per member and evaluates each tile member by member.
+
+Edge weights: a member that takes a ``weight`` reads it (an edge of weight 0 carries no
+walk), and a member that takes none (``wl``, ``labelled_histogram``) sees every edge of
+the graph, whatever its weight, exactly as it does alone: a member's kernel inside a
+combination is its kernel alone. (A :class:`~graphinvariants.GraphBatch` holds no
+zero-weight edges, so a weighted batch given as input has none to show.)
 """
 
-from ..graphs import as_graph_batch
+from ..graphs import GraphBatch, as_graph_batch
+from ..graphs.batch import check_not_single_graph
 from .base import Functional, check_not_other_batch
 
 __all__ = ["Combination"]
@@ -58,7 +65,22 @@ class Combination(Functional):
             self.check_batch(items, what)
             return items
         check_not_other_batch(self, items, what)
-        return self.embed(self.graph_batch(items, what=what))
+        check_not_single_graph(items, what)
+        weight, label = self._reads()
+        if weight is None or all(f.weight is not None for f in self.functionals) or self._holds_batch(items):
+            return self.embed(self.graph_batch(items, what=what))
+        # members without a weight see every edge, also those of weight 0, which the
+        # weighted batch does not hold: they get the graphs read without weights
+        if iter(items) is items:  # a one-shot iterator: read it once
+            items = list(items)
+        weighted = as_graph_batch(items, weight=weight, node_label=label, what=what)
+        pattern = as_graph_batch(items, what=what)
+        pattern = GraphBatch(pattern.matrix, pattern.offsets, False, weighted.node_labels)
+        return self._embed(weighted, pattern)
+
+    @staticmethod
+    def _holds_batch(items):
+        return isinstance(items, GraphBatch) or isinstance(getattr(items, "batch", None), GraphBatch)
 
     def _reads(self):
         """The edge weight and the node label attribute the members read (one each)."""
@@ -75,7 +97,8 @@ class Combination(Functional):
         return as_graph_batch(graphs, weight=weight, node_label=label, what=what)
 
     def embed(self, batch):
-        # members without a weight see the 0/1 graph when another member reads weights
+        # members without a weight see the 0/1 pattern when another member reads weights
+        # (a batch holds no zero-weight edge: its pattern is every edge it has)
         mixed = any(f.weight is not None for f in self.functionals)
         return self._embed(batch, batch.unweighted() if mixed else batch)
 

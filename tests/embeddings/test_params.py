@@ -1,5 +1,5 @@
 """Precomputed embeddings record every parameter that changed them, and every use checks
-the record (issue 15, item 1)."""
+the record (issue 15, items 1 and 6)."""
 
 import networkx as nx
 import numpy as np
@@ -117,6 +117,29 @@ def test_to_arrays_refuses_a_batch_of_other_parameters(graphs):
     embedded = GaussianEmbedding(k=3, weight="w").as_embeddings(graphs)
     with pytest.raises(ValueError, match="weight='w', but weight=None"):
         GaussianEmbedding(k=3).to_arrays(embedded)
+
+
+def test_wl_in_a_weighted_combination_is_wl_alone():
+    # one meaning for an edge of weight 0: a weighted member walks no step along it,
+    # a member that takes no weight (wl, labelled_histogram) sees it as an edge, as alone
+    G = nx.path_graph(4)
+    nx.set_edge_attributes(G, 1, "w")
+    H = G.copy()
+    H[1][2]["w"] = 0
+    pair = [G, H]
+    wl = gi.kernel_matrix(pair, kernel="wl")
+    histogram = gi.kernel_matrix(pair, kernel="histogram", weight="w")
+    assert wl[0, 1] == 1.0 and histogram[0, 1] < 1.0
+    np.testing.assert_array_equal(gi.kernel_matrix(pair, kernel="histogram*wl", weight="w"), histogram * wl)
+    np.testing.assert_array_equal(gi.kernel_matrix(pair, kernel="histogram+wl", weight="w"), (histogram + wl) / 2)
+    np.testing.assert_array_equal(gi.kernel_matrix(iter(pair), kernel="histogram*wl", weight="w"), histogram * wl)
+    for G_ in pair:
+        nx.set_node_attributes(G_, {0: "a", 1: "b", 2: "a", 3: "b"}, "label")
+    labelled = gi.kernel_matrix(pair, kernel="labelled_histogram", k=2)
+    np.testing.assert_array_equal(
+        gi.kernel_matrix(pair, kernel="histogram*labelled_histogram", k=2, weight="w"),
+        gi.kernel_matrix(pair, kernel="histogram", k=2, weight="w") * labelled,
+    )
 
 
 def test_dask_frames_keep_the_record_also_through_a_float_table(graphs):
