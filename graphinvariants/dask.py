@@ -115,7 +115,7 @@ def embedding_columns(*, kernel="power", **params):
     --------
     >>> from graphinvariants.dask import embedding_columns
     >>> embedding_columns(k=2)
-    ['mean_0', 'mean_1', 'covariance_0_0', 'covariance_0_1', 'covariance_1_0', 'covariance_1_1', 'n_nodes']
+    ['mean_0', 'mean_1', 'covariance_0_0', 'covariance_0_1', 'covariance_1_0', 'covariance_1_1', 'n_nodes', 'params_hash']
     """
     return _column_names(_layout(_functional(kernel, params), kernel))
 
@@ -290,8 +290,9 @@ def embed(graphs, *, kernel="power", nodes=None, directed=False, npartitions=Non
     -------
     dask.dataframe.DataFrame
         Columns ``graph_id`` and :func:`embedding_columns`; for ``"power"`` with
-        ``k=5``: ``mean_0 .. mean_4``, ``covariance_0_0 .. covariance_4_4`` and
-        ``n_nodes``. Within a partition graphs are sorted by ``graph_id`` (when the
+        ``k=5``: ``mean_0 .. mean_4``, ``covariance_0_0 .. covariance_4_4``,
+        ``n_nodes`` and ``params_hash`` (a fingerprint of the parameters that made
+        the embeddings, checked when they are read back). Within a partition graphs are sorted by ``graph_id`` (when the
         ids can be sorted); which partition a graph lands in is decided by the hash of
         its id. Divisions are unknown. Nothing is computed until asked; use
         ``.persist()`` before :func:`kernel_matrix`, or write it with

@@ -12,7 +12,7 @@ import inspect
 from ..embeddings import Combination, GaussianEmbedding, LabelledWalkHistogram, MeanMap, WalkHistogram, WeisfeilerLehman
 from .engine import pairwise_kernels
 
-__all__ = ["KERNELS", "RECOMMENDED", "kernel_matrix", "make_functional", "parse_kernel_spec"]
+__all__ = ["KERNELS", "RECOMMENDED", "kernel_matrix", "kernel_parameters", "make_functional", "parse_kernel_spec"]
 
 _FUNCTIONALS = {
     "power": GaussianEmbedding,
@@ -174,3 +174,15 @@ def kernel_matrix(graphs, other=None, *, kernel="power", n_jobs=None, **params):
     """
     functional = make_functional(kernel, **params)
     return pairwise_kernels(graphs, other, functional=functional, n_jobs=n_jobs)
+
+
+def kernel_parameters():
+    """The parameters of every kernel of :data:`KERNELS`, by kernel name.
+
+    Examples
+    --------
+    >>> from graphinvariants.kernels.registry import kernel_parameters
+    >>> kernel_parameters()["wl"]
+    ('n_iter', 'node_label')
+    """
+    return {name: tuple(_parameters(cls)) for name, cls in _FUNCTIONALS.items()}
