@@ -262,3 +262,50 @@ def test_count_kernel_tiles_work_on_the_shared_vocabulary_only(corpus):
     K = gi.kernel_matrix(corpus[:2], corpus, kernel="wl", n_iter=3)
     np.testing.assert_array_equal(functional.tile(L, R, slice(0, 2), slice(0, len(corpus))), K)
 
+
+@pytest.mark.parametrize("kernel, params", [("power", {"k": 5}), ("wl", {"n_iter": 2}), ("power*histogram", {"k": 3})])
+def test_leave_one_out_excludes_only_the_query_itself(corpus, kernel, params):
+    """queries=None (scikit-learn's kneighbors(X=None)): row i is corpus graph i's
+    neighbours without position i; identical copies elsewhere stay, ties by position."""
+    K = gi.kernel_matrix(corpus, corpus, kernel=kernel, **params)
+    np.fill_diagonal(K, -np.inf)
+    order = np.argsort(-K, axis=1, kind="stable")[:, :4]
+    for working_memory in (1024, neighbors._BYTES_PER_PAIR * len(corpus) * 3 / 2**20):
+        idx, val = gi.kneighbors(None, corpus, n_neighbors=4, kernel=kernel, working_memory=working_memory, **params)
+        assert idx.shape == (len(corpus), 4)
+        np.testing.assert_array_equal(idx, order)
+        np.testing.assert_array_equal(val, np.take_along_axis(K, order, axis=1))
+    assert not np.any(idx == np.arange(len(corpus))[:, None])
+    # ties: a graph stored three times finds its two copies first, in position order
+    for i, G in enumerate(corpus):
+        copies = [j for j, H in enumerate(corpus) if j != i and K[i, j] == 1.0]
+        assert idx[i, : len(copies)].tolist() == copies[:4]
+
+
+def test_leave_one_out_of_copies_only():
+    """Three identical graphs: each one's neighbours are the two others, smaller first,
+    though all kernel values tie (kneighbors(ds, ds) would list the query among them)."""
+    G = nx.cycle_graph(6)
+    idx, val = gi.kneighbors(None, [G, G, G], n_neighbors=2)
+    assert idx.tolist() == [[1, 2], [0, 2], [0, 1]]
+    assert np.all(val == 1.0)
+    same, _ = gi.kneighbors([G, G, G], [G, G, G], n_neighbors=1)
+    assert same.ravel().tolist() == [0, 0, 0]  # without None: the smaller index, not the query
+
+
+def test_leave_one_out_on_mutag_never_returns_the_query(tu_datasets):
+    mutag = tu_datasets["MUTAG"]
+    idx, _ = gi.kneighbors(None, mutag, n_neighbors=3)
+    assert idx.shape == (len(mutag), 3)
+    assert not np.any(idx == np.arange(len(mutag))[:, None])
+    first, _ = gi.kneighbors(mutag, mutag, n_neighbors=1)
+    assert np.mean(first[:, 0] == np.arange(len(mutag))) < 1  # why the option exists
+
+
+def test_leave_one_out_arguments_are_checked(corpus):
+    with pytest.raises(ValueError, match=r"n_neighbors=40, but with queries=None each of the 40 corpus graphs has only 39 others"):
+        gi.kneighbors(None, corpus[:40], n_neighbors=40)
+    with pytest.raises(TypeError, match="corpus must be a collection of graphs, got None"):
+        gi.kneighbors(None, None)
+    idx, _ = gi.kneighbors(None, corpus[:2], n_neighbors=1)
+    assert idx.tolist() == [[1], [0]]
