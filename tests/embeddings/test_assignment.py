@@ -190,6 +190,14 @@ def test_takes_the_count_functionals_embeddings_as_precomputed(graphs):
         pairwise_kernels(histograms, functional=WalkHistogramOptimalAssignment(k=4))
 
 
+def test_graph_kernel_transforms_against_the_training_graphs(graphs):
+    model = gi.GraphKernel(kernel="wloa", n_iter=2, node_label="label")
+    train, test = graphs[::2], graphs[1::2]
+    K = gi.kernel_matrix(graphs, kernel="wloa", n_iter=2, node_label="label")
+    np.testing.assert_array_equal(model.fit_transform(train), K[::2, ::2])
+    np.testing.assert_array_equal(model.transform(test), K[1::2, ::2])
+
+
 def test_kernel_names_and_errors(graphs):
     K = gi.kernel_matrix(graphs, kernel="wloa", n_iter=3, node_label="label")
     np.testing.assert_array_equal(K, pairwise_kernels(graphs, functional=FUNCTIONALS["wloa-label"][0]))
