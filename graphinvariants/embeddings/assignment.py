@@ -43,18 +43,19 @@ __all__ = [
 #: A unary column goes to the dense block when more than this share of the graphs of
 #: each side has a 1 in it: BLAS then beats the sparse product, and the dense block
 #: holds at most ``1 / DENSE_SHARE`` times as many entries as the sparse one would.
-DENSE_SHARE = 1 / 16
+DENSE_SHARE = 1 / 32
 
-#: Largest dot product float32 holds exactly (every partial sum of 0/1 products is an
-#: integer no larger than the number of columns).
+#: Dot products of 0/1 vectors are exact integers in float32 below 2**24 (every partial
+#: sum is an integer no larger than the number of columns) and in int32 below 2**31.
 _FLOAT32_EXACT = 2**24
+_INT32_EXACT = 2**31
 
 
 def column_maxima(counts):
     """Largest count of every column of a sparse count matrix, as int64."""
-    if counts.nnz == 0:
-        return np.zeros(counts.shape[1], dtype=np.int64)
-    return np.asarray(counts.max(axis=0).toarray(), dtype=np.int64).reshape(-1)
+    out = np.zeros(counts.shape[1], dtype=np.int64)
+    np.maximum.at(out, counts.indices, counts.data.astype(np.int64))
+    return out
 
 
 def unary_code(counts, widths):
@@ -87,8 +88,10 @@ def unary_code(counts, widths):
     >>> (B @ B.T).toarray().tolist()  # sum of min(a_j, b_j): min(2,1) + min(0,3) + min(1,0)
     [[3.0, 1.0], [1.0, 4.0]]
     """
-    counts = sp.csr_array(counts, copy=True)
-    counts.sum_duplicates()  # canonical: sorted column indices, no repeats
+    counts = sp.csr_array(counts)
+    if not counts.has_canonical_format:
+        counts = counts.copy()
+        counts.sum_duplicates()  # canonical: sorted column indices, no repeats
     repeats = counts.data.astype(np.int64)
     widths = np.asarray(widths, dtype=np.int64)
     start = np.concatenate(([0], np.cumsum(widths)))
@@ -108,7 +111,7 @@ class UnaryCounts:
     dense : numpy.ndarray of shape (n_graphs, n_dense)
         The unary columns shared by many graphs (0/1, float32 when that is exact).
     sparse : scipy.sparse.csr_array of shape (n_graphs, n_sparse)
-        The other unary columns.
+        The other unary columns (0/1, int32 when that is exact).
     norms : numpy.ndarray of shape (n_graphs,)
         ``K(G, G)``: the sum of each graph's counts.
     """
@@ -126,9 +129,25 @@ class UnaryCounts:
 
 
 def _split(unary, dense_columns):
-    dense = unary[:, dense_columns].toarray()
-    dtype = np.float32 if dense.shape[1] < _FLOAT32_EXACT else np.float64
-    return UnaryCounts(dense.astype(dtype), sp.csr_array(unary[:, ~dense_columns]), count_ones(unary))
+    """``unary`` as UnaryCounts: the columns marked in ``dense_columns`` as a dense
+    block, the others as a sparse block, both in their original order."""
+    n_graphs = unary.shape[0]
+    rows = np.repeat(np.arange(n_graphs), np.diff(unary.indptr))
+    in_dense = dense_columns[unary.indices]
+    position = np.cumsum(dense_columns) - 1  # of a dense column in the dense block
+    n_dense = int(dense_columns.sum())
+    dense = np.zeros((n_graphs, n_dense), dtype=np.float32 if n_dense < _FLOAT32_EXACT else np.float64)
+    dense[rows[in_dense], position[unary.indices[in_dense]]] = 1
+    norms = count_ones(unary)
+    kept = ~in_dense
+    position = np.cumsum(~dense_columns) - 1  # of a sparse column in the sparse block
+    indptr = np.concatenate(([0], np.cumsum(np.bincount(rows[kept], minlength=n_graphs))))
+    dtype = np.int32 if norms.max(initial=0) < _INT32_EXACT else np.float64
+    sparse = sp.csr_array(
+        (np.ones(int(kept.sum()), dtype=dtype), position[unary.indices[kept]], indptr),
+        shape=(n_graphs, len(dense_columns) - n_dense),
+    )
+    return UnaryCounts(dense, sparse, norms)
 
 
 def count_ones(unary):
@@ -176,9 +195,11 @@ class OptimalAssignment(CountFeatures):
         return _split(a, dense_columns), _split(b, dense_columns)
 
     def tile(self, left, right, rows, cols):
-        dots = (left.dense[rows] @ right.dense[cols].T).astype(np.float64)
-        dots += (left.sparse[rows] @ right.sparse[cols].T).toarray()
-        return dots / np.sqrt(left.norms[rows][:, None] * right.norms[cols][None, :])
+        # two exact integer products, summed exactly in float64
+        dots = np.add((left.sparse[rows] @ right.sparse[cols].T).toarray(), left.dense[rows] @ right.dense[cols].T, dtype=np.float64)
+        scale = left.norms[rows][:, None] * right.norms[cols][None, :]
+        dots /= np.sqrt(scale, out=scale)
+        return dots
 
     def pairs(self, left, right, i, j):
         dense = np.einsum("pc,pc->p", left.dense[i], right.dense[j], dtype=np.float64)
