@@ -9,14 +9,16 @@ For each data set, with its node labels and 5 rounds (``--n-iter``):
 * GraKeL: ``WeisfeilerLehmanOptimalAssignment(n_iter, normalize=True).fit_transform``
   on ``grakel.Graph`` objects built beforehand (not timed) from an edge dictionary that
   lists every node, timed once (it loops over pairs in Python; ``--grakel-repeat``);
-* ours: ``gi.kernel_matrix(dataset, kernel="wloa", node_label="label", n_jobs=1)`` from
-  the loaded data set (embedding included), median of ``--repeat`` runs;
+* ours: ``gi.kernel_matrix(dataset, kernel="wloa", node_label="label", n_jobs=1)``
+  from the loaded data set (embedding included), median of ``--repeat`` runs;
 
 both on one thread: BLAS is limited to one thread for the whole run (GraKeL's pair loop
 uses none; ours multiplies a dense block, and on a machine busy with other jobs a
-second BLAS thread only waits for a core). The script prints both times, their ratio and the largest absolute difference of the two
+second BLAS thread only waits for a core). The script prints both times, wall-clock
+and CPU (``time.process_time``: on a shared machine the wall clock also counts the
+waits for a core), their ratios and the largest absolute difference of the two
 matrices. ``--max-graphs N`` takes the first N graphs of each data set (for NCI1,
-whose 4,110 graphs would keep GraKeL busy for half an hour or more). The times of the
+whose 4,110 graphs would keep GraKeL busy for an hour or more). The times of the
 two other assignment members on the same graphs are printed for reference.
 """
 

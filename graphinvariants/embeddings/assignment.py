@@ -125,7 +125,8 @@ class UnaryCounts:
         return len(self.norms)
 
     def __repr__(self):
-        return f"<UnaryCounts: {len(self)} graphs, {self.dense.shape[1]} dense and {self.sparse.shape[1]} sparse columns>"
+        columns = f"{self.dense.shape[1]} dense and {self.sparse.shape[1]} sparse columns"
+        return f"<UnaryCounts: {len(self)} graphs, {columns}>"
 
 
 def _split(unary, dense_columns):
@@ -196,7 +197,8 @@ class OptimalAssignment(CountFeatures):
 
     def tile(self, left, right, rows, cols):
         # two exact integer products, summed exactly in float64
-        dots = np.add((left.sparse[rows] @ right.sparse[cols].T).toarray(), left.dense[rows] @ right.dense[cols].T, dtype=np.float64)
+        sparse = (left.sparse[rows] @ right.sparse[cols].T).toarray()
+        dots = np.add(sparse, left.dense[rows] @ right.dense[cols].T, dtype=np.float64)
         scale = left.norms[rows][:, None] * right.norms[cols][None, :]
         dots /= np.sqrt(scale, out=scale)
         return dots

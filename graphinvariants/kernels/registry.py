@@ -39,8 +39,9 @@ KERNELS = {
     "wl": "Weisfeiler-Lehman subtree kernel, degree or node labels, cosine-normalised (n_iter, node_label)",
     "meanmap": "kernel mean embedding of node profiles, RBF base kernel, exact or random Fourier features "
                "(k, profile, bandwidth, column_weights, n_features, random_state)",
-    "wloa": "Weisfeiler-Lehman optimal assignment: histogram intersection of all rounds' colours, normalised (n_iter, node_label)",
-    "histogram_oa": "optimal assignment over the walk-profile prefixes: their histogram intersection, normalised (k, weight)",
+    "wloa": "Weisfeiler-Lehman optimal assignment: histogram intersection of all rounds' colours "
+            "(n_iter, node_label)",
+    "histogram_oa": "optimal assignment over the walk-profile prefixes: their histogram intersection (k, weight)",
     "labelled_histogram_oa": "optimal assignment over the labelled walk-profile prefixes, normalised (k, node_label)",
 }
 
