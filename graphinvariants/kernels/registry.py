@@ -10,6 +10,11 @@ functional and the remaining keyword arguments are its parameters. Names joined 
 import inspect
 
 from ..embeddings import Combination, GaussianEmbedding, LabelledWalkHistogram, MeanMap, WalkHistogram, WeisfeilerLehman
+from ..embeddings import (
+    LabelledWalkHistogramOptimalAssignment,
+    WalkHistogramOptimalAssignment,
+    WeisfeilerLehmanOptimalAssignment,
+)
 from .engine import pairwise_kernels
 
 __all__ = ["KERNELS", "RECOMMENDED", "kernel_matrix", "kernel_parameters", "make_functional", "parse_kernel_spec"]
@@ -20,6 +25,9 @@ _FUNCTIONALS = {
     "labelled_histogram": LabelledWalkHistogram,
     "wl": WeisfeilerLehman,
     "meanmap": MeanMap,
+    "wloa": WeisfeilerLehmanOptimalAssignment,
+    "histogram_oa": WalkHistogramOptimalAssignment,
+    "labelled_histogram_oa": LabelledWalkHistogramOptimalAssignment,
 }
 
 #: Kernel names accepted by :func:`kernel_matrix`, each with a one-line description.
@@ -31,6 +39,10 @@ KERNELS = {
     "wl": "Weisfeiler-Lehman subtree kernel, degree or node labels, cosine-normalised (n_iter, node_label)",
     "meanmap": "kernel mean embedding of node profiles, RBF base kernel, exact or random Fourier features "
                "(k, profile, bandwidth, column_weights, n_features, random_state)",
+    "wloa": "Weisfeiler-Lehman optimal assignment: histogram intersection of all rounds' colours "
+            "(n_iter, node_label)",
+    "histogram_oa": "optimal assignment over the walk-profile prefixes: their histogram intersection (k, weight)",
+    "labelled_histogram_oa": "optimal assignment over the labelled walk-profile prefixes, normalised (k, node_label)",
 }
 
 
