@@ -179,7 +179,7 @@ class GraphKernel(_KernelTransformer):
         bandwidths : tuple of float, default=()
             Gaussian shapes ``exp(-(2 - 2K) / (s * m))`` offered too, ``m`` the median
             training kernel distance, one per multiple ``s``.
-        max_samples : int or None, default=2000
+        max_samples : int or None, default=1000
             Learn the weights on at most this many training graphs, drawn with ``seed``.
         members : tuple of str or None, default=None
             Restrict the family to these candidate names.

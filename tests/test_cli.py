@@ -347,3 +347,14 @@ def test_a_negative_seed_is_a_usage_error(command, capsys):
 def test_a_kernel_named_twice_is_a_usage_error(capsys):
     status, _, err = run(capsys, "perturb", "--kernel", "power,wl,power")
     assert status == 2 and "power named twice" in err
+
+
+def test_evaluate_the_learned_default_fits_it_per_fold(tu_dir, tmp_path, capsys):
+    argv = ["evaluate", "MUTAG", "--kernel", "learned", "--reps", "1", "--folds", "3", "--data-home", tu_dir,
+            "--no-download", "--out", tmp_path, "--quiet"]
+    status, out, _ = run(capsys, *argv)
+    assert status == 0 and "MUTAG, learned:" in out
+    [row] = _csv_rows(tmp_path / "evaluation.csv")
+    expected = gi.evaluate_estimator(gi.load_tu("MUTAG", data_home=tu_dir, download=False), gi.load_tu(
+        "MUTAG", data_home=tu_dir, download=False).y, n_repeats=1, n_folds=3, seed=0)
+    assert float(row["accuracy"]) == round(100 * expected.mean, 2)

@@ -174,15 +174,19 @@ def alignment_weights(grams, y, *, combination="alignf", task="auto"):
         centred.append(center_gram(K))
     if not centred:
         raise ValueError("alignment_weights needs at least one candidate Gram matrix")
-    flat = np.stack([Kc.ravel() for Kc in centred])  # (p, n^2)
-    norms = np.linalg.norm(flat, axis=1)
-    a = flat @ target.ravel()  # <K_k^c, Y^c>_F
+    p = len(centred)
+    M = np.empty((p, p))  # <K_k^c, K_l^c>_F, pair by pair: no (p, n^2) copy
+    for k in range(p):
+        for l in range(k + 1):
+            M[k, l] = M[l, k] = np.vdot(centred[k], centred[l])
+    norms = np.sqrt(np.diag(M))
+    a = np.array([np.vdot(Kc, target) for Kc in centred])  # <K_k^c, Y^c>_F
     target_norm = np.linalg.norm(target)
     alignments = np.divide(a, norms * target_norm, out=np.zeros_like(a), where=norms > 0)
     if combination == "align":
         v = np.clip(alignments, 0.0, None)
     else:
-        v = _alignf(flat @ flat.T, a)
+        v = _alignf(M, a)
     if not np.any(v > 0):
         v = np.zeros(len(centred))
         v[int(np.argmax(alignments))] = 1.0

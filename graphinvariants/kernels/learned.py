@@ -126,7 +126,7 @@ class LearnedCombination:
     """
 
     def __init__(self, *, node_label="label", combination="alignf", task="auto", powers=(1, 2),
-                 bandwidths=(), max_samples=2000, members=None, params=None, seed=None, n_jobs=None):
+                 bandwidths=(), max_samples=1000, members=None, params=None, seed=None, n_jobs=None):
         if node_label is not None and not isinstance(node_label, str):
             raise TypeError(f"node_label must be None or a node attribute name, got {node_label!r}")
         self.node_label = node_label

@@ -144,7 +144,7 @@ def make_functional(kernel, **params):
     return Combination(functionals, operation="*" if "*" in kernel else "+")
 
 
-def kernel_matrix(graphs, other=None, *, kernel="power", n_jobs=None, **params):
+def kernel_matrix(graphs, other=None, *, kernel=DEFAULT_KERNEL, n_jobs=None, **params):
     """Kernel matrix of a collection of graphs for a kernel given by name.
 
     Parameters
