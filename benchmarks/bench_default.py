@@ -46,12 +46,13 @@ DATASETS = ["MUTAG", "ENZYMES", "NCI1", "NCI109", "Mutagenicity", "AIDS", "BZR",
 
 #: Design variants of the learned default: name -> (LearnedCombination options, offer PRODUCTS).
 VARIANTS = {
-    "alignf K": ({"combination": "alignf", "powers": (1,)}, True),
-    "alignf K,K^2": ({"combination": "alignf", "powers": (1, 2)}, True),
-    "alignf K,K^2,K^3": ({"combination": "alignf", "powers": (1, 2, 3)}, True),
-    "alignf K+gauss": ({"combination": "alignf", "powers": (1,), "bandwidths": (0.25, 1.0, 4.0)}, True),
-    "alignf K,K^2 no products": ({"combination": "alignf", "powers": (1, 2)}, False),
-    "align K,K^2": ({"combination": "align", "powers": (1, 2)}, True),
+    "alignf K": ({"combination": "alignf", "powers": (1,), "bandwidths": ()}, True),
+    "alignf K,K^2": ({"combination": "alignf", "powers": (1, 2), "bandwidths": ()}, True),
+    "alignf K,K^2,K^3": ({"combination": "alignf", "powers": (1, 2, 3), "bandwidths": ()}, True),
+    "alignf K+gauss (default)": ({"combination": "alignf", "powers": (1,), "bandwidths": (0.25, 1.0, 4.0)}, True),
+    "align K+gauss": ({"combination": "align", "powers": (1,), "bandwidths": (0.25, 1.0, 4.0)}, True),
+    "alignf K,K^2 no products": ({"combination": "alignf", "powers": (1, 2), "bandwidths": ()}, False),
+    "align K,K^2": ({"combination": "align", "powers": (1, 2), "bandwidths": ()}, True),
 }
 
 

@@ -120,10 +120,10 @@ def main():
 
 #: Design variants of the learned default (GraphKernel options).
 VARIANTS = {
-    "alignf K": {"powers": (1,)},
-    "alignf K,K^2,K^3": {"powers": (1, 2, 3)},
-    "alignf K+gauss": {"powers": (1,), "bandwidths": (0.25, 1.0, 4.0)},
-    "align K,K^2": {"combination": "align"},
+    "alignf K": {"powers": (1,), "bandwidths": ()},
+    "alignf K,K^2": {"powers": (1, 2), "bandwidths": ()},
+    "alignf K,K^2,K^3": {"powers": (1, 2, 3), "bandwidths": ()},
+    "align K,K^2": {"combination": "align", "powers": (1, 2), "bandwidths": ()},
 }
 
 

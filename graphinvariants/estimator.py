@@ -174,11 +174,11 @@ class GraphKernel(_KernelTransformer):
             candidate by its own alignment.
         task : {"auto", "classification", "regression"}, default="auto"
             How ``y`` is read; ``"auto"`` takes non-integer real values as regression.
-        powers : tuple of int, default=(1, 2)
-            Elementwise powers ``K^p`` each candidate is offered in.
-        bandwidths : tuple of float, default=()
-            Gaussian shapes ``exp(-(2 - 2K) / (s * m))`` offered too, ``m`` the median
-            training kernel distance, one per multiple ``s``.
+        powers : tuple of int, default=(1,)
+            Elementwise powers ``K^p`` each candidate is offered in (1: itself).
+        bandwidths : tuple of float, default=(0.25, 1.0, 4.0)
+            Gaussian shapes ``exp(-(2 - 2K) / (s * m))`` each candidate is offered in
+            too, ``m`` the median training kernel distance, one per multiple ``s``.
         max_samples : int or None, default=1000
             Learn the weights on at most this many training graphs, drawn with ``seed``.
         members : tuple of str or None, default=None

@@ -252,3 +252,20 @@ def test_learned_default_in_a_pipeline_and_errors(graphs_and_labels):
     assert not hasattr(fixed, "weights_")
     with pytest.raises(NotFittedError):
         gi.GraphKernel().transform(graphs)
+
+
+def test_gaussian_shapes_alone_keep_the_kernel_a_kernel(graphs_and_labels):
+    """exp(-(2 - 2K) / h) of a unit-diagonal PSD K: unit diagonal, PSD (a limit of sums
+    of Schur powers), and transform uses the bandwidth learned at fit."""
+    graphs, y = graphs_and_labels
+    model = gi.GraphKernel(powers=(), bandwidths=(0.5,), combination="align")
+    K = model.fit_transform(graphs, y)
+    assert all(name.endswith(":gauss(0.5)") for name in model.weights_)
+    assert all(m > 0 for m in model.combination_.medians.values())
+    np.testing.assert_array_equal(np.diag(K), 1.0)
+    assert np.linalg.eigvalsh(K).min() > -1e-10  # PSD up to rounding
+    np.testing.assert_allclose(model.transform(graphs[:4]), K[:4], atol=1e-12)  # same sums, other order
+    power = gi.kernel_matrix(graphs, kernel="power", k=5)
+    median = model.combination_.medians["power"]
+    off = ~np.eye(len(graphs), dtype=bool)
+    assert median == pytest.approx(float(np.median(np.clip(2 - 2 * power[off], 0, None))), rel=1e-12)

@@ -125,8 +125,8 @@ class LearnedCombination:
     1.0
     """
 
-    def __init__(self, *, node_label="label", combination="alignf", task="auto", powers=(1, 2),
-                 bandwidths=(), max_samples=1000, members=None, params=None, seed=None, n_jobs=None):
+    def __init__(self, *, node_label="label", combination="alignf", task="auto", powers=(1,),
+                 bandwidths=(0.25, 1.0, 4.0), max_samples=1000, members=None, params=None, seed=None, n_jobs=None):
         if node_label is not None and not isinstance(node_label, str):
             raise TypeError(f"node_label must be None or a node attribute name, got {node_label!r}")
         self.node_label = node_label
