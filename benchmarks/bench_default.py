@@ -112,7 +112,7 @@ def member_grams(ds, options):
     combination = LearnedCombination(**options)
     has_labels = ds.batch.node_labels is not None
     grams, seconds = {}, {}
-    for name, functional in combination._functionals(has_labels).items():
+    for name, functional in combination.candidate_functionals(has_labels).items():
         start = time.perf_counter()
         grams[name] = pairwise_kernels(ds.batch, functional=functional)
         seconds[name] = time.perf_counter() - start
@@ -152,7 +152,8 @@ def main():
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     protocol = dict(n_repeats=args.reps, n_folds=args.folds, C_grid=C_grid, seed=args.seed)
-    print(f"{args.reps} x {args.folds}-fold C-SVM, C grid {args.c_grid} ({C_grid[0]:g} .. {C_grid[-1]:g}), seed {args.seed}")
+    if not args.timing_only:
+        print(f"{args.reps} x {args.folds}-fold C-SVM, C grid {args.c_grid} ({C_grid[0]:g} .. {C_grid[-1]:g}), seed {args.seed}")
     if args.check:
         check(args, protocol)
         return

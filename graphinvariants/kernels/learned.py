@@ -164,7 +164,8 @@ class LearnedCombination:
         except (TypeError, ValueError):  # some graph lacks the label: structure members only
             return as_graph_batch(graphs, what=what), False
 
-    def _functionals(self, has_labels):
+    def candidate_functionals(self, has_labels):
+        """The candidate members (name -> Functional) for graphs with or without node labels."""
         from .registry import make_functional, shared_parameters
 
         carries = {"node_label": has_labels and self.node_label is not None}
@@ -211,7 +212,7 @@ class LearnedCombination:
         y = np.asarray(y)
         if y.shape != (len(batch),):
             raise ValueError(f"y must have one label per graph, shape ({len(batch)},), got {y.shape}")
-        self.functionals = self._functionals(has_labels)
+        self.functionals = self.candidate_functionals(has_labels)
         self.uses_labels = any("node_label" in CANDIDATES[n][2] for n in self.functionals)
         self.embeddings = {name: f.as_embeddings(batch, what="X") for name, f in self.functionals.items()}
         sample = None
