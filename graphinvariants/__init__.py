@@ -21,7 +21,7 @@ from .embeddings import (
 )
 from .approximation import MeanMapFeatures, NystroemGraphKernel
 from .estimator import GraphKernel, PowerKernel
-from .evaluation import EvaluationResult, evaluate_kernel
+from .evaluation import EvaluationResult, RegressionResult, evaluate_estimator, evaluate_kernel
 from .graphs import GraphAdjacency, GraphBatch, as_adjacency, as_graph_batch
 from .kernels import (
     KERNELS,
@@ -94,5 +94,7 @@ __all__ = [
     "power_kernel_matrix",
     "power_summary",
     "random_flips",
+    "RegressionResult",
+    "evaluate_estimator",
     "save_invariants",
 ]

@@ -411,3 +411,14 @@ def test_evaluate_checks_every_output_before_any_fold(tu_dir, tmp_path, capsys):
                              "--no-download", "--out", out, "--quiet", "--kernel", "power,wl")
         assert status == 2 and f"--out: cannot write {out / blocked}, it is a folder" in err
         assert sorted(p.name for p in out.iterdir()) == [blocked]  # no fold ran, no checkpoint
+
+
+def test_evaluate_the_learned_default_fits_it_per_fold(tu_dir, tmp_path, capsys):
+    argv = ["evaluate", "MUTAG", "--kernel", "learned", "--reps", "1", "--folds", "3", "--data-home", tu_dir,
+            "--no-download", "--out", tmp_path, "--quiet"]
+    status, out, _ = run(capsys, *argv)
+    assert status == 0 and "MUTAG, learned:" in out
+    [row] = _csv_rows(tmp_path / "evaluation.csv")
+    expected = gi.evaluate_estimator(gi.load_tu("MUTAG", data_home=tu_dir, download=False), gi.load_tu(
+        "MUTAG", data_home=tu_dir, download=False).y, n_repeats=1, n_folds=3, seed=0)
+    assert float(row["accuracy"]) == round(100 * expected.mean, 2)
