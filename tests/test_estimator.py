@@ -61,6 +61,7 @@ def test_transform_rows_equal_the_full_matrix(graphs_and_labels):
     train, test = list(range(0, 48, 2)), list(range(1, 48, 2))
     kernel = gi.PowerKernel().fit([graphs[i] for i in train])
     np.testing.assert_allclose(kernel.transform([graphs[i] for i in test]), full[np.ix_(test, train)], rtol=1e-12, atol=1e-300)
+    # exact: fit_transform is the Gram matrix by the same engine and tiles
     np.testing.assert_array_equal(gi.PowerKernel().fit_transform(graphs), full)
     assert kernel.n_train_ == 24 and len(kernel.invariants_) == 24
 

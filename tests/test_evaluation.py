@@ -19,6 +19,7 @@ def test_same_seed_same_result_whatever_n_jobs(toy):
     K, y = toy
     a = evaluate_kernel(K, y, n_repeats=2, n_folds=5, seed=3)
     b = evaluate_kernel(K, y, n_repeats=2, n_folds=5, seed=3, n_jobs=2)
+    # exact: accuracies are counts / n of the same fits (one seed per repetition, whatever n_jobs)
     np.testing.assert_array_equal(a.accuracies, b.accuracies)
     np.testing.assert_array_equal(a.chosen_C, b.chosen_C)
     c = evaluate_kernel(K, y, n_repeats=2, n_folds=5, seed=4)
@@ -60,6 +61,7 @@ def test_checkpoint_resumes_and_refuses_other_runs(toy, tmp_path):
     assert len(lines) == 10
     path.write_text("\n".join(lines[:4]) + "\n" + lines[4][: len(lines[4]) // 2])  # interrupted mid-line
     resumed = evaluate_kernel(K, y, n_repeats=2, n_folds=5, checkpoint=path)
+    # exact: the checkpoint stores floats by repr (JSON), which reads back to the same bits
     np.testing.assert_array_equal(resumed.accuracies, full.accuracies)
     assert 0 < resumed.n_fits < full.n_fits  # only the 6 missing folds were fitted
     again = evaluate_kernel(K, y, n_repeats=2, n_folds=5, checkpoint=path)
