@@ -70,7 +70,7 @@ def closed_walk_profile(G, *, k=8, weight=None):
            [0, 2, 2, 6],
            [0, 2, 2, 6]])
     >>> gi.closed_walk_profile(nx.cycle_graph(4), k=4)[0]  # bipartite: odd lengths are 0
-    array([0, 2, 0, 6])
+    array([0, 2, 0, 8])
     """
     k = check_k(k)
     adjacency = as_adjacency(G, weight=weight)
@@ -194,7 +194,10 @@ def _stacked_diagonals(stack, symmetric, k, limit):
         else:  # (M^a M^b)_ii = sum_j (M^a)_ij (M^b)_ji
             right = powers[b] if symmetric else powers[b].transpose(0, 2, 1)
             diagonal = np.einsum("gij,gij->gi", powers[a], right)
-        if diagonal.max(initial=0) >= limit:  # non-negative terms: bounds every partial sum
+        # non-negative terms: the total (in float64, which cannot wrap) bounds every partial sum
+        bound = diagonal if diagonal.dtype == np.float64 else np.einsum(
+            "gij,gij->gi", powers[a].astype(np.float64), right.astype(np.float64)) if a else diagonal
+        if bound.max(initial=0) >= limit:
             return None
         diagonals[:, :, t - 1] = diagonal
     return diagonals
@@ -263,10 +266,16 @@ def _column_dots(Y, X, limit):
     or _Inexact when a sum, and so possibly a partial sum, reaches ``limit``."""
     if sp.issparse(Y) and sp.issparse(X):
         sums = np.asarray(sp.csr_array(Y.multiply(X)).sum(axis=0)).reshape(-1)
+        if sums.dtype != np.float64:  # a bound that cannot wrap around
+            bound = np.asarray(sp.csr_array(Y.astype(np.float64).multiply(X.astype(np.float64))).sum(axis=0)).reshape(-1)
     else:
         Y = Y.toarray() if sp.issparse(Y) else Y
         X = X.toarray() if sp.issparse(X) else X
         sums = np.einsum("ij,ij->j", Y, X)
-    if sums.size and float(sums.max()) >= limit:
+        if sums.dtype != np.float64:
+            bound = np.einsum("ij,ij->j", Y.astype(np.float64), X.astype(np.float64))
+    if sums.dtype == np.float64:
+        bound = sums
+    if bound.size and float(bound.max()) >= limit:
         raise _Inexact
     return sums.astype(np.int64)

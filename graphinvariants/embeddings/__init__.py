@@ -7,6 +7,8 @@
 * :class:`MeanMap`: kernel mean embedding of the node profiles (exact, or random
   Fourier features).
 * :class:`WeisfeilerLehman`: the Weisfeiler-Lehman subtree kernel (the usual baseline).
+* :class:`ClosedWalkHistogram`: histogram of exact closed-walk profiles ``(A^t)_ii``.
+* :class:`NodeCount`: the kernel ``min(n) / max(n)`` on node counts (size, as a factor).
 * :class:`Combination`: products and sums of the kernels of several functionals.
 * :class:`Functional`: the protocol both implement, and any new functional too.
 """
@@ -27,6 +29,8 @@ from .histogram import HistogramBatch, WalkHistogram
 from .labelled import LabelledHistogramBatch, LabelledWalkHistogram
 from .meanmap import MeanMap, MeanMapBatch
 from .wl import WeisfeilerLehman, WLBatch
+from .closed import ClosedHistogramBatch, ClosedWalkHistogram
+from .size import NodeCount, NodeCountBatch
 
 __all__ = [
     "DEFAULT_RIDGE",
@@ -47,4 +51,8 @@ __all__ = [
     "load_invariants",
     "power_invariants",
     "save_invariants",
+    "ClosedHistogramBatch",
+    "ClosedWalkHistogram",
+    "NodeCount",
+    "NodeCountBatch",
 ]

@@ -7,9 +7,11 @@ functional and the remaining keyword arguments are its parameters. Names joined 
 ``member__param`` (e.g. ``histogram__k=8``) to one member only.
 """
 
+import functools
 import inspect
 
 from ..embeddings import Combination, GaussianEmbedding, LabelledWalkHistogram, MeanMap, WalkHistogram, WeisfeilerLehman
+from ..embeddings import ClosedWalkHistogram, NodeCount
 from .engine import pairwise_kernels
 
 __all__ = ["KERNELS", "RECOMMENDED", "kernel_matrix", "make_functional", "parse_kernel_spec"]
@@ -20,6 +22,9 @@ _FUNCTIONALS = {
     "labelled_histogram": LabelledWalkHistogram,
     "wl": WeisfeilerLehman,
     "meanmap": MeanMap,
+    "closed_histogram": ClosedWalkHistogram,
+    "wl_closed": functools.partial(WeisfeilerLehman, closed_walks=8),
+    "size": NodeCount,
 }
 
 #: Kernel names accepted by :func:`kernel_matrix`, each with a one-line description.
@@ -31,6 +36,10 @@ KERNELS = {
     "wl": "Weisfeiler-Lehman subtree kernel, degree or node labels, cosine-normalised (n_iter, node_label)",
     "meanmap": "kernel mean embedding of node profiles, RBF base kernel, exact or random Fourier features "
                "(k, profile, bandwidth, column_weights, n_features, random_state)",
+    "closed_histogram": "cosine-normalised histogram of exact closed-walk profiles (A^t)_ii, all prefixes t = 1..k (k, weight)",
+    "wl_closed": "Weisfeiler-Lehman started from (degree or node label, closed-walk counts (A^t)_ii, t = 1..closed_walks) "
+                 "(n_iter, node_label, closed_walks=8)",
+    "size": "min(n_G, n_H) / max(n_G, n_H) on node counts: a factor that makes size-blind members see size",
 }
 
 
