@@ -31,6 +31,12 @@ _INT64_SAFE = 2.0**62
 #: Entries of the column blocks (sparse non-zeros or dense cells) per block, ~32 MB each.
 _BLOCK_ENTRIES = 2**22
 
+#: Graphs of at most this many nodes go through stacked dense matrix powers.
+_SMALL = 96
+
+#: Integers below this are exact in float64, and so are sums of them below it.
+_FLOAT_EXACT = 2.0**53
+
 #: A block of one graph's columns turns dense once this fraction of its cells is non-zero.
 _DENSE_FRACTION = 0.125
 
@@ -142,13 +148,6 @@ def closed_walk_counts(A, offsets, k, *, block_entries=_BLOCK_ENTRIES):
     return out
 
 
-#: Graphs of at most this many nodes go through stacked dense matrix powers.
-_SMALL = 96
-
-#: Integers below this are exact in float64, and so are sums of them below it.
-_FLOAT_EXACT = 2.0**53
-
-
 def _small_graphs(A, offsets, sizes, small, symmetric, k, out):
     """Closed-walk counts of the graphs ``small``: dense powers of all graphs of one
     size at once, as a stack of matrices."""
@@ -255,7 +254,7 @@ def _column_powers(M, cols, top, growth, block_entries, limit):
         X = M @ X
         if sp.issparse(X):
             X = sp.csr_array(X)
-            if X.nnz > _DENSE_FRACTION * n * width:
+            if X.nnz > _DENSE_FRACTION * n * width and n * width <= block_entries:
                 X = X.toarray()
         powers.append(X)
     return powers

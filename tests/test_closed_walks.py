@@ -41,8 +41,8 @@ def test_ball_paths_equal_matrix_powers(n, p, directed, block_entries):
 
 
 def test_batch_of_mixed_sizes_and_a_star(rng):
-    graphs = [nx.gnp_random_graph(int(n), 0.08, seed=i) for i, n in enumerate(rng.integers(1, 200, 30))]
-    graphs += [nx.star_graph(300), nx.empty_graph(3), nx.complete_graph(1)]
+    graphs = [nx.gnp_random_graph(int(n), 0.08, seed=i) for i, n in enumerate(rng.integers(1, 160, 20))]
+    graphs += [nx.star_graph(150), nx.empty_graph(3), nx.complete_graph(1)]
     batch = as_graph_batch(graphs)
     got = closed_walk_counts(batch.matrix, batch.offsets, 7)
     assert np.array_equal(got, np.vstack([brute_force(G, 7) for G in graphs]))
