@@ -63,8 +63,8 @@ def ours(batch, graphs):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared" / "data" / "TU"))
-    parser.add_argument("--largest", type=int, default=10)
-    parser.add_argument("--sample", type=int, default=100)
+    parser.add_argument("--largest", type=int, default=5)
+    parser.add_argument("--sample", type=int, default=50)
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     print(f"closed walks, k = {K}; times are CPU seconds of this process (wall in brackets)\n")
