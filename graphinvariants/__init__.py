@@ -42,6 +42,7 @@ from .perturbation import (
 )
 from .plotting import InvariantsDisplay, KernelDecayDisplay, KernelMatrixDisplay, plot_invariants, plot_kernel_matrix
 from .walks import PowerSummary, power_summary
+from .closed_walks import closed_walk_profile
 
 __version__ = "0.2.0"
 
@@ -97,4 +98,5 @@ __all__ = [
     "RegressionResult",
     "evaluate_estimator",
     "save_invariants",
+    "closed_walk_profile",
 ]

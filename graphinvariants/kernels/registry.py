@@ -7,6 +7,7 @@ functional and the remaining keyword arguments are its parameters. Names joined 
 ``member__param`` (e.g. ``histogram__k=8``) to one member only.
 """
 
+import functools
 import inspect
 
 from ..embeddings import Combination, GaussianEmbedding, LabelledWalkHistogram, MeanMap, WalkHistogram, WeisfeilerLehman
@@ -15,6 +16,7 @@ from ..embeddings import (
     WalkHistogramOptimalAssignment,
     WeisfeilerLehmanOptimalAssignment,
 )
+from ..embeddings import ClosedWalkHistogram, NodeCount
 from .engine import pairwise_kernels
 
 __all__ = [
@@ -31,6 +33,9 @@ _FUNCTIONALS = {
     "wloa": WeisfeilerLehmanOptimalAssignment,
     "histogram_oa": WalkHistogramOptimalAssignment,
     "labelled_histogram_oa": LabelledWalkHistogramOptimalAssignment,
+    "closed_histogram": ClosedWalkHistogram,
+    "wl_closed": functools.partial(WeisfeilerLehman, closed_walks=8),
+    "size": NodeCount,
 }
 
 #: Kernel names accepted by :func:`kernel_matrix`, each with a one-line description.
@@ -46,6 +51,10 @@ KERNELS = {
             "(n_iter, node_label)",
     "histogram_oa": "optimal assignment over the walk-profile prefixes: their histogram intersection (k, weight)",
     "labelled_histogram_oa": "optimal assignment over the labelled walk-profile prefixes, normalised (k, node_label)",
+    "closed_histogram": "cosine-normalised histogram of exact closed-walk profiles (A^t)_ii, all prefixes t = 1..k (k, weight)",
+    "wl_closed": "Weisfeiler-Lehman started from (degree or node label, closed-walk counts (A^t)_ii, t = 1..closed_walks) "
+                 "(n_iter, node_label, closed_walks=8)",
+    "size": "min(n_G, n_H) / max(n_G, n_H) on node counts: a factor that makes size-blind members see size",
 }
 
 
@@ -208,6 +217,6 @@ def kernel_parameters():
     --------
     >>> from graphinvariants.kernels.registry import kernel_parameters
     >>> kernel_parameters()["wl"]
-    ('n_iter', 'node_label')
+    ('n_iter', 'node_label', 'closed_walks')
     """
     return {name: tuple(_parameters(cls)) for name, cls in _FUNCTIONALS.items()}
