@@ -36,6 +36,11 @@ CANDIDATES = {
     "wl": ("wl", {"n_iter": 5}, ()),
     "wl_label": ("wl", {"n_iter": 5}, ("node_label",)),
     "labelled_histogram": ("labelled_histogram", {"k": 5}, ("node_label",)),
+    "wloa": ("wloa", {"n_iter": 5}, ()),
+    "wloa_label": ("wloa", {"n_iter": 5}, ("node_label",)),
+    "histogram_oa": ("histogram_oa", {"k": 5}, ()),
+    "labelled_histogram_oa": ("labelled_histogram_oa", {"k": 3}, ("node_label",)),
+    "closed_histogram": ("closed_histogram", {"k": 6}, ()),
 }
 
 #: Elementwise products of members also offered as candidates (their Gram matrix is the
