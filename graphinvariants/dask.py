@@ -161,7 +161,13 @@ def _check_embedding_columns(columns, functional, layout, what):
 def _batch_of(functional, layout, frame):
     _check_embedding_columns(frame.columns, functional, layout, "the frame")
     n = len(frame)
-    arrays = {key: frame[names].to_numpy(dtype=dtype).reshape((n,) + shape) for key, shape, dtype, names in layout}
+    # C order, as the functional's own arrays are: pandas hands the columns over in
+    # Fortran order, and a matrix product (the mean map's random features) rounds
+    # differently on another memory layout
+    arrays = {
+        key: np.ascontiguousarray(frame[names].to_numpy(dtype=dtype)).reshape((n,) + shape)
+        for key, shape, dtype, names in layout
+    }
     return functional.from_arrays(arrays)
 
 

@@ -356,3 +356,27 @@ def test_top_k_blocks_use_the_engine_the_whole_matrix_would(client):
     np.testing.assert_array_equal(val, expected[1])
     with pytest.raises(ValueError, match="larger than the corpus, which has 2000 graphs"):
         gid.kneighbors(invariants[:2], corpus, n_neighbors=2001)
+
+
+def test_meanmap_random_features_equal_in_process_bit_for_bit(client, graphs):
+    params = dict(kernel="meanmap", n_features=200)
+    expected = gi.kernel_matrix(graphs, **params)
+    bag = gid.embed(db.from_sequence(graphs, npartitions=4), **params).persist()
+    for chunks in (None, 7):
+        np.testing.assert_array_equal(gid.kernel_matrix(bag, chunks=chunks, **params).compute(), expected)
+    queries = graphs[::6]
+    np.testing.assert_array_equal(gid.kernel_matrix(queries, bag, chunks=(3, 11), **params).compute(),
+                                  gi.kernel_matrix(queries, graphs, **params))
+    idx, val = gid.kneighbors(queries, bag, n_neighbors=5, chunks=9, **params)
+    top = gi.kneighbors(queries, graphs, n_neighbors=5, **params)
+    np.testing.assert_array_equal(idx, top[0])
+    np.testing.assert_array_equal(val, top[1])
+
+
+def test_exact_meanmap_is_refused_clearly(client, graphs):
+    """The exact form's embeddings are node profiles of every graph (no fixed shape):
+    Dask refuses it, rather than give other numbers."""
+    with pytest.raises(TypeError, match=r"kernel 'meanmap': MeanMap embeddings have no fixed shape"):
+        gid.kernel_matrix(graphs[:3], kernel="meanmap")
+    with pytest.raises(TypeError, match="no fixed shape"):
+        gid.embed(db.from_sequence(graphs[:3]), kernel="meanmap")
