@@ -272,11 +272,17 @@ def embed(graphs, *, kernel="power", nodes=None, directed=False, npartitions=Non
         ``target`` and, with ``weight=``, a weight column. Node ids are any hashable
         values (they are renumbered per graph); rows of one graph may be spread over
         several partitions and in any order: the table is shuffled on ``graph_id``
-        so that each graph ends up in one partition. Edges are undirected unless
-        ``directed=True``; as for NetworkX graphs, listing an undirected edge in both
-        directions gives the same graph as listing it once (unweighted), parallel
-        edges collapse (unweighted) or add their weights (weighted), and a self-loop
-        puts 1 (or its weight) on the diagonal.
+        (with Dask's task-based shuffle, unless the ``dataframe.shuffle.method``
+        setting names another) so that each graph ends up in one partition. Ids are
+        compared as Python compares them: ``0`` and ``"0"`` are two graphs, ``1`` and
+        ``"1"`` two nodes. Dask's string conversion (the ``dataframe.convert-string``
+        setting, on by default) makes strings of object columns in
+        ``dd.from_pandas``, which would merge them: such a table is refused with a
+        ``TypeError``, as is a string ``source`` next to a numeric ``target``. Edges
+        are undirected unless ``directed=True``; as for NetworkX graphs, listing an
+        undirected edge in both directions gives the same graph as listing it once
+        (unweighted), parallel edges collapse (unweighted) or add their weights
+        (weighted), and a self-loop puts 1 (or its weight) on the diagonal.
     kernel : str, keyword-only
         One of :data:`~graphinvariants.KERNELS` whose functional has ``to_arrays``
         (``"power"``, the default).
@@ -306,8 +312,9 @@ def embed(graphs, *, kernel="power", nodes=None, directed=False, npartitions=Non
     Raises
     ------
     TypeError
-        If ``graphs`` is neither a Bag nor a Dask dataframe, or the kernel has no
-        fixed-shape embeddings.
+        If ``graphs`` is neither a Bag nor a Dask dataframe, the kernel has no
+        fixed-shape embeddings, or ids of different types would be merged (see
+        above).
     ValueError
         If a column is missing (when the graph is built) or a value is missing or
         a weight negative or not finite (when computed).
@@ -377,6 +384,8 @@ def _embed_edge_table(edges, functional, layout, nodes, directed, npartitions):
     weight = functional.weight
     needed = ["graph_id", "source", "target"] + ([weight] if weight is not None else [])
     _require_columns(edges, needed, "the edge table")
+    _check_same_kind(edges, ["source", "target"], "the edge table")
+    _check_ids_keep_their_type(edges, "graph_id", ["source", "target"], "the edge table")
     table = edges[needed].assign(_node=False)
     if weight is not None:
         table = table.rename(columns={weight: "_weight"})
@@ -386,6 +395,7 @@ def _embed_edge_table(edges, functional, layout, nodes, directed, npartitions):
         if not isinstance(nodes, dd.DataFrame):
             raise TypeError(f"nodes must be a pandas or Dask DataFrame with columns graph_id, node, got {describe(nodes)}")
         _require_columns(nodes, ["graph_id", "node"], "the node table")
+        _check_ids_keep_their_type(nodes, "graph_id", ["node"], "the node table")
         extra = nodes[["graph_id", "node"]].rename(columns={"node": "source"})
         for node_column, edge_column in (("graph_id", "graph_id"), ("node", "source")):
             # equal ids must meet: in the shuffle (graph_id) and as one node (node)
@@ -403,11 +413,96 @@ def _embed_edge_table(edges, functional, layout, nodes, directed, npartitions):
             extra = extra.assign(_weight=0.0)
         table = dd.concat([table, extra[list(table.columns)]])
     id_dtype = edges._meta["graph_id"].dtype
-    table = table.shuffle(on="graph_id", npartitions=npartitions)
+    # Dask's task-based shuffle unless the user chose a method: the peer-to-peer one
+    # (Dask's default under a distributed client) makes the scheduler log two warnings
+    # per shuffle ("Shuffle ... initialized by task", "... deactivated"), and its
+    # strength, tables of thousands of partitions, is not what three id columns need
+    method = dask.config.get("dataframe.shuffle.method", None) or "tasks"
+    table = table.shuffle(on="graph_id", npartitions=npartitions, shuffle_method=method)
     meta = _meta(layout, id_dtype)
     return table.map_partitions(
         _embed_edges, functional, layout, weight is not None, directed, id_dtype, meta=meta, enforce_metadata=False
     )
+
+
+def _converted(column):
+    """``column`` as Dask's string conversion makes it (object -> string)."""
+    return column.astype(pd.StringDtype("pyarrow")) if column.dtype == object else column
+
+
+def _pandas_sources(frame):
+    """The pandas frames that Dask made ``frame`` from with its string conversion on
+    (``dd.from_pandas`` under ``dataframe.convert-string``): found by walking the
+    frame's expression, whose ``FromPandas`` leaves keep the original frame."""
+    walk = getattr(getattr(frame, "expr", None), "walk", None)
+    if walk is None:
+        return []
+    sources = []
+    for expr in walk():
+        if type(expr).__name__ != "FromPandas" or not expr.operand("pyarrow_strings_enabled"):
+            continue
+        data = expr.operand("frame")
+        data = getattr(data, "_data", data)  # dask wraps it in a _BackendData
+        if isinstance(data, pd.DataFrame):
+            sources.append(data)
+    return sources
+
+
+def _check_ids_keep_their_type(frame, graph_column, node_columns, what):
+    """Refuse a table whose ids Dask's string conversion merged: with
+    ``dataframe.convert-string`` on (Dask's default), ``dd.from_pandas`` turns an object
+    column into strings, so that graph ids ``0`` and ``"0"`` (or node ids ``1`` and
+    ``"1"`` of one graph) would become one graph (one node). Without the conversion
+    they stay apart, as Python compares them; with it, the table is refused rather than
+    silently merged."""
+    for source in _pandas_sources(frame):
+        columns = [c for c in [graph_column, *node_columns] if c in source.columns]
+        if not any(source[c].dtype == object for c in columns):
+            continue
+        if graph_column in columns:
+            ids = source[graph_column].dropna()
+            _refuse_merged(ids, _converted(ids), graph_column, "graph", what)
+        node_columns = [c for c in node_columns if c in columns]
+        if graph_column in columns and node_columns:  # the nodes of each graph, from every column
+            pairs = pd.concat(
+                [source[[graph_column, c]].set_axis([graph_column, "node"], axis=1) for c in node_columns],
+                ignore_index=True,
+            ).dropna()
+            converted = pd.DataFrame({c: _converted(pairs[c]) for c in pairs.columns})
+            _refuse_merged(pairs, converted, "/".join(node_columns), "node of one graph", what)
+
+
+def _refuse_merged(original, converted, column, kind, what):
+    original = original.drop_duplicates()
+    kept = ~converted.loc[original.index].duplicated(keep=False)
+    if kept.all():
+        return
+    clash = original[~kept.to_numpy()]
+    clash = clash.iloc[:, -1] if isinstance(clash, pd.DataFrame) else clash
+    examples = ", ".join(repr(v) for v in clash.iloc[:2])
+    types = sorted({type(v).__name__ for v in clash})
+    raise TypeError(
+        f"{what}: {'columns' if '/' in column else 'column'} {column!r} hold{'' if '/' in column else 's'} ids of several types ({', '.join(types)}) that Dask's string "
+        f"conversion (the 'dataframe.convert-string' setting, on by default) turns into equal strings: "
+        f"{examples} would be one {kind}. Give the ids one type before dd.from_pandas (for example "
+        f".astype(str) on the id columns), or make the table with "
+        "dask.config.set({'dataframe.convert-string': False}), which keeps them apart"
+    )
+
+
+def _check_same_kind(frame, columns, what):
+    """Source and target ids must be comparable: a string column next to a numeric one
+    (what the string conversion makes of an object column of numbers) would make one
+    node two (``"2"`` and ``2``)."""
+    dtypes = {c: frame._meta[c].dtype for c in columns}
+    strings = [c for c, t in dtypes.items() if isinstance(t, (pd.StringDtype, pd.ArrowDtype))]
+    numbers_ = [c for c, t in dtypes.items() if pd.api.types.is_numeric_dtype(t) and not pd.api.types.is_bool_dtype(t)]
+    if strings and numbers_:
+        raise TypeError(
+            f"{what}: column {strings[0]!r} is {dtypes[strings[0]]} and {numbers_[0]!r} {dtypes[numbers_[0]]}, so "
+            f"equal ids would be two nodes (\"2\" and 2); give both the same type (Dask's string conversion, "
+            "the 'dataframe.convert-string' setting, makes strings of an object column of numbers)"
+        )
 
 
 def _require_columns(frame, columns, what):

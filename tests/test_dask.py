@@ -380,3 +380,40 @@ def test_exact_meanmap_is_refused_clearly(client, graphs):
         gid.kernel_matrix(graphs[:3], kernel="meanmap")
     with pytest.raises(TypeError, match="no fixed shape"):
         gid.embed(db.from_sequence(graphs[:3]), kernel="meanmap")
+
+
+def test_mixed_id_types_are_refused_under_string_conversion_and_kept_apart_without(client):
+    """Graph ids 0 and "0", node ids 1 and "1": two graphs, two nodes; never merged."""
+    by_graph = pd.DataFrame({"graph_id": [0, "0", 0, "0"], "source": [1, 1, 2, 2], "target": [2, 3, 3, 4]})
+    by_node = pd.DataFrame({"graph_id": [7, 7, 7], "source": [1, "1", 2], "target": [2, 2, 3]})
+    by_node_across_columns = pd.DataFrame({"graph_id": [7, 7], "source": [1, 2], "target": ["1", 3]})
+    tables = [t.astype({"source": object, "target": object}) for t in (by_graph, by_node, by_node_across_columns)]
+    nodes = pd.DataFrame({"graph_id": [7, 7], "node": [5, "5"]}).astype({"node": object})
+    edges7 = pd.DataFrame({"graph_id": [7], "source": [1], "target": [2]}).astype({"source": object, "target": object})
+    with dask.config.set({"dataframe.convert-string": True}):
+        for table, kind in zip(tables, ("graph", "node of one graph", "node of one graph")):
+            with pytest.raises(TypeError, match=rf"dataframe\.convert-string.*would be one {kind}"):
+                gid.embed(dd.from_pandas(table, npartitions=2), k=3)
+        with pytest.raises(TypeError, match=r"the node table: column 'node' .* 5, '5' would be one node"):
+            gid.embed(dd.from_pandas(edges7, npartitions=1), nodes=nodes, k=3)
+        # an object column of numbers becomes strings, its neighbour stays numeric: "2" != 2
+        numbers = pd.DataFrame({"graph_id": [0, 0], "source": [1, 2], "target": [2, 3]}).astype({"source": object})
+        with pytest.raises(TypeError, match=r"'source' is string and 'target' int64.*two nodes"):
+            gid.embed(dd.from_pandas(numbers, npartitions=1), k=3)
+        # one type per column, strings and numbers in different graphs: nothing merges
+        fine = pd.DataFrame({"graph_id": [0, 0, 1], "source": [1, 2, "1"], "target": [2, 3, "2"]}).astype(object)
+        ids, batch = _sorted_batch(gid.embed(dd.from_pandas(fine, npartitions=2), k=3).compute(), k=3)
+        _assert_same_embeddings(batch, gi.batch_power_invariants([nx.path_graph(3), nx.path_graph(2)], k=3))
+    with dask.config.set({"dataframe.convert-string": False}):
+        expected = {
+            0: [nx.Graph([(1, 2), (2, 3)]), nx.Graph([(1, 3), (2, 4)])],  # graphs 0 and "0"
+            1: [nx.Graph([(1, 2), ("1", 2), (2, 3)])],  # nodes 1 and "1"
+            2: [nx.Graph([(1, "1"), (2, 3)])],
+        }
+        for t, table in enumerate(tables):
+            frame = gid.embed(dd.from_pandas(table, npartitions=2), k=3).compute()
+            order = sorted(range(len(frame)), key=lambda i: str(type(frame["graph_id"].iloc[i])))  # int 0 before "0"
+            batch = gid.from_frame(frame.iloc[order], k=3)
+            _assert_same_embeddings(batch, gi.batch_power_invariants(expected[t], k=3))
+        frame = gid.embed(dd.from_pandas(edges7, npartitions=1), nodes=nodes, k=3).compute()
+        assert frame["n_nodes"].tolist() == [4]  # 1, 2, 5 and "5"
