@@ -42,8 +42,9 @@ nystroem
     repetition), same fixed C; then MeanMapFeatures + LinearSVC with as many random
     features against the exact mean-map kernel with SVC (about 2.5 minutes on 2 cores).
 
-Everything written goes to a fresh folder under ``--workdir``, removed at the end
-unless ``--keep``.
+Everything written goes to a fresh folder under ``--workdir`` (created, with its
+parents, if missing), removed at the end unless ``--keep``: runs never see each
+other's files, so the script can be run again, or twice at once, in one folder.
 """
 
 import argparse
@@ -407,14 +408,21 @@ def main(argv=None):
     parser.add_argument("--graphs-per-file", type=int, default=50_000, help="graphs per Parquet file (default 50000)")
     parser.add_argument("--workers", type=int, default=2, help="LocalCluster worker processes, one thread each (default 2)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workdir", default=tempfile.gettempdir(), help="where the corpus and outputs go (a fresh folder inside)")
+    parser.add_argument("--workdir", default=tempfile.gettempdir(), help="where the corpus and outputs go (a fresh folder inside; created if missing)")
     parser.add_argument("--corpus", help="use this Parquet edge table instead of generating one (graph_id, source, target)")
     parser.add_argument("--tu-dir", default=str(Path(__file__).resolve().parents[2] / "shared" / "data" / "TU"))
     parser.add_argument("--sections", default="generate,embed,kneighbors,kernel,scaling,nystroem")
     parser.add_argument("--keep", action="store_true", help="keep the generated files")
     args = parser.parse_args(argv)
     sections = set(args.sections.split(","))
-    work = Path(tempfile.mkdtemp(prefix="gi-bench-large-", dir=args.workdir))
+    workdir = Path(args.workdir)
+    if workdir.exists() and not workdir.is_dir():
+        parser.error(f"--workdir {workdir} is a file, not a folder")
+    try:
+        workdir.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        parser.error(f"--workdir {workdir}: cannot create the folder ({err.strerror})")
+    work = Path(tempfile.mkdtemp(prefix="gi-bench-large-", dir=workdir))
     print(f"work folder: {work}")
     cluster = client = None
     try:

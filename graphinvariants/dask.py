@@ -305,9 +305,9 @@ def embed(graphs, *, kernel="power", nodes=None, directed=False, npartitions=Non
         ``k=5``: ``mean_0 .. mean_4``, ``covariance_0_0 .. covariance_4_4`` and
         ``n_nodes``. Within a partition graphs are sorted by ``graph_id`` (when the
         ids can be sorted); which partition a graph lands in is decided by the hash of
-        its id. Divisions are unknown. Nothing is computed until asked; use
-        ``.persist()`` before :func:`kernel_matrix`, or write it with
-        ``.to_parquet(path)``.
+        its id. Divisions are unknown. Nothing is computed until asked;
+        :func:`kernel_matrix` persists it, for :func:`kneighbors` use ``.persist()``
+        first, or write it with ``.to_parquet(path)``.
 
     Raises
     ------
@@ -568,19 +568,38 @@ def _check_chunk(chunk, name):
     return check_int(chunk, name, minimum=1)
 
 
-def _blocks(x, functional, layout, chunk, what):
+def _is_edge_table(x, layout):
+    names = _column_names(layout)
+    return isinstance(x, dd.DataFrame) and {"source", "target"} <= set(x.columns) and names[0] not in x.columns
+
+
+def _blocks(x, functional, layout, chunk, what, *, embed_graphs, persist=False):
     """Split ``x`` (a Dask dataframe of embeddings, a pandas one, or anything the
-    functional embeds in memory) into blocks of ``chunk`` rows (None: its partitions)."""
+    functional embeds in memory) into blocks of ``chunk`` rows (None: its partitions).
+
+    A Bag of graphs or an edge table is embedded first (``embed_graphs``). With
+    ``persist``, a Dask dataframe is persisted before its partitions are counted: the
+    count and the blocks then use the same computed partitions, so each embedding is
+    computed once and no key is ever submitted again (a dask.array's optimiser fuses
+    the frame's tasks otherwise than the count did, and the scheduler warns about keys
+    submitted twice with different tasks)."""
+    if isinstance(x, db.Bag) or _is_edge_table(x, layout):
+        x = embed_graphs(x)
     if isinstance(x, dd.DataFrame):
         _check_embedding_columns(x.columns, functional, layout, what)
         parts = x.to_delayed()
+        if persist:  # the persisted parts hold their futures: alive as long as the blocks
+            parts = list(dask.persist(*parts))
         meta = x._meta
         lengths = [int(n) for n in dask.compute(*[dask.delayed(len)(p) for p in parts])]
         if chunk is None:
             return _Blocks(parts, lengths, meta)
         return _regroup(parts, lengths, chunk, meta)
-    if isinstance(x, dd.Series) or isinstance(x, (db.Bag, da.Array)):
-        raise TypeError(f"{what} must be a Dask dataframe of embeddings (from embed), or an in-memory collection, got {describe(x)}")
+    if isinstance(x, dd.Series) or isinstance(x, da.Array):
+        raise TypeError(
+            f"{what} must be a Dask dataframe of embeddings (from embed), a Bag of graphs or an edge table "
+            f"(as embed takes), or an in-memory collection, got {describe(x)}"
+        )
     if isinstance(x, pd.DataFrame):
         frame = x
         _check_embedding_columns(frame.columns, functional, layout, what)
@@ -601,24 +620,27 @@ def _regroup(parts, lengths, chunk, meta):
     for start in range(0, total, chunk):
         stop = min(start + chunk, total)
         first = int(np.searchsorted(bounds, start, side="right")) - 1
-        pieces = []
+        pieces, ranges = [], []
         p = first
         while p < len(parts) and bounds[p] < stop:
             lo, hi = max(start, bounds[p]), min(stop, bounds[p + 1])
             if lo < hi:
-                pieces.append((parts[p], int(lo - bounds[p]), int(hi - bounds[p])))
+                pieces.append(parts[p])
+                ranges.append((int(lo - bounds[p]), int(hi - bounds[p])))
             p += 1
-        frames.append(dask.delayed(_concat_pieces)(pieces, meta))
+        # the parts as arguments of their own (not inside a list): a persisted part's
+        # future is then held by the task that needs it
+        frames.append(dask.delayed(_concat_pieces)(meta, ranges, *pieces))
         sizes.append(stop - start)
     if not frames:
         frames, sizes = [dask.delayed(meta, pure=True)], [0]
     return _Blocks(frames, sizes, meta)
 
 
-def _concat_pieces(pieces, meta):
-    if not pieces:
+def _concat_pieces(meta, ranges, *frames):
+    if not frames:
         return meta
-    return pd.concat([frame.iloc[lo:hi] for frame, lo, hi in pieces], ignore_index=True)
+    return pd.concat([frame.iloc[lo:hi] for frame, (lo, hi) in zip(frames, ranges)], ignore_index=True)
 
 
 # -- kernel matrix ---------------------------------------------------------------------
@@ -661,10 +683,12 @@ def kernel_matrix(a, b=None, *, kernel="power", chunks=DEFAULT_CHUNKS, **params)
 
     Parameters
     ----------
-    a : dask.dataframe.DataFrame, pandas.DataFrame or in-memory collection
-        Embeddings from :func:`embed` (or read back from its Parquet files), a frame
-        from :func:`to_frame`, or graphs or embeddings in memory (embedded here and
-        sent to the workers with the task graph: fine for small collections).
+    a : dask.dataframe.DataFrame, dask.bag.Bag, pandas.DataFrame or in-memory collection
+        Embeddings from :func:`embed` (or read back from its Parquet files), anything
+        :func:`embed` takes (a Bag of graphs or an edge table: embedded here, with
+        the same kernel and parameters), a frame from :func:`to_frame`, or graphs or
+        embeddings in memory (embedded here and sent to the workers with the task
+        graph: fine for small collections).
     b : same as ``a``, optional
         The other side; ``None`` gives the square, symmetric matrix of ``a``, with a
         unit diagonal; a block below the diagonal is the transpose of its mirror
@@ -686,10 +710,13 @@ def kernel_matrix(a, b=None, *, kernel="power", chunks=DEFAULT_CHUNKS, **params)
     Notes
     -----
     The shape must be known before anything is computed, so the number of rows of
-    every partition of a Dask dataframe is computed once, when this function is
-    called. That is cheap for embeddings read from Parquet or persisted
-    (``embed(...).persist()``); for a lazy :func:`embed` output it computes the
-    embeddings, and computing the matrix then computes them again.
+    every partition is counted when this function is called. To that end the
+    embeddings of a Dask dataframe (or Bag, or edge table) are persisted first: they
+    are computed once, when this function is called, and held in the cluster's
+    memory (``n x 31`` floats for ``"power"`` with ``k=5``, little next to the
+    ``n x n`` matrix) for as long as the returned array lives. The count and every
+    block then use the same computed partitions, so no task is ever submitted twice,
+    however Dask optimises the array's graph.
 
     Examples
     --------
@@ -711,8 +738,12 @@ def kernel_matrix(a, b=None, *, kernel="power", chunks=DEFAULT_CHUNKS, **params)
     check_not_same_iterator(a, b, ("a", "b"), hint="or b=None for the square matrix")
     symmetric = b is None
     row_chunk, col_chunk = _check_chunks(chunks, symmetric)
-    left = _blocks(a, functional, layout, row_chunk, "a")
-    right = left if symmetric else _blocks(b, functional, layout, col_chunk, "b")
+
+    def embed_graphs(graphs):
+        return embed(graphs, kernel=kernel, **params)
+
+    left = _blocks(a, functional, layout, row_chunk, "a", embed_graphs=embed_graphs, persist=True)
+    right = left if symmetric else _blocks(b, functional, layout, col_chunk, "b", embed_graphs=embed_graphs, persist=True)
     functional = functional.for_pairs(sum(left.lengths) * sum(right.lengths))  # as the whole matrix would
     A = [dask.delayed(_embedded_block)(f, functional, layout) for f in left.frames]
     B = A if symmetric else [dask.delayed(_embedded_block)(f, functional, layout) for f in right.frames]
@@ -776,10 +807,12 @@ def kneighbors(queries, corpus, *, n_neighbors=10, kernel="power", chunks=None, 
 
     Parameters
     ----------
-    queries : dask.dataframe.DataFrame, pandas.DataFrame or in-memory collection
+    queries : dask.dataframe.DataFrame, dask.bag.Bag, pandas.DataFrame or in-memory collection
         As ``a`` of :func:`kernel_matrix`; rows of the result follow its order.
-    corpus : dask.dataframe.DataFrame, pandas.DataFrame or in-memory collection
-        The graphs searched, usually the output of :func:`embed`.
+    corpus : dask.dataframe.DataFrame, dask.bag.Bag, pandas.DataFrame or in-memory collection
+        The graphs searched: the output of :func:`embed` (or its Parquet files), or
+        anything :func:`embed` takes (a Bag of graphs, an edge table), embedded here
+        with the same kernel and parameters.
     n_neighbors : int, keyword-only
         Neighbours per query (default 10), at most the size of the corpus.
     kernel : str, keyword-only
@@ -812,8 +845,10 @@ def kneighbors(queries, corpus, *, n_neighbors=10, kernel="power", chunks=None, 
     first, as :func:`kernel_matrix` does: every block then uses the engine the whole query x corpus matrix
     would (:meth:`~graphinvariants.embeddings.Functional.for_pairs`), so values equal
     :func:`graphinvariants.kneighbors`'s to the last bit, and ``n_neighbors`` is
-    checked before any work. On a lazy :func:`embed` output the count computes the
-    embeddings once more: persist it, or write it to Parquet, first.
+    checked before any work. Unlike :func:`kernel_matrix`, the corpus is not
+    persisted (it may be larger than the cluster's memory): on a lazy :func:`embed`
+    output, a Bag of graphs or an edge table, the count computes the embeddings once
+    more. Persist it, or write it to Parquet, first to embed it once.
 
     Examples
     --------
@@ -828,6 +863,9 @@ def kneighbors(queries, corpus, *, n_neighbors=10, kernel="power", chunks=None, 
     >>> expected = gi.kneighbors(graphs[:3], graphs, n_neighbors=2)
     >>> bool((indices == expected[0]).all() and (values == expected[1]).all())
     True
+    >>> bag = db.from_sequence(graphs, npartitions=4)  # embedded here, as embed would
+    >>> bool((gid.kneighbors(graphs[:3], bag, n_neighbors=2)[0] == expected[0]).all())
+    True
     """
     functional = _functional(kernel, params)
     layout = _layout(functional, kernel)
@@ -835,8 +873,12 @@ def kneighbors(queries, corpus, *, n_neighbors=10, kernel="power", chunks=None, 
     split_every = check_int(split_every, "split_every", minimum=2)
     chunk = _check_chunk(chunks, "chunks")
     check_not_same_iterator(queries, corpus, ("queries", "corpus"), hint=None)
-    query_blocks = _blocks(queries, functional, layout, None, "queries")
-    corpus_blocks = _blocks(corpus, functional, layout, chunk, "corpus")
+
+    def embed_graphs(graphs):
+        return embed(graphs, kernel=kernel, **params)
+
+    query_blocks = _blocks(queries, functional, layout, None, "queries", embed_graphs=embed_graphs)
+    corpus_blocks = _blocks(corpus, functional, layout, chunk, "corpus", embed_graphs=embed_graphs)
     lengths = corpus_blocks.lengths
     if n_neighbors > sum(lengths):
         raise ValueError(f"n_neighbors={n_neighbors} is larger than the corpus, which has {sum(lengths)} graphs")

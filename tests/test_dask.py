@@ -1,9 +1,14 @@
 """graphinvariants.dask on a two-worker in-process cluster: every result must equal the
 in-process one exactly."""
 
+import contextlib
 import importlib
+import logging
+import os
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import dask
 import dask.bag as db
@@ -19,6 +24,8 @@ from distributed import Client, LocalCluster, get_task_stream
 
 import graphinvariants as gi
 from graphinvariants import dask as gid
+
+from .test_docs_code import rst_blocks
 
 
 @pytest.fixture(scope="session")
@@ -417,3 +424,93 @@ def test_mixed_id_types_are_refused_under_string_conversion_and_kept_apart_witho
             _assert_same_embeddings(batch, gi.batch_power_invariants(expected[t], k=3))
         frame = gid.embed(dd.from_pandas(edges7, npartitions=1), nodes=nodes, k=3).compute()
         assert frame["n_nodes"].tolist() == [4]  # 1, 2, 5 and "5"
+
+
+@contextlib.contextmanager
+def distributed_log():
+    """Records of the ``distributed`` loggers (scheduler, shuffle) at WARNING or above.
+    They have their own handler and do not propagate to the root logger, so pytest's
+    ``caplog`` does not see them; with ``processes=False`` the scheduler logs here."""
+    records = []
+    handler = logging.Handler(level=logging.WARNING)
+    handler.emit = records.append
+    logger = logging.getLogger("distributed")
+    logger.addHandler(handler)
+    try:
+        yield records
+    finally:
+        logger.removeHandler(handler)
+
+
+def _messages(records):
+    return [record.getMessage()[:200] for record in records]
+
+
+def test_kneighbors_and_kernel_matrix_take_what_embed_takes(client, graphs):
+    """A Bag of graphs or an edge table is embedded by the call, as embed would."""
+    bag = db.from_sequence(graphs, npartitions=3)
+    queries = db.from_sequence(graphs[:5], npartitions=2)
+    expected = gi.kneighbors(graphs[:5], graphs, n_neighbors=4, k=4)
+    for q in (queries, graphs[:5]):
+        idx, val = gid.kneighbors(q, bag, n_neighbors=4, k=4)
+        np.testing.assert_array_equal(idx, expected[0])
+        np.testing.assert_array_equal(val, expected[1])
+    edges = dd.from_pandas(_edge_table(graphs, seed=0), npartitions=3, sort=False)
+    idx, val, ids = gid.kneighbors(graphs[:5], edges, n_neighbors=4, k=4, return_graph_ids=True)
+    order = gid.embed(edges, k=4)["graph_id"].compute().to_numpy() - 1000  # rows follow id hashes
+    in_order = gi.kneighbors(graphs[:5], [graphs[i] for i in order], n_neighbors=4, k=4)
+    np.testing.assert_array_equal(idx, in_order[0])
+    np.testing.assert_array_equal(val, in_order[1])
+    np.testing.assert_array_equal(ids, 1000 + order[idx])
+    np.testing.assert_array_equal(gid.kernel_matrix(bag, queries, k=4, chunks=7).compute(),
+                                  gi.kernel_matrix(graphs, graphs[:5], k=4))
+
+
+def test_edge_table_shuffle_logs_nothing(client, graphs):
+    """The shuffle of an edge table: no "Shuffle ... initialized by task" and
+    "... deactivated" warnings (the peer-to-peer shuffle logs them on every run)."""
+    edges = dd.from_pandas(_edge_table(graphs, seed=0), npartitions=4, sort=False)
+    with distributed_log() as records:
+        _, batch = _sorted_batch(gid.embed(edges, npartitions=3).compute())
+    _assert_same_embeddings(batch, gi.batch_power_invariants(graphs))
+    assert _messages(records) == []
+
+
+def test_lazy_embeddings_submit_no_key_twice(client, graphs):
+    """kernel_matrix and kneighbors on lazy embed output (an edge table and a Bag):
+    the scheduler never sees a key again with another task ("Detected different
+    `run_spec`"), whatever the chunks."""
+    edges = dd.from_pandas(_edge_table(graphs, seed=0), npartitions=4, sort=False)
+    with distributed_log() as records:
+        for lazy in (gid.embed(edges, npartitions=3), gid.embed(db.from_sequence(graphs, npartitions=3))):
+            ids = lazy["graph_id"].compute().to_numpy() % 1000
+            expected = gi.kernel_matrix([graphs[i] for i in ids])
+            for chunks in (None, 2048):
+                np.testing.assert_array_equal(gid.kernel_matrix(lazy, chunks=chunks).compute(), expected)
+            idx, _ = gid.kneighbors(graphs[:3], lazy, n_neighbors=2)
+            np.testing.assert_array_equal(ids[idx[:, 0]], [0, 1, 2])
+    assert [m for m in _messages(records) if "run_spec" in m] == []
+    assert _messages(records) == []  # nothing else either
+
+
+def test_walk_through_reruns_over_its_outputs_and_logs_nothing(tmp_path):
+    """docs/large_collections.rst's walk-through, run as a script in a folder where a
+    previous run left its outputs (here stale ones: a Zarr array of another shape and
+    Parquet files of other graphs), as a user runs it twice: it replaces them, and the
+    cluster logs no warning (shuffle, run_spec; distributed's handler writes its
+    records to stderr as "- distributed.<module> - WARNING -")."""
+    root = Path(__file__).resolve().parents[1]
+    (code,) = [code for lang, _, code in rst_blocks(root / "docs" / "large_collections.rst") if "LocalCluster" in code]
+    zarr.open_array(str(tmp_path / "kernel.zarr"), mode="w", shape=(3, 3), dtype="f8")[:] = 7.0
+    stale = pd.DataFrame({"graph_id": [999], "source": ["atom0"], "target": ["atom1"]})
+    for folder in ("edges", "embeddings"):
+        (tmp_path / folder).mkdir()
+        stale.to_parquet(tmp_path / folder / "part.9.parquet")
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[0 1 2]"
+    logged = [line for line in done.stderr.splitlines() if re.search(r"- distributed\.\S+ - (WARNING|ERROR|CRITICAL) -", line)]
+    assert logged == []
+    assert zarr.open_array(str(tmp_path / "kernel.zarr"), mode="r").shape == (300, 300)
+    assert not (tmp_path / "edges" / "part.9.parquet").exists()
