@@ -6,7 +6,9 @@ local inventories written by ``_inventories.py`` (set ``GRAPHINVARIANTS_DOCS_ONL
 to use the projects' full online inventories instead), and MathJax 3 is copied into
 ``_static/mathjax`` from the ``sphinx-mathjax-offline`` package instead of being loaded
 from a CDN. After an HTML build, :func:`_check_html` warns (an error under ``-W``) if a
-page still points at an online MathJax or a gallery example drew no figure.
+page still points at an online MathJax or any other script or style sheet on the
+internet (sphinx-gallery's ``sg_execution_times`` pages did: they are not written), or a
+gallery example drew no figure.
 """
 
 import os
@@ -41,7 +43,7 @@ extensions = [
     "sphinx_gallery.gen_gallery",
 ]
 templates_path = ["_templates"]
-exclude_patterns = ["_build", "generated/cli", "table1.rst"]
+exclude_patterns = ["_build", "generated/cli", "table1.rst", "sg_execution_times.rst", "**/sg_execution_times.rst"]
 html_theme = "alabaster"
 html_static_path = ["_static"]
 html_css_files = ["graphinvariants.css"]  # long code lines scroll instead of overflowing
@@ -73,6 +75,9 @@ sphinx_gallery_conf = {
     "download_all_examples": False,
     "remove_config_comments": True,
     "within_subsection_order": "FileNameSortKey",
+    # the sg_execution_times pages load jQuery, DataTables and Bootstrap from CDNs: the
+    # site must work offline, so they are not written (the times are in each example)
+    "write_computation_times": False,
 }
 
 
@@ -89,6 +94,8 @@ def _write_cli_help(app):
 
 
 _ONLINE_MATHJAX = re.compile(r"""https?://[^\s"'<>]*mathjax""", re.IGNORECASE)
+#: A script or style sheet loaded from the internet (a CDN): the site must work offline.
+_ONLINE_ASSET = re.compile(r"""<(?:script[^>]*\ssrc|link[^>]*\shref)\s*=\s*["'](?:https?:)?//[^"']+""", re.IGNORECASE)
 
 
 def _check_html(app, exc):
@@ -105,6 +112,8 @@ def _check_html(app, exc):
         uses_mathjax = uses_mathjax or "_static/mathjax/" in text
         for url in sorted(set(_ONLINE_MATHJAX.findall(text))):
             logger.warning("%s loads MathJax from the internet (%s)", page.relative_to(out), url)
+        for tag in sorted(set(_ONLINE_ASSET.findall(text))):
+            logger.warning("%s loads a script or style from the internet (%s)", page.relative_to(out), tag)
     if uses_mathjax and not (out / "_static" / "mathjax" / "tex-chtml.js").is_file():
         logger.warning("pages load _static/mathjax/tex-chtml.js, which the build did not copy")
     images = HERE / sphinx_gallery_conf["gallery_dirs"] / "images"

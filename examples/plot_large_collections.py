@@ -29,8 +29,8 @@ fig, ax = plt.subplots(figsize=(5, 3.5))
 ax.semilogy(components, np.maximum(errors, 1e-16), marker="o")
 ax.set_xlabel("landmarks (n_components)")
 ax.set_ylabel(r"$\|K - F F^T\|_F \,/\, \|K\|_F$")
-ax.set_title("Nystroem approximation of the power kernel, MUTAG")
-fig.tight_layout()
+ax.set_title("Nystroem approximation of the power kernel,\nMUTAG", fontsize=11)
+fig.tight_layout()  # after the title, so that the figure makes room for both of its lines
 
 # %%
 # The five molecules most similar to the first one (itself first, kernel value 1).

@@ -84,6 +84,10 @@ class NystroemGraphKernel(_RandomGraphFeatures):
 
     Attributes
     ----------
+    functional_ : Functional
+        The kernel's functional, made once at ``fit`` and used by ``transform``: its
+        random parameters (``"meanmap"`` with ``random_state`` None or a Generator in
+        ``kernel_params``) are drawn once, so the features of every call share them.
     components_ : embeddings batch
         Embeddings of the landmark graphs (a :class:`~graphinvariants.GaussianBatch`
         for ``"power"``).
@@ -182,6 +186,7 @@ class NystroemGraphKernel(_RandomGraphFeatures):
         U, S, Vt = np.linalg.svd(K_mm)
         S = np.maximum(S, _EIGENVALUE_FLOOR)
         self.normalization_ = (U / np.sqrt(S)) @ Vt
+        self.functional_ = functional
         self.components_ = landmarks
         self.component_indices_ = indices
         self.n_components_ = n_components
@@ -219,8 +224,9 @@ class NystroemGraphKernel(_RandomGraphFeatures):
         numpy.ndarray of shape (n_graphs, m), m = ``n_components_``
         """
         check_is_fitted(self, "normalization_")
-        functional = self._functional()
-        C = pairwise_kernels(X, self.components_, functional=functional, n_jobs=check_n_jobs(self.n_jobs))
+        # the fitted functional, not a new one: a new MeanMap seeded by None would draw
+        # another random map than the landmarks were embedded with
+        C = pairwise_kernels(X, self.components_, functional=self.functional_, n_jobs=check_n_jobs(self.n_jobs))
         return C @ self.normalization_.T
 
 

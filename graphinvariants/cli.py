@@ -7,6 +7,7 @@ exit status 2, like argparse's own usage errors, and no traceback.
 
 import argparse
 import contextlib
+import difflib
 import functools
 import os
 import sys
@@ -74,9 +75,11 @@ def _out_figure(text):
         what = f"{figure.suffix} is no figure format" if figure.suffix else "the file name has no figure extension"
         raise ValueError(f"--out {text}: {what}; use one of " + ", ".join(f".{f}" for f in sorted(formats)))
     _make_writable_folder(figure.parent)
-    for path in (figure, figure.with_suffix(".csv"), figure.with_suffix(".json")):  # all three, before any work
+    outputs = (figure, figure.with_suffix(".csv"), figure.with_suffix(".json"))
+    for path in outputs:  # all three, before any work
         if path.is_dir():
             raise ValueError(f"--out {text}: {path} is a folder, and the figure's CSV and JSON go beside it")
+    _check_output_files(outputs)
     return figure
 
 
@@ -90,6 +93,41 @@ def _make_writable_folder(folder):
         raise ValueError(f"--out: cannot create the folder {folder} ({err.strerror})") from None
     if not os.access(folder, os.W_OK | os.X_OK):
         raise ValueError(f"--out: cannot write in the folder {folder} (permission denied)")
+
+
+@contextlib.contextmanager
+def _written_atomically(path, binary=False):
+    """Open a new file beside ``path`` for writing, and rename it to ``path`` once it
+    is complete (an atomic replacement on POSIX and Windows): a full disk or an
+    interruption leaves the previous ``path``, or none, never a truncated one.
+
+    An OSError is raised again as a ValueError naming ``path``.
+    """
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(temporary, "wb" if binary else "w", **({} if binary else {"newline": ""})) as fh:
+            yield fh
+        os.replace(temporary, path)
+    except OSError as err:
+        raise ValueError(f"cannot write {path} ({err.strerror or err}); it is left as it was") from None
+    finally:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+
+
+def _check_output_files(paths):
+    """Refuse, before any work, output files that could not be written: a folder in
+    the way, or a folder in which no file can be created (probed by creating one)."""
+    for path in paths:
+        if path.is_dir():
+            raise ValueError(f"--out: cannot write {path}, it is a folder")
+    for folder in dict.fromkeys(path.parent for path in paths):
+        probe = folder / f".graphinvariants-probe-{os.getpid()}"
+        try:
+            probe.open("x").close()
+        except OSError as err:
+            raise ValueError(f"--out: cannot write in the folder {folder} ({err.strerror or err})") from None
+        probe.unlink()
 
 
 def _load_data_sets(args):
@@ -146,6 +184,18 @@ def _safe_file_part(text):
     return "".join(c if c.isalnum() or c in "-_+" else "x" if c == "*" else "_" for c in text)
 
 
+def _evaluation_files(dataset, spec, args, out):
+    """The checkpoint and the details file of one data set and kernel."""
+    tag = "" if spec == "power" else f"-{_safe_file_part(spec)}"
+    checkpoint = out / f"checkpoint-{dataset}{tag}-k{args.k}-reps{args.reps}-folds{args.folds}-seed{args.seed}.jsonl"
+    return checkpoint, out / f"evaluation-{dataset}{tag}.json"
+
+
+def _accuracy_cell(accuracy, stderr):
+    """``"83.22 (0.47)"``; one repetition has no standard error: ``"83.22 (undefined)"``."""
+    return f"{accuracy:.2f} ({'undefined' if stderr is None else format(stderr, '.2f')})"
+
+
 def _evaluate_data_set(ds, kernel, args, out, folds_backend, fold_jobs):
     """Run the protocol on one data set and kernel, print its line and return its row.
 
@@ -161,8 +211,7 @@ def _evaluate_data_set(ds, kernel, args, out, folds_backend, fold_jobs):
     spec, name, params = kernel
     start = time.perf_counter()
     K = gi.kernel_matrix(ds, kernel=name, n_jobs=args.n_jobs, **{**shared_parameters(name, k=args.k), **params})
-    tag = "" if spec == "power" else f"-{_safe_file_part(spec)}"
-    checkpoint = out / f"checkpoint-{ds.name}{tag}-k{args.k}-reps{args.reps}-folds{args.folds}-seed{args.seed}.jsonl"
+    checkpoint, details_path = _evaluation_files(ds.name, spec, args, out)
     with folds_backend():
         result = gi.evaluate_kernel(
             K, ds.y, n_repeats=args.reps, n_folds=args.folds, seed=args.seed, n_jobs=fold_jobs,
@@ -172,14 +221,17 @@ def _evaluate_data_set(ds, kernel, args, out, folds_backend, fold_jobs):
     if result.n_resumed:
         print(f"{ds.name}: resumed {result.n_resumed} of {result.accuracies.size} folds from {checkpoint}")
     paper = PAPER_TABLE_1.get(ds.name, (None, None))  # JSON null, not NaN, beyond the paper's four
+    # the standard error over repetitions is undefined for one: null in JSON, empty in CSV
+    stderr = round(100 * result.stderr, 2) if args.reps > 1 else None
     row = {
         "dataset": ds.name, "kernel": spec, "graphs": ds.n_graphs, "accuracy": round(100 * result.mean, 2),
-        "stderr": round(100 * result.stderr, 2), "paper_accuracy": paper[0], "paper_stderr": paper[1],
+        "stderr": stderr, "paper_accuracy": paper[0], "paper_stderr": paper[1],
         "seconds": round(seconds, 1), "fits": result.n_fits,
     }
-    with (out / f"evaluation-{ds.name}{tag}.json").open("w") as fh:
-        json.dump({**row, "k": args.k, "details": result.to_dict()}, fh, indent=1)
-    print(f"{ds.name}, {_kernel_label(spec, args)}: {row['accuracy']:.2f} ({row['stderr']:.2f}) in {seconds:.0f} s",
+    details = {**result.to_dict(), "stderr": result.stderr if args.reps > 1 else None}
+    with _written_atomically(details_path) as fh:
+        json.dump({**row, "k": args.k, "details": details}, fh, indent=1)
+    print(f"{ds.name}, {_kernel_label(spec, args)}: {_accuracy_cell(row['accuracy'], stderr)} in {seconds:.0f} s",
           flush=True)
     return row
 
@@ -195,7 +247,7 @@ def _print_table(rows, kernels, args):
         cells = []
         for spec, _, _ in kernels:
             row = by_key[(dataset, spec)]
-            cell = f"{row['accuracy']:.2f} ({row['stderr']:.2f})"
+            cell = _accuracy_cell(row["accuracy"], row["stderr"])
             cells.append(f"{cell:>{width}}")
         paper = by_key[(dataset, kernels[0][0])]
         reference = (f"{paper['paper_accuracy']:9.2f} ({paper['paper_stderr']:.2f})"
@@ -232,9 +284,13 @@ def _cmd_evaluate(args):
     datasets = _load_data_sets(args)
     out = Path(args.out)
     _make_writable_folder(out)
+    outputs = [out / "evaluation.csv", out / "evaluation.json"]
+    outputs += [path for name in datasets for spec, _, _ in args.kernel for path in _evaluation_files(name, spec, args, out)]
+    _check_output_files(outputs)  # before any fold runs, not after the last
     names = ", ".join(_kernel_label(spec, args) for spec, _, _ in args.kernel)
-    print(f"{args.reps} x {args.folds}-fold C-SVM evaluation of {names}: mean accuracy "
-          f"in percent, in parentheses the standard error over the {args.reps} repetition(s)")
+    spread = (f"in parentheses the standard error over the {args.reps} repetitions" if args.reps > 1 else
+              "no standard error: it is undefined for one repetition (use --reps 2 or more)")
+    print(f"{args.reps} x {args.folds}-fold C-SVM evaluation of {names}: mean accuracy in percent, {spread}")
     with contextlib.ExitStack() as stack:
         if args.scheduler is None:
             folds_backend, fold_jobs = contextlib.nullcontext, args.n_jobs
@@ -249,11 +305,11 @@ def _cmd_evaluate(args):
         rows = [_evaluate_data_set(ds, kernel, args, out, folds_backend, fold_jobs)
                 for ds in datasets.values() for kernel in args.kernel]
     _print_table(rows, args.kernel, args)
-    with (out / "evaluation.csv").open("w", newline="") as fh:
+    with _written_atomically(out / "evaluation.csv") as fh:
         writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    with (out / "evaluation.json").open("w") as fh:
+    with _written_atomically(out / "evaluation.json") as fh:
         json.dump({"machine": platform.platform(), "python": platform.python_version(), "k": args.k,
                    "kernels": [spec for spec, _, _ in args.kernel],
                    "reps": args.reps, "folds": args.folds, "seed": args.seed, "rows": rows}, fh, indent=1)
@@ -296,17 +352,18 @@ def _write_perturbation_outputs(figure, studies, args):
         title = f"{kernels} after random {args.kind} steps, {args.graphs} graphs each"
         ax.set_title(textwrap.fill(title, 90), fontsize=9)
         fig.tight_layout()
-        fig.savefig(figure, dpi=120)
+        with _written_atomically(figure, binary=True) as fh:
+            fig.savefig(fh, format=figure.suffix[1:].lower(), dpi=120)
     finally:
         plt.close(fig)
     csv_path, json_path = figure.with_suffix(".csv"), figure.with_suffix(".json")
-    with csv_path.open("w") as fh:
+    with _written_atomically(csv_path) as fh:
         fh.write("collection,kernel,step,mean,std,stderr\n")
         for name, study in studies.items():
             for t in study.steps:
                 fh.write(f"\"{name}\",\"{study.params['kernel']}\",{t},{study.mean[t]:.10g},{study.std[t]:.10g},"
                          f"{study.stderr[t]:.10g}\n")
-    with json_path.open("w") as fh:
+    with _written_atomically(json_path) as fh:
         json.dump({name: study.to_dict() for name, study in studies.items()}, fh)
     return figure, csv_path, json_path
 
@@ -336,15 +393,37 @@ def _cmd_perturb(args):
     elapsed = time.perf_counter() - start
     shown = sorted({t for t in (0, 1, 2, 5, 10, args.steps) if t <= args.steps})
     width = max(32, *(len(label) for label in studies))
-    print(f"{'collection':<{width}} " + " ".join(f"{t:>6d}" for t in shown) + "  below the median of others after")
+    print(f"mean kernel between each graph and its copy after 0, 1, 2, ... {args.kind} steps:")
+    print(f"{'collection':<{width}} " + " ".join(f"{t:>6d}" for t in shown) + f"  {CROSSING_COLUMN}")
     for label, study in studies.items():
         crossing = study.crossing_step
         after = f"{crossing} steps" if crossing is not None else f"more than {args.steps} steps"
         print(f"{label:<{width}} " + " ".join(f"{study.mean[t]:6.3f}" for t in shown) + f"  {after}")
+    print("\n" + textwrap.fill(f"{CROSSING_COLUMN}: {CROSSING_MEANING}", 100))
     paths = _write_perturbation_outputs(figure, studies, args)
-    print(f"\n{sum(len(s.curves) for s in studies.values())} graphs x {args.steps} steps in {elapsed:.2f} s; "
+    print(f"\n{_what_ran(studies, collections, args)} in {elapsed:.2f} s; "
           f"wrote {', '.join(map(str, paths[:-1]))} and {paths[-1]}")
     return 0
+
+
+#: The last column of the perturb table, and what it means (printed under the table).
+CROSSING_COLUMN = "below the median of others after"
+CROSSING_MEANING = (
+    "the number of steps after which the mean kernel between a graph and its perturbed copy first "
+    "falls below the median kernel between a graph and the other graphs of its collection (the "
+    "mean over the sampled graphs of each one's median): how long a perturbed graph stays closer "
+    "to its original than the other graphs are, the paper's property 2"
+)
+
+
+def _what_ran(studies, collections, args):
+    """``"100 graphs from each of 3 collections x 20 flip steps, under 2 kernels (power, wl)"``."""
+    sizes = sorted({len(study.curves) for study in studies.values()})
+    graphs = " or ".join(map(str, sizes)) + f" graph{'s' if sizes[-1] != 1 else ''}"
+    where = f"from each of {len(collections)} collections" if len(collections) > 1 else f"from {next(iter(collections))}"
+    kernels = ", ".join(spec for spec, _, _ in args.kernel)
+    under = f"under {len(args.kernel)} kernels ({kernels})" if len(args.kernel) > 1 else f"under {kernels}"
+    return f"{graphs} {where} x {args.steps} {args.kind} step{'s' if args.steps != 1 else ''}, {under}"
 
 
 # -- parser -----------------------------------------------------------------------------
@@ -409,7 +488,7 @@ def build_parser():
     demo = sub.add_parser("demo", help="invariants and kernel of a few graphs made on the spot",
                           description="Invariants and power-kernel values of a few NetworkX and igraph graphs.")
     _add_common_options(demo)
-    demo.set_defaults(func=_cmd_demo)
+    demo.set_defaults(func=_cmd_demo, command_parser=demo)
 
     ev = sub.add_parser("evaluate", help="the paper's 10 x 10-fold C-SVM evaluation (Table 1)",
                         description="The paper's repeated, nested cross-validation of a C-SVM on the power "
@@ -431,11 +510,12 @@ def build_parser():
                          "'local' for a new cluster of one process per core; needs graphinvariants[dask]. "
                          "--n-jobs is then the number of folds in flight (default: all workers). "
                          "Results and checkpoints are those of a local run (default: this process)")
-    ev.set_defaults(func=_cmd_evaluate)
+    ev.set_defaults(func=_cmd_evaluate, command_parser=ev)
 
     pt = sub.add_parser("perturb", help="kernel decay under random edge flips (the paper's figure)",
                         description="The paper's perturbation study: the power kernel between each graph and "
-                                    "its copy after 0, 1, 2, ... random perturbations, averaged over the graphs.")
+                                    "its copy after 0, 1, 2, ... random perturbations, averaged over the graphs. "
+                                    f"The table's last column, '{CROSSING_COLUMN}', is {CROSSING_MEANING}.")
     pt.add_argument("datasets", nargs="*", metavar="DATASET",
                     help="TU data set names (default: none, and graphs generated on the spot: Erdos-Renyi, "
                          "Barabasi-Albert, Watts-Strogatz)")
@@ -451,15 +531,29 @@ def build_parser():
     pt.add_argument("--out", default="perturbation.png",
                     help="figure file; the .csv and .json of the same name are written beside it "
                          "(default: %(default)s)")
-    pt.set_defaults(func=_cmd_perturb)
+    pt.set_defaults(func=_cmd_perturb, command_parser=pt)
     return parser
+
+
+def _refuse_unknown_arguments(parser, unknown):
+    """A usage error of the subcommand (not of the top-level command) naming the
+    arguments it does not know, with the closest option of that subcommand."""
+    options = [option for action in parser._actions for option in action.option_strings]
+    hints = []
+    for argument in unknown:
+        if argument.startswith("-"):
+            close = difflib.get_close_matches(argument.split("=", 1)[0], options, n=1, cutoff=0.6)
+            hints += [f"did you mean {close[0]} (for {argument})?"] if close else []
+    parser.error(f"unrecognized arguments: {' '.join(unknown)}" + ("; " + " ".join(hints) if hints else ""))
 
 
 def main(argv=None):
     """Entry point of the ``graphinvariants`` command; returns the exit status."""
     from .datasets import DataNotFoundError
 
-    args = build_parser().parse_args(argv)
+    args, unknown = build_parser().parse_known_args(argv)
+    if unknown:
+        _refuse_unknown_arguments(args.command_parser, unknown)
     try:
         return args.func(args)
     except DataNotFoundError as err:

@@ -115,7 +115,7 @@ def embedding_columns(*, kernel="power", **params):
     --------
     >>> from graphinvariants.dask import embedding_columns
     >>> embedding_columns(k=2)
-    ['mean_0', 'mean_1', 'covariance_0_0', 'covariance_0_1', 'covariance_1_0', 'covariance_1_1', 'n_nodes']
+    ['mean_0', 'mean_1', 'covariance_0_0', 'covariance_0_1', 'covariance_1_0', 'covariance_1_1', 'n_nodes', 'params_hash']
     """
     return _column_names(_layout(_functional(kernel, params), kernel))
 
@@ -302,8 +302,9 @@ def embed(graphs, *, kernel="power", nodes=None, directed=False, npartitions=Non
     -------
     dask.dataframe.DataFrame
         Columns ``graph_id`` and :func:`embedding_columns`; for ``"power"`` with
-        ``k=5``: ``mean_0 .. mean_4``, ``covariance_0_0 .. covariance_4_4`` and
-        ``n_nodes``. Within a partition graphs are sorted by ``graph_id`` (when the
+        ``k=5``: ``mean_0 .. mean_4``, ``covariance_0_0 .. covariance_4_4``,
+        ``n_nodes`` and ``params_hash`` (a fingerprint of the parameters that made
+        the embeddings, checked when they are read back). Within a partition graphs are sorted by ``graph_id`` (when the
         ids can be sorted); which partition a graph lands in is decided by the hash of
         its id. Divisions are unknown. Nothing is computed until asked;
         :func:`kernel_matrix` persists it, for :func:`kneighbors` use ``.persist()``
@@ -713,7 +714,7 @@ def kernel_matrix(a, b=None, *, kernel="power", chunks=DEFAULT_CHUNKS, **params)
     every partition is counted when this function is called. To that end the
     embeddings of a Dask dataframe (or Bag, or edge table) are persisted first: they
     are computed once, when this function is called, and held in the cluster's
-    memory (``n x 31`` floats for ``"power"`` with ``k=5``, little next to the
+    memory (32 numbers per graph for ``"power"`` with ``k=5``, little next to the
     ``n x n`` matrix) for as long as the returned array lives. The count and every
     block then use the same computed partitions, so no task is ever submitted twice,
     however Dask optimises the array's graph.

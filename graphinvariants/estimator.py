@@ -10,7 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._validation import check_n_jobs
 from .embeddings import DEFAULT_RIDGE
 from .kernels import pairwise_kernels
-from .kernels.registry import RECOMMENDED, make_functional
+from .kernels.registry import RECOMMENDED, kernel_parameters, make_functional
 
 __all__ = ["GraphKernel", "PowerKernel"]
 
@@ -134,6 +134,8 @@ class GraphKernel(_KernelTransformer):
     ``kernel`` and them together; a parameter the chosen kernel does not take is an
     error at fit, so give each kernel its own grid:
     ``[{"kernel": ["wl"], "n_iter": [3, 5]}, {"kernel": ["histogram"], "k": [5, 7]}]``.
+    A name that is no parameter of any kernel (nor ``member__param`` of one) is
+    refused at once, by the constructor and by :meth:`set_params`.
 
     Parameters
     ----------
@@ -171,6 +173,8 @@ class GraphKernel(_KernelTransformer):
     """
 
     def __init__(self, *, kernel=RECOMMENDED, n_jobs=None, **params):
+        for key in params:
+            _check_kernel_parameter_name(key)
         self.kernel = kernel
         self.n_jobs = n_jobs
         for key, value in params.items():
@@ -183,6 +187,9 @@ class GraphKernel(_KernelTransformer):
         return out
 
     def set_params(self, **params):
+        for key in params:
+            if key not in ("kernel", "n_jobs"):
+                _check_kernel_parameter_name(key)
         for key, value in params.items():
             setattr(self, key, value)
             if key not in ("kernel", "n_jobs") and key not in self._kernel_params:
@@ -191,3 +198,18 @@ class GraphKernel(_KernelTransformer):
 
     def _kernel_parameters(self):
         return {key: getattr(self, key) for key in self._kernel_params}
+
+
+def _check_kernel_parameter_name(key):
+    """Refuse a GraphKernel parameter that no kernel takes (it would otherwise be kept
+    as an attribute, shadow a method such as ``fit``, and fail far from its cause)."""
+    parameters = kernel_parameters()
+    if isinstance(key, str):
+        member, _, param = key.partition("__")
+        if any(key in params for params in parameters.values()) or param in parameters.get(member, ()):
+            return
+    names = sorted({p for params in parameters.values() for p in params})
+    raise ValueError(
+        f"GraphKernel has no parameter {key!r}: its parameters are kernel, n_jobs and those of the kernels "
+        f"({', '.join(names)}), or member__param for one member of a combination (e.g. histogram__k)"
+    )

@@ -146,9 +146,7 @@ def exact_walk_counts(A, k, *, allow_object=False):
     for t in range(k):
         if counts.dtype == np.int64 and (big or max_row_sum * float(counts.max(initial=0)) >= 2.0**62):
             if not allow_object:
-                raise ValueError(
-                    f"walk counts of length {t + 1} exceed the int64 range; use a smaller k"
-                )
+                raise ValueError(_overflow_message("walk counts", t, max_row_sum))
             counts = counts.astype(object)
         if counts.dtype == object:
             counts = _object_matvec(A.indptr, A.indices, data, counts)
@@ -158,6 +156,15 @@ def exact_walk_counts(A, k, *, allow_object=False):
     if any(c.dtype == object for c in columns):
         return np.column_stack([c.astype(object) for c in columns])
     return np.column_stack(columns)
+
+
+def _overflow_message(what, t, max_row_sum):
+    """Why exact counts of length ``t + 1`` overflow, and what helps: a smaller k only
+    if shorter walks fit (at length 1 no k does: the weights themselves are too large)."""
+    if t == 0:
+        return (f"{what} of length 1 exceed the int64 range: the edge weights are too large for exact counts "
+                f"(a node's weights sum to {max_row_sum:.3g}, at least 2**62); use smaller integer weights")
+    return f"{what} of length {t + 1} exceed the int64 range; use k <= {t}"
 
 
 def _object_matvec(indptr, indices, data, x):

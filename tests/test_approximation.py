@@ -11,6 +11,7 @@ from sklearn.svm import LinearSVC
 
 import graphinvariants as gi
 from graphinvariants.embeddings import WalkHistogram
+from graphinvariants.kernels import pairwise_kernels
 
 
 @pytest.fixture(scope="module")
@@ -283,3 +284,22 @@ def test_mean_map_features_check_their_arguments(graphs):
     other = gi.MeanMapFeatures(n_features=20, random_state=1).fit(graphs)
     with pytest.raises(ValueError, match="other mean-map parameters"):
         model.transform(other.functional_.as_embeddings(graphs))
+
+
+@pytest.mark.parametrize("random_state", [None, "generator"])
+def test_nystroem_of_a_mean_map_drawn_at_fit_transforms(graphs, random_state):
+    # transform made a new MeanMap, whose seed (drawn again from None or the Generator)
+    # was not the one the landmarks were embedded with: "other mean-map parameters"
+    seed = np.random.default_rng(4) if random_state == "generator" else None
+    nystroem = gi.NystroemGraphKernel(kernel="meanmap", n_components=len(graphs), random_state=0,
+                                      kernel_params={"n_features": 50, "random_state": seed})
+    features = nystroem.fit(graphs).transform(graphs)
+    K = pairwise_kernels(graphs, functional=nystroem.functional_)
+    np.testing.assert_allclose(features @ features.T, K, atol=1e-8)  # all landmarks: the kernel, to rounding
+    # the same kernel values; the product with K_mm^{-1/2} of another number of rows is
+    # blocked otherwise by BLAS, and that matrix's large entries amplify the rounding
+    np.testing.assert_allclose(nystroem.transform(graphs[:5]), features[:5], atol=1e-9)
+    assert nystroem.fit_transform(graphs).shape == (len(graphs), len(graphs))
+    combination = gi.NystroemGraphKernel(kernel="power*meanmap", n_components=5, random_state=0,
+                                         kernel_params={"n_features": 20, "random_state": seed})
+    assert combination.fit(graphs).transform(graphs).shape == (len(graphs), 5)

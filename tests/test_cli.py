@@ -2,6 +2,7 @@
 
 import contextlib
 import csv
+import errno
 import json
 import os
 import re
@@ -214,14 +215,17 @@ def test_evaluate_writes_the_table_and_resumes(tu_dir, tmp_path, capsys):
             "--no-download", "--out", tmp_path, "--quiet"]
     status, out, _ = run(capsys, *argv)
     assert status == 0
-    assert "in parentheses the standard error over the 1 repetition(s)" in out and "resumed" not in out
+    assert "no standard error: it is undefined for one repetition (use --reps 2 or more)" in out
+    assert "resumed" not in out and "(0.00)" not in out
     [row] = _csv_rows(tmp_path / "evaluation.csv")
-    assert row["dataset"] == "MUTAG" and 0 <= float(row["accuracy"]) <= 100
-    assert re.search(rf"MUTAG +{float(row['accuracy']):.2f} \(0\.00\) +83\.22 \(0\.47\)", out)
+    assert row["dataset"] == "MUTAG" and 0 <= float(row["accuracy"]) <= 100 and row["stderr"] == ""
+    assert re.search(rf"MUTAG +{float(row['accuracy']):.2f} \(undefined\) +83\.22 \(0\.47\)", out)
     summary = json.loads((tmp_path / "evaluation.json").read_text())
     assert (summary["k"], summary["reps"], summary["folds"]) == (3, 1, 3)
+    assert summary["rows"][0]["stderr"] is None
     details = json.loads((tmp_path / "evaluation-MUTAG.json").read_text())
     assert details["k"] == 3 and len(details["details"]["accuracies"][0]) == 3
+    assert details["stderr"] is None and details["details"]["stderr"] is None
 
     status, out, _ = run(capsys, *argv)
     assert status == 0 and "MUTAG: resumed 3 of 3 folds from" in out
@@ -319,7 +323,7 @@ def test_evaluate_several_kernels_side_by_side(tu_dir, tmp_path, capsys):
     assert header.split()[2:] == ["power", "(k=5)", "wl:n_iter=3", "histogram:k=4", "paper", "(power)"]
     table = next(line for line in out.splitlines() if line.startswith("MUTAG  "))
     for r in rows:
-        assert f"{float(r['accuracy']):.2f} ({float(r['stderr']):.2f})" in table
+        assert f"{float(r['accuracy']):.2f} (undefined)" in table  # one repetition
 
 
 def test_unknown_kernels_are_refused_by_the_parser(capsys):
@@ -329,9 +333,12 @@ def test_unknown_kernels_are_refused_by_the_parser(capsys):
 
 
 def test_perturb_several_kernels_with_the_property_2_column(tmp_path, capsys):
-    status, out, _ = run(capsys, "perturb", "--graphs", "8", "--steps", "3", "--kernel", "power,wl",
+    status, out, _ = run(capsys, "perturb", "--graphs", "3", "--steps", "3", "--kernel", "power,wl",
                          "--out", tmp_path / "p.png")
     assert status == 0 and "below the median of others after" in out
+    # the column is explained under the table, and the summary says what ran
+    assert "below the median of others after: the number of steps after which the mean kernel" in out
+    assert "3 graphs from each of 3 collections x 3 flip steps, under 2 kernels (power, wl) in" in out
     rows = _csv_rows(tmp_path / "p.csv")
     assert {r["kernel"] for r in rows} == {"power", "wl"} and len(rows) == 3 * 2 * 4
     saved = json.loads((tmp_path / "p.json").read_text())
@@ -347,3 +354,60 @@ def test_a_negative_seed_is_a_usage_error(command, capsys):
 def test_a_kernel_named_twice_is_a_usage_error(capsys):
     status, _, err = run(capsys, "perturb", "--kernel", "power,wl,power")
     assert status == 2 and "power named twice" in err
+
+
+def test_evaluate_with_two_repetitions_shows_the_standard_error(tu_dir, tmp_path, capsys):
+    status, out, _ = run(capsys, "evaluate", "MUTAG", "--reps", "2", "--folds", "2", "--data-home", tu_dir,
+                         "--no-download", "--out", tmp_path, "--quiet")
+    assert status == 0 and "in parentheses the standard error over the 2 repetitions" in out
+    [row] = _csv_rows(tmp_path / "evaluation.csv")
+    assert f"{float(row['accuracy']):.2f} ({float(row['stderr']):.2f})" in out
+
+
+@pytest.mark.parametrize("command, wrong, right", [
+    ("evaluate", "--repeats", "--reps"), ("evaluate", "--kernal", "--kernel"), ("perturb", "--setps", "--steps"),
+    ("perturb", "--kernels=power", "--kernel"),
+])
+def test_an_unknown_option_is_a_usage_error_of_the_subcommand_with_the_closest_name(command, wrong, right, capsys):
+    status, _, err = run(capsys, command, "MUTAG", wrong, "1")
+    assert status == 2
+    assert err.startswith(f"usage: graphinvariants {command} ")  # not the top-level usage
+    assert f"unrecognized arguments: {wrong} 1; did you mean {right} (for {wrong})?" in err
+
+
+def test_an_unknown_argument_without_a_close_option_is_still_named(capsys):
+    status, _, err = run(capsys, "demo", "--zzzzzz")
+    assert status == 2 and err.rstrip().endswith("unrecognized arguments: --zzzzzz")
+
+
+def test_perturb_help_explains_the_crossing_column():
+    text = " ".join(_parsers()["perturb"].format_help().split())
+    assert "'below the median of others after', is the number of steps after which" in text
+
+
+def test_a_full_disk_leaves_the_previous_output_whole_and_names_the_file(tmp_path, capsys, monkeypatch):
+    """Outputs are written to a new file and renamed: a failed write leaves the old one."""
+    argv = ["perturb", "--graphs", "2", "--steps", "1", "--out", tmp_path / "p.png"]
+    assert run(capsys, *argv)[0] == 0
+    before = (tmp_path / "p.json").read_bytes()
+
+    def dump_until_the_disk_is_full(obj, fh, **kwargs):
+        fh.write("{\"trunc")
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(json, "dump", dump_until_the_disk_is_full)
+    status, _, err = run(capsys, *argv)
+    assert status == 2 and "Traceback" not in err
+    assert f"cannot write {tmp_path / 'p.json'} (No space left on device)" in err
+    assert (tmp_path / "p.json").read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.csv", "p.json", "p.png"]  # no temporary left
+
+
+def test_evaluate_checks_every_output_before_any_fold(tu_dir, tmp_path, capsys):
+    for blocked in ("evaluation.csv", "evaluation-MUTAG-wl.json"):
+        out = tmp_path / blocked.replace(".", "_")
+        (out / blocked).mkdir(parents=True)
+        status, _, err = run(capsys, "evaluate", "MUTAG", "--reps", "1", "--folds", "2", "--data-home", tu_dir,
+                             "--no-download", "--out", out, "--quiet", "--kernel", "power,wl")
+        assert status == 2 and f"--out: cannot write {out / blocked}, it is a folder" in err
+        assert sorted(p.name for p in out.iterdir()) == [blocked]  # no fold ran, no checkpoint

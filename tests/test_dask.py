@@ -72,9 +72,9 @@ def _edge_table(graphs, seed, *, weight=None):
     return frame if weight else frame.drop(columns="w")
 
 
-def _sorted_batch(frame, k=5):
+def _sorted_batch(frame, k=5, **params):
     frame = frame.sort_values("graph_id")
-    return frame["graph_id"].to_numpy(), gid.from_frame(frame, k=k)
+    return frame["graph_id"].to_numpy(), gid.from_frame(frame, k=k, **params)
 
 
 def _assert_same_embeddings(batch, expected):
@@ -177,7 +177,7 @@ def test_weighted_and_directed_edge_tables(client):
         table = _edge_table(group, seed=7, weight="w")
         # NetworkX keeps the last weight of a repeated edge: keep one row per edge
         frame = gid.embed(dd.from_pandas(table, npartitions=2, sort=False), weight="w", directed=is_directed, k=4)
-        _, batch = _sorted_batch(frame.compute(), k=4)
+        _, batch = _sorted_batch(frame.compute(), k=4, weight="w")
         _assert_same_embeddings(batch, gi.batch_power_invariants(group, weight="w", k=4))
 
 

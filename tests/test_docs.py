@@ -94,3 +94,114 @@ def test_long_code_lines_scroll_inside_the_page():
     pre = re.search(r"(?:^|\n)pre\s*\{([^}]*)\}", rules)
     assert pre, "a rule for pre in the docs' CSS"
     assert re.search(r"overflow(-x)?\s*:\s*auto", pre[1]) or re.search(r"white-space\s*:\s*pre-wrap", pre[1])
+
+
+# -- the built site works offline -------------------------------------------------------
+#: A script or style sheet loaded from another site (a CDN).
+ONLINE_ASSET = re.compile(r"""<(?:script[^>]*\ssrc|link[^>]*\shref)\s*=\s*["'](?:https?:)?//[^"']+""", re.IGNORECASE)
+
+
+def test_conf_does_not_write_the_gallery_timing_pages():
+    """sphinx-gallery's sg_execution_times pages load jQuery, DataTables and Bootstrap
+    from CDNs; the gallery is configured not to write them."""
+    conf = _conf_values()
+    assert conf["sphinx_gallery_conf"]["write_computation_times"] is False
+    assert "sg_execution_times.rst" in conf["exclude_patterns"]  # a page left by an older build
+    assert "**/sg_execution_times.rst" in conf["exclude_patterns"]
+
+
+def test_a_gallery_build_loads_no_script_or_style_from_the_internet(tmp_path):
+    """A small build with conf.py's gallery settings and one example: no page (the
+    gallery, the example, any timing page) loads a script or style from another site."""
+    pytest.importorskip("sphinx")
+    pytest.importorskip("sphinx_gallery")
+    from sphinx.cmd.build import build_main
+
+    gallery = {**_conf_values()["sphinx_gallery_conf"], "examples_dirs": "examples", "gallery_dirs": "auto_examples"}
+    src, out = tmp_path / "src", tmp_path / "html"
+    (src / "examples").mkdir(parents=True)
+    (src / "conf.py").write_text(
+        f"extensions = ['sphinx_gallery.gen_gallery']\nsphinx_gallery_conf = {gallery!r}\n"
+        f"exclude_patterns = {_conf_values()['exclude_patterns']!r}\n"
+    )
+    (src / "index.rst").write_text("Site\n====\n\n.. toctree::\n\n   auto_examples/index\n")
+    (src / "examples" / "GALLERY_HEADER.rst").write_text("Examples\n========\n")
+    (src / "examples" / "plot_one.py").write_text('"""\nOne\n===\n\nA sum.\n"""\n\nprint(1 + 1)\n')
+    assert build_main(["-q", "-b", "html", str(src), str(out)]) == 0
+    pages = sorted(out.rglob("*.html"))
+    assert any(page.name == "plot_one.html" for page in pages)
+    for page in pages:
+        assert not ONLINE_ASSET.findall(page.read_text(encoding="utf-8")), page.relative_to(out)
+    assert not list(out.rglob("sg_execution_times.html"))
+
+
+def test_conf_checks_every_page_for_online_scripts_and_styles():
+    """The build itself warns (an error under -W) about the same tags as the test above."""
+    text = (DOCS / "conf.py").read_text()
+    assert f'_ONLINE_ASSET = re.compile(r"""{ONLINE_ASSET.pattern}""", re.IGNORECASE)' in text
+    for tag in ('<script src="https://code.jquery.com/jquery-3.7.0.js">',
+                '<link href="https://cdn.datatables.net/x.css" rel="stylesheet" />', '<script src="//cdn.x/y.js">'):
+        assert ONLINE_ASSET.search(tag), tag
+    for tag in ('<script src="_static/mathjax/tex-chtml.js">', '<link rel="stylesheet" href="_static/x.css">'):
+        assert not ONLINE_ASSET.search(tag), tag
+
+
+# -- the gallery and the walk-through ---------------------------------------------------
+def test_the_nystroem_example_figure_shows_its_whole_title(tu_dir, monkeypatch):
+    """Every title and axis label of the figure lies inside the figure (the title of
+    'Nystroem features and nearest neighbours' was cut off at both sides)."""
+    import runpy
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    monkeypatch.setenv("GRAPHINVARIANTS_DATA", str(tu_dir))
+    plt.close("all")
+    runpy.run_path(str(ROOT / "examples" / "plot_large_collections.py"), run_name="__main__")
+    [number] = plt.get_fignums()
+    fig = plt.figure(number)
+    try:
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        box = fig.bbox
+        texts = [t for ax in fig.axes for t in (ax.title, ax.xaxis.label, ax.yaxis.label) if t.get_text()]
+        assert texts
+        for text in texts:
+            extent = text.get_window_extent(renderer)
+            assert box.x0 <= extent.x0 and extent.x1 <= box.x1 and box.y0 <= extent.y0 and extent.y1 <= box.y1, (
+                text.get_text(), extent, box)
+    finally:
+        plt.close("all")
+
+
+def _bench_large():
+    spec = importlib.util.spec_from_file_location("bench_large", ROOT / "benchmarks" / "bench_large.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_bench_large_creates_a_missing_workdir(tmp_path, capsys):
+    workdir = tmp_path / "not" / "yet"
+    _bench_large().main(["--workdir", str(workdir), "--sections", "none"])
+    assert workdir.is_dir() and list(workdir.iterdir()) == []  # its fresh folder inside is removed
+    assert f"work folder: {workdir}" in capsys.readouterr().out
+
+
+def test_bench_large_workdir_that_cannot_be_created_is_a_usage_error(tmp_path, capsys):
+    (tmp_path / "a_file").write_text("")
+    with pytest.raises(SystemExit) as exc:
+        _bench_large().main(["--workdir", str(tmp_path / "a_file" / "sub"), "--sections", "none"])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and f"--workdir {tmp_path / 'a_file' / 'sub'}: cannot create a folder there" in err
+    assert "Traceback" not in err
+
+
+def test_bench_large_small_check_is_not_announced_as_a_minute():
+    """The small check took 2 min 57 s, 122 s of it the exact mean map of NCI1."""
+    for text in (_bench_large().__doc__, (DOCS / "large_collections.rst").read_text()):
+        flat = " ".join(text.split())
+        assert "about 3 minutes on 2 cores" in flat or "about 3 minutes on two cores" in flat
+        assert "generate,embed,kneighbors,kernel,scaling" in flat

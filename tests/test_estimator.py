@@ -143,3 +143,23 @@ def test_params_and_clone():
 )
 def test_data_free_estimator_checks(check):
     check("PowerKernel", gi.PowerKernel())
+
+
+@pytest.mark.parametrize("name", ["fit", "transform", "get_params", "foo", "histogram__foo", "nomember__k", "_kernel_params"])
+def test_graph_kernel_refuses_a_parameter_no_kernel_takes(name):
+    # GraphKernel(fit=1) stored fit=1 over the method: "'int' object is not callable"
+    with pytest.raises(ValueError, match=f"GraphKernel has no parameter '{name}': .*kernel, n_jobs.*n_iter"):
+        gi.GraphKernel(**{name: 1})
+    kernel = gi.GraphKernel(kernel="wl")
+    with pytest.raises(ValueError, match=f"GraphKernel has no parameter '{name}'"):
+        kernel.set_params(**{name: 1})
+    assert kernel.get_params() == {"kernel": "wl", "n_jobs": None}
+
+
+def test_graph_kernel_takes_every_kernel_parameter_and_member_parameters():
+    kernel = gi.GraphKernel(kernel="power*histogram", histogram__k=3, ridge=1e-9)
+    assert kernel.set_params(n_iter=2, kernel="wl", histogram__k=4).get_params() == {
+        "kernel": "wl", "n_jobs": None, "histogram__k": 4, "n_iter": 2, "ridge": 1e-9}
+    assert clone(kernel).get_params() == kernel.get_params()
+    with pytest.raises(ValueError, match="names no parameter of a member of 'wl'"):
+        kernel.fit([nx.path_graph(4)])  # a parameter of another kernel: refused at fit, by name

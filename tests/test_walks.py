@@ -5,7 +5,7 @@ import pytest
 import scipy.sparse as sp
 
 import graphinvariants as gi
-from graphinvariants.walks import power_iteration
+from graphinvariants.walks import exact_walk_counts, power_iteration
 
 
 def _brute_force_summary(A, k):
@@ -177,3 +177,15 @@ def test_gaussian_kernel_normalizations_differ_but_column_weights_cannot_matter(
     D = np.diag([1.0, 0.5, 0.25, 0.125, 0.0625])  # discounting columns
     discounted = [gi.PowerInvariants(D @ m, D @ c @ D, n) for m, c, n in zip(invs.means, invs.covariances, invs.n_nodes)]
     np.testing.assert_allclose(gi.power_kernel_matrix(discounted, ridge=0), l1, rtol=1e-9)
+
+
+def test_overflow_of_exact_counts_gives_a_hint_that_helps():
+    # at length 1 no smaller k helps ("use a smaller k" at k=1 was wrong): the weights are too large
+    A = sp.csr_array(np.array([[0.0, 2.0**62], [2.0**62, 0.0]]))
+    with pytest.raises(ValueError, match="length 1 exceed the int64 range: the edge weights are too large") as err:
+        exact_walk_counts(A, 1)
+    assert "smaller k" not in str(err.value)
+    B = sp.csr_array(np.array([[0.0, 2.0**40], [2.0**40, 0.0]]))
+    with pytest.raises(ValueError, match="length 2 exceed the int64 range; use k <= 1"):
+        exact_walk_counts(B, 3)
+    assert exact_walk_counts(B, 1).tolist() == [[2**40], [2**40]]

@@ -1,9 +1,13 @@
-"""Benchmark data: the TU Dortmund graph-classification collections.
+"""Benchmark data: the TU Dortmund graph-classification collections, and molecules.
 
 The loader reads files into a :class:`~graphinvariants.graphs.GraphBatch`; it computes
 no invariants (that is the job of the embeddings, which accept a data set directly).
 """
 
+from .molecules import from_mol, from_smiles
 from .tu import DataNotFoundError, TUDataset, default_data_home, load_tu, read_tu_folder, safe_extract
 
-__all__ = ["DataNotFoundError", "TUDataset", "default_data_home", "load_tu", "read_tu_folder", "safe_extract"]
+__all__ = [
+    "DataNotFoundError", "TUDataset", "default_data_home", "from_mol", "from_smiles", "load_tu", "read_tu_folder",
+    "safe_extract",
+]

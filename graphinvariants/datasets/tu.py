@@ -3,10 +3,14 @@
 :func:`load_tu` reads the TU text format: ``NAME_A.txt`` (one ``row, col`` line per
 directed edge, 1-based node ids over the whole data set), ``NAME_graph_indicator.txt``
 (each node's 1-based graph id), ``NAME_graph_labels.txt`` (each graph's class) and,
-optionally, ``NAME_node_labels.txt``. Graphs are undirected and unweighted; an edge
-listed once is mirrored, so ``A.txt`` files that list each edge twice (the standard)
-and once give the same graphs. Isolated nodes, which appear only in the graph
-indicator, are kept.
+when present, ``NAME_node_labels.txt`` (an integer per node), ``NAME_edge_labels.txt``
+(an integer per line of ``A.txt``), ``NAME_node_attributes.txt`` and
+``NAME_edge_attributes.txt`` (comma-separated reals per node, per line of ``A.txt``).
+Graphs are undirected and unweighted; an edge listed once is mirrored, and lines that
+repeat an edge (in either direction) are merged into one edge, which must then have one
+label and one attribute row. So ``A.txt`` files that list each edge twice (the
+standard), once, or four times (``IMDB-BINARY``) give the same graphs. Isolated nodes,
+which appear only in the graph indicator, are kept.
 """
 
 import difflib
@@ -21,10 +25,9 @@ from functools import cached_property
 from pathlib import Path
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..graphs import GraphBatch
-from ..graphs.csr import edges_to_csr
+from ..graphs.csr import block_entries, edges_to_csr, entry_values
 
 __all__ = ["DataNotFoundError", "TUDataset", "default_data_home", "load_tu", "read_tu_folder", "safe_extract"]
 
@@ -68,11 +71,22 @@ class TUDataset(Sequence):
     ----------
     name : str
     batch : GraphBatch
-        All graphs, with node labels when the data set has them.
+        All graphs, with node labels, edge labels (one per stored entry of
+        ``batch.matrix``) and node attributes when the data set has them.
     y : numpy.ndarray of shape (n_graphs,)
         Class label of each graph.
     path : pathlib.Path or None
         Folder the files were read from.
+    edge_attributes : numpy.ndarray of shape (batch.matrix.nnz, n_edge_attributes) or None
+        Real attributes of every stored entry, aligned with ``batch.edge_labels``
+        (both entries of an edge hold its row).
+
+    Notes
+    -----
+    The NetworkX graphs carry what the data set has, as node attribute ``"label"``
+    (node label), edge attribute ``"label"`` (edge label), node attribute
+    ``"attributes"`` (tuple of floats) and edge attribute ``"attributes"`` (tuple of
+    floats); labels are Python ints.
 
     Examples
     --------
@@ -83,22 +97,33 @@ class TUDataset(Sequence):
     >>> mutag[0].number_of_nodes()  # a NetworkX graph, built on demand
     17
     >>> mutag[:10]
-    <TUDataset MUTAG[0:10]: 10 graphs, 2 classes, 166 nodes, 182 edges>
+    <TUDataset MUTAG[0:10]: 10 graphs, 2 classes, 166 nodes, 182 edges; node labels, edge labels>
+    >>> mutag[0].edges[0, 1]  # bond type of the first edge
+    {'label': 0}
     >>> invariants = gi.batch_power_invariants(mutag, k=5)  # one batched pass
     >>> invariants[0].n_nodes
     17
     """
 
-    def __init__(self, name, batch, y, path=None):
+    def __init__(self, name, batch, y, path=None, edge_attributes=None):
         if not isinstance(batch, GraphBatch):
             raise TypeError(f"batch must be a GraphBatch, got {type(batch).__name__}")
         y = np.asarray(y)
         if y.shape != (len(batch),):
             raise ValueError(f"y must have one label per graph ({len(batch)}), got shape {y.shape}")
+        if edge_attributes is not None:
+            edge_attributes = np.asarray(edge_attributes, dtype=np.float64)
+            if edge_attributes.ndim != 2 or edge_attributes.shape[0] != batch.matrix.nnz:
+                raise ValueError(f"edge_attributes must have shape ({batch.matrix.nnz}, n_attributes) (a row per "
+                                 f"stored entry), got {edge_attributes.shape}")
+            if not np.isfinite(edge_attributes).all():
+                raise ValueError("edge_attributes contains NaN or infinite values")
+            edge_attributes.setflags(write=False)
         self.name = name
         self.batch = batch
         self.y = y
         self.path = path
+        self.edge_attributes = edge_attributes
 
     @property
     def matrix(self):
@@ -114,6 +139,37 @@ class TUDataset(Sequence):
     def node_labels(self):
         """Label of every node in graph order, or None (``batch.node_labels``)."""
         return self.batch.node_labels
+
+    @property
+    def edge_labels(self):
+        """Label of every stored entry of ``matrix``, or None (``batch.edge_labels``)."""
+        return self.batch.edge_labels
+
+    @property
+    def node_attributes(self):
+        """Attribute rows of every node, or None (``batch.node_attributes``)."""
+        return self.batch.node_attributes
+
+    @property
+    def carries(self):
+        """What the graphs carry besides edges, in words (tuple of str).
+
+        Examples
+        --------
+        >>> import graphinvariants as gi
+        >>> gi.load_tu("ENZYMES").carries
+        ('node labels', '18 node attributes')
+        """
+        out = []
+        if self.node_labels is not None:
+            out.append("node labels")
+        if self.edge_labels is not None:
+            out.append("edge labels")
+        if self.node_attributes is not None:
+            out.append(f"{self.node_attributes.shape[1]} node attributes")
+        if self.edge_attributes is not None:
+            out.append(f"{self.edge_attributes.shape[1]} edge attributes")
+        return tuple(out)
 
     @property
     def n_graphs(self):
@@ -145,12 +201,15 @@ class TUDataset(Sequence):
             label = f"{self.name}[{start}:{stop if stop >= 0 else ''}{f':{step}' if step != 1 else ''}]"
         else:
             label = f"{self.name}[...]"
-        return TUDataset(label, self.batch.take(indices), self.y[indices], self.path)
+        edge_attributes = None
+        if self.edge_attributes is not None:
+            edge_attributes = self.edge_attributes[block_entries(self.matrix, self.offsets, indices)]
+        return TUDataset(label, self.batch.take(indices), self.y[indices], self.path, edge_attributes)
 
     def __repr__(self):
         return (
             f"<TUDataset {self.name}: {self.n_graphs} graphs, {len(self.classes)} classes, "
-            f"{self.n_nodes} nodes, {self.n_edges} edges>"
+            f"{self.n_nodes} nodes, {self.n_edges} edges; {', '.join(self.carries) or 'unlabelled'}>"
         )
 
     @cached_property
@@ -160,14 +219,16 @@ class TUDataset(Sequence):
 
     @cached_property
     def _edges_by_graph(self):
-        coo = sp.triu(self.matrix, format="coo")
-        graph_of_edge = np.searchsorted(self.offsets, coo.row, side="right") - 1
-        order = np.argsort(graph_of_edge, kind="stable")
-        rows, cols, owner = coo.row[order], coo.col[order], graph_of_edge[order]
-        bounds = np.searchsorted(owner, np.arange(self.n_graphs + 1))
-        return rows, cols, bounds
+        """Upper-triangle entries (one per edge) in row-major order: rows, columns,
+        positions in ``matrix.data``, and where each graph's edges start."""
+        A = self.matrix
+        all_rows = np.repeat(np.arange(A.shape[0], dtype=A.indices.dtype), np.diff(A.indptr))
+        entries = np.flatnonzero(A.indices >= all_rows)
+        rows, cols = all_rows[entries], A.indices[entries]
+        bounds = np.searchsorted(rows, self.offsets)  # rows are sorted, each graph owns a range of them
+        return rows, cols, entries, bounds
 
-    def _networkx(self, g, rows, cols, bounds):
+    def _networkx(self, g, rows, cols, entries, bounds):
         import networkx as nx
 
         start, stop = self.offsets[g], self.offsets[g + 1]
@@ -176,15 +237,30 @@ class TUDataset(Sequence):
         if self.node_labels is not None:
             for i, label in enumerate(self.node_labels[start:stop].tolist()):
                 G.nodes[i]["label"] = label
+        if self.node_attributes is not None:
+            for i, row in enumerate(self.node_attributes[start:stop].tolist()):
+                G.nodes[i]["attributes"] = tuple(row)
         e = slice(bounds[g], bounds[g + 1])
-        G.add_edges_from(zip((rows[e] - start).tolist(), (cols[e] - start).tolist()))
+        ends = zip((rows[e] - start).tolist(), (cols[e] - start).tolist())
+        if self.edge_labels is None and self.edge_attributes is None:
+            G.add_edges_from(ends)
+            return G
+        data = [{} for _ in range(bounds[g + 1] - bounds[g])]
+        if self.edge_labels is not None:
+            for d, label in zip(data, self.edge_labels[entries[e]].tolist()):
+                d["label"] = label
+        if self.edge_attributes is not None:
+            for d, row in zip(data, self.edge_attributes[entries[e]].tolist()):
+                d["attributes"] = tuple(row)
+        G.add_edges_from((u, v, d) for (u, v), d in zip(ends, data))
         return G
 
     @cached_property
     def graphs(self):
         """List of ``networkx.Graph``, one per graph, nodes ``0..n_g-1``.
 
-        Node labels, when present, are stored as the node attribute ``"label"``.
+        What the data set carries is stored as attributes: ``"label"`` on nodes and
+        edges, ``"attributes"`` (a tuple of floats) on nodes and edges.
         """
         parts = self._edges_by_graph
         return [self._networkx(g, *parts) for g in range(self.n_graphs)]
@@ -257,6 +333,10 @@ def load_tu(name, *, data_home=None, download=True):
     Returns
     -------
     TUDataset
+        With node labels, edge labels, node attributes and edge attributes when the
+        data set has the files (``NAME_node_labels.txt``, ``NAME_edge_labels.txt``,
+        ``NAME_node_attributes.txt``, ``NAME_edge_attributes.txt``); its ``repr``
+        says which. Edges listed more than once in ``NAME_A.txt`` are one edge.
 
     Raises
     ------
@@ -274,7 +354,7 @@ def load_tu(name, *, data_home=None, download=True):
     >>> import graphinvariants as gi
     >>> ds = gi.load_tu("MUTAG")  # from $GRAPHINVARIANTS_DATA or the cache
     >>> ds
-    <TUDataset MUTAG: 188 graphs, 2 classes, 3371 nodes, 3721 edges>
+    <TUDataset MUTAG: 188 graphs, 2 classes, 3371 nodes, 3721 edges; node labels, edge labels>
     >>> ds.y[:5], ds[0].number_of_nodes()
     (array([ 1, -1, -1,  1, -1]), 17)
     >>> gi.load_tu("mutag").name  # the local folder whose name differs only in case
@@ -476,8 +556,14 @@ def _read_int_columns(path, n_columns):
     if not all(map(row, lines)):
         i = next(i for i, line in enumerate(lines) if not row(line))
         raise ValueError(f"{path}, line {i + 1}: {_row_error(lines[i], n_columns)}")
+    text = " ".join(lines).replace(",", " ")
+    # only digits, signs and blanks are left: numpy's C parser reads them, 3x faster than
+    # Python's int(); it clamps numbers beyond 64 bits to the ends of the range, so a
+    # value there is read again by int(), which refuses what does not fit
+    values = np.fromstring(text, dtype=np.int64, sep=" ")
     try:
-        values = np.array(" ".join(lines).replace(",", " ").split(), dtype=np.int64)
+        if values.size and (values.max() == _INT64.max or values.min() == _INT64.min):
+            values = np.array(text.split(), dtype=np.int64)
     except OverflowError:
         i, field = _out_of_range_row(lines)
         raise ValueError(f"{path}, line {i + 1}: integer out of range (64 bits): {field!r}") from None
@@ -528,6 +614,67 @@ def read_tu_folder(folder, name):
         node_labels = _read_int_columns(node_labels_path, 1)[:, 0]
         if node_labels.size != n_nodes:
             raise ValueError(f"{node_labels_path}: {node_labels.size} lines, but {indicator_path} has {n_nodes}")
+    node_attributes = None
+    node_attributes_path = folder / f"{name}_node_attributes.txt"
+    if node_attributes_path.is_file():
+        node_attributes = _read_real_rows(node_attributes_path)
+        if len(node_attributes) != n_nodes:
+            raise ValueError(f"{node_attributes_path}: {len(node_attributes)} lines, but {indicator_path} has {n_nodes}")
+
+    per_edge = {}  # one value per line of A.txt, aligned with the stored entries
+    for part, read in (("edge_labels", lambda path: _read_int_columns(path, 1)[:, 0]),
+                       ("edge_attributes", _read_real_rows)):
+        path = folder / f"{name}_{part}.txt"
+        if not path.is_file():
+            continue
+        values = read(path)
+        if len(values) != len(edges):
+            raise ValueError(f"{path}: {len(values)} lines, but {edges_path} has {len(edges)}")
+        aligned, conflict = entry_values(n_nodes, edges[:, 0], edges[:, 1], values, directed=False, weighted=False)
+        if conflict is not None:
+            a, b = sorted(conflict)
+            raise ValueError(
+                f"{path}, lines {a + 1} and {b + 1}: edge {tuple((edges[a] + 1).tolist())} is listed twice in "
+                f"{edges_path.name} with different values ({_show(values[a])} and {_show(values[b])})"
+            )
+        per_edge[part] = aligned
 
     offsets = np.concatenate(([0], np.cumsum(np.bincount(indicator - 1, minlength=n_graphs))))
-    return TUDataset(name, GraphBatch(matrix, offsets, weighted=False, node_labels=node_labels), y, path=folder)
+    batch = GraphBatch(matrix, offsets, weighted=False, node_labels=node_labels,
+                       edge_labels=per_edge.get("edge_labels"), node_attributes=node_attributes)
+    return TUDataset(name, batch, y, path=folder, edge_attributes=per_edge.get("edge_attributes"))
+
+
+def _show(value):
+    """A label or an attribute row as it reads in the file."""
+    return ", ".join(f"{v:g}" for v in np.atleast_1d(value).tolist())
+
+
+#: One field of an attributes file: a decimal real number, maybe padded.
+_REAL = re.compile(r"[ \t]*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[ \t]*")
+
+
+def _read_real_rows(path):
+    """Parse a file of comma-separated real numbers, the same count on every line, into
+    a float64 array of one row per line; errors name the file and line."""
+    lines = _read_lines(path)
+    if not lines:
+        raise ValueError(f"{path}: the file is empty")
+    n_columns = lines[0].count(",") + 1
+    row = re.compile(",".join([_REAL.pattern] * n_columns)).fullmatch
+    if not all(map(row, lines)):
+        i = next(i for i, line in enumerate(lines) if not row(line))
+        fields = lines[i].split(",")
+        if not lines[i].strip():
+            problem = "blank line (blank lines are allowed only at the end of the file)"
+        elif len(fields) != n_columns:
+            problem = f"expected {n_columns} comma-separated numbers (as on line 1), got {len(fields)}"
+        else:
+            bad = next(f.strip() for f in fields if not _REAL.fullmatch(f))
+            problem = f"not a number: {bad!r}"
+        raise ValueError(f"{path}, line {i + 1}: {problem}")
+    values = np.array(" ".join(lines).replace(",", " ").split(), dtype=np.float64).reshape(len(lines), n_columns)
+    if not np.isfinite(values).all():  # only overflow (1e999) gets here: the pattern has no nan or inf
+        i = int(np.flatnonzero(~np.isfinite(values).all(axis=1))[0])
+        raise ValueError(f"{path}, line {i + 1}: number out of range for float64")
+    return values

@@ -7,10 +7,20 @@
 * :class:`MeanMap`: kernel mean embedding of the node profiles (exact, or random
   Fourier features).
 * :class:`WeisfeilerLehman`: the Weisfeiler-Lehman subtree kernel (the usual baseline).
+* :class:`WeisfeilerLehmanOptimalAssignment`, :class:`WalkHistogramOptimalAssignment`,
+  :class:`LabelledWalkHistogramOptimalAssignment`: optimal-assignment (histogram
+  intersection) kernels over the hierarchies of those count functionals
+  (:class:`OptimalAssignment` turns any of them into that form).
 * :class:`Combination`: products and sums of the kernels of several functionals.
 * :class:`Functional`: the protocol both implement, and any new functional too.
 """
 
+from .assignment import (
+    LabelledWalkHistogramOptimalAssignment,
+    OptimalAssignment,
+    WalkHistogramOptimalAssignment,
+    WeisfeilerLehmanOptimalAssignment,
+)
 from .base import Functional
 from .combination import Combination
 from .gaussian import (
@@ -47,4 +57,8 @@ __all__ = [
     "load_invariants",
     "power_invariants",
     "save_invariants",
+    "OptimalAssignment",
+    "WeisfeilerLehmanOptimalAssignment",
+    "WalkHistogramOptimalAssignment",
+    "LabelledWalkHistogramOptimalAssignment",
 ]

@@ -10,15 +10,29 @@ vocabulary, align) them once, then calls :meth:`Functional.tile` on blocks of pa
 To add a functional, subclass :class:`Functional` and implement :meth:`embed`,
 :meth:`tile` and :meth:`pairs`; see the design page of the documentation for a
 walk-through with :class:`~graphinvariants.embeddings.WalkHistogram`.
+
+Every batch of embeddings records, as its ``params`` (a dict), each parameter that
+changed it (``k``, the edge weight, the node label attribute, the normalisation ...:
+what :meth:`Functional.embedding_params` returns); a batch given back as precomputed
+embeddings is checked against the parameters asked for, and every difference is named
+(:func:`check_params`). Arrays made by :meth:`Functional.to_arrays` keep the record as
+a fingerprint per graph (``params_hash``).
 """
 
+import hashlib
 from abc import ABC, abstractmethod
+
+import numpy as np
 
 from ..graphs import as_graph_batch
 from ..graphs.adjacency import describe
 from ..graphs.batch import check_not_single_graph
 
-__all__ = ["Functional"]
+__all__ = ["Functional", "check_params", "params_difference", "params_hash"]
+
+#: Every batch class of a functional (filled by :meth:`Functional.__init_subclass__`),
+#: so that embeddings of one functional given to another are refused by name.
+_BATCH_TYPES = set()
 
 
 class Functional(ABC):
@@ -51,12 +65,51 @@ class Functional(ABC):
     batch_type = type(None)
     weight = None
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.__dict__.get("batch_type") not in (None, type(None)):
+            _BATCH_TYPES.add(cls.batch_type)
+
     @abstractmethod
     def embed(self, batch):
-        """Embeddings of every graph of a :class:`GraphBatch`, as one batch object."""
+        """Embeddings of every graph of a :class:`GraphBatch`, as one batch object
+        whose ``params`` is :meth:`embedding_params`."""
+
+    def embedding_params(self):
+        """The parameters that change this functional's embeddings, as a dict.
+
+        Every batch :meth:`embed` returns records them (its ``params``), and
+        :meth:`check_batch` compares a precomputed batch's record with them. The
+        default is every public attribute; functionals override it to leave out what
+        only changes how pairs are evaluated (a ridge, an engine).
+        """
+        return {key: plain_value(value) for key, value in vars(self).items() if not key.startswith("_")}
 
     def check_batch(self, embedded, what):
-        """Raise if a precomputed batch does not fit this functional's parameters."""
+        """Raise ValueError, naming every difference, if a precomputed batch was
+        embedded with other parameters than this functional's."""
+        check_params(getattr(embedded, "params", None), self.embedding_params(), what)
+
+    def record_of_arrays(self, arrays, what="arrays"):
+        """The record of arrays made by :meth:`to_arrays`: this functional's
+        :meth:`embedding_params` if their ``params_hash`` matches (None when they carry
+        none: arrays made by hand, whose parameters are taken on trust).
+
+        Raises
+        ------
+        ValueError
+            If a graph's fingerprint is not this functional's.
+        """
+        if "params_hash" not in arrays:
+            return None
+        stored = np.asarray(arrays["params_hash"]).reshape(-1)
+        if stored.size and not np.all(stored == params_hash(self.embedding_params())):
+            asked = ", ".join(f"{key}={value!r}" for key, value in self.embedding_params().items())
+            raise ValueError(
+                f"{what} were embedded with other parameters than {asked} (their params_hash differs); "
+                "embed the graphs again with these parameters, or ask for the ones they were embedded with"
+            )
+        return self.embedding_params()
 
     def coerce_items(self, items, what):
         """Embeddings for a sequence whose items are not graphs (None: not handled)."""
@@ -68,6 +121,7 @@ class Functional(ABC):
         if isinstance(items, self.batch_type):
             self.check_batch(items, what)
             return items
+        check_not_other_batch(self, items, what)
         check_not_single_graph(items, what)
         if not hasattr(items, "batch") and not hasattr(items, "offsets"):
             coerced = self.coerce_items(items, what)
@@ -77,8 +131,11 @@ class Functional(ABC):
 
     def graph_batch(self, graphs, *, what="graphs"):
         """``graphs`` as a :class:`GraphBatch` holding what this functional reads: its
-        edge weight and, for functionals with a ``node_label``, the node labels."""
-        return as_graph_batch(graphs, weight=self.weight, node_label=getattr(self, "node_label", None), what=what)
+        edge weight and, for functionals with a ``node_label``, ``edge_label`` or
+        ``node_attributes``, those."""
+        return as_graph_batch(graphs, weight=self.weight, node_label=getattr(self, "node_label", None),
+                              edge_label=getattr(self, "edge_label", None),
+                              node_attributes=getattr(self, "node_attributes", None), what=what)
 
     def prepare(self, embedded, what):
         """Kernel-ready form of one side (computed once per side); default: as is."""
@@ -119,6 +176,84 @@ class Functional(ABC):
     def __repr__(self):
         params = ", ".join(f"{key}={value!r}" for key, value in vars(self).items() if not key.startswith("_"))
         return f"{type(self).__name__}({params})"
+
+
+def plain_value(value):
+    """``value`` in a form that compares by value and prints plainly (arrays as tuples,
+    numpy scalars as Python numbers)."""
+    if isinstance(value, np.ndarray):
+        return tuple(value.tolist())
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, (list, tuple)):
+        return tuple(plain_value(v) for v in value)
+    return value
+
+
+def check_params(recorded, asked, what):
+    """Raise ValueError if a batch's record of parameters differs from those asked for.
+
+    Parameters
+    ----------
+    recorded : dict or None
+        The batch's ``params``; a parameter it does not record (a batch built by hand
+        from arrays) is taken on trust, and so is everything when it is None.
+    asked : dict
+        :meth:`Functional.embedding_params` of the functional that uses the batch.
+    what : str
+        Name of the argument, for the message.
+
+    Examples
+    --------
+    >>> from graphinvariants.embeddings.base import check_params
+    >>> check_params({"k": 3, "weight": None}, {"k": 7, "weight": None}, "other")
+    Traceback (most recent call last):
+        ...
+    ValueError: other was embedded with k=3, but k=7 was asked for; embed the graphs again with these parameters, or ask for the ones they were embedded with
+    """
+    difference = params_difference(recorded, asked)
+    if difference:
+        raise ValueError(
+            f"{what} was embedded with {difference}; "
+            "embed the graphs again with these parameters, or ask for the ones they were embedded with"
+        )
+
+
+def params_difference(recorded, asked):
+    """``"k=3, but k=7 was asked for"``: the parameters a record and those asked for
+    disagree on ("" if none; parameters the record lacks are not compared)."""
+    differ = [key for key, value in asked.items() if recorded and key in recorded and recorded[key] != value]
+    if not differ:
+        return ""
+    made = ", ".join(f"{key}={recorded[key]!r}" for key in differ)
+    wanted = ", ".join(f"{key}={asked[key]!r}" for key in differ)
+    return f"{made}, but {wanted} {'was' if len(differ) == 1 else 'were'} asked for"
+
+
+def params_hash(params):
+    """A 52-bit fingerprint of a record of parameters, the same in every process and
+    session: stored with arrays of embeddings (one per graph), where a dict cannot go.
+    Below ``2**53``, it survives a trip through float64 (a table of embeddings stored
+    as one float array) exactly.
+
+    Examples
+    --------
+    >>> from graphinvariants.embeddings.base import params_hash
+    >>> params_hash({"k": 3}) == params_hash({"k": 3}), params_hash({"k": 3}) == params_hash({"k": 4})
+    (True, False)
+    """
+    text = repr(sorted((key, plain_value(value)) for key, value in params.items()))
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little") >> 12
+
+
+def check_not_other_batch(functional, items, what):
+    """Refuse the embeddings of another functional, naming both (they would otherwise
+    be read as a collection of graphs and fail deep inside)."""
+    if isinstance(items, tuple(_BATCH_TYPES)) and not isinstance(items, functional.batch_type):
+        raise TypeError(
+            f"{what} holds precomputed {type(items).__name__} embeddings, but {functional!r} embeds into "
+            f"{functional.batch_type.__name__}; pass the graphs, or embeddings of this kernel"
+        )
 
 
 def check_not_single(items, single_types, what):

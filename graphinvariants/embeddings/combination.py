@@ -3,9 +3,17 @@
 Both stay positive semidefinite with a unit diagonal: the product of PSD kernels is
 PSD (Schur), and the sum is taken as the mean so that ``K(G, G) = 1``. A combination
 embeds every graph once per member and evaluates each tile member by member.
+
+Edge weights: a member that takes a ``weight`` reads it (an edge of weight 0 carries no
+walk), and a member that takes none (``wl``, ``labelled_histogram``) sees every edge of
+the graph, whatever its weight, exactly as it does alone: a member's kernel inside a
+combination is its kernel alone. (A :class:`~graphinvariants.GraphBatch` holds no
+zero-weight edges, so a weighted batch given as input has none to show.)
 """
 
-from .base import Functional
+from ..graphs import GraphBatch, as_graph_batch
+from ..graphs.batch import check_not_single_graph
+from .base import Functional, check_not_other_batch
 
 __all__ = ["Combination"]
 
@@ -54,26 +62,65 @@ class Combination(Functional):
 
     def as_embeddings(self, items, *, what="graphs"):
         if isinstance(items, CombinationBatch):
+            self.check_batch(items, what)
             return items
-        return self.embed(self.graph_batch(items, what=what))
+        check_not_other_batch(self, items, what)
+        check_not_single_graph(items, what)
+        weight, read = self._reads()
+        if weight is None or all(f.weight is not None for f in self.functionals) or self._holds_batch(items):
+            return self.embed(self.graph_batch(items, what=what))
+        # members without a weight see every edge, also those of weight 0, which the
+        # weighted batch does not hold: they get the graphs read without weights
+        if iter(items) is items:  # a one-shot iterator: read it once
+            items = list(items)
+        weighted = as_graph_batch(items, weight=weight, **read, what=what)
+        pattern = as_graph_batch(items, **read, what=what)
+        return self._embed(weighted, pattern)
 
-    def graph_batch(self, graphs, *, what="graphs"):
-        from ..graphs import as_graph_batch
+    @staticmethod
+    def _holds_batch(items):
+        return isinstance(items, GraphBatch) or isinstance(getattr(items, "batch", None), GraphBatch)
 
-        labels = {getattr(f, "node_label", None) for f in self.functionals} - {None}
-        if len(labels) > 1:
-            raise ValueError(f"the members read different node labels: {sorted(labels)}")
+    def _reads(self):
+        """The edge weight and the labels and attributes the members read (one of each)."""
+        read = {}
+        for option, kind in (("node_label", "node labels"), ("edge_label", "edge labels"),
+                             ("node_attributes", "node attributes")):
+            names = {getattr(f, option, None) for f in self.functionals} - {None}
+            if len(names) > 1:
+                raise ValueError(f"the members read different {kind}: {sorted(names)}")
+            read[option] = names.pop() if names else None
         weights = {f.weight for f in self.functionals} - {None}
         if len(weights) > 1:
             raise ValueError(f"the members use different edge weights: {sorted(weights)}")
-        weight = weights.pop() if weights else None
-        return as_graph_batch(graphs, weight=weight, node_label=labels.pop() if labels else None, what=what)
+        return (weights.pop() if weights else None), read
+
+    def graph_batch(self, graphs, *, what="graphs"):
+        weight, read = self._reads()
+        return as_graph_batch(graphs, weight=weight, **read, what=what)
 
     def embed(self, batch):
-        # members without a weight see the 0/1 graph when another member reads weights
+        # members without a weight see the 0/1 pattern when another member reads weights
+        # (a batch holds no zero-weight edge: its pattern is every edge it has)
         mixed = any(f.weight is not None for f in self.functionals)
-        pattern = batch.unweighted() if mixed else batch
-        return CombinationBatch(f.embed(batch if f.weight is not None else pattern) for f in self.functionals)
+        return self._embed(batch, batch.unweighted() if mixed else batch)
+
+    def _embed(self, weighted, pattern):
+        return CombinationBatch(f.embed(weighted if f.weight is not None else pattern) for f in self.functionals)
+
+    def check_batch(self, embedded, what):
+        """Check a precomputed combination batch member by member: same members, in
+        the same order, each embedded with its member's parameters."""
+        members = embedded.members
+        if len(members) != len(self.functionals):
+            raise ValueError(
+                f"{what} holds the embeddings of {len(members)} members, but {self!r} has {len(self.functionals)}"
+            )
+        for i, (f, e) in enumerate(zip(self.functionals, members)):
+            where = f"{what} (member {i}, {type(f).__name__})"
+            if not isinstance(e, f.batch_type):
+                raise TypeError(f"{where} holds {type(e).__name__} embeddings, but {f.batch_type.__name__} was expected")
+            f.check_batch(e, where)
 
     def prepare(self, embedded, what):
         return tuple(f.prepare(e, what) for f, e in zip(self.functionals, embedded))

@@ -12,6 +12,7 @@ from abc import abstractmethod
 import numpy as np
 import scipy.sparse as sp
 
+from ..graphs.attributes import concatenate_labels
 from .base import Functional
 
 __all__ = ["CountFeatures"]
@@ -29,6 +30,70 @@ def count_matrix(graph_of_item, label_of_item, n_graphs, n_labels):
     )
     counts.sum_duplicates()
     return counts
+
+
+#: Largest block of rows (rows x vocabulary) that a tile multiplies as a dense array (8 MiB).
+_DENSE_ROWS_ENTRIES = 2**20
+
+
+class AlignedCounts:
+    """One side of a kernel computation: count matrix (CSR, canonical), squared row
+    norms, and row blocks as views of the matrix's arrays.
+
+    Blocks of columns (the engine asks for the same ones in every chunk of rows) are
+    kept, so that a chunk pays only for its arithmetic, not for building sparse
+    objects again; scipy's own slicing checks every index of the block each time.
+    """
+
+    def __init__(self, counts, norms):
+        if not counts.has_canonical_format:
+            counts = counts.copy()
+            counts.sum_duplicates()
+        self.counts = counts
+        self.norms = norms
+        self._blocks = {}
+
+    def block(self, rows):
+        """``counts[rows]``; for a slice of rows, a view without copying, kept."""
+        if not _is_range(rows):
+            return self.counts[rows]
+        key = rows.indices(self.counts.shape[0])
+        found = self._blocks.get(key)
+        if found is None:
+            start, stop = key[0], max(key[0], key[1])
+            indptr = self.counts.indptr
+            first, last = indptr[start], indptr[stop]
+            found = sp.csr_array(
+                (self.counts.data[first:last], self.counts.indices[first:last], indptr[start : stop + 1] - first),
+                shape=(stop - start, self.counts.shape[1]),
+            )
+            self._blocks[key] = found  # one dict item per block: safe across threads
+        return found
+
+    def dense(self, rows):
+        """``counts[rows]`` as a dense array."""
+        if not _is_range(rows):
+            return self.counts[rows].toarray()
+        start, stop, _ = rows.indices(self.counts.shape[0])
+        stop = max(start, stop)
+        indptr = self.counts.indptr
+        first, last = indptr[start], indptr[stop]
+        out = np.zeros((stop - start, self.counts.shape[1]))
+        row = np.repeat(np.arange(stop - start), np.diff(indptr[start : stop + 1]))
+        out[row, self.counts.indices[first:last]] = self.counts.data[first:last]  # canonical: no duplicates
+        return out
+
+
+def _is_range(rows):
+    return isinstance(rows, slice) and rows.step in (None, 1)
+
+
+def shared_columns(left, right):
+    """Sorted columns that hold a nonzero count in both sparse matrices."""
+    used = np.zeros((2, left.shape[1]), dtype=bool)
+    used[0, left.indices[left.data != 0]] = True
+    used[1, right.indices[right.data != 0]] = True
+    return np.flatnonzero(used[0] & used[1])
 
 
 def relabel_columns(counts, new_column, n_columns):
@@ -69,7 +134,7 @@ def merged_labels(left, right):
     kinds = {"text" if labels.dtype.kind in "US" else "numbers" for labels in (left, right) if len(labels)}
     if len(kinds) > 1:
         raise TypeError("the node labels of one collection are numbers and of the other strings; give them one type")
-    merged, place = np.unique(np.concatenate((left, right)), return_inverse=True)
+    merged, place = np.unique(concatenate_labels(left, right), return_inverse=True)
     return merged, place.reshape(-1)
 
 
@@ -88,21 +153,33 @@ class CountFeatures(Functional):
 
     def align(self, left, right):
         if left is right:
-            counts = left.counts
-            norms = squared_norms(counts)
-            return (counts, norms), (counts, norms)
+            side = AlignedCounts(left.counts, squared_norms(left.counts))
+            return side, side
         a, b = self.merge(left, right)
-        return (a, squared_norms(a)), (b, squared_norms(b))
+        norms_a, norms_b = squared_norms(a), squared_norms(b)
+        # A label that only one side has adds nothing to any inner product. Dropping
+        # those columns here, once per call, keeps every tile's work within the shared
+        # vocabulary: a few queries against a large corpus (kneighbors in small chunks)
+        # used to pay for the corpus's whole vocabulary in every tile. The counts kept
+        # are the same integers, so every value is unchanged to the last bit.
+        shared = shared_columns(a, b)
+        return AlignedCounts(a[:, shared], norms_a), AlignedCounts(b[:, shared], norms_b)
 
     def tile(self, left, right, rows, cols):
-        (a, na), (b, nb) = left, right
-        dots = (a[rows] @ b[cols].T).toarray()
-        return dots / np.sqrt(na[rows][:, None] * nb[cols][None, :])
+        a_rows, b_cols = left.block(rows), right.block(cols)
+        if a_rows.shape[0] * a_rows.shape[1] <= _DENSE_ROWS_ENTRIES:
+            # few rows (kneighbors in small chunks): the rows as a dense array, so that
+            # no sparse operand is transposed (its cost grows with the vocabulary)
+            dots = (b_cols @ left.dense(rows).T).T
+        else:
+            dots = (a_rows @ b_cols.T).toarray()
+        # the counts are integers, so both products are exact and give equal values
+        return dots / np.sqrt(left.norms[rows][:, None] * right.norms[cols][None, :])
 
     def pairs(self, left, right, i, j):
-        (a, na), (b, nb) = left, right
+        a, b = left.counts, right.counts
         dots = np.asarray(a[i].multiply(b[j]).sum(axis=1)).reshape(-1)
-        return dots / np.sqrt(na[i] * nb[j])
+        return dots / np.sqrt(left.norms[i] * right.norms[j])
 
     def tile_size(self, n_jobs):
         return 1024

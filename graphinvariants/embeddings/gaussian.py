@@ -12,6 +12,7 @@ Bhattacharyya coefficient between two graphs' Gaussians (the power kernel).
 """
 
 import copy
+import json
 import numbers
 import os
 import zipfile
@@ -26,7 +27,7 @@ from ..graphs import as_graph_batch
 from ..graphs.adjacency import describe
 from ..walks import NORMALIZATIONS, PowerSummary, batch_power_summary, power_summary
 from . import _bhattacharyya
-from .base import Functional, check_not_single
+from .base import Functional, check_not_single, params_hash
 
 __all__ = [
     "DEFAULT_RIDGE",
@@ -242,6 +243,13 @@ class GaussianBatch(Sequence):
     covariances : array_like of shape (n_graphs, k, k)
     n_nodes : array_like of int, shape (n_graphs,)
 
+    Attributes
+    ----------
+    params : dict
+        The parameters the invariants were computed with (``k``, ``normalization``,
+        ``weight``), checked whenever the batch is used as precomputed embeddings. A
+        batch built from arrays records only ``k`` (the rest is taken on trust).
+
     Examples
     --------
     >>> import networkx as nx
@@ -268,17 +276,19 @@ class GaussianBatch(Sequence):
             raise ValueError("n_nodes must be positive")
         self._init(means, covs, n_nodes.astype(np.int64))
 
-    def _init(self, means, covs, n_nodes):
+    def _init(self, means, covs, n_nodes, params=None):
         for a in (means, covs, n_nodes):
             a.setflags(write=False)
         self.means, self.covariances, self.n_nodes = means, covs, n_nodes
+        # what made the arrays; by hand: only k (nothing for an empty batch)
+        self.params = dict(params) if params is not None else ({"k": means.shape[1]} if len(means) else {})
         self._prepared = {}
 
     @classmethod
-    def _trusted(cls, means, covs, n_nodes):
+    def _trusted(cls, means, covs, n_nodes, params=None):
         """A batch from arrays this package computed itself (no re-validation)."""
         out = cls.__new__(cls)
-        out._init(means, covs, np.asarray(n_nodes, dtype=np.int64))
+        out._init(means, covs, np.asarray(n_nodes, dtype=np.int64), params)
         return out
 
     @property
@@ -298,7 +308,8 @@ class GaussianBatch(Sequence):
     def take(self, indices):
         """Sub-batch at ``indices`` (in that order, repeats allowed)."""
         indices = np.asarray(indices, dtype=np.int64)
-        return GaussianBatch._trusted(self.means[indices], self.covariances[indices], self.n_nodes[indices])
+        return GaussianBatch._trusted(self.means[indices], self.covariances[indices], self.n_nodes[indices],
+                                      getattr(self, "params", None))  # none in a batch pickled by an older version
 
     def ridge_scales(self):
         """:meth:`PowerInvariants.ridge_scale` of every graph, shape (n_graphs,)."""
@@ -402,14 +413,16 @@ class GaussianEmbedding(Functional):
         self.engine = _bhattacharyya.check_engine(engine)
 
     def embed(self, batch):
+        params = self.embedding_params()
         if not len(batch):
-            return GaussianBatch._trusted(np.zeros((0, self.k)), np.zeros((0, self.k, self.k)), np.zeros(0, np.int64))
+            return GaussianBatch._trusted(np.zeros((0, self.k)), np.zeros((0, self.k, self.k)), np.zeros(0, np.int64),
+                                          params)
         means, covs = stacked_moments(batch_power_summary(batch, self.k, self.normalization), batch.offsets)
-        return GaussianBatch._trusted(means, covs, batch.sizes)
+        return GaussianBatch._trusted(means, covs, batch.sizes, params)
 
-    def check_batch(self, embedded, what):
-        if len(embedded) and embedded.k != self.k:
-            raise ValueError(f"{what} holds invariants with k={embedded.k}, but k={self.k} was asked for")
+    def embedding_params(self):
+        # the ridge and the engine change only how pairs are evaluated
+        return {"k": self.k, "normalization": self.normalization, "weight": self.weight}
 
     def coerce_items(self, items, what):
         check_not_single(items, (PowerInvariants, PowerSummary), what)
@@ -460,10 +473,19 @@ class GaussianEmbedding(Functional):
         return fixed
 
     def to_arrays(self, embedded):
-        return {"mean": embedded.means, "covariance": embedded.covariances, "n_nodes": embedded.n_nodes}
+        self.check_batch(embedded, "the embeddings")
+        return {
+            "mean": embedded.means,
+            "covariance": embedded.covariances,
+            "n_nodes": embedded.n_nodes,
+            "params_hash": np.full(len(embedded), params_hash(self.embedding_params()), dtype=np.int64),
+        }
 
     def from_arrays(self, arrays):
+        record = self.record_of_arrays(arrays)
         batch = GaussianBatch(arrays["mean"], arrays["covariance"], arrays["n_nodes"])
+        if record is not None:
+            batch.params = record
         self.check_batch(batch, "arrays")
         return batch
 
@@ -660,6 +682,7 @@ def save_invariants(path, invariants):
         mean=invariants.means,
         covariance=invariants.covariances,
         n_nodes=invariants.n_nodes,
+        params=np.array(json.dumps(invariants.params)),  # what made them, checked when they are used
     )
 
 
@@ -705,6 +728,7 @@ def load_invariants(path):
         with data:
             fmt = str(data["format"])
             mean, cov, n_nodes = data["mean"], data["covariance"], data["n_nodes"]
+            params = _stored_params(data, mean.shape[1] if mean.ndim == 2 else None)
     except (KeyError, ValueError, OSError, EOFError, zipfile.BadZipFile) as err:
         raise ValueError(f"{path} is not a graphinvariants invariants file, or it is damaged or truncated ({describe(err)}: {err})") from None
     if fmt != _NPZ_FORMAT:
@@ -714,6 +738,20 @@ def load_invariants(path):
     if not np.issubdtype(n_nodes.dtype, np.integer):
         raise ValueError(f"{path}: n_nodes must be integers, got dtype {n_nodes.dtype}")
     try:
-        return GaussianBatch(mean, cov, n_nodes)
+        batch = GaussianBatch(mean, cov, n_nodes)
     except (TypeError, ValueError) as err:
         raise ValueError(f"{path}: {err}") from None
+    if params is not None:
+        batch.params = params
+    return batch
+
+
+def _stored_params(data, k):
+    """The record of parameters of a saved batch (None in files written before it was
+    kept: only k is then known); ValueError if it is not a record of this batch."""
+    if "params" not in data:
+        return None
+    params = json.loads(str(data["params"]))
+    if not isinstance(params, dict) or params.get("k", k) != k:
+        raise ValueError(f"its record of parameters {params!r} does not fit invariants with k={k}")
+    return {key: tuple(value) if isinstance(value, list) else value for key, value in params.items()}

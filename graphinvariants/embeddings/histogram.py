@@ -32,6 +32,10 @@ class HistogramBatch:
     counts : scipy.sparse.csr_array of shape (n_graphs, n_labels)
         ``counts[g, j]``: number of nodes of graph ``g`` with prefix ``vocabulary[j]``.
     k : int
+    params : dict
+        The parameters the histograms were made with (``k``, ``weight``); checked
+        whenever the batch is used as precomputed embeddings. A batch built by hand
+        records only ``k``.
 
     Examples
     --------
@@ -44,10 +48,11 @@ class HistogramBatch:
     [[3.0, 3.0, 1.0, 1.0]]
     """
 
-    def __init__(self, vocabulary, counts, k):
+    def __init__(self, vocabulary, counts, k, *, params=None):
         self.vocabulary = vocabulary
         self.counts = counts
         self.k = k
+        self.params = dict(params) if params is not None else {"k": k}
 
     def __len__(self):
         return self.counts.shape[0]
@@ -89,7 +94,8 @@ class WalkHistogram(CountFeatures):
         k = self.k
         n_graphs = len(batch)
         if batch.n_nodes == 0:
-            return HistogramBatch(np.zeros((0, k), np.int64), sp.csr_array((n_graphs, 0)), k)
+            return HistogramBatch(np.zeros((0, k), np.int64), sp.csr_array((n_graphs, 0)), k,
+                                  params=self.embedding_params())
         counts = exact_walk_counts(batch.matrix, k)
         owner = np.repeat(np.arange(n_graphs), batch.sizes)
         # number the prefixes length by length, as Weisfeiler-Lehman relabels nodes: a
@@ -109,11 +115,10 @@ class WalkHistogram(CountFeatures):
         vocabulary, column = unique_rows(padded)
         label = np.concatenate([column[start[t] + number] for t, number in enumerate(numbers)])
         hist = count_matrix(np.tile(owner, k), label, n_graphs, len(vocabulary))
-        return HistogramBatch(vocabulary, hist, k)
+        return HistogramBatch(vocabulary, hist, k, params=self.embedding_params())
 
-    def check_batch(self, embedded, what):
-        if embedded.k != self.k:
-            raise ValueError(f"{what} holds histograms with k={embedded.k}, but k={self.k} was asked for")
+    def embedding_params(self):
+        return {"k": self.k, "weight": self.weight}
 
     def merge(self, left, right):
         vocabulary, label = unique_rows(np.concatenate((left.vocabulary, right.vocabulary)))

@@ -40,13 +40,17 @@ class LabelledHistogramBatch:
         C_t[j_1], j_2, C_t[j_2], ...)`` over the labels ``j_1 < j_2 < ...`` that
         ``C_t`` reaches, padded with -1, sorted.
     k : int
+    params : dict
+        The parameters the histograms were made with (``k``, ``node_label``); a batch
+        built by hand records only ``k``.
     """
 
-    def __init__(self, counts, labels, rounds, k):
+    def __init__(self, counts, labels, rounds, k, *, params=None):
         self.counts = counts
         self.labels = labels
         self.rounds = rounds
         self.k = k
+        self.params = dict(params) if params is not None else {"k": k}
 
     def __len__(self):
         return self.counts.shape[0]
@@ -105,17 +109,17 @@ class LabelledWalkHistogram(CountFeatures):
         rounds = []
         for t in range(self.k):
             if growth * float(counts.data.max(initial=0)) >= _INT64_SAFE:
-                raise ValueError(f"labelled walk counts of length {t + 1} exceed the int64 range; use a smaller k")
+                raise ValueError(f"labelled walk counts of length {t + 1} exceed the int64 range; use k <= {t}")
             counts = sp.csr_array(A @ counts)
             counts.sum_duplicates()  # canonical: sorted column indices, no repeats
             distinct, ids = unique_rows(_sparse_rows(ids, counts))
             rounds.append(distinct)
             blocks.append(count_matrix(owner, ids, n_graphs, len(distinct)))
-        return LabelledHistogramBatch(sp.csr_array(sp.hstack(blocks, format="csr")), labels, rounds, self.k)
+        return LabelledHistogramBatch(sp.csr_array(sp.hstack(blocks, format="csr")), labels, rounds, self.k,
+                                      params=self.embedding_params())
 
-    def check_batch(self, embedded, what):
-        if embedded.k != self.k:
-            raise ValueError(f"{what} holds labelled histograms with k={embedded.k}, but k={self.k} was asked for")
+    def embedding_params(self):
+        return {"k": self.k, "node_label": self.node_label}
 
     def merge(self, left, right):
         labels, label = merged_labels(left.labels, right.labels)

@@ -30,7 +30,7 @@ import numpy as np
 
 from .._validation import check_int, check_k, check_seed
 from ..walks import batch_power_summary, exact_walk_counts
-from .base import Functional
+from .base import Functional, params_difference, params_hash
 
 __all__ = ["MeanMap", "MeanMapBatch"]
 
@@ -51,6 +51,8 @@ class MeanMapBatch:
         Graph ``g`` owns profile rows ``offsets[g]:offsets[g + 1]`` (exact form).
     features : numpy.ndarray of shape (n_graphs, n_features) or None
         Mean random Fourier features of each graph (RFF form).
+    params : dict
+        The parameters the embeddings were made with (:meth:`MeanMap.embedding_params`).
     """
 
     def __init__(self, params, profiles=None, offsets=None, features=None):
@@ -132,9 +134,12 @@ class MeanMap(Functional):
 
     batch_type = MeanMapBatch
 
-    def _params(self):
+    def embedding_params(self):
+        """Every parameter that changes the embeddings; ``seed`` is the seed of the
+        random map (drawn at construction when ``random_state`` is None or a Generator)."""
         weights = None if self.column_weights is None else tuple(self.column_weights.tolist())
-        return (self.k, self.profile, self.bandwidth, weights, self.n_features, self._seed if self.n_features else None)
+        return {"k": self.k, "profile": self.profile, "bandwidth": self.bandwidth, "column_weights": weights,
+                "n_features": self.n_features, "seed": self._seed, "weight": self.weight}
 
     def _profiles(self, batch):
         if self.profile == "l1":
@@ -173,8 +178,8 @@ class MeanMap(Functional):
         X = self._profiles(batch)
         offsets = np.asarray(batch.offsets)
         if self.n_features is None:
-            return MeanMapBatch(self._params(), X, offsets)
-        return MeanMapBatch(self._params(), features=self._mean_features(X, offsets))
+            return MeanMapBatch(self.embedding_params(), X, offsets)
+        return MeanMapBatch(self.embedding_params(), features=self._mean_features(X, offsets))
 
     def _mean_features(self, X, offsets):
         """Mean random Fourier features of each graph's nodes, a group of graphs at a
@@ -202,8 +207,13 @@ class MeanMap(Functional):
         return features
 
     def check_batch(self, embedded, what):
-        if embedded.params != self._params():
-            raise ValueError(f"{what} was embedded with other mean-map parameters")
+        difference = params_difference(embedded.params, self.embedding_params())
+        if difference:
+            hint = ""
+            if embedded.params.get("seed") != self._seed and self.n_features is not None:
+                hint = ("; random_state=None or a Generator draws a new seed for every MeanMap: embed both sides "
+                        "with one functional, or give an int random_state")
+            raise ValueError(f"{what} was embedded with other mean-map parameters: {difference}{hint}")
 
     def prepare(self, embedded, what):
         if embedded.features is not None:
@@ -235,12 +245,17 @@ class MeanMap(Functional):
         return 256 if self.n_features is not None else 32
 
     def to_arrays(self, embedded):
-        return None if embedded.features is None else {"features": embedded.features}
+        if embedded.features is None:
+            return None
+        self.check_batch(embedded, "the embeddings")
+        fingerprint = np.full(len(embedded), params_hash(self.embedding_params()), dtype=np.int64)
+        return {"features": embedded.features, "params_hash": fingerprint}
 
     def from_arrays(self, arrays):
         if self.n_features is None:
             raise TypeError("the exact mean map has no fixed-size embedding; use n_features")
-        return MeanMapBatch(self._params(), features=np.asarray(arrays["features"], dtype=np.float64))
+        self.record_of_arrays(arrays)
+        return MeanMapBatch(self.embedding_params(), features=np.asarray(arrays["features"], dtype=np.float64))
 
     def features(self, embedded):
         """Explicit feature map (RFF form): unit-norm mean features, shape (n_graphs, D)."""

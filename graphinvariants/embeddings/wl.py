@@ -38,14 +38,18 @@ class WLBatch:
     sizes : list of int
         Number of labels of each round.
     n_iter : int
+    params : dict
+        The parameters the features were made with (``n_iter``, ``node_label``); a
+        batch built by hand records only ``n_iter``.
     """
 
-    def __init__(self, counts, initial, signatures, sizes, n_iter):
+    def __init__(self, counts, initial, signatures, sizes, n_iter, *, params=None):
         self.counts = counts
         self.initial = initial
         self.signatures = signatures
         self.sizes = sizes
         self.n_iter = n_iter
+        self.params = dict(params) if params is not None else {"n_iter": n_iter}
 
     def __len__(self):
         return self.counts.shape[0]
@@ -123,11 +127,10 @@ class WeisfeilerLehman(CountFeatures):
             sizes.append(base)
             rounds.append(count_matrix(owner, ids, n_graphs, base))
         counts = sp.csr_array(sp.hstack(rounds, format="csr")) if rounds else sp.csr_array((n_graphs, 0))
-        return WLBatch(counts, initial, signatures, sizes, self.n_iter)
+        return WLBatch(counts, initial, signatures, sizes, self.n_iter, params=self.embedding_params())
 
-    def check_batch(self, embedded, what):
-        if embedded.n_iter != self.n_iter:
-            raise ValueError(f"{what} holds WL features with n_iter={embedded.n_iter}, but n_iter={self.n_iter} was asked for")
+    def embedding_params(self):
+        return {"n_iter": self.n_iter, "node_label": self.node_label}
 
     def merge(self, left, right):
         """Relabel both batches on one vocabulary, round by round."""

@@ -7,10 +7,9 @@ builds one from a sequence of graphs, or passes a batch (or anything that has on
 as a :class:`~graphinvariants.datasets.TUDataset`) through untouched.
 """
 
+import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
-
-import numbers
 
 import numpy as np
 import scipy.sparse as sp
@@ -25,8 +24,10 @@ from .adjacency import (
     matrix_csr,
     networkx_csr,
     not_a_graph_message,
+    weight_values,
 )
-from .csr import concatenated_ranges, stack_csr, take_blocks
+from .attributes import check_label, edge_values, label_array, naming, read_attribute_rows, read_labels
+from .csr import block_entries, concatenated_ranges, edges_to_csr, entry_values, stack_csr, take_blocks
 
 __all__ = ["GraphBatch", "as_graph_batch"]
 
@@ -47,6 +48,13 @@ class GraphBatch:
         Whether entries are edge weights or all ones.
     node_labels : numpy.ndarray of shape (n_nodes,), optional
         A label per node, in row order.
+    edge_labels : numpy.ndarray of shape (matrix.nnz,), optional
+        A label per stored entry of ``matrix``, in CSR order (aligned with
+        ``matrix.indices`` and ``matrix.data``); an undirected edge stores both
+        directions, both with its label. Numbers or strings, as ``node_labels``.
+        ``matrix`` must then be given in canonical form.
+    node_attributes : numpy.ndarray of shape (n_nodes, n_attributes), optional
+        Real attributes of every node, in row order; stored as float64, finite.
 
     Notes
     -----
@@ -70,6 +78,8 @@ class GraphBatch:
     offsets: np.ndarray
     weighted: bool = False
     node_labels: np.ndarray = None
+    edge_labels: np.ndarray = None
+    node_attributes: np.ndarray = None
 
     def __post_init__(self):
         A = self.matrix
@@ -90,8 +100,35 @@ class GraphBatch:
             if np.any(owner[rows] != owner[A.indices]):
                 raise ValueError("GraphBatch.matrix has entries outside the diagonal blocks given by offsets")
         if not A.has_canonical_format:
+            if self.edge_labels is not None:
+                raise ValueError("GraphBatch.edge_labels are aligned with stored entries, so the matrix must be "
+                                 "canonical (sorted indices, no duplicates)")
             A = A.copy()
             A.sum_duplicates()
+        edge_labels = self.edge_labels
+        if edge_labels is not None:
+            edge_labels = np.asarray(edge_labels)
+            if edge_labels.shape != (A.nnz,):
+                raise ValueError(f"GraphBatch.edge_labels must have shape ({A.nnz},) (one per stored entry), "
+                                 f"got {edge_labels.shape}")
+            if edge_labels.dtype.kind not in "biufU":
+                raise TypeError(f"GraphBatch.edge_labels must be numbers or strings, got dtype {edge_labels.dtype}")
+            if edge_labels.flags.writeable:
+                edge_labels = edge_labels.copy()  # the batch owns it (read-only ones are shared)
+            edge_labels.setflags(write=False)
+        attributes = self.node_attributes
+        if attributes is not None:
+            attributes = np.asarray(attributes)
+            if attributes.dtype.kind not in "biuf":
+                raise TypeError(f"GraphBatch.node_attributes must be real numbers, got dtype {attributes.dtype}")
+            if attributes.dtype != np.float64 or attributes.flags.writeable:
+                attributes = attributes.astype(np.float64)  # a copy the batch owns (read-only ones are shared)
+            if attributes.ndim != 2 or attributes.shape[0] != A.shape[0]:
+                raise ValueError(f"GraphBatch.node_attributes must have shape ({A.shape[0]}, n_attributes), "
+                                 f"got {attributes.shape}")
+            if not np.isfinite(attributes).all():
+                raise ValueError("GraphBatch.node_attributes contains NaN or infinite values")
+            attributes.setflags(write=False)
         labels = self.node_labels
         if labels is not None:
             labels = np.asarray(labels)
@@ -103,6 +140,8 @@ class GraphBatch:
         object.__setattr__(self, "offsets", offsets)
         object.__setattr__(self, "weighted", bool(self.weighted))
         object.__setattr__(self, "node_labels", labels)
+        object.__setattr__(self, "edge_labels", edge_labels)
+        object.__setattr__(self, "node_attributes", attributes)
 
     @property
     def n_graphs(self):
@@ -135,19 +174,22 @@ class GraphBatch:
         """Sub-batch of the graphs at ``indices`` (in that order, repeats allowed)."""
         indices = np.arange(self.n_graphs)[np.asarray(indices, dtype=np.int64).reshape(-1)]  # checks bounds
         matrix, offsets = take_blocks(self.matrix, self.offsets, indices)
-        labels = None
-        if self.node_labels is not None:
-            labels = self.node_labels[concatenated_ranges(self.offsets[indices], self.sizes[indices])]
-        return GraphBatch(matrix, offsets, self.weighted, labels)
+        nodes = concatenated_ranges(self.offsets[indices], self.sizes[indices])
+        labels = None if self.node_labels is None else self.node_labels[nodes]
+        attributes = None if self.node_attributes is None else self.node_attributes[nodes]
+        edge_labels = None
+        if self.edge_labels is not None:
+            edge_labels = self.edge_labels[block_entries(self.matrix, self.offsets, indices)]
+        return GraphBatch(matrix, offsets, self.weighted, labels, edge_labels, attributes)
 
     def unweighted(self):
         """The 0/1 pattern of the batch: itself if unweighted, else a new batch whose
-        stored entries are all 1 (same graphs, same node labels)."""
+        stored entries are all 1 (same graphs, same labels and attributes)."""
         if not self.weighted:
             return self
         matrix = self.matrix.copy()
         matrix.data[:] = 1.0
-        return GraphBatch(matrix, self.offsets, False, self.node_labels)
+        return GraphBatch(matrix, self.offsets, False, self.node_labels, self.edge_labels, self.node_attributes)
 
     def __iter__(self) -> Iterator:
         return (self[g] for g in range(self.n_graphs))
@@ -180,7 +222,7 @@ def check_not_single_graph(items, what):
         )
 
 
-def as_graph_batch(graphs, *, weight=None, node_label=None, what="graphs"):
+def as_graph_batch(graphs, *, weight=None, node_label=None, edge_label=None, node_attributes=None, what="graphs"):
     """Return the graphs of a collection as one :class:`GraphBatch`.
 
     Parameters
@@ -194,8 +236,16 @@ def as_graph_batch(graphs, *, weight=None, node_label=None, what="graphs"):
         unweighted batch with a weight asked for is an error (not silently unweighted).
     node_label : str or None, keyword-only
         Node attribute to keep as the batch's ``node_labels`` (NetworkX node
-        attribute, igraph vertex attribute; every node must have it). A batch keeps
-        its own labels.
+        attribute, igraph vertex attribute; every node must have it). Labels are
+        numbers or strings; numpy scalars count as the Python scalars they stand for.
+    edge_label : str or None, keyword-only
+        Edge attribute to keep as the batch's ``edge_labels`` (NetworkX edge data,
+        igraph edge attribute; every edge must have it), one per stored entry: both
+        entries of an undirected edge get its label. Parallel edges of a multigraph
+        must have equal labels.
+    node_attributes : str or None, keyword-only
+        Node attribute holding a sequence of real numbers (or one number), the same
+        length on every node, kept as the batch's float64 ``node_attributes``.
     what : str, keyword-only
         Name of the argument, for error messages.
 
@@ -206,10 +256,18 @@ def as_graph_batch(graphs, *, weight=None, node_label=None, what="graphs"):
     Raises
     ------
     TypeError
-        If ``graphs`` is a single graph rather than a sequence, or an item is not a
-        graph (the message gives its position).
+        If ``graphs`` is a single graph rather than a sequence, an item is not a
+        graph, or a label or attribute has a wrong type (the message gives its
+        position and the node or edge).
     ValueError
-        If an item has no nodes or a bad weight (the message gives its position).
+        If an item has no nodes, a bad weight, or a node or edge lacks an attribute
+        asked for (the message gives its position and the node or edge); or a batch
+        passed through lacks what is asked for.
+
+    Notes
+    -----
+    Labels and attributes follow the rules of :mod:`graphinvariants.graphs.attributes`:
+    labels are numbers or strings (never mixed), kept exact; attributes are finite.
 
     Examples
     --------
@@ -217,23 +275,55 @@ def as_graph_batch(graphs, *, weight=None, node_label=None, what="graphs"):
     >>> import graphinvariants as gi
     >>> gi.as_graph_batch([nx.path_graph(4), nx.star_graph(3)]).sizes.tolist()
     [4, 4]
+    >>> G = nx.Graph()
+    >>> G.add_node(0, label="C", xyz=(0.0, 1.0))
+    >>> G.add_node(1, label="O", xyz=(0.0, 2.2))
+    >>> G.add_edge(0, 1, bond=2)
+    >>> batch = gi.as_graph_batch([G], node_label="label", edge_label="bond", node_attributes="xyz")
+    >>> batch.node_labels.tolist(), batch.edge_labels.tolist(), batch.node_attributes.tolist()
+    (['C', 'O'], [2, 2], [[0.0, 1.0], [0.0, 2.2]])
     """
     batch = graphs if isinstance(graphs, GraphBatch) else getattr(graphs, "batch", None)
     if isinstance(batch, GraphBatch):
         if weight is not None and not batch.weighted:
             raise ValueError(f"weight={weight!r} was asked for, but {what} are an unweighted batch (a TU data "
                              "set's graphs have no edge weights); a batch carries its own weights")
+        for option, value, field, kind in (
+            ("node_label", node_label, batch.node_labels, "node labels"),
+            ("edge_label", edge_label, batch.edge_labels, "edge labels"),
+            ("node_attributes", node_attributes, batch.node_attributes, "node attributes"),
+        ):
+            if value is not None and field is None:
+                raise ValueError(f"{option}={value!r} was asked for, but {what} are a batch without {kind}; "
+                                 "a batch carries only what it was built with")
         return batch
     check_weight_argument(weight)
+    for option, value in (("node_label", node_label), ("edge_label", edge_label), ("node_attributes", node_attributes)):
+        if value is not None and not isinstance(value, str):
+            raise TypeError(f"{option} must be None or the name of an attribute (a str), got {value!r}")
     check_not_single_graph(graphs, what)
     if isinstance(graphs, (str, bytes)) or not hasattr(graphs, "__iter__"):
         raise TypeError(f"{what} must be a sequence of graphs, got {describe(graphs)}")
-    parts, sizes, labels = [], [], []
+    parts, sizes, labels, edge_parts, edge_label_values, attribute_rows = [], [], [], [], [], []
+    n_attributes = None
     for i, G in enumerate(graphs):
         try:
-            indptr, indices, data = _block_of(G, weight)
+            if edge_label is None:
+                indptr, indices, data = _block_of(G, weight)
+            else:
+                indptr, indices, data, edges, values = _labelled_block_of(G, weight, edge_label)
+                edge_parts.append((len(edge_label_values), edges))
+                edge_label_values.extend(values)
             if node_label is not None:
-                labels.append(_node_labels_of(G, node_label))
+                labels.append(read_labels(G, node_label))
+            if node_attributes is not None:
+                rows = read_attribute_rows(G, node_attributes)
+                if rows and n_attributes is None:
+                    n_attributes = (i, len(rows[0]))
+                elif rows and len(rows[0]) != n_attributes[1]:
+                    raise ValueError(f"its nodes have {len(rows[0])} values of attribute {node_attributes!r}, those "
+                                     f"of {what}[{n_attributes[0]}] have {n_attributes[1]}")
+                attribute_rows.extend(rows)
         except (TypeError, ValueError) as err:
             raise type(err)(f"{what}[{i}]: {err}") from None
         if len(indptr) == 1:
@@ -244,44 +334,55 @@ def as_graph_batch(graphs, *, weight=None, node_label=None, what="graphs"):
     offsets = np.concatenate(([0], np.cumsum(sizes)))
     node_labels = None
     if node_label is not None:
-        node_labels = _label_array([v for part in labels for v in part])
-    return GraphBatch(stack_csr(parts, sizes), offsets, weighted=weight is not None, node_labels=node_labels)
+        node_labels = label_array([v for part in labels for v in part])
+    edge_labels = None
+    if edge_label is not None:
+        edge_labels = _aligned_edge_labels(label_array(edge_label_values, "edge"), edge_parts, weight, what)
+    attributes = None
+    if node_attributes is not None:
+        attributes = np.array(attribute_rows, dtype=np.float64).reshape(-1, n_attributes[1] if n_attributes else 1)
+    return GraphBatch(stack_csr(parts, sizes), offsets, weighted=weight is not None, node_labels=node_labels,
+                      edge_labels=edge_labels, node_attributes=attributes)
 
 
-def _label_array(values):
-    """Node labels as one array: all numbers or all strings. Mixing the two is refused
-    (numpy would turn 1 into "1" and merge them), and so are labels of other types
-    (tuples, sets: numpy would compare them by order, not by value)."""
-    if not values:
-        return np.zeros(0, np.int64)
-    is_text = [isinstance(v, str) for v in values]
-    if any(is_text) and not all(is_text):
-        number = next(v for v, text in zip(values, is_text) if not text)
-        text = next(v for v, text in zip(values, is_text) if text)
-        raise TypeError(f"node labels mix numbers and strings ({number!r} and {text!r}); give them one type")
-    return np.array(values)
+def _aligned_edge_labels(values, edge_parts, weight, what):
+    """One label per stored entry of the stacked matrix, from the labels of every
+    graph's edges (``values``, all graphs in a row) and each graph's edge arrays."""
+    aligned = []
+    for i, (start, (n, rows, cols, data, directed, names)) in enumerate(edge_parts):
+        own = values[start:start + rows.size]
+        entries, conflict = entry_values(n, rows, cols, own, data, directed=directed, weighted=weight is not None)
+        if conflict is not None:
+            a, b = conflict
+            raise ValueError(f"{what}[{i}]: parallel edges {names[a]!r} and {names[b]!r} have different labels "
+                             f"{own[a].item()!r} and {own[b].item()!r}")
+        aligned.append(entries)
+    return np.concatenate(aligned) if aligned else values[:0]
 
 
-def _node_labels_of(G, attribute):
-    """The values of a node attribute, in the graph's node order (every node has one)."""
-    library = graph_library(G)
+def _labelled_block_of(G, weight, edge_label):
+    """Like :func:`_block_of` for a NetworkX or igraph graph (the same matrix, from the
+    same edge arrays), plus those arrays ``(n, rows, cols, weights, directed, edge
+    names)`` to align edge labels with, and the checked labels of its edges."""
+    library, names, values = edge_values(G, edge_label)
+    labels = [check_label(value, naming("edge", name), edge_label, library) for name, value in zip(names, values)]
     if library == "networkx":
-        values = [data.get(attribute) for _, data in G.nodes(data=True)]
-        nodes = list(G)
-    elif library == "igraph":
-        values = G.vs[attribute] if attribute in G.vs.attributes() else [None] * G.vcount()
-        nodes = range(G.vcount())
+        index = {node: i for i, node in enumerate(G)}
+        n = len(index)
+        flat = np.fromiter(itertools.chain.from_iterable((index[u], index[v]) for u, v in names), dtype=np.int64,
+                           count=2 * len(names))
+        data = None
+        if weight is not None:
+            data = weight_values([w for _, _, w in G.edges(data=weight, default=None)], weight, names)
     else:
-        raise TypeError(f"node labels can be read from NetworkX and igraph graphs, not from a {describe(G)}")
-    for node, value in zip(nodes, values):
-        if value is None:
-            raise ValueError(f"node {node!r} has no attribute {attribute!r}")
-        if not isinstance(value, (str, numbers.Real)):
-            raise TypeError(
-                f"node {node!r} has the label {value!r}, a {type(value).__name__}; labels must be numbers or "
-                "strings (write a tuple or set label as a string)"
-            )
-    return values
+        n = G.vcount()
+        flat = np.fromiter(itertools.chain.from_iterable(names), dtype=np.int64, count=2 * len(names))
+        data = None
+        if weight is not None:
+            data = weight_values(G.es[weight] if weight in G.es.attributes() else [None] * len(names), weight, names)
+    rows, cols = flat[0::2], flat[1::2]
+    A = edges_to_csr(n, rows, cols, data, directed=G.is_directed(), weighted=weight is not None)
+    return A.indptr, A.indices, A.data, (n, rows, cols, data, G.is_directed(), names), labels
 
 
 def _block_of(G, weight):

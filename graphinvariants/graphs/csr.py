@@ -64,6 +64,61 @@ def concatenated_ranges(starts, lengths):
     return np.arange(total, dtype=np.int64) + np.repeat(starts - first, lengths)
 
 
+def entry_values(n, rows, cols, values, data=None, *, directed, weighted):
+    """Values given per edge, aligned with the stored entries of :func:`edges_to_csr`.
+
+    Called with the arguments given to :func:`edges_to_csr` plus ``values`` (one
+    label, or one row of attributes, per edge), it returns one value per stored entry
+    of that matrix, in CSR order: an undirected edge gives its value to both of its
+    entries, and edges that land on the same entry (parallel edges, an edge listed in
+    both directions) must carry equal values.
+
+    Returns
+    -------
+    aligned : numpy.ndarray
+        ``values`` reordered (and repeated) to one per stored entry.
+    conflict : tuple of two ints, or None
+        Positions in ``rows`` of two edges on the same entry with different values.
+    """
+    rows = np.asarray(rows, dtype=np.int64)
+    cols = np.asarray(cols, dtype=np.int64)
+    values = np.asarray(values)
+    origin = np.arange(rows.size)
+    if data is not None:
+        data = np.asarray(data, dtype=np.float64)
+    if not directed:
+        keep = rows != cols
+        rows, cols = np.concatenate((rows, cols[keep])), np.concatenate((cols, rows[keep]))
+        origin = np.concatenate((origin, origin[keep]))
+        data = None if data is None else np.concatenate((data, data[keep]))
+    if weighted and data is not None:  # a zero weight stores nothing (weights are >= 0)
+        nonzero = data > 0
+        rows, cols, origin = rows[nonzero], cols[nonzero], origin[nonzero]
+    if rows.size == 0:
+        return values[:0], None
+    order = np.argsort(rows * n + cols, kind="stable")
+    keys = (rows * n + cols)[order]
+    first = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+    sorted_values = values[origin[order]]
+    leader = np.repeat(first, np.diff(np.concatenate((first, [keys.size]))))
+    differs = sorted_values != sorted_values[leader]
+    if differs.ndim > 1:
+        differs = differs.any(axis=tuple(range(1, differs.ndim)))
+    if differs.any():
+        p = int(np.flatnonzero(differs)[0])
+        return None, (int(origin[order][leader[p]]), int(origin[order][p]))
+    return sorted_values[first], None
+
+
+def block_entries(A, offsets, indices):
+    """Positions, in ``A.data``, of the stored entries of the blocks ``indices`` (in
+    that order, repeats allowed): the entries :func:`take_blocks` copies."""
+    indices = np.asarray(indices, dtype=np.int64).reshape(-1)
+    entry_start = A.indptr[offsets[indices]].astype(np.int64)
+    nnz = A.indptr[offsets[indices + 1]].astype(np.int64) - entry_start
+    return concatenated_ranges(entry_start, nnz)
+
+
 def take_blocks(A, offsets, indices):
     """Block-diagonal CSR of the blocks ``indices`` of ``A`` (in that order, repeats
     allowed), and its offsets; entries are copied, never sliced block by block."""

@@ -9,6 +9,10 @@ once, so memory is bounded by ``working_memory`` (as in
 Order: largest kernel value first; equal values in increasing corpus index. This is a
 total order, so the answer is unique, and a top-``k`` of top-``k``\\ s (the Dask version,
 :func:`graphinvariants.dask.kneighbors`) gives exactly the same answer.
+
+Leave-one-out search follows scikit-learn's convention for
+:meth:`sklearn.neighbors.NearestNeighbors.kneighbors`: ``queries=None`` makes every
+corpus graph a query that is not its own neighbour.
 """
 
 import numbers
@@ -32,15 +36,19 @@ def kneighbors(queries, corpus, *, n_neighbors=10, kernel="power", n_jobs=None, 
 
     Parameters
     ----------
-    queries : collection of graphs
+    queries : collection of graphs or None
         Any collection the pair engine accepts: a sequence of graphs, a
         :class:`~graphinvariants.GraphBatch`, a :class:`~graphinvariants.TUDataset`,
         or precomputed embeddings of the kernel's functional (for ``"power"``, a
-        :class:`~graphinvariants.GaussianBatch`).
+        :class:`~graphinvariants.GaussianBatch`). ``None``: leave-one-out search,
+        as scikit-learn's ``NearestNeighbors.kneighbors(X=None)``; every corpus graph
+        is a query, and its own position is never among its neighbours (other
+        positions holding an identical graph are, with the kernel value they have).
     corpus : collection of graphs
         The graphs searched, in the same forms.
     n_neighbors : int, keyword-only
-        Neighbours per query (default 10), at most ``len(corpus)``.
+        Neighbours per query (default 10), at most ``len(corpus)`` (``len(corpus) - 1``
+        when ``queries`` is None).
     kernel : str, keyword-only
         A kernel name as for :func:`~graphinvariants.kernel_matrix` (default
         ``"power"``; combinations such as ``"power*histogram"`` too).
@@ -58,15 +66,17 @@ def kneighbors(queries, corpus, *, n_neighbors=10, kernel="power", n_jobs=None, 
     -------
     indices : numpy.ndarray of int64, shape (n_queries, n_neighbors)
         Corpus positions, most similar first; equal kernel values are ordered by
-        increasing corpus position.
+        increasing corpus position. With ``queries=None``, row ``i`` is corpus graph
+        ``i``'s neighbours, ``i`` itself left out.
     values : numpy.ndarray of float64, shape (n_queries, n_neighbors)
         The kernel values, non-increasing along each row.
 
     Raises
     ------
     ValueError
-        If ``n_neighbors`` is larger than the corpus, ``working_memory`` is not
-        positive, or the kernel or a parameter is unknown.
+        If ``n_neighbors`` is larger than the corpus (than the corpus less one graph
+        when ``queries`` is None), ``working_memory`` is not positive, or the kernel or
+        a parameter is unknown.
 
     Warns
     -----
@@ -82,6 +92,11 @@ def kneighbors(queries, corpus, *, n_neighbors=10, kernel="power", n_jobs=None, 
     the result is exactly the first ``n_neighbors`` columns of a stable sort of each
     full row.
 
+    ``kneighbors(corpus, corpus)`` searches the corpus for each of its graphs, itself
+    included: a graph's own position comes first only if no smaller position holds a
+    graph with the same kernel value 1 (an isomorphic copy, or a graph the kernel does
+    not tell apart from it). ``kneighbors(None, corpus)`` leaves the position out.
+
     Examples
     --------
     >>> import networkx as nx
@@ -95,15 +110,32 @@ def kneighbors(queries, corpus, *, n_neighbors=10, kernel="power", n_jobs=None, 
     >>> values.round(3)
     array([[1.   , 1.   , 0.356, 0.356],
            [1.   , 1.   , 0.822, 0.822]])
+
+    Leave-one-out: each graph's copy is found, the graph itself is not.
+
+    >>> indices, values = gi.kneighbors(None, corpus, n_neighbors=2)
+    >>> indices[[0, 8, 1]]
+    array([[8, 1],
+           [0, 1],
+           [9, 5]])
     """
     n_neighbors = check_int(n_neighbors, "n_neighbors", minimum=1)
     n_jobs = check_n_jobs(n_jobs)
     working_memory = _check_working_memory(working_memory)
     functional = make_functional(kernel, **params)
+    if corpus is None:
+        raise TypeError("corpus must be a collection of graphs, got None")
     check_not_same_iterator(queries, corpus, ("queries", "corpus"), hint=None)
-    left = functional.as_embeddings(queries, what="queries")
     right = functional.as_embeddings(corpus, what="corpus")
     n_corpus = len(right)
+    if queries is None:
+        if n_neighbors > n_corpus - 1:
+            raise ValueError(
+                f"n_neighbors={n_neighbors}, but with queries=None each of the {n_corpus} corpus graphs "
+                f"has only {n_corpus - 1} others"
+            )
+        return kneighbors_of_embeddings(right, None, functional, n_neighbors, n_jobs, working_memory)
+    left = functional.as_embeddings(queries, what="queries")
     if n_neighbors > n_corpus:
         raise ValueError(f"n_neighbors={n_neighbors} is larger than the corpus, which has {n_corpus} graphs")
     return kneighbors_of_embeddings(left, right, functional, n_neighbors, n_jobs, working_memory)
@@ -111,10 +143,12 @@ def kneighbors(queries, corpus, *, n_neighbors=10, kernel="power", n_jobs=None, 
 
 def kneighbors_of_embeddings(left, right, functional, n_neighbors, n_jobs=1, working_memory=None):
     """:func:`kneighbors` on embeddings of ``functional``, arguments already checked
-    (``n_neighbors <= len(right)``); also the per-partition step of the Dask version."""
+    (``n_neighbors <= len(right)``); also the per-partition step of the Dask version.
+    ``right=None``: leave-one-out search of ``left`` in itself."""
     if working_memory is None:
         working_memory = _check_working_memory(None)
-    n_corpus = len(right)
+    leave_one_out = right is None
+    n_corpus = len(left if leave_one_out else right)
     n_queries = len(left)
     indices = np.empty((n_queries, n_neighbors), dtype=np.int64)
     values = np.empty((n_queries, n_neighbors))
@@ -122,6 +156,8 @@ def kneighbors_of_embeddings(left, right, functional, n_neighbors, n_jobs=1, wor
         return indices, values
     n_rows = chunk_n_rows(_BYTES_PER_PAIR * n_corpus, working_memory)
     for rows, block in kernel_row_chunks(left, right, functional=functional, n_rows=n_rows, n_jobs=n_jobs):
+        if leave_one_out:
+            block[np.arange(len(rows)), rows] = -np.inf  # below every kernel value: never chosen
         indices[rows], values[rows] = top_k(block, n_neighbors)
     return indices, values
 

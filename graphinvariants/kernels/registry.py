@@ -10,9 +10,14 @@ functional and the remaining keyword arguments are its parameters. Names joined 
 import inspect
 
 from ..embeddings import Combination, GaussianEmbedding, LabelledWalkHistogram, MeanMap, WalkHistogram, WeisfeilerLehman
+from ..embeddings import (
+    LabelledWalkHistogramOptimalAssignment,
+    WalkHistogramOptimalAssignment,
+    WeisfeilerLehmanOptimalAssignment,
+)
 from .engine import pairwise_kernels
 
-__all__ = ["KERNELS", "RECOMMENDED", "kernel_matrix", "make_functional", "parse_kernel_spec"]
+__all__ = ["KERNELS", "RECOMMENDED", "kernel_matrix", "kernel_parameters", "make_functional", "parse_kernel_spec"]
 
 _FUNCTIONALS = {
     "power": GaussianEmbedding,
@@ -20,6 +25,9 @@ _FUNCTIONALS = {
     "labelled_histogram": LabelledWalkHistogram,
     "wl": WeisfeilerLehman,
     "meanmap": MeanMap,
+    "wloa": WeisfeilerLehmanOptimalAssignment,
+    "histogram_oa": WalkHistogramOptimalAssignment,
+    "labelled_histogram_oa": LabelledWalkHistogramOptimalAssignment,
 }
 
 #: Kernel names accepted by :func:`kernel_matrix`, each with a one-line description.
@@ -31,6 +39,10 @@ KERNELS = {
     "wl": "Weisfeiler-Lehman subtree kernel, degree or node labels, cosine-normalised (n_iter, node_label)",
     "meanmap": "kernel mean embedding of node profiles, RBF base kernel, exact or random Fourier features "
                "(k, profile, bandwidth, column_weights, n_features, random_state)",
+    "wloa": "Weisfeiler-Lehman optimal assignment: histogram intersection of all rounds' colours "
+            "(n_iter, node_label)",
+    "histogram_oa": "optimal assignment over the walk-profile prefixes: their histogram intersection (k, weight)",
+    "labelled_histogram_oa": "optimal assignment over the labelled walk-profile prefixes, normalised (k, node_label)",
 }
 
 
@@ -174,3 +186,15 @@ def kernel_matrix(graphs, other=None, *, kernel="power", n_jobs=None, **params):
     """
     functional = make_functional(kernel, **params)
     return pairwise_kernels(graphs, other, functional=functional, n_jobs=n_jobs)
+
+
+def kernel_parameters():
+    """The parameters of every kernel of :data:`KERNELS`, by kernel name.
+
+    Examples
+    --------
+    >>> from graphinvariants.kernels.registry import kernel_parameters
+    >>> kernel_parameters()["wl"]
+    ('n_iter', 'node_label')
+    """
+    return {name: tuple(_parameters(cls)) for name, cls in _FUNCTIONALS.items()}

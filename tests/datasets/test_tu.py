@@ -2,6 +2,7 @@ import os
 import re
 import zipfile
 
+import igraph as ig
 import networkx as nx
 import numpy as np
 import pytest
@@ -12,14 +13,180 @@ from graphinvariants.datasets import DataNotFoundError, default_data_home, load_
 from tests.conftest import TU_COUNTS
 
 
+#: Published TU statistics (https://chrsmrrs.github.io/datasets/docs/datasets/): mean
+#: nodes and mean edges per graph, and what each data set's files hold.
+TU_PUBLISHED = {
+    "MUTAG": (17.93, 19.79, ("node labels", "edge labels")),
+    "ENZYMES": (32.63, 62.14, ("node labels", "18 node attributes")),
+    "NCI1": (29.87, 32.30, ("node labels",)),
+    "NCI109": (29.68, 32.13, ("node labels",)),
+    "Mutagenicity": (30.32, 30.77, ("node labels", "edge labels")),
+    "AIDS": (15.69, 16.20, ("node labels", "edge labels", "4 node attributes")),
+    "BZR": (35.75, 38.36, ("node labels", "3 node attributes")),
+    "COX2": (41.22, 43.45, ("node labels", "3 node attributes")),
+    "DD": (284.32, 715.66, ("node labels",)),
+    "IMDB-BINARY": (19.77, 96.53, ()),
+    "REDDIT-BINARY": (429.63, 497.75, ()),
+}
+
+
 @pytest.mark.parametrize("name", list(TU_COUNTS))
-def test_counts_match_the_data_readme(tu_datasets, name):
-    ds = tu_datasets[name]
+def test_counts_match_the_data_readme_and_the_published_statistics(tu_load, name):
+    ds = tu_load(name)
     n_graphs, n_classes, n_nodes, edge_lines = TU_COUNTS[name]
     assert (ds.n_graphs, len(ds.classes), ds.n_nodes) == (n_graphs, n_classes, n_nodes)
-    assert ds.matrix.nnz == edge_lines  # every edge listed twice, no self-loops
-    assert ds.y.shape == (n_graphs,) and ds.node_labels.shape == (n_nodes,)
-    assert sum(a.n_nodes for a in ds.adjacencies) == n_nodes
+    # every edge listed twice, no self-loops; IMDB-BINARY lists every edge twice in each direction
+    assert ds.matrix.nnz == (edge_lines // 2 if name == "IMDB-BINARY" else edge_lines)
+    mean_nodes, mean_edges, carries = TU_PUBLISHED[name]
+    assert (round(n_nodes / n_graphs, 2), round(ds.n_edges / n_graphs, 2)) == (mean_nodes, mean_edges)
+    assert ds.carries == carries and (", ".join(carries) or "unlabelled") in repr(ds)
+    assert ds.y.shape == (n_graphs,) and sum(ds.batch.sizes) == n_nodes
+    if "node labels" in carries:
+        assert ds.node_labels.shape == (n_nodes,) and ds.node_labels.dtype == np.int64
+    if "edge labels" in carries:
+        assert ds.edge_labels.shape == (ds.matrix.nnz,) and ds.edge_labels.dtype == np.int64
+    if ds.node_attributes is not None:
+        assert ds.node_attributes.shape == (n_nodes, int(carries[-1].split()[0]))
+        assert ds.node_attributes.dtype == np.float64 and np.isfinite(ds.node_attributes).all()
+    if n_graphs < 1000:
+        assert sum(a.n_nodes for a in ds.adjacencies) == n_nodes
+
+
+def _file_rows(path, dtype):
+    return np.loadtxt(path, delimiter=",", dtype=dtype, ndmin=2)
+
+
+@pytest.mark.parametrize("name", ["MUTAG", "AIDS", "ENZYMES", "BZR"])
+def test_every_file_kind_is_read_where_it_belongs(tu_load, tu_dir, name):
+    """Brute force against the files: each line's edge label sits on both entries of its
+    edge, each node's attribute row on its node."""
+    ds = tu_load(name)
+    folder = tu_dir / name
+    edges = _file_rows(folder / f"{name}_A.txt", np.int64) - 1
+    if (folder / f"{name}_edge_labels.txt").is_file():
+        labels = _file_rows(folder / f"{name}_edge_labels.txt", np.int64)[:, 0]
+        position = {}
+        rows = np.repeat(np.arange(ds.n_nodes), np.diff(ds.matrix.indptr))
+        for e, (i, j) in enumerate(zip(rows.tolist(), ds.matrix.indices.tolist())):
+            position[(i, j)] = e
+        for (u, v), label in zip(edges.tolist(), labels.tolist()):
+            assert ds.edge_labels[position[(u, v)]] == label and ds.edge_labels[position[(v, u)]] == label
+    if (folder / f"{name}_node_attributes.txt").is_file():
+        np.testing.assert_array_equal(ds.node_attributes, _file_rows(folder / f"{name}_node_attributes.txt", float))
+    node_labels = _file_rows(folder / f"{name}_node_labels.txt", np.int64)[:, 0]
+    np.testing.assert_array_equal(ds.node_labels, node_labels)
+
+
+@pytest.mark.parametrize("name", ["MUTAG", "AIDS", "ENZYMES"])
+def test_networkx_graphs_carry_everything_and_read_back_to_the_same_batch(tu_load, name):
+    ds = tu_load(name)[::7]
+    graphs = ds.graphs
+    options = {"node_label": "label"}
+    if ds.edge_labels is not None:
+        options["edge_label"] = "label"
+        u, v, data = next(iter(graphs[0].edges(data=True)))
+        assert type(data["label"]) is int
+    if ds.node_attributes is not None:
+        options["node_attributes"] = "attributes"
+        assert isinstance(graphs[0].nodes[0]["attributes"], tuple)
+    batch = gi.as_graph_batch(graphs, **options)
+    assert (batch.matrix != ds.matrix).nnz == 0
+    for field in ("node_labels", "edge_labels", "node_attributes"):
+        np.testing.assert_array_equal(getattr(batch, field), getattr(ds.batch, field))
+    again = gi.as_graph_batch([ig.Graph.from_networkx(G) for G in graphs[:20]], **options)
+    np.testing.assert_array_equal(again.edge_labels, ds[:20].edge_labels)
+    with pytest.raises(ValueError, match="edge_label='label' was asked for, but graphs are a batch without edge labels"):
+        gi.as_graph_batch(tu_load("NCI1"), edge_label="label")
+
+
+def test_imdb_edges_listed_twice_in_each_direction_are_merged(tu_load, tu_dir):
+    ds = tu_load("IMDB-BINARY")
+    assert round(ds.n_edges / ds.n_graphs, 2) == 96.53  # the published mean
+    assert ds.matrix.data.max() == 1.0  # merged, not counted twice
+    edges = _file_rows(tu_dir / "IMDB-BINARY" / "IMDB-BINARY_A.txt", np.int64) - 1
+    first = edges[edges.max(axis=1) < ds.offsets[1]]
+    assert ds[0].number_of_edges() == len({frozenset(e) for e in first.tolist()}) == len(first) // 4
+
+
+_EXTRA = {  # a triangle (graph 1) and a single node (graph 2), every edge listed twice
+    "edge_labels": "1\n1\n2\n2\n3\n3\n",
+    "edge_attributes": "0.5, 1\n0.5, 1\n1.5, 2\n1.5, 2\n-2e-3, 3\n-2e-3, 3\n",
+    "node_attributes": "1.0\n2.0\n3.0\n4.5\n",
+}
+_TRIANGLE = "1, 2\n2, 1\n2, 3\n3, 2\n3, 1\n1, 3\n"
+
+
+def _write_extra(folder, **files):
+    for part, text in files.items():
+        (folder / f"{folder.name}_{part}.txt").write_text(text)
+
+
+def test_edge_and_node_attributes_and_edge_labels_of_a_small_fixture(tmp_path):
+    folder = _write(tmp_path, "TINY", a=_TRIANGLE, nodes="0\n0\n1\n2\n")
+    _write_extra(folder, **_EXTRA)
+    ds = load_tu("TINY", data_home=tmp_path, download=False)
+    assert ds.carries == ("node labels", "edge labels", "1 node attributes", "2 edge attributes")
+    assert repr(ds).endswith("; node labels, edge labels, 1 node attributes, 2 edge attributes>")
+    G = ds[0]
+    assert G.edges[0, 1] == {"label": 1, "attributes": (0.5, 1.0)}
+    assert G.edges[2, 1] == {"label": 2, "attributes": (1.5, 2.0)}
+    assert G.edges[0, 2] == {"label": 3, "attributes": (-0.002, 3.0)}
+    assert G.nodes[2] == {"label": 1, "attributes": (3.0,)}
+    assert ds[1].nodes[0] == {"label": 2, "attributes": (4.5,)}
+    # the entries of the matrix in CSR order: (0,1) (0,2) (1,0) (1,2) (2,0) (2,1)
+    assert ds.edge_labels.tolist() == [1, 3, 1, 2, 3, 2]
+    assert ds.edge_attributes[:, 1].tolist() == [1, 3, 1, 2, 3, 2]
+    sub = ds[[1, 0]]  # sub-sets carry everything, aligned with their own entries
+    assert sub.edge_labels.tolist() == [1, 3, 1, 2, 3, 2] and sub.edge_attributes[:, 1].tolist() == [1, 3, 1, 2, 3, 2]
+    assert sub.node_attributes[:, 0].tolist() == [4.5, 1.0, 2.0, 3.0]
+    assert sub[1].edges[0, 2] == G.edges[0, 2]
+    assert ds[1:].carries == ds.carries
+
+
+def test_an_edge_listed_any_number_of_times_is_one_edge(tmp_path):
+    once = _write(tmp_path / "once", "TINY", a="1, 2\n2, 3\n")
+    _write_extra(once, edge_labels="7\n8\n")
+    four = _write(tmp_path / "four", "TINY", a="1, 2\n2, 1\n2, 3\n1, 2\n3, 2\n2, 1\n")
+    _write_extra(four, edge_labels="7\n7\n8\n7\n8\n7\n")
+    a, b = (load_tu("TINY", data_home=tmp_path / d, download=False) for d in ("once", "four"))
+    assert (a.matrix != b.matrix).nnz == 0 and a.n_edges == b.n_edges == 2 and b.matrix.data.max() == 1
+    assert a.edge_labels.tolist() == b.edge_labels.tolist() == [7, 7, 8, 8]
+
+
+@pytest.mark.parametrize(
+    "files, message",
+    [
+        ({"edge_labels": "1\n1\n2\n2\n3\n"}, r"TINY_edge_labels.txt: 5 lines, but .*TINY_A.txt has 6"),
+        ({"edge_labels": "1\n1\n2\n9\n3\n3\n"},
+         r"TINY_edge_labels.txt, lines 3 and 4: edge \(2, 3\) is listed twice in TINY_A.txt with different values "
+         r"\(2 and 9\)"),
+        ({"edge_labels": "1\n1\n2\n2.5\n3\n3\n"}, r"TINY_edge_labels.txt, line 4: not an integer: '2.5'"),
+        ({"edge_attributes": "1\n1\n2\n2\n3\n3, 4\n"},
+         r"TINY_edge_attributes.txt, line 6: expected 1 comma-separated numbers \(as on line 1\), got 2"),
+        ({"edge_attributes": "1\n1\n2\n2.5\n3\n3\n"},
+         r"TINY_edge_attributes.txt, lines 3 and 4: edge \(2, 3\) .* different values \(2 and 2.5\)"),
+        ({"node_attributes": "1\n2\n3\n"}, r"TINY_node_attributes.txt: 3 lines, but .* has 4"),
+        ({"node_attributes": "1\n2\nnan\n4\n"}, r"TINY_node_attributes.txt, line 3: not a number: 'nan'"),
+        ({"node_attributes": "1\n2\ninf\n4\n"}, r"line 3: not a number: 'inf'"),
+        ({"node_attributes": "1\n2\n1e999\n4\n"}, r"line 3: number out of range for float64"),
+        ({"node_attributes": "1\n2\n1_0\n4\n"}, r"line 3: not a number: '1_0'"),
+        ({"node_attributes": "1\n\n3\n4\n"}, r"TINY_node_attributes.txt, line 2: blank line"),
+        ({"node_attributes": "1, 2\n3, 4\n5,\n6, 7\n"}, r"line 3: not a number: ''"),
+        ({"node_attributes": ""}, r"TINY_node_attributes.txt: the file is empty"),
+    ],
+)
+def test_malformed_label_and_attribute_files_name_the_file_and_line(tmp_path, files, message):
+    _write_extra(_write(tmp_path, "TINY", a=_TRIANGLE), **files)
+    with pytest.raises(ValueError, match=message):
+        load_tu("TINY", data_home=tmp_path, download=False)
+
+
+def test_hand_built_data_set_checks_its_edge_attributes(tu_load):
+    mutag = tu_load("MUTAG")[:3]
+    with pytest.raises(ValueError, match=r"edge_attributes must have shape \(\d+, n_attributes\)"):
+        gi.TUDataset("X", mutag.batch, mutag.y, edge_attributes=np.zeros(3))
+    with pytest.raises(ValueError, match="edge_attributes contains NaN"):
+        gi.TUDataset("X", mutag.batch, mutag.y, edge_attributes=np.full((mutag.matrix.nnz, 1), np.nan))
 
 
 def test_networkx_view_and_compact_view_agree(tu_datasets):
@@ -223,10 +390,13 @@ def _serve(monkeypatch, archive):
 
 
 def test_download_path_extracts_the_archive(tmp_path, monkeypatch):
-    _serve(monkeypatch, _zip_folder(_write(tmp_path / "src", "TINY"), tmp_path / "TINY.zip"))
+    src = _write(tmp_path / "src", "TINY", a=_TRIANGLE, nodes="0\n0\n1\n2\n")
+    _write_extra(src, **_EXTRA)  # the archive's optional files come with it
+    _serve(monkeypatch, _zip_folder(src, tmp_path / "TINY.zip"))
     home = tmp_path / "home"
     ds = load_tu("TINY", data_home=home, download=True)
     assert ds.n_graphs == 2 and ds.path == home / "TINY"
+    assert ds.carries == ("node labels", "edge labels", "1 node attributes", "2 edge attributes")
     assert sorted(os.listdir(home)) == ["TINY"]  # no temporary folder left behind
 
 

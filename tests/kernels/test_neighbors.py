@@ -215,3 +215,97 @@ def test_top_k_with_ties_everywhere_stays_within_the_block_memory():
     assert peak < 1.5 * block.nbytes, f"{peak / block.nbytes:.1f} x the block"
     np.testing.assert_array_equal(labels, np.tile([7, 0, 1], (100, 1)))
     np.testing.assert_array_equal(values, np.tile([1.0, 0.0, 0.0], (100, 1)))
+
+
+@pytest.mark.parametrize("kernel, params", [
+    ("wl", {"n_iter": 3}), ("histogram", {"k": 4}), ("labelled_histogram", {"k": 3}),
+    ("power*histogram*wl", {"histogram__k": 5}), ("power", {"k": 5}),
+])
+def test_chunked_equals_unchunked_exactly(queries, corpus, kernel, params):
+    """One query row per chunk, a few rows, and one chunk: the same neighbours and the
+    same values to the last bit (count kernels align the two sides once per call)."""
+    if kernel == "labelled_histogram":  # a node label that varies: degree parity
+        corpus = [_with_parity(G) for G in corpus]
+        queries = corpus[::4]
+        params = dict(params, node_label="label")
+    row_mib = neighbors._BYTES_PER_PAIR * len(corpus) / 2**20
+    expected = gi.kneighbors(queries, corpus, n_neighbors=6, kernel=kernel, working_memory=1024, **params)
+    np.testing.assert_array_equal(expected[0], _brute_force(queries, corpus, 6, kernel=kernel, **params)[0])
+    for working_memory in (row_mib / 10, 2.5 * row_mib, 7.5 * row_mib):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # one row above working_memory: intended
+            got = gi.kneighbors(queries, corpus, n_neighbors=6, kernel=kernel, working_memory=working_memory, **params)
+        np.testing.assert_array_equal(got[0], expected[0])
+        np.testing.assert_array_equal(got[1], expected[1])
+
+
+def _with_parity(G):
+    H = G.copy()
+    nx.set_node_attributes(H, {v: d % 2 for v, d in H.degree}, "label")
+    return H
+
+
+def test_count_kernel_tiles_work_on_the_shared_vocabulary_only(corpus):
+    """A few queries against a corpus: the aligned count matrices keep only the labels
+    both sides have, so a tile's cost no longer grows with the corpus's vocabulary
+    (kneighbors of 100 queries in 100,000 graphs took 80-103 s in one-row chunks
+    against 2.5 s in one; benchmarks/bench_neighbors_chunks.py prints the ratio)."""
+    from graphinvariants.kernels import make_functional
+
+    functional = make_functional("wl", n_iter=3)
+    left = functional.as_embeddings(corpus[:2])
+    right = functional.as_embeddings(corpus)
+    L, R = functional.align(left, right)
+    assert L.counts.shape[1] == R.counts.shape[1] <= left.counts.shape[1] < right.counts.shape[1]
+    shared = np.intersect1d(L.counts.indices, R.counts.indices)
+    assert len(shared) == L.counts.shape[1]  # every column kept is used by both sides
+    K = gi.kernel_matrix(corpus[:2], corpus, kernel="wl", n_iter=3)
+    np.testing.assert_array_equal(functional.tile(L, R, slice(0, 2), slice(0, len(corpus))), K)
+
+
+@pytest.mark.parametrize("kernel, params", [("power", {"k": 5}), ("wl", {"n_iter": 2}), ("power*histogram", {"k": 3})])
+def test_leave_one_out_excludes_only_the_query_itself(corpus, kernel, params):
+    """queries=None (scikit-learn's kneighbors(X=None)): row i is corpus graph i's
+    neighbours without position i; identical copies elsewhere stay, ties by position."""
+    K = gi.kernel_matrix(corpus, corpus, kernel=kernel, **params)
+    np.fill_diagonal(K, -np.inf)
+    order = np.argsort(-K, axis=1, kind="stable")[:, :4]
+    for working_memory in (1024, neighbors._BYTES_PER_PAIR * len(corpus) * 3 / 2**20):
+        idx, val = gi.kneighbors(None, corpus, n_neighbors=4, kernel=kernel, working_memory=working_memory, **params)
+        assert idx.shape == (len(corpus), 4)
+        np.testing.assert_array_equal(idx, order)
+        np.testing.assert_array_equal(val, np.take_along_axis(K, order, axis=1))
+    assert not np.any(idx == np.arange(len(corpus))[:, None])
+    # ties: a graph stored three times finds its two copies first, in position order
+    for i, G in enumerate(corpus):
+        copies = [j for j, H in enumerate(corpus) if j != i and K[i, j] == 1.0]
+        assert idx[i, : len(copies)].tolist() == copies[:4]
+
+
+def test_leave_one_out_of_copies_only():
+    """Three identical graphs: each one's neighbours are the two others, smaller first,
+    though all kernel values tie (kneighbors(ds, ds) would list the query among them)."""
+    G = nx.cycle_graph(6)
+    idx, val = gi.kneighbors(None, [G, G, G], n_neighbors=2)
+    assert idx.tolist() == [[1, 2], [0, 2], [0, 1]]
+    assert np.all(val == 1.0)
+    same, _ = gi.kneighbors([G, G, G], [G, G, G], n_neighbors=1)
+    assert same.ravel().tolist() == [0, 0, 0]  # without None: the smaller index, not the query
+
+
+def test_leave_one_out_on_mutag_never_returns_the_query(tu_datasets):
+    mutag = tu_datasets["MUTAG"]
+    idx, _ = gi.kneighbors(None, mutag, n_neighbors=3)
+    assert idx.shape == (len(mutag), 3)
+    assert not np.any(idx == np.arange(len(mutag))[:, None])
+    first, _ = gi.kneighbors(mutag, mutag, n_neighbors=1)
+    assert np.mean(first[:, 0] == np.arange(len(mutag))) < 1  # why the option exists
+
+
+def test_leave_one_out_arguments_are_checked(corpus):
+    with pytest.raises(ValueError, match=r"n_neighbors=40, but with queries=None each of the 40 corpus graphs has only 39 others"):
+        gi.kneighbors(None, corpus[:40], n_neighbors=40)
+    with pytest.raises(TypeError, match="corpus must be a collection of graphs, got None"):
+        gi.kneighbors(None, None)
+    idx, _ = gi.kneighbors(None, corpus[:2], n_neighbors=1)
+    assert idx.tolist() == [[1], [0]]

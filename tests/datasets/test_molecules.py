@@ -1,0 +1,78 @@
+"""Molecules from SMILES and RDKit: atoms labelled by element, bonds by type."""
+
+import sys
+
+import igraph as ig
+import networkx as nx
+import numpy as np
+import pytest
+
+import graphinvariants as gi
+from graphinvariants.datasets import from_mol, from_smiles
+
+
+def test_without_rdkit_the_error_says_what_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "rdkit", None)  # import rdkit now raises ImportError
+    with pytest.raises(ImportError, match=r'install it with: pip install "graphinvariants\[chem\]"'):
+        from_smiles("CCO")
+    with pytest.raises(ImportError, match=r"graphinvariants\[chem\]"):
+        from_mol(object())
+
+
+def test_atoms_and_bonds_carry_their_types():
+    pytest.importorskip("rdkit")
+    ethanol = from_smiles("CCO")
+    assert dict(ethanol.nodes(data="label")) == {0: "C", 1: "C", 2: "O"}
+    assert dict(ethanol.nodes(data="atomic_number")) == {0: 6, 1: 6, 2: 8}
+    assert set(nx.get_edge_attributes(ethanol, "label").values()) == {"SINGLE"}
+    assert ethanol.graph["smiles"] == "CCO"
+    assert from_smiles("C=O").edges[0, 1] == {"label": "DOUBLE", "bond_order": 2.0}
+    assert from_smiles("C#N").edges[0, 1] == {"label": "TRIPLE", "bond_order": 3.0}
+    benzene = from_smiles("c1ccccc1")
+    assert nx.is_isomorphic(benzene, nx.cycle_graph(6))
+    assert set(nx.get_edge_attributes(benzene, "bond_order").values()) == {1.5}
+    assert from_smiles("[NH4+]").nodes[0]["formal_charge"] == 1
+    methane = from_smiles("C", hydrogens=True)
+    assert methane.number_of_nodes() == 5 and sorted(dict(methane.nodes(data="label")).values()) == ["C"] + ["H"] * 4
+
+
+def test_benzene_and_pyridine_differ_only_in_their_labels():
+    pytest.importorskip("rdkit")
+    benzene, pyridine = from_smiles("c1ccccc1"), from_smiles("c1ccncc1")
+    for kernel in ("wl", "labelled_histogram"):
+        K = gi.kernel_matrix([benzene, pyridine], kernel=kernel, node_label="label")
+        np.testing.assert_allclose(np.diag(K), 1.0)  # a unit diagonal, to rounding
+        assert K[0, 1] < 0.99
+    plain = gi.kernel_matrix([benzene, pyridine], kernel="wl")  # unlabelled: the same six-ring
+    assert plain[0, 1] == pytest.approx(1.0, abs=1e-12)
+    batch = gi.as_graph_batch([benzene, pyridine], node_label="label", edge_label="label")
+    assert batch.edge_labels.tolist() == ["AROMATIC"] * 24
+    assert sorted(batch.node_labels[6:].tolist()) == ["C"] * 5 + ["N"]
+
+
+def test_another_atom_order_is_the_same_labelled_graph():
+    pytest.importorskip("rdkit")
+    a, b = from_smiles("CC(=O)Nc1ccc(O)cc1"), from_smiles("Oc1ccc(NC(C)=O)cc1")  # paracetamol twice
+    assert list(a.nodes(data="label")) != list(b.nodes(data="label"))
+    match = nx.algorithms.isomorphism.GraphMatcher(
+        a, b, node_match=lambda x, y: x["label"] == y["label"], edge_match=lambda x, y: x["label"] == y["label"])
+    assert match.is_isomorphic()
+    K = gi.kernel_matrix([a], [b], kernel="wl", node_label="label")
+    assert K[0, 0] == pytest.approx(1.0, abs=1e-12)
+    options = {"node_label": "label", "edge_label": "label"}
+    ours, theirs = gi.as_graph_batch([a], **options), gi.as_graph_batch([ig.Graph.from_networkx(a)], **options)
+    np.testing.assert_array_equal(ours.edge_labels, theirs.edge_labels)
+
+
+def test_bad_input_is_refused_clearly():
+    Chem = pytest.importorskip("rdkit.Chem")
+    with pytest.raises(ValueError, match=r"RDKit cannot read 'C1CC' as a SMILES string"):
+        from_smiles("C1CC")
+    with pytest.raises(ValueError, match="holds no atom"):
+        from_smiles("")
+    with pytest.raises(TypeError, match=r"got list; for many molecules: \[from_smiles\(s\) for s in smiles\]"):
+        from_smiles(["CCO", "CC"])
+    with pytest.raises(TypeError, match="mol must be an RDKit molecule .* for a SMILES string use from_smiles"):
+        from_mol("CCO")
+    with pytest.raises(TypeError, match="hydrogens must be True or False"):
+        from_mol(Chem.MolFromSmiles("C"), hydrogens="yes")
