@@ -21,7 +21,7 @@ from .embeddings import (
 )
 from .approximation import MeanMapFeatures, NystroemGraphKernel
 from .estimator import GraphKernel, PowerKernel
-from .evaluation import EvaluationResult, evaluate_kernel
+from .evaluation import EvaluationResult, RegressionResult, evaluate_estimator, evaluate_kernel
 from .graphs import GraphAdjacency, GraphBatch, as_adjacency, as_graph_batch
 from .kernels import (
     KERNELS,
@@ -42,6 +42,7 @@ from .perturbation import (
 )
 from .plotting import InvariantsDisplay, KernelDecayDisplay, KernelMatrixDisplay, plot_invariants, plot_kernel_matrix
 from .walks import PowerSummary, power_summary
+from .closed_walks import closed_walk_profile
 
 __version__ = "0.2.0"
 
@@ -94,5 +95,8 @@ __all__ = [
     "power_kernel_matrix",
     "power_summary",
     "random_flips",
+    "RegressionResult",
+    "evaluate_estimator",
     "save_invariants",
+    "closed_walk_profile",
 ]

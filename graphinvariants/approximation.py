@@ -27,7 +27,7 @@ from .graphs.adjacency import graph_library
 from .graphs.batch import check_not_single_graph
 from .embeddings.meanmap import PROFILES, MeanMap
 from .kernels import make_functional, pairwise_kernels
-from .kernels.registry import parse_kernel_spec
+from .kernels.registry import DEFAULT_KERNEL, parse_kernel_spec
 
 __all__ = ["MeanMapFeatures", "NystroemGraphKernel"]
 
@@ -120,7 +120,7 @@ class NystroemGraphKernel(_RandomGraphFeatures):
     1.0
     """
 
-    def __init__(self, *, kernel="power", n_components=100, k=5, kernel_params=None, random_state=None, n_jobs=None):
+    def __init__(self, *, kernel=DEFAULT_KERNEL, n_components=100, k=5, kernel_params=None, random_state=None, n_jobs=None):
         self.kernel = kernel
         self.n_components = n_components
         self.k = k

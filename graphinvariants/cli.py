@@ -149,7 +149,7 @@ def kernel_list(text):
     Kernels are separated by commas; a comma-separated item with ``=`` is one more
     parameter of the kernel before it: ``"power,histogram:k=7,wl:n_iter=3"``.
     """
-    from .kernels.registry import make_functional, parse_kernel_spec
+    from .kernels.registry import LEARNED, make_functional, parse_kernel_spec
 
     specs = []
     for item in filter(None, (part.strip() for part in text.split(","))):
@@ -166,7 +166,8 @@ def kernel_list(text):
     for spec in specs:
         try:
             name, params = parse_kernel_spec(spec)
-            make_functional(name, **params)  # refuse unknown names and parameters now
+            if name != LEARNED:
+                make_functional(name, **params)  # refuse unknown names and parameters now
         except (TypeError, ValueError) as err:
             raise argparse.ArgumentTypeError(str(err)) from None
         out.append((spec, name, params))
@@ -206,17 +207,22 @@ def _evaluate_data_set(ds, kernel, args, out, folds_backend, fold_jobs):
     import time
 
     import graphinvariants as gi
-    from .kernels.registry import shared_parameters
+    from .kernels.registry import LEARNED, shared_parameters
 
     spec, name, params = kernel
     start = time.perf_counter()
-    K = gi.kernel_matrix(ds, kernel=name, n_jobs=args.n_jobs, **{**shared_parameters(name, k=args.k), **params})
+    if name != LEARNED:
+        K = gi.kernel_matrix(ds, kernel=name, n_jobs=args.n_jobs, **{**shared_parameters(name, k=args.k), **params})
     checkpoint, details_path = _evaluation_files(ds.name, spec, args, out)
     with folds_backend():
-        result = gi.evaluate_kernel(
-            K, ds.y, n_repeats=args.reps, n_folds=args.folds, seed=args.seed, n_jobs=fold_jobs,
-            checkpoint=checkpoint, progress=not args.quiet,
-        )
+        if name == LEARNED:  # fitted on each outer training fold only, so no test label reaches it
+            result = gi.evaluate_estimator(ds, ds.y, kernel=gi.GraphKernel(**params), n_repeats=args.reps,
+                                           n_folds=args.folds, seed=args.seed, n_jobs=fold_jobs)
+        else:
+            result = gi.evaluate_kernel(
+                K, ds.y, n_repeats=args.reps, n_folds=args.folds, seed=args.seed, n_jobs=fold_jobs,
+                checkpoint=checkpoint, progress=not args.quiet,
+            )
     seconds = time.perf_counter() - start
     if result.n_resumed:
         print(f"{ds.name}: resumed {result.n_resumed} of {result.accuracies.size} folds from {checkpoint}")
@@ -460,10 +466,13 @@ def _add_common_options(parser):
 
 
 def _add_kernel_option(parser):
-    parser.add_argument("--kernel", type=kernel_list, default=kernel_list("power"), metavar="NAME[,NAME...]",
+    from .kernels.registry import DEFAULT_KERNEL
+
+    parser.add_argument("--kernel", type=kernel_list, default=kernel_list(DEFAULT_KERNEL), metavar="NAME[,NAME...]",
                         help="kernels to compare, side by side: power (the paper's), histogram, wl, meanmap, "
                              "labelled_histogram, or products and means such as power*histogram; parameters "
-                             "as histogram:k=7 (default: power)")
+                             "as histogram:k=7 (default: power); learned: GraphKernel()'s learned default, "
+                             "fitted on each outer training fold (--k does not reach it)")
 
 
 def _add_run_options(parser):

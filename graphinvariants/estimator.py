@@ -1,7 +1,8 @@
 """scikit-learn transformers: graphs in, kernel matrix out.
 
 :class:`PowerKernel` is exactly the paper's kernel; :class:`GraphKernel` takes any kernel
-by name (see :data:`graphinvariants.KERNELS`) with its parameters.
+by name (see :data:`graphinvariants.KERNELS`) with its parameters, and by default
+learns a combination of members from the training labels.
 """
 
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
@@ -10,7 +11,8 @@ from sklearn.utils.validation import check_is_fitted
 from ._validation import check_n_jobs
 from .embeddings import DEFAULT_RIDGE
 from .kernels import pairwise_kernels
-from .kernels.registry import RECOMMENDED, kernel_parameters, make_functional
+from .kernels.learned import LearnedCombination
+from .kernels.registry import LEARNED, kernel_parameters, make_functional
 
 __all__ = ["GraphKernel", "PowerKernel"]
 
@@ -124,36 +126,88 @@ class PowerKernel(_KernelTransformer):
         return self.embeddings_
 
 
-class GraphKernel(_KernelTransformer):
-    """Kernel transformer for any kernel of :data:`graphinvariants.KERNELS`, by name.
+#: Options of the learned default (``kernel="learned"``) that are not member parameters.
+_LEARNED_OPTIONS = ("node_label", "combination", "task", "powers", "bandwidths", "max_samples", "members", "seed")
 
-    ``fit(graphs)`` embeds the training graphs once; ``transform(graphs)`` returns the
-    ``(len(graphs), n_train)`` kernel matrix against them and ``fit_transform`` the
-    square training matrix, for ``sklearn.svm.SVC(kernel="precomputed")``. Kernel
-    parameters are estimator parameters, so ``GridSearchCV`` can search over
-    ``kernel`` and them together; a parameter the chosen kernel does not take is an
-    error at fit, so give each kernel its own grid:
+
+class GraphKernel(_KernelTransformer):
+    """Graph-kernel transformer: by default a combination of members learned from ``y``.
+
+    With ``kernel="learned"`` (the default), ``fit(graphs, y)`` builds every member of
+    the candidate family (:data:`graphinvariants.kernels.learned.CANDIDATES`: structure
+    members always, node-label members when every graph carries node labels) and
+    weights them, each in a few shapes, by centred kernel alignment with the training
+    labels (Cortes, Mohri and Rostamizadeh, JMLR 2012): classes (binary or multiclass)
+    and real-valued targets alike. The result is a weighted sum of unit-diagonal,
+    positive semidefinite kernels with non-negative weights summing to 1, so
+    ``K(G, G) = 1`` and every Gram matrix is PSD. ``transform(graphs)`` returns the
+    ``(len(graphs), n_train)`` matrix against the training graphs with the learned
+    weights, ``fit_transform`` the square training matrix, for
+    ``sklearn.svm.SVC(kernel="precomputed")`` or ``KernelRidge(kernel="precomputed")``.
+    Only the labels given to ``fit`` are used, so cross-validation that refits the
+    pipeline per fold (``cross_val_score``, :func:`~graphinvariants.evaluate_estimator`)
+    keeps test labels out.
+
+    With a kernel name (see :data:`graphinvariants.KERNELS`), the transformer is that
+    fixed kernel and ``y`` is ignored. Kernel parameters are estimator parameters, so
+    ``GridSearchCV`` can search over ``kernel`` and them together; a parameter the
+    chosen kernel does not take is an error at fit, so give each kernel its own grid:
     ``[{"kernel": ["wl"], "n_iter": [3, 5]}, {"kernel": ["histogram"], "k": [5, 7]}]``.
     A name that is no parameter of any kernel (nor ``member__param`` of one) is
     refused at once, by the constructor and by :meth:`set_params`.
 
     Parameters
     ----------
-    kernel : str, default=RECOMMENDED
-        A kernel name, or names joined by ``*`` or ``+``. The default is the member
-        that did best across MUTAG, ENZYMES, NCI1 and NCI109 under the paper's
-        protocol (see the kernels page of the documentation).
+    kernel : str, default="learned"
+        ``"learned"`` (:data:`graphinvariants.kernels.LEARNED`), or a kernel name, or
+        names joined by ``*`` or ``+``.
     n_jobs : int or None, default=None
-        Worker threads for the kernel matrix.
+        Worker threads for the kernel matrices.
     **params
-        Parameters of the kernel, e.g. ``k=7`` or ``histogram__k=9``.
+        For a named kernel, its parameters (e.g. ``k=7`` or ``histogram__k=9``). For
+        ``kernel="learned"``, these options:
+
+        node_label : str or None, default="label"
+            Node attribute read as the node label of NetworkX or igraph graphs (a
+            TUDataset carries its own). Label members are used when every training
+            graph has it; ``None`` refuses them.
+        combination : {"alignf", "align"}, default="alignf"
+            Maximise the alignment of the weighted sum (ALIGNF), or weight each
+            candidate by its own alignment.
+        task : {"auto", "classification", "regression"}, default="auto"
+            How ``y`` is read; ``"auto"`` takes non-integer real values as regression.
+        powers : tuple of int, default=(1,)
+            Elementwise powers ``K^p`` each candidate is offered in (1: itself).
+        bandwidths : tuple of float, default=(0.25, 1.0, 4.0)
+            Gaussian shapes ``exp(-(2 - 2K) / (s * m))`` each candidate is offered in
+            too, ``m`` the median training kernel distance, one per multiple ``s``.
+        max_samples : int or None, default=1000
+            Learn the weights on at most this many training graphs, drawn with ``seed``.
+        members : tuple of str or None, default=None
+            Restrict the family to these candidate names.
+        seed : None, int or numpy.random.Generator, default=None
+            Seed of the subsample (used only when there are more than ``max_samples``
+            training graphs).
+
+        and member parameters: ``k=7`` reaches every candidate member that takes
+        ``k`` (power, histogram, labelled_histogram), ``n_iter=3`` both WL members;
+        ``histogram__k=9`` one candidate.
 
     Attributes
     ----------
+    weights_ : dict
+        Learned weight of every shaped candidate (``"wl_label"``, ``"power^2"``, ...),
+        non-negative, summing to 1 (``kernel="learned"`` only).
+    alignments_ : dict
+        Each candidate's centred alignment with the training labels.
+    members_ : list of str
+        The candidates with a positive weight.
+    combination_ : LearnedCombination
+        The fitted combination (``kernel="learned"``).
     embeddings_ : object
-        The training graphs' embeddings (the functional's batch).
+        The training graphs' embeddings (per member for ``kernel="learned"``).
     functional_ : Functional
-        The functional built from ``kernel`` and the parameters.
+        The functional of a named kernel.
     n_train_ : int
 
     Examples
@@ -165,14 +219,20 @@ class GraphKernel(_KernelTransformer):
     >>> graphs = [nx.gnp_random_graph(30, 0.1, seed=i) for i in range(10)]
     >>> graphs += [nx.barabasi_albert_graph(30, 2, seed=i) for i in range(10)]
     >>> y = [0] * 10 + [1] * 10
-    >>> model = Pipeline([("kernel", gi.GraphKernel(kernel="wl", n_iter=3)), ("svm", SVC(kernel="precomputed"))])
+    >>> model = Pipeline([("kernel", gi.GraphKernel()), ("svm", SVC(kernel="precomputed"))])
     >>> model.fit(graphs[::2], y[::2]).score(graphs[1::2], y[1::2])
+    1.0
+    >>> weights = model.named_steps["kernel"].weights_
+    >>> round(sum(weights.values()), 12), min(weights.values()) >= 0
+    (1.0, True)
+    >>> fixed = Pipeline([("kernel", gi.GraphKernel(kernel="wl", n_iter=3)), ("svm", SVC(kernel="precomputed"))])
+    >>> fixed.fit(graphs[::2], y[::2]).score(graphs[1::2], y[1::2])
     1.0
     >>> gi.GraphKernel(kernel="histogram", k=7).get_params()
     {'kernel': 'histogram', 'n_jobs': None, 'k': 7}
     """
 
-    def __init__(self, *, kernel=RECOMMENDED, n_jobs=None, **params):
+    def __init__(self, *, kernel=LEARNED, n_jobs=None, **params):
         for key in params:
             _check_kernel_parameter_name(key)
         self.kernel = kernel
@@ -199,17 +259,71 @@ class GraphKernel(_KernelTransformer):
     def _kernel_parameters(self):
         return {key: getattr(self, key) for key in self._kernel_params}
 
+    def _learned(self):
+        params = self._kernel_parameters()
+        options = {key: params.pop(key) for key in _LEARNED_OPTIONS if key in params}
+        return LearnedCombination(**options, params=params, n_jobs=self.n_jobs)
+
+    def fit(self, X, y=None):
+        """Embed the training graphs and, for ``kernel="learned"``, learn the weights.
+
+        Parameters
+        ----------
+        X : sequence of graphs, GraphBatch or TUDataset
+        y : array_like of shape (n_graphs,)
+            Class labels or regression targets; required by ``kernel="learned"``,
+            ignored by a named kernel.
+
+        Returns
+        -------
+        self
+        """
+        if self.kernel != LEARNED:
+            for name in ("combination_", "weights_", "alignments_", "members_"):
+                self.__dict__.pop(name, None)
+            return super().fit(X, y)
+        check_n_jobs(self.n_jobs)
+        if y is None:
+            raise ValueError('GraphKernel(kernel="learned") learns its combination from the training labels: '
+                             'call fit(graphs, y), or name a fixed kernel, e.g. GraphKernel(kernel="wl")')
+        combination = self._learned().fit(X, y)
+        self.__dict__.pop("functional_", None)
+        self.combination_ = combination
+        self.weights_ = combination.weights
+        self.alignments_ = combination.alignments
+        self.members_ = combination.members_used
+        self.embeddings_ = combination.embeddings
+        self.n_train_ = combination.n_train
+        self._n_features_out = self.n_train_
+        return self
+
+    def transform(self, X):
+        """Kernel matrix of ``X`` against the training graphs, shape ``(len(X), n_train_)``."""
+        check_is_fitted(self, "embeddings_")
+        if hasattr(self, "combination_"):
+            return self.combination_.cross(X)
+        return super().transform(X)
+
+    def fit_transform(self, X, y=None):
+        """Fit, and return the square, symmetric kernel matrix of the training graphs."""
+        self.fit(X, y)
+        if hasattr(self, "combination_"):
+            return self.combination_.gram()
+        return pairwise_kernels(self.embeddings_, functional=self.functional_, n_jobs=self.n_jobs)
 
 def _check_kernel_parameter_name(key):
     """Refuse a GraphKernel parameter that no kernel takes (it would otherwise be kept
     as an attribute, shadow a method such as ``fit``, and fail far from its cause)."""
     parameters = kernel_parameters()
+    if key in _LEARNED_OPTIONS:
+        return
     if isinstance(key, str):
         member, _, param = key.partition("__")
         if any(key in params for params in parameters.values()) or param in parameters.get(member, ()):
             return
     names = sorted({p for params in parameters.values() for p in params})
     raise ValueError(
-        f"GraphKernel has no parameter {key!r}: its parameters are kernel, n_jobs and those of the kernels "
-        f"({', '.join(names)}), or member__param for one member of a combination (e.g. histogram__k)"
+        f"GraphKernel has no parameter {key!r}: its parameters are kernel, n_jobs, the options of the learned default "
+        f"({', '.join(_LEARNED_OPTIONS)}) and those of the kernels ({', '.join(names)}), or member__param "
+        "for one member of a combination (e.g. histogram__k)"
     )

@@ -69,6 +69,7 @@ def test_features_follow_the_nystroem_formula(graphs):
     np.testing.assert_allclose(model.normalization_ @ K_mm @ model.normalization_.T, np.eye(12), atol=1e-8)
     np.testing.assert_allclose(model.transform(graphs), K[:, idx] @ model.normalization_.T, rtol=0, atol=1e-12)
     assert len(model.components_) == 12
+    # exact: a graph's invariants do not depend on the other graphs of its batch
     np.testing.assert_array_equal(model.components_.means, gi.batch_power_invariants([graphs[i] for i in idx]).means)
     # the approximation is exact on the landmarks' own block
     F = model.transform([graphs[i] for i in idx])
@@ -99,6 +100,7 @@ def test_n_components_larger_than_n_samples_warns_and_uses_all(graphs):
     assert model.transform(graphs).shape == (50, 50)
     np.testing.assert_array_equal(sorted(model.component_indices_), np.arange(50))
     exact = gi.NystroemGraphKernel(n_components=50, random_state=0).fit(graphs)
+    # exact: n_components is clipped to 50 before the draw: the same landmarks, SVD and product
     np.testing.assert_array_equal(model.transform(graphs), exact.transform(graphs))
     assert list(model.get_feature_names_out()) == [f"nystroemgraphkernel{i}" for i in range(50)]
 
@@ -149,6 +151,7 @@ def test_every_input_form_gives_the_same_features(tu_datasets):
     invariants = gi.batch_power_invariants(mutag)
     for X in (mutag, mutag.batch, invariants, list(invariants), iter(list(mutag))):
         model = gi.NystroemGraphKernel(n_components=15, random_state=0).fit(X)
+        # exact: every form gives the same embeddings, then the same SVD and product of the same shapes
         np.testing.assert_array_equal(model.transform(mutag), expected)
     np.testing.assert_array_equal(model.transform(invariants), expected)
 
@@ -204,6 +207,7 @@ def test_fit_transform_reads_a_one_shot_iterator_once(graphs):
 def test_n_jobs_does_not_change_the_features(graphs):
     a = gi.NystroemGraphKernel(n_components=30, random_state=0).fit_transform(graphs)
     b = gi.NystroemGraphKernel(n_components=30, random_state=0, n_jobs=2).fit_transform(graphs)
+    # exact: threads split the kernel's tiles only (each value a function of its pair)
     np.testing.assert_array_equal(a, b)
 
 

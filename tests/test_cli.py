@@ -48,6 +48,7 @@ def test_demo_gives_kernel_one_for_the_two_karate_graphs(capsys):
     matrix = out.split("Power kernel matrix:\n")[1].split("\n\n")[0].splitlines()
     rows = dict(re.split(r"\s{2,}", line.strip(), maxsplit=1) for line in matrix)
     rows = {name: [float(v) for v in values.split()] for name, values in rows.items()}
+    # printed with 4 decimals, so this reads 1.0 for K >= 0.99995 (K is exactly 1.0: one graph in two node orders)
     assert rows["karate (networkx)"][1] == rows["karate (igraph)"][0] == 1.0
     assert "give K = 1.000000000000." in out
 
@@ -98,6 +99,7 @@ def test_perturb_on_tu_data(tu_dir, tmp_path, capsys):
     assert status == 0 and "generated" not in out
     assert _steps_by_collection(tmp_path / "p.csv") == {"MUTAG": [0, 1, 2, 3, 4]}
     rows = _csv_rows(tmp_path / "p.csv")
+    # exact: step 0 is every graph against itself (1.0), and the mean of ones is 1.0
     assert float(rows[0]["mean"]) == 1.0 and all(0 < float(r["mean"]) <= 1 for r in rows)
     assert (tmp_path / "p.png").is_file() and list(json.loads((tmp_path / "p.json").read_text())) == ["MUTAG"]
 
@@ -411,3 +413,14 @@ def test_evaluate_checks_every_output_before_any_fold(tu_dir, tmp_path, capsys):
                              "--no-download", "--out", out, "--quiet", "--kernel", "power,wl")
         assert status == 2 and f"--out: cannot write {out / blocked}, it is a folder" in err
         assert sorted(p.name for p in out.iterdir()) == [blocked]  # no fold ran, no checkpoint
+
+
+def test_evaluate_the_learned_default_fits_it_per_fold(tu_dir, tmp_path, capsys):
+    argv = ["evaluate", "MUTAG", "--kernel", "learned", "--reps", "1", "--folds", "3", "--data-home", tu_dir,
+            "--no-download", "--out", tmp_path, "--quiet"]
+    status, out, _ = run(capsys, *argv)
+    assert status == 0 and "MUTAG, learned:" in out
+    [row] = _csv_rows(tmp_path / "evaluation.csv")
+    expected = gi.evaluate_estimator(gi.load_tu("MUTAG", data_home=tu_dir, download=False), gi.load_tu(
+        "MUTAG", data_home=tu_dir, download=False).y, n_repeats=1, n_folds=3, seed=0)
+    assert float(row["accuracy"]) == round(100 * expected.mean, 2)

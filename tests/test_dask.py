@@ -78,6 +78,7 @@ def _sorted_batch(frame, k=5, **params):
 
 
 def _assert_same_embeddings(batch, expected):
+    # exact (documented bit for bit): a graph's invariants depend on neither its partition nor its node order
     np.testing.assert_array_equal(batch.means, expected.means)
     np.testing.assert_array_equal(batch.covariances, expected.covariances)
     np.testing.assert_array_equal(batch.n_nodes, expected.n_nodes)
@@ -195,6 +196,7 @@ def test_parquet_round_trip_and_kernel_blocks(client, graphs, tmp_path):
             assert K.numblocks == (3, 3)
         else:
             assert K.chunks[0][0] == min(chunks, len(graphs))
+        # exact: each block is computed per pair as the whole matrix is (K[i, j] and K[j, i] take the same operations)
         np.testing.assert_array_equal(K.compute(), expected)
     # Zarr, blockwise, from the workers
     K = gid.kernel_matrix(stored, chunks=10)
@@ -204,6 +206,7 @@ def test_parquet_round_trip_and_kernel_blocks(client, graphs, tmp_path):
     table = zarr.open_array(str(tmp_path / "embeddings.zarr"), mode="r")[:]
     back = gid.from_frame(pd.DataFrame(table, columns=stored.columns).astype({"graph_id": np.int64}))
     np.testing.assert_array_equal(table[:, 0], stored["graph_id"].compute().to_numpy())
+    # exact: float64 Zarr arrays copy the embeddings
     np.testing.assert_array_equal(back.means, gid.from_frame(stored.compute()).means)
     np.testing.assert_array_equal(back.covariances, gid.from_frame(stored.compute()).covariances)
     np.testing.assert_array_equal(zarr.open_array(str(tmp_path / "K.zarr"), mode="r")[:], expected)
@@ -230,6 +233,7 @@ def test_kneighbors_equals_in_process(client, graphs):
     assert len(set(expected[0][0].tolist())) == 6
     for kw in ({}, {"split_every": 2}, {"chunks": 5, "split_every": 3}, {"chunks": 1000}):
         idx, val, graph_ids = gid.kneighbors(queries, frame, n_neighbors=6, return_graph_ids=True, **kw)
+        # exact: every block copies its values from tiles computed per pair, as in process
         np.testing.assert_array_equal(idx, expected[0])
         np.testing.assert_array_equal(val, expected[1])
         np.testing.assert_array_equal(graph_ids, ids[expected[0]])
@@ -255,6 +259,7 @@ def test_evaluation_on_the_cluster_equals_the_local_run(client):
     with get_task_stream(client) as stream, joblib.parallel_config(backend="dask"):
         remote = gi.evaluate_kernel(K, y, n_jobs=2, **kw)
     assert stream.data and {task["worker"] for task in stream.data} <= set(client.scheduler_info()["workers"])
+    # exact: the same fits on the same data in other processes; accuracies are counts / n
     np.testing.assert_array_equal(remote.accuracies, local.accuracies)
     np.testing.assert_array_equal(remote.chosen_C, local.chosen_C)
     np.testing.assert_array_equal(remote.validation_accuracies, local.validation_accuracies)

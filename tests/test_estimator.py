@@ -61,6 +61,7 @@ def test_transform_rows_equal_the_full_matrix(graphs_and_labels):
     train, test = list(range(0, 48, 2)), list(range(1, 48, 2))
     kernel = gi.PowerKernel().fit([graphs[i] for i in train])
     np.testing.assert_allclose(kernel.transform([graphs[i] for i in test]), full[np.ix_(test, train)], rtol=1e-12, atol=1e-300)
+    # exact: fit_transform is the Gram matrix by the same engine and tiles
     np.testing.assert_array_equal(gi.PowerKernel().fit_transform(graphs), full)
     assert kernel.n_train_ == 24 and len(kernel.invariants_) == 24
 
@@ -163,3 +164,129 @@ def test_graph_kernel_takes_every_kernel_parameter_and_member_parameters():
     assert clone(kernel).get_params() == kernel.get_params()
     with pytest.raises(ValueError, match="names no parameter of a member of 'wl'"):
         kernel.fit([nx.path_graph(4)])  # a parameter of another kernel: refused at fit, by name
+
+
+# -- the learned default -----------------------------------------------------------------
+def _labelled_molecules():
+    """Small labelled graphs whose class is carried by the labels only (same shapes)."""
+    graphs, y = [], []
+    for i in range(16):
+        G = nx.cycle_graph(5 + i % 4)
+        cls = i % 2
+        nx.set_node_attributes(G, {v: ("N" if cls and v == 0 else "C") for v in G}, "label")
+        graphs.append(G)
+        y.append(cls)
+    return graphs, np.array(y)
+
+
+def test_learned_default_contract(graphs_and_labels):
+    graphs, y = graphs_and_labels
+    model = gi.GraphKernel()
+    K = model.fit_transform(graphs, y)
+    weights = model.weights_
+    assert min(weights.values()) >= 0 and sum(weights.values()) == pytest.approx(1.0, abs=1e-12)
+    assert model.members_ == [name for name, w in weights.items() if w > 0]
+    assert not any("label" in name for name in weights)  # unlabelled graphs: structure members only
+    np.testing.assert_array_equal(np.diag(K), 1.0)
+    np.testing.assert_array_equal(K, K.T)
+    assert np.linalg.eigvalsh(K).min() > -1e-10  # a sum of PSD matrices, up to rounding
+    cross = model.transform(graphs[:5])
+    np.testing.assert_allclose(cross, K[:5], atol=1e-12)  # the same sums in another order
+    assert model.n_train_ == len(graphs) and cross.shape == (5, len(graphs))
+
+
+def test_learned_default_uses_labels_when_every_graph_has_them():
+    graphs, y = _labelled_molecules()
+    model = gi.GraphKernel().fit(graphs, y)
+    assert any(name.startswith(("wl_label", "labelled_histogram")) for name in model.members_)
+    # the classes differ only by one node label: label members align, structure ones cannot
+    assert max(v for n, v in model.alignments_.items() if "label" in n) > 0.9
+    refused = gi.GraphKernel(node_label=None).fit(graphs, y)
+    assert not any("label" in name for name in refused.weights_)
+    unlabelled = [nx.Graph(G.edges) for G in graphs[:-1]] + graphs[-1:]  # one graph without labels
+    assert not any("label" in n for n in gi.GraphKernel().fit(unlabelled, y).weights_)
+    with pytest.raises(ValueError, match="no node labels|none"):
+        gi.GraphKernel(members=("wl_label",)).fit(unlabelled, y)
+
+
+def test_learned_default_with_a_tu_data_set(tu_datasets):
+    mutag = tu_datasets["MUTAG"]
+    model = gi.GraphKernel(seed=0).fit(mutag, mutag.y)
+    assert any("label" in name for name in model.weights_)
+    assert not any("label" in n for n in gi.GraphKernel(node_label=None).fit(mutag, mutag.y).weights_)
+    K = model.transform(mutag[:4])
+    assert K.shape == (4, len(mutag)) and np.allclose(K[np.arange(4), np.arange(4)], 1.0, atol=1e-12)
+
+
+def test_learned_default_regression():
+    graphs = [nx.path_graph(n) for n in range(3, 15)] + [nx.star_graph(n) for n in range(3, 15)]
+    y = np.array([float(G.number_of_nodes()) + 0.5 * (i % 2) for i, G in enumerate(graphs)])
+    model = gi.GraphKernel().fit(graphs, y)
+    assert sum(model.weights_.values()) == pytest.approx(1.0, abs=1e-12)
+    classes = gi.GraphKernel(task="classification").fit(graphs, y)  # 24 classes, one-hot target
+    assert classes.alignments_ != model.alignments_
+
+
+def test_learned_default_is_reproducible_with_a_seed(graphs_and_labels):
+    graphs, y = graphs_and_labels
+    first = gi.GraphKernel(max_samples=20, seed=3).fit(graphs, y)
+    assert gi.GraphKernel(max_samples=20, seed=3).fit(graphs, y).weights_ == first.weights_
+    assert first.combination_.sample.tolist() != gi.GraphKernel(max_samples=20, seed=4).fit(graphs, y).combination_.sample.tolist()
+    np.testing.assert_array_equal(first.transform(graphs[:3]), gi.GraphKernel(max_samples=20, seed=3).fit(graphs, y).transform(graphs[:3]))
+
+
+def test_learned_default_clone_pickle_and_params(graphs_and_labels):
+    import pickle
+
+    graphs, y = graphs_and_labels
+    model = gi.GraphKernel(combination="align", k=4, seed=0)
+    assert model.get_params() == {"kernel": "learned", "n_jobs": None, "combination": "align", "k": 4, "seed": 0}
+    assert clone(model).get_params() == model.get_params()
+    assert gi.GraphKernel().get_params() == {"kernel": "learned", "n_jobs": None}
+    model.fit(graphs, y)
+    assert model.combination_.functionals["power"].k == 4 and model.combination_.functionals["histogram"].k == 4
+    again = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(again.transform(graphs[:4]), model.transform(graphs[:4]))
+    np.testing.assert_array_equal(again.combination_.gram(), model.combination_.gram())
+    assert again.weights_ == model.weights_
+    for check in (checks.check_no_attributes_set_in_init, checks.check_get_params_invariance, checks.check_set_params,
+                  checks.check_estimator_cloneable, checks.check_parameters_default_constructible):
+        check("GraphKernel", gi.GraphKernel())  # options given as **params are not in the signature
+
+
+def test_learned_default_in_a_pipeline_and_errors(graphs_and_labels):
+    graphs, y = graphs_and_labels
+    model = Pipeline([("kernel", gi.GraphKernel()), ("svm", SVC(kernel="precomputed"))])
+    scores = cross_val_score(model, graphs, y, cv=StratifiedKFold(3, shuffle=True, random_state=0))
+    assert scores.mean() > 0.75
+    with pytest.raises(ValueError, match="training labels"):
+        gi.GraphKernel().fit(graphs)
+    with pytest.raises(ValueError, match="reach no candidate"):
+        gi.GraphKernel(bandwidth=0.5).fit(graphs, y)
+    with pytest.raises(ValueError, match="one label per graph"):
+        gi.GraphKernel().fit(graphs, y[:-1])
+    with pytest.raises(ValueError, match="powers"):
+        gi.GraphKernel(powers=(0.5,)).fit(graphs, y)
+    with pytest.raises(ValueError, match="members"):
+        gi.GraphKernel(members=("graphlet",)).fit(graphs, y)
+    fixed = gi.GraphKernel(kernel="wl").fit(graphs)  # a named kernel needs no y
+    assert not hasattr(fixed, "weights_")
+    with pytest.raises(NotFittedError):
+        gi.GraphKernel().transform(graphs)
+
+
+def test_gaussian_shapes_alone_keep_the_kernel_a_kernel(graphs_and_labels):
+    """exp(-(2 - 2K) / h) of a unit-diagonal PSD K: unit diagonal, PSD (a limit of sums
+    of Schur powers), and transform uses the bandwidth learned at fit."""
+    graphs, y = graphs_and_labels
+    model = gi.GraphKernel(powers=(), bandwidths=(0.5,), combination="align")
+    K = model.fit_transform(graphs, y)
+    assert all(name.endswith(":gauss(0.5)") for name in model.weights_)
+    assert all(m > 0 for m in model.combination_.medians.values())
+    np.testing.assert_array_equal(np.diag(K), 1.0)
+    assert np.linalg.eigvalsh(K).min() > -1e-10  # PSD up to rounding
+    np.testing.assert_allclose(model.transform(graphs[:4]), K[:4], atol=1e-12)  # same sums, other order
+    power = gi.kernel_matrix(graphs, kernel="power", k=5)
+    median = model.combination_.medians["power"]
+    off = ~np.eye(len(graphs), dtype=bool)
+    assert median == pytest.approx(float(np.median(np.clip(2 - 2 * power[off], 0, None))), rel=1e-12)

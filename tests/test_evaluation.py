@@ -19,6 +19,7 @@ def test_same_seed_same_result_whatever_n_jobs(toy):
     K, y = toy
     a = evaluate_kernel(K, y, n_repeats=2, n_folds=5, seed=3)
     b = evaluate_kernel(K, y, n_repeats=2, n_folds=5, seed=3, n_jobs=2)
+    # exact: accuracies are counts / n of the same fits (one seed per repetition, whatever n_jobs)
     np.testing.assert_array_equal(a.accuracies, b.accuracies)
     np.testing.assert_array_equal(a.chosen_C, b.chosen_C)
     c = evaluate_kernel(K, y, n_repeats=2, n_folds=5, seed=4)
@@ -60,6 +61,7 @@ def test_checkpoint_resumes_and_refuses_other_runs(toy, tmp_path):
     assert len(lines) == 10
     path.write_text("\n".join(lines[:4]) + "\n" + lines[4][: len(lines[4]) // 2])  # interrupted mid-line
     resumed = evaluate_kernel(K, y, n_repeats=2, n_folds=5, checkpoint=path)
+    # exact: the checkpoint stores floats by repr (JSON), which reads back to the same bits
     np.testing.assert_array_equal(resumed.accuracies, full.accuracies)
     assert 0 < resumed.n_fits < full.n_fits  # only the 6 missing folds were fitted
     again = evaluate_kernel(K, y, n_repeats=2, n_folds=5, checkpoint=path)
@@ -189,3 +191,96 @@ def test_results_compare_by_value_and_accept_lists():
     b = gi.EvaluationResult(np.array([[0.8, 0.9]]), np.ones((1, 2)), np.full((1, 2, 1), 0.5), n_fits=4, elapsed=0.1)
     assert a == b and "85.00" in repr(a)
     assert a != gi.EvaluationResult([[0.8, 0.8]], [[1.0, 1.0]], [[[0.5], [0.5]]], n_fits=4, elapsed=0.1)
+
+
+# -- kernels that learn: evaluate_estimator ------------------------------------------------
+from sklearn.base import BaseEstimator, TransformerMixin  # noqa: E402
+
+
+class _Log(list):
+    """Shared by every clone: scikit-learn's clone deep-copies parameters."""
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+class _Matrix:
+    def __init__(self, K):
+        self.K = K
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+class _RecordingKernel(TransformerMixin, BaseEstimator):
+    """A kernel over graph indices that records which graphs and labels reached fit."""
+
+    def __init__(self, log=None, K=None):
+        self.log = log
+        self.K = K
+
+    def fit(self, X, y=None):
+        self.train_ = np.asarray(X)
+        self.log.append((self.train_.copy(), np.asarray(y).copy()))
+        return self
+
+    def transform(self, X):
+        return self.K.K[np.ix_(np.asarray(X), self.train_)]
+
+    def fit_transform(self, X, y=None):
+        return self.fit(X, y).transform(X)
+
+
+def _toy_kernel(y, rng):
+    F = rng.normal(size=(len(y), 3)) + np.asarray(y)[:, None]
+    return F @ F.T
+
+
+def test_no_test_label_reaches_the_kernel(toy):
+    K, y = toy
+    log = _Log()
+    index = np.arange(len(y))
+    result = gi.evaluate_estimator(index, y, kernel=_RecordingKernel(log, _Matrix(K)), n_repeats=2, n_folds=4, seed=1)
+    assert len(log) == 2 * 4 * 2  # per outer fold: inner training part (for C), then training part
+    tests = [set(range(len(y))) - set(train) for train, _ in log[1::2]]
+    for (train, labels), test in zip(log[1::2], tests):
+        assert not set(train) & test and len(train) + len(test) == len(y)
+        np.testing.assert_array_equal(labels, y[train])  # the labels of the graphs it was given, no others
+    for inner, outer in zip(log[0::2], log[1::2]):
+        assert set(inner[0]) < set(outer[0])  # C is chosen inside the training part
+    # same splits and same numbers as the precomputed protocol when the kernel learns nothing
+    expected = gi.evaluate_kernel(K, y, n_repeats=2, n_folds=4, seed=1)
+    np.testing.assert_array_equal(result.accuracies, expected.accuracies)
+
+
+def test_learned_default_is_fitted_per_fold_like_a_pipeline():
+    import networkx as nx
+
+    graphs = [nx.gnp_random_graph(20, 0.15, seed=i) for i in range(12)]
+    graphs += [nx.barabasi_albert_graph(20, 2, seed=i) for i in range(12)]
+    y = np.array([0] * 12 + [1] * 12)
+    result = gi.evaluate_estimator(graphs, y, n_repeats=1, n_folds=3)
+    assert result.mean > 0.9 and result.params["task"] == "classification"
+
+
+def test_regression_protocol(rng):
+    y = np.linspace(0.0, 4.0, 30) + 0.1 * rng.normal(size=30)
+    F = np.stack([np.cos(y), np.sin(y)], axis=1)
+    K = F @ F.T  # a kernel that sees y: small error
+    log = _Log()
+    result = gi.evaluate_estimator(np.arange(30), y, kernel=_RecordingKernel(log, _Matrix(K)), n_repeats=2, n_folds=5)
+    assert isinstance(result, gi.RegressionResult) and result.rmse.shape == (2, 5)
+    assert result.params["task"] == "regression" and result.mean < 0.5 * y.std()
+    blind = gi.evaluate_estimator(np.arange(30), y, kernel=_RecordingKernel(_Log(), _Matrix(np.eye(30))), n_repeats=2, n_folds=5)
+    assert blind.mean > 0.8 * y.std()  # an identity kernel predicts about the training mean
+    assert set(result.chosen_alpha.ravel()) <= set(gi.evaluation.DEFAULT_ALPHA_GRID)
+
+
+def test_evaluate_estimator_bad_inputs(toy):
+    K, y = toy
+    with pytest.raises(TypeError, match="transformer"):
+        gi.evaluate_estimator(np.arange(len(y)), y, kernel=K)
+    with pytest.raises(ValueError, match="one label per graph"):
+        gi.evaluate_estimator(np.arange(len(y)), y[:-1])
+    with pytest.raises(ValueError, match="task"):
+        gi.evaluate_estimator(np.arange(len(y)), y, task="ranking")

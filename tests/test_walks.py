@@ -109,6 +109,7 @@ def test_igraph_and_scipy_give_identical_summaries():
     g = ig.Graph.from_networkx(G)
     A = nx.to_scipy_sparse_array(G, weight=None)
     ref = gi.power_summary(G).matrix
+    # exact: every adapter gives the same adjacency, and each entry is one division of exact integer counts
     np.testing.assert_array_equal(gi.power_summary(g).matrix, ref)
     np.testing.assert_array_equal(gi.power_summary(A).matrix, ref)
 
@@ -119,6 +120,7 @@ def test_batched_iteration_matches_single_graphs():
     offsets = np.concatenate(([0], np.cumsum([m.shape[0] for m in mats])))
     S = power_iteration(sp.block_diag(mats, format="csr"), offsets, 5)
     for G, a, b in zip(graphs, offsets[:-1], offsets[1:]):
+        # exact: each entry is one division of exact integer counts, whatever else is in the batch
         np.testing.assert_array_equal(S[a:b], gi.power_summary(G).matrix)
 
 

@@ -11,6 +11,8 @@
   :class:`LabelledWalkHistogramOptimalAssignment`: optimal-assignment (histogram
   intersection) kernels over the hierarchies of those count functionals
   (:class:`OptimalAssignment` turns any of them into that form).
+* :class:`ClosedWalkHistogram`: histogram of exact closed-walk profiles ``(A^t)_ii``.
+* :class:`NodeCount`: the kernel ``min(n) / max(n)`` on node counts (size, as a factor).
 * :class:`Combination`: products and sums of the kernels of several functionals.
 * :class:`Functional`: the protocol both implement, and any new functional too.
 """
@@ -37,6 +39,8 @@ from .histogram import HistogramBatch, WalkHistogram
 from .labelled import LabelledHistogramBatch, LabelledWalkHistogram
 from .meanmap import MeanMap, MeanMapBatch
 from .wl import WeisfeilerLehman, WLBatch
+from .closed import ClosedHistogramBatch, ClosedWalkHistogram
+from .size import NodeCount, NodeCountBatch
 
 __all__ = [
     "DEFAULT_RIDGE",
@@ -61,4 +65,8 @@ __all__ = [
     "WeisfeilerLehmanOptimalAssignment",
     "WalkHistogramOptimalAssignment",
     "LabelledWalkHistogramOptimalAssignment",
+    "ClosedHistogramBatch",
+    "ClosedWalkHistogram",
+    "NodeCount",
+    "NodeCountBatch",
 ]

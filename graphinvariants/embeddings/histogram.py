@@ -94,9 +94,9 @@ class WalkHistogram(CountFeatures):
         k = self.k
         n_graphs = len(batch)
         if batch.n_nodes == 0:
-            return HistogramBatch(np.zeros((0, k), np.int64), sp.csr_array((n_graphs, 0)), k,
-                                  params=self.embedding_params())
-        counts = exact_walk_counts(batch.matrix, k)
+            return self.batch_type(np.zeros((0, k), np.int64), sp.csr_array((n_graphs, 0)), k,
+                                   params=self.embedding_params())
+        counts = self.node_profiles(batch)
         owner = np.repeat(np.arange(n_graphs), batch.sizes)
         # number the prefixes length by length, as Weisfeiler-Lehman relabels nodes: a
         # prefix of length t + 1 is (number of its prefix of length t, c_{t+1}), and
@@ -115,10 +115,20 @@ class WalkHistogram(CountFeatures):
         vocabulary, column = unique_rows(padded)
         label = np.concatenate([column[start[t] + number] for t, number in enumerate(numbers)])
         hist = count_matrix(np.tile(owner, k), label, n_graphs, len(vocabulary))
-        return HistogramBatch(vocabulary, hist, k, params=self.embedding_params())
+        return self.batch_type(vocabulary, hist, k, params=self.embedding_params())
 
     def embedding_params(self):
         return {"k": self.k, "weight": self.weight}
+
+    def node_profiles(self, batch):
+        """Every node's exact integer profile, shape (n_nodes, k): the walk counts
+        ``A^t 1`` (subclasses count other walks)."""
+        return exact_walk_counts(batch.matrix, self.k)
+
+    def check_batch(self, embedded, what):
+        if type(embedded) is not self.batch_type:
+            raise TypeError(f"{what} holds {type(embedded).__name__} embeddings, not those of {type(self).__name__}")
+        super().check_batch(embedded, what)
 
     def merge(self, left, right):
         vocabulary, label = unique_rows(np.concatenate((left.vocabulary, right.vocabulary)))

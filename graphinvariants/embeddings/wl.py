@@ -1,6 +1,7 @@
 """The Weisfeiler-Lehman subtree kernel, on a whole GraphBatch at once.
 
-Round 0 labels every node with its degree (or with its node label). Round ``h``
+Round 0 labels every node with its degree (or with its node label), optionally
+together with its closed-walk counts ``(A^t)_ii``, ``t = 1..closed_walks``. Round ``h``
 relabels a node by its round ``h - 1`` label together with the sorted multiset of its
 neighbours' labels; a graph's features are the counts of every label of rounds
 ``0 .. n_iter``, and the kernel is their cosine-normalised inner product (the
@@ -18,6 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_int
+from ..closed_walks import closed_walk_counts
 from .counts import CountFeatures, count_matrix, merged_labels, relabel_rounds, unique_rows
 
 __all__ = ["WLBatch", "WeisfeilerLehman"]
@@ -31,24 +33,30 @@ class WLBatch:
     counts : scipy.sparse.csr_array of shape (n_graphs, n_labels)
         Label counts of all rounds, round after round.
     initial : numpy.ndarray
-        The distinct round-0 labels (degrees or node labels), sorted.
+        The distinct degrees or node labels, sorted.
     signatures : list of dict
         For rounds ``1 .. n_iter``: ``degree -> array (n, 1 + degree)`` of the
         distinct ``(own label, sorted neighbour labels)`` rows, in label order.
     sizes : list of int
         Number of labels of each round.
     n_iter : int
+    initial_rows : numpy.ndarray of shape (n, 1 + closed_walks) or None
+        With closed walks: the distinct round-0 labels ``(place of the degree or node
+        label in initial, (A)_ii, ..., (A^closed_walks)_ii)``, sorted; None without.
+    closed_walks : int
     params : dict
-        The parameters the features were made with (``n_iter``, ``node_label``); a
-        batch built by hand records only ``n_iter``.
+        The parameters the features were made with (``n_iter``, ``node_label``,
+        ``closed_walks``); a batch built by hand records only ``n_iter``.
     """
 
-    def __init__(self, counts, initial, signatures, sizes, n_iter, *, params=None):
+    def __init__(self, counts, initial, signatures, sizes, n_iter, initial_rows=None, closed_walks=0, *, params=None):
         self.counts = counts
         self.initial = initial
         self.signatures = signatures
         self.sizes = sizes
         self.n_iter = n_iter
+        self.initial_rows = initial_rows
+        self.closed_walks = closed_walks
         self.params = dict(params) if params is not None else {"n_iter": n_iter}
 
     def __len__(self):
@@ -69,6 +77,12 @@ class WeisfeilerLehman(CountFeatures):
     node_label : str or None, default=None
         ``None`` starts from node degrees; a string starts from that node attribute
         (for a TUDataset, its node labels).
+    closed_walks : int, default=0
+        If positive, round 0 labels a node by its degree or node label together with
+        its closed-walk counts ``(A^t)_ii`` for ``t = 1..closed_walks`` (exact, see
+        :func:`~graphinvariants.closed_walks.closed_walk_counts`): refinement then
+        starts from what the cycles through each node look like and goes beyond the
+        1-WL test (registered as ``"wl_closed"``, with ``closed_walks=8``).
 
     Examples
     --------
@@ -85,11 +99,12 @@ class WeisfeilerLehman(CountFeatures):
     batch_type = WLBatch
     weight = None
 
-    def __init__(self, n_iter=5, *, node_label=None):
+    def __init__(self, n_iter=5, *, node_label=None, closed_walks=0):
         self.n_iter = check_int(n_iter, "n_iter", minimum=0)
         if node_label is not None and not isinstance(node_label, str):
             raise TypeError(f"node_label must be None or a node attribute name, got {node_label!r}")
         self.node_label = node_label
+        self.closed_walks = check_int(closed_walks, "closed_walks", minimum=0)
 
     def embed(self, batch):
         n_graphs, n = len(batch), batch.n_nodes
@@ -104,8 +119,13 @@ class WeisfeilerLehman(CountFeatures):
         owner = np.repeat(np.arange(n_graphs), batch.sizes)
         initial, ids = np.unique(raw, return_inverse=True)
         ids = ids.reshape(-1).astype(np.int64)
-        rounds = [count_matrix(owner, ids, n_graphs, len(initial))]
-        sizes, signatures = [len(initial)], []
+        initial_rows = None
+        if self.closed_walks:
+            profile = closed_walk_counts(A, batch.offsets, self.closed_walks)
+            initial_rows, ids = unique_rows(np.column_stack((ids, profile)))
+        n_initial = len(initial) if initial_rows is None else len(initial_rows)
+        rounds = [count_matrix(owner, ids, n_graphs, n_initial)]
+        sizes, signatures = [n_initial], []
         row = np.repeat(np.arange(n), degree)
         for _ in range(self.n_iter):
             neighbours = ids[A.indices]
@@ -127,16 +147,24 @@ class WeisfeilerLehman(CountFeatures):
             sizes.append(base)
             rounds.append(count_matrix(owner, ids, n_graphs, base))
         counts = sp.csr_array(sp.hstack(rounds, format="csr")) if rounds else sp.csr_array((n_graphs, 0))
-        return WLBatch(counts, initial, signatures, sizes, self.n_iter, params=self.embedding_params())
+        return WLBatch(counts, initial, signatures, sizes, self.n_iter, initial_rows, self.closed_walks,
+                       params=self.embedding_params())
 
     def embedding_params(self):
-        return {"n_iter": self.n_iter, "node_label": self.node_label}
+        return {"n_iter": self.n_iter, "node_label": self.node_label, "closed_walks": self.closed_walks}
 
     def merge(self, left, right):
         """Relabel both batches on one vocabulary, round by round."""
         merged, label = merged_labels(left.initial, right.initial)
         maps = [label[: len(left.initial)]], [label[len(left.initial) :]]
         totals = [len(merged)]
+        if left.initial_rows is not None:  # (label, closed walks) rows onto one numbering
+            rows = [batch.initial_rows.copy() for batch in (left, right)]
+            for side in (0, 1):
+                rows[side][:, 0] = maps[side][0][rows[side][:, 0]]
+            distinct, inverse = unique_rows(np.concatenate(rows))
+            maps = [inverse[: len(rows[0])]], [inverse[len(rows[0]) :]]
+            totals = [len(distinct)]
         for h in range(1, self.n_iter + 1):
             previous = (maps[0][-1], maps[1][-1])
             degrees = sorted(set(left.signatures[h - 1]) | set(right.signatures[h - 1]))

@@ -22,7 +22,7 @@ import numpy as np
 
 from .._validation import check_int, check_n_jobs
 from .engine import check_not_same_iterator, kernel_row_chunks
-from .registry import make_functional
+from .registry import DEFAULT_KERNEL, make_functional
 
 __all__ = ["kneighbors"]
 
@@ -31,7 +31,7 @@ __all__ = ["kneighbors"]
 _BYTES_PER_PAIR = 17
 
 
-def kneighbors(queries, corpus, *, n_neighbors=10, kernel="power", n_jobs=None, working_memory=None, **params):
+def kneighbors(queries, corpus, *, n_neighbors=10, kernel=DEFAULT_KERNEL, n_jobs=None, working_memory=None, **params):
     """Most similar corpus graphs of every query graph, by kernel value.
 
     Parameters

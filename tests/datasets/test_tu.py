@@ -72,6 +72,7 @@ def test_every_file_kind_is_read_where_it_belongs(tu_load, tu_dir, name):
         for (u, v), label in zip(edges.tolist(), labels.tolist()):
             assert ds.edge_labels[position[(u, v)]] == label and ds.edge_labels[position[(v, u)]] == label
     if (folder / f"{name}_node_attributes.txt").is_file():
+        # exact: both read the decimal text with correctly rounded conversion
         np.testing.assert_array_equal(ds.node_attributes, _file_rows(folder / f"{name}_node_attributes.txt", float))
     node_labels = _file_rows(folder / f"{name}_node_labels.txt", np.int64)[:, 0]
     np.testing.assert_array_equal(ds.node_labels, node_labels)
@@ -199,6 +200,7 @@ def test_networkx_view_and_compact_view_agree(tu_datasets):
     batched = gi.batch_power_invariants(ds, k=5)
     for i in (0, 17, 187):
         single = gi.power_invariants(graphs[i])
+        # exact: a graph's invariants do not depend on the other graphs of its batch
         np.testing.assert_array_equal(single.mean, batched[i].mean)
         np.testing.assert_array_equal(single.covariance, batched[i].covariance)
         np.testing.assert_array_equal(ds.adjacencies[i].matrix.toarray(), nx.to_numpy_array(graphs[i]))

@@ -185,7 +185,7 @@ def test_takes_the_count_functionals_embeddings_as_precomputed(graphs):
     expected = pairwise_kernels(graphs, functional=functional)
     np.testing.assert_array_equal(pairwise_kernels(embedded, functional=functional), expected)
     with pytest.raises(ValueError, match="n_iter=3, but n_iter=2"):
-        pairwise_kernels(embedded, functional=WeisfeilerLehmanOptimalAssignment(n_iter=2))
+        pairwise_kernels(embedded, functional=WeisfeilerLehmanOptimalAssignment(n_iter=2, node_label="label"))
     histograms = WalkHistogram(k=3).as_embeddings(graphs)
     with pytest.raises(ValueError, match="k=3, but k=4"):
         pairwise_kernels(histograms, functional=WalkHistogramOptimalAssignment(k=4))

@@ -65,6 +65,7 @@ def test_dict_round_trip_and_json():
 
     inv = gi.power_invariants(nx.karate_club_graph())
     back = gi.PowerInvariants.from_dict(json.loads(json.dumps(inv.to_dict())))
+    # exact: JSON writes floats by repr, which reads back to the same bits
     np.testing.assert_array_equal(back.mean, inv.mean)
     np.testing.assert_array_equal(back.covariance, inv.covariance)
     assert back.n_nodes == inv.n_nodes
@@ -122,9 +123,11 @@ def test_pdf_matches_scipy():
 def test_singular_cases_are_finite_and_documented():
     regular = gi.power_invariants(nx.petersen_graph())  # every node has the same profile
     np.testing.assert_allclose(regular.mean, 0.3)
+    # exact: stacked_moments centres on the first (sorted) row, so equal rows give 0
     np.testing.assert_array_equal(regular.covariance, 0)
     edgeless = gi.power_invariants(nx.empty_graph(7))
     np.testing.assert_array_equal(edgeless.mean, 0)
+    # exact: the fallback is the one division 1 / 7**2
     assert edgeless.ridge_scale() == 1 / 49
     small = gi.power_invariants(nx.path_graph(3))  # n <= k: rank at most n - 1
     assert np.linalg.matrix_rank(small.covariance) <= 2

@@ -43,6 +43,7 @@ def test_kernel_matches_brute_force_histograms(graphs, k):
 def test_unit_diagonal_symmetric_psd_no_nan(graphs):
     K = gi.kernel_matrix(graphs, kernel="histogram", k=5)
     assert np.all(np.isfinite(K))
+    # exact: counts are integers, so dots and norms are exact and K[i, j] = K[j, i] bit for bit
     np.testing.assert_array_equal(np.diag(K), 1.0)
     np.testing.assert_array_equal(K, K.T)
     assert np.linalg.eigvalsh(K).min() > -1e-12
@@ -54,8 +55,10 @@ def test_unit_diagonal_symmetric_psd_no_nan(graphs):
 def test_invariant_to_renumbering_and_input_library(graphs, rng):
     functional = WalkHistogram(k=6)
     renumbered = [renumbered_graph(G, rng) for G in graphs]
+    # exact: the integer histograms do not depend on node order
     np.testing.assert_array_equal(paired_kernels(graphs, renumbered, functional=functional), 1.0)
     as_igraph = [ig.Graph.from_networkx(G) for G in graphs]
+    # exact: igraph gives the same adjacency, so the same integer counts
     np.testing.assert_array_equal(
         pairwise_kernels(graphs, functional=functional), pairwise_kernels(as_igraph, functional=functional)
     )

@@ -66,11 +66,14 @@ def test_random_features_approach_the_exact_form(graphs):
 def test_unit_diagonal_psd_renumbering_and_libraries(graphs, rng, n_features):
     functional = MeanMap(k=4, n_features=n_features)
     K = pairwise_kernels(graphs, functional=functional)
+    # exact: the engine writes a Gram matrix's diagonal as 1.0
     np.testing.assert_array_equal(np.diag(K), 1.0)
     np.testing.assert_allclose(K, K.T, atol=1e-15)
     assert np.all(np.isfinite(K)) and np.linalg.eigvalsh(K).min() > -1e-10
     renumbered = [renumbered_graph(G, rng) for G in graphs]
+    # exact: profiles are sorted per graph, sums are integers (or integer-split features): node order cannot show
     np.testing.assert_array_equal(paired_kernels(graphs, renumbered, functional=functional), 1.0)
+    # exact: igraph gives the same adjacency, so the same profiles and sums
     np.testing.assert_array_equal(pairwise_kernels([ig.Graph.from_networkx(G) for G in graphs], functional=functional), K)
 
 
@@ -78,6 +81,7 @@ def test_random_features_are_a_fixed_size_embedding(graphs):
     functional = MeanMap(k=3, n_features=64, random_state=3)
     batch = functional.as_embeddings(graphs)
     again = functional.from_arrays(functional.to_arrays(batch))
+    # exact: from_arrays(to_arrays(...)) copies the features
     np.testing.assert_array_equal(pairwise_kernels(again, functional=functional), pairwise_kernels(batch, functional=functional))
     X = functional.features(batch)
     np.testing.assert_allclose(X @ X.T, pairwise_kernels(batch, functional=functional), atol=1e-12)
@@ -112,6 +116,7 @@ def test_random_features_of_a_graph_do_not_depend_on_its_batch(graphs):
     functional = MeanMap(k=3, n_features=3000, random_state=1)
     whole = functional.as_embeddings(graphs + graphs[::-1]).features
     for i, G in enumerate(graphs):
+        # exact: features are built column by column and summed per graph (reduceat), never across graphs
         np.testing.assert_array_equal(functional.as_embeddings([G]).features[0], whole[i])
         np.testing.assert_array_equal(whole[i], whole[-1 - i])
 

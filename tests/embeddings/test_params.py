@@ -61,6 +61,7 @@ def test_every_use_of_embeddings_made_with_other_parameters_names_them(graphs, k
         for text in named:
             assert text in str(err.value)
     # the same parameters are accepted, and give the matrix of the graphs themselves
+    # exact: two cross matrices of the same embeddings (computed twice by the same path)
     np.testing.assert_array_equal(gi.kernel_matrix(graphs, embedded, kernel=kernel, **made),
                                   gi.kernel_matrix(graphs, graphs, kernel=kernel, **made))
 
@@ -68,6 +69,7 @@ def test_every_use_of_embeddings_made_with_other_parameters_names_them(graphs, k
 def test_nothing_that_does_not_change_embeddings_is_refused(graphs):
     embedded = GaussianEmbedding(k=4).as_embeddings(graphs)
     K = gi.kernel_matrix(embedded, kernel="power", k=4, ridge=1e-9, engine="numpy")
+    # exact: the same embeddings through the same tiles (ridge and engine are pair options)
     np.testing.assert_array_equal(K, gi.kernel_matrix(graphs, kernel="power", k=4, ridge=1e-9, engine="numpy"))
     both = make_functional("power*histogram", k=3).as_embeddings(graphs)
     np.testing.assert_array_equal(gi.kernel_matrix(both, kernel="power+histogram", k=3),
@@ -129,7 +131,9 @@ def test_wl_in_a_weighted_combination_is_wl_alone():
     pair = [G, H]
     wl = gi.kernel_matrix(pair, kernel="wl")
     histogram = gi.kernel_matrix(pair, kernel="histogram", weight="w")
+    # exact: wl counts the same integer labels for G and H
     assert wl[0, 1] == 1.0 and histogram[0, 1] < 1.0
+    # exact: the combination multiplies (or averages) its members' tiles elementwise, as here
     np.testing.assert_array_equal(gi.kernel_matrix(pair, kernel="histogram*wl", weight="w"), histogram * wl)
     np.testing.assert_array_equal(gi.kernel_matrix(pair, kernel="histogram+wl", weight="w"), (histogram + wl) / 2)
     np.testing.assert_array_equal(gi.kernel_matrix(iter(pair), kernel="histogram*wl", weight="w"), histogram * wl)
@@ -154,6 +158,7 @@ def test_dask_frames_keep_the_record_also_through_a_float_table(graphs):
         gid.from_frame(frame, k=3)
     # every column as float64 (one Zarr array of the frame, as the docs suggest)
     as_floats = pd.DataFrame(frame.to_numpy(dtype=np.float64), columns=frame.columns)
+    # exact: float64 holds the table's ids, sizes and fingerprints (below 2**53) and copies the means
     np.testing.assert_array_equal(gid.from_frame(as_floats, k=3, weight="w").means, gid.from_frame(frame, k=3, weight="w").means)
     with pytest.raises(ValueError, match="other parameters"):
         gid.from_frame(as_floats, k=3, normalization="l2", weight="w")

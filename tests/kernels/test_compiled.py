@@ -73,6 +73,7 @@ def test_threads_tiles_and_pairs_change_nothing(tu_datasets):
     functional = GaussianEmbedding(5, engine="numba")
     one = pairwise_kernels(invs, functional=functional, n_jobs=1)
     two = pairwise_kernels(invs, functional=functional, n_jobs=2)
+    # exact: the compiled code takes the same operations per pair whatever the tile, thread or call
     np.testing.assert_array_equal(one, two)
     chunks = np.vstack([block for _, block in kernel_row_chunks(invs, functional=functional, n_rows=7, n_jobs=2)])
     np.testing.assert_array_equal(chunks, one)
@@ -173,6 +174,7 @@ def test_fancy_indices_and_pairs(rng):
     side = functional.prepare(invs, "g")
     full = functional.tile(side, side, slice(None), slice(None))
     rows, cols = np.array([3, 0, -1]), slice(10, 2, -2)
+    # exact: the same pairs through the same compiled operations
     np.testing.assert_array_equal(functional.tile(side, side, rows, cols), full[rows][:, cols])
     i, j = np.array([[0, 5], [11, 5]]), np.array([[3, 5], [0, -2]])
     np.testing.assert_array_equal(functional.pairs(side, side, i, j), full[i, j])
@@ -213,4 +215,5 @@ def test_auto_switches_to_numba_on_the_number_of_pairs(monkeypatch):
 def test_large_k_falls_back_to_numpy():
     graphs = [nx.karate_club_graph(), nx.les_miserables_graph()]
     compiled, plain = _both(graphs, k=17)
+    # exact: for k > 16 both engines take the numpy (LAPACK) path
     np.testing.assert_array_equal(compiled, plain)

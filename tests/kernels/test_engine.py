@@ -18,10 +18,12 @@ def graphs():
 def test_threads_and_tiles_change_nothing(graphs, functional):
     one = pairwise_kernels(graphs, functional=functional, n_jobs=1)
     two = pairwise_kernels(graphs, functional=functional, n_jobs=2)
+    # exact: each value is a function of its pair alone (elementwise over a tile), whatever the tile or thread
     np.testing.assert_array_equal(one, two)
     chunks = np.vstack([block for _, block in kernel_row_chunks(graphs, functional=functional, n_rows=7)])
     np.testing.assert_array_equal(chunks, one)
     index = np.arange(len(graphs))
+    # exact: paired values take a tile's operations, and K(G, G) == 1.0 by construction (diagonal)
     np.testing.assert_array_equal(paired_kernels(graphs, graphs, functional=functional), np.diag(one))
     L = R = functional.align(*(functional.prepare(functional.as_embeddings(graphs), "g"),) * 2)[0]
     i, j = np.array([0, 5, 99, 5]), np.array([3, 5, 0, 99])
@@ -34,6 +36,7 @@ def test_every_collection_kind_gives_the_same_matrix(graphs):
     batch = gi.as_graph_batch(graphs)
     invariants = gi.batch_power_invariants(batch)
     for X in (batch, invariants, list(invariants), [gi.as_adjacency(G) for G in graphs], iter(graphs)):
+        # exact: every form gives the same invariants (a graph's do not depend on its batch)
         np.testing.assert_array_equal(gi.power_kernel_matrix(X), reference)
     mixed = [invariants[0]] + graphs[1:]
     np.testing.assert_array_equal(gi.power_kernel_matrix(mixed), reference)

@@ -55,6 +55,7 @@ def test_equals_brute_force_with_ties(queries, corpus, kernel, params, n_neighbo
     idx, val = gi.kneighbors(queries, corpus, n_neighbors=n_neighbors, kernel=kernel, **params)
     assert idx.dtype == np.int64 and val.dtype == np.float64
     assert idx.shape == val.shape == (len(queries), n_neighbors)
+    # exact: kneighbors copies its values from the tiles kernel_matrix computes (each a function of its pair)
     np.testing.assert_array_equal(idx, expected_idx)
     np.testing.assert_array_equal(val, expected_val)
 
@@ -96,6 +97,7 @@ def test_small_working_memory_gives_the_same_answer_in_many_chunks(queries, corp
     idx4, val4 = gi.kneighbors(queries, corpus, n_neighbors=5, kernel=kernel, working_memory=1024)
     assert chunk_rows == [len(queries)]
     for i, v in ((idx2, val2), (idx3, val3), (idx4, val4)):
+        # exact: chunks of rows change which tiles are computed, not any value
         np.testing.assert_array_equal(i, idx)
         np.testing.assert_array_equal(v, val)
 
@@ -117,6 +119,7 @@ def test_every_input_form_gives_the_same_answer(tu_datasets):
         (list(gi.batch_power_invariants(q)), c),
     ):
         got = gi.kneighbors(queries, corpus, n_neighbors=6)
+        # exact: every input form gives the same invariants, so the same values
         np.testing.assert_array_equal(got[0], expected[0])
         np.testing.assert_array_equal(got[1], expected[1])
     np.testing.assert_array_equal(expected[0], _brute_force(q, c, 6)[0])
@@ -166,6 +169,7 @@ def test_arguments_are_checked(corpus):
 def test_n_jobs_does_not_change_the_answer(queries, corpus):
     a = gi.kneighbors(queries, corpus, n_neighbors=5, working_memory=0.001)
     b = gi.kneighbors(queries, corpus, n_neighbors=5, working_memory=0.001, n_jobs=2)
+    # exact: threads split the tiles; each value is a function of its pair
     np.testing.assert_array_equal(a[0], b[0])
     np.testing.assert_array_equal(a[1], b[1])
 

@@ -77,6 +77,7 @@ def test_papers_printed_closed_form_is_wrong_and_ours_is_not(rng):
     m, c = _random_gaussian(rng, 5)
     c = 3 * c
     assert abs(_paper_eq4(m, c, m, c) - 1) > 0.1
+    # exact: each side's log-determinant comes from the pair routine itself, so log K is 0
     assert _kernel_of_gaussians(m, c, m, c) == 1.0
 
 
@@ -94,6 +95,7 @@ def test_self_kernel_is_one_for_all_kinds_of_graphs():
     K = gi.power_kernel_matrix(graphs)
     np.testing.assert_array_equal(np.diag(K), 1.0)
     assert np.all(np.isfinite(K)) and K.min() >= 0 and K.max() <= 1
+    # exact: K[i, j] and K[j, i] take the same operations (sums commute, the mean difference only changes sign)
     np.testing.assert_array_equal(K, K.T)
 
 
@@ -128,6 +130,7 @@ def test_adapters_give_the_same_kernel():
     G, H = nx.karate_club_graph(), nx.les_miserables_graph()
     ref = gi.power_kernel(G, H)
     g, h = ig.Graph.from_networkx(G), ig.Graph.from_networkx(H)
+    # exact: every adapter gives the same adjacency, so the same invariants and operations
     assert gi.power_kernel(g, h) == ref
     assert gi.power_kernel(nx.to_scipy_sparse_array(G), nx.to_numpy_array(H)) == ref
     assert gi.power_kernel(gi.power_invariants(G), h) == ref
@@ -139,6 +142,7 @@ def test_directed_graphs_keep_their_direction():
     graph (an out-star and the in-star it turns into differ), unless it is isomorphic to
     the original (a directed cycle); copies and the igraph version are the same graph."""
     out_star = nx.DiGraph([(0, 1), (0, 2), (0, 3)])
+    # exact: isomorphic graphs have bit-identical invariants (exact walk counts, sorted moments)
     assert gi.power_kernel(out_star, nx.DiGraph(out_star)) == 1.0
     assert gi.power_kernel(out_star, out_star.reverse()) < 0.9
     assert gi.power_kernel(out_star, nx.Graph(out_star)) < 0.9  # the undirected star is a third graph
@@ -153,6 +157,7 @@ def test_random_gram_matrices_are_psd_and_consistent(rng):
     K = gi.power_kernel_matrix(graphs)
     assert np.all(np.isfinite(K))
     assert np.linalg.eigvalsh(K)[0] >= -1e-9 * len(K)
+    # exact: symmetric by construction, and threads only split the tiles (each value a function of its pair)
     np.testing.assert_array_equal(K, K.T)
     # rectangular blocks equal the matching block of the full matrix; threads change nothing
     np.testing.assert_allclose(gi.power_kernel_matrix(graphs[:30], graphs[30:]), K[:30, 30:], rtol=1e-12, atol=1e-300)

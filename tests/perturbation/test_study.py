@@ -16,6 +16,7 @@ def graphs():
 def test_curves_match_a_direct_computation(graphs):
     study = gi.perturbation_study(graphs, n_graphs=4, n_steps=6, seed=11)
     assert study.curves.shape == (4, 7)
+    # exact: step 0 is the original against itself, 1.0 by construction
     np.testing.assert_array_equal(study.curves[:, 0], 1.0)
     # redo graph 0 by hand from the public functions, with the same random stream
     seeds = np.random.SeedSequence(11).spawn(2)[1].spawn(4)
@@ -28,6 +29,7 @@ def test_curves_match_a_direct_computation(graphs):
 def test_same_seed_same_study_whatever_n_jobs(graphs):
     a = gi.perturbation_study(graphs, n_graphs=8, n_steps=5, seed=2)
     b = gi.perturbation_study(graphs, n_graphs=8, n_steps=5, seed=2, n_jobs=2)
+    # exact: threads only make the perturbed graphs (one seed stream per graph); values come from one call
     np.testing.assert_array_equal(a.curves, b.curves)
     np.testing.assert_array_equal(a.graph_indices, b.graph_indices)
     assert len(set(a.graph_indices.tolist())) == 8  # sampled without replacement
@@ -66,6 +68,7 @@ def test_paper_study_on_the_four_data_sets(tu_datasets):
     """Every mean curve starts at 1 and decreases; MUTAG (smallest graphs) falls fastest."""
     studies = {name: gi.perturbation_study(ds, seed=0) for name, ds in tu_datasets.items()}
     for study in studies.values():
+        # exact: the mean of ones is 1.0
         assert study.mean[0] == 1.0
         assert np.all(np.diff(study.mean) < 0)
     others = [s.mean[-1] for name, s in studies.items() if name != "MUTAG"]
@@ -159,6 +162,7 @@ def test_labelled_kernels_see_the_labels_of_the_perturbed_graphs(tu_datasets, ki
     # the loaded data set itself (labels from its files) gives the same study
     again = gi.perturbation_study(mutag[:8], n_graphs=None, n_steps=4, kind=kind, seed=5, kernel=kernel,
                                   k=params.get("k", 5), kernel_params={k: v for k, v in params.items() if k != "k"})
+    # exact: the data set's arrays and its graphs give the same labels and embeddings
     np.testing.assert_array_equal(again.curves, study.curves)
 
 

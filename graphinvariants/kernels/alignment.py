@@ -1,0 +1,223 @@
+"""Centred kernel alignment: how well a kernel matrix agrees with the training labels.
+
+Cortes, Mohri and Rostamizadeh, "Algorithms for Learning Kernels Based on Centered
+Alignment", JMLR 13 (2012). With the centring matrix ``H = I - 11^T / n``, the centred
+alignment of two Gram matrices is
+
+    A(K, L) = <H K H, H L H>_F / (||H K H||_F ||H L H||_F),
+
+a cosine between matrices in ``[-1, 1]``. The *target* Gram matrix of the labels is
+``Y Y^T`` with ``Y`` the one-hot class indicators (classification, binary and
+multiclass alike) or the standardised values (regression).
+
+Two ways to weight candidate kernels ``K_1 .. K_p`` by it, both giving non-negative
+weights that sum to 1 (so a weighted sum of unit-diagonal kernels keeps its unit
+diagonal and stays positive semidefinite):
+
+* ``"align"``: each weight proportional to the candidate's own alignment (negative
+  alignments get weight 0);
+* ``"alignf"``: the weights that maximise the alignment of the weighted sum, the
+  non-negative quadratic program ``min_{v >= 0} v^T M v - 2 v^T a`` with
+  ``M_kl = <K_k^c, K_l^c>_F`` and ``a_k = <K_k^c, Y Y^T>_F`` (Proposition 9 of the
+  paper), solved as a non-negative least-squares problem through the Cholesky factor
+  of ``M`` (:func:`scipy.optimize.nnls`); the weights are ``v / sum(v)``, which has
+  the same alignment.
+"""
+
+import numbers
+
+import numpy as np
+
+from .._validation import check_choice
+
+__all__ = ["alignment_weights", "centered_alignment", "target_gram"]
+
+#: Ways of turning alignments into weights.
+COMBINATIONS = ("align", "alignf")
+TASKS = ("auto", "classification", "regression")
+
+
+def center_gram(K):
+    """``H K H`` for ``H = I - 11^T / n``: the Gram matrix of the centred features."""
+    K = np.asarray(K, dtype=np.float64)
+    row_means = K.mean(axis=0)
+    return K - row_means[None, :] - row_means[:, None] + row_means.mean()
+
+
+def target_gram(y, *, task="auto"):
+    """The Gram matrix of the labels that kernels are aligned with.
+
+    Parameters
+    ----------
+    y : array_like of shape (n_samples,)
+        Class labels (numbers or strings) or real-valued targets.
+    task : {"auto", "classification", "regression"}, keyword-only
+        ``"auto"`` reads real-valued, non-integer ``y`` as regression and anything
+        else as class labels (:func:`sklearn.utils.multiclass.type_of_target`).
+
+    Returns
+    -------
+    numpy.ndarray of shape (n_samples, n_samples)
+        ``Y Y^T`` with one-hot ``Y`` for classes, ``z z^T`` with ``z`` the
+        standardised targets for regression.
+
+    Raises
+    ------
+    ValueError
+        If ``y`` has a single class, is constant, or is not finite.
+
+    Examples
+    --------
+    >>> from graphinvariants.kernels.alignment import target_gram
+    >>> target_gram(["a", "b", "a"])
+    array([[1., 0., 1.],
+           [0., 1., 0.],
+           [1., 0., 1.]])
+    >>> target_gram([1.0, 3.0], task="regression")
+    array([[ 1., -1.],
+           [-1.,  1.]])
+    """
+    check_choice(task, "task", TASKS)
+    y = np.asarray(y)
+    if y.ndim != 1 or y.size < 2:
+        raise ValueError(f"y must be a 1-d array of at least two labels, got shape {y.shape}")
+    if y.dtype.kind in "fc" and not np.all(np.isfinite(y)):
+        raise ValueError("y contains NaN or infinite values")
+    if task == "auto":
+        from sklearn.utils.multiclass import type_of_target
+
+        task = "regression" if type_of_target(y) == "continuous" else "classification"
+    if task == "regression":
+        try:
+            z = y.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError("regression targets y must be numbers") from None
+        if not np.all(np.isfinite(z)):
+            raise ValueError("regression targets y contain NaN or infinite values")
+        spread = z.std()
+        if spread == 0:
+            raise ValueError("regression targets y are constant: there is nothing to align with")
+        z = (z - z.mean()) / spread
+        return np.outer(z, z)
+    classes, ids = np.unique(y, return_inverse=True)
+    if len(classes) < 2:
+        raise ValueError(f"y holds a single class ({classes[0]!r}): there is nothing to align with")
+    onehot = np.zeros((y.size, len(classes)))
+    onehot[np.arange(y.size), ids] = 1.0
+    return onehot @ onehot.T
+
+
+def centered_alignment(K, L):
+    """Centred alignment of two Gram matrices, a Python float in ``[-1, 1]``.
+
+    0 when either centred matrix is zero (a constant kernel aligns with nothing).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphinvariants.kernels.alignment import centered_alignment, target_gram
+    >>> L = target_gram([0, 0, 1, 1])
+    >>> centered_alignment(L, L)
+    1.0
+    >>> centered_alignment(np.ones((4, 4)), L)
+    0.0
+    """
+    Kc, Lc = center_gram(K), center_gram(L)
+    norm = np.linalg.norm(Kc) * np.linalg.norm(Lc)
+    return float(np.sum(Kc * Lc) / norm) if norm > 0 else 0.0
+
+
+def alignment_weights(grams, y, *, combination="alignf", task="auto"):
+    """Non-negative weights summing to 1 for candidate Gram matrices, from the labels.
+
+    Parameters
+    ----------
+    grams : sequence of array_like, each (n_samples, n_samples)
+        The candidates' Gram matrices of the same training graphs.
+    y : array_like of shape (n_samples,)
+        Training labels or regression targets.
+    combination : {"alignf", "align"}, keyword-only
+        ``"alignf"`` maximises the alignment of the weighted sum; ``"align"`` weights
+        each candidate by its own alignment (see the module notes).
+    task : {"auto", "classification", "regression"}, keyword-only
+        How ``y`` is read (:func:`target_gram`).
+
+    Returns
+    -------
+    weights : numpy.ndarray of shape (len(grams),)
+        Non-negative, summing to 1. When no candidate aligns positively, all the
+        weight goes to the best aligned one.
+    alignments : numpy.ndarray of shape (len(grams),)
+        Each candidate's centred alignment with the labels.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphinvariants.kernels.alignment import alignment_weights, target_gram
+    >>> y = [0, 0, 1, 1]
+    >>> weights, alignments = alignment_weights([target_gram(y), np.eye(4)], y)
+    >>> weights.round(6).tolist(), alignments.round(3).tolist()
+    ([1.0, 0.0], [1.0, 0.577])
+    """
+    check_choice(combination, "combination", COMBINATIONS)
+    if isinstance(grams, np.ndarray) and grams.ndim == 2:
+        raise TypeError("grams must be a sequence of Gram matrices, got a single matrix; wrap it in a list")
+    target = center_gram(target_gram(y, task=task))
+    n = target.shape[0]
+    centred = []
+    for i, K in enumerate(grams):
+        K = np.asarray(K, dtype=np.float64)
+        if K.shape != (n, n):
+            raise ValueError(f"grams[{i}] has shape {K.shape}, but y has {n} labels")
+        if not np.all(np.isfinite(K)):
+            raise ValueError(f"grams[{i}] contains NaN or infinite values")
+        centred.append(center_gram(K))
+    if not centred:
+        raise ValueError("alignment_weights needs at least one candidate Gram matrix")
+    p = len(centred)
+    M = np.empty((p, p))  # <K_k^c, K_l^c>_F, pair by pair: no (p, n^2) copy
+    for k in range(p):
+        for l in range(k + 1):
+            M[k, l] = M[l, k] = np.vdot(centred[k], centred[l])
+    norms = np.sqrt(np.diag(M))
+    a = np.array([np.vdot(Kc, target) for Kc in centred])  # <K_k^c, Y^c>_F
+    target_norm = np.linalg.norm(target)
+    alignments = np.divide(a, norms * target_norm, out=np.zeros_like(a), where=norms > 0)
+    if combination == "align":
+        v = np.clip(alignments, 0.0, None)
+    else:
+        v = _alignf(M, a)
+    if not np.any(v > 0):
+        v = np.zeros(len(centred))
+        v[int(np.argmax(alignments))] = 1.0
+    return v / v.sum(), alignments
+
+
+def _alignf(M, a):
+    """argmin over v >= 0 of v^T M v - 2 v^T a, as NNLS on the Cholesky factor of M.
+
+    With ``M = R^T R``: ``v^T M v - 2 v^T a = ||R v - R^{-T} a||^2 - const``. A ridge of
+    1e-10 of M's mean diagonal makes M positive definite when candidates coincide
+    (then the solution is any split between them; the ridge picks the even one).
+    """
+    from scipy.linalg import cholesky, solve_triangular
+    from scipy.optimize import nnls
+
+    scale = float(np.mean(np.diag(M)))
+    if scale <= 0:
+        return np.zeros(len(a))
+    M = M / scale
+    a = a / scale
+    R = cholesky(M + 1e-10 * np.eye(len(a)), lower=False)
+    b = solve_triangular(R, a, trans="T", lower=False)
+    v, _ = nnls(R, b, maxiter=50 * len(a))
+    return v
+
+
+def check_max_samples(value):
+    """``max_samples``: None or an integer >= 10."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 10:
+        raise ValueError(f"max_samples must be None or an integer >= 10, got {value!r}")
+    return int(value)

@@ -1,0 +1,293 @@
+"""The learned default: a weighted sum of candidate kernels, weighted by centred alignment.
+
+:class:`~graphinvariants.GraphKernel` with ``kernel="learned"`` (its default) fits a
+:class:`LearnedCombination`: it builds every member of :data:`CANDIDATES` that the
+training graphs support (label members only when every graph carries node labels and
+``node_label`` is not None), offers each member, and the products of
+:data:`PRODUCTS`, in a few *shapes* (the kernel itself, its elementwise integer powers
+``K^p``, and Gaussians of its kernel distance ``exp(-(2 - 2K) / (s * median))``), and
+weights the shaped candidates by centred alignment with the training labels
+(:mod:`~graphinvariants.kernels.alignment`). Every candidate is positive semidefinite
+with a unit diagonal (Schur's product theorem for ``K^p`` and products;
+``exp(2K / h)`` is a limit of sums of such powers), and the weights are non-negative
+and sum to 1, so the combination is too.
+
+To add a member to the family, add one line to :data:`CANDIDATES`: its kernel name and
+parameters, and what the graphs must carry for it.
+"""
+
+import numbers
+
+import numpy as np
+
+from .._validation import check_choice, check_n_jobs, check_seed
+from ..graphs import GraphBatch, as_graph_batch
+from .alignment import COMBINATIONS, TASKS, alignment_weights, check_max_samples
+from .engine import pairwise_kernels
+
+__all__ = ["CANDIDATES", "PRODUCTS", "LearnedCombination"]
+
+#: The members the learned default chooses among: name -> (kernel name, parameters,
+#: what every graph must carry). ``"node_label"`` members get the estimator's
+#: ``node_label`` and are left out when the graphs carry no node labels.
+CANDIDATES = {
+    "power": ("power", {"k": 5}, ()),
+    "histogram": ("histogram", {"k": 9}, ()),
+    "wl": ("wl", {"n_iter": 5}, ()),
+    "wl_label": ("wl", {"n_iter": 5}, ("node_label",)),
+    "labelled_histogram": ("labelled_histogram", {"k": 5}, ("node_label",)),
+}
+
+#: Elementwise products of members also offered as candidates (their Gram matrix is the
+#: product of the members' matrices, so they cost nothing more to compute).
+PRODUCTS = {
+    "power*histogram*wl": ("power", "histogram", "wl"),
+    "power*histogram*wl_label": ("power", "histogram", "wl_label"),
+}
+
+
+def _shape_names(powers, bandwidths):
+    names = [("power", p) for p in powers]
+    names += [("gauss", s) for s in bandwidths]
+    return names
+
+
+def _shape_label(candidate, shape):
+    kind, value = shape
+    if kind == "power":
+        return candidate if value == 1 else f"{candidate}^{value}"
+    return f"{candidate}:gauss({value:g})"
+
+
+def _check_powers(powers):
+    values = tuple(powers)
+    for p in values:
+        if isinstance(p, bool) or not isinstance(p, numbers.Integral) or p < 1:
+            raise ValueError(f"powers must be positive integers (an elementwise power is PSD only then), got {p!r}")
+    return tuple(int(p) for p in values)
+
+
+def _check_bandwidths(bandwidths):
+    values = tuple(bandwidths)
+    for s in values:
+        if isinstance(s, bool) or not isinstance(s, numbers.Real) or not np.isfinite(s) or s <= 0:
+            raise ValueError(f"bandwidths must be finite positive numbers, got {s!r}")
+    return tuple(float(s) for s in values)
+
+
+def _median_distance(K):
+    """Median squared kernel distance ``2 - 2K`` over the off-diagonal pairs (> 0)."""
+    n = K.shape[0]
+    d2 = np.clip(2.0 - 2.0 * K[~np.eye(n, dtype=bool)], 0.0, None)
+    median = float(np.median(d2)) if d2.size else 0.0
+    return median if median > 0 else 1.0
+
+
+def _apply_shape(K, shape, median):
+    kind, value = shape
+    if kind == "power":
+        return K if value == 1 else K**value
+    return np.exp(-np.clip(2.0 - 2.0 * K, 0.0, None) / (value * median))
+
+
+class LearnedCombination:
+    """Fitted state of the learned default (built by :class:`~graphinvariants.GraphKernel`).
+
+    Parameters
+    ----------
+    node_label : str or None
+        Node attribute read as the node label (NetworkX, igraph); None refuses every
+        label member.
+    combination : {"alignf", "align"}
+    task : {"auto", "classification", "regression"}
+    powers : tuple of int
+        Elementwise powers each candidate is offered in (1: the kernel itself).
+    bandwidths : tuple of float
+        Multiples of the median training kernel distance for the Gaussian shapes.
+    max_samples : int or None
+        Align on at most this many training graphs (drawn with ``seed``); None: all.
+    members : tuple of str or None
+        Names of :data:`CANDIDATES` to choose among (None: every one the graphs support).
+    params : dict
+        Member parameters: ``k=7`` for every member that takes ``k``,
+        ``histogram__k=9`` for one.
+    seed, n_jobs
+        As in the estimator.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from graphinvariants.kernels.learned import LearnedCombination
+    >>> graphs = [nx.cycle_graph(n) for n in range(5, 11)] + [nx.star_graph(n) for n in range(4, 10)]
+    >>> y = [0] * 6 + [1] * 6
+    >>> combination = LearnedCombination(node_label=None).fit(graphs, y)
+    >>> round(sum(combination.weights.values()), 12)
+    1.0
+    """
+
+    def __init__(self, *, node_label="label", combination="alignf", task="auto", powers=(1,),
+                 bandwidths=(0.25, 1.0, 4.0), max_samples=1000, members=None, params=None, seed=None, n_jobs=None):
+        if node_label is not None and not isinstance(node_label, str):
+            raise TypeError(f"node_label must be None or a node attribute name, got {node_label!r}")
+        self.node_label = node_label
+        self.combination = check_choice(combination, "combination", COMBINATIONS)
+        self.task = check_choice(task, "task", TASKS)
+        self.powers = _check_powers(powers)
+        self.bandwidths = _check_bandwidths(bandwidths)
+        if not self.powers and not self.bandwidths:
+            raise ValueError("give at least one shape: powers or bandwidths")
+        self.max_samples = check_max_samples(max_samples)
+        if members is not None:
+            members = tuple(members)
+            unknown = [m for m in members if m not in CANDIDATES]
+            if unknown or not members:
+                raise ValueError(f"members must name candidates among {sorted(CANDIDATES)}, got {list(members)!r}")
+        self.members = members
+        self.params = dict(params or {})
+        self.seed = seed
+        self.n_jobs = check_n_jobs(n_jobs)
+
+    # -- building ---------------------------------------------------------------------
+    def _graph_batch(self, X, what, require_labels):
+        batch = X if isinstance(X, GraphBatch) else getattr(X, "batch", None)
+        if isinstance(batch, GraphBatch):
+            if require_labels and batch.node_labels is None:
+                raise ValueError(f"the combination was fitted with node labels, but {what} carry none")
+            return batch, batch.node_labels is not None
+        if self.node_label is None:
+            return as_graph_batch(X, what=what), False
+        graphs = X if hasattr(X, "__len__") else list(X)
+        if require_labels:
+            return as_graph_batch(graphs, node_label=self.node_label, what=what), True
+        try:
+            return as_graph_batch(graphs, node_label=self.node_label, what=what), True
+        except (TypeError, ValueError):  # some graph lacks the label: structure members only
+            return as_graph_batch(graphs, what=what), False
+
+    def candidate_functionals(self, has_labels):
+        """The candidate members (name -> Functional) for graphs with or without node labels."""
+        from .registry import make_functional, shared_parameters
+
+        carries = {"node_label": has_labels and self.node_label is not None}
+        names = self.members if self.members is not None else tuple(CANDIDATES)
+        chosen = [n for n in names if all(carries.get(need, False) for need in CANDIDATES[n][2])]
+        if self.members is not None and len(chosen) < len(names):
+            missing = sorted(set(names) - set(chosen))
+            raise ValueError(f"members {missing} need node labels, but the graphs carry none "
+                             f"(or node_label=None)")
+        unused = {key for key in self.params}
+        functionals = {}
+        for name in chosen:
+            kernel, defaults, needs = CANDIDATES[name]
+            params = dict(defaults)
+            if "node_label" in needs:
+                params["node_label"] = self.node_label
+            takes = shared_parameters(kernel, **{key: None for key in self.params if "__" not in key})
+            for key, value in self.params.items():
+                if "__" in key:
+                    owner, param = key.split("__", 1)
+                    if owner == name:
+                        params[param] = value
+                        unused.discard(key)
+                elif key in takes:
+                    params[key] = value
+                    unused.discard(key)
+            functionals[name] = make_functional(kernel, **params)
+        if unused:
+            raise ValueError(f"parameters {sorted(unused)} reach no candidate member of {sorted(functionals)}")
+        return functionals
+
+    def _candidates(self, functionals):
+        """(label, parts, shape) of every shaped candidate, in a fixed order (``functionals``:
+        the member names, in the order of :data:`CANDIDATES`)."""
+        bases = [(name, (name,)) for name in functionals]
+        bases += [(name, parts) for name, parts in PRODUCTS.items() if all(p in functionals for p in parts)]
+        return [(_shape_label(name, shape), parts, shape)
+                for name, parts in bases for shape in _shape_names(self.powers, self.bandwidths)]
+
+    # -- fitting ----------------------------------------------------------------------
+    def fit(self, X, y):
+        """Embed the training graphs and learn the weights from ``y``; returns self."""
+        batch, has_labels = self._graph_batch(X, "X", require_labels=False)
+        y = np.asarray(y)
+        if y.shape != (len(batch),):
+            raise ValueError(f"y must have one label per graph, shape ({len(batch)},), got {y.shape}")
+        self.functionals = self.candidate_functionals(has_labels)
+        self.uses_labels = any("node_label" in CANDIDATES[n][2] for n in self.functionals)
+        self.embeddings = {name: f.as_embeddings(batch, what="X") for name, f in self.functionals.items()}
+        sample = None
+        if self.max_samples is not None and len(batch) > self.max_samples:
+            rng = check_seed(self.seed)
+            sample = np.sort(rng.choice(len(batch), size=self.max_samples, replace=False))
+        self.sample = sample
+        grams = {}
+        for name, f in self.functionals.items():
+            data = self.embeddings[name] if sample is None else f.as_embeddings(batch.take(sample), what="X")
+            grams[name] = pairwise_kernels(data, functional=f, n_jobs=self.n_jobs)
+        self.learn_weights(grams, y if sample is None else y[sample])
+        self.n_train = len(batch)
+        self._train_grams = grams if sample is None else None
+        return self
+
+    def learn_weights(self, grams, y):
+        """Weights of the shaped candidates from the members' Gram matrices of the same
+        training graphs (``grams``: member name -> matrix) and their labels."""
+        candidates = self._candidates(grams)
+        self.medians = {}
+        shaped = [self._shaped(grams, parts, shape, fit=True) for _, parts, shape in candidates]
+        weights, alignments = alignment_weights(shaped, y, combination=self.combination, task=self.task)
+        self.weights = {label: float(w) for (label, _, _), w in zip(candidates, weights)}
+        self.alignments = {label: float(a) for (label, _, _), a in zip(candidates, alignments)}
+        self._chosen = [(label, parts, shape, float(w)) for (label, parts, shape), w in zip(candidates, weights) if w > 0]
+        return self
+
+    def _shaped(self, grams, parts, shape, *, fit=False):
+        K = grams[parts[0]]
+        for part in parts[1:]:
+            K = K * grams[part]
+        key = "*".join(parts)
+        if shape[0] == "gauss" and fit and key not in self.medians:
+            self.medians[key] = _median_distance(K)
+        return _apply_shape(K, shape, self.medians.get(key, 1.0))
+
+    @property
+    def members_used(self):
+        """Names of the candidates with a positive weight."""
+        return [label for label, _, _, _ in self._chosen]
+
+    def combine(self, grams):
+        """The learned sum from the members' matrices (member name -> matrix, any shape)."""
+        return self._combine(grams)
+
+    def _combine(self, grams):
+        out = None
+        for _, parts, shape, w in self._chosen:
+            term = w * self._shaped(grams, parts, shape)
+            out = term if out is None else out + term
+        return out
+
+    def gram(self):
+        """The square matrix of the training graphs."""
+        needed = {p for _, parts, _, _ in self._chosen for p in parts}
+        grams = self._train_grams or {}
+        grams = {name: grams[name] if name in grams else
+                 pairwise_kernels(self.embeddings[name], functional=self.functionals[name], n_jobs=self.n_jobs)
+                 for name in needed}
+        K = self._combine(grams)
+        K = (K + K.T) / 2  # exact symmetry whatever the order of the sums
+        np.fill_diagonal(K, 1.0)
+        return K
+
+    def cross(self, X):
+        """The matrix of ``X`` against the training graphs, shape ``(len(X), n_train)``."""
+        batch, _ = self._graph_batch(X, "X", require_labels=self.uses_labels)
+        needed = {p for _, parts, _, _ in self._chosen for p in parts}
+        grams = {name: pairwise_kernels(batch, self.embeddings[name], functional=self.functionals[name],
+                                        n_jobs=self.n_jobs) for name in needed}
+        return self._combine(grams)
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_train_grams"] = None  # recomputed on demand; keeps pickles small
+        return state
+

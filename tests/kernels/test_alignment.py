@@ -1,0 +1,107 @@
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+
+from graphinvariants.kernels.alignment import alignment_weights, center_gram, centered_alignment, target_gram
+
+
+def _random_grams(rng, n, p):
+    out = []
+    for _ in range(p):
+        F = rng.random((n, 1 + rng.integers(1, 6)))
+        F /= np.linalg.norm(F, axis=1, keepdims=True)
+        out.append(F @ F.T)
+    return out
+
+
+def test_centering_is_h_k_h(rng):
+    K = _random_grams(rng, 7, 1)[0]
+    H = np.eye(7) - np.ones((7, 7)) / 7
+    np.testing.assert_allclose(center_gram(K), H @ K @ H, atol=1e-14)  # different summation order
+
+
+def test_alignment_is_the_cosine_of_the_centred_matrices(rng):
+    K, L = _random_grams(rng, 9, 2)
+    H = np.eye(9) - np.ones((9, 9)) / 9
+    Kc, Lc = H @ K @ H, H @ L @ H
+    expected = np.sum(Kc * Lc) / np.linalg.norm(Kc) / np.linalg.norm(Lc)
+    assert centered_alignment(K, L) == pytest.approx(expected, abs=1e-13)
+    assert isinstance(centered_alignment(K, L), float)
+
+
+def test_target_grams():
+    np.testing.assert_array_equal(target_gram([2, 0, 2, 1]), [[1, 0, 1, 0], [0, 1, 0, 0], [1, 0, 1, 0], [0, 0, 0, 1]])
+    z = np.array([1.0, 2.0, 4.5])
+    z = (z - z.mean()) / z.std()
+    np.testing.assert_allclose(target_gram([1.0, 2.0, 4.5]), np.outer(z, z), atol=1e-15)
+    # integers read as classes unless told
+    assert target_gram([1, 2, 3], task="regression")[0, 2] < 0
+    for bad, message in (([1, 1, 1], "single class"), ([1.5, 1.5], "constant"), ([0.5, np.nan], "NaN")):
+        with pytest.raises(ValueError, match=message):
+            target_gram(bad)
+    with pytest.raises(ValueError, match="task"):
+        target_gram([0, 1], task="ranking")
+
+
+@pytest.mark.parametrize("combination", ["align", "alignf"])
+@pytest.mark.parametrize("y", [[0, 1] * 6, [0, 1, 2] * 4, list(np.linspace(-1, 3, 12) ** 2)], ids=["binary", "multiclass", "regression"])
+def test_weights_are_non_negative_and_sum_to_one(rng, combination, y):
+    grams = _random_grams(rng, 12, 5)
+    weights, alignments = alignment_weights(grams, y, combination=combination)
+    assert weights.shape == alignments.shape == (5,)
+    assert np.all(weights >= 0) and weights.sum() == pytest.approx(1.0, abs=1e-12)
+    combined = sum(w * K for w, K in zip(weights, grams))
+    np.testing.assert_allclose(np.diag(combined), 1.0, atol=1e-12)
+    assert np.linalg.eigvalsh(combined).min() > -1e-12
+
+
+def test_alignf_maximises_the_alignment_of_the_sum(rng):
+    """ALIGNF against a brute-force maximisation over the simplex (softmax parameters)."""
+    y = np.array([0, 1, 1, 0, 2, 2, 1, 0, 1, 2])
+    grams = _random_grams(rng, 10, 4)
+    L = target_gram(y)
+    weights, _ = alignment_weights(grams, y, combination="alignf")
+    best = centered_alignment(sum(w * K for w, K in zip(weights, grams)), L)
+
+    def negative(theta):
+        w = np.exp(theta) / np.exp(theta).sum()
+        return -centered_alignment(sum(wi * K for wi, K in zip(w, grams)), L)
+
+    brute = max(-minimize(negative, rng.normal(size=4), method="Nelder-Mead",
+                          options={"xatol": 1e-10, "fatol": 1e-12, "maxiter": 4000}).fun for _ in range(5))
+    assert best >= brute - 1e-7  # Nelder-Mead reaches the optimum only to its tolerance
+    assert best >= max(centered_alignment(K, L) for K in grams) - 1e-12
+
+
+def test_align_weights_are_proportional_to_the_alignments(rng):
+    y = [0, 1] * 5
+    grams = _random_grams(rng, 10, 3)
+    weights, alignments = alignment_weights(grams, y, combination="align")
+    positive = np.clip(alignments, 0, None)
+    np.testing.assert_allclose(weights, positive / positive.sum(), atol=1e-15)
+
+
+def test_duplicate_candidates_and_no_positive_alignment():
+    y = [0, 0, 1, 1]
+    L = target_gram(y)
+    weights, _ = alignment_weights([L, L], y)
+    np.testing.assert_allclose(weights, [0.5, 0.5], atol=1e-6)
+    anti = 1 - L  # aligned negatively with the classes
+    np.fill_diagonal(anti, 1.0)
+    weights, alignments = alignment_weights([anti, np.ones((4, 4))], y)
+    assert alignments[0] < 0 and alignments[1] == 0.0
+    assert weights.tolist() == [0.0, 1.0]  # nothing aligns positively: all on the best aligned
+
+
+def test_bad_inputs(rng):
+    grams = _random_grams(rng, 4, 2)
+    with pytest.raises(ValueError, match="shape"):
+        alignment_weights(grams, [0, 1, 0])
+    with pytest.raises(ValueError, match="combination"):
+        alignment_weights(grams, [0, 1, 0, 1], combination="mkl")
+    with pytest.raises(TypeError, match="single matrix"):
+        alignment_weights(grams[0], [0, 1, 0, 1])
+    with pytest.raises(ValueError, match="NaN"):
+        alignment_weights([np.full((4, 4), np.nan)], [0, 1, 0, 1])
+    with pytest.raises(ValueError, match="at least one"):
+        alignment_weights([], [0, 1, 0, 1])
