@@ -374,6 +374,8 @@ def test_meanmap_random_features_equal_in_process_bit_for_bit(client, graphs):
     params = dict(kernel="meanmap", n_features=200)
     expected = gi.kernel_matrix(graphs, **params)
     bag = gid.embed(db.from_sequence(graphs, npartitions=4), **params).persist()
+    # exact, as the issue demands: the mean map's sums do not depend on blocks (integer
+    # sums of rounded values) and the embeddings read back are C-ordered, as in process
     for chunks in (None, 7):
         np.testing.assert_array_equal(gid.kernel_matrix(bag, chunks=chunks, **params).compute(), expected)
     queries = graphs[::6]
@@ -456,6 +458,7 @@ def test_kneighbors_and_kernel_matrix_take_what_embed_takes(client, graphs):
     bag = db.from_sequence(graphs, npartitions=3)
     queries = db.from_sequence(graphs[:5], npartitions=2)
     expected = gi.kneighbors(graphs[:5], graphs, n_neighbors=4, k=4)
+    # exact: the same embeddings and tiles as in process (see test_kneighbors_equals_in_process)
     for q in (queries, graphs[:5]):
         idx, val = gid.kneighbors(q, bag, n_neighbors=4, k=4)
         np.testing.assert_array_equal(idx, expected[0])
@@ -490,7 +493,7 @@ def test_lazy_embeddings_submit_no_key_twice(client, graphs):
         for lazy in (gid.embed(edges, npartitions=3), gid.embed(db.from_sequence(graphs, npartitions=3))):
             ids = lazy["graph_id"].compute().to_numpy() % 1000
             expected = gi.kernel_matrix([graphs[i] for i in ids])
-            for chunks in (None, 2048):
+            for chunks in (None, 2048):  # exact: blocks computed per pair as the whole matrix is
                 np.testing.assert_array_equal(gid.kernel_matrix(lazy, chunks=chunks).compute(), expected)
             idx, _ = gid.kneighbors(graphs[:3], lazy, n_neighbors=2)
             np.testing.assert_array_equal(ids[idx[:, 0]], [0, 1, 2])
