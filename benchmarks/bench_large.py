@@ -44,8 +44,9 @@ nystroem
     repetition), same fixed C; then MeanMapFeatures + LinearSVC with as many random
     features against the exact mean-map kernel with SVC (about 2.5 minutes on 2 cores).
 
-Everything written goes to a fresh folder under ``--workdir``, removed at the end
-unless ``--keep``.
+Everything written goes to a fresh folder under ``--workdir`` (created, with its
+parents, if missing), removed at the end unless ``--keep``: runs never see each
+other's files, so the script can be run again, or twice at once, in one folder.
 """
 
 import argparse

@@ -161,7 +161,13 @@ def _check_embedding_columns(columns, functional, layout, what):
 def _batch_of(functional, layout, frame):
     _check_embedding_columns(frame.columns, functional, layout, "the frame")
     n = len(frame)
-    arrays = {key: frame[names].to_numpy(dtype=dtype).reshape((n,) + shape) for key, shape, dtype, names in layout}
+    # C order, as the functional's own arrays are: pandas hands the columns over in
+    # Fortran order, and a matrix product (the mean map's random features) rounds
+    # differently on another memory layout
+    arrays = {
+        key: np.ascontiguousarray(frame[names].to_numpy(dtype=dtype)).reshape((n,) + shape)
+        for key, shape, dtype, names in layout
+    }
     return functional.from_arrays(arrays)
 
 
@@ -266,11 +272,17 @@ def embed(graphs, *, kernel="power", nodes=None, directed=False, npartitions=Non
         ``target`` and, with ``weight=``, a weight column. Node ids are any hashable
         values (they are renumbered per graph); rows of one graph may be spread over
         several partitions and in any order: the table is shuffled on ``graph_id``
-        so that each graph ends up in one partition. Edges are undirected unless
-        ``directed=True``; as for NetworkX graphs, listing an undirected edge in both
-        directions gives the same graph as listing it once (unweighted), parallel
-        edges collapse (unweighted) or add their weights (weighted), and a self-loop
-        puts 1 (or its weight) on the diagonal.
+        (with Dask's task-based shuffle, unless the ``dataframe.shuffle.method``
+        setting names another) so that each graph ends up in one partition. Ids are
+        compared as Python compares them: ``0`` and ``"0"`` are two graphs, ``1`` and
+        ``"1"`` two nodes. Dask's string conversion (the ``dataframe.convert-string``
+        setting, on by default) makes strings of object columns in
+        ``dd.from_pandas``, which would merge them: such a table is refused with a
+        ``TypeError``, as is a string ``source`` next to a numeric ``target``. Edges
+        are undirected unless ``directed=True``; as for NetworkX graphs, listing an
+        undirected edge in both directions gives the same graph as listing it once
+        (unweighted), parallel edges collapse (unweighted) or add their weights
+        (weighted), and a self-loop puts 1 (or its weight) on the diagonal.
     kernel : str, keyword-only
         One of :data:`~graphinvariants.KERNELS` whose functional has ``to_arrays``
         (``"power"``, the default).
@@ -294,15 +306,16 @@ def embed(graphs, *, kernel="power", nodes=None, directed=False, npartitions=Non
         ``n_nodes`` and ``params_hash`` (a fingerprint of the parameters that made
         the embeddings, checked when they are read back). Within a partition graphs are sorted by ``graph_id`` (when the
         ids can be sorted); which partition a graph lands in is decided by the hash of
-        its id. Divisions are unknown. Nothing is computed until asked; use
-        ``.persist()`` before :func:`kernel_matrix`, or write it with
-        ``.to_parquet(path)``.
+        its id. Divisions are unknown. Nothing is computed until asked;
+        :func:`kernel_matrix` persists it, for :func:`kneighbors` use ``.persist()``
+        first, or write it with ``.to_parquet(path)``.
 
     Raises
     ------
     TypeError
-        If ``graphs`` is neither a Bag nor a Dask dataframe, or the kernel has no
-        fixed-shape embeddings.
+        If ``graphs`` is neither a Bag nor a Dask dataframe, the kernel has no
+        fixed-shape embeddings, or ids of different types would be merged (see
+        above).
     ValueError
         If a column is missing (when the graph is built) or a value is missing or
         a weight negative or not finite (when computed).
@@ -372,6 +385,8 @@ def _embed_edge_table(edges, functional, layout, nodes, directed, npartitions):
     weight = functional.weight
     needed = ["graph_id", "source", "target"] + ([weight] if weight is not None else [])
     _require_columns(edges, needed, "the edge table")
+    _check_same_kind(edges, ["source", "target"], "the edge table")
+    _check_ids_keep_their_type(edges, "graph_id", ["source", "target"], "the edge table")
     table = edges[needed].assign(_node=False)
     if weight is not None:
         table = table.rename(columns={weight: "_weight"})
@@ -381,6 +396,7 @@ def _embed_edge_table(edges, functional, layout, nodes, directed, npartitions):
         if not isinstance(nodes, dd.DataFrame):
             raise TypeError(f"nodes must be a pandas or Dask DataFrame with columns graph_id, node, got {describe(nodes)}")
         _require_columns(nodes, ["graph_id", "node"], "the node table")
+        _check_ids_keep_their_type(nodes, "graph_id", ["node"], "the node table")
         extra = nodes[["graph_id", "node"]].rename(columns={"node": "source"})
         for node_column, edge_column in (("graph_id", "graph_id"), ("node", "source")):
             # equal ids must meet: in the shuffle (graph_id) and as one node (node)
@@ -398,11 +414,96 @@ def _embed_edge_table(edges, functional, layout, nodes, directed, npartitions):
             extra = extra.assign(_weight=0.0)
         table = dd.concat([table, extra[list(table.columns)]])
     id_dtype = edges._meta["graph_id"].dtype
-    table = table.shuffle(on="graph_id", npartitions=npartitions)
+    # Dask's task-based shuffle unless the user chose a method: the peer-to-peer one
+    # (Dask's default under a distributed client) makes the scheduler log two warnings
+    # per shuffle ("Shuffle ... initialized by task", "... deactivated"), and its
+    # strength, tables of thousands of partitions, is not what three id columns need
+    method = dask.config.get("dataframe.shuffle.method", None) or "tasks"
+    table = table.shuffle(on="graph_id", npartitions=npartitions, shuffle_method=method)
     meta = _meta(layout, id_dtype)
     return table.map_partitions(
         _embed_edges, functional, layout, weight is not None, directed, id_dtype, meta=meta, enforce_metadata=False
     )
+
+
+def _converted(column):
+    """``column`` as Dask's string conversion makes it (object -> string)."""
+    return column.astype(pd.StringDtype("pyarrow")) if column.dtype == object else column
+
+
+def _pandas_sources(frame):
+    """The pandas frames that Dask made ``frame`` from with its string conversion on
+    (``dd.from_pandas`` under ``dataframe.convert-string``): found by walking the
+    frame's expression, whose ``FromPandas`` leaves keep the original frame."""
+    walk = getattr(getattr(frame, "expr", None), "walk", None)
+    if walk is None:
+        return []
+    sources = []
+    for expr in walk():
+        if type(expr).__name__ != "FromPandas" or not expr.operand("pyarrow_strings_enabled"):
+            continue
+        data = expr.operand("frame")
+        data = getattr(data, "_data", data)  # dask wraps it in a _BackendData
+        if isinstance(data, pd.DataFrame):
+            sources.append(data)
+    return sources
+
+
+def _check_ids_keep_their_type(frame, graph_column, node_columns, what):
+    """Refuse a table whose ids Dask's string conversion merged: with
+    ``dataframe.convert-string`` on (Dask's default), ``dd.from_pandas`` turns an object
+    column into strings, so that graph ids ``0`` and ``"0"`` (or node ids ``1`` and
+    ``"1"`` of one graph) would become one graph (one node). Without the conversion
+    they stay apart, as Python compares them; with it, the table is refused rather than
+    silently merged."""
+    for source in _pandas_sources(frame):
+        columns = [c for c in [graph_column, *node_columns] if c in source.columns]
+        if not any(source[c].dtype == object for c in columns):
+            continue
+        if graph_column in columns:
+            ids = source[graph_column].dropna()
+            _refuse_merged(ids, _converted(ids), graph_column, "graph", what)
+        node_columns = [c for c in node_columns if c in columns]
+        if graph_column in columns and node_columns:  # the nodes of each graph, from every column
+            pairs = pd.concat(
+                [source[[graph_column, c]].set_axis([graph_column, "node"], axis=1) for c in node_columns],
+                ignore_index=True,
+            ).dropna()
+            converted = pd.DataFrame({c: _converted(pairs[c]) for c in pairs.columns})
+            _refuse_merged(pairs, converted, "/".join(node_columns), "node of one graph", what)
+
+
+def _refuse_merged(original, converted, column, kind, what):
+    original = original.drop_duplicates()
+    kept = ~converted.loc[original.index].duplicated(keep=False)
+    if kept.all():
+        return
+    clash = original[~kept.to_numpy()]
+    clash = clash.iloc[:, -1] if isinstance(clash, pd.DataFrame) else clash
+    examples = ", ".join(repr(v) for v in clash.iloc[:2])
+    types = sorted({type(v).__name__ for v in clash})
+    raise TypeError(
+        f"{what}: {'columns' if '/' in column else 'column'} {column!r} hold{'' if '/' in column else 's'} ids of several types ({', '.join(types)}) that Dask's string "
+        f"conversion (the 'dataframe.convert-string' setting, on by default) turns into equal strings: "
+        f"{examples} would be one {kind}. Give the ids one type before dd.from_pandas (for example "
+        f".astype(str) on the id columns), or make the table with "
+        "dask.config.set({'dataframe.convert-string': False}), which keeps them apart"
+    )
+
+
+def _check_same_kind(frame, columns, what):
+    """Source and target ids must be comparable: a string column next to a numeric one
+    (what the string conversion makes of an object column of numbers) would make one
+    node two (``"2"`` and ``2``)."""
+    dtypes = {c: frame._meta[c].dtype for c in columns}
+    strings = [c for c, t in dtypes.items() if isinstance(t, (pd.StringDtype, pd.ArrowDtype))]
+    numbers_ = [c for c, t in dtypes.items() if pd.api.types.is_numeric_dtype(t) and not pd.api.types.is_bool_dtype(t)]
+    if strings and numbers_:
+        raise TypeError(
+            f"{what}: column {strings[0]!r} is {dtypes[strings[0]]} and {numbers_[0]!r} {dtypes[numbers_[0]]}, so "
+            f"equal ids would be two nodes (\"2\" and 2); give both the same type (Dask's string conversion, "
+            "the 'dataframe.convert-string' setting, makes strings of an object column of numbers)"
+        )
 
 
 def _require_columns(frame, columns, what):
@@ -468,19 +569,38 @@ def _check_chunk(chunk, name):
     return check_int(chunk, name, minimum=1)
 
 
-def _blocks(x, functional, layout, chunk, what):
+def _is_edge_table(x, layout):
+    names = _column_names(layout)
+    return isinstance(x, dd.DataFrame) and {"source", "target"} <= set(x.columns) and names[0] not in x.columns
+
+
+def _blocks(x, functional, layout, chunk, what, *, embed_graphs, persist=False):
     """Split ``x`` (a Dask dataframe of embeddings, a pandas one, or anything the
-    functional embeds in memory) into blocks of ``chunk`` rows (None: its partitions)."""
+    functional embeds in memory) into blocks of ``chunk`` rows (None: its partitions).
+
+    A Bag of graphs or an edge table is embedded first (``embed_graphs``). With
+    ``persist``, a Dask dataframe is persisted before its partitions are counted: the
+    count and the blocks then use the same computed partitions, so each embedding is
+    computed once and no key is ever submitted again (a dask.array's optimiser fuses
+    the frame's tasks otherwise than the count did, and the scheduler warns about keys
+    submitted twice with different tasks)."""
+    if isinstance(x, db.Bag) or _is_edge_table(x, layout):
+        x = embed_graphs(x)
     if isinstance(x, dd.DataFrame):
         _check_embedding_columns(x.columns, functional, layout, what)
         parts = x.to_delayed()
+        if persist:  # the persisted parts hold their futures: alive as long as the blocks
+            parts = list(dask.persist(*parts))
         meta = x._meta
         lengths = [int(n) for n in dask.compute(*[dask.delayed(len)(p) for p in parts])]
         if chunk is None:
             return _Blocks(parts, lengths, meta)
         return _regroup(parts, lengths, chunk, meta)
-    if isinstance(x, dd.Series) or isinstance(x, (db.Bag, da.Array)):
-        raise TypeError(f"{what} must be a Dask dataframe of embeddings (from embed), or an in-memory collection, got {describe(x)}")
+    if isinstance(x, dd.Series) or isinstance(x, da.Array):
+        raise TypeError(
+            f"{what} must be a Dask dataframe of embeddings (from embed), a Bag of graphs or an edge table "
+            f"(as embed takes), or an in-memory collection, got {describe(x)}"
+        )
     if isinstance(x, pd.DataFrame):
         frame = x
         _check_embedding_columns(frame.columns, functional, layout, what)
@@ -501,24 +621,27 @@ def _regroup(parts, lengths, chunk, meta):
     for start in range(0, total, chunk):
         stop = min(start + chunk, total)
         first = int(np.searchsorted(bounds, start, side="right")) - 1
-        pieces = []
+        pieces, ranges = [], []
         p = first
         while p < len(parts) and bounds[p] < stop:
             lo, hi = max(start, bounds[p]), min(stop, bounds[p + 1])
             if lo < hi:
-                pieces.append((parts[p], int(lo - bounds[p]), int(hi - bounds[p])))
+                pieces.append(parts[p])
+                ranges.append((int(lo - bounds[p]), int(hi - bounds[p])))
             p += 1
-        frames.append(dask.delayed(_concat_pieces)(pieces, meta))
+        # the parts as arguments of their own (not inside a list): a persisted part's
+        # future is then held by the task that needs it
+        frames.append(dask.delayed(_concat_pieces)(meta, ranges, *pieces))
         sizes.append(stop - start)
     if not frames:
         frames, sizes = [dask.delayed(meta, pure=True)], [0]
     return _Blocks(frames, sizes, meta)
 
 
-def _concat_pieces(pieces, meta):
-    if not pieces:
+def _concat_pieces(meta, ranges, *frames):
+    if not frames:
         return meta
-    return pd.concat([frame.iloc[lo:hi] for frame, lo, hi in pieces], ignore_index=True)
+    return pd.concat([frame.iloc[lo:hi] for frame, (lo, hi) in zip(frames, ranges)], ignore_index=True)
 
 
 # -- kernel matrix ---------------------------------------------------------------------
@@ -561,10 +684,12 @@ def kernel_matrix(a, b=None, *, kernel="power", chunks=DEFAULT_CHUNKS, **params)
 
     Parameters
     ----------
-    a : dask.dataframe.DataFrame, pandas.DataFrame or in-memory collection
-        Embeddings from :func:`embed` (or read back from its Parquet files), a frame
-        from :func:`to_frame`, or graphs or embeddings in memory (embedded here and
-        sent to the workers with the task graph: fine for small collections).
+    a : dask.dataframe.DataFrame, dask.bag.Bag, pandas.DataFrame or in-memory collection
+        Embeddings from :func:`embed` (or read back from its Parquet files), anything
+        :func:`embed` takes (a Bag of graphs or an edge table: embedded here, with
+        the same kernel and parameters), a frame from :func:`to_frame`, or graphs or
+        embeddings in memory (embedded here and sent to the workers with the task
+        graph: fine for small collections).
     b : same as ``a``, optional
         The other side; ``None`` gives the square, symmetric matrix of ``a``, with a
         unit diagonal; a block below the diagonal is the transpose of its mirror
@@ -586,10 +711,13 @@ def kernel_matrix(a, b=None, *, kernel="power", chunks=DEFAULT_CHUNKS, **params)
     Notes
     -----
     The shape must be known before anything is computed, so the number of rows of
-    every partition of a Dask dataframe is computed once, when this function is
-    called. That is cheap for embeddings read from Parquet or persisted
-    (``embed(...).persist()``); for a lazy :func:`embed` output it computes the
-    embeddings, and computing the matrix then computes them again.
+    every partition is counted when this function is called. To that end the
+    embeddings of a Dask dataframe (or Bag, or edge table) are persisted first: they
+    are computed once, when this function is called, and held in the cluster's
+    memory (32 numbers per graph for ``"power"`` with ``k=5``, little next to the
+    ``n x n`` matrix) for as long as the returned array lives. The count and every
+    block then use the same computed partitions, so no task is ever submitted twice,
+    however Dask optimises the array's graph.
 
     Examples
     --------
@@ -611,8 +739,12 @@ def kernel_matrix(a, b=None, *, kernel="power", chunks=DEFAULT_CHUNKS, **params)
     check_not_same_iterator(a, b, ("a", "b"), hint="or b=None for the square matrix")
     symmetric = b is None
     row_chunk, col_chunk = _check_chunks(chunks, symmetric)
-    left = _blocks(a, functional, layout, row_chunk, "a")
-    right = left if symmetric else _blocks(b, functional, layout, col_chunk, "b")
+
+    def embed_graphs(graphs):
+        return embed(graphs, kernel=kernel, **params)
+
+    left = _blocks(a, functional, layout, row_chunk, "a", embed_graphs=embed_graphs, persist=True)
+    right = left if symmetric else _blocks(b, functional, layout, col_chunk, "b", embed_graphs=embed_graphs, persist=True)
     functional = functional.for_pairs(sum(left.lengths) * sum(right.lengths))  # as the whole matrix would
     A = [dask.delayed(_embedded_block)(f, functional, layout) for f in left.frames]
     B = A if symmetric else [dask.delayed(_embedded_block)(f, functional, layout) for f in right.frames]
@@ -676,10 +808,12 @@ def kneighbors(queries, corpus, *, n_neighbors=10, kernel="power", chunks=None, 
 
     Parameters
     ----------
-    queries : dask.dataframe.DataFrame, pandas.DataFrame or in-memory collection
+    queries : dask.dataframe.DataFrame, dask.bag.Bag, pandas.DataFrame or in-memory collection
         As ``a`` of :func:`kernel_matrix`; rows of the result follow its order.
-    corpus : dask.dataframe.DataFrame, pandas.DataFrame or in-memory collection
-        The graphs searched, usually the output of :func:`embed`.
+    corpus : dask.dataframe.DataFrame, dask.bag.Bag, pandas.DataFrame or in-memory collection
+        The graphs searched: the output of :func:`embed` (or its Parquet files), or
+        anything :func:`embed` takes (a Bag of graphs, an edge table), embedded here
+        with the same kernel and parameters.
     n_neighbors : int, keyword-only
         Neighbours per query (default 10), at most the size of the corpus.
     kernel : str, keyword-only
@@ -712,8 +846,10 @@ def kneighbors(queries, corpus, *, n_neighbors=10, kernel="power", chunks=None, 
     first, as :func:`kernel_matrix` does: every block then uses the engine the whole query x corpus matrix
     would (:meth:`~graphinvariants.embeddings.Functional.for_pairs`), so values equal
     :func:`graphinvariants.kneighbors`'s to the last bit, and ``n_neighbors`` is
-    checked before any work. On a lazy :func:`embed` output the count computes the
-    embeddings once more: persist it, or write it to Parquet, first.
+    checked before any work. Unlike :func:`kernel_matrix`, the corpus is not
+    persisted (it may be larger than the cluster's memory): on a lazy :func:`embed`
+    output, a Bag of graphs or an edge table, the count computes the embeddings once
+    more. Persist it, or write it to Parquet, first to embed it once.
 
     Examples
     --------
@@ -728,6 +864,9 @@ def kneighbors(queries, corpus, *, n_neighbors=10, kernel="power", chunks=None, 
     >>> expected = gi.kneighbors(graphs[:3], graphs, n_neighbors=2)
     >>> bool((indices == expected[0]).all() and (values == expected[1]).all())
     True
+    >>> bag = db.from_sequence(graphs, npartitions=4)  # embedded here, as embed would
+    >>> bool((gid.kneighbors(graphs[:3], bag, n_neighbors=2)[0] == expected[0]).all())
+    True
     """
     functional = _functional(kernel, params)
     layout = _layout(functional, kernel)
@@ -735,8 +874,12 @@ def kneighbors(queries, corpus, *, n_neighbors=10, kernel="power", chunks=None, 
     split_every = check_int(split_every, "split_every", minimum=2)
     chunk = _check_chunk(chunks, "chunks")
     check_not_same_iterator(queries, corpus, ("queries", "corpus"), hint=None)
-    query_blocks = _blocks(queries, functional, layout, None, "queries")
-    corpus_blocks = _blocks(corpus, functional, layout, chunk, "corpus")
+
+    def embed_graphs(graphs):
+        return embed(graphs, kernel=kernel, **params)
+
+    query_blocks = _blocks(queries, functional, layout, None, "queries", embed_graphs=embed_graphs)
+    corpus_blocks = _blocks(corpus, functional, layout, chunk, "corpus", embed_graphs=embed_graphs)
     lengths = corpus_blocks.lengths
     if n_neighbors > sum(lengths):
         raise ValueError(f"n_neighbors={n_neighbors} is larger than the corpus, which has {sum(lengths)} graphs")

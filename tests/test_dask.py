@@ -1,9 +1,14 @@
 """graphinvariants.dask on a two-worker in-process cluster: every result must equal the
 in-process one exactly."""
 
+import contextlib
 import importlib
+import logging
+import os
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import dask
 import dask.bag as db
@@ -19,6 +24,8 @@ from distributed import Client, LocalCluster, get_task_stream
 
 import graphinvariants as gi
 from graphinvariants import dask as gid
+
+from .test_docs_code import rst_blocks
 
 
 @pytest.fixture(scope="session")
@@ -361,3 +368,157 @@ def test_top_k_blocks_use_the_engine_the_whole_matrix_would(client):
     np.testing.assert_array_equal(val, expected[1])
     with pytest.raises(ValueError, match="larger than the corpus, which has 2000 graphs"):
         gid.kneighbors(invariants[:2], corpus, n_neighbors=2001)
+
+
+def test_meanmap_random_features_equal_in_process_bit_for_bit(client, graphs):
+    params = dict(kernel="meanmap", n_features=200)
+    expected = gi.kernel_matrix(graphs, **params)
+    bag = gid.embed(db.from_sequence(graphs, npartitions=4), **params).persist()
+    # exact, as the issue demands: the mean map's sums do not depend on blocks (integer
+    # sums of rounded values) and the embeddings read back are C-ordered, as in process
+    for chunks in (None, 7):
+        np.testing.assert_array_equal(gid.kernel_matrix(bag, chunks=chunks, **params).compute(), expected)
+    queries = graphs[::6]
+    np.testing.assert_array_equal(gid.kernel_matrix(queries, bag, chunks=(3, 11), **params).compute(),
+                                  gi.kernel_matrix(queries, graphs, **params))
+    idx, val = gid.kneighbors(queries, bag, n_neighbors=5, chunks=9, **params)
+    top = gi.kneighbors(queries, graphs, n_neighbors=5, **params)
+    np.testing.assert_array_equal(idx, top[0])
+    np.testing.assert_array_equal(val, top[1])
+
+
+def test_exact_meanmap_is_refused_clearly(client, graphs):
+    """The exact form's embeddings are node profiles of every graph (no fixed shape):
+    Dask refuses it, rather than give other numbers."""
+    with pytest.raises(TypeError, match=r"kernel 'meanmap': MeanMap embeddings have no fixed shape"):
+        gid.kernel_matrix(graphs[:3], kernel="meanmap")
+    with pytest.raises(TypeError, match="no fixed shape"):
+        gid.embed(db.from_sequence(graphs[:3]), kernel="meanmap")
+
+
+def test_mixed_id_types_are_refused_under_string_conversion_and_kept_apart_without(client):
+    """Graph ids 0 and "0", node ids 1 and "1": two graphs, two nodes; never merged."""
+    by_graph = pd.DataFrame({"graph_id": [0, "0", 0, "0"], "source": [1, 1, 2, 2], "target": [2, 3, 3, 4]})
+    by_node = pd.DataFrame({"graph_id": [7, 7, 7], "source": [1, "1", 2], "target": [2, 2, 3]})
+    by_node_across_columns = pd.DataFrame({"graph_id": [7, 7], "source": [1, 2], "target": ["1", 3]})
+    tables = [t.astype({"source": object, "target": object}) for t in (by_graph, by_node, by_node_across_columns)]
+    nodes = pd.DataFrame({"graph_id": [7, 7], "node": [5, "5"]}).astype({"node": object})
+    edges7 = pd.DataFrame({"graph_id": [7], "source": [1], "target": [2]}).astype({"source": object, "target": object})
+    with dask.config.set({"dataframe.convert-string": True}):
+        for table, kind in zip(tables, ("graph", "node of one graph", "node of one graph")):
+            with pytest.raises(TypeError, match=rf"dataframe\.convert-string.*would be one {kind}"):
+                gid.embed(dd.from_pandas(table, npartitions=2), k=3)
+        with pytest.raises(TypeError, match=r"the node table: column 'node' .* 5, '5' would be one node"):
+            gid.embed(dd.from_pandas(edges7, npartitions=1), nodes=nodes, k=3)
+        # an object column of numbers becomes strings, its neighbour stays numeric: "2" != 2
+        numbers = pd.DataFrame({"graph_id": [0, 0], "source": [1, 2], "target": [2, 3]}).astype({"source": object})
+        with pytest.raises(TypeError, match=r"'source' is string and 'target' int64.*two nodes"):
+            gid.embed(dd.from_pandas(numbers, npartitions=1), k=3)
+        # one type per column, strings and numbers in different graphs: nothing merges
+        fine = pd.DataFrame({"graph_id": [0, 0, 1], "source": [1, 2, "1"], "target": [2, 3, "2"]}).astype(object)
+        ids, batch = _sorted_batch(gid.embed(dd.from_pandas(fine, npartitions=2), k=3).compute(), k=3)
+        _assert_same_embeddings(batch, gi.batch_power_invariants([nx.path_graph(3), nx.path_graph(2)], k=3))
+    with dask.config.set({"dataframe.convert-string": False}):
+        expected = {
+            0: [nx.Graph([(1, 2), (2, 3)]), nx.Graph([(1, 3), (2, 4)])],  # graphs 0 and "0"
+            1: [nx.Graph([(1, 2), ("1", 2), (2, 3)])],  # nodes 1 and "1"
+            2: [nx.Graph([(1, "1"), (2, 3)])],
+        }
+        for t, table in enumerate(tables):
+            frame = gid.embed(dd.from_pandas(table, npartitions=2), k=3).compute()
+            order = sorted(range(len(frame)), key=lambda i: str(type(frame["graph_id"].iloc[i])))  # int 0 before "0"
+            batch = gid.from_frame(frame.iloc[order], k=3)
+            _assert_same_embeddings(batch, gi.batch_power_invariants(expected[t], k=3))
+        frame = gid.embed(dd.from_pandas(edges7, npartitions=1), nodes=nodes, k=3).compute()
+        assert frame["n_nodes"].tolist() == [4]  # 1, 2, 5 and "5"
+
+
+@contextlib.contextmanager
+def distributed_log():
+    """Records of the ``distributed`` loggers (scheduler, shuffle) at WARNING or above.
+    They have their own handler and do not propagate to the root logger, so pytest's
+    ``caplog`` does not see them; with ``processes=False`` the scheduler logs here."""
+    records = []
+    handler = logging.Handler(level=logging.WARNING)
+    handler.emit = records.append
+    logger = logging.getLogger("distributed")
+    logger.addHandler(handler)
+    try:
+        yield records
+    finally:
+        logger.removeHandler(handler)
+
+
+def _messages(records):
+    return [record.getMessage()[:200] for record in records]
+
+
+def test_kneighbors_and_kernel_matrix_take_what_embed_takes(client, graphs):
+    """A Bag of graphs or an edge table is embedded by the call, as embed would."""
+    bag = db.from_sequence(graphs, npartitions=3)
+    queries = db.from_sequence(graphs[:5], npartitions=2)
+    expected = gi.kneighbors(graphs[:5], graphs, n_neighbors=4, k=4)
+    # exact: the same embeddings and tiles as in process (see test_kneighbors_equals_in_process)
+    for q in (queries, graphs[:5]):
+        idx, val = gid.kneighbors(q, bag, n_neighbors=4, k=4)
+        np.testing.assert_array_equal(idx, expected[0])
+        np.testing.assert_array_equal(val, expected[1])
+    edges = dd.from_pandas(_edge_table(graphs, seed=0), npartitions=3, sort=False)
+    idx, val, ids = gid.kneighbors(graphs[:5], edges, n_neighbors=4, k=4, return_graph_ids=True)
+    order = gid.embed(edges, k=4)["graph_id"].compute().to_numpy() - 1000  # rows follow id hashes
+    in_order = gi.kneighbors(graphs[:5], [graphs[i] for i in order], n_neighbors=4, k=4)
+    np.testing.assert_array_equal(idx, in_order[0])
+    np.testing.assert_array_equal(val, in_order[1])
+    np.testing.assert_array_equal(ids, 1000 + order[idx])
+    np.testing.assert_array_equal(gid.kernel_matrix(bag, queries, k=4, chunks=7).compute(),
+                                  gi.kernel_matrix(graphs, graphs[:5], k=4))
+
+
+def test_edge_table_shuffle_logs_nothing(client, graphs):
+    """The shuffle of an edge table: no "Shuffle ... initialized by task" and
+    "... deactivated" warnings (the peer-to-peer shuffle logs them on every run)."""
+    edges = dd.from_pandas(_edge_table(graphs, seed=0), npartitions=4, sort=False)
+    with distributed_log() as records:
+        _, batch = _sorted_batch(gid.embed(edges, npartitions=3).compute())
+    _assert_same_embeddings(batch, gi.batch_power_invariants(graphs))
+    assert _messages(records) == []
+
+
+def test_lazy_embeddings_submit_no_key_twice(client, graphs):
+    """kernel_matrix and kneighbors on lazy embed output (an edge table and a Bag):
+    the scheduler never sees a key again with another task ("Detected different
+    `run_spec`"), whatever the chunks."""
+    edges = dd.from_pandas(_edge_table(graphs, seed=0), npartitions=4, sort=False)
+    with distributed_log() as records:
+        for lazy in (gid.embed(edges, npartitions=3), gid.embed(db.from_sequence(graphs, npartitions=3))):
+            ids = lazy["graph_id"].compute().to_numpy() % 1000
+            expected = gi.kernel_matrix([graphs[i] for i in ids])
+            for chunks in (None, 2048):  # exact: blocks computed per pair as the whole matrix is
+                np.testing.assert_array_equal(gid.kernel_matrix(lazy, chunks=chunks).compute(), expected)
+            idx, _ = gid.kneighbors(graphs[:3], lazy, n_neighbors=2)
+            np.testing.assert_array_equal(ids[idx[:, 0]], [0, 1, 2])
+    assert [m for m in _messages(records) if "run_spec" in m] == []
+    assert _messages(records) == []  # nothing else either
+
+
+def test_walk_through_reruns_over_its_outputs_and_logs_nothing(tmp_path):
+    """docs/large_collections.rst's walk-through, run as a script in a folder where a
+    previous run left its outputs (here stale ones: a Zarr array of another shape and
+    Parquet files of other graphs), as a user runs it twice: it replaces them, and the
+    cluster logs no warning (shuffle, run_spec; distributed's handler writes its
+    records to stderr as "- distributed.<module> - WARNING -")."""
+    root = Path(__file__).resolve().parents[1]
+    (code,) = [code for lang, _, code in rst_blocks(root / "docs" / "large_collections.rst") if "LocalCluster" in code]
+    zarr.open_array(str(tmp_path / "kernel.zarr"), mode="w", shape=(3, 3), dtype="f8")[:] = 7.0
+    stale = pd.DataFrame({"graph_id": [999], "source": ["atom0"], "target": ["atom1"]})
+    for folder in ("edges", "embeddings"):
+        (tmp_path / folder).mkdir()
+        stale.to_parquet(tmp_path / folder / "part.9.parquet")
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[0 1 2]"
+    logged = [line for line in done.stderr.splitlines() if re.search(r"- distributed\.\S+ - (WARNING|ERROR|CRITICAL) -", line)]
+    assert logged == []
+    assert zarr.open_array(str(tmp_path / "kernel.zarr"), mode="r").shape == (300, 300)
+    assert not (tmp_path / "edges" / "part.9.parquet").exists()
