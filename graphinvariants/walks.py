@@ -216,8 +216,9 @@ def float_walk_counts(A, k, *, log=False):
         else:
             values = limbs_to_float(column)
             if not np.all(np.isfinite(values)):
+                shorter = f" or k <= {t}" if t else ""
                 raise ValueError(f"walk counts of length {t + 1} exceed the double-precision range (about 1.8e308); "
-                                 "use their logarithms or a smaller k")
+                                 f"use their logarithms{shorter}")
             out[:, t] = values
     return out
 
