@@ -159,6 +159,17 @@ def walk_count_columns(A, k):
     ------
     ValueError
         If ``A`` has non-integer weights.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from graphinvariants.walks import limbs_to_ints, walk_count_columns
+    >>> A = nx.to_scipy_sparse_array(nx.complete_graph(120), format="csr")
+    >>> columns = list(walk_count_columns(A, 9))
+    >>> [c.shape for c in columns[-3:]]  # 119**9 > 2**62: digits from length 9 on
+    [(120,), (120,), (120, 3)]
+    >>> columns[-1][0].tolist(), bool(limbs_to_ints(columns[-1])[0] == 119**9)
+    ([535827255, 80914490, 1], True)
     """
     data = A.data
     if not np.all(data == np.round(data)):
@@ -205,6 +216,16 @@ def float_walk_counts(A, k, *, log=False):
     ValueError
         If ``A`` has non-integer weights, or (without ``log``) a count exceeds the
         double-precision range.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from graphinvariants.walks import float_walk_counts
+    >>> A = nx.to_scipy_sparse_array(nx.complete_graph(120), format="csr")
+    >>> float(float_walk_counts(A, 9)[0, -1]) == float(119**9)
+    True
+    >>> float_walk_counts(A, 9, log=True)[0, -1].round(6)
+    np.float64(43.012111)
     """
     out = np.empty((A.shape[0], k))
     for t, column in enumerate(walk_count_columns(A, k)):
