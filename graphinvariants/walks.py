@@ -122,59 +122,253 @@ class PowerSummary:
         ValueError
             If the graph has non-integer weights.
         """
-        return exact_walk_counts(self.adjacency.matrix, self.k, allow_object=True)
+        return exact_walk_counts(self.adjacency.matrix, self.k)
 
     def __repr__(self):
         return f"<PowerSummary: {self.n_nodes} nodes, k={self.k}>"
 
 
-def exact_walk_counts(A, k, *, allow_object=False):
-    """``A^t 1`` for ``t = 1..k`` in exact integer arithmetic (rows are nodes).
+#: Walk counts that may leave the int64 range are held as digits ("limbs") in base
+#: ``2**LIMB_BITS``: a product of a digit and a row sum below ``2**31`` stays below
+#: ``2**62``, so ``A @ digits`` is exact in int64 and one carry pass normalises it.
+LIMB_BITS = 31
+_LIMB_MASK = (1 << LIMB_BITS) - 1
+#: A column of counts is plain int64 while ``largest row sum * largest count`` (a bound
+#: on the next column) stays below this.
+_PLAIN_BOUND = 2.0**62
 
-    Works on one graph or a block-diagonal batch alike. Counts are int64 while they
-    fit; beyond that they are Python ints in an object array if ``allow_object``,
-    otherwise a ValueError says that the counts overflow.
+
+def walk_count_columns(A, k):
+    """Yield the exact walk counts ``A^t 1`` for ``t = 1..k``, one column at a time.
+
+    Works on one graph or a block-diagonal batch alike (rows are nodes). A column is
+    an int64 array of shape ``(n,)`` while every count is sure to stay below ``2**62``
+    (the counts as computed since the first version, bit for bit). From the first
+    column that could cross that bound on, a column is an int64 array of shape
+    ``(n, L)``: each count's digits in base ``2**31`` (:data:`LIMB_BITS`), least
+    significant first, every digit in ``[0, 2**31)`` and the top digit of some row
+    non-zero. Equal counts have equal digit rows, and digit rows compare (most
+    significant first) as the counts do; :func:`limbs_to_ints`,
+    :func:`limbs_to_float` and :func:`limbs_log1p` read them.
+
+    The product ``A @ digits`` is exact in int64 when every row sum of ``A`` is at
+    most ``2**31`` (any 0/1 adjacency of fewer than ``2**31`` nodes); larger integer
+    weights are themselves split into digits and multiplied digit by digit.
+
+    Raises
+    ------
+    ValueError
+        If ``A`` has non-integer weights.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from graphinvariants.walks import limbs_to_ints, walk_count_columns
+    >>> A = nx.to_scipy_sparse_array(nx.complete_graph(120), format="csr")
+    >>> columns = list(walk_count_columns(A, 9))
+    >>> [c.shape for c in columns[-3:]]  # 119**9 > 2**62: digits from length 9 on
+    [(120,), (120,), (120, 3)]
+    >>> columns[-1][0].tolist(), bool(limbs_to_ints(columns[-1])[0] == 119**9)
+    ([535827255, 80914490, 1], True)
     """
     data = A.data
     if not np.all(data == np.round(data)):
         raise ValueError("exact walk counts need integer edge weights")
-    big = data.size and data.max() >= 2**62
-    counts = np.ones(A.shape[0], dtype=np.int64)
+    big = bool(data.size) and data.max() >= 2**62
     max_row_sum = float(A.sum(axis=1).max()) if A.nnz else 0.0
     int_matrix = None if big else A.astype(np.int64)
-    columns = []
-    for t in range(k):
-        if counts.dtype == np.int64 and (big or max_row_sum * float(counts.max(initial=0)) >= 2.0**62):
-            if not allow_object:
-                raise ValueError(_overflow_message("walk counts", t, max_row_sum))
-            counts = counts.astype(object)
-        if counts.dtype == object:
-            counts = _object_matvec(A.indptr, A.indices, data, counts)
-        else:
+    counts = np.ones(A.shape[0], dtype=np.int64)
+    for _ in range(k):
+        if counts.ndim == 1 and (big or max_row_sum * float(counts.max(initial=0)) >= _PLAIN_BOUND):
+            counts = to_limbs(counts)
+        if counts.ndim == 1:
             counts = int_matrix @ counts
-        columns.append(counts)
-    if any(c.dtype == object for c in columns):
-        return np.column_stack([c.astype(object) for c in columns])
-    return np.column_stack(columns)
+        elif int_matrix is not None and max_row_sum <= 2.0**31:
+            counts = carry_limbs(int_matrix @ counts)
+        else:
+            counts = _weighted_limb_matvec(A, counts)
+        yield counts
 
 
-def _overflow_message(what, t, max_row_sum):
-    """Why exact counts of length ``t + 1`` overflow, and what helps: a smaller k only
-    if shorter walks fit (at length 1 no k does: the weights themselves are too large)."""
-    if t == 0:
-        return (f"{what} of length 1 exceed the int64 range: the edge weights are too large for exact counts "
-                f"(a node's weights sum to {max_row_sum:.3g}, at least 2**62); use smaller integer weights")
-    return f"{what} of length {t + 1} exceed the int64 range; use k <= {t}"
+def exact_walk_counts(A, k):
+    """``A^t 1`` for ``t = 1..k`` in exact integer arithmetic (rows are nodes).
+
+    An int64 array when every count fits (see :func:`walk_count_columns`), otherwise
+    an object array of Python ints: counts never overflow silently.
+    """
+    columns = list(walk_count_columns(A, k))
+    if all(c.ndim == 1 for c in columns):
+        return np.column_stack(columns) if columns else np.zeros((A.shape[0], 0), np.int64)
+    return np.column_stack([c.astype(object) if c.ndim == 1 else limbs_to_ints(c) for c in columns])
 
 
-def _object_matvec(indptr, indices, data, x):
-    """``A @ x`` in Python integers, for counts beyond int64."""
-    weights = np.array([int(w) for w in data.tolist()], dtype=object)
-    products = weights * x[indices]
-    out = np.empty(len(indptr) - 1, dtype=object)
-    for i in range(len(out)):
-        out[i] = sum(products[indptr[i] : indptr[i + 1]], 0)
+def float_walk_counts(A, k, *, log=False):
+    """``A^t 1`` (or ``log(1 + A^t 1)`` with ``log``) for ``t = 1..k`` as float64.
+
+    Each count is computed exactly and rounded once to the nearest double (as
+    ``float(int)`` does); with ``log``, the logarithm of that double is taken by
+    :func:`numpy.log1p`, and of counts beyond the double range by :func:`limbs_log1p`
+    (a few units in the last place). Counts that fit int64 give the same bits as
+    ``exact_walk_counts(A, k).astype(float)``.
+
+    Raises
+    ------
+    ValueError
+        If ``A`` has non-integer weights, or (without ``log``) a count exceeds the
+        double-precision range.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from graphinvariants.walks import float_walk_counts
+    >>> A = nx.to_scipy_sparse_array(nx.complete_graph(120), format="csr")
+    >>> float(float_walk_counts(A, 9)[0, -1]) == float(119**9)
+    True
+    >>> float_walk_counts(A, 9, log=True)[0, -1].round(6)
+    np.float64(43.012111)
+    """
+    out = np.empty((A.shape[0], k))
+    for t, column in enumerate(walk_count_columns(A, k)):
+        if column.ndim == 1:
+            values = column.astype(np.float64)
+            out[:, t] = np.log1p(values) if log else values
+        elif log:
+            out[:, t] = limbs_log1p(column)
+        else:
+            values = limbs_to_float(column)
+            if not np.all(np.isfinite(values)):
+                shorter = f" or k <= {t}" if t else ""
+                raise ValueError(f"walk counts of length {t + 1} exceed the double-precision range (about 1.8e308); "
+                                 f"use their logarithms{shorter}")
+            out[:, t] = values
     return out
+
+
+def to_limbs(values, n_limbs=None):
+    """Base-``2**31`` digits (least significant first) of non-negative int64 values;
+    ``n_limbs`` pads with leading zero digits (default: as few as the largest needs)."""
+    values = np.asarray(values, dtype=np.int64)
+    limbs = [values & _LIMB_MASK, (values >> LIMB_BITS) & _LIMB_MASK, values >> (2 * LIMB_BITS)]
+    out = _trimmed(np.stack(limbs, axis=-1))
+    return out if n_limbs is None else pad_limbs(out, n_limbs)
+
+
+def pad_limbs(limbs, n_limbs):
+    """The digits with leading zero digits up to ``n_limbs`` (last axis)."""
+    extra = n_limbs - limbs.shape[-1]
+    if extra < 0:
+        raise ValueError(f"cannot hold {limbs.shape[-1]} digits in {n_limbs}")
+    if extra == 0:
+        return limbs
+    return np.concatenate((limbs, np.zeros(limbs.shape[:-1] + (extra,), np.int64)), axis=-1)
+
+
+def limbs_to_ints(limbs):
+    """Python ints (object array) of base-``2**31`` digit rows."""
+    out = np.zeros(limbs.shape[0], dtype=object)
+    for j in reversed(range(limbs.shape[1])):
+        out = out * (1 << LIMB_BITS) + limbs[:, j].astype(object)
+    return out
+
+
+def _head(limbs):
+    """``(head, shift)`` with ``float(head) * 2**shift`` the correctly rounded value.
+
+    ``head`` holds the top 62 bits of each count (all of it below ``2**62``) with a
+    sticky bit for any non-zero bit below them, so that the one rounding of the int64
+    ``head`` to a double is the rounding of the count itself.
+    """
+    n, L = limbs.shape
+    rows = np.arange(n)
+    nonzero = limbs != 0
+    top = np.where(nonzero.any(axis=1), L - 1 - np.argmax(nonzero[:, ::-1], axis=1), 0)
+    bits = np.frexp(limbs[rows, top].astype(np.float64))[1].astype(np.int64)  # exact below 2**31
+    shift = np.maximum(LIMB_BITS * top + bits - 62, 0)
+    q, r = np.divmod(shift, LIMB_BITS)
+    padded = pad_limbs(limbs, L + 2)
+    head = (
+        (padded[rows, q + 2] << (62 - r))
+        | (padded[rows, q + 1] << (LIMB_BITS - r))
+        | (padded[rows, q] >> r)
+    )
+    below = np.concatenate((np.zeros((n, 1), np.int64), np.cumsum(nonzero, axis=1)), axis=1)[rows, q] > 0
+    sticky = ((padded[rows, q] & ((1 << r) - 1)) != 0) | below
+    return head | sticky.astype(np.int64), shift
+
+
+def limbs_to_float(limbs):
+    """Each count of base-``2**31`` digit rows rounded once to the nearest double
+    (``inf`` beyond the double range), as ``float(int)`` rounds."""
+    head, shift = _head(limbs)
+    with np.errstate(over="ignore"):
+        return np.ldexp(head.astype(np.float64), shift)
+
+
+def limbs_log1p(limbs):
+    """``log(1 + count)`` of base-``2**31`` digit rows: :func:`numpy.log1p` of the
+    correctly rounded double where that is finite; beyond the double range
+    ``log(head) + shift * log(2)``, within a few units in the last place (the ``1 +``
+    is below the last place there)."""
+    head, shift = _head(limbs)
+    with np.errstate(over="ignore"):
+        values = np.ldexp(head.astype(np.float64), shift)
+    out = np.log1p(values)
+    huge = ~np.isfinite(values)
+    if huge.any():
+        out[huge] = np.log(head[huge].astype(np.float64)) + shift[huge] * np.log(2.0)
+    return out
+
+
+def _trimmed(limbs):
+    """Digits (last axis) without the leading digits that are zero everywhere (one kept)."""
+    used = np.flatnonzero(limbs.reshape(-1, limbs.shape[-1]).any(axis=0))
+    return limbs[..., : int(used[-1]) + 1 if used.size else 1]
+
+
+def carry_limbs(sums):
+    """Normalised base-``2**31`` digits (least significant first, leading zero digits
+    dropped) of the values ``sum_j sums[:, j] * 2**(31 j)``, each entry of ``sums``
+    non-negative and below ``2**62``."""
+    n, L = sums.shape
+    out = np.empty((n, L + 2), dtype=np.int64)
+    carry = np.zeros(n, dtype=np.int64)
+    for j in range(L + 2):
+        value = sums[:, j] + carry if j < L else carry
+        out[:, j] = value & _LIMB_MASK
+        carry = value >> LIMB_BITS
+    return _trimmed(out)
+
+
+def _weighted_limb_matvec(A, limbs):
+    """``A @ counts`` for digit rows and integer weights too large for one product:
+    weights are split into base-``2**31`` digits, each product of two digits (below
+    ``2**62``) into its low and high digit, and those summed along rows."""
+    n = A.shape[0]
+    data = A.data
+    n_weight = max(1, -(-int(np.frexp(float(data.max(initial=1.0)))[1]) // LIMB_BITS))
+    weight = np.stack(
+        [np.fmod(np.floor(np.ldexp(data, -LIMB_BITS * i)), 2.0**LIMB_BITS) for i in range(n_weight)], axis=1
+    ).astype(np.int64)
+    per_row = np.diff(A.indptr)
+    nonempty = per_row > 0
+    starts = A.indptr[:-1][nonempty]
+    gathered = limbs[A.indices]
+    L = limbs.shape[1]
+    acc = np.zeros((n, n_weight + L + 1), dtype=np.int64)
+
+    def row_sums(values):
+        out = np.zeros((n, values.shape[1]), dtype=np.int64)
+        if values.size:
+            out[nonempty] = np.add.reduceat(values, starts, axis=0)
+        return out
+
+    for i in range(n_weight):
+        products = weight[:, i : i + 1] * gathered
+        acc[:, i : i + L] += row_sums(products & _LIMB_MASK)
+        acc[:, i + 1 : i + 1 + L] += row_sums(products >> LIMB_BITS)
+        acc = carry_limbs(acc)
+        acc = pad_limbs(acc, max(acc.shape[1], n_weight + L + 1))
+    return _trimmed(acc)
 
 
 def power_summary(G, *, k=5, weight=None):

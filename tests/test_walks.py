@@ -1,3 +1,5 @@
+import math
+
 import igraph as ig
 import networkx as nx
 import numpy as np
@@ -181,13 +183,62 @@ def test_gaussian_kernel_normalizations_differ_but_column_weights_cannot_matter(
     np.testing.assert_allclose(gi.power_kernel_matrix(discounted, ridge=0), l1, rtol=1e-9)
 
 
-def test_overflow_of_exact_counts_gives_a_hint_that_helps():
-    # at length 1 no smaller k helps ("use a smaller k" at k=1 was wrong): the weights are too large
-    A = sp.csr_array(np.array([[0.0, 2.0**62], [2.0**62, 0.0]]))
-    with pytest.raises(ValueError, match="length 1 exceed the int64 range: the edge weights are too large") as err:
-        exact_walk_counts(A, 1)
-    assert "smaller k" not in str(err.value)
-    B = sp.csr_array(np.array([[0.0, 2.0**40], [2.0**40, 0.0]]))
-    with pytest.raises(ValueError, match="length 2 exceed the int64 range; use k <= 1"):
-        exact_walk_counts(B, 3)
-    assert exact_walk_counts(B, 1).tolist() == [[2**40], [2**40]]
+def _python_walk_counts(W, k):
+    """A^t 1 for t = 1..k by repeated products in Python integers."""
+    A = np.array([[int(w) for w in row] for row in np.asarray(W).tolist()], dtype=object)
+    columns = [np.ones(len(A), dtype=object)]
+    for _ in range(k):
+        columns.append(A @ columns[-1])
+    return np.column_stack(columns[1:])
+
+
+@pytest.mark.parametrize("case", ["dense", "weights beyond 2**31 per row", "weights beyond 2**62"])
+def test_walk_counts_beyond_int64_are_exact_digits(case):
+    from graphinvariants.walks import walk_count_columns
+
+    rng = np.random.default_rng(5)
+    W = nx.to_numpy_array(nx.gnp_random_graph(40, 0.6, seed=3))
+    if case != "dense":
+        top = 2**40 if case == "weights beyond 2**31 per row" else 2**52
+        W = np.triu(W * rng.integers(1, top, size=W.shape).astype(float), 1)
+        if case == "weights beyond 2**62":
+            W = np.ldexp(W, np.triu(rng.integers(0, 200, size=W.shape), 1))
+        W = W + W.T
+    k = 25 if case == "dense" else 12
+    expected = _python_walk_counts(W, k)
+    A = sp.csr_array(W)
+    counts = exact_walk_counts(A, k)
+    assert counts.dtype == object
+    assert counts.tolist() == expected.tolist()
+    columns = list(walk_count_columns(A, k))
+    plain = [c.ndim == 1 for c in columns]
+    assert plain == sorted(plain, reverse=True) and not plain[-1]  # digits from some length on, then always
+    for column in columns:
+        if column.ndim == 2:
+            assert column.min() >= 0 and column.max() < 2**31 and column[:, -1].any()
+
+
+def test_float_walk_counts_are_rounded_once_and_logs_go_beyond_the_double_range():
+    from graphinvariants.walks import float_walk_counts
+
+    G = nx.complete_graph(40)
+    G.add_edges_from([(40, 0), (41, 40)])  # rows of different sizes
+    A = nx.to_scipy_sparse_array(G, format="csr")
+    k = 200  # 39**200 is about 1e318
+    exact = _python_walk_counts(A.toarray(), k)
+    logs = float_walk_counts(A, k, log=True)
+    for t in range(k):
+        for i in range(len(exact)):
+            value = int(exact[i, t])
+            if value < 2**1000:
+                assert logs[i, t] == np.log1p(float(value))  # the one rounding float(int) does
+            else:  # log of a count beyond the double range: a few units in the last place
+                assert logs[i, t] == pytest.approx(math.log(value), rel=4e-16)
+    values = float_walk_counts(A, 100)
+    assert values.tolist() == [[float(int(c)) for c in row] for row in exact[:, :100].tolist()]
+    with pytest.raises(ValueError, match="length 194 exceed the double-precision range"):
+        float_walk_counts(A, k)
+    with pytest.raises(ValueError, match="profile='log' counts of any size"):
+        gi.kernel_matrix([G], kernel="meanmap", profile="counts", k=k)
+    K = gi.kernel_matrix([G, nx.complete_graph(30)], kernel="meanmap", profile="log", k=k)
+    assert np.all(np.isfinite(K)) and K[0, 0] == 1.0

@@ -30,12 +30,12 @@ class ClosedHistogramBatch(HistogramBatch):
     >>> import networkx as nx
     >>> from graphinvariants.embeddings import ClosedWalkHistogram
     >>> h = ClosedWalkHistogram(k=3).as_embeddings([nx.complete_graph(3)])
-    >>> h.vocabulary.tolist()  # every node: 0 loops, 2 closed 2-walks, 2 closed 3-walks
-    [[0, -1, -1], [0, 2, -1], [0, 2, 2]]
+    >>> h.prefixes()  # every node: 0 loops, 2 closed 2-walks, 2 closed 3-walks
+    [(0,), (0, 2), (0, 2, 2)]
     """
 
     def __repr__(self):
-        return f"<ClosedHistogramBatch: {len(self)} graphs, k={self.k}, {len(self.vocabulary)} labels>"
+        return f"<ClosedHistogramBatch: {len(self)} graphs, k={self.k}, {self.counts.shape[1]} labels>"
 
 
 class ClosedWalkHistogram(WalkHistogram):
@@ -78,6 +78,7 @@ class ClosedWalkHistogram(WalkHistogram):
     def __init__(self, k=8, *, weight=None):
         super().__init__(k, weight=weight)
 
-    def node_profiles(self, batch):
-        """Every node's closed-walk counts ``(A^t)_ii``, ``t = 1..k``, shape (n_nodes, k)."""
-        return closed_walk_counts(batch.matrix, batch.offsets, self.k)
+    def profile_columns(self, batch):
+        """Every node's closed-walk counts ``(A^t)_ii``, one length ``t = 1..k`` at a time."""
+        counts = closed_walk_counts(batch.matrix, batch.offsets, self.k)
+        return [counts[:, t] for t in range(self.k)]

@@ -46,6 +46,11 @@ DEFAULT_RIDGE = 1e-12
 
 _NPZ_FORMAT = "graphinvariants.PowerInvariants/1"
 
+#: Values of one ``k x k`` matrix per item held at a time by the blocked loops over
+#: nodes (outer products of the covariance) and over pairs (their Cholesky factors):
+#: 2**21 doubles, 16 MiB per array, whatever the number of nodes or pairs and ``k``.
+_BLOCK_VALUES = 2**21
+
 
 def _ridge_scales(means, covs, n_nodes):
     """Per graph: mean squared entry of the power summary, ``1/n^2`` when it is 0."""
@@ -349,8 +354,7 @@ def stacked_moments(S, offsets):
     means = np.add.reduceat(S, starts, axis=0) / sizes[:, None]
     shifted = S - np.repeat(S[starts], sizes, axis=0)
     centred = shifted - np.repeat(np.add.reduceat(shifted, starts, axis=0) / sizes[:, None], sizes, axis=0)
-    outer = (centred[:, :, None] * centred[:, None, :]).reshape(n, k * k)
-    covs = np.add.reduceat(outer, starts, axis=0).reshape(-1, k, k) / sizes[:, None, None]
+    covs = _sums_of_outer_products(centred, starts, sizes).reshape(-1, k, k) / sizes[:, None, None]
     covs = (covs + covs.transpose(0, 2, 1)) / 2
     if not np.all(np.isfinite(covs)):
         raise ValueError(
@@ -359,6 +363,37 @@ def stacked_moments(S, offsets):
             "graphs scaled alike does not change)"
         )
     return means, covs
+
+
+def _sums_of_outer_products(centred, starts, sizes):
+    """Per graph, the sum of ``x x^T`` (flattened) over its rows ``x`` of ``centred``.
+
+    The outer products are formed for a run of whole graphs at a time (at most
+    :data:`_BLOCK_VALUES` values), never for all nodes at once, and each graph's sum is
+    one :func:`numpy.add.reduceat` over its own rows, as before blocks. A graph too
+    large for a block gets one column of products at a time (a 1-D ``reduceat``
+    adds a column exactly as the 2-D one does). So the sums are the same to the last
+    bit whatever the block size.
+    """
+    n, k = centred.shape
+    out = np.empty((len(sizes), k * k))
+    rows_per_block = max(1, _BLOCK_VALUES // (k * k))
+    ends = starts + sizes
+    g = 0
+    while g < len(sizes):
+        stop = int(np.searchsorted(ends, starts[g] + rows_per_block, side="right"))
+        if stop > g:  # graphs g .. stop - 1 fit in one block
+            rows = slice(starts[g], ends[stop - 1])
+            outer = (centred[rows, :, None] * centred[rows, None, :]).reshape(-1, k * k)
+            out[g:stop] = np.add.reduceat(outer, starts[g:stop] - starts[g], axis=0)
+            g = stop
+            continue
+        x = centred[starts[g] : ends[g]]
+        for i in range(k):
+            for j in range(i, k):  # x_i x_j and x_j x_i are the same products
+                out[g, i * k + j] = out[g, j * k + i] = np.add.reduceat(x[:, i] * x[:, j], [0])[0]
+        g += 1
+    return out
 
 
 class GaussianEmbedding(Functional):
@@ -501,18 +536,37 @@ class GaussianEmbedding(Functional):
         # paired_kernels on the same sides) goes the same way
         if _bhattacharyya.uses_compiled(self.engine, left.means.shape[1], len(left) * len(right)):
             return _bhattacharyya.compiled_tile(left, right, rows, cols)
-        logdet, maha = _bhattacharyya.pair_terms(
-            left.means[rows], left.half_covs[rows], right.means[cols], right.half_covs[cols]
-        )
-        return _bhattacharyya.combine(left.logdets[rows][:, None], right.logdets[cols][None, :], logdet, maha)
+        rows, cols = np.arange(len(left))[rows], np.arange(len(right))[cols]
+        out = np.empty((len(rows), len(cols)))
+        # every pair is computed on its own, so blocks of pairs (memory bounded by
+        # _BLOCK_VALUES per k x k array) give the same bits as one tile
+        per_block = max(1, _BLOCK_VALUES // left.means.shape[1] ** 2)
+        n_cols = min(len(cols), per_block)
+        n_rows = max(1, per_block // max(n_cols, 1))
+        for a in range(0, len(rows), n_rows):
+            r = rows[a : a + n_rows]
+            for c0 in range(0, len(cols), n_cols):
+                c = cols[c0 : c0 + n_cols]
+                logdet, maha = _bhattacharyya.pair_terms(left.means[r], left.half_covs[r], right.means[c], right.half_covs[c])
+                out[a : a + n_rows, c0 : c0 + n_cols] = _bhattacharyya.combine(
+                    left.logdets[r][:, None], right.logdets[c][None, :], logdet, maha
+                )
+        return out
 
     def pairs(self, left, right, i, j):
         if _bhattacharyya.uses_compiled(self.engine, left.means.shape[1], len(left) * len(right)):
             return _bhattacharyya.compiled_pairs(left, right, i, j)
-        logdet, maha = _bhattacharyya.pair_terms(
-            left.means[i], left.half_covs[i], right.means[j], right.half_covs[j], diagonal_only=True
-        )
-        return _bhattacharyya.combine(left.logdets[i], right.logdets[j], logdet, maha)
+        i, j = np.broadcast_arrays(np.arange(len(left))[i], np.arange(len(right))[j])
+        out = np.empty(i.shape)
+        flat_i, flat_j, flat_out = i.reshape(-1), j.reshape(-1), out.reshape(-1)
+        per_block = max(1, _BLOCK_VALUES // left.means.shape[1] ** 2)
+        for a in range(0, flat_i.size, per_block):
+            p, q = flat_i[a : a + per_block], flat_j[a : a + per_block]
+            logdet, maha = _bhattacharyya.pair_terms(
+                left.means[p], left.half_covs[p], right.means[q], right.half_covs[q], diagonal_only=True
+            )
+            flat_out[a : a + per_block] = _bhattacharyya.combine(left.logdets[p], right.logdets[q], logdet, maha)
+        return out
 
     def tile_size(self, n_jobs):
         # Measured on NCI1 (4,110 graphs, 2 cores): numpy is fastest with 128 on one
@@ -540,18 +594,28 @@ class _Prepared:
 def _prepare(batch, ridge, what):
     if not len(batch):
         return _Prepared(np.zeros((0, 1)), np.zeros((0, 1, 1)), np.zeros(0))
-    means, covs = batch.means, batch.covariances
-    if ridge > 0:
-        covs = covs + (ridge * batch.ridge_scales())[:, None, None] * np.eye(batch.k)
-    bad = np.flatnonzero(singular_mask(covs))
-    if bad.size:
+    means, k = batch.means, batch.k
+    scales = ridge * batch.ridge_scales() if ridge > 0 else None
+    half = np.empty_like(batch.covariances)
+    bad = []
+    blocks = [slice(a, a + max(1, _BLOCK_VALUES // k**2)) for a in range(0, len(batch), max(1, _BLOCK_VALUES // k**2))]
+    for part in blocks:  # memory bounded by _BLOCK_VALUES per k x k array
+        covs = batch.covariances[part]
+        if scales is not None:
+            covs = covs + scales[part][:, None, None] * np.eye(k)
+        bad.extend((part.start + np.flatnonzero(singular_mask(covs))).tolist())
+        half[part] = covs / 2
+    if bad:
+        advice = (f"increase ridge (got ridge={ridge}; the larger k, the larger the ridge that regular graphs "
+                  "and graphs with n_nodes <= k need)" if ridge > 0 else "use ridge > 0 (got ridge=0)")
         raise ValueError(
-            f"{what}[{bad[0]}] (and {bad.size - 1} more) has a singular covariance "
-            f"(regular or edgeless graph, or n_nodes <= k); use ridge > 0, got ridge={ridge}"
+            f"{what}[{bad[0]}] (and {len(bad) - 1} more) has a singular covariance "
+            f"(regular or edgeless graph, or n_nodes <= k); {advice}"
         )
-    half = covs / 2
-    # log|Sigma| by the very routine used for pairs, so that K(G, G) is exactly 1
-    logdets = _bhattacharyya.pair_terms(means, half, means, half, diagonal_only=True)[0]
+    logdets = np.empty(len(batch))
+    for part in blocks:
+        # log|Sigma| by the very routine used for pairs, so that K(G, G) is exactly 1
+        logdets[part] = _bhattacharyya.pair_terms(means[part], half[part], means[part], half[part], diagonal_only=True)[0]
     return _Prepared(means, half, logdets)
 
 

@@ -7,17 +7,23 @@ of the labels of its nodes. The kernel is the cosine-normalised linear kernel be
 histograms: ``K(G, H) = <h_G, h_H> / (|h_G| |h_H|)``. Counts are exact integers, so the
 histogram, and the kernel, do not depend on node order at all.
 
-A batch stores its vocabulary (every prefix that occurs, as rows of width ``k`` padded
-with ``-1``, sorted) and a sparse count matrix; two batches are compared by merging
-their vocabularies once (:meth:`WalkHistogram.align`).
+Prefixes are numbered length by length, as Weisfeiler-Lehman relabels nodes: a prefix
+of length ``t`` is the pair (number of its prefix of length ``t - 1``, ``c_t``). A batch
+stores, per length, only those distinct pairs (so its vocabulary grows with the nodes
+times ``k``, not ``k**2``) and a sparse count matrix; two batches are compared by
+merging their vocabularies once, length by length (:meth:`WalkHistogram.align`).
+
+Counts that cannot be held in int64 (dense graphs, long walks) are held as digits in
+base ``2**31`` (see :func:`graphinvariants.walks.walk_count_columns`): equal counts
+have equal digits, so the histogram stays exact for every graph.
 """
 
 import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_k
-from ..walks import exact_walk_counts
-from .counts import CountFeatures, count_matrix, relabel_columns, unique_rows
+from ..walks import limbs_to_ints, pad_limbs, to_limbs, walk_count_columns
+from .counts import CountFeatures, count_matrix, relabel_rounds, unique_rows
 
 __all__ = ["HistogramBatch", "WalkHistogram"]
 
@@ -27,10 +33,14 @@ class HistogramBatch:
 
     Attributes
     ----------
-    vocabulary : numpy.ndarray of shape (n_labels, k)
-        Every prefix of a walk-count profile that occurs, padded with -1, sorted.
+    rounds : list of (numpy.ndarray, numpy.ndarray)
+        For lengths ``t = 1..k``: ``(previous, counts)``, the distinct prefixes of
+        length ``t`` in lexicographic order, each as the number of its prefix of length
+        ``t - 1`` (among that length's prefixes; 0 for ``t = 1``) and its last count
+        ``c_t``: int64 of shape ``(n_t,)``, or ``(n_t, L)`` digits in base ``2**31``
+        (least significant first) for counts beyond int64.
     counts : scipy.sparse.csr_array of shape (n_graphs, n_labels)
-        ``counts[g, j]``: number of nodes of graph ``g`` with prefix ``vocabulary[j]``.
+        Number of nodes of each graph with each prefix, length after length.
     k : int
     params : dict
         The parameters the histograms were made with (``k``, ``weight``); checked
@@ -42,23 +52,33 @@ class HistogramBatch:
     >>> import networkx as nx
     >>> from graphinvariants.embeddings import WalkHistogram
     >>> h = WalkHistogram(k=2).as_embeddings([nx.star_graph(3)])
-    >>> h.vocabulary.tolist()  # leaves: 1 then 3 walks; hub: 3 then 3
-    [[1, -1], [1, 3], [3, -1], [3, 3]]
+    >>> h.prefixes()  # leaves: 1 then 3 walks; hub: 3 then 3
+    [(1,), (3,), (1, 3), (3, 3)]
     >>> h.counts.toarray().tolist()
-    [[3.0, 3.0, 1.0, 1.0]]
+    [[3.0, 1.0, 3.0, 1.0]]
     """
 
-    def __init__(self, vocabulary, counts, k, *, params=None):
-        self.vocabulary = vocabulary
+    def __init__(self, rounds, counts, k, *, params=None):
+        self.rounds = rounds
         self.counts = counts
         self.k = k
         self.params = dict(params) if params is not None else {"k": k}
+
+    def prefixes(self):
+        """Every prefix, as a tuple of Python ints, in the order of the count columns."""
+        out, previous_round = [], [()]
+        for previous, counts in self.rounds:
+            values = counts.tolist() if counts.ndim == 1 else limbs_to_ints(counts).tolist()
+            current = [previous_round[p] + (int(c),) for p, c in zip(previous.tolist(), values)]
+            out.extend(current)
+            previous_round = current
+        return out
 
     def __len__(self):
         return self.counts.shape[0]
 
     def __repr__(self):
-        return f"<HistogramBatch: {len(self)} graphs, k={self.k}, {len(self.vocabulary)} labels>"
+        return f"<HistogramBatch: {len(self)} graphs, k={self.k}, {self.counts.shape[1]} labels>"
 
 
 class WalkHistogram(CountFeatures):
@@ -94,36 +114,31 @@ class WalkHistogram(CountFeatures):
         k = self.k
         n_graphs = len(batch)
         if batch.n_nodes == 0:
-            return self.batch_type(np.zeros((0, k), np.int64), sp.csr_array((n_graphs, 0)), k,
-                                   params=self.embedding_params())
-        counts = self.node_profiles(batch)
+            empty = (np.zeros(0, np.int64), np.zeros(0, np.int64))
+            return self.batch_type([empty] * k, sp.csr_array((n_graphs, 0)), k, params=self.embedding_params())
         owner = np.repeat(np.arange(n_graphs), batch.sizes)
         # number the prefixes length by length, as Weisfeiler-Lehman relabels nodes: a
         # prefix of length t + 1 is (number of its prefix of length t, c_{t+1}), and
         # numbers follow the lexicographic order of the prefixes
         number = np.zeros(batch.n_nodes, dtype=np.int64)
-        numbers, distinct = [], []
-        for t in range(k):
-            number, first = _dense_rank(number, counts[:, t])
-            numbers.append(number)
-            distinct.append(counts[first, : t + 1])  # each distinct prefix once, in order
-        # one vocabulary: every distinct prefix padded with -1 to width k, sorted
-        padded = np.full((sum(len(d) for d in distinct), k), -1, dtype=np.int64)
-        start = np.concatenate(([0], np.cumsum([len(d) for d in distinct])))
-        for t, rows in enumerate(distinct):
-            padded[start[t] : start[t + 1], : t + 1] = rows
-        vocabulary, column = unique_rows(padded)
-        label = np.concatenate([column[start[t] + number] for t, number in enumerate(numbers)])
-        hist = count_matrix(np.tile(owner, k), label, n_graphs, len(vocabulary))
-        return self.batch_type(vocabulary, hist, k, params=self.embedding_params())
+        rounds, blocks = [], []
+        for counts in self.profile_columns(batch):
+            previous = number
+            number, first = _dense_rank(previous, counts)
+            rounds.append((previous[first], counts[first]))  # each distinct prefix once, in order
+            blocks.append(count_matrix(owner, number, n_graphs, len(first)))
+        return self.batch_type(rounds, sp.csr_array(sp.hstack(blocks, format="csr")), k,
+                               params=self.embedding_params())
 
     def embedding_params(self):
         return {"k": self.k, "weight": self.weight}
 
-    def node_profiles(self, batch):
-        """Every node's exact integer profile, shape (n_nodes, k): the walk counts
-        ``A^t 1`` (subclasses count other walks)."""
-        return exact_walk_counts(batch.matrix, self.k)
+    def profile_columns(self, batch):
+        """Every node's exact integer profile, one length at a time: ``k`` arrays of
+        shape (n_nodes,) in int64, or (n_nodes, digits) in base-2**31 digits beyond
+        int64 (see :func:`~graphinvariants.walks.walk_count_columns`). Here the walk
+        counts ``A^t 1``; subclasses count other walks."""
+        return walk_count_columns(batch.matrix, self.k)
 
     def check_batch(self, embedded, what):
         if type(embedded) is not self.batch_type:
@@ -131,20 +146,37 @@ class WalkHistogram(CountFeatures):
         super().check_batch(embedded, what)
 
     def merge(self, left, right):
-        vocabulary, label = unique_rows(np.concatenate((left.vocabulary, right.vocabulary)))
-        n = len(left.vocabulary)
-        return (
-            relabel_columns(left.counts, label[:n], len(vocabulary)),
-            relabel_columns(right.counts, label[n:], len(vocabulary)),
-        )
+        """Both count matrices on one vocabulary, merged length by length."""
+        maps = ([np.zeros(1, np.int64)], [np.zeros(1, np.int64)])
+        sizes = []
+        for (previous_left, counts_left), (previous_right, counts_right) in zip(left.rounds, right.rounds):
+            keys = _common_digits(counts_left, counts_right)
+            rows = [np.column_stack((m[-1][p], key[:, ::-1]))  # previous number, then digits, most significant first
+                    for m, p, key in zip(maps, (previous_left, previous_right), keys)]
+            distinct, inverse = unique_rows(np.concatenate(rows))
+            maps[0].append(inverse[: len(rows[0])])
+            maps[1].append(inverse[len(rows[0]) :])
+            sizes.append(len(distinct))
+        return relabel_rounds(left.counts, maps[0][1:], sizes), relabel_rounds(right.counts, maps[1][1:], sizes)
+
+
+def _common_digits(a, b):
+    """Two count columns (int64 or base-2**31 digits) as 2-D arrays of one form."""
+    if a.ndim == b.ndim == 1:
+        return a[:, None], b[:, None]
+    a, b = (to_limbs(c) if c.ndim == 1 else c for c in (a, b))
+    width = max(a.shape[1], b.shape[1])
+    return pad_limbs(a, width), pad_limbs(b, width)
 
 
 def _dense_rank(major, minor):
     """Numbers of the distinct pairs ``(major[i], minor[i])`` in lexicographic order,
-    and one index holding each pair, in that order."""
-    order = np.lexsort((minor, major))
+    and one index holding each pair, in that order; ``minor`` may be int64 or rows of
+    base-2**31 digits (least significant first), which compare as the numbers."""
+    digits = minor[:, None] if minor.ndim == 1 else minor
+    order = np.lexsort(tuple(digits.T) + (major,))
     new = np.ones(len(order), dtype=bool)
-    new[1:] = (np.diff(major[order]) != 0) | (np.diff(minor[order]) != 0)
+    new[1:] = (np.diff(major[order]) != 0) | np.any(np.diff(digits[order], axis=0) != 0, axis=1)
     number = np.empty(len(order), dtype=np.int64)
     number[order] = np.cumsum(new) - 1
     return number, order[new]

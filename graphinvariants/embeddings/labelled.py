@@ -9,20 +9,29 @@ label; a graph is the histogram of its nodes' prefixes, compared by the
 cosine-normalised inner product, as for :class:`WalkHistogram`.
 
 Prefixes are numbered round by round: the label of round ``t`` is the distinct row
-``(label of round t - 1, C_t)``. Two batches embedded separately are put on one
-vocabulary exactly (:meth:`LabelledWalkHistogram.merge`): the count columns of each
-batch are spread over the union of the two label sets and the rows renumbered round by
-round.
+``(label of round t - 1, C_t)``, written sparsely as ``(label, j_1, C_t[j_1], j_2,
+C_t[j_2], ...)`` over the node labels the walks reach. Rows are numbered within groups
+of equal length (as Weisfeiler-Lehman numbers the nodes of each degree), so memory
+follows the non-zeros of ``C_t`` whatever the widest row of the batch. Two batches
+embedded separately are put on one vocabulary exactly
+(:meth:`LabelledWalkHistogram.merge`): the count columns of each batch are spread over
+the union of the two label sets and the rows renumbered round by round.
+
+Counts that cannot be held in int64 are held as digits in base ``2**31`` (as in
+:func:`graphinvariants.walks.walk_count_columns`), written most significant first in
+place of the count: equal counts give equal rows, so the histogram stays exact.
 """
 
 import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_k
+from ..walks import LIMB_BITS, carry_limbs, pad_limbs, to_limbs
 from .counts import CountFeatures, count_matrix, merged_labels, relabel_rounds, unique_rows
 
 __all__ = ["LabelledHistogramBatch", "LabelledWalkHistogram"]
 
+#: Counts stay plain int64 while ``largest row sum * largest count`` is below this.
 _INT64_SAFE = 2.0**62
 
 
@@ -35,20 +44,25 @@ class LabelledHistogramBatch:
         Counts of every prefix of every round, round after round.
     labels : numpy.ndarray
         The distinct node labels of the batch, sorted (count columns follow them).
-    rounds : list of numpy.ndarray
-        For rounds ``1 .. k``: the distinct rows ``(label of the previous round, j_1,
-        C_t[j_1], j_2, C_t[j_2], ...)`` over the labels ``j_1 < j_2 < ...`` that
-        ``C_t`` reaches, padded with -1, sorted.
+    rounds : list of dict
+        For rounds ``1 .. k``: ``d -> array (n, 1 + d * (1 + w))`` of the distinct rows
+        ``(label of the previous round, j_1, C_t[j_1], ..., j_d, C_t[j_d])`` over the
+        ``d`` labels ``j_1 < ... < j_d`` that ``C_t`` reaches, sorted, in label order
+        (groups by increasing ``d``). Each count takes ``w = 1`` int64 entry, or
+        ``w = digits[t]`` base-``2**31`` digits, most significant first.
+    digits : list of int
+        For rounds ``1 .. k``: 0 where counts are int64, else their number of digits.
     k : int
     params : dict
         The parameters the histograms were made with (``k``, ``node_label``); a batch
         built by hand records only ``k``.
     """
 
-    def __init__(self, counts, labels, rounds, k, *, params=None):
+    def __init__(self, counts, labels, rounds, digits, k, *, params=None):
         self.counts = counts
         self.labels = labels
         self.rounds = rounds
+        self.digits = digits
         self.k = k
         self.params = dict(params) if params is not None else {"k": k}
 
@@ -105,17 +119,26 @@ class LabelledWalkHistogram(CountFeatures):
         growth = float(batch.matrix.sum(axis=1).max()) if batch.matrix.nnz else 0.0
         # C_t stays sparse: a node's walks end at the labels of its own graph only
         counts = sp.csr_array((np.ones(n, np.int64), (np.arange(n), ids)), shape=(n, len(labels)))
+        limbs = None  # C_t's values as base-2**31 digits (nnz, L), once beyond int64
         blocks = [count_matrix(owner, ids, n_graphs, len(labels))]
-        rounds = []
-        for t in range(self.k):
-            if growth * float(counts.data.max(initial=0)) >= _INT64_SAFE:
-                raise ValueError(f"labelled walk counts of length {t + 1} exceed the int64 range; use k <= {t}")
-            counts = sp.csr_array(A @ counts)
-            counts.sum_duplicates()  # canonical: sorted column indices, no repeats
-            distinct, ids = unique_rows(_sparse_rows(ids, counts))
-            rounds.append(distinct)
-            blocks.append(count_matrix(owner, ids, n_graphs, len(distinct)))
-        return LabelledHistogramBatch(sp.csr_array(sp.hstack(blocks, format="csr")), labels, rounds, self.k,
+        rounds, digits = [], []
+        for _ in range(self.k):
+            if limbs is None and growth * float(counts.data.max(initial=0)) >= _INT64_SAFE:
+                if growth > 2.0**LIMB_BITS:
+                    raise ValueError(f"a node has {growth:.0f} neighbours; labelled walk counts need fewer than 2**31")
+                limbs = to_limbs(counts.data)
+            if limbs is None:
+                counts = sp.csr_array(A @ counts)
+                counts.sum_duplicates()  # canonical: sorted column indices, no repeats
+                values = counts.data[:, None]
+            else:
+                counts, limbs = _limb_product(A, counts, limbs)
+                values = limbs[:, ::-1]
+            by_length, ids = _numbered_rows(ids, counts, values)
+            rounds.append(by_length)
+            digits.append(0 if limbs is None else limbs.shape[1])
+            blocks.append(count_matrix(owner, ids, n_graphs, int(ids.max(initial=-1)) + 1))
+        return LabelledHistogramBatch(sp.csr_array(sp.hstack(blocks, format="csr")), labels, rounds, digits, self.k,
                                       params=self.embedding_params())
 
     def embedding_params(self):
@@ -126,35 +149,94 @@ class LabelledWalkHistogram(CountFeatures):
         maps = [label[: len(left.labels)]], [label[len(left.labels) :]]
         sizes = [len(labels)]
         for t in range(self.k):
-            width = max(left.rounds[t].shape[1], right.rounds[t].shape[1])
-            blocks = []
-            for side, batch in enumerate((left, right)):
-                rows = batch.rounds[t]
-                moved = np.full((len(rows), width), -1, dtype=np.int64)
-                moved[:, : rows.shape[1]] = rows
-                moved[:, 0] = maps[side][-1][rows[:, 0]]  # previous round, merged numbering
-                columns = moved[:, 1::2]
-                present = columns >= 0
-                # onto the merged labels: the map is increasing, so columns stay sorted
-                columns[present] = maps[side][0][columns[present]]
-                blocks.append(moved)
-            distinct, inverse = unique_rows(np.concatenate(blocks))
-            maps[0].append(inverse[: len(blocks[0])])
-            maps[1].append(inverse[len(blocks[0]) :])
-            sizes.append(len(distinct))
+            # 0: both sides int64; else digits enough for either (int64 counts need at most 3)
+            width = max(left.digits[t], right.digits[t], 3) if left.digits[t] or right.digits[t] else 0
+            lengths = sorted(set(left.rounds[t]) | set(right.rounds[t]))
+            new_maps = [np.empty(sum(len(r) for r in batch.rounds[t].values()), np.int64) for batch in (left, right)]
+            base = 0
+            for d in lengths:
+                blocks = []
+                for side, batch in enumerate((left, right)):
+                    rows = batch.rounds[t].get(d, np.zeros((0, 1 + d * (1 + max(batch.digits[t], 1))), np.int64))
+                    blocks.append(_moved_rows(rows, d, batch.digits[t], width, maps[side][0], maps[side][-1]))
+                distinct, inverse = unique_rows(np.concatenate(blocks))
+                inverse += base
+                for side, batch in enumerate((left, right)):
+                    if d in batch.rounds[t]:
+                        start = sum(len(r) for length, r in batch.rounds[t].items() if length < d)
+                        offset = 0 if side == 0 else len(blocks[0])
+                        new_maps[side][start : start + len(blocks[side])] = inverse[offset : offset + len(blocks[side])]
+                base += len(distinct)
+            maps[0].append(new_maps[0])
+            maps[1].append(new_maps[1])
+            sizes.append(base)
         return relabel_rounds(left.counts, maps[0], sizes), relabel_rounds(right.counts, maps[1], sizes)
 
 
-def _sparse_rows(first, counts):
-    """Rows ``(first[i], j_1, C[i, j_1], j_2, C[i, j_2], ...)`` over the nonzero columns
-    ``j_1 < j_2 < ...`` of each row of ``counts``, padded with -1 to one width: equal
-    rows are equal profiles, whatever the number of labels."""
+def _limb_product(A, counts, limbs):
+    """``A @ C`` for ``C`` with the sparsity of ``counts`` and base-2**31 digits
+    ``limbs`` (one row per stored entry): the product's pattern and its digits.
+
+    Each digit matrix is multiplied with every stored digit raised by one, so that all
+    its products have exactly the pattern of ``A @ pattern(C)``; that pattern's own
+    product is then subtracted (entries stay below ``2**62`` for row sums up to
+    ``2**31``), and the digits are carried.
+    """
+    pattern = sp.csr_array((np.ones(counts.nnz, np.int64), counts.indices, counts.indptr), shape=counts.shape)
+    base = sp.csr_array(A @ pattern)
+    base.sum_duplicates()
+    base.sort_indices()
+    sums = np.empty((base.nnz, limbs.shape[1]), dtype=np.int64)
+    for j in range(limbs.shape[1]):
+        raised = sp.csr_array((limbs[:, j] + 1, counts.indices, counts.indptr), shape=counts.shape)
+        product = sp.csr_array(A @ raised)
+        product.sum_duplicates()
+        product.sort_indices()
+        if not (np.array_equal(product.indptr, base.indptr) and np.array_equal(product.indices, base.indices)):
+            raise RuntimeError("the digit products of the labelled walk counts lost their common pattern")
+        sums[:, j] = product.data - base.data
+    result = sp.csr_array((np.ones(base.nnz, np.int64), base.indices, base.indptr), shape=base.shape)
+    return result, carry_limbs(sums)
+
+
+def _numbered_rows(first, counts, values):
+    """Number the rows ``(first[i], j_1, values[e_1], j_2, values[e_2], ...)`` over the
+    stored entries ``e_1, e_2, ...`` of row ``i`` of ``counts`` (sorted columns).
+
+    Rows with the same number ``d`` of entries are numbered together (one
+    :func:`unique_rows` per ``d``, no padding), groups in increasing ``d``. Returns the
+    distinct rows of each group (``d -> array``) and each row's number.
+    """
     per_row = np.diff(counts.indptr)
-    width = int(per_row.max(initial=0))
-    rows = np.full((counts.shape[0], 1 + 2 * width), -1, dtype=np.int64)
-    rows[:, 0] = first
-    row = np.repeat(np.arange(counts.shape[0]), per_row)
-    slot = np.arange(counts.nnz) - np.repeat(counts.indptr[:-1], per_row)
-    rows[row, 1 + 2 * slot] = counts.indices
-    rows[row, 2 + 2 * slot] = counts.data
-    return rows
+    width = values.shape[1]
+    number = np.empty(counts.shape[0], dtype=np.int64)
+    by_length, base = {}, 0
+    for d in np.unique(per_row).tolist():
+        nodes = np.flatnonzero(per_row == d)
+        entries = counts.indptr[nodes][:, None] + np.arange(d)  # (nodes, d) positions
+        rows = np.empty((len(nodes), d, 1 + width), dtype=np.int64)
+        rows[:, :, 0] = counts.indices[entries]
+        rows[:, :, 1:] = values[entries]
+        rows = np.concatenate((first[nodes][:, None], rows.reshape(len(nodes), -1)), axis=1)
+        distinct, inverse = unique_rows(rows)
+        number[nodes] = inverse + base
+        by_length[d] = distinct
+        base += len(distinct)
+    return by_length, number
+
+
+def _moved_rows(rows, d, digits, width, label_map, previous_map):
+    """A batch's rows of one group in merged numbering: previous labels and node labels
+    through their maps, counts written with ``width`` digits (0: plain int64)."""
+    n = len(rows)
+    previous = previous_map[rows[:, 0]]
+    entries = rows[:, 1:].reshape(n, d, 1 + max(digits, 1))
+    columns = label_map[entries[:, :, 0]]  # the map is increasing: columns stay sorted
+    values = entries[:, :, 1:]
+    if width:
+        if digits:  # most significant first: pad on the left
+            values = pad_limbs(values[:, :, ::-1], width)[:, :, ::-1]
+        else:
+            values = to_limbs(values[:, :, 0], width)[:, :, ::-1]
+    moved = np.concatenate((columns[:, :, None], values), axis=2).reshape(n, d * (1 + values.shape[2]))
+    return np.concatenate((previous[:, None], moved), axis=1)

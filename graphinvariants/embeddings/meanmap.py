@@ -29,7 +29,7 @@ unit-norm features into integers whose products BLAS computes exactly.
 import numpy as np
 
 from .._validation import check_int, check_k, check_seed
-from ..walks import batch_power_summary, exact_walk_counts
+from ..walks import batch_power_summary, float_walk_counts
 from .base import Functional, params_difference, params_hash
 
 __all__ = ["MeanMap", "MeanMapBatch"]
@@ -145,13 +145,11 @@ class MeanMap(Functional):
         if self.profile == "l1":
             X = batch_power_summary(batch, self.k)
         else:
-            try:
-                X = exact_walk_counts(batch.matrix, self.k).astype(np.float64)
+            try:  # exact counts, each rounded once to a double (or its log1p taken)
+                X = float_walk_counts(batch.matrix, self.k, log=self.profile == "log")
             except ValueError as err:
                 raise ValueError(f"{err} (profile={self.profile!r} counts walks exactly); "
-                                 "profile='l1' takes any non-negative weights") from None
-            if self.profile == "log":
-                X = np.log1p(X)
+                                 "profile='l1' takes any non-negative weights, profile='log' counts of any size") from None
         if self.column_weights is not None:
             X = X * self.column_weights
         owner = np.repeat(np.arange(len(batch)), batch.sizes)

@@ -14,14 +14,18 @@ from graphinvariants.kernels import paired_kernels, pairwise_kernels
 
 
 def _brute_force_histogram(G, k):
-    """Counter of every node's prefixes of (A1, A^2 1, ..., A^k 1), by matrix powers."""
-    A = nx.to_numpy_array(G, weight=None).astype(np.int64)
-    counts = np.column_stack([np.linalg.matrix_power(A, t) @ np.ones(len(A), np.int64) for t in range(1, k + 1)])
-    return Counter(tuple(row[: t + 1]) for row in counts.tolist() for t in range(k))
+    """Counter of every node's prefixes of (A1, A^2 1, ..., A^k 1), by matrix powers
+    in Python integers (exact however large the counts)."""
+    A = nx.to_numpy_array(G, weight=None).astype(np.int64).astype(object)
+    columns = [np.ones(len(A), dtype=object)]
+    for _ in range(k):
+        columns.append(A @ columns[-1])  # A^t 1 = A (A^(t-1) 1)
+    counts = np.column_stack(columns[1:])
+    return Counter(tuple(int(c) for c in row[: t + 1]) for row in counts.tolist() for t in range(k))
 
 
 def _brute_force_kernel(G, H, k):
-    a, b = _brute_force_histogram(G, k), _brute_force_histogram(H, k)
+    a, b = (_brute_force_histogram(X, k) if isinstance(X, nx.Graph) else X for X in (G, H))
     dot = sum(a[key] * b[key] for key in a)
     return dot / np.sqrt(sum(v * v for v in a.values()) * sum(v * v for v in b.values()))
 
@@ -81,9 +85,27 @@ def test_features_are_unit_norm_and_give_the_kernel(graphs):
     np.testing.assert_allclose((X @ X.T).toarray(), gi.kernel_matrix(graphs, kernel="histogram", k=3), atol=1e-14)
 
 
-def test_counts_beyond_int64_are_a_clear_error():
-    with pytest.raises(ValueError, match="int64"):
-        gi.kernel_matrix([nx.complete_graph(200)], kernel="histogram", k=12)
+def test_counts_beyond_int64_are_exact():
+    """Was "walk counts exceed the int64 range" for the default kernel on K_120."""
+    dense = [nx.complete_graph(120), nx.complete_graph(100), nx.gnp_random_graph(60, 0.7, seed=1),
+             nx.gnp_random_graph(60, 0.7, seed=1), nx.path_graph(7), nx.complete_multipartite_graph(30, 40)]
+    k = 14  # 119**14 > 2**96: four base-2**31 digits
+    histograms = [_brute_force_histogram(G, k) for G in dense]
+    K = gi.kernel_matrix(dense, kernel="histogram", k=k)
+    for i in range(len(dense)):
+        for j in range(len(dense)):
+            assert K[i, j] == pytest.approx(_brute_force_kernel(histograms[i], histograms[j], k), rel=1e-12)
+    np.testing.assert_array_equal(np.diag(K), 1.0)
+    assert K[2, 3] == 1.0 and K[0, 1] == 0.0
+    # separately embedded sides, one within int64 and one beyond, merge exactly
+    cross = gi.kernel_matrix(dense[4:], dense[:4], kernel="histogram", k=k)
+    np.testing.assert_allclose(cross, K[4:, :4], rtol=1e-14)
+    small = WalkHistogram(k=3).as_embeddings([nx.complete_graph(120)])
+    assert small.prefixes() == [(119,), (119, 119**2), (119, 119**2, 119**3)]
+    dense = [nx.complete_graph(120), nx.complete_graph(100)]
+    # the recommended product (k = 9) and the learned default take dense graphs
+    assert gi.GraphKernel(kernel=gi.kernels.registry.RECOMMENDED).fit_transform(dense)[0, 1] < 1
+    assert gi.GraphKernel(seed=0).fit_transform(dense, [0, 1])[0, 1] < 1
 
 
 def test_registry_names_its_kernels_and_parameters():
@@ -98,9 +120,8 @@ def test_registry_names_its_kernels_and_parameters():
 def test_vocabulary_and_counts_equal_the_brute_force(graphs, k):
     batch = WalkHistogram(k=k).as_embeddings(graphs)
     histograms = [_brute_force_histogram(G, k) for G in graphs]
-    prefixes = sorted({key for h in histograms for key in h}, key=lambda key: tuple(key) + (-1,) * (k - len(key)))
-    padded = [list(key) + [-1] * (k - len(key)) for key in prefixes]
-    assert batch.vocabulary.tolist() == padded  # every prefix once, in lexicographic order
+    prefixes = sorted({key for h in histograms for key in h}, key=lambda key: (len(key), key))
+    assert batch.prefixes() == prefixes  # every prefix once, by length, then in lexicographic order
     expected = np.array([[h[key] for key in prefixes] for h in histograms], dtype=float)
     np.testing.assert_array_equal(batch.counts.toarray(), expected)
 
