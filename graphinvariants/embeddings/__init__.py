@@ -48,3 +48,6 @@ __all__ = [
     "power_invariants",
     "save_invariants",
 ]
+from .attributes import PropagatedAttributes, propagated_attributes  # noqa: E402
+
+__all__ += ["PropagatedAttributes", "propagated_attributes"]

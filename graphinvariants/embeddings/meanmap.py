@@ -159,7 +159,7 @@ class MeanMap(Functional):
 
         Returns
         -------
-        W : numpy.ndarray of shape (k, n_features)
+        W : numpy.ndarray of shape (profile_width(), n_features)
             Standard normal frequencies.
         b : numpy.ndarray of shape (n_features,)
             Uniform phases in ``[0, 2 pi)``.
@@ -167,7 +167,12 @@ class MeanMap(Functional):
         if self.n_features is None:
             raise TypeError("the exact mean map has no random map; use n_features")
         rng = np.random.default_rng(self._seed)
-        return rng.normal(size=(self.k, self.n_features)), rng.uniform(0, 2 * np.pi, self.n_features)
+        return rng.normal(size=(self.profile_width(), self.n_features)), rng.uniform(0, 2 * np.pi, self.n_features)
+
+    def profile_width(self):
+        """Number of columns of a node profile (``k``; subclasses with other profiles
+        override it, and :meth:`random_map` draws that many rows of frequencies)."""
+        return self.k
 
     def embed(self, batch):
         X = self._profiles(batch)
@@ -193,7 +198,7 @@ class MeanMap(Functional):
             # depend on the block's shape: a graph's features do not depend on its batch
             rows_x = X[start : offsets[h]]
             block = np.broadcast_to(b, (len(rows_x), self.n_features)).copy()
-            for t in range(self.k):
+            for t in range(X.shape[1]):
                 block += rows_x[:, t, None] * W[t]
             np.cos(block, out=block)
             features[g:h] = np.add.reduceat(block, offsets[g:h] - start, axis=0)

@@ -10,6 +10,7 @@ functional and the remaining keyword arguments are its parameters. Names joined 
 import inspect
 
 from ..embeddings import Combination, GaussianEmbedding, LabelledWalkHistogram, MeanMap, WalkHistogram, WeisfeilerLehman
+from ..embeddings import PropagatedAttributes
 from .engine import pairwise_kernels
 
 __all__ = ["KERNELS", "RECOMMENDED", "kernel_matrix", "make_functional", "parse_kernel_spec"]
@@ -20,6 +21,7 @@ _FUNCTIONALS = {
     "labelled_histogram": LabelledWalkHistogram,
     "wl": WeisfeilerLehman,
     "meanmap": MeanMap,
+    "attributes": PropagatedAttributes,
 }
 
 #: Kernel names accepted by :func:`kernel_matrix`, each with a one-line description.
@@ -28,9 +30,12 @@ KERNELS = {
     "power": "the paper's power kernel: Bhattacharyya coefficient of the power summaries' Gaussians (k, ridge, weight)",
     "histogram": "cosine-normalised histogram of exact walk-count profiles, all prefixes t = 1..k (k, weight)",
     "labelled_histogram": "histogram of walk counts started from node-label indicator vectors (k, node_label)",
-    "wl": "Weisfeiler-Lehman subtree kernel, degree or node labels, cosine-normalised (n_iter, node_label)",
+    "wl": "Weisfeiler-Lehman subtree kernel, degree or node labels, cosine-normalised (n_iter, node_label, edge_label)",
     "meanmap": "kernel mean embedding of node profiles, RBF base kernel, exact or random Fourier features "
                "(k, profile, bandwidth, column_weights, n_features, random_state)",
+    "attributes": "kernel mean embedding of node attributes propagated along walks [Z, PZ, .., P^k Z], RBF with "
+                  "fitted bandwidth (k, propagation, bandwidth, bandwidth_scale, n_features, random_state, "
+                  "node_attributes)",
 }
 
 
