@@ -13,6 +13,16 @@ Prefixes are numbered round by round: the label of round ``t`` is the distinct r
 vocabulary exactly (:meth:`LabelledWalkHistogram.merge`): the count columns of each
 batch are spread over the union of the two label sets and the rows renumbered round by
 round.
+
+Walks typed by their bonds (``edge_label=NAME``): with ``A_e`` the adjacency of the
+edges of label ``e`` (``A = sum_e A_e``), round ``t`` reads ``A_e C_{t-1}`` for every
+edge label ``e`` instead of ``C_t = A C_{t-1}``: the walks of length ``t`` counted by
+the bond they leave the node by and the label they end at. The carried counts are still
+``C_t = sum_e A_e C_{t-1}``, so the profile refines the untyped one and costs ``E``
+times its columns (one per edge label and node label that occur), never the ``E^t``
+of counting every bond sequence. Column ``(e, j)`` is stored as ``e * L + j`` (``L``
+the batch's number of node labels, ``e`` the place of the label in the batch's sorted
+``edge_vocabulary``) and re-keyed into the merged vocabularies on merging.
 """
 
 import numpy as np
@@ -40,13 +50,17 @@ class LabelledHistogramBatch:
         C_t[j_1], j_2, C_t[j_2], ...)`` over the labels ``j_1 < j_2 < ...`` that
         ``C_t`` reaches, padded with -1, sorted.
     k : int
+    edge_vocabulary : numpy.ndarray or None
+        The distinct edge labels, sorted, when walks are typed by them (columns of
+        ``rounds`` are then ``edge id * len(labels) + label id``).
     """
 
-    def __init__(self, counts, labels, rounds, k):
+    def __init__(self, counts, labels, rounds, k, edge_vocabulary=None):
         self.counts = counts
         self.labels = labels
         self.rounds = rounds
         self.k = k
+        self.edge_vocabulary = edge_vocabulary
 
     def __len__(self):
         return self.counts.shape[0]
@@ -64,6 +78,9 @@ class LabelledWalkHistogram(CountFeatures):
         Length of the longest walks counted.
     node_label : str, default="label"
         Node attribute holding the labels (for a TUDataset: its node labels).
+    edge_label : str or None, default=None
+        Edge attribute typing the walks by the bond of their first step (see the
+        module's documentation); ``None`` ignores edge labels.
 
     Examples
     --------
@@ -84,11 +101,14 @@ class LabelledWalkHistogram(CountFeatures):
     batch_type = LabelledHistogramBatch
     weight = None
 
-    def __init__(self, k=5, *, node_label="label"):
+    def __init__(self, k=5, *, node_label="label", edge_label=None):
         self.k = check_k(k)
         if not isinstance(node_label, str):
             raise TypeError(f"node_label must be a node attribute name, got {node_label!r}")
         self.node_label = node_label
+        if edge_label is not None and not isinstance(edge_label, str):
+            raise TypeError(f"edge_label must be None or an edge attribute name, got {edge_label!r}")
+        self.edge_label = edge_label
 
     def embed(self, batch):
         if batch.node_labels is None:
@@ -103,24 +123,33 @@ class LabelledWalkHistogram(CountFeatures):
         counts = sp.csr_array((np.ones(n, np.int64), (np.arange(n), ids)), shape=(n, len(labels)))
         blocks = [count_matrix(owner, ids, n_graphs, len(labels))]
         rounds = []
+        edge_vocabulary, typed = edge_typed_adjacencies(batch, self.edge_label)
         for t in range(self.k):
             if growth * float(counts.data.max(initial=0)) >= _INT64_SAFE:
                 raise ValueError(f"labelled walk counts of length {t + 1} exceed the int64 range; use a smaller k")
+            previous = counts
             counts = sp.csr_array(A @ counts)
             counts.sum_duplicates()  # canonical: sorted column indices, no repeats
-            distinct, ids = unique_rows(_sparse_rows(ids, counts))
+            profile = counts if typed is None else typed_counts(typed, previous)
+            distinct, ids = unique_rows(_sparse_rows(ids, profile))
             rounds.append(distinct)
             blocks.append(count_matrix(owner, ids, n_graphs, len(distinct)))
-        return LabelledHistogramBatch(sp.csr_array(sp.hstack(blocks, format="csr")), labels, rounds, self.k)
+        return LabelledHistogramBatch(sp.csr_array(sp.hstack(blocks, format="csr")), labels, rounds, self.k,
+                                      edge_vocabulary)
 
     def check_batch(self, embedded, what):
         if embedded.k != self.k:
             raise ValueError(f"{what} holds labelled histograms with k={embedded.k}, but k={self.k} was asked for")
+        typed = getattr(embedded, "edge_vocabulary", None) is not None
+        if typed != (getattr(self, "edge_label", None) is not None):
+            raise ValueError(f"{what} holds labelled histograms {'with' if typed else 'without'} edge labels, but "
+                             f"edge_label={getattr(self, 'edge_label', None)!r} was asked for")
 
     def merge(self, left, right):
         labels, label = merged_labels(left.labels, right.labels)
         maps = [label[: len(left.labels)]], [label[len(left.labels) :]]
         sizes = [len(labels)]
+        column_maps = typed_column_maps(left, right, labels, maps[0][0], maps[1][0])
         for t in range(self.k):
             width = max(left.rounds[t].shape[1], right.rounds[t].shape[1])
             blocks = []
@@ -132,7 +161,10 @@ class LabelledWalkHistogram(CountFeatures):
                 columns = moved[:, 1::2]
                 present = columns >= 0
                 # onto the merged labels: the map is increasing, so columns stay sorted
-                columns[present] = maps[side][0][columns[present]]
+                if column_maps is None:
+                    columns[present] = maps[side][0][columns[present]]
+                else:
+                    columns[present] = column_maps[side](columns[present])
                 blocks.append(moved)
             distinct, inverse = unique_rows(np.concatenate(blocks))
             maps[0].append(inverse[: len(blocks[0])])
@@ -154,3 +186,52 @@ def _sparse_rows(first, counts):
     rows[row, 1 + 2 * slot] = counts.indices
     rows[row, 2 + 2 * slot] = counts.data
     return rows
+
+
+def edge_typed_adjacencies(batch, edge_label):
+    """``(edge_vocabulary, [A_e, ...])``: the sorted distinct edge labels of ``batch`` and
+    one int64 adjacency per label (``(None, None)`` for ``edge_label=None``)."""
+    if edge_label is None:
+        return None, None
+    if batch.edge_labels is None:
+        raise ValueError(f"edge_label={edge_label!r} was asked for, but the graphs carry no edge labels")
+    vocabulary, ids = np.unique(batch.edge_labels, return_inverse=True)
+    ids = ids.reshape(-1)
+    A = batch.matrix
+    adjacencies = []
+    for e in range(len(vocabulary)):
+        keep = (ids == e).astype(np.int64)
+        # copies of the index arrays: eliminate_zeros works in place
+        A_e = sp.csr_array((A.data.astype(np.int64) * keep, A.indices.copy(), A.indptr.copy()), shape=A.shape)
+        A_e.eliminate_zeros()
+        adjacencies.append(A_e)
+    return vocabulary, adjacencies
+
+
+def typed_counts(adjacencies, previous):
+    """``[A_e C for each e]`` side by side: column ``e * L + j`` holds ``(A_e C)[:, j]``
+    (``L`` the columns of ``C``), sorted indices, no stored zeros."""
+    typed = sp.csr_array(sp.hstack([A_e @ previous for A_e in adjacencies], format="csr"))
+    typed.sum_duplicates()
+    typed.eliminate_zeros()
+    typed.sort_indices()
+    return typed
+
+
+def typed_column_maps(left, right, labels, left_labels, right_labels):
+    """For typed batches, one function per side taking its columns ``e * L + j`` to the
+    merged ``e' * L' + j'`` (order-preserving, so sorted rows stay sorted); None if
+    neither batch is typed."""
+    typed = [getattr(batch, "edge_vocabulary", None) is not None for batch in (left, right)]
+    if not any(typed):
+        return None
+    if not all(typed):
+        raise ValueError("one collection's labelled histograms are typed by edge labels and the other's are not")
+    _, place = merged_labels(left.edge_vocabulary, right.edge_vocabulary)
+    edges = place[: len(left.edge_vocabulary)], place[len(left.edge_vocabulary) :]
+    width = len(labels)
+
+    def mapper(edge_map, label_map, n_labels):
+        return lambda columns: edge_map[columns // n_labels] * width + label_map[columns % n_labels]
+
+    return mapper(edges[0], left_labels, len(left.labels)), mapper(edges[1], right_labels, len(right.labels))

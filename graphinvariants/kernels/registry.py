@@ -29,7 +29,7 @@ _FUNCTIONALS = {
 KERNELS = {
     "power": "the paper's power kernel: Bhattacharyya coefficient of the power summaries' Gaussians (k, ridge, weight)",
     "histogram": "cosine-normalised histogram of exact walk-count profiles, all prefixes t = 1..k (k, weight)",
-    "labelled_histogram": "histogram of walk counts started from node-label indicator vectors (k, node_label)",
+    "labelled_histogram": "histogram of walk counts started from node-label indicator vectors (k, node_label, edge_label)",
     "wl": "Weisfeiler-Lehman subtree kernel, degree or node labels, cosine-normalised (n_iter, node_label, edge_label)",
     "meanmap": "kernel mean embedding of node profiles, RBF base kernel, exact or random Fourier features "
                "(k, profile, bandwidth, column_weights, n_features, random_state)",
