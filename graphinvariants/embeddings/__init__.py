@@ -6,6 +6,8 @@
 * :class:`LabelledWalkHistogram`: walk counts started from node-label indicators.
 * :class:`MeanMap`: kernel mean embedding of the node profiles (exact, or random
   Fourier features).
+* :class:`PropagatedAttributes`: kernel mean embedding of continuous node attributes
+  averaged along walks (bandwidth and scaling fitted on the data).
 * :class:`WeisfeilerLehman`: the Weisfeiler-Lehman subtree kernel (the usual baseline).
 * :class:`Combination`: products and sums of the kernels of several functionals.
 * :class:`Functional`: the protocol both implement, and any new functional too.

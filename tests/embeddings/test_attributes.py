@@ -120,3 +120,12 @@ def test_errors_name_the_problem(graphs):
     for bad in ({"bandwidth": "mean"}, {"bandwidth": -1.0}, {"bandwidth_scale": 0}, {"propagation": "sum"}, {"k": -1}):
         with pytest.raises(ValueError):
             PropagatedAttributes(**bad)
+
+
+def test_graph_kernel_fits_on_the_training_graphs(graphs):
+    import graphinvariants as gi
+
+    model = gi.GraphKernel(kernel="attributes", k=1).fit(graphs[:5])
+    expected = pairwise_kernels(graphs[5:], graphs[:5], functional=PropagatedAttributes(k=1).fit(graphs[:5]))
+    np.testing.assert_array_equal(model.transform(graphs[5:]), expected)
+    assert model.functional_.bandwidth_ == PropagatedAttributes(k=1).fit(graphs[:5]).bandwidth_
