@@ -38,8 +38,8 @@ def _brute_force(graphs, k, propagation, h=None):
     Z = np.array([G.nodes[v]["attributes"] for G in graphs for v in G])
     mean, scale = Z.mean(axis=0), Z.std(axis=0)
     profiles = [_propagated(G, k, propagation, mean, scale) for G in graphs]
-    if h is None:  # the median heuristic over all node pairs (fewer than 1000 nodes)
-        h = np.median(pdist(np.vstack(profiles)))
+    if h is None:  # half the median heuristic over all node pairs (fewer than 1000 nodes)
+        h = 0.5 * np.median(pdist(np.vstack(profiles)))
 
     def s(X, Y):
         return sum(np.exp(-np.sum((x - y) ** 2) / (2 * h * h)) for x in X for y in Y)
