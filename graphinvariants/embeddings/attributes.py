@@ -252,6 +252,12 @@ class PropagatedAttributes(MeanMap):
             self._fit_batch(batch)
         return self._sorted_profiles(batch) / self._fitted[2]
 
+    def to_arrays(self, embedded):
+        """None: the embeddings depend on the scaling and bandwidth fitted by the
+        functional, which partitions embedded apart (``graphinvariants.dask``) would each
+        fit on their own graphs, so they are not offered as plain arrays."""
+        return None
+
     def check_batch(self, embedded, what):
         params = embedded.params
         if self._fitted is None and params[0] == "attributes" and len(params) == 8:

@@ -129,3 +129,8 @@ def test_graph_kernel_fits_on_the_training_graphs(graphs):
     expected = pairwise_kernels(graphs[5:], graphs[:5], functional=PropagatedAttributes(k=1).fit(graphs[:5]))
     np.testing.assert_array_equal(model.transform(graphs[5:]), expected)
     assert model.functional_.bandwidth_ == PropagatedAttributes(k=1).fit(graphs[:5]).bandwidth_
+
+
+def test_not_offered_as_plain_arrays(graphs):
+    functional = PropagatedAttributes(k=1, n_features=64)
+    assert functional.to_arrays(functional.as_embeddings(graphs)) is None
