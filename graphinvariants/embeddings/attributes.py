@@ -229,7 +229,7 @@ class PropagatedAttributes(MeanMap):
         return len(self._check_fitted()[0]) * (self.k + 1)
 
     # -- the MeanMap steps ------------------------------------------------------------
-    def _params(self):
+    def parameter_record(self):
         mean, scale, bandwidth = self._check_fitted()
         return ("attributes", self.k, self.propagation, tuple(mean.tolist()), tuple(scale.tolist()), bandwidth,
                 self.n_features, self._seed if self.n_features else None)
@@ -247,7 +247,7 @@ class PropagatedAttributes(MeanMap):
         order = np.lexsort(tuple(X[:, j] for j in reversed(range(X.shape[1]))) + (owner,))
         return X[order]
 
-    def _profiles(self, batch):
+    def node_profiles(self, batch):
         if self._fitted is None:
             self._fit_batch(batch)
         return self._sorted_profiles(batch) / self._fitted[2]
@@ -263,11 +263,11 @@ class PropagatedAttributes(MeanMap):
         if self._fitted is None and params[0] == "attributes" and len(params) == 8:
             # an unfitted functional meets a precomputed batch: it takes that batch's fit
             self._fitted = (np.array(params[3]), np.array(params[4]), params[5])
-            if params != self._params():
+            if params != self.parameter_record():
                 self._fitted = None
                 raise ValueError(f"{what} was embedded with other attribute-map parameters")
             return
-        if embedded.params != self._params():
+        if embedded.params != self.parameter_record():
             raise ValueError(f"{what} was embedded with other attribute-map parameters (or another fitted "
                              "scaling or bandwidth)")
 

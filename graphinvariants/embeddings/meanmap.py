@@ -132,11 +132,15 @@ class MeanMap(Functional):
 
     batch_type = MeanMapBatch
 
-    def _params(self):
+    def parameter_record(self):
+        """What a batch records of the parameters it was embedded with (compared by
+        :meth:`check_batch`); subclasses with other parameters extend it."""
         weights = None if self.column_weights is None else tuple(self.column_weights.tolist())
         return (self.k, self.profile, self.bandwidth, weights, self.n_features, self._seed if self.n_features else None)
 
-    def _profiles(self, batch):
+    def node_profiles(self, batch):
+        """Node profiles of ``batch`` divided by the bandwidth, sorted within each graph
+        (the step subclasses replace to embed other node features)."""
         if self.profile == "l1":
             X = batch_power_summary(batch, self.k)
         else:
@@ -175,11 +179,11 @@ class MeanMap(Functional):
         return self.k
 
     def embed(self, batch):
-        X = self._profiles(batch)
+        X = self.node_profiles(batch)
         offsets = np.asarray(batch.offsets)
         if self.n_features is None:
-            return MeanMapBatch(self._params(), X, offsets)
-        return MeanMapBatch(self._params(), features=self._mean_features(X, offsets))
+            return MeanMapBatch(self.parameter_record(), X, offsets)
+        return MeanMapBatch(self.parameter_record(), features=self._mean_features(X, offsets))
 
     def _mean_features(self, X, offsets):
         """Mean random Fourier features of each graph's nodes, a group of graphs at a
@@ -207,7 +211,7 @@ class MeanMap(Functional):
         return features
 
     def check_batch(self, embedded, what):
-        if embedded.params != self._params():
+        if embedded.params != self.parameter_record():
             raise ValueError(f"{what} was embedded with other mean-map parameters")
 
     def prepare(self, embedded, what):
@@ -245,7 +249,7 @@ class MeanMap(Functional):
     def from_arrays(self, arrays):
         if self.n_features is None:
             raise TypeError("the exact mean map has no fixed-size embedding; use n_features")
-        return MeanMapBatch(self._params(), features=np.asarray(arrays["features"], dtype=np.float64))
+        return MeanMapBatch(self.parameter_record(), features=np.asarray(arrays["features"], dtype=np.float64))
 
     def features(self, embedded):
         """Explicit feature map (RFF form): unit-norm mean features, shape (n_graphs, D)."""
