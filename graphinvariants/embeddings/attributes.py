@@ -140,6 +140,15 @@ class PropagatedAttributes(MeanMap):
         Column means and standard deviations (1 for a constant column) of the attributes
         the functional was fitted on.
 
+    Notes
+    -----
+    Measured under the paper's protocol (:func:`~graphinvariants.evaluation.evaluate_kernel`,
+    3 x 10-fold, C in ``1e-3 .. 1e3``, seed 0), ``k=2``, 2000 random features, the
+    Gram matrix of the whole data set (so the fit saw every graph, no class label):
+    alone, ENZYMES 67.8, BZR 81.6 (exact form 81.7), COX2 78.6; as the product
+    ``"attributes*wl"`` with ``node_label="label", n_iter=2``: ENZYMES 71.7, BZR 87.5,
+    COX2 82.3.
+
     Examples
     --------
     >>> import networkx as nx
