@@ -146,8 +146,10 @@ class PropagatedAttributes(MeanMap):
     3 x 10-fold, C in ``1e-3 .. 1e3``, seed 0), ``k=2``, 2000 random features, the
     Gram matrix of the whole data set (so the fit saw every graph, no class label):
     alone, ENZYMES 67.8, BZR 81.6 (exact form 81.7), COX2 78.6; as the product
-    ``"attributes*wl"`` with ``node_label="label", n_iter=2``: ENZYMES 71.7, BZR 87.5,
-    COX2 82.3.
+    ``"attributes*wl"`` with ``node_label="label", n_iter=2``: ENZYMES 71.7 (exact form
+    72.6), BZR 87.5, COX2 82.3, against 52.6, 88.2 and 81.7 for that WL alone: the
+    attributes carry ENZYMES; on BZR and COX2 (majority classes 78.8 and 78.2) the node
+    labels do the work.
 
     Examples
     --------
