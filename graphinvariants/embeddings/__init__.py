@@ -6,6 +6,8 @@
 * :class:`LabelledWalkHistogram`: walk counts started from node-label indicators.
 * :class:`MeanMap`: kernel mean embedding of the node profiles (exact, or random
   Fourier features).
+* :class:`PropagatedAttributes`: kernel mean embedding of continuous node attributes
+  averaged along walks (bandwidth and scaling fitted on the data).
 * :class:`WeisfeilerLehman`: the Weisfeiler-Lehman subtree kernel (the usual baseline).
 * :class:`WeisfeilerLehmanOptimalAssignment`, :class:`WalkHistogramOptimalAssignment`,
   :class:`LabelledWalkHistogramOptimalAssignment`: optimal-assignment (histogram
@@ -70,3 +72,6 @@ __all__ = [
     "NodeCount",
     "NodeCountBatch",
 ]
+from .attributes import PropagatedAttributes, propagated_attributes  # noqa: E402
+
+__all__ += ["PropagatedAttributes", "propagated_attributes"]

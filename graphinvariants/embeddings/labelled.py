@@ -20,6 +20,17 @@ the union of the two label sets and the rows renumbered round by round.
 Counts that cannot be held in int64 are held as digits in base ``2**31`` (as in
 :func:`graphinvariants.walks.walk_count_columns`), written most significant first in
 place of the count: equal counts give equal rows, so the histogram stays exact.
+
+Walks typed by their bonds (``edge_label=NAME``): with ``A_e`` the adjacency of the
+edges of label ``e`` (``A = sum_e A_e``), round ``t`` reads ``A_e C_{t-1}`` for every
+edge label ``e`` instead of ``C_t = A C_{t-1}``: the walks of length ``t`` counted by
+the bond they leave the node by and the label they end at. The carried counts are still
+``C_t = sum_e A_e C_{t-1}``, so the profile refines the untyped one and costs ``E``
+times its columns (one per edge label and node label that occur), never the ``E^t``
+of counting every bond sequence. Column ``(e, j)`` is stored as ``e * L + j`` (``L``
+the batch's number of node labels, ``e`` the place of the label in the batch's sorted
+``edge_vocabulary``) and re-keyed into the merged vocabularies on merging. Typed counts are kept in
+int64: beyond it, a clear error.
 """
 
 import numpy as np
@@ -53,17 +64,21 @@ class LabelledHistogramBatch:
     digits : list of int
         For rounds ``1 .. k``: 0 where counts are int64, else their number of digits.
     k : int
+    edge_vocabulary : numpy.ndarray or None
+        The distinct edge labels, sorted, when walks are typed by them (columns of
+        ``rounds`` are then ``edge id * len(labels) + label id``).
     params : dict
         The parameters the histograms were made with (``k``, ``node_label``); a batch
         built by hand records only ``k``.
     """
 
-    def __init__(self, counts, labels, rounds, digits, k, *, params=None):
+    def __init__(self, counts, labels, rounds, digits, k, edge_vocabulary=None, *, params=None):
         self.counts = counts
         self.labels = labels
         self.rounds = rounds
         self.digits = digits
         self.k = k
+        self.edge_vocabulary = edge_vocabulary
         self.params = dict(params) if params is not None else {"k": k}
 
     def __len__(self):
@@ -82,6 +97,9 @@ class LabelledWalkHistogram(CountFeatures):
         Length of the longest walks counted.
     node_label : str, default="label"
         Node attribute holding the labels (for a TUDataset: its node labels).
+    edge_label : str or None, default=None
+        Edge attribute typing the walks by the bond of their first step (see the
+        module's documentation); ``None`` ignores edge labels.
 
     Examples
     --------
@@ -102,11 +120,14 @@ class LabelledWalkHistogram(CountFeatures):
     batch_type = LabelledHistogramBatch
     weight = None
 
-    def __init__(self, k=5, *, node_label="label"):
+    def __init__(self, k=5, *, node_label="label", edge_label=None):
         self.k = check_k(k)
         if not isinstance(node_label, str):
             raise TypeError(f"node_label must be a node attribute name, got {node_label!r}")
         self.node_label = node_label
+        if edge_label is not None and not isinstance(edge_label, str):
+            raise TypeError(f"edge_label must be None or an edge attribute name, got {edge_label!r}")
+        self.edge_label = edge_label
 
     def embed(self, batch):
         if batch.node_labels is None:
@@ -122,32 +143,43 @@ class LabelledWalkHistogram(CountFeatures):
         limbs = None  # C_t's values as base-2**31 digits (nnz, L), once beyond int64
         blocks = [count_matrix(owner, ids, n_graphs, len(labels))]
         rounds, digits = [], []
-        for _ in range(self.k):
+        edge_vocabulary, typed = edge_typed_adjacencies(batch, self.edge_label)
+        for t in range(self.k):
             if limbs is None and growth * float(counts.data.max(initial=0)) >= _INT64_SAFE:
+                if typed is not None:
+                    raise ValueError(f"labelled walk counts typed by edge labels exceed the int64 range at length "
+                                     f"{t + 1}; use k <= {t}")
                 if growth > 2.0**LIMB_BITS:
                     raise ValueError(f"a node has {growth:.0f} neighbours; labelled walk counts need fewer than 2**31")
                 limbs = to_limbs(counts.data)
             if limbs is None:
+                previous = counts
                 counts = sp.csr_array(A @ counts)
                 counts.sum_duplicates()  # canonical: sorted column indices, no repeats
-                values = counts.data[:, None]
+                profile = counts if typed is None else typed_counts(typed, previous)
+                values = profile.data[:, None]
             else:
                 counts, limbs = _limb_product(A, counts, limbs)
-                values = limbs[:, ::-1]
-            by_length, ids = _numbered_rows(ids, counts, values)
+                profile, values = counts, limbs[:, ::-1]
+            by_length, ids = _numbered_rows(ids, profile, values)
             rounds.append(by_length)
             digits.append(0 if limbs is None else limbs.shape[1])
             blocks.append(count_matrix(owner, ids, n_graphs, int(ids.max(initial=-1)) + 1))
         return LabelledHistogramBatch(sp.csr_array(sp.hstack(blocks, format="csr")), labels, rounds, digits, self.k,
-                                      params=self.embedding_params())
+                                      edge_vocabulary, params=self.embedding_params())
 
     def embedding_params(self):
-        return {"k": self.k, "node_label": self.node_label}
+        return {"k": self.k, "node_label": self.node_label, "edge_label": self.edge_label}
 
     def merge(self, left, right):
         labels, label = merged_labels(left.labels, right.labels)
         maps = [label[: len(left.labels)]], [label[len(left.labels) :]]
         sizes = [len(labels)]
+        column_maps = typed_column_maps(left, right, labels, maps[0][0], maps[1][0])
+        if column_maps is None:
+            column_map = [lambda c, m=maps[side][0]: m[c] for side in (0, 1)]
+        else:
+            column_map = column_maps
         for t in range(self.k):
             # 0: both sides int64; else digits enough for either (int64 counts need at most 3)
             width = max(left.digits[t], right.digits[t], 3) if left.digits[t] or right.digits[t] else 0
@@ -158,7 +190,7 @@ class LabelledWalkHistogram(CountFeatures):
                 blocks = []
                 for side, batch in enumerate((left, right)):
                     rows = batch.rounds[t].get(d, np.zeros((0, 1 + d * (1 + max(batch.digits[t], 1))), np.int64))
-                    blocks.append(_moved_rows(rows, d, batch.digits[t], width, maps[side][0], maps[side][-1]))
+                    blocks.append(_moved_rows(rows, d, batch.digits[t], width, column_map[side], maps[side][-1]))
                 distinct, inverse = unique_rows(np.concatenate(blocks))
                 inverse += base
                 for side, batch in enumerate((left, right)):
@@ -225,13 +257,14 @@ def _numbered_rows(first, counts, values):
     return by_length, number
 
 
-def _moved_rows(rows, d, digits, width, label_map, previous_map):
-    """A batch's rows of one group in merged numbering: previous labels and node labels
-    through their maps, counts written with ``width`` digits (0: plain int64)."""
+def _moved_rows(rows, d, digits, width, column_map, previous_map):
+    """A batch's rows of one group in merged numbering: previous labels through their
+    map, columns through ``column_map`` (a function, order-preserving), counts written
+    with ``width`` digits (0: plain int64)."""
     n = len(rows)
     previous = previous_map[rows[:, 0]]
     entries = rows[:, 1:].reshape(n, d, 1 + max(digits, 1))
-    columns = label_map[entries[:, :, 0]]  # the map is increasing: columns stay sorted
+    columns = column_map(entries[:, :, 0])  # the map is increasing: columns stay sorted
     values = entries[:, :, 1:]
     if width:
         if digits:  # most significant first: pad on the left
@@ -240,3 +273,52 @@ def _moved_rows(rows, d, digits, width, label_map, previous_map):
             values = to_limbs(values[:, :, 0], width)[:, :, ::-1]
     moved = np.concatenate((columns[:, :, None], values), axis=2).reshape(n, d * (1 + values.shape[2]))
     return np.concatenate((previous[:, None], moved), axis=1)
+
+
+def edge_typed_adjacencies(batch, edge_label):
+    """``(edge_vocabulary, [A_e, ...])``: the sorted distinct edge labels of ``batch`` and
+    one int64 adjacency per label (``(None, None)`` for ``edge_label=None``)."""
+    if edge_label is None:
+        return None, None
+    if batch.edge_labels is None:
+        raise ValueError(f"edge_label={edge_label!r} was asked for, but the graphs carry no edge labels")
+    vocabulary, ids = np.unique(batch.edge_labels, return_inverse=True)
+    ids = ids.reshape(-1)
+    A = batch.matrix
+    adjacencies = []
+    for e in range(len(vocabulary)):
+        keep = (ids == e).astype(np.int64)
+        # copies of the index arrays: eliminate_zeros works in place
+        A_e = sp.csr_array((A.data.astype(np.int64) * keep, A.indices.copy(), A.indptr.copy()), shape=A.shape)
+        A_e.eliminate_zeros()
+        adjacencies.append(A_e)
+    return vocabulary, adjacencies
+
+
+def typed_counts(adjacencies, previous):
+    """``[A_e C for each e]`` side by side: column ``e * L + j`` holds ``(A_e C)[:, j]``
+    (``L`` the columns of ``C``), sorted indices, no stored zeros."""
+    typed = sp.csr_array(sp.hstack([A_e @ previous for A_e in adjacencies], format="csr"))
+    typed.sum_duplicates()
+    typed.eliminate_zeros()
+    typed.sort_indices()
+    return typed
+
+
+def typed_column_maps(left, right, labels, left_labels, right_labels):
+    """For typed batches, one function per side taking its columns ``e * L + j`` to the
+    merged ``e' * L' + j'`` (order-preserving, so sorted rows stay sorted); None if
+    neither batch is typed."""
+    typed = [getattr(batch, "edge_vocabulary", None) is not None for batch in (left, right)]
+    if not any(typed):
+        return None
+    if not all(typed):
+        raise ValueError("one collection's labelled histograms are typed by edge labels and the other's are not")
+    _, place = merged_labels(left.edge_vocabulary, right.edge_vocabulary)
+    edges = place[: len(left.edge_vocabulary)], place[len(left.edge_vocabulary) :]
+    width = len(labels)
+
+    def mapper(edge_map, label_map, n_labels):
+        return lambda columns: edge_map[columns // n_labels] * width + label_map[columns % n_labels]
+
+    return mapper(edges[0], left_labels, len(left.labels)), mapper(edges[1], right_labels, len(right.labels))

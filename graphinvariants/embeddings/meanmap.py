@@ -141,7 +141,9 @@ class MeanMap(Functional):
         return {"k": self.k, "profile": self.profile, "bandwidth": self.bandwidth, "column_weights": weights,
                 "n_features": self.n_features, "seed": self._seed, "weight": self.weight}
 
-    def _profiles(self, batch):
+    def node_profiles(self, batch):
+        """Node profiles of ``batch`` divided by the bandwidth, sorted within each graph
+        (the step subclasses replace to embed other node features)."""
         if self.profile == "l1":
             X = batch_power_summary(batch, self.k)
         else:
@@ -162,7 +164,7 @@ class MeanMap(Functional):
 
         Returns
         -------
-        W : numpy.ndarray of shape (k, n_features)
+        W : numpy.ndarray of shape (profile_width(), n_features)
             Standard normal frequencies.
         b : numpy.ndarray of shape (n_features,)
             Uniform phases in ``[0, 2 pi)``.
@@ -170,10 +172,15 @@ class MeanMap(Functional):
         if self.n_features is None:
             raise TypeError("the exact mean map has no random map; use n_features")
         rng = np.random.default_rng(self._seed)
-        return rng.normal(size=(self.k, self.n_features)), rng.uniform(0, 2 * np.pi, self.n_features)
+        return rng.normal(size=(self.profile_width(), self.n_features)), rng.uniform(0, 2 * np.pi, self.n_features)
+
+    def profile_width(self):
+        """Number of columns of a node profile (``k``; subclasses with other profiles
+        override it, and :meth:`random_map` draws that many rows of frequencies)."""
+        return self.k
 
     def embed(self, batch):
-        X = self._profiles(batch)
+        X = self.node_profiles(batch)
         offsets = np.asarray(batch.offsets)
         if self.n_features is None:
             return MeanMapBatch(self.embedding_params(), X, offsets)
@@ -196,7 +203,7 @@ class MeanMap(Functional):
             # depend on the block's shape: a graph's features do not depend on its batch
             rows_x = X[start : offsets[h]]
             block = np.broadcast_to(b, (len(rows_x), self.n_features)).copy()
-            for t in range(self.k):
+            for t in range(X.shape[1]):
                 block += rows_x[:, t, None] * W[t]
             np.cos(block, out=block)
             features[g:h] = np.add.reduceat(block, offsets[g:h] - start, axis=0)

@@ -13,6 +13,14 @@ degree form one integer matrix ``(own label, sorted neighbour labels)`` whose di
 rows (one :func:`numpy.unique`) are the new labels. A batch keeps those rows per round
 and degree, so two batches embedded separately are put on one vocabulary exactly
 (:meth:`WeisfeilerLehman.merge`) and no label ever collides.
+
+With ``edge_label=NAME`` the neighbourhood is typed by its bonds: a node's signature in
+round ``h`` is its round ``h - 1`` label with the sorted multiset of
+``(edge label, neighbour label)`` pairs. Each pair is stored as one integer
+``edge id * L + neighbour label`` (``L`` the number of labels of round ``h - 1``, edge
+ids the places of the edge labels in the batch's sorted ``edge_vocabulary``), so the
+signatures keep their ``(own label, d sorted keys)`` shape and merge as before, after
+translating both parts of every key into the merged vocabularies.
 """
 
 import numpy as np
@@ -44,12 +52,16 @@ class WLBatch:
         With closed walks: the distinct round-0 labels ``(place of the degree or node
         label in initial, (A)_ii, ..., (A^closed_walks)_ii)``, sorted; None without.
     closed_walks : int
+    edge_vocabulary : numpy.ndarray or None
+        The distinct edge labels, sorted, when the neighbourhoods are typed by them
+        (signatures then hold ``edge id * sizes[h - 1] + neighbour label`` keys).
     params : dict
         The parameters the features were made with (``n_iter``, ``node_label``,
-        ``closed_walks``); a batch built by hand records only ``n_iter``.
+        ``closed_walks``, ``edge_label``); a batch built by hand records only ``n_iter``.
     """
 
-    def __init__(self, counts, initial, signatures, sizes, n_iter, initial_rows=None, closed_walks=0, *, params=None):
+    def __init__(self, counts, initial, signatures, sizes, n_iter, initial_rows=None, closed_walks=0,
+                 edge_vocabulary=None, *, params=None):
         self.counts = counts
         self.initial = initial
         self.signatures = signatures
@@ -57,6 +69,7 @@ class WLBatch:
         self.n_iter = n_iter
         self.initial_rows = initial_rows
         self.closed_walks = closed_walks
+        self.edge_vocabulary = edge_vocabulary
         self.params = dict(params) if params is not None else {"n_iter": n_iter}
 
     def __len__(self):
@@ -83,6 +96,10 @@ class WeisfeilerLehman(CountFeatures):
         :func:`~graphinvariants.closed_walks.closed_walk_counts`): refinement then
         starts from what the cycles through each node look like and goes beyond the
         1-WL test (registered as ``"wl_closed"``, with ``closed_walks=8``).
+    edge_label : str or None, default=None
+        ``None`` ignores edge labels; a string types each neighbour by the label of the
+        edge that leads to it (that edge attribute; ``"label"`` for a TUDataset's bond
+        types).
 
     Examples
     --------
@@ -99,12 +116,15 @@ class WeisfeilerLehman(CountFeatures):
     batch_type = WLBatch
     weight = None
 
-    def __init__(self, n_iter=5, *, node_label=None, closed_walks=0):
+    def __init__(self, n_iter=5, *, node_label=None, closed_walks=0, edge_label=None):
         self.n_iter = check_int(n_iter, "n_iter", minimum=0)
         if node_label is not None and not isinstance(node_label, str):
             raise TypeError(f"node_label must be None or a node attribute name, got {node_label!r}")
         self.node_label = node_label
         self.closed_walks = check_int(closed_walks, "closed_walks", minimum=0)
+        if edge_label is not None and not isinstance(edge_label, str):
+            raise TypeError(f"edge_label must be None or an edge attribute name, got {edge_label!r}")
+        self.edge_label = edge_label
 
     def embed(self, batch):
         n_graphs, n = len(batch), batch.n_nodes
@@ -127,8 +147,11 @@ class WeisfeilerLehman(CountFeatures):
         rounds = [count_matrix(owner, ids, n_graphs, n_initial)]
         sizes, signatures = [n_initial], []
         row = np.repeat(np.arange(n), degree)
+        edge_vocabulary, edge_ids = edge_label_ids(batch, self.edge_label)
         for _ in range(self.n_iter):
             neighbours = ids[A.indices]
+            if edge_ids is not None:
+                neighbours = edge_ids * sizes[-1] + neighbours
             neighbours = neighbours[np.lexsort((neighbours, row))]
             new_ids = np.empty(n, dtype=np.int64)
             by_degree, base = {}, 0
@@ -148,10 +171,11 @@ class WeisfeilerLehman(CountFeatures):
             rounds.append(count_matrix(owner, ids, n_graphs, base))
         counts = sp.csr_array(sp.hstack(rounds, format="csr")) if rounds else sp.csr_array((n_graphs, 0))
         return WLBatch(counts, initial, signatures, sizes, self.n_iter, initial_rows, self.closed_walks,
-                       params=self.embedding_params())
+                       edge_vocabulary, params=self.embedding_params())
 
     def embedding_params(self):
-        return {"n_iter": self.n_iter, "node_label": self.node_label, "closed_walks": self.closed_walks}
+        return {"n_iter": self.n_iter, "node_label": self.node_label, "closed_walks": self.closed_walks,
+                "edge_label": self.edge_label}
 
     def merge(self, left, right):
         """Relabel both batches on one vocabulary, round by round."""
@@ -165,6 +189,7 @@ class WeisfeilerLehman(CountFeatures):
             distinct, inverse = unique_rows(np.concatenate(rows))
             maps = [inverse[: len(rows[0])]], [inverse[len(rows[0]) :]]
             totals = [len(distinct)]
+        edge_maps = merged_edge_ids(left, right)
         for h in range(1, self.n_iter + 1):
             previous = (maps[0][-1], maps[1][-1])
             degrees = sorted(set(left.signatures[h - 1]) | set(right.signatures[h - 1]))
@@ -174,7 +199,10 @@ class WeisfeilerLehman(CountFeatures):
                 blocks = []
                 for side, batch in enumerate((left, right)):
                     rows = batch.signatures[h - 1].get(d, np.zeros((0, d + 1), np.int64))
-                    rows = previous[side][rows]  # into the merged labels of round h - 1
+                    if edge_maps is None:
+                        rows = previous[side][rows]  # into the merged labels of round h - 1
+                    else:
+                        rows = merged_typed_rows(rows, previous[side], edge_maps[side], batch.sizes[h - 1], totals[h - 1])
                     if d:
                         rows[:, 1:].sort(axis=1)
                     blocks.append(rows)
@@ -201,3 +229,36 @@ def _first_label(batch, h, d):
             return start
         start += len(rows)
     raise KeyError(d)
+
+
+def edge_label_ids(batch, edge_label):
+    """``(edge_vocabulary, ids)``: the sorted distinct edge labels of ``batch`` and the
+    place of each stored entry's label in it (``(None, None)`` for ``edge_label=None``)."""
+    if edge_label is None:
+        return None, None
+    if batch.edge_labels is None:
+        raise ValueError(f"edge_label={edge_label!r} was asked for, but the graphs carry no edge labels")
+    vocabulary, ids = np.unique(batch.edge_labels, return_inverse=True)
+    return vocabulary, ids.reshape(-1).astype(np.int64)
+
+
+def merged_edge_ids(left, right):
+    """Each batch's edge ids in the union of both edge vocabularies (None if untyped)."""
+    typed = [getattr(batch, "edge_vocabulary", None) is not None for batch in (left, right)]
+    if not any(typed):
+        return None
+    if not all(typed):
+        raise ValueError("one collection's WL features are typed by edge labels and the other's are not")
+    _, place = merged_labels(left.edge_vocabulary, right.edge_vocabulary)
+    return place[: len(left.edge_vocabulary)], place[len(left.edge_vocabulary) :]
+
+
+def merged_typed_rows(rows, label_map, edge_map, n_labels, n_merged):
+    """Signature rows ``(own, edge id * n_labels + neighbour, ...)`` of one batch, with
+    own and neighbour labels put through ``label_map`` and edge ids through
+    ``edge_map``, re-keyed as ``merged edge id * n_merged + merged neighbour``."""
+    out = np.empty_like(rows)
+    out[:, 0] = label_map[rows[:, 0]]
+    keys = rows[:, 1:]
+    out[:, 1:] = edge_map[keys // n_labels] * n_merged + label_map[keys % n_labels]
+    return out

@@ -17,6 +17,7 @@ from ..embeddings import (
     WeisfeilerLehmanOptimalAssignment,
 )
 from ..embeddings import ClosedWalkHistogram, NodeCount
+from ..embeddings import PropagatedAttributes
 from .engine import pairwise_kernels
 
 __all__ = [
@@ -36,6 +37,7 @@ _FUNCTIONALS = {
     "closed_histogram": ClosedWalkHistogram,
     "wl_closed": functools.partial(WeisfeilerLehman, closed_walks=8),
     "size": NodeCount,
+    "attributes": PropagatedAttributes,
 }
 
 #: Kernel names accepted by :func:`kernel_matrix`, each with a one-line description.
@@ -43,8 +45,8 @@ _FUNCTIONALS = {
 KERNELS = {
     "power": "the paper's power kernel: Bhattacharyya coefficient of the power summaries' Gaussians (k, ridge, weight)",
     "histogram": "cosine-normalised histogram of exact walk-count profiles, all prefixes t = 1..k (k, weight)",
-    "labelled_histogram": "histogram of walk counts started from node-label indicator vectors (k, node_label)",
-    "wl": "Weisfeiler-Lehman subtree kernel, degree or node labels, cosine-normalised (n_iter, node_label)",
+    "labelled_histogram": "histogram of walk counts started from node-label indicator vectors (k, node_label, edge_label)",
+    "wl": "Weisfeiler-Lehman subtree kernel, degree or node labels, cosine-normalised (n_iter, node_label, edge_label)",
     "meanmap": "kernel mean embedding of node profiles, RBF base kernel, exact or random Fourier features "
                "(k, profile, bandwidth, column_weights, n_features, random_state)",
     "wloa": "Weisfeiler-Lehman optimal assignment: histogram intersection of all rounds' colours "
@@ -55,6 +57,9 @@ KERNELS = {
     "wl_closed": "Weisfeiler-Lehman started from (degree or node label, closed-walk counts (A^t)_ii, t = 1..closed_walks) "
                  "(n_iter, node_label, closed_walks=8)",
     "size": "min(n_G, n_H) / max(n_G, n_H) on node counts: a factor that makes size-blind members see size",
+    "attributes": "kernel mean embedding of node attributes propagated along walks [Z, PZ, .., P^k Z], RBF with "
+                  "fitted bandwidth (k, propagation, bandwidth, bandwidth_scale, n_features, random_state, "
+                  "node_attributes)",
 }
 
 
@@ -217,6 +222,6 @@ def kernel_parameters():
     --------
     >>> from graphinvariants.kernels.registry import kernel_parameters
     >>> kernel_parameters()["wl"]
-    ('n_iter', 'node_label', 'closed_walks')
+    ('n_iter', 'node_label', 'closed_walks', 'edge_label')
     """
     return {name: tuple(_parameters(cls)) for name, cls in _FUNCTIONALS.items()}

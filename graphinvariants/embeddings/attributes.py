@@ -1,0 +1,311 @@
+"""Kernel mean embeddings of continuous node attributes propagated along walks.
+
+Each node ``i`` of a graph carrying node attributes ``x_i`` (``d`` numbers) gets the
+profile ``[z_i, (P z)_i, ..., (P^k z)_i]`` (``d (k + 1)`` numbers), where ``z`` are the
+attributes standardised column by column and ``P`` averages over neighbours: the mean
+of the attributes met ``t`` steps along a random walk from the node. Each graph is then
+the mean of an RBF feature of its nodes' profiles, and the kernel is the
+cosine-normalised inner product of these means, exactly as in
+:class:`~graphinvariants.embeddings.MeanMap` (whose exact double sums and random Fourier
+features this functional reuses; see there for why every value is exact to the last bit)::
+
+    K(G, H) = S(G, H) / sqrt(S(G, G) S(H, H)),   S(G, H) = sum_{i in G, j in H} exp(-|p_i - q_j|^2 / (2 h^2))
+
+Fitted parameters. The column means and standard deviations of the attributes and the
+bandwidth ``h`` come from the data: from the first batch of graphs the functional
+embeds (for :func:`~graphinvariants.kernels.pairwise_kernels` ``(X, Y)`` that is ``X``;
+for a Gram matrix, all its graphs; for :class:`~graphinvariants.GraphKernel`, the
+training graphs), or from :meth:`PropagatedAttributes.fit`. Every later batch is
+embedded with the same numbers, so queries and corpus share them, and a precomputed
+batch embedded with other numbers is refused. With ``bandwidth="median"`` the bandwidth
+is ``bandwidth_scale`` times the median Euclidean distance between the profiles of at
+most :data:`MEDIAN_SAMPLE` nodes taken evenly from the batch (nodes in each graph in
+sorted profile order, graphs in the batch's order), the usual median heuristic.
+"""
+
+import numpy as np
+
+from .._validation import check_choice, check_int
+from .base import params_difference
+from .meanmap import MeanMap
+
+__all__ = ["PropagatedAttributes", "propagated_attributes"]
+
+PROPAGATIONS = ("mean", "lazy")
+
+#: Nodes whose pairwise profile distances give the median heuristic (half a million pairs).
+MEDIAN_SAMPLE = 1000
+
+
+def propagated_attributes(batch, k, *, propagation="mean"):
+    """Node attributes averaged along walks: ``[Z, P Z, ..., P^k Z]`` for every node.
+
+    Parameters
+    ----------
+    batch : GraphBatch
+        Graphs carrying ``node_attributes`` (the matrix ``Z``, one row per node).
+    k : int
+        Number of propagation steps.
+    propagation : {"mean", "lazy"}, keyword-only
+        ``"mean"``: ``P = D^-1 A``, the mean over the neighbours (a node without
+        neighbours keeps its own row); ``"lazy"``: ``P = (I + D)^-1 (I + A)``, the mean
+        over the node and its neighbours. Edge weights are ignored.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n_nodes, n_attributes * (k + 1))
+        Column block ``t`` holds ``P^t Z``.
+
+    Notes
+    -----
+    Each row's terms are added in sorted order, so a node's result does not depend on
+    how the nodes are numbered (to the last bit).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> import graphinvariants as gi
+    >>> from graphinvariants.embeddings import propagated_attributes
+    >>> G = nx.path_graph(3)
+    >>> nx.set_node_attributes(G, {0: 1.0, 1: 2.0, 2: 6.0}, "x")
+    >>> propagated_attributes(gi.as_graph_batch([G], node_attributes="x"), 1).tolist()
+    [[1.0, 2.0], [2.0, 3.5], [6.0, 2.0]]
+    """
+    k = check_int(k, "k")
+    check_choice(propagation, "propagation", PROPAGATIONS)
+    Z = batch.node_attributes
+    if Z is None:
+        raise ValueError("the graphs carry no node attributes; read them with node_attributes=NAME")
+    A = batch.matrix
+    n = A.shape[0]
+    degree = np.diff(A.indptr)
+    row = np.repeat(np.arange(n), degree)
+    columns = A.indices
+    if propagation == "lazy":
+        row = np.concatenate([row, np.arange(n)])
+        columns = np.concatenate([columns, np.arange(n)])
+        degree = degree + 1
+    blocks = [Z]
+    current = Z
+    for _ in range(k):
+        products = current[columns]
+        summed = np.zeros_like(current)
+        for j in range(current.shape[1]):
+            order = np.lexsort((products[:, j], row))
+            if len(row):
+                summed[:, j] = _segment_sums(products[order, j], row[order], n)
+        lonely = degree == 0
+        summed[~lonely] /= degree[~lonely, None]
+        summed[lonely] = current[lonely]
+        current = summed
+        blocks.append(current)
+    return np.hstack(blocks)
+
+
+def _segment_sums(values, row, n):
+    """Per-row sums of ``values`` grouped by a non-decreasing ``row``, added left to right."""
+    out = np.zeros(n)
+    starts = np.flatnonzero(np.r_[True, row[1:] != row[:-1]])
+    out[row[starts]] = np.add.reduceat(values, starts)
+    return out
+
+
+class PropagatedAttributes(MeanMap):
+    """Kernel mean embedding of node attributes propagated along walks (RBF, cosine-normalised).
+
+    Parameters
+    ----------
+    k : int, default=2
+        Propagation steps: profiles ``[Z, P Z, ..., P^k Z]``.
+    propagation : {"mean", "lazy"}, default="mean"
+        The averaging operator ``P`` (see :func:`propagated_attributes`).
+    bandwidth : "median" or float, default="median"
+        RBF bandwidth ``h`` on the standardised profiles; ``"median"`` fits it from the
+        data (median heuristic, see the module's documentation).
+    bandwidth_scale : float, default=0.5
+        Multiplies the median heuristic (0.5 did better than 0.25 and 1 on ENZYMES,
+        BZR and COX2 alike; see the documentation's table).
+    n_features : int or None, default=None
+        ``None``: the exact double sum; an int ``D``: ``D`` random Fourier features.
+    random_state : int, numpy.random.Generator or None, default=0
+        Seed of the random features (as in :class:`MeanMap`).
+    node_attributes : str, default="attributes"
+        Node attribute holding each node's vector of floats (the name
+        :func:`~graphinvariants.datasets.load_tu` gives them).
+
+    Attributes
+    ----------
+    bandwidth_ : float
+        The bandwidth used, once fitted.
+    attribute_mean_, attribute_scale_ : numpy.ndarray of shape (n_attributes,)
+        Column means and standard deviations (1 for a constant column) of the attributes
+        the functional was fitted on.
+
+    Notes
+    -----
+    Measured under the paper's protocol (:func:`~graphinvariants.evaluation.evaluate_kernel`,
+    3 x 10-fold, C in ``1e-3 .. 1e3``, seed 0), ``k=2``, 2000 random features, the
+    Gram matrix of the whole data set (so the fit saw every graph, no class label):
+    alone, ENZYMES 67.8, BZR 81.6 (exact form 81.7), COX2 78.6; as the product
+    ``"attributes*wl"`` with ``node_label="label", n_iter=2``: ENZYMES 71.7 (exact form
+    72.6), BZR 87.5, COX2 82.3, against 52.6, 88.2 and 81.7 for that WL alone: the
+    attributes carry ENZYMES; on BZR and COX2 (majority classes 78.8 and 78.2) the node
+    labels do the work.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from graphinvariants.embeddings import PropagatedAttributes
+    >>> from graphinvariants.kernels import pairwise_kernels
+    >>> graphs = [nx.path_graph(4), nx.path_graph(5), nx.star_graph(4)]
+    >>> for g, G in enumerate(graphs):
+    ...     nx.set_node_attributes(G, {v: (float(v), g + 0.5 * v) for v in G}, "attributes")
+    >>> functional = PropagatedAttributes(k=2)
+    >>> pairwise_kernels(graphs, functional=functional).round(3)
+    array([[1.   , 0.493, 0.069],
+           [0.493, 1.   , 0.327],
+           [0.069, 0.327, 1.   ]])
+    >>> round(functional.bandwidth_, 3)
+    1.402
+    """
+
+    def __init__(self, k=2, *, propagation="mean", bandwidth="median", bandwidth_scale=0.5, n_features=None,
+                 random_state=0, node_attributes="attributes"):
+        k = check_int(k, "k")
+        check_choice(propagation, "propagation", PROPAGATIONS)
+        if not (isinstance(bandwidth, str) and bandwidth == "median"):
+            if isinstance(bandwidth, str):
+                raise ValueError(f"bandwidth must be 'median' or a positive number, got {bandwidth!r}")
+            bandwidth = float(bandwidth)
+            if not np.isfinite(bandwidth) or bandwidth <= 0:
+                raise ValueError(f"bandwidth must be 'median' or a positive number, got {bandwidth}")
+        scale = float(bandwidth_scale)
+        if not np.isfinite(scale) or scale <= 0:
+            raise ValueError(f"bandwidth_scale must be a positive number, got {bandwidth_scale}")
+        if not isinstance(node_attributes, str):
+            raise TypeError(f"node_attributes must be the name of a node attribute (str), got {node_attributes!r}")
+        super().__init__(max(k, 1), profile="counts", bandwidth=1.0, n_features=n_features, random_state=random_state)
+        del self.profile, self.column_weights, self.weight  # MeanMap's options that do not apply here
+        self.k = k
+        self.propagation = propagation
+        self.bandwidth = bandwidth
+        self.bandwidth_scale = scale
+        self.node_attributes = node_attributes
+        self._fitted = None
+
+    weight = None
+
+    # -- fitted parameters -------------------------------------------------------------
+    def fit(self, graphs):
+        """Fit the attribute scaling and the bandwidth on ``graphs`` (any collection of
+        graphs carrying the node attributes); every batch embedded afterwards uses them.
+
+        Returns
+        -------
+        self
+        """
+        self._fit_batch(self.graph_batch(graphs, what="graphs"))
+        return self
+
+    def _fit_batch(self, batch):
+        Z = _attributes_of(batch, self.node_attributes)
+        ordered = np.sort(Z, axis=0)  # statistics independent of node order, to the bit
+        mean = ordered.mean(axis=0) if len(Z) else np.zeros(Z.shape[1])
+        scale = np.sqrt(((ordered - mean) ** 2).mean(axis=0)) if len(Z) else np.ones(Z.shape[1])
+        scale[~(scale > 0)] = 1.0
+        self._fitted = (mean, scale, 1.0)
+        if self.bandwidth == "median":
+            bandwidth = self.bandwidth_scale * _median_distance(self._sorted_profiles(batch))
+            self._fitted = (mean, scale, bandwidth if bandwidth > 0 else 1.0)
+        else:
+            self._fitted = (mean, scale, float(self.bandwidth))
+
+    def _check_fitted(self):
+        if self._fitted is None:
+            raise AttributeError(f"{type(self).__name__} is not fitted yet: call fit(graphs) or embed graphs first")
+        return self._fitted
+
+    @property
+    def attribute_mean_(self):
+        return self._check_fitted()[0]
+
+    @property
+    def attribute_scale_(self):
+        return self._check_fitted()[1]
+
+    @property
+    def bandwidth_(self):
+        return float(self._check_fitted()[2])
+
+    def profile_width(self):
+        return len(self._check_fitted()[0]) * (self.k + 1)
+
+    # -- the MeanMap steps ------------------------------------------------------------
+    def embedding_params(self):
+        mean, scale, bandwidth = self._check_fitted()
+        return {"kind": "attributes", "k": self.k, "propagation": self.propagation,
+                "node_attributes": self.node_attributes, "attribute_mean": tuple(mean.tolist()),
+                "attribute_scale": tuple(scale.tolist()), "bandwidth": bandwidth, "n_features": self.n_features,
+                "seed": self._seed if self.n_features else None}
+
+    def _sorted_profiles(self, batch):
+        """Standardised propagated attributes, nodes sorted within each graph."""
+        mean, scale, _ = self._check_fitted()
+        Z = _attributes_of(batch, self.node_attributes)
+        if Z.shape[1] != len(mean):
+            raise ValueError(f"the graphs carry {Z.shape[1]} node attributes per node, but this functional was "
+                             f"fitted on graphs with {len(mean)}")
+        standardised = batch.__class__(batch.matrix, batch.offsets, node_attributes=(Z - mean) / scale)
+        X = propagated_attributes(standardised, self.k, propagation=self.propagation)
+        owner = np.repeat(np.arange(len(batch)), batch.sizes)
+        order = np.lexsort(tuple(X[:, j] for j in reversed(range(X.shape[1]))) + (owner,))
+        return X[order]
+
+    def node_profiles(self, batch):
+        if self._fitted is None:
+            self._fit_batch(batch)
+        return self._sorted_profiles(batch) / self._fitted[2]
+
+    def to_arrays(self, embedded):
+        """None: the embeddings depend on the scaling and bandwidth fitted by the
+        functional, which partitions embedded apart (``graphinvariants.dask``) would each
+        fit on their own graphs, so they are not offered as plain arrays."""
+        return None
+
+    def check_batch(self, embedded, what):
+        params = getattr(embedded, "params", None)
+        if self._fitted is None and isinstance(params, dict) and params.get("kind") == "attributes":
+            # an unfitted functional meets a precomputed batch: it takes that batch's fit
+            self._fitted = (np.array(params["attribute_mean"]), np.array(params["attribute_scale"]),
+                            params["bandwidth"])
+            if params != self.embedding_params():
+                self._fitted = None
+                raise ValueError(f"{what} was embedded with other attribute-map parameters: "
+                                 f"{params_difference(params, self.embedding_params())}")
+            return
+        if params != self.embedding_params():
+            raise ValueError(f"{what} was embedded with other attribute-map parameters (or another fitted "
+                             f"scaling or bandwidth): {params_difference(params or {}, self.embedding_params())}")
+
+
+def _attributes_of(batch, name):
+    Z = batch.node_attributes
+    if Z is None:
+        raise ValueError(f"the graphs carry no node attributes; give every node a vector of floats as its "
+                         f"{name!r} attribute")
+    return Z
+
+
+def _median_distance(X):
+    """Median Euclidean distance between the rows of ``X`` taken evenly (at most
+    :data:`MEDIAN_SAMPLE`), over distinct pairs; 0 for fewer than two rows."""
+    if len(X) < 2:
+        return 0.0
+    take = np.unique(np.linspace(0, len(X) - 1, min(len(X), MEDIAN_SAMPLE)).round().astype(np.int64))
+    S = X[take]
+    squared = np.zeros((len(S), len(S)))
+    for t in range(S.shape[1]):
+        difference = S[:, t, None] - S[None, :, t]
+        squared += difference * difference
+    upper = squared[np.triu_indices(len(S), 1)]
+    return float(np.sqrt(np.median(upper)))

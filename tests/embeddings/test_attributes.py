@@ -1,0 +1,136 @@
+"""Mean embeddings of propagated node attributes: double sums, fitted parameters, theorems."""
+
+import igraph as ig
+import networkx as nx
+import numpy as np
+import pytest
+from scipy.spatial.distance import pdist
+
+from tests.conftest import renumbered as renumbered_graph
+from graphinvariants.embeddings import PropagatedAttributes, propagated_attributes
+from graphinvariants.graphs import as_graph_batch
+from graphinvariants.kernels import paired_kernels, pairwise_kernels
+
+
+@pytest.fixture(scope="module")
+def graphs():
+    rng = np.random.default_rng(3)
+    out = [nx.gnp_random_graph(int(n), 0.25, seed=int(n)) for n in range(4, 19, 3)]
+    out += [nx.star_graph(4), nx.empty_graph(2), nx.path_graph(1)]
+    for G in out:
+        for v in G:
+            G.nodes[v]["attributes"] = tuple(rng.normal(size=3) * [1.0, 10.0, 0.1] + [0.0, 5.0, 0.0])
+    return out
+
+
+def _propagated(G, k, propagation, mean, scale):
+    """[Z, P Z, ..., P^k Z] with dense matrices."""
+    Z = (np.array([G.nodes[v]["attributes"] for v in G]) - mean) / scale
+    A = nx.to_numpy_array(G, nodelist=list(G), weight=None)
+    if propagation == "lazy":
+        A = A + np.eye(len(A))
+    degree = A.sum(axis=1)
+    P = np.where(degree[:, None] > 0, A / np.maximum(degree, 1)[:, None], np.eye(len(A)))
+    return np.hstack([np.linalg.matrix_power(P, t) @ Z for t in range(k + 1)])
+
+
+def _brute_force(graphs, k, propagation, h=None):
+    Z = np.array([G.nodes[v]["attributes"] for G in graphs for v in G])
+    mean, scale = Z.mean(axis=0), Z.std(axis=0)
+    profiles = [_propagated(G, k, propagation, mean, scale) for G in graphs]
+    if h is None:  # half the median heuristic over all node pairs (fewer than 1000 nodes)
+        h = 0.5 * np.median(pdist(np.vstack(profiles)))
+
+    def s(X, Y):
+        return sum(np.exp(-np.sum((x - y) ** 2) / (2 * h * h)) for x in X for y in Y)
+
+    n = len(graphs)
+    K = np.array([[s(profiles[i], profiles[j]) for j in range(n)] for i in range(n)])
+    d = np.sqrt(np.diag(K))
+    return K / np.outer(d, d), h
+
+
+@pytest.mark.parametrize("k, propagation", [(0, "mean"), (2, "mean"), (3, "lazy")])
+def test_exact_form_matches_the_double_sum(graphs, k, propagation):
+    functional = PropagatedAttributes(k=k, propagation=propagation)
+    K = pairwise_kernels(graphs, functional=functional)
+    expected, h = _brute_force(graphs, k, propagation)
+    # different summation orders (matrix powers, numpy's mean) and RBF values rounded to 2**-52
+    assert functional.bandwidth_ == pytest.approx(h, rel=1e-12)
+    np.testing.assert_allclose(K, expected, rtol=1e-10)
+    fixed = pairwise_kernels(graphs, functional=PropagatedAttributes(k=k, propagation=propagation, bandwidth=0.7))
+    np.testing.assert_allclose(fixed, _brute_force(graphs, k, propagation, h=0.7)[0], rtol=1e-10)
+
+
+def test_propagation_by_hand():
+    G = nx.Graph([(0, 1), (1, 2)])
+    G.add_node(3)
+    nx.set_node_attributes(G, {0: 1.0, 1: 2.0, 2: 6.0, 3: 5.0}, "x")
+    batch = as_graph_batch([G], node_attributes="x")
+    assert propagated_attributes(batch, 1).tolist() == [[1.0, 2.0], [2.0, 3.5], [6.0, 2.0], [5.0, 5.0]]
+    assert propagated_attributes(batch, 1, propagation="lazy").tolist() == [[1.0, 1.5], [2.0, 3.0], [6.0, 4.0], [5.0, 5.0]]
+
+
+@pytest.mark.parametrize("n_features", [None, 500])
+def test_theorems_renumbering_and_libraries(graphs, rng, n_features):
+    functional = PropagatedAttributes(k=2, n_features=n_features)
+    K = pairwise_kernels(graphs, functional=functional)
+    np.testing.assert_array_equal(np.diag(K), 1.0)
+    np.testing.assert_array_equal(K, K.T)
+    assert np.linalg.eigvalsh(K).min() > -1e-10
+    renumbered = [renumbered_graph(G, rng) for G in graphs]
+    np.testing.assert_array_equal(paired_kernels(graphs, renumbered, functional=functional), 1.0)
+    np.testing.assert_array_equal(pairwise_kernels(renumbered, functional=PropagatedAttributes(k=2, n_features=n_features)), K)
+    np.testing.assert_array_equal(
+        pairwise_kernels([ig.Graph.from_networkx(G) for G in graphs], functional=PropagatedAttributes(k=2, n_features=n_features)), K)
+
+
+def test_random_features_approach_the_exact_form(graphs):
+    exact = pairwise_kernels(graphs, functional=PropagatedAttributes(k=2))
+    error = {D: np.mean([np.abs(pairwise_kernels(graphs, functional=PropagatedAttributes(k=2, n_features=D, random_state=s))
+                                - exact).max() for s in range(4)]) for D in (50, 5000)}
+    assert error[5000] < error[50] / 3
+
+
+def test_queries_share_the_fit_of_the_corpus(graphs):
+    corpus, queries = graphs[:5], graphs[5:]
+    functional = PropagatedAttributes(k=2).fit(corpus)
+    h = functional.bandwidth_
+    everything = pairwise_kernels(corpus + queries, functional=functional)
+    assert functional.bandwidth_ == h  # embedding more graphs does not refit
+    np.testing.assert_array_equal(pairwise_kernels(queries, corpus, functional=functional), everything[5:, :5])
+    # a precomputed batch carries its fit; a functional fitted otherwise refuses it
+    embedded = functional.as_embeddings(corpus)
+    fresh = PropagatedAttributes(k=2)
+    np.testing.assert_array_equal(pairwise_kernels(embedded, queries, functional=fresh), everything[:5, 5:])
+    with pytest.raises(ValueError, match="fitted scaling or bandwidth"):
+        pairwise_kernels(embedded, functional=PropagatedAttributes(k=2).fit(queries))
+
+
+def test_errors_name_the_problem(graphs):
+    with pytest.raises(ValueError, match="no node attributes|no attribute"):
+        pairwise_kernels([nx.path_graph(3), nx.path_graph(2)], functional=PropagatedAttributes())
+    wide = nx.path_graph(3)
+    nx.set_node_attributes(wide, (1.0, 2.0), "attributes")
+    functional = PropagatedAttributes().fit(graphs)
+    with pytest.raises(ValueError, match="2 node attributes per node.*3"):
+        pairwise_kernels([wide], graphs, functional=functional)
+    with pytest.raises(AttributeError, match="not fitted"):
+        PropagatedAttributes().bandwidth_
+    for bad in ({"bandwidth": "mean"}, {"bandwidth": -1.0}, {"bandwidth_scale": 0}, {"propagation": "sum"}, {"k": -1}):
+        with pytest.raises(ValueError):
+            PropagatedAttributes(**bad)
+
+
+def test_graph_kernel_fits_on_the_training_graphs(graphs):
+    import graphinvariants as gi
+
+    model = gi.GraphKernel(kernel="attributes", k=1).fit(graphs[:5])
+    expected = pairwise_kernels(graphs[5:], graphs[:5], functional=PropagatedAttributes(k=1).fit(graphs[:5]))
+    np.testing.assert_array_equal(model.transform(graphs[5:]), expected)
+    assert model.functional_.bandwidth_ == PropagatedAttributes(k=1).fit(graphs[:5]).bandwidth_
+
+
+def test_not_offered_as_plain_arrays(graphs):
+    functional = PropagatedAttributes(k=1, n_features=64)
+    assert functional.to_arrays(functional.as_embeddings(graphs)) is None
