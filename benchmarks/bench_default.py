@@ -111,9 +111,10 @@ class FoldSlicedDefault(TransformerMixin, BaseEstimator):
 def member_grams(ds, options):
     """Every candidate member's matrix over the whole data set (no label involved)."""
     combination = LearnedCombination(**options)
-    has_labels = ds.batch.node_labels is not None
+    carries = {"node_label": ds.batch.node_labels is not None, "edge_label": ds.batch.edge_labels is not None,
+               "node_attributes": ds.batch.node_attributes is not None}
     grams, seconds = {}, {}
-    for name, functional in combination.candidate_functionals(has_labels).items():
+    for name, functional in combination.candidate_functionals(carries).items():
         start = time.perf_counter()
         grams[name] = pairwise_kernels(ds.batch, functional=functional)
         seconds[name] = time.perf_counter() - start

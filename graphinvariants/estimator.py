@@ -127,7 +127,8 @@ class PowerKernel(_KernelTransformer):
 
 
 #: Options of the learned default (``kernel="learned"``) that are not member parameters.
-_LEARNED_OPTIONS = ("node_label", "combination", "task", "powers", "bandwidths", "max_samples", "members", "seed")
+_LEARNED_OPTIONS = ("node_label", "edge_label", "node_attributes", "combination", "task", "powers", "bandwidths",
+                    "max_samples", "members", "seed")
 
 
 class GraphKernel(_KernelTransformer):
@@ -171,6 +172,12 @@ class GraphKernel(_KernelTransformer):
             Node attribute read as the node label of NetworkX or igraph graphs (a
             TUDataset carries its own). Label members are used when every training
             graph has it; ``None`` refuses them.
+        edge_label : str or None, default="label"
+            Edge attribute read as the edge label (bond types); the members typed by
+            edge labels are used when every training graph has it; ``None`` refuses them.
+        node_attributes : str or None, default="attributes"
+            Node attribute holding a vector of real numbers; the attribute member is
+            used when every training graph has it; ``None`` refuses it.
         combination : {"alignf", "align"}, default="alignf"
             Maximise the alignment of the weighted sum (ALIGNF), or weight each
             candidate by its own alignment.
@@ -190,8 +197,9 @@ class GraphKernel(_KernelTransformer):
             training graphs).
 
         and member parameters: ``k=7`` reaches every candidate member that takes
-        ``k`` (power, histogram, labelled_histogram), ``n_iter=3`` both WL members;
-        ``histogram__k=9`` one candidate.
+        ``k`` (power, the histograms, closed walks, attributes), ``n_iter=3`` every WL
+        member; ``histogram__k=9`` one candidate (names of
+        :data:`graphinvariants.kernels.learned.CANDIDATES`).
 
     Attributes
     ----------

@@ -290,3 +290,20 @@ def test_gaussian_shapes_alone_keep_the_kernel_a_kernel(graphs_and_labels):
     median = model.combination_.medians["power"]
     off = ~np.eye(len(graphs), dtype=bool)
     assert median == pytest.approx(float(np.median(np.clip(2 - 2 * power[off], 0, None))), rel=1e-12)
+
+
+def test_learned_default_uses_edge_labels_and_attributes_when_every_graph_has_them():
+    # same shapes and node labels; the classes differ by one bond type, or by attributes
+    graphs, y = _labelled_molecules()
+    for G, cls in zip(graphs, y):
+        nx.set_edge_attributes(G, {e: ("double" if cls and i == 0 else "single") for i, e in enumerate(G.edges)}, "label")
+        nx.set_node_attributes(G, {v: (float(cls) + 0.1 * v, 1.0) for v in G}, "attributes")
+    model = gi.GraphKernel(seed=0).fit(graphs, y)
+    names = set(model.weights_)
+    assert any(n.startswith("wl_edge_label") for n in names) and any(n.startswith("attributes") for n in names)
+    K = model.fit_transform(graphs, y)
+    np.testing.assert_array_equal(np.diag(K), 1.0)  # gram() sets the diagonal: unit by construction
+    refused = set(gi.GraphKernel(edge_label=None, node_attributes=None, seed=0).fit(graphs, y).weights_)
+    assert not any("edge_label" in n or n.startswith("attributes") for n in refused)
+    with pytest.raises(ValueError, match="has no attribute .label."):  # fitted with labels and bonds
+        model.transform([nx.cycle_graph(5)])

@@ -28,8 +28,9 @@ from .engine import pairwise_kernels
 __all__ = ["CANDIDATES", "PRODUCTS", "LearnedCombination"]
 
 #: The members the learned default chooses among: name -> (kernel name, parameters,
-#: what every graph must carry). ``"node_label"`` members get the estimator's
-#: ``node_label`` and are left out when the graphs carry no node labels.
+#: what every graph must carry). A member that needs ``"node_label"``,
+#: ``"edge_label"`` or ``"node_attributes"`` gets the estimator's attribute name for it
+#: and is left out when some graph does not carry it (or the name is None).
 CANDIDATES = {
     "power": ("power", {"k": 5}, ()),
     "histogram": ("histogram", {"k": 9}, ()),
@@ -41,6 +42,9 @@ CANDIDATES = {
     "histogram_oa": ("histogram_oa", {"k": 5}, ()),
     "labelled_histogram_oa": ("labelled_histogram_oa", {"k": 3}, ("node_label",)),
     "closed_histogram": ("closed_histogram", {"k": 6}, ()),
+    "wl_edge_label": ("wl", {"n_iter": 5}, ("node_label", "edge_label")),
+    "labelled_histogram_edge_label": ("labelled_histogram", {"k": 5}, ("node_label", "edge_label")),
+    "attributes": ("attributes", {"k": 2}, ("node_attributes",)),
 }
 
 #: Elementwise products of members also offered as candidates (their Gram matrix is the
@@ -48,6 +52,7 @@ CANDIDATES = {
 PRODUCTS = {
     "power*histogram*wl": ("power", "histogram", "wl"),
     "power*histogram*wl_label": ("power", "histogram", "wl_label"),
+    "attributes*wl_label": ("attributes", "wl_label"),
 }
 
 
@@ -103,6 +108,12 @@ class LearnedCombination:
     node_label : str or None
         Node attribute read as the node label (NetworkX, igraph); None refuses every
         label member.
+    edge_label : str or None
+        Edge attribute read as the edge label (bond types); None refuses the members
+        that read edge labels.
+    node_attributes : str or None
+        Node attribute holding a vector of real numbers; None refuses the attribute
+        member.
     combination : {"alignf", "align"}
     task : {"auto", "classification", "regression"}
     powers : tuple of int
@@ -130,11 +141,15 @@ class LearnedCombination:
     1.0
     """
 
-    def __init__(self, *, node_label="label", combination="alignf", task="auto", powers=(1,),
+    def __init__(self, *, node_label="label", edge_label="label", node_attributes="attributes", combination="alignf", task="auto", powers=(1,),
                  bandwidths=(0.25, 1.0, 4.0), max_samples=1000, members=None, params=None, seed=None, n_jobs=None):
-        if node_label is not None and not isinstance(node_label, str):
-            raise TypeError(f"node_label must be None or a node attribute name, got {node_label!r}")
+        for option, value in (("node_label", node_label), ("edge_label", edge_label),
+                              ("node_attributes", node_attributes)):
+            if value is not None and not isinstance(value, str):
+                raise TypeError(f"{option} must be None or an attribute name, got {value!r}")
         self.node_label = node_label
+        self.edge_label = edge_label
+        self.node_attributes = node_attributes
         self.combination = check_choice(combination, "combination", COMBINATIONS)
         self.task = check_choice(task, "task", TASKS)
         self.powers = _check_powers(powers)
@@ -153,40 +168,65 @@ class LearnedCombination:
         self.n_jobs = check_n_jobs(n_jobs)
 
     # -- building ---------------------------------------------------------------------
-    def _graph_batch(self, X, what, require_labels):
+    def _reads(self):
+        """What the graphs may carry and the attribute names to read them by (None: refused)."""
+        return {"node_label": self.node_label, "edge_label": self.edge_label,
+                "node_attributes": self.node_attributes}
+
+    def _graph_batch(self, X, what, require=()):
+        """``(batch, carries)``: the graphs as one batch holding what every graph carries
+        among node labels, edge labels and node attributes (``carries``: option ->
+        bool); what ``require`` names must be there."""
+        reads = {option: name for option, name in self._reads().items() if name is not None}
         batch = X if isinstance(X, GraphBatch) else getattr(X, "batch", None)
         if isinstance(batch, GraphBatch):
-            if require_labels and batch.node_labels is None:
-                raise ValueError(f"the combination was fitted with node labels, but {what} carry none")
-            return batch, batch.node_labels is not None
-        if self.node_label is None:
-            return as_graph_batch(X, what=what), False
-        graphs = X if hasattr(X, "__len__") else list(X)
-        if require_labels:
-            return as_graph_batch(graphs, node_label=self.node_label, what=what), True
-        try:
-            return as_graph_batch(graphs, node_label=self.node_label, what=what), True
-        except (TypeError, ValueError):  # some graph lacks the label: structure members only
-            return as_graph_batch(graphs, what=what), False
+            held = {"node_label": batch.node_labels, "edge_label": batch.edge_labels,
+                    "node_attributes": batch.node_attributes}
+            carries = {option: option in reads and held[option] is not None for option in held}
+        else:
+            graphs = X if hasattr(X, "__len__") else list(X)
+            carries = {}
+            for option in ("node_label", "edge_label", "node_attributes"):
+                if option not in reads:
+                    carries[option] = False
+                    continue
+                if option in require:
+                    carries[option] = True
+                    continue
+                try:  # does every graph carry it? (a graph without it: members without it only)
+                    as_graph_batch(graphs, **{option: reads[option]}, what=what)
+                    carries[option] = True
+                except (TypeError, ValueError):
+                    carries[option] = False
+            batch = as_graph_batch(graphs, **{o: reads[o] for o in reads if carries[o]}, what=what)
+        missing = [option for option in require if not carries.get(option)]
+        if missing:
+            raise ValueError(f"the combination was fitted on graphs carrying {', '.join(missing)} "
+                             f"({', '.join(repr(reads.get(o)) for o in missing)}), but {what} carry none")
+        return batch, carries
 
-    def candidate_functionals(self, has_labels):
-        """The candidate members (name -> Functional) for graphs with or without node labels."""
+    def candidate_functionals(self, carries):
+        """The candidate members (name -> Functional) for graphs carrying what ``carries``
+        says (option -> bool: ``node_label``, ``edge_label``, ``node_attributes``)."""
         from .registry import make_functional, shared_parameters
 
-        carries = {"node_label": has_labels and self.node_label is not None}
+        if isinstance(carries, bool):  # graphs with or without node labels
+            carries = {"node_label": carries}
+        carries = {option: bool(carries.get(option)) and name is not None for option, name in self._reads().items()}
         names = self.members if self.members is not None else tuple(CANDIDATES)
         chosen = [n for n in names if all(carries.get(need, False) for need in CANDIDATES[n][2])]
         if self.members is not None and len(chosen) < len(names):
             missing = sorted(set(names) - set(chosen))
-            raise ValueError(f"members {missing} need node labels, but the graphs carry none "
-                             f"(or node_label=None)")
+            needs = sorted({need for n in missing for need in CANDIDATES[n][2] if not carries.get(need)})
+            raise ValueError(f"members {missing} need {', '.join(needs)}, but the graphs carry none (some graph "
+                             f"lacks it, or it was refused with None)")
         unused = {key for key in self.params}
         functionals = {}
         for name in chosen:
             kernel, defaults, needs = CANDIDATES[name]
             params = dict(defaults)
-            if "node_label" in needs:
-                params["node_label"] = self.node_label
+            for need in needs:  # the estimator's attribute names
+                params[need] = self._reads()[need]
             takes = shared_parameters(kernel, **{key: None for key in self.params if "__" not in key})
             for key, value in self.params.items():
                 if "__" in key:
@@ -213,12 +253,12 @@ class LearnedCombination:
     # -- fitting ----------------------------------------------------------------------
     def fit(self, X, y):
         """Embed the training graphs and learn the weights from ``y``; returns self."""
-        batch, has_labels = self._graph_batch(X, "X", require_labels=False)
+        batch, carries = self._graph_batch(X, "X")
         y = np.asarray(y)
         if y.shape != (len(batch),):
             raise ValueError(f"y must have one label per graph, shape ({len(batch)},), got {y.shape}")
-        self.functionals = self.candidate_functionals(has_labels)
-        self.uses_labels = any("node_label" in CANDIDATES[n][2] for n in self.functionals)
+        self.functionals = self.candidate_functionals(carries)
+        self.requires = tuple(sorted({need for n in self.functionals for need in CANDIDATES[n][2]}))
         self.embeddings = {name: f.as_embeddings(batch, what="X") for name, f in self.functionals.items()}
         sample = None
         if self.max_samples is not None and len(batch) > self.max_samples:
@@ -285,7 +325,7 @@ class LearnedCombination:
 
     def cross(self, X):
         """The matrix of ``X`` against the training graphs, shape ``(len(X), n_train)``."""
-        batch, _ = self._graph_batch(X, "X", require_labels=self.uses_labels)
+        batch, _ = self._graph_batch(X, "X", require=self.requires)
         needed = {p for _, parts, _, _ in self._chosen for p in parts}
         grams = {name: pairwise_kernels(batch, self.embeddings[name], functional=self.functionals[name],
                                         n_jobs=self.n_jobs) for name in needed}
