@@ -11,7 +11,7 @@ isomorphic. For each kernel (names as for ``gi.kernel_matrix``, parameters as
 2. every graph with 8 nodes: 12,346 graphs (11,117 connected), built reproducibly by
    adding an 8th node, joined to every subset of the nodes, to every 7-node graph of
    the atlas and keeping one graph per canonical form of nauty (needs ``pynauty``, the
-   ``[bench]`` extra; ``--skip-8`` leaves this part out); the counts are checked;
+   ``[benchmark]`` extra; ``--skip-8`` leaves this part out); the counts are checked;
 3. the circular skip link graphs (CSL, ten classes of 15 relabelled 4-regular
    circulants on 41 nodes): accuracy under the paper's protocol (10 x 10-fold C-SVM,
    C in 1e-7 .. 1e7 chosen on an inner split), chance being 10%;
@@ -75,7 +75,7 @@ def graphs_on_8_nodes():
     try:
         import pynauty
     except ImportError:
-        raise ImportError("the 8-node graphs need pynauty: pip install graphinvariants[bench] (or --skip-8)") from None
+        raise ImportError("the 8-node graphs need pynauty: pip install "graphinvariants[benchmark]" (or --skip-8)") from None
     seen = {}
     for G in (G for G in nx.graph_atlas_g() if G.number_of_nodes() == 7):
         base = {v: list(G[v]) for v in range(7)}
