@@ -14,6 +14,7 @@
   intersection) kernels over the hierarchies of those count functionals
   (:class:`OptimalAssignment` turns any of them into that form).
 * :class:`ClosedWalkHistogram`: histogram of exact closed-walk profiles ``(A^t)_ii``.
+* :class:`ClosedWalkGaussian`: the Gaussian (power-kernel) form of the log closed-walk profiles.
 * :class:`NodeCount`: the kernel ``min(n) / max(n)`` on node counts (size, as a factor).
 * :class:`Combination`: products and sums of the kernels of several functionals.
 * :class:`Functional`: the protocol both implement, and any new functional too.
@@ -41,7 +42,7 @@ from .histogram import HistogramBatch, WalkHistogram
 from .labelled import LabelledHistogramBatch, LabelledWalkHistogram
 from .meanmap import MeanMap, MeanMapBatch
 from .wl import WeisfeilerLehman, WLBatch
-from .closed import ClosedHistogramBatch, ClosedWalkHistogram
+from .closed import ClosedHistogramBatch, ClosedWalkGaussian, ClosedWalkHistogram
 from .size import NodeCount, NodeCountBatch
 
 __all__ = [
@@ -68,6 +69,7 @@ __all__ = [
     "WalkHistogramOptimalAssignment",
     "LabelledWalkHistogramOptimalAssignment",
     "ClosedHistogramBatch",
+    "ClosedWalkGaussian",
     "ClosedWalkHistogram",
     "NodeCount",
     "NodeCountBatch",

@@ -16,7 +16,7 @@ from ..embeddings import (
     WalkHistogramOptimalAssignment,
     WeisfeilerLehmanOptimalAssignment,
 )
-from ..embeddings import ClosedWalkHistogram, NodeCount
+from ..embeddings import ClosedWalkGaussian, ClosedWalkHistogram, NodeCount
 from ..embeddings import PropagatedAttributes
 from .engine import pairwise_kernels
 
@@ -35,6 +35,7 @@ _FUNCTIONALS = {
     "histogram_oa": WalkHistogramOptimalAssignment,
     "labelled_histogram_oa": LabelledWalkHistogramOptimalAssignment,
     "closed_histogram": ClosedWalkHistogram,
+    "closed_power": ClosedWalkGaussian,
     "wl_closed": functools.partial(WeisfeilerLehman, closed_walks=8),
     "size": NodeCount,
     "attributes": PropagatedAttributes,
@@ -53,6 +54,8 @@ KERNELS = {
             "(n_iter, node_label)",
     "histogram_oa": "optimal assignment over the walk-profile prefixes: their histogram intersection (k, weight)",
     "labelled_histogram_oa": "optimal assignment over the labelled walk-profile prefixes, normalised (k, node_label)",
+    "closed_power": "Bhattacharyya coefficient of the Gaussians of the log closed-walk profiles log(1 + (A^t)_ii) "
+                    "(k, ridge, weight)",
     "closed_histogram": "cosine-normalised histogram of exact closed-walk profiles (A^t)_ii, all prefixes t = 1..k (k, weight)",
     "wl_closed": "Weisfeiler-Lehman started from (degree or node label, closed-walk counts (A^t)_ii, t = 1..closed_walks) "
                  "(n_iter, node_label, closed_walks=8)",

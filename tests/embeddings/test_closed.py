@@ -138,3 +138,49 @@ def test_separates_the_csl_classes_but_not_strongly_regular_graphs():
     shrikhande, rook = strongly_regular_pair()
     # a limit of every walk count: both have 16 nodes with the same closed-walk profile
     assert gi.kernel_matrix([shrikhande], [rook], kernel="closed_histogram", k=12)[0, 0] == pytest.approx(1.0)
+
+
+# -- the Gaussian form ------------------------------------------------------------------
+def _log_closed_walk_profiles(G, k):
+    A = nx.to_numpy_array(G, dtype=np.int64)
+    P, cols = np.eye(len(A), dtype=np.int64), []
+    for _ in range(k):
+        P = P @ A
+        cols.append(np.diag(P))
+    return np.log1p(np.column_stack(cols).astype(float))
+
+
+def test_gaussian_form_is_the_power_kernel_of_the_closed_walk_moments(graphs):
+    from graphinvariants.embeddings import ClosedWalkGaussian, GaussianBatch, GaussianEmbedding
+
+    k = 5
+    profiles = [_log_closed_walk_profiles(G, k) for G in graphs]
+    means = np.array([X.mean(axis=0) for X in profiles])
+    covs = np.array([np.cov(X, rowvar=False, bias=True).reshape(k, k) for X in profiles])
+    expected = pairwise_kernels(GaussianBatch(means, covs, [len(X) for X in profiles]),
+                                functional=GaussianEmbedding(k, ridge=1e-6))  # the closed walks' default ridge
+    K = pairwise_kernels(graphs, functional=ClosedWalkGaussian(k=k))
+    # the moments are summed in another order (numpy's mean and cov against sorted rows):
+    # a few units in the last place of each moment, amplified by the log-determinants
+    np.testing.assert_allclose(K, expected, rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(np.diag(K), 1.0)  # each side's terms by the same routine
+    np.testing.assert_array_equal(K, K.T)
+    assert np.linalg.eigvalsh(K).min() > -1e-10
+
+
+def test_gaussian_form_renumbering_libraries_and_what_it_sees(graphs, rng):
+    from graphinvariants.embeddings import ClosedWalkGaussian
+
+    functional = ClosedWalkGaussian(k=6)
+    # exact: the moments are summed over rows sorted within each graph
+    np.testing.assert_array_equal(paired_kernels(graphs, [renumbered_graph(G, rng) for G in graphs],
+                                                 functional=functional), 1.0)
+    np.testing.assert_array_equal(pairwise_kernels([ig.Graph.from_networkx(G) for G in graphs], functional=functional),
+                                  pairwise_kernels(graphs, functional=functional))
+    hexagon, triangles = nx.cycle_graph(6), nx.disjoint_union(nx.cycle_graph(3), nx.cycle_graph(3))
+    assert gi.kernel_matrix([hexagon, triangles], kernel="closed_power", k=3)[0, 1] < 0.5
+    assert gi.kernel_matrix([hexagon, triangles], kernel="power")[0, 1] == 1.0  # open walks: both 2-regular
+    with pytest.raises(TypeError, match="open-walk invariants"):
+        pairwise_kernels([gi.power_invariants(hexagon, k=6)], functional=functional)
+    with pytest.raises(ValueError, match="profile"):  # open-walk embeddings are refused by their record
+        pairwise_kernels(gi.batch_power_invariants(graphs, k=6), functional=functional)
