@@ -75,7 +75,7 @@ def graphs_on_8_nodes():
     try:
         import pynauty
     except ImportError:
-        raise ImportError("the 8-node graphs need pynauty: pip install "graphinvariants[benchmark]" (or --skip-8)") from None
+        raise ImportError("the 8-node graphs need pynauty: pip install 'graphinvariants[benchmark]' (or --skip-8)") from None
     seen = {}
     for G in (G for G in nx.graph_atlas_g() if G.number_of_nodes() == 7):
         base = {v: list(G[v]) for v in range(7)}
