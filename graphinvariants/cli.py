@@ -168,6 +168,10 @@ def kernel_list(text):
             name, params = parse_kernel_spec(spec)
             if name != LEARNED:
                 make_functional(name, **params)  # refuse unknown names and parameters now
+            else:
+                from .estimator import GraphKernel
+
+                GraphKernel(**params)  # its constructor refuses names no candidate takes
         except (TypeError, ValueError) as err:
             raise argparse.ArgumentTypeError(str(err)) from None
         out.append((spec, name, params))
@@ -466,11 +470,12 @@ def _add_common_options(parser):
 
 
 def _add_kernel_option(parser):
-    from .kernels.registry import DEFAULT_KERNEL
+    from .kernels.registry import DEFAULT_KERNEL, KERNELS
 
     parser.add_argument("--kernel", type=kernel_list, default=kernel_list(DEFAULT_KERNEL), metavar="NAME[,NAME...]",
-                        help="kernels to compare, side by side: power (the paper's), histogram, wl, meanmap, "
-                             "labelled_histogram, or products and means such as power*histogram; parameters "
+                        help="kernels to compare, side by side: power (the paper's), "
+                             f"{', '.join(sorted(set(KERNELS) - {'power'}))}, "
+                             "or products and means such as power*histogram; parameters "
                              "as histogram:k=7 (default: power); learned: GraphKernel()'s learned default, "
                              "fitted on each outer training fold (--k does not reach it)")
 

@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._validation import check_n_jobs
 from .embeddings import DEFAULT_RIDGE
 from .kernels import pairwise_kernels
-from .kernels.learned import LearnedCombination
+from .kernels.learned import CANDIDATES, LearnedCombination
 from .kernels.registry import LEARNED, kernel_parameters, make_functional
 
 __all__ = ["GraphKernel", "PowerKernel"]
@@ -319,6 +319,7 @@ class GraphKernel(_KernelTransformer):
             return self.combination_.gram()
         return pairwise_kernels(self.embeddings_, functional=self.functional_, n_jobs=self.n_jobs)
 
+
 def _check_kernel_parameter_name(key):
     """Refuse a GraphKernel parameter that no kernel takes (it would otherwise be kept
     as an attribute, shadow a method such as ``fit``, and fail far from its cause)."""
@@ -329,9 +330,12 @@ def _check_kernel_parameter_name(key):
         member, _, param = key.partition("__")
         if any(key in params for params in parameters.values()) or param in parameters.get(member, ()):
             return
+        if member in CANDIDATES and param in parameters[CANDIDATES[member][0]]:  # one learned candidate
+            return
     names = sorted({p for params in parameters.values() for p in params})
     raise ValueError(
         f"GraphKernel has no parameter {key!r}: its parameters are kernel, n_jobs, the options of the learned default "
         f"({', '.join(_LEARNED_OPTIONS)}) and those of the kernels ({', '.join(names)}), or member__param "
-        "for one member of a combination (e.g. histogram__k)"
+        "for one member of a combination or one candidate of the learned default (e.g. histogram__k, "
+        "wl_label__n_iter)"
     )

@@ -305,5 +305,16 @@ def test_learned_default_uses_edge_labels_and_attributes_when_every_graph_has_th
     np.testing.assert_array_equal(np.diag(K), 1.0)  # gram() sets the diagonal: unit by construction
     refused = set(gi.GraphKernel(edge_label=None, node_attributes=None, seed=0).fit(graphs, y).weights_)
     assert not any("edge_label" in n or n.startswith("attributes") for n in refused)
-    with pytest.raises(ValueError, match="has no attribute .label."):  # fitted with labels and bonds
+    with pytest.raises(ValueError, match="has no attribute"):  # what the chosen candidates read
         model.transform([nx.cycle_graph(5)])
+
+
+def test_learned_default_takes_one_candidates_parameter():
+    graphs, y = _labelled_molecules()
+    model = gi.GraphKernel(wl_label__n_iter=2, seed=0)
+    assert model.get_params()["wl_label__n_iter"] == 2
+    model.fit(graphs, y)
+    assert model.combination_.functionals["wl_label"].n_iter == 2
+    assert model.combination_.functionals["wl"].n_iter == 5
+    with pytest.raises(ValueError, match="no parameter"):
+        gi.GraphKernel(wl_label__k=2)

@@ -128,13 +128,14 @@ def unique_rows(rows):
     return ordered[new], inverse
 
 
-def merged_labels(left, right):
-    """The sorted union of two node-label vocabularies and each label's place in it;
-    numbers and strings are never merged (numpy would make 1 and "1" one label)."""
+def merged_labels(left, right, kind="node"):
+    """The sorted union of two label vocabularies (``kind``: "node" or "edge") and each
+    label's place in it; numbers and strings are never merged (numpy would make 1 and
+    "1" one label)."""
     kinds = {"text" if labels.dtype.kind in "US" else "numbers" for labels in (left, right) if len(labels)}
     if len(kinds) > 1:
-        raise TypeError("the node labels of one collection are numbers and of the other strings; give them one type")
-    merged, place = np.unique(concatenate_labels(left, right), return_inverse=True)
+        raise TypeError(f"the {kind} labels of one collection are numbers and of the other strings; give them one type")
+    merged, place = np.unique(concatenate_labels(left, right, kind), return_inverse=True)
     return merged, place.reshape(-1)
 
 

@@ -457,7 +457,7 @@ class GaussianEmbedding(Functional):
 
     def embedding_params(self):
         # the ridge and the engine change only how pairs are evaluated
-        return {"k": self.k, "normalization": self.normalization, "weight": self.weight}
+        return {"k": self.k, "normalization": self.normalization, "weight": self.weight, "profile": "power summary"}
 
     def coerce_items(self, items, what):
         check_not_single(items, (PowerInvariants, PowerSummary), what)

@@ -314,7 +314,7 @@ def typed_column_maps(left, right, labels, left_labels, right_labels):
         return None
     if not all(typed):
         raise ValueError("one collection's labelled histograms are typed by edge labels and the other's are not")
-    _, place = merged_labels(left.edge_vocabulary, right.edge_vocabulary)
+    _, place = merged_labels(left.edge_vocabulary, right.edge_vocabulary, "edge")
     edges = place[: len(left.edge_vocabulary)], place[len(left.edge_vocabulary) :]
     width = len(labels)
 

@@ -138,8 +138,8 @@ class MeanMap(Functional):
         """Every parameter that changes the embeddings; ``seed`` is the seed of the
         random map (drawn at construction when ``random_state`` is None or a Generator)."""
         weights = None if self.column_weights is None else tuple(self.column_weights.tolist())
-        return {"k": self.k, "profile": self.profile, "bandwidth": self.bandwidth, "column_weights": weights,
-                "n_features": self.n_features, "seed": self._seed, "weight": self.weight}
+        return {"kind": "walk profiles", "k": self.k, "profile": self.profile, "bandwidth": self.bandwidth,
+                "column_weights": weights, "n_features": self.n_features, "seed": self._seed, "weight": self.weight}
 
     def node_profiles(self, batch):
         """Node profiles of ``batch`` divided by the bandwidth, sorted within each graph

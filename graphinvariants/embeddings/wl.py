@@ -182,6 +182,9 @@ class WeisfeilerLehman(CountFeatures):
         merged, label = merged_labels(left.initial, right.initial)
         maps = [label[: len(left.initial)]], [label[len(left.initial) :]]
         totals = [len(merged)]
+        if (left.initial_rows is None) != (right.initial_rows is None):
+            raise ValueError("one collection's WL features start from closed walks and the other's do not; "
+                             "embed both with the same closed_walks")
         if left.initial_rows is not None:  # (label, closed walks) rows onto one numbering
             rows = [batch.initial_rows.copy() for batch in (left, right)]
             for side in (0, 1):
@@ -249,7 +252,7 @@ def merged_edge_ids(left, right):
         return None
     if not all(typed):
         raise ValueError("one collection's WL features are typed by edge labels and the other's are not")
-    _, place = merged_labels(left.edge_vocabulary, right.edge_vocabulary)
+    _, place = merged_labels(left.edge_vocabulary, right.edge_vocabulary, "edge")
     return place[: len(left.edge_vocabulary)], place[len(left.edge_vocabulary) :]
 
 

@@ -9,10 +9,13 @@
 from .engine import kernel_row_chunks, paired_kernels, pairwise_kernels
 from .neighbors import kneighbors
 from .power import bhattacharyya_coefficient, paired_power_kernel, power_kernel, power_kernel_matrix
-from .registry import KERNELS, kernel_matrix, make_functional, parse_kernel_spec
+from .registry import DEFAULT_KERNEL, KERNELS, LEARNED, RECOMMENDED, kernel_matrix, make_functional, parse_kernel_spec
 
 __all__ = [
+    "DEFAULT_KERNEL",
     "KERNELS",
+    "LEARNED",
+    "RECOMMENDED",
     "bhattacharyya_coefficient",
     "kernel_matrix",
     "kernel_row_chunks",

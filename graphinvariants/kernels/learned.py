@@ -258,7 +258,6 @@ class LearnedCombination:
         if y.shape != (len(batch),):
             raise ValueError(f"y must have one label per graph, shape ({len(batch)},), got {y.shape}")
         self.functionals = self.candidate_functionals(carries)
-        self.requires = tuple(sorted({need for n in self.functionals for need in CANDIDATES[n][2]}))
         self.embeddings = {name: f.as_embeddings(batch, what="X") for name, f in self.functionals.items()}
         sample = None
         if self.max_samples is not None and len(batch) > self.max_samples:
@@ -284,6 +283,8 @@ class LearnedCombination:
         self.weights = {label: float(w) for (label, _, _), w in zip(candidates, weights)}
         self.alignments = {label: float(a) for (label, _, _), a in zip(candidates, alignments)}
         self._chosen = [(label, parts, shape, float(w)) for (label, parts, shape), w in zip(candidates, weights) if w > 0]
+        # what new graphs must carry: only what the chosen candidates read
+        self.requires = tuple(sorted({need for _, parts, _, _ in self._chosen for p in parts for need in CANDIDATES[p][2]}))
         return self
 
     def _shaped(self, grams, parts, shape, *, fit=False):

@@ -44,21 +44,21 @@ _FUNCTIONALS = {
 #: Kernel names accepted by :func:`kernel_matrix`, each with a one-line description.
 #: Names joined by ``*`` (elementwise product) or ``+`` (mean) are accepted too.
 KERNELS = {
-    "power": "the paper's power kernel: Bhattacharyya coefficient of the power summaries' Gaussians (k, ridge, weight)",
+    "power": "the paper's power kernel: Bhattacharyya coefficient of the power summaries' Gaussians (k, ridge, weight, normalization, engine)",
     "histogram": "cosine-normalised histogram of exact walk-count profiles, all prefixes t = 1..k (k, weight)",
     "labelled_histogram": "histogram of walk counts started from node-label indicator vectors (k, node_label, edge_label)",
-    "wl": "Weisfeiler-Lehman subtree kernel, degree or node labels, cosine-normalised (n_iter, node_label, edge_label)",
+    "wl": "Weisfeiler-Lehman subtree kernel, degree or node labels, cosine-normalised (n_iter, node_label, closed_walks, edge_label)",
     "meanmap": "kernel mean embedding of node profiles, RBF base kernel, exact or random Fourier features "
-               "(k, profile, bandwidth, column_weights, n_features, random_state)",
+               "(k, profile, bandwidth, column_weights, n_features, random_state, weight)",
     "wloa": "Weisfeiler-Lehman optimal assignment: histogram intersection of all rounds' colours "
-            "(n_iter, node_label)",
+            "(n_iter, node_label, closed_walks, edge_label)",
     "histogram_oa": "optimal assignment over the walk-profile prefixes: their histogram intersection (k, weight)",
-    "labelled_histogram_oa": "optimal assignment over the labelled walk-profile prefixes, normalised (k, node_label)",
+    "labelled_histogram_oa": "optimal assignment over the labelled walk-profile prefixes, normalised (k, node_label, edge_label)",
     "closed_power": "Bhattacharyya coefficient of the Gaussians of the log closed-walk profiles log(1 + (A^t)_ii) "
-                    "(k, ridge, weight)",
+                    "(k, ridge, weight, engine)",
     "closed_histogram": "cosine-normalised histogram of exact closed-walk profiles (A^t)_ii, all prefixes t = 1..k (k, weight)",
     "wl_closed": "Weisfeiler-Lehman started from (degree or node label, closed-walk counts (A^t)_ii, t = 1..closed_walks) "
-                 "(n_iter, node_label, closed_walks=8)",
+                 "(n_iter, node_label, closed_walks=8, edge_label)",
     "size": "min(n_G, n_H) / max(n_G, n_H) on node counts: a factor that makes size-blind members see size",
     "attributes": "kernel mean embedding of node attributes propagated along walks [Z, PZ, .., P^k Z], RBF with "
                   "fitted bandwidth (k, propagation, bandwidth, bandwidth_scale, n_features, random_state, "

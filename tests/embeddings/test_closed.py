@@ -184,3 +184,11 @@ def test_gaussian_form_renumbering_libraries_and_what_it_sees(graphs, rng):
         pairwise_kernels([gi.power_invariants(hexagon, k=6)], functional=functional)
     with pytest.raises(ValueError, match="profile"):  # open-walk embeddings are refused by their record
         pairwise_kernels(gi.batch_power_invariants(graphs, k=6), functional=functional)
+
+
+def test_open_and_closed_walk_gaussians_refuse_each_others_embeddings(graphs):
+    from graphinvariants.embeddings import ClosedWalkGaussian, GaussianEmbedding
+
+    closed = ClosedWalkGaussian(k=5).as_embeddings(graphs)
+    with pytest.raises(ValueError, match="profile"):  # both are GaussianBatch: the record tells them apart
+        pairwise_kernels(closed, functional=GaussianEmbedding(5))

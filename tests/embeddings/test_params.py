@@ -91,7 +91,7 @@ def test_embeddings_of_another_kernel_are_refused_by_name(graphs):
 def test_subsets_and_stored_embeddings_keep_the_record(graphs, tmp_path):
     functional = GaussianEmbedding(k=3, normalization="none")
     embedded = functional.as_embeddings(graphs)
-    assert embedded.params == {"k": 3, "normalization": "none", "weight": None}
+    assert embedded.params == {"k": 3, "normalization": "none", "weight": None, "profile": "power summary"}
     for part in (embedded[1:4], embedded.take([0, 0, 2])):
         with pytest.raises(ValueError, match="normalization='none', but normalization='l1'"):
             gi.kernel_matrix(part, kernel="power", k=3)
@@ -153,7 +153,8 @@ def test_dask_frames_keep_the_record_also_through_a_float_table(graphs):
     from graphinvariants import dask as gid
 
     frame = gid.to_frame(graphs, kernel="power", k=3, weight="w")
-    assert gid.from_frame(frame, k=3, weight="w").params == {"k": 3, "normalization": "l1", "weight": "w"}
+    assert gid.from_frame(frame, k=3, weight="w").params == {"k": 3, "normalization": "l1", "weight": "w",
+                                                                    "profile": "power summary"}
     with pytest.raises(ValueError, match="other parameters than k=3, normalization='l1', weight=None"):
         gid.from_frame(frame, k=3)
     # every column as float64 (one Zarr array of the frame, as the docs suggest)

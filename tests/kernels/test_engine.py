@@ -52,3 +52,15 @@ def test_empty_collections():
     assert gi.power_kernel_matrix([]).shape == (0, 0)
     assert gi.power_kernel_matrix([nx.path_graph(3)], []).shape == (1, 0)
     assert gi.paired_power_kernel([], []).shape == (0,)
+
+
+def test_every_kernel_description_lists_its_parameters():
+    # the descriptions end with the parameters in parentheses; they drifted as members grew
+    import re
+
+    from graphinvariants.kernels.registry import KERNELS, kernel_parameters
+
+    for name, parameters in kernel_parameters().items():
+        listed = re.findall(r"\(([^()]*)\)\s*$", KERNELS[name])
+        names = [part.split("=")[0].strip() for part in listed[-1].split(",")] if listed else []
+        assert sorted(names) == sorted(parameters), name
