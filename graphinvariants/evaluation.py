@@ -48,8 +48,24 @@ DEFAULT_C_GRID = tuple(10.0**e for e in range(-7, 8))
 _BOUND_RTOL = 1e-8
 
 
+class _OverRepetitions:
+    """``mean`` and ``stderr`` of a result whose ``repetition_means`` are one figure per
+    repetition (accuracy or RMSE)."""
+
+    @property
+    def mean(self):
+        """Mean over all folds and repetitions (Python float)."""
+        return float(self.repetition_means.mean())
+
+    @property
+    def stderr(self):
+        """Standard error over repetitions (Python float; 0 for one repetition)."""
+        reps = self.repetition_means
+        return float(reps.std(ddof=1) / np.sqrt(reps.size)) if reps.size > 1 else 0.0
+
+
 @dataclass
-class EvaluationResult:
+class EvaluationResult(_OverRepetitions):
     """Outcome of :func:`evaluate_kernel`.
 
     Attributes
@@ -106,16 +122,6 @@ class EvaluationResult:
         """Mean test accuracy of each repetition, shape (n_repeats,)."""
         return self.accuracies.mean(axis=1)
 
-    @property
-    def mean(self):
-        """Mean accuracy over all repetitions (Python float, a fraction in [0, 1])."""
-        return float(self.repetition_means.mean())
-
-    @property
-    def stderr(self):
-        """Standard error over repetitions (Python float; 0 for one repetition)."""
-        reps = self.repetition_means
-        return float(reps.std(ddof=1) / np.sqrt(reps.size)) if reps.size > 1 else 0.0
 
     def to_dict(self):
         """JSON-serialisable summary and per-fold details."""
@@ -508,7 +514,7 @@ DEFAULT_ALPHA_GRID = tuple(10.0**e for e in range(-6, 3))
 
 
 @dataclass
-class RegressionResult:
+class RegressionResult(_OverRepetitions):
     """Outcome of :func:`evaluate_estimator` for real-valued targets.
 
     Attributes
@@ -545,16 +551,6 @@ class RegressionResult:
         """Mean test RMSE of each repetition, shape (n_repeats,)."""
         return self.rmse.mean(axis=1)
 
-    @property
-    def mean(self):
-        """Mean RMSE over all folds and repetitions (Python float)."""
-        return float(self.repetition_means.mean())
-
-    @property
-    def stderr(self):
-        """Standard error over repetitions (Python float; 0 for one repetition)."""
-        reps = self.repetition_means
-        return float(reps.std(ddof=1) / np.sqrt(reps.size)) if reps.size > 1 else 0.0
 
     def to_dict(self):
         """JSON-serialisable summary and per-fold details."""

@@ -23,13 +23,18 @@ def graphs():
     return out + [nx.path_graph(6), nx.star_graph(5), nx.cycle_graph(6), nx.empty_graph(4), nx.complete_graph(5)]
 
 
-def brute_force_histogram(G, k):
+def closed_walk_profiles(G, k):
+    """(A^t)_ii for t = 1..k by dense integer matrix powers."""
     A = nx.to_numpy_array(G, dtype=np.int64)
     P, cols = np.eye(len(A), dtype=np.int64), []
     for _ in range(k):
         P = P @ A
         cols.append(np.diag(P))
-    profile = np.column_stack(cols)
+    return np.column_stack(cols)
+
+
+def brute_force_histogram(G, k):
+    profile = closed_walk_profiles(G, k)
     return Counter(tuple(row[:t]) for row in profile.tolist() for t in range(1, k + 1))
 
 
@@ -142,12 +147,7 @@ def test_separates_the_csl_classes_but_not_strongly_regular_graphs():
 
 # -- the Gaussian form ------------------------------------------------------------------
 def _log_closed_walk_profiles(G, k):
-    A = nx.to_numpy_array(G, dtype=np.int64)
-    P, cols = np.eye(len(A), dtype=np.int64), []
-    for _ in range(k):
-        P = P @ A
-        cols.append(np.diag(P))
-    return np.log1p(np.column_stack(cols).astype(float))
+    return np.log1p(closed_walk_profiles(G, k).astype(float))
 
 
 def test_gaussian_form_is_the_power_kernel_of_the_closed_walk_moments(graphs):
