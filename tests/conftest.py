@@ -74,3 +74,11 @@ def renumbered(G, rng):
     H.add_nodes_from(sorted(nodes, key=lambda item: rng.random()))  # node attributes kept
     H.add_edges_from((int(perm[index[u]]), int(perm[index[v]]), d) for u, v, d in edges)
     return H
+
+
+def cosine_of_counts(counts):
+    """Brute-force cosine Gram matrix of per-graph label counts (a dict per graph)."""
+    keys = sorted({key for c in counts for key in c}, key=repr)
+    F = np.array([[c.get(key, 0) for key in keys] for c in counts], dtype=float)
+    norms = np.sqrt((F * F).sum(axis=1))
+    return F @ F.T / np.outer(norms, norms)

@@ -5,7 +5,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from tests.conftest import renumbered as renumbered_graph
+from tests.conftest import cosine_of_counts, renumbered as renumbered_graph
 from graphinvariants.embeddings import LabelledWalkHistogram
 from graphinvariants.kernels import paired_kernels, pairwise_kernels
 
@@ -29,10 +29,7 @@ def _brute_force(graphs, k):
             typed = [A[b] @ C for b in bonds]
             prefix = [prefix[i] + (tuple(tuple(T[i]) for T in typed),) for i in range(len(nodes))]
             C = sum(typed)
-    keys = sorted({key for c in counts for key in c}, key=repr)
-    F = np.array([[c.get(key, 0) for key in keys] for c in counts], dtype=float)
-    norms = np.sqrt((F * F).sum(axis=1))
-    return F @ F.T / np.outer(norms, norms)
+    return cosine_of_counts(counts)
 
 
 @pytest.fixture(scope="module")

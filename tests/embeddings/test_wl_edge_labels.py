@@ -5,7 +5,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from tests.conftest import renumbered as renumbered_graph
+from tests.conftest import cosine_of_counts, renumbered as renumbered_graph
 from graphinvariants.embeddings import WeisfeilerLehman
 from graphinvariants.kernels import paired_kernels, pairwise_kernels
 
@@ -19,10 +19,7 @@ def _brute_force(graphs, n_iter, node_label):
             for v in G:
                 counts[g][(h, colour[v])] = counts[g].get((h, colour[v]), 0) + 1
             colour = {v: (colour[v], tuple(sorted((G.edges[v, u]["bond"], colour[u]) for u in G[v]))) for v in G}
-    keys = sorted({key for c in counts for key in c}, key=repr)
-    F = np.array([[c.get(key, 0) for key in keys] for c in counts], dtype=float)
-    norms = np.sqrt((F * F).sum(axis=1))
-    return F @ F.T / np.outer(norms, norms)
+    return cosine_of_counts(counts)
 
 
 @pytest.fixture(scope="module")
