@@ -122,7 +122,6 @@ class EvaluationResult(_OverRepetitions):
         """Mean test accuracy of each repetition, shape (n_repeats,)."""
         return self.accuracies.mean(axis=1)
 
-
     def to_dict(self):
         """JSON-serialisable summary and per-fold details."""
         return {
@@ -550,7 +549,6 @@ class RegressionResult(_OverRepetitions):
     def repetition_means(self):
         """Mean test RMSE of each repetition, shape (n_repeats,)."""
         return self.rmse.mean(axis=1)
-
 
     def to_dict(self):
         """JSON-serialisable summary and per-fold details."""
