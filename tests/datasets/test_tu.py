@@ -94,6 +94,7 @@ def test_networkx_graphs_carry_everything_and_read_back_to_the_same_batch(tu_loa
     batch = gi.as_graph_batch(graphs, **options)
     assert (batch.matrix != ds.matrix).nnz == 0
     for field in ("node_labels", "edge_labels", "node_attributes"):
+        # copied values (floats through tuples of Python floats and back): exact by construction
         np.testing.assert_array_equal(getattr(batch, field), getattr(ds.batch, field))
     again = gi.as_graph_batch([ig.Graph.from_networkx(G) for G in graphs[:20]], **options)
     np.testing.assert_array_equal(again.edge_labels, ds[:20].edge_labels)
@@ -104,7 +105,7 @@ def test_networkx_graphs_carry_everything_and_read_back_to_the_same_batch(tu_loa
 def test_imdb_edges_listed_twice_in_each_direction_are_merged(tu_load, tu_dir):
     ds = tu_load("IMDB-BINARY")
     assert round(ds.n_edges / ds.n_graphs, 2) == 96.53  # the published mean
-    assert ds.matrix.data.max() == 1.0  # merged, not counted twice
+    assert ds.matrix.data.max() == 1.0  # merged, not counted twice (stored entries are 1.0 or 2.0 exactly)
     edges = _file_rows(tu_dir / "IMDB-BINARY" / "IMDB-BINARY_A.txt", np.int64) - 1
     first = edges[edges.max(axis=1) < ds.offsets[1]]
     assert ds[0].number_of_edges() == len({frozenset(e) for e in first.tolist()}) == len(first) // 4
