@@ -132,10 +132,13 @@ class Functional(ABC):
     def graph_batch(self, graphs, *, what="graphs"):
         """``graphs`` as a :class:`GraphBatch` holding what this functional reads: its
         edge weight and, for functionals with a ``node_label``, ``edge_label`` or
-        ``node_attributes``, those."""
-        return as_graph_batch(graphs, weight=self.weight, node_label=getattr(self, "node_label", None),
-                              edge_label=getattr(self, "edge_label", None),
-                              node_attributes=getattr(self, "node_attributes", None), what=what)
+        ``node_attributes``, those. Without a weight, a weighted batch is read as its
+        0/1 pattern (as inside a combination), so the embeddings are what the
+        ``weight=None`` recorded in their ``params`` says."""
+        batch = as_graph_batch(graphs, weight=self.weight, node_label=getattr(self, "node_label", None),
+                               edge_label=getattr(self, "edge_label", None),
+                               node_attributes=getattr(self, "node_attributes", None), what=what)
+        return batch.unweighted() if self.weight is None else batch
 
     def prepare(self, embedded, what):
         """Kernel-ready form of one side (computed once per side); default: as is."""

@@ -100,10 +100,9 @@ class Combination(Functional):
         return as_graph_batch(graphs, weight=weight, **read, what=what)
 
     def embed(self, batch):
-        # members without a weight see the 0/1 pattern when another member reads weights
-        # (a batch holds no zero-weight edge: its pattern is every edge it has)
-        mixed = any(f.weight is not None for f in self.functionals)
-        return self._embed(batch, batch.unweighted() if mixed else batch)
+        # members without a weight see the 0/1 pattern, also of a weighted batch given
+        # as input (a batch holds no zero-weight edge: its pattern is every edge it has)
+        return self._embed(batch, batch.unweighted())
 
     def _embed(self, weighted, pattern):
         return CombinationBatch(f.embed(weighted if f.weight is not None else pattern) for f in self.functionals)

@@ -121,6 +121,19 @@ def test_to_arrays_refuses_a_batch_of_other_parameters(graphs):
         GaussianEmbedding(k=3).to_arrays(embedded)
 
 
+@pytest.mark.parametrize("kernel", ["power", "histogram", "power*histogram"])
+def test_without_a_weight_a_weighted_batch_is_read_as_its_pattern(graphs, kernel):
+    # the embeddings record weight=None, so they are those of the 0/1 graphs
+    weighted = gi.as_graph_batch(graphs, weight="w")
+    functional = make_functional(kernel, k=3)
+    embedded = functional.as_embeddings(weighted)
+    # exact: the same integer walk counts of the same 0/1 graphs, in the same order
+    np.testing.assert_array_equal(pairwise_kernels(embedded, functional=functional),
+                                  pairwise_kernels(graphs, functional=functional))
+    assert not np.array_equal(pairwise_kernels(weighted, functional=make_functional(kernel, k=3, weight="w")),
+                              pairwise_kernels(graphs, functional=functional))
+
+
 def test_wl_in_a_weighted_combination_is_wl_alone():
     # one meaning for an edge of weight 0: a weighted member walks no step along it,
     # a member that takes no weight (wl, labelled_histogram) sees it as an edge, as alone
