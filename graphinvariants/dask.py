@@ -345,6 +345,12 @@ def embed(graphs, *, kernel="power", nodes=None, directed=False, npartitions=Non
         raise TypeError(f"directed must be a bool, got {directed!r}")
     if npartitions is not None:
         npartitions = check_int(npartitions, "npartitions", minimum=1)
+    return _embed_with(graphs, functional, layout, nodes, directed, npartitions)
+
+
+def _embed_with(graphs, functional, layout, nodes=None, directed=False, npartitions=None):
+    """:func:`embed` with a given functional (its random map, if any, shared with the
+    caller's other uses of it)."""
     if isinstance(graphs, db.Bag):
         if nodes is not None or directed or npartitions is not None:
             raise TypeError("nodes, directed and npartitions apply to edge tables, not to a Bag of graphs")
@@ -740,8 +746,8 @@ def kernel_matrix(a, b=None, *, kernel="power", chunks=DEFAULT_CHUNKS, **params)
     symmetric = b is None
     row_chunk, col_chunk = _check_chunks(chunks, symmetric)
 
-    def embed_graphs(graphs):
-        return embed(graphs, kernel=kernel, **params)
+    def embed_graphs(graphs, functional=functional):  # one functional for every side
+        return _embed_with(graphs, functional, layout)
 
     left = _blocks(a, functional, layout, row_chunk, "a", embed_graphs=embed_graphs, persist=True)
     right = left if symmetric else _blocks(b, functional, layout, col_chunk, "b", embed_graphs=embed_graphs, persist=True)
@@ -875,8 +881,8 @@ def kneighbors(queries, corpus, *, n_neighbors=10, kernel="power", chunks=None, 
     chunk = _check_chunk(chunks, "chunks")
     check_not_same_iterator(queries, corpus, ("queries", "corpus"), hint=None)
 
-    def embed_graphs(graphs):
-        return embed(graphs, kernel=kernel, **params)
+    def embed_graphs(graphs, functional=functional):  # one functional for every side
+        return _embed_with(graphs, functional, layout)
 
     query_blocks = _blocks(queries, functional, layout, None, "queries", embed_graphs=embed_graphs)
     corpus_blocks = _blocks(corpus, functional, layout, chunk, "corpus", embed_graphs=embed_graphs)

@@ -387,6 +387,22 @@ def test_meanmap_random_features_equal_in_process_bit_for_bit(client, graphs):
     np.testing.assert_array_equal(val, top[1])
 
 
+@pytest.mark.parametrize("random_state", [None, np.random.default_rng(3)])
+def test_a_bag_is_embedded_with_the_calls_own_random_map(client, graphs, random_state):
+    # random_state None (or a Generator) draws one map per functional: the Bag must be
+    # embedded with the call's functional, not a second one with another map
+    params = dict(kernel="meanmap", n_features=64, random_state=random_state)
+    bag = db.from_sequence(graphs, npartitions=3)
+    K = gid.kernel_matrix(bag, chunks=7, **params).compute()
+    assert K.shape == (len(graphs), len(graphs))
+    # exact: unit diagonal by construction (each row normalised, then the diagonal set to 1)
+    np.testing.assert_array_equal(np.diag(K), 1.0)
+    np.testing.assert_array_equal(K, K.T)  # exact: blocks below the diagonal are transposed copies
+    idx, val = gid.kneighbors(graphs[:3], bag, n_neighbors=2, **params)
+    # the nearest graph of each query is itself (a kernel of 1 with its own copy)
+    np.testing.assert_array_equal(idx[:, 0], [0, 1, 2])
+
+
 def test_exact_meanmap_is_refused_clearly(client, graphs):
     """The exact form's embeddings are node profiles of every graph (no fixed shape):
     Dask refuses it, rather than give other numbers."""
