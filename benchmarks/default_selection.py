@@ -15,14 +15,18 @@ involved), ``fit(indices, y)`` learns from the training graphs only (subsampled 
 1000 with ``numpy.random.default_rng(seed)``, as :meth:`LearnedCombination.fit` does) and
 ``transform`` slices the members' matrices against them. Accuracies come from
 :func:`graphinvariants.evaluate_estimator` (C-SVM, ``--folds``-fold outer CV, C chosen on
-an inner split where the strategy is fitted again, ``--reps`` repetitions); ``alignf``
+an inner split where the strategy is fitted again, ``--reps`` repetitions); ``loo``
 gives the numbers of ``bench_default.py``'s ``GraphKernel()`` row. ``--anchors`` adds its
 WL label / WL degree / WL-OA rows.
 
 Strategies (``--strategies``; "shapes" are K itself and the Gaussians
 ``exp(-(2 - 2K) / (s * median))``, s in 0.25, 1, 4, of every member and product):
 
-* ``alignf``: the library's default, ALIGNF over every shape of every member and product.
+* ``loo``: the library's default: ``alignf`` and ``alignf_K``, the one whose sum has the smaller
+  leave-one-out error of kernel ridge regression on the training labels
+  (``LearnedCombination(selection="loo")``).
+* ``alignf``: ALIGNF over every shape of every member and product (the default before
+  ``loo``; ``selection=None``).
 * ``alignf_K``: ALIGNF over the kernels themselves only (no Gaussians).
 * ``alignf_K_noprod``: as ``alignf_K`` without the products of :data:`PRODUCTS`.
 * ``alignf_g1``, ``alignf_g4``: K and one Gaussian shape (s = 1, s = 4).
@@ -76,18 +80,19 @@ from graphinvariants.kernels.learned import CANDIDATES, PRODUCTS, LearnedCombina
 DEFAULT_BANDWIDTHS = (0.25, 1.0, 4.0)
 
 #: Strategies with a fixed name (``ridge_<r>`` and ``fallback_<m>`` take a number).
-NAMED = ("alignf", "alignf_K", "alignf_K_noprod", "alignf_g1", "alignf_g4", "align", "align_K", "alignf_noattr",
+NAMED = ("loo", "alignf", "alignf_K", "alignf_K_noprod", "alignf_g1", "alignf_g4", "align", "align_K", "alignf_noattr",
          "offdiag", "offdiag_K", "mix", "mix_K", "uniform", "Kattr", "cv_P1")
 DEFAULT_STRATEGIES = NAMED + ("ridge_0.01", "ridge_0.1", "ridge_1", "fallback_1")
 
 #: The strategies that are options of LearnedCombination: name -> (options, offer PRODUCTS).
 LEARNED_OPTIONS = {
-    "alignf": ({}, True),
+    "loo": ({}, True),
+    "alignf": ({"selection": None}, True),
     "alignf_K": ({"bandwidths": ()}, True),
     "alignf_K_noprod": ({"bandwidths": ()}, False),
-    "alignf_g1": ({"bandwidths": (1.0,)}, True),
-    "alignf_g4": ({"bandwidths": (4.0,)}, True),
-    "align": ({"combination": "align"}, True),
+    "alignf_g1": ({"bandwidths": (1.0,), "selection": None}, True),
+    "alignf_g4": ({"bandwidths": (4.0,), "selection": None}, True),
+    "align": ({"combination": "align", "selection": None}, True),
     "align_K": ({"combination": "align", "bandwidths": ()}, True),
 }
 
@@ -356,10 +361,10 @@ class FallbackChoice:
     def learn_weights(self, grams, y):
         y = np.asarray(y)
         protocol = dict(n_folds=self.n_folds, C_grid=self.C_grid, seed=self.seed)
-        hits, sizes = fold_hits(LearnedCombination(), grams, y, **protocol)
+        hits, sizes = fold_hits(LearnedCombination(selection=None), grams, y, **protocol)
         combined = hits / sizes[:, None]
         reference = combined[:, combined.mean(axis=0).argmax()]
-        self.name_, chosen, best_gain = "alignf", LearnedCombination(), 0.0
+        self.name_, chosen, best_gain = "alignf", LearnedCombination(selection=None), 0.0
         for name in grams:
             hits, _ = fold_hits(Single(name), grams, y, **protocol)
             accuracies = hits / sizes[:, None]
@@ -442,7 +447,8 @@ def make_kernel(strategy, grams, *, C_grid, seed, log):
         options, products = LEARNED_OPTIONS[strategy]
         return FoldSlicedDefault(shared, {**options, "seed": seed}, products)
     if strategy == "alignf_noattr":  # the default with the attributes matrix dropped
-        return FoldSlicedDefault(_Shared({n: K for n, K in grams.items() if n != "attributes"}), {"seed": seed})
+        return FoldSlicedDefault(_Shared({n: K for n, K in grams.items() if n != "attributes"}),
+                                 {"seed": seed, "selection": None})
     if strategy.startswith("ridge_"):
         combination = ShapedAlignf(ridge=float(strategy.split("_", 1)[1]))
     elif strategy == "offdiag":
@@ -450,7 +456,7 @@ def make_kernel(strategy, grams, *, C_grid, seed, log):
     elif strategy == "offdiag_K":
         combination = ShapedAlignf(bandwidths=(), off_diagonal=True)
     elif strategy == "mix":
-        combination = Mixture(LearnedCombination(), Uniform())
+        combination = Mixture(LearnedCombination(selection=None), Uniform())
     elif strategy == "mix_K":
         combination = Mixture(LearnedCombination(bandwidths=()), Uniform())
     elif strategy == "uniform":
@@ -458,7 +464,7 @@ def make_kernel(strategy, grams, *, C_grid, seed, log):
     elif strategy == "Kattr":
         combination = ShapedAlignf(gauss_members=("attributes",))
     elif strategy == "cv_P1":
-        pool = (("alignf", LearnedCombination()), ("alignf_K", LearnedCombination(bandwidths=())),
+        pool = (("alignf", LearnedCombination(selection=None)), ("alignf_K", LearnedCombination(bandwidths=())),
                 ("uniform", Uniform()))
         combination = CrossValidatedChoice(pool, n_folds=3, C_grid=C_grid, seed=seed, log=log)
     elif strategy.startswith("fallback_"):

@@ -128,7 +128,7 @@ class PowerKernel(_KernelTransformer):
 
 #: Options of the learned default (``kernel="learned"``) that are not member parameters.
 _LEARNED_OPTIONS = ("node_label", "edge_label", "node_attributes", "combination", "task", "powers", "bandwidths",
-                    "max_samples", "members", "seed")
+                    "selection", "max_samples", "members", "seed")
 
 
 class GraphKernel(_KernelTransformer):
@@ -188,6 +188,10 @@ class GraphKernel(_KernelTransformer):
         bandwidths : tuple of float, default=(0.25, 1.0, 4.0)
             Gaussian shapes ``exp(-(2 - 2K) / (s * m))`` each candidate is offered in
             too, ``m`` the median training kernel distance, one per multiple ``s``.
+        selection : {"loo", None}, default="loo"
+            ``"loo"`` weights the plain candidates and, apart, all shapes, and keeps
+            the weighting with the smaller leave-one-out error of kernel ridge
+            regression on the training labels; None weights all shapes once.
         max_samples : int or None, default=1000
             Learn the weights on at most this many training graphs, drawn with ``seed``.
         members : tuple of str or None, default=None
@@ -210,6 +214,10 @@ class GraphKernel(_KernelTransformer):
         Each candidate's centred alignment with the training labels.
     members_ : list of str
         The candidates with a positive weight.
+    loo_errors_ : dict
+        With ``selection="loo"``, the leave-one-out error of each weighting
+        (``"plain"``, ``"shaped"``); the smaller one was kept (empty when there was no
+        choice to make).
     combination_ : LearnedCombination
         The fitted combination (``kernel="learned"``).
     embeddings_ : object
@@ -287,7 +295,7 @@ class GraphKernel(_KernelTransformer):
         self
         """
         if self.kernel != LEARNED:
-            for name in ("combination_", "weights_", "alignments_", "members_"):
+            for name in ("combination_", "weights_", "alignments_", "members_", "loo_errors_"):
                 self.__dict__.pop(name, None)
             return super().fit(X, y)
         check_n_jobs(self.n_jobs)
@@ -300,6 +308,7 @@ class GraphKernel(_KernelTransformer):
         self.weights_ = combination.weights
         self.alignments_ = combination.alignments
         self.members_ = combination.members_used
+        self.loo_errors_ = combination.loo_errors
         self.embeddings_ = combination.embeddings
         self.n_train_ = combination.n_train
         self._n_features_out = self.n_train_

@@ -227,6 +227,21 @@ def test_learned_default_regression():
     assert classes.alignments_ != model.alignments_
 
 
+def test_learned_default_keeps_the_weighting_with_the_smaller_leave_one_out_error(graphs_and_labels):
+    graphs, y = graphs_and_labels
+    model = gi.GraphKernel().fit(graphs, y)
+    errors = model.loo_errors_
+    assert set(errors) == {"plain", "shaped"}
+    shaped = gi.GraphKernel(selection=None).fit(graphs, y)  # every shape, weighted once
+    plain = gi.GraphKernel(bandwidths=()).fit(graphs, y)  # the plain candidates only: no choice to make
+    assert shaped.loo_errors_ == {} and plain.loo_errors_ == {}
+    kept = plain if errors["plain"] < errors["shaped"] else shaped
+    # exact: the same weights from the same alignment problem
+    assert model.weights_ == {name: kept.weights_.get(name, 0.0) for name in shaped.weights_}
+    with pytest.raises(ValueError, match="selection must be one of"):
+        gi.GraphKernel(selection="cv").fit(graphs, y)
+
+
 def test_learned_default_is_reproducible_with_a_seed(graphs_and_labels):
     graphs, y = graphs_and_labels
     first = gi.GraphKernel(max_samples=20, seed=3).fit(graphs, y)

@@ -30,10 +30,12 @@ import numpy as np
 
 from .._validation import check_choice
 
-__all__ = ["alignment_weights", "centered_alignment", "target_gram"]
+__all__ = ["alignment_weights", "centered_alignment", "loo_ridge_error", "target_gram"]
 
 #: Ways of turning alignments into weights.
 COMBINATIONS = ("align", "alignf")
+#: Ridge penalties of :func:`loo_ridge_error`, multiples of the mean diagonal of K.
+LOO_RIDGES = (1e-3, 1e-2, 1e-1, 1.0, 10.0)
 TASKS = ("auto", "classification", "regression")
 
 
@@ -42,6 +44,36 @@ def center_gram(K):
     K = np.asarray(K, dtype=np.float64)
     row_means = K.mean(axis=0)
     return K - row_means[None, :] - row_means[:, None] + row_means.mean()
+
+
+def _target_columns(y, task):
+    """``Y`` with ``Y Y^T`` the target of :func:`target_gram` (same checks)."""
+    y = np.asarray(y)
+    if y.ndim != 1 or y.size < 2:
+        raise ValueError(f"y must be a 1-d array of at least two labels, got shape {y.shape}")
+    if y.dtype.kind in "fc" and not np.all(np.isfinite(y)):
+        raise ValueError("y contains NaN or infinite values")
+    if task == "auto":
+        from sklearn.utils.multiclass import type_of_target
+
+        task = "regression" if type_of_target(y) == "continuous" else "classification"
+    if task == "regression":
+        try:
+            z = y.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError("regression targets y must be numbers") from None
+        if not np.all(np.isfinite(z)):
+            raise ValueError("regression targets y contain NaN or infinite values")
+        spread = z.std()
+        if spread == 0:
+            raise ValueError("regression targets y are constant: there is nothing to align with")
+        return ((z - z.mean()) / spread)[:, None]
+    classes, ids = np.unique(y, return_inverse=True)
+    if len(classes) < 2:
+        raise ValueError(f"y holds a single class ({classes[0]!r}): there is nothing to align with")
+    onehot = np.zeros((y.size, len(classes)))
+    onehot[np.arange(y.size), ids] = 1.0
+    return onehot
 
 
 def target_gram(y, *, task="auto"):
@@ -78,33 +110,8 @@ def target_gram(y, *, task="auto"):
            [-1.,  1.]])
     """
     check_choice(task, "task", TASKS)
-    y = np.asarray(y)
-    if y.ndim != 1 or y.size < 2:
-        raise ValueError(f"y must be a 1-d array of at least two labels, got shape {y.shape}")
-    if y.dtype.kind in "fc" and not np.all(np.isfinite(y)):
-        raise ValueError("y contains NaN or infinite values")
-    if task == "auto":
-        from sklearn.utils.multiclass import type_of_target
-
-        task = "regression" if type_of_target(y) == "continuous" else "classification"
-    if task == "regression":
-        try:
-            z = y.astype(np.float64)
-        except (TypeError, ValueError):
-            raise ValueError("regression targets y must be numbers") from None
-        if not np.all(np.isfinite(z)):
-            raise ValueError("regression targets y contain NaN or infinite values")
-        spread = z.std()
-        if spread == 0:
-            raise ValueError("regression targets y are constant: there is nothing to align with")
-        z = (z - z.mean()) / spread
-        return np.outer(z, z)
-    classes, ids = np.unique(y, return_inverse=True)
-    if len(classes) < 2:
-        raise ValueError(f"y holds a single class ({classes[0]!r}): there is nothing to align with")
-    onehot = np.zeros((y.size, len(classes)))
-    onehot[np.arange(y.size), ids] = 1.0
-    return onehot @ onehot.T
+    Y = _target_columns(y, task)
+    return Y @ Y.T
 
 
 def centered_alignment(K, L):
@@ -191,6 +198,69 @@ def alignment_weights(grams, y, *, combination="alignf", task="auto"):
         v = np.zeros(len(centred))
         v[int(np.argmax(alignments))] = 1.0
     return v / v.sum(), alignments
+
+
+def loo_ridge_error(K, y, *, task="auto", ridges=LOO_RIDGES):
+    """Leave-one-out squared error of kernel ridge regression on the labels, in closed form.
+
+    The targets are the columns of ``Y`` (one-hot classes or the standardised values,
+    as in :func:`target_gram`), centred on the training mean. For a ridge ``r``, with
+    ``H = K (K + r m I)^{-1}`` (``m`` the mean diagonal of ``K``), the leave-one-out
+    residual of graph ``i`` is ``(Y - H Y)_i / (1 - H_ii)`` (the hat-matrix identity of
+    linear smoothers, which holds exactly for kernel ridge regression), so one
+    eigendecomposition of ``K`` gives every graph's held-out prediction for every ridge.
+    Unlike centred alignment, this prices a kernel's complexity: a nearly diagonal
+    kernel fits each graph through itself and predicts its held-out graphs poorly.
+
+    Parameters
+    ----------
+    K : array_like of shape (n_samples, n_samples)
+        A symmetric positive semidefinite Gram matrix.
+    y : array_like of shape (n_samples,)
+        Class labels or real-valued targets.
+    task : {"auto", "classification", "regression"}, keyword-only
+        How ``y`` is read (:func:`target_gram`).
+    ridges : sequence of float, keyword-only
+        Ridge penalties tried, as multiples of the mean diagonal of ``K``.
+
+    Returns
+    -------
+    float
+        The smallest, over ``ridges``, mean squared leave-one-out residual per graph
+        and target column.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphinvariants.kernels.alignment import loo_ridge_error, target_gram
+    >>> y = [0, 0, 0, 1, 1, 1]
+    >>> loo_ridge_error(target_gram(y), y) < loo_ridge_error(np.eye(6), y)
+    True
+    """
+    check_choice(task, "task", TASKS)
+    Y = _target_columns(y, task)
+    K = np.asarray(K, dtype=np.float64)
+    n = Y.shape[0]
+    if K.shape != (n, n):
+        raise ValueError(f"K has shape {K.shape}, but y has {n} labels")
+    if not np.all(np.isfinite(K)):
+        raise ValueError("K contains NaN or infinite values")
+    ridges = tuple(float(r) for r in ridges)
+    if not ridges or not all(np.isfinite(r) and r > 0 for r in ridges):
+        raise ValueError(f"ridges must be finite positive numbers, got {ridges!r}")
+    Y = Y - Y.mean(axis=0)
+    values, vectors = np.linalg.eigh((K + K.T) / 2)
+    values = np.clip(values, 0.0, None)  # a PSD matrix's rounding below zero
+    projected = vectors.T @ Y
+    scale = float(np.mean(np.diag(K))) or 1.0
+    best = np.inf
+    for r in ridges:
+        shrink = values / (values + r * scale)
+        fitted = vectors @ (shrink[:, None] * projected)
+        leverage = np.einsum("ij,j,ij->i", vectors, shrink, vectors)
+        residuals = (Y - fitted) / (1.0 - leverage)[:, None]
+        best = min(best, float(np.mean(residuals**2)))
+    return best
 
 
 def _alignf(M, a):

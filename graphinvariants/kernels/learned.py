@@ -22,10 +22,13 @@ import numpy as np
 
 from .._validation import check_choice, check_n_jobs, check_seed
 from ..graphs import GraphBatch, as_graph_batch
-from .alignment import COMBINATIONS, TASKS, alignment_weights, check_max_samples
+from .alignment import COMBINATIONS, TASKS, alignment_weights, check_max_samples, loo_ridge_error
 from .engine import pairwise_kernels
 
-__all__ = ["CANDIDATES", "PRODUCTS", "LearnedCombination"]
+__all__ = ["CANDIDATES", "PRODUCTS", "SELECTIONS", "LearnedCombination"]
+
+#: How the learned default chooses between its two weightings (see LearnedCombination).
+SELECTIONS = ("loo", None)
 
 #: The members the learned default chooses among: name -> (kernel name, parameters,
 #: what every graph must carry). A member that needs ``"node_label"``,
@@ -120,6 +123,12 @@ class LearnedCombination:
         Elementwise powers each candidate is offered in (1: the kernel itself).
     bandwidths : tuple of float
         Multiples of the median training kernel distance for the Gaussian shapes.
+    selection : {"loo", None}
+        ``"loo"``: weight the plain candidates (the powers ``K^p``) and, apart, every
+        shaped candidate, and keep the weighting whose sum has the smaller
+        leave-one-out error of kernel ridge regression on the labels
+        (:func:`~graphinvariants.kernels.alignment.loo_ridge_error`; a tie keeps every
+        shape). None: every shaped candidate, weighted once.
     max_samples : int or None
         Align on at most this many training graphs (drawn with ``seed``); None: all.
     members : tuple of str or None
@@ -142,7 +151,8 @@ class LearnedCombination:
     """
 
     def __init__(self, *, node_label="label", edge_label="label", node_attributes="attributes", combination="alignf", task="auto", powers=(1,),
-                 bandwidths=(0.25, 1.0, 4.0), max_samples=1000, members=None, params=None, seed=None, n_jobs=None):
+                 bandwidths=(0.25, 1.0, 4.0), selection="loo", max_samples=1000, members=None, params=None, seed=None,
+                 n_jobs=None):
         for option, value in (("node_label", node_label), ("edge_label", edge_label),
                               ("node_attributes", node_attributes)):
             if value is not None and not isinstance(value, str):
@@ -156,6 +166,9 @@ class LearnedCombination:
         self.bandwidths = _check_bandwidths(bandwidths)
         if not self.powers and not self.bandwidths:
             raise ValueError("give at least one shape: powers or bandwidths")
+        if selection not in SELECTIONS:
+            raise ValueError(f"selection must be one of {SELECTIONS}, got {selection!r}")
+        self.selection = selection
         self.max_samples = check_max_samples(max_samples)
         if members is not None:
             members = tuple(members)
@@ -280,6 +293,18 @@ class LearnedCombination:
         self.medians = {}
         shaped = [self._shaped(grams, parts, shape, fit=True) for _, parts, shape in candidates]
         weights, alignments = alignment_weights(shaped, y, combination=self.combination, task=self.task)
+        self.loo_errors = {}
+        plain = [i for i, (_, _, shape) in enumerate(candidates) if shape[0] == "power"]
+        if self.selection == "loo" and 0 < len(plain) < len(candidates):
+            plain_weights, _ = alignment_weights([shaped[i] for i in plain], y, combination=self.combination,
+                                                 task=self.task)
+            within_plain = np.zeros(len(candidates))
+            within_plain[plain] = plain_weights
+            for name, w in (("shaped", weights), ("plain", within_plain)):
+                K = sum(w[i] * shaped[i] for i in np.flatnonzero(w > 0))
+                self.loo_errors[name] = loo_ridge_error(K, y, task=self.task)
+            if self.loo_errors["plain"] < self.loo_errors["shaped"]:
+                weights = within_plain
         self.weights = {label: float(w) for (label, _, _), w in zip(candidates, weights)}
         self.alignments = {label: float(a) for (label, _, _), a in zip(candidates, alignments)}
         self._chosen = [(label, parts, shape, float(w)) for (label, parts, shape), w in zip(candidates, weights) if w > 0]

@@ -2,7 +2,13 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from graphinvariants.kernels.alignment import alignment_weights, center_gram, centered_alignment, target_gram
+from graphinvariants.kernels.alignment import (
+    alignment_weights,
+    center_gram,
+    centered_alignment,
+    loo_ridge_error,
+    target_gram,
+)
 
 
 def _random_grams(rng, n, p):
@@ -105,3 +111,53 @@ def test_bad_inputs(rng):
         alignment_weights([np.full((4, 4), np.nan)], [0, 1, 0, 1])
     with pytest.raises(ValueError, match="at least one"):
         alignment_weights([], [0, 1, 0, 1])
+
+
+def _brute_force_loo(K, Y, ridge):
+    """Refit kernel ridge regression without graph i, for every i, and predict it."""
+    n = len(K)
+    scale = np.mean(np.diag(K))
+    residuals = np.empty_like(Y)
+    for i in range(n):
+        keep = np.arange(n) != i
+        alpha = np.linalg.solve(K[np.ix_(keep, keep)] + ridge * scale * np.eye(n - 1), Y[keep])
+        residuals[i] = Y[i] - K[i, keep] @ alpha
+    return float(np.mean(residuals**2))
+
+
+@pytest.mark.parametrize("task", ["classification", "regression"])
+def test_loo_ridge_error_equals_refitting_without_each_graph(rng, task):
+    n = 23
+    K = sum(_random_grams(rng, n, 3)) / 3
+    y = rng.integers(3, size=n) if task == "classification" else rng.normal(size=n) * 4 + 1
+    if task == "classification":
+        Y = np.eye(3)[y]
+    else:
+        Y = ((y - y.mean()) / y.std())[:, None]
+    Y = Y - Y.mean(axis=0)
+    for ridge in (1e-2, 1.0):
+        # 1e-9: the closed form works through an eigendecomposition, the brute force
+        # through 23 linear solves; both are well conditioned at these ridges
+        assert loo_ridge_error(K, y, task=task, ridges=(ridge,)) == pytest.approx(
+            _brute_force_loo(K, Y, ridge), rel=1e-9)
+    both = loo_ridge_error(K, y, task=task, ridges=(1e-2, 1.0))
+    assert both == min(loo_ridge_error(K, y, task=task, ridges=(r,)) for r in (1e-2, 1.0))  # exact: the same sums
+    assert isinstance(both, float)
+
+
+def test_loo_ridge_error_prefers_a_kernel_that_generalises(rng):
+    y = np.repeat([0, 1], 10)
+    smooth = target_gram(y) * 0.8 + 0.2  # same-class graphs alike
+    assert loo_ridge_error(smooth, y) < loo_ridge_error(np.eye(20), y)  # the identity predicts nothing
+
+
+def test_loo_ridge_error_refuses_bad_input():
+    y = [0, 1, 0, 1]
+    with pytest.raises(ValueError, match="shape"):
+        loo_ridge_error(np.eye(3), y)
+    with pytest.raises(ValueError, match="NaN"):
+        loo_ridge_error(np.full((4, 4), np.nan), y)
+    with pytest.raises(ValueError, match="ridges"):
+        loo_ridge_error(np.eye(4), y, ridges=(0.0,))
+    with pytest.raises(ValueError, match="single class"):
+        loo_ridge_error(np.eye(4), [1, 1, 1, 1])
