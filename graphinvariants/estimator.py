@@ -139,7 +139,9 @@ class GraphKernel(_KernelTransformer):
     members always, node-label members when every graph carries node labels) and
     weights them, each in a few shapes, by centred kernel alignment with the training
     labels (Cortes, Mohri and Rostamizadeh, JMLR 2012): classes (binary or multiclass)
-    and real-valued targets alike. The result is a weighted sum of unit-diagonal,
+    and real-valued targets alike. Of the weighting of the plain candidates and that of
+    every shape, it keeps the one whose sum has the smaller leave-one-out error of
+    kernel ridge regression on those labels. The result is a weighted sum of unit-diagonal,
     positive semidefinite kernels with non-negative weights summing to 1, so
     ``K(G, G) = 1`` and every Gram matrix is PSD. ``transform(graphs)`` returns the
     ``(len(graphs), n_train)`` matrix against the training graphs with the learned

@@ -7,7 +7,9 @@ training graphs support (label members only when every graph carries node labels
 :data:`PRODUCTS`, in a few *shapes* (the kernel itself, its elementwise integer powers
 ``K^p``, and Gaussians of its kernel distance ``exp(-(2 - 2K) / (s * median))``), and
 weights the shaped candidates by centred alignment with the training labels
-(:mod:`~graphinvariants.kernels.alignment`). Every candidate is positive semidefinite
+(:mod:`~graphinvariants.kernels.alignment`): once the plain candidates alone and once
+every shape, keeping the weighted sum with the smaller leave-one-out error of kernel
+ridge regression on those labels (``selection="loo"``). Every candidate is positive semidefinite
 with a unit diagonal (Schur's product theorem for ``K^p`` and products;
 ``exp(2K / h)`` is a limit of sums of such powers), and the weights are non-negative
 and sum to 1, so the combination is too.
