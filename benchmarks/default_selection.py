@@ -62,7 +62,6 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.model_selection import StratifiedKFold
 from sklearn.svm import SVC
 from threadpoolctl import threadpool_limits
@@ -298,7 +297,28 @@ def fold_hits(combination, grams, y, *, n_folds, C_grid, seed):
     return hits, np.array([len(test) for _, test in folds])
 
 
-class CrossValidatedChoice:
+class _CrossValidated:
+    """What the two cross-validated choices share: their folds, C grid, seed and log,
+    and the combination they keep."""
+
+    def __init__(self, *, n_folds, C_grid=GRIDS["short"], seed=0, log=None):
+        self.n_folds = n_folds
+        self.C_grid = C_grid
+        self.seed = seed
+        self.log = log
+
+    def keep(self, name, combination, grams, y):
+        self.name_ = name
+        self.chosen_ = combination.learn_weights(grams, y)
+        if self.log is not None:
+            self.log.record(name)
+        return self
+
+    def combine(self, grams):
+        return self.chosen_.combine(grams)
+
+
+class CrossValidatedChoice(_CrossValidated):
     """The pool entry with the best cross-validated SVM accuracy, learned on the whole sample.
 
     Parameters
@@ -315,11 +335,8 @@ class CrossValidatedChoice:
     """
 
     def __init__(self, pool, *, n_folds=3, C_grid=GRIDS["short"], seed=0, log=None):
+        super().__init__(n_folds=n_folds, C_grid=C_grid, seed=seed, log=log)
         self.pool = pool
-        self.n_folds = n_folds
-        self.C_grid = C_grid
-        self.seed = seed
-        self.log = log
 
     def learn_weights(self, grams, y):
         y = np.asarray(y)
@@ -328,17 +345,10 @@ class CrossValidatedChoice:
             hits, _ = fold_hits(combination, grams, y, n_folds=self.n_folds, C_grid=self.C_grid, seed=self.seed)
             scores.append(int(hits.sum(axis=0).max()))  # correct predictions at the best C: exact ties
         best = int(np.argmax(scores))
-        self.name_ = self.pool[best][0]
-        self.chosen_ = copy.deepcopy(self.pool[best][1]).learn_weights(grams, y)
-        if self.log is not None:
-            self.log.record(self.name_)
-        return self
-
-    def combine(self, grams):
-        return self.chosen_.combine(grams)
+        return self.keep(self.pool[best][0], copy.deepcopy(self.pool[best][1]), grams, y)
 
 
-class FallbackChoice:
+class FallbackChoice(_CrossValidated):
     """The ALIGNF combination, or a member alone when cross-validation clearly prefers it.
 
     Parameters
@@ -352,11 +362,8 @@ class FallbackChoice:
     """
 
     def __init__(self, margin=1.0, *, n_folds=5, C_grid=GRIDS["short"], seed=0, log=None):
+        super().__init__(n_folds=n_folds, C_grid=C_grid, seed=seed, log=log)
         self.margin = margin
-        self.n_folds = n_folds
-        self.C_grid = C_grid
-        self.seed = seed
-        self.log = log
 
     def learn_weights(self, grams, y):
         y = np.asarray(y)
@@ -364,7 +371,7 @@ class FallbackChoice:
         hits, sizes = fold_hits(LearnedCombination(selection=None), grams, y, **protocol)
         combined = hits / sizes[:, None]
         reference = combined[:, combined.mean(axis=0).argmax()]
-        self.name_, chosen, best_gain = "alignf", LearnedCombination(selection=None), 0.0
+        name_kept, chosen, best_gain = "alignf", LearnedCombination(selection=None), 0.0
         for name in grams:
             hits, _ = fold_hits(Single(name), grams, y, **protocol)
             accuracies = hits / sizes[:, None]
@@ -372,14 +379,8 @@ class FallbackChoice:
             stderr = difference.std(ddof=1) / np.sqrt(len(difference)) if difference.std() > 0 else 0.0
             gain = float(difference.mean())
             if gain > self.margin * stderr and gain > best_gain:
-                self.name_, chosen, best_gain = name, Single(name), gain
-        self.chosen_ = chosen.learn_weights(grams, y)
-        if self.log is not None:
-            self.log.record(self.name_)
-        return self
-
-    def combine(self, grams):
-        return self.chosen_.combine(grams)
+                name_kept, chosen, best_gain = name, Single(name), gain
+        return self.keep(name_kept, chosen, grams, y)
 
 
 class ChoiceLog:
@@ -396,10 +397,10 @@ class ChoiceLog:
         return self
 
 
-class FoldSlicedCombination(TransformerMixin, BaseEstimator):
+class FoldSlicedCombination(FoldSlicedDefault):
     """A combination over precomputed member matrices; X are graph indices.
 
-    As ``bench_default.py``'s :class:`FoldSlicedDefault`, for any object with
+    :class:`FoldSlicedDefault` (whose ``transform`` it keeps) for any object with
     ``learn_weights(grams, y)`` and ``combine(grams)``.
 
     Parameters
@@ -431,13 +432,6 @@ class FoldSlicedCombination(TransformerMixin, BaseEstimator):
         self.combination_ = copy.deepcopy(self.combination).learn_weights(grams, y_align)
         self.train_ = idx
         return self
-
-    def transform(self, X):
-        rows = np.asarray(X)
-        return self.combination_.combine({n: K[np.ix_(rows, self.train_)] for n, K in self.shared.grams.items()})
-
-    def fit_transform(self, X, y=None):
-        return self.fit(X, y).transform(X)
 
 
 def make_kernel(strategy, grams, *, C_grid, seed, log):
