@@ -171,23 +171,18 @@ def alignment_weights(grams, y, *, combination="alignf", task="auto"):
         raise TypeError("grams must be a sequence of Gram matrices, got a single matrix; wrap it in a list")
     target = center_gram(target_gram(y, task=task))
     n = target.shape[0]
-    centred = []
+    checked = []
     for i, K in enumerate(grams):
         K = np.asarray(K, dtype=np.float64)
         if K.shape != (n, n):
             raise ValueError(f"grams[{i}] has shape {K.shape}, but y has {n} labels")
         if not np.all(np.isfinite(K)):
             raise ValueError(f"grams[{i}] contains NaN or infinite values")
-        centred.append(center_gram(K))
-    if not centred:
+        checked.append(K)
+    if not checked:
         raise ValueError("alignment_weights needs at least one candidate Gram matrix")
-    p = len(centred)
-    M = np.empty((p, p))  # <K_k^c, K_l^c>_F, pair by pair: no (p, n^2) copy
-    for k in range(p):
-        for l in range(k + 1):
-            M[k, l] = M[l, k] = np.vdot(centred[k], centred[l])
+    M, a = _centred_inner_products(checked, target)
     norms = np.sqrt(np.diag(M))
-    a = np.array([np.vdot(Kc, target) for Kc in centred])  # <K_k^c, Y^c>_F
     target_norm = np.linalg.norm(target)
     alignments = np.divide(a, norms * target_norm, out=np.zeros_like(a), where=norms > 0)
     if combination == "align":
@@ -195,9 +190,44 @@ def alignment_weights(grams, y, *, combination="alignf", task="auto"):
     else:
         v = _alignf(M, a)
     if not np.any(v > 0):
-        v = np.zeros(len(centred))
+        v = np.zeros(len(checked))
         v[int(np.argmax(alignments))] = 1.0
     return v / v.sum(), alignments
+
+
+#: Entries of the block that :func:`_centred_inner_products` multiplies at once (32 MiB).
+_BLOCK_ENTRIES = 2**22
+
+
+def _centred_inner_products(grams, target):
+    """``M_kl = <K_k^c, K_l^c>_F`` and ``a_k = <K_k^c, Y^c>_F`` (``target`` is ``Y^c``).
+
+    Row slices of every candidate are centred as :func:`center_gram` centres the whole
+    matrix and stacked, as vectors, into one ``(p, m)`` block, whose products with itself
+    and with the target's slice are matrix products. Every matrix is read once and no
+    centred copy of a whole matrix is kept; inner products pair by pair would read each
+    matrix ``p`` times (64 candidates of 1,000 graphs: about 0.3 s against 3 s). The
+    sums run in another order than pair by pair, so ``M`` agrees with those to rounding;
+    it is made exactly symmetric.
+    """
+    p, n = len(grams), target.shape[0]
+    col_means = [K.mean(axis=0) for K in grams]
+    means = [float(c.mean()) for c in col_means]
+    rows = max(1, _BLOCK_ENTRIES // (p * n))
+    block = np.empty((p, rows * n))
+    M, a = np.zeros((p, p)), np.zeros(p)
+    for start in range(0, n, rows):
+        stop = min(n, start + rows)
+        width = (stop - start) * n
+        for k, K in enumerate(grams):
+            part = block[k, :width].reshape(stop - start, n)
+            np.subtract(K[start:stop], col_means[k][None, :], out=part)
+            part -= col_means[k][start:stop, None]
+            part += means[k]
+        B = block[:, :width]
+        M += B @ B.T
+        a += B @ target[start:stop].reshape(-1)
+    return (M + M.T) / 2, a
 
 
 def loo_ridge_error(K, y, *, task="auto", ridges=LOO_RIDGES):

@@ -161,3 +161,19 @@ def test_loo_ridge_error_refuses_bad_input():
         loo_ridge_error(np.eye(4), y, ridges=(0.0,))
     with pytest.raises(ValueError, match="single class"):
         loo_ridge_error(np.eye(4), [1, 1, 1, 1])
+
+
+@pytest.mark.parametrize("block_entries", [2**22, 3 * 11 * 4])  # one block; blocks of 4 rows and a rest of 3
+def test_inner_products_of_centred_matrices_equal_the_pairwise_definition(rng, monkeypatch, block_entries):
+    from graphinvariants.kernels import alignment
+
+    monkeypatch.setattr(alignment, "_BLOCK_ENTRIES", block_entries)
+    grams = _random_grams(rng, 11, 3)
+    target = center_gram(target_gram(rng.integers(2, size=11)))
+    M, a = alignment._centred_inner_products(grams, target)
+    centred = [center_gram(K) for K in grams]
+    expected = np.array([[np.sum(Kk * Kl) for Kl in centred] for Kk in centred])
+    # 1e-13: the same products summed slice by slice and in another order
+    np.testing.assert_allclose(M, expected, rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(a, [np.sum(Kc * target) for Kc in centred], rtol=1e-13, atol=1e-13)
+    np.testing.assert_array_equal(M, M.T)  # exact: symmetrised
