@@ -61,7 +61,7 @@ def test_another_atom_order_is_the_same_labelled_graph():
     assert K[0, 0] == pytest.approx(1.0, abs=1e-12)
     options = {"node_label": "label", "edge_label": "label"}
     ours, theirs = gi.as_graph_batch([a], **options), gi.as_graph_batch([ig.Graph.from_networkx(a)], **options)
-    np.testing.assert_array_equal(ours.edge_labels, theirs.edge_labels)
+    np.testing.assert_array_equal(ours.edge_labels, theirs.edge_labels)  # exact: bond-type labels, not floats
 
 
 def test_bad_input_is_refused_clearly():

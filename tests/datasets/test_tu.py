@@ -72,7 +72,6 @@ def test_every_file_kind_is_read_where_it_belongs(tu_load, tu_dir, name):
         for (u, v), label in zip(edges.tolist(), labels.tolist()):
             assert ds.edge_labels[position[(u, v)]] == label and ds.edge_labels[position[(v, u)]] == label
     if (folder / f"{name}_node_attributes.txt").is_file():
-        # exact: both read the decimal text with correctly rounded conversion
         # both sides parse the same decimal text with correctly rounded float(): equal by construction
         np.testing.assert_array_equal(ds.node_attributes, _file_rows(folder / f"{name}_node_attributes.txt", float))
     node_labels = _file_rows(folder / f"{name}_node_labels.txt", np.int64)[:, 0]
