@@ -38,6 +38,11 @@ Strategies (``--strategies``; "shapes" are K itself and the Gaussians
   target) set to 0, so alignment counts pairs of distinct graphs only.
 * ``mix``, ``mix_K``: half the ALIGNF combination (every shape; K only), half the uniform mean.
 * ``uniform``: the mean of the members (no weights learned).
+* ``easymkl_<lam>``, ``easymklK_<lam>`` (e.g. ``easymkl_0.1``): EasyMKL (Aiolli and Donini,
+  Neurocomputing 2015), a margin-based weighting: the distribution ``g`` over the training
+  graphs of ``min (1 - lam) g' Y Kmean Y g + lam |g|^2`` (``g`` sums to 1 over each class;
+  one class against the rest for more than two) weights each candidate by ``g' Y K Y g``
+  (every shape; K only).
 * ``Kattr``: ALIGNF over K of every candidate and Gaussians only for those involving ``attributes``.
 * ``cv_P1``: 3-fold stratified SVM cross-validation on the (at most 1000) training sample
   choosing among ``alignf``, ``alignf_K`` and ``uniform`` (score: correct predictions pooled
@@ -78,7 +83,8 @@ from graphinvariants.kernels.learned import CANDIDATES, PRODUCTS, LearnedCombina
 
 DEFAULT_BANDWIDTHS = (0.25, 1.0, 4.0)
 
-#: Strategies with a fixed name (``ridge_<r>`` and ``fallback_<m>`` take a number).
+#: Strategies with a fixed name (``ridge_<r>``, ``fallback_<m>``, ``easymkl_<lam>`` and
+#: ``easymklK_<lam>`` take a number).
 NAMED = ("loo", "alignf", "alignf_K", "alignf_K_noprod", "alignf_g1", "alignf_g4", "align", "align_K", "alignf_noattr",
          "offdiag", "offdiag_K", "mix", "mix_K", "uniform", "Kattr", "cv_P1")
 DEFAULT_STRATEGIES = NAMED + ("ridge_0.01", "ridge_0.1", "ridge_1", "fallback_1")
@@ -214,6 +220,84 @@ class ShapedAlignf:
             term = w * self._shaped(grams, parts, bandwidth)
             out = term if out is None else out + term
         return out
+
+
+def _project_simplex(v):
+    """Euclidean projection of ``v`` onto the probability simplex (sort-based)."""
+    u = np.sort(v)[::-1]
+    cumulative = np.cumsum(u) - 1.0
+    rho = np.flatnonzero(u - cumulative / np.arange(1, v.size + 1) > 0)[-1]
+    return np.maximum(v - cumulative[rho] / (rho + 1), 0.0)
+
+
+def easymkl_gamma(K, labels, *, lam, n_iter=2000, tol=1e-10):
+    """EasyMKL's distribution over the examples of one binary task (Aiolli and Donini,
+    Neurocomputing 2015): ``argmin (1 - lam) g' Y K Y g + lam |g|^2`` with ``g >= 0``
+    summing to 1 over each class (``labels`` in {-1, +1}); accelerated projected gradient."""
+    Q = (1.0 - lam) * (labels[:, None] * K * labels[None, :]) + lam * np.eye(len(labels))
+    step = 1.0 / (2.0 * float(np.linalg.eigvalsh(Q)[-1]))
+    positive, negative = labels > 0, labels < 0
+
+    def project(g):
+        out = np.empty_like(g)
+        out[positive] = _project_simplex(g[positive])
+        out[negative] = _project_simplex(g[negative])
+        return out
+
+    g = project(np.ones(len(labels)))
+    z, t = g.copy(), 1.0
+    for _ in range(n_iter):
+        g_next = project(z - step * 2.0 * (Q @ z))
+        t_next = (1.0 + np.sqrt(1.0 + 4.0 * t * t)) / 2.0
+        z = g_next + ((t - 1.0) / t_next) * (g_next - g)
+        change = float(np.max(np.abs(g_next - g)))
+        g, t = g_next, t_next
+        if change < tol:
+            break
+    return g
+
+
+class EasyMKL(ShapedAlignf):
+    """EasyMKL weights of the shaped candidates (every shape, or K only with no bandwidths).
+
+    Each candidate ``K_r`` gets ``d_r = g' Y K_r Y g``, ``g`` from :func:`easymkl_gamma` on
+    the mean of the candidates; the weights are ``d / sum(d)``. More than two classes:
+    one class against the rest, the normalised weights averaged over the classes.
+
+    Parameters
+    ----------
+    lam : float
+        EasyMKL's regularisation in [0, 1].
+    bandwidths : tuple of float
+    """
+
+    def __init__(self, *, lam=0.1, bandwidths=DEFAULT_BANDWIDTHS):
+        super().__init__(bandwidths=bandwidths)
+        self.lam = lam
+
+    def learn_weights(self, grams, y):
+        """Learn the weights from the members' matrices of the training sample; returns self."""
+        y = np.asarray(y)
+        candidates = self._candidates(list(grams))
+        self.medians_ = {}
+        for parts in {parts for parts, bandwidth in candidates if bandwidth is not None}:
+            K = self._shaped(grams, parts, None)
+            d2 = np.clip(2.0 - 2.0 * K[~np.eye(K.shape[0], dtype=bool)], 0.0, None)
+            median = float(np.median(d2)) if d2.size else 0.0
+            self.medians_[parts] = median if median > 0 else 1.0
+        shaped = [self._shaped(grams, parts, bandwidth) for parts, bandwidth in candidates]
+        mean = sum(shaped) / len(shaped)
+        classes = np.unique(y)
+        tasks = [classes[1]] if len(classes) == 2 else list(classes)
+        weights = np.zeros(len(shaped))
+        for positive in tasks:
+            labels = np.where(y == positive, 1.0, -1.0)
+            g = easymkl_gamma(mean, labels, lam=self.lam) * labels
+            d = np.array([max(float(g @ K @ g), 0.0) for K in shaped])
+            weights += d / d.sum()
+        weights /= weights.sum()
+        self.chosen_ = [(parts, bandwidth, float(w)) for (parts, bandwidth), w in zip(candidates, weights) if w > 0]
+        return self
 
 
 class Uniform:
@@ -455,6 +539,9 @@ def make_kernel(strategy, grams, *, C_grid, seed, log):
         combination = Mixture(LearnedCombination(bandwidths=()), Uniform())
     elif strategy == "uniform":
         combination = Uniform()
+    elif strategy.startswith("easymkl"):
+        lam = float(strategy.rsplit("_", 1)[1])
+        combination = EasyMKL(lam=lam, bandwidths=() if strategy.startswith("easymklK") else DEFAULT_BANDWIDTHS)
     elif strategy == "Kattr":
         combination = ShapedAlignf(gauss_members=("attributes",))
     elif strategy == "cv_P1":
@@ -464,13 +551,14 @@ def make_kernel(strategy, grams, *, C_grid, seed, log):
     elif strategy.startswith("fallback_"):
         combination = FallbackChoice(float(strategy.split("_", 1)[1]), n_folds=5, C_grid=C_grid, seed=seed, log=log)
     else:
-        raise ValueError(f"unknown strategy {strategy!r}; choose among {list(NAMED)}, ridge_<r> or fallback_<m>")
+        raise ValueError(f"unknown strategy {strategy!r}; choose among {list(NAMED)}, ridge_<r>, fallback_<m>, "
+                         "easymkl_<lam> or easymklK_<lam>")
     return FoldSlicedCombination(shared, combination, seed=seed)
 
 
 def check_strategy(name):
     """argparse type: a known strategy name."""
-    for prefix in ("ridge_", "fallback_"):
+    for prefix in ("ridge_", "fallback_", "easymkl_", "easymklK_"):
         if name.startswith(prefix):
             try:
                 value = float(name[len(prefix):])
@@ -478,10 +566,12 @@ def check_strategy(name):
                 raise argparse.ArgumentTypeError(f"{name!r}: {prefix}<number>, e.g. {prefix}1") from None
             if not np.isfinite(value) or value < 0:
                 raise argparse.ArgumentTypeError(f"{name!r}: the number must be finite and >= 0")
+            if prefix.startswith("easymkl") and value > 1:
+                raise argparse.ArgumentTypeError(f"{name!r}: EasyMKL's lam must be in [0, 1]")
             return name
     if name not in NAMED:
-        raise argparse.ArgumentTypeError(f"unknown strategy {name!r}; choose among {list(NAMED)}, ridge_<r> "
-                                         f"or fallback_<m>")
+        raise argparse.ArgumentTypeError(f"unknown strategy {name!r}; choose among {list(NAMED)}, ridge_<r>, "
+                                         f"fallback_<m>, easymkl_<lam> or easymklK_<lam>")
     return name
 
 
