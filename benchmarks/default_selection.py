@@ -44,6 +44,7 @@ Strategies (``--strategies``; "shapes" are K itself and the Gaussians
   one class against the rest for more than two) weights each candidate by ``g' Y K Y g``
   (every shape; K only).
 * ``Kattr``: ALIGNF over K of every candidate and Gaussians only for those involving ``attributes``.
+* ``loo_easymkl``: as ``loo``, among ``alignf``, ``alignf_K`` and ``easymkl_0.1``.
 * ``cv_P1``: 3-fold stratified SVM cross-validation on the (at most 1000) training sample
   choosing among ``alignf``, ``alignf_K`` and ``uniform`` (score: correct predictions pooled
   over the folds at the best C of the grid; ties to the first).
@@ -78,7 +79,8 @@ sys.path[:0] = [str(HERE.parent), str(HERE)]
 
 import graphinvariants as gi  # noqa: E402
 from bench_default import GRIDS, FoldSlicedDefault, _Shared, member_grams  # noqa: E402
-from graphinvariants.kernels.alignment import alignment_weights, center_gram, target_gram  # noqa: E402
+from graphinvariants.kernels.alignment import (  # noqa: E402
+    alignment_weights, center_gram, loo_ridge_error, target_gram)
 from graphinvariants.kernels.learned import CANDIDATES, PRODUCTS, LearnedCombination  # noqa: E402
 
 DEFAULT_BANDWIDTHS = (0.25, 1.0, 4.0)
@@ -86,7 +88,7 @@ DEFAULT_BANDWIDTHS = (0.25, 1.0, 4.0)
 #: Strategies with a fixed name (``ridge_<r>``, ``fallback_<m>``, ``easymkl_<lam>`` and
 #: ``easymklK_<lam>`` take a number).
 NAMED = ("loo", "alignf", "alignf_K", "alignf_K_noprod", "alignf_g1", "alignf_g4", "align", "align_K", "alignf_noattr",
-         "offdiag", "offdiag_K", "mix", "mix_K", "uniform", "Kattr", "cv_P1")
+         "offdiag", "offdiag_K", "mix", "mix_K", "uniform", "Kattr", "cv_P1", "loo_easymkl")
 DEFAULT_STRATEGIES = NAMED + ("ridge_0.01", "ridge_0.1", "ridge_1", "fallback_1")
 
 #: The strategies that are options of LearnedCombination: name -> (options, offer PRODUCTS).
@@ -355,6 +357,33 @@ class Mixture:
         return self.weight * self.first_.combine(grams) + (1 - self.weight) * self.second_.combine(grams)
 
 
+class LooChoice:
+    """The pool entry whose combination has the smallest leave-one-out error of kernel
+    ridge regression on the training labels (the library's ``loo_ridge_error``), as
+    ``selection="loo"`` does for its two weightings.
+
+    Parameters
+    ----------
+    pool : tuple of (str, combination)
+    log : ChoiceLog or None
+    """
+
+    def __init__(self, pool, *, log=None):
+        self.pool = pool
+        self.log = log
+
+    def learn_weights(self, grams, y):
+        fitted = [(name, copy.deepcopy(combination).learn_weights(grams, y)) for name, combination in self.pool]
+        errors = [loo_ridge_error(combination.combine(grams), y) for _, combination in fitted]
+        self.name_, self.chosen_ = fitted[int(np.argmin(errors))]
+        if self.log is not None:
+            self.log.record(self.name_)
+        return self
+
+    def combine(self, grams):
+        return self.chosen_.combine(grams)
+
+
 def fold_hits(combination, grams, y, *, n_folds, C_grid, seed):
     """Correct SVM predictions of ``combination`` learned per fold.
 
@@ -548,6 +577,10 @@ def make_kernel(strategy, grams, *, C_grid, seed, log):
         pool = (("alignf", LearnedCombination(selection=None)), ("alignf_K", LearnedCombination(bandwidths=())),
                 ("uniform", Uniform()))
         combination = CrossValidatedChoice(pool, n_folds=3, C_grid=C_grid, seed=seed, log=log)
+    elif strategy == "loo_easymkl":
+        pool = (("alignf", LearnedCombination(selection=None)), ("alignf_K", LearnedCombination(bandwidths=())),
+                ("easymkl_0.1", EasyMKL(lam=0.1)))
+        combination = LooChoice(pool, log=log)
     elif strategy.startswith("fallback_"):
         combination = FallbackChoice(float(strategy.split("_", 1)[1]), n_folds=5, C_grid=C_grid, seed=seed, log=log)
     else:
