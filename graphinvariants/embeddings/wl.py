@@ -28,7 +28,7 @@ import scipy.sparse as sp
 
 from .._validation import check_int
 from ..closed_walks import closed_walk_counts
-from .counts import CountFeatures, count_matrix, merged_labels, relabel_rounds, unique_rows
+from .counts import CountFeatures, count_matrix, merged_labels, relabel_rounds, sort_within_rows, unique_rows
 
 __all__ = ["WLBatch", "WeisfeilerLehman"]
 
@@ -150,9 +150,11 @@ class WeisfeilerLehman(CountFeatures):
         edge_vocabulary, edge_ids = edge_label_ids(batch, self.edge_label)
         for _ in range(self.n_iter):
             neighbours = ids[A.indices]
+            n_values = sizes[-1]
             if edge_ids is not None:
                 neighbours = edge_ids * sizes[-1] + neighbours
-            neighbours = neighbours[np.lexsort((neighbours, row))]
+                n_values *= len(edge_vocabulary)
+            neighbours = sort_within_rows(neighbours, row, n_values)
             new_ids = np.empty(n, dtype=np.int64)
             by_degree, base = {}, 0
             for d in np.unique(degree).tolist():

@@ -136,3 +136,18 @@ def test_unique_rows_is_numpys_unique_along_rows():
         expected, expected_inverse = np.unique(rows, axis=0, return_inverse=True)
         np.testing.assert_array_equal(distinct, expected)
         np.testing.assert_array_equal(inverse, expected_inverse.reshape(-1))
+
+
+def test_sort_within_rows_is_lexsort_by_row_then_value():
+    from graphinvariants.embeddings.counts import sort_within_rows
+
+    rng = np.random.default_rng(1)
+    for n_rows, n_values in [(1, 1), (5, 3), (300, 1000)]:
+        counts = rng.integers(0, 6, n_rows)
+        row = np.repeat(np.arange(n_rows), counts)
+        values = rng.integers(0, n_values, row.size)
+        expected = values[np.lexsort((values, row))]
+        np.testing.assert_array_equal(sort_within_rows(values, row, n_values), expected)
+        # a value range too wide for one int64 key: the two-key sort, same order
+        np.testing.assert_array_equal(sort_within_rows(values, row, 2**62), expected)
+    assert sort_within_rows(np.array([], dtype=np.int64), np.array([], dtype=np.int64), 4).size == 0
