@@ -643,8 +643,9 @@ def evaluate_estimator(
 
     Parameters
     ----------
-    graphs : sequence of graphs or TUDataset
-        Indexable; a TUDataset is sliced with its ``take``.
+    graphs : sequence of graphs, TUDataset or GraphBatch
+        Indexable: a TUDataset (or an array) is indexed with the fold's indices, a
+        GraphBatch sliced with its ``take``, any other sequence read item by item.
     y : array_like of shape (n_graphs,)
         Class labels or real-valued targets.
     kernel : scikit-learn transformer, optional

@@ -112,6 +112,17 @@ def test_perturb_named_data_set_that_is_missing_is_an_error(tu_dir, tmp_path, ca
     assert list(tmp_path.iterdir()) == []
 
 
+def test_perturb_refuses_the_learned_default_before_any_work(tmp_path, capsys):
+    figure = tmp_path / "p.png"
+    status, _, err = run(capsys, "perturb", "--graphs", "3", "--steps", "2", "--kernel", "power,learned",
+                         "--out", figure)
+    assert status == 2
+    assert "'learned' is fitted to class labels, which perturb does not have" in err
+    assert "Traceback" not in err and not figure.exists()
+    status, out, _ = run(capsys, "perturb", "--help")
+    assert status == 0 and "learned" not in out
+
+
 def test_missing_data_messages_name_the_command_line_option(tmp_path, capsys):
     status, _, err = run(capsys, "perturb", "NOPE", "--no-download", "--data-home", tmp_path,
                          "--out", tmp_path / "p.png")

@@ -27,6 +27,9 @@ def test_ci_runs_the_readme_test_command():
     assert "pytest" in test_command
     assert test_command in (ROOT / ".ci" / "run").read_text().splitlines()
     assert "graphinvariants" in main_job
+    # CI runs the main job too, into a temporary folder
+    job = main_job.split("&&")[-1].split("--out")[0].strip()
+    assert job.startswith(".venv/bin/graphinvariants") and job in (ROOT / ".ci" / "run").read_text()
 
 
 def test_getting_started_shows_the_same_two_commands():
