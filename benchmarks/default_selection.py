@@ -45,6 +45,7 @@ Strategies (``--strategies``; "shapes" are K itself and the Gaussians
   (every shape; K only).
 * ``Kattr``: ALIGNF over K of every candidate and Gaussians only for those involving ``attributes``.
 * ``loo_easymkl``: as ``loo``, among ``alignf``, ``alignf_K`` and ``easymkl_0.1``.
+* ``mix_easymkl``: half the default's combination (``loo``), half ``easymkl_0.1``.
 * ``cv_P1``: 3-fold stratified SVM cross-validation on the (at most 1000) training sample
   choosing among ``alignf``, ``alignf_K`` and ``uniform`` (score: correct predictions pooled
   over the folds at the best C of the grid; ties to the first).
@@ -88,7 +89,7 @@ DEFAULT_BANDWIDTHS = (0.25, 1.0, 4.0)
 #: Strategies with a fixed name (``ridge_<r>``, ``fallback_<m>``, ``easymkl_<lam>`` and
 #: ``easymklK_<lam>`` take a number).
 NAMED = ("loo", "alignf", "alignf_K", "alignf_K_noprod", "alignf_g1", "alignf_g4", "align", "align_K", "alignf_noattr",
-         "offdiag", "offdiag_K", "mix", "mix_K", "uniform", "Kattr", "cv_P1", "loo_easymkl")
+         "offdiag", "offdiag_K", "mix", "mix_K", "uniform", "Kattr", "cv_P1", "loo_easymkl", "mix_easymkl")
 DEFAULT_STRATEGIES = NAMED + ("ridge_0.01", "ridge_0.1", "ridge_1", "fallback_1")
 
 #: The strategies that are options of LearnedCombination: name -> (options, offer PRODUCTS).
@@ -577,6 +578,8 @@ def make_kernel(strategy, grams, *, C_grid, seed, log):
         pool = (("alignf", LearnedCombination(selection=None)), ("alignf_K", LearnedCombination(bandwidths=())),
                 ("uniform", Uniform()))
         combination = CrossValidatedChoice(pool, n_folds=3, C_grid=C_grid, seed=seed, log=log)
+    elif strategy == "mix_easymkl":
+        combination = Mixture(LearnedCombination(), EasyMKL(lam=0.1))
     elif strategy == "loo_easymkl":
         pool = (("alignf", LearnedCombination(selection=None)), ("alignf_K", LearnedCombination(bandwidths=())),
                 ("easymkl_0.1", EasyMKL(lam=0.1)))
