@@ -130,8 +130,15 @@ def test_unique_rows_is_numpys_unique_along_rows():
     from graphinvariants.embeddings.counts import unique_rows
 
     rng = np.random.default_rng(0)
-    for shape in [(0, 3), (1, 1), (50, 1), (200, 4), (1000, 9)]:
-        rows = rng.integers(-1, 3, size=shape)
+    cases = [rng.integers(-1, 3, size=shape) for shape in [(0, 3), (1, 1), (50, 1), (200, 4), (1000, 9)]]
+    # columns packed several to a key: 64 to a key (one bit), 3 (20 bits) with a padded
+    # last key, 2 (32 bits), and none (a span beyond 32 bits); few distinct values so
+    # that rows repeat; negative and unsigned entries
+    for low, high, width in [(0, 2, 130), (-5, 2**20 - 6, 7), (0, 2**32, 5), (-(2**40), 2**40, 6)]:
+        values = rng.integers(low, high, size=(40, width))
+        cases.append(values[rng.integers(0, 40, 300)])
+    cases.append(rng.integers(0, 5, size=(300, 11)).astype(np.uint16))
+    for rows in cases:
         distinct, inverse = unique_rows(rows)
         expected, expected_inverse = np.unique(rows, axis=0, return_inverse=True)
         np.testing.assert_array_equal(distinct, expected)
