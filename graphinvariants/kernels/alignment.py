@@ -68,9 +68,13 @@ def _target_columns(y, task):
         if spread == 0:
             raise ValueError("regression targets y are constant: there is nothing to align with")
         return ((z - z.mean()) / spread)[:, None]
-    classes, ids = np.unique(y, return_inverse=True)
+    try:
+        classes, ids = np.unique(y, return_inverse=True)
+    except TypeError:
+        raise TypeError("class labels y must be all numbers or all strings (they cannot be sorted)") from None
     if len(classes) < 2:
-        raise ValueError(f"y holds a single class ({classes[0]!r}): there is nothing to align with")
+        only = classes[0].item() if isinstance(classes[0], np.generic) else classes[0]
+        raise ValueError(f"y holds a single class ({only!r}): there is nothing to align with")
     onehot = np.zeros((y.size, len(classes)))
     onehot[np.arange(y.size), ids] = 1.0
     return onehot
