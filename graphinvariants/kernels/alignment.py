@@ -56,7 +56,8 @@ def _target_columns(y, task):
     if task == "auto":
         from sklearn.utils.multiclass import type_of_target
 
-        task = "regression" if type_of_target(y) == "continuous" else "classification"
+        with np.errstate(invalid="ignore"):  # its cast of values beyond int64 to int, to spot non-integers
+            task = "regression" if type_of_target(y) == "continuous" else "classification"
     if task == "regression":
         try:
             z = y.astype(np.float64)
@@ -64,7 +65,11 @@ def _target_columns(y, task):
             raise ValueError("regression targets y must be numbers") from None
         if not np.all(np.isfinite(z)):
             raise ValueError("regression targets y contain NaN or infinite values")
-        spread = z.std()
+        with np.errstate(over="ignore"):
+            spread = z.std()
+        if not np.isfinite(spread):
+            raise ValueError("regression targets y are too large to standardise (their spread overflows float64): "
+                             "divide them by a common factor")
         if spread == 0:
             raise ValueError("regression targets y are constant: there is nothing to align with")
         return ((z - z.mean()) / spread)[:, None]

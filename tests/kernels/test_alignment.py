@@ -1,3 +1,5 @@
+import warnings
+
 import numpy as np
 import pytest
 from scipy.optimize import minimize
@@ -177,3 +179,15 @@ def test_inner_products_of_centred_matrices_equal_the_pairwise_definition(rng, m
     np.testing.assert_allclose(M, expected, rtol=1e-13, atol=1e-13)
     np.testing.assert_allclose(a, [np.sum(Kc * target) for Kc in centred], rtol=1e-13, atol=1e-13)
     np.testing.assert_array_equal(M, M.T)  # exact: symmetrised
+
+
+def test_targets_too_large_to_standardise_are_refused(rng):
+    """Was: overflow warnings, a zero target and leave-one-out errors of 0.0."""
+    y = np.arange(6) * 1e300 + 0.5
+    grams = _random_grams(rng, 6, 2)
+    for call in (lambda: alignment_weights(grams, y), lambda: loo_ridge_error(grams[0], y),
+                 lambda: target_gram(y, task="regression")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no overflow warning on the way
+            with pytest.raises(ValueError, match="too large to standardise"):
+                call()
