@@ -410,3 +410,16 @@ def test_a_subsample_with_one_label_is_our_message():
             assert "max_samples=10 graphs drawn (with seed) to learn the weights on hold a single label value, 0" in str(err)
             failed += 1
     assert 0 < failed < 6
+
+
+def test_transform_reads_only_what_the_chosen_candidates_need(graphs_and_labels):
+    """Labels the fitted combination does not use are not read from new graphs, so
+    labels that are not valid there (numbers beside strings) do not matter."""
+    graphs, y = graphs_and_labels
+    model = gi.GraphKernel().fit(graphs, y)  # unlabelled: structure members only
+    assert model.combination_.requires == ()
+    new = [nx.gnp_random_graph(20, 0.2, seed=100 + i) for i in range(3)]
+    labelled = [G.copy() for G in new]
+    for i, G in enumerate(labelled):
+        nx.set_node_attributes(G, {v: (1 if i % 2 else "C") for v in G}, "label")
+    np.testing.assert_array_equal(model.transform(labelled), model.transform(new))

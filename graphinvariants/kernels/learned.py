@@ -248,10 +248,11 @@ class LearnedCombination:
         return {"node_label": self.node_label, "edge_label": self.edge_label,
                 "node_attributes": self.node_attributes}
 
-    def _graph_batch(self, X, what, require=()):
+    def _graph_batch(self, X, what, require=None):
         """``(batch, carries)``: the graphs as one batch holding what every graph carries
         among node labels, edge labels and node attributes (``carries``: option ->
-        bool); what ``require`` names must be there."""
+        bool). With ``require`` (new graphs for a fitted combination), exactly what it
+        names is read, and must be there."""
         reads = {option: name for option, name in self._reads().items() if name is not None}
         batch = X if isinstance(X, GraphBatch) else getattr(X, "batch", None)
         if isinstance(batch, GraphBatch):
@@ -265,8 +266,8 @@ class LearnedCombination:
                 if option not in reads:
                     carries[option] = False
                     continue
-                if option in require:
-                    carries[option] = True
+                if require is not None:  # new graphs: what the chosen candidates read, nothing else
+                    carries[option] = option in require
                     continue
                 try:  # does every graph carry it? (a graph without it: members without it only)
                     as_graph_batch(graphs, **{option: reads[option]}, what=what)
@@ -277,7 +278,7 @@ class LearnedCombination:
                                         f"reads it; fix the values, or refuse it with {option}=None)") from None
                     carries[option] = False
             batch = as_graph_batch(graphs, **{o: reads[o] for o in reads if carries[o]}, what=what)
-        missing = [option for option in require if not carries.get(option)]
+        missing = [option for option in require or () if not carries.get(option)]
         if missing:
             raise ValueError(f"the combination was fitted on graphs carrying {', '.join(missing)} "
                              f"({', '.join(repr(reads.get(o)) for o in missing)}), but {what} carry none")
