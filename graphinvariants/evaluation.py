@@ -182,13 +182,16 @@ def _check_folds(y, n_folds, stratify):
     n_folds = check_int(n_folds, "n_folds", minimum=2)
     if n_folds > len(y):
         raise ValueError(f"n_folds={n_folds} is larger than the number of samples, {len(y)}")
-    if not stratify:
-        return n_folds
-    classes, class_sizes = np.unique(y, return_counts=True)
-    if n_folds > class_sizes.max():
-        raise ValueError(f"n_folds={n_folds}, but the largest class has {class_sizes.max()} graphs: stratified "
-                         "folds need n_folds at most that")
-    if n_folds > class_sizes.min():
+    if stratify:
+        classes, class_sizes = np.unique(y, return_counts=True)
+        if n_folds > class_sizes.max():
+            raise ValueError(f"n_folds={n_folds}, but the largest class has {class_sizes.max()} graphs: stratified "
+                             "folds need n_folds at most that")
+    smallest_training_part = len(y) - -(-len(y) // n_folds)  # beside the largest test fold
+    if smallest_training_part < n_folds:
+        raise ValueError(f"n_folds={n_folds} leaves training parts of {smallest_training_part} of the {len(y)} samples, "
+                         "too few for the inner split into n_folds parts that chooses the hyperparameter: use fewer")
+    if stratify and n_folds > class_sizes.min():
         smallest = int(np.argmin(class_sizes))
         warnings.warn(f"class {classes[smallest].item()!r} has {class_sizes[smallest]} graphs, fewer than "
                       f"n_folds={n_folds}: some folds hold none of it", UserWarning, stacklevel=3)
@@ -352,8 +355,8 @@ def evaluate_kernel(
         If ``K`` is not square, symmetric and finite, does not match ``y``, ``y`` is
         not finite or holds a single class, ``n_folds`` is too large for the samples
         or (stratified) for the largest class, in the whole set or in an outer training
-        part, a ``C`` is not finite and positive, or the checkpoint belongs to another
-        run.
+        part (which is split again into ``n_folds`` parts to choose ``C``), a ``C`` is
+        not finite and positive, or the checkpoint belongs to another run.
 
     Examples
     --------
@@ -707,8 +710,9 @@ def evaluate_estimator(
         the learned default left at ``task="auto"`` is given the same task, so that it
         reads every training part's labels as the protocol does.
     n_repeats, n_folds, C_grid, stratify, seed, shortcut
-        As in :func:`evaluate_kernel`; stratified folds need ``n_folds`` at most the
-        largest class, in the whole set and in every outer training part.
+        As in :func:`evaluate_kernel`: every outer training part is split again into
+        ``n_folds`` parts, so it needs at least ``n_folds`` graphs (stratified: a class
+        of at least ``n_folds`` graphs).
     alpha_grid : sequence of float, keyword-only
         Ridge penalties for regression.
     n_jobs : int or None, keyword-only

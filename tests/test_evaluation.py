@@ -348,3 +348,21 @@ def test_the_learned_default_reads_y_as_the_protocol_does():
     np.testing.assert_array_equal(result.rmse, told.rmse)  # exact: the same fits
     assert not np.array_equal(result.rmse, classes.rmse)  # the task makes a difference here
     assert result.params["kernel"] == repr(kernel)  # the kernel as given
+
+
+def test_folds_too_many_for_the_inner_split_without_stratification():
+    """Was: scikit-learn's 'Cannot have number of splits n_splits=6 greater than the
+    number of samples: n_samples=5' from the inner split (regression, stratify=False)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(6, 3))
+    K, y = X @ X.T, np.array([0, 1] * 3)
+    message = "n_folds=6 leaves training parts of 5 of the 6 samples, too few for the inner split"
+    with pytest.raises(ValueError, match=message):
+        evaluate_kernel(K, y, n_repeats=1, n_folds=6, stratify=False)
+    kernel = _RecordingKernel(_Log(), _Matrix(K))
+    with pytest.raises(ValueError, match=message):
+        gi.evaluate_estimator(np.arange(6), y + 0.5 * np.arange(6), kernel=kernel, n_repeats=1, n_folds=6)
+    with pytest.raises(ValueError, match="n_folds=5 leaves training parts of 4 of the 6"):
+        gi.evaluate_estimator(np.arange(6), y, kernel=kernel, n_repeats=1, n_folds=5, stratify=False)
+    result = gi.evaluate_estimator(np.arange(6), y + 0.5 * np.arange(6), kernel=kernel, n_repeats=1, n_folds=3)
+    assert result.rmse.shape == (1, 3)  # 4 graphs in every training part: enough for 3 inner parts
