@@ -366,3 +366,16 @@ def test_folds_too_many_for_the_inner_split_without_stratification():
         gi.evaluate_estimator(np.arange(6), y, kernel=kernel, n_repeats=1, n_folds=5, stratify=False)
     result = gi.evaluate_estimator(np.arange(6), y + 0.5 * np.arange(6), kernel=kernel, n_repeats=1, n_folds=3)
     assert result.rmse.shape == (1, 3)  # 4 graphs in every training part: enough for 3 inner parts
+
+
+def test_labels_of_an_object_array_in_messages():
+    """Was: AttributeError "'str' object has no attribute 'item'" for the labels of a
+    pandas Series of strings (an object array)."""
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = pd.Series(["a"] * 39 + ["b"])
+    with pytest.warns(UserWarning, match="class 'b' has 1 graphs"):
+        with pytest.raises(ValueError, match="training part holds only class 'a'"):
+            evaluate_kernel(X @ X.T, y, n_repeats=1, n_folds=3)
