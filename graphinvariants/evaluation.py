@@ -705,7 +705,8 @@ def evaluate_estimator(
     Parameters
     ----------
     graphs : sequence of graphs or TUDataset
-        Indexable; a TUDataset is sliced with its ``take``.
+        Indexable: a TUDataset, GraphBatch or array is sliced by index arrays, any
+        other sequence item by item.
     y : array_like of shape (n_graphs,)
         Class labels or real-valued targets.
     kernel : scikit-learn transformer, optional
