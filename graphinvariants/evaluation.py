@@ -191,8 +191,12 @@ def _check_folds(y, n_folds, stratify):
     if stratify:
         classes, class_sizes = np.unique(y, return_counts=True)
         if n_folds > class_sizes.max():
+            hint = ""
+            if y.dtype.kind in "iuf" and len(classes) > len(y) // 2:  # numbers, mostly distinct: targets?
+                hint = (f"; y holds {len(classes)} distinct numbers: for regression targets use "
+                        "evaluate_estimator(graphs, y, task=\"regression\")")
             raise ValueError(f"n_folds={n_folds}, but the largest class has {class_sizes.max()} graphs: stratified "
-                             "folds need n_folds at most that")
+                             f"folds need n_folds at most that{hint}")
     smallest_training_part = len(y) - -(-len(y) // n_folds)  # beside the largest test fold
     if smallest_training_part < n_folds:
         raise ValueError(f"n_folds={n_folds} leaves training parts of {smallest_training_part} of the {len(y)} samples, "

@@ -379,3 +379,15 @@ def test_labels_of_an_object_array_in_messages():
     with pytest.warns(UserWarning, match="class 'b' has 1 graphs"):
         with pytest.raises(ValueError, match="training part holds only class 'a'"):
             evaluate_kernel(X @ X.T, y, n_repeats=1, n_folds=3)
+
+
+def test_integer_regression_targets_read_as_classes_get_a_hint(toy):
+    K, _ = toy
+    y = np.arange(len(K)) % 40  # integer targets: task="auto" reads them as 40 classes
+    with pytest.raises(ValueError, match=r"largest class has 2 graphs.*40 distinct numbers.*task=\"regression\""):
+        evaluate_kernel(K, y, n_folds=3)
+    kernel = _RecordingKernel(_Log(), _Matrix(K))
+    with pytest.raises(ValueError, match="40 distinct numbers"):
+        gi.evaluate_estimator(np.arange(len(K)), y, kernel=kernel, n_folds=3)
+    result = gi.evaluate_estimator(np.arange(len(K)), y, kernel=kernel, task="regression", n_repeats=1, n_folds=3)
+    assert result.rmse.shape == (1, 3)
