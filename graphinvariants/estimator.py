@@ -179,17 +179,21 @@ class GraphKernel(_KernelTransformer):
             edge labels are used when every training graph has it; ``None`` refuses them.
         node_attributes : str or None, default="attributes"
             Node attribute holding a vector of real numbers; the attribute member is
-            used when every training graph has it; ``None`` refuses it.
+            used when every training graph has it; ``None`` refuses it. A label or
+            attribute on every node (edge) of every graph whose values are not valid
+            (NaN, numbers beside strings) is an error naming them, not left out.
         combination : {"alignf", "align"}, default="alignf"
             Maximise the alignment of the weighted sum (ALIGNF), or weight each
             candidate by its own alignment.
         task : {"auto", "classification", "regression"}, default="auto"
             How ``y`` is read; ``"auto"`` takes non-integer real values as regression.
         powers : tuple of int, default=(1,)
-            Elementwise powers ``K^p`` each candidate is offered in (1: itself).
+            Elementwise powers ``K^p`` each candidate is offered in (1: itself);
+            distinct.
         bandwidths : tuple of float, default=(0.25, 1.0, 4.0)
             Gaussian shapes ``exp(-(2 - 2K) / (s * m))`` each candidate is offered in
-            too, ``m`` the median training kernel distance, one per multiple ``s``.
+            too, ``m`` the median training kernel distance, one per multiple ``s``;
+            distinct.
         selection : {"loo", None}, default="loo"
             ``"loo"`` weights the plain candidates and, apart, all shapes, and keeps
             the weighting with the smaller leave-one-out error of kernel ridge
@@ -205,7 +209,8 @@ class GraphKernel(_KernelTransformer):
         and member parameters: ``k=7`` reaches every candidate member that takes
         ``k`` (power, the histograms, closed walks, attributes), ``n_iter=3`` every WL
         member; ``histogram__k=9`` one candidate (names of
-        :data:`graphinvariants.kernels.learned.CANDIDATES`).
+        :data:`graphinvariants.kernels.learned.CANDIDATES`). The members read the
+        0/1 adjacency: ``weight`` is refused (name a kernel to use edge weights).
 
     Attributes
     ----------
@@ -324,7 +329,12 @@ class GraphKernel(_KernelTransformer):
         return super().transform(X)
 
     def fit_transform(self, X, y=None):
-        """Fit, and return the square, symmetric kernel matrix of the training graphs."""
+        """Fit, and return the square, symmetric kernel matrix of the training graphs.
+
+        For ``kernel="learned"`` this is ``fit(X, y).transform(X)`` up to rounding (the
+        weighted sums run in another order), with the diagonal set to exactly 1 and the
+        matrix made exactly symmetric.
+        """
         self.fit(X, y)
         if hasattr(self, "combination_"):
             return self.combination_.gram()

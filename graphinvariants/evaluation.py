@@ -160,19 +160,73 @@ def _check_kernel_and_labels(K, y):
     asymmetry = float(np.abs(K - K.T).max(initial=0.0))
     if asymmetry > 1e-8 * scale:
         raise ValueError(f"K must be symmetric (a Gram matrix); max |K - K.T| = {asymmetry:.3g}")
-    if len(np.unique(y)) < 2:
-        raise ValueError("y must hold at least two classes")
+    _check_class_labels(y)
     return K, y
 
 
-def _check_C_grid(C_grid):
+def _check_class_labels(y):
+    """Class labels: finite, comparable (all numbers or all strings), at least two classes."""
+    if y.dtype.kind in "fc" and not np.all(np.isfinite(y)):
+        raise ValueError("y contains NaN or infinite values")
+    try:
+        classes = np.unique(y)
+    except TypeError:
+        raise TypeError("class labels y must be all numbers or all strings (they cannot be sorted)") from None
+    if len(classes) < 2:
+        raise ValueError("y must hold at least two classes")
+
+
+def _label(value):
+    """A label for a message: a numpy scalar as its Python value (``0``, not
+    ``np.int64(0)``); a label of an object array (pandas strings) as it is."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _check_folds(y, n_folds, stratify):
+    """``n_folds`` against the samples and, stratified, against the class sizes (a warning
+    when the smallest class cannot be in every fold)."""
+    n_folds = check_int(n_folds, "n_folds", minimum=2)
+    if n_folds > len(y):
+        raise ValueError(f"n_folds={n_folds} is larger than the number of samples, {len(y)}")
+    if stratify:
+        classes, class_sizes = np.unique(y, return_counts=True)
+        if n_folds > class_sizes.max():
+            hint = ""
+            if y.dtype.kind in "iuf" and len(classes) > len(y) // 2:  # numbers, mostly distinct: targets?
+                hint = (f"; y holds {len(classes)} distinct numbers: for regression targets use "
+                        "evaluate_estimator(graphs, y, task=\"regression\")")
+            raise ValueError(f"n_folds={n_folds}, but the largest class has {class_sizes.max()} graphs: stratified "
+                             f"folds need n_folds at most that{hint}")
+    smallest_training_part = len(y) - -(-len(y) // n_folds)  # beside the largest test fold
+    if smallest_training_part < n_folds:
+        raise ValueError(f"n_folds={n_folds} leaves training parts of {smallest_training_part} of the {len(y)} samples, "
+                         "too few for the inner split into n_folds parts that chooses the hyperparameter: use fewer")
+    if stratify and n_folds > class_sizes.min():
+        smallest = int(np.argmin(class_sizes))
+        warnings.warn(f"class {_label(classes[smallest])!r} has {class_sizes[smallest]} graphs, fewer than "
+                      f"n_folds={n_folds}: some folds hold none of it", UserWarning, stacklevel=3)
+    return n_folds
+
+
+def _check_inner_split(y_train, n_folds, stratify):
+    """The inner split of an outer training part needs, stratified, a class of at least
+    ``n_folds`` graphs there (scikit-learn's StratifiedKFold would refuse it)."""
+    if stratify:
+        largest = int(np.unique(y_train, return_counts=True)[1].max())
+        if largest < n_folds:
+            raise _FoldError(f"its training part's largest class has {largest} graphs, fewer than "
+                             f"n_folds={n_folds} for the inner split that chooses the hyperparameter: "
+                             "use fewer folds")
+
+
+def _check_C_grid(C_grid, name="C"):
     values = []
     for c in C_grid:
         if isinstance(c, bool) or not isinstance(c, numbers.Real) or not np.isfinite(c) or not 0 < c <= 1e10:
-            raise ValueError(f"every C must be a finite number in (0, 1e10], got {c!r}")
+            raise ValueError(f"every {name} must be a finite number in (0, 1e10], got {c!r}")
         values.append(float(c))
     if not values:
-        raise ValueError("C_grid must hold at least one value")
+        raise ValueError(f"{name}_grid must hold at least one value")
     return tuple(sorted(values))
 
 
@@ -226,12 +280,13 @@ def _validate_C(K_inner, y_inner, K_val, y_val, C_grid, shortcut):
 
 def _run_task(K, y, train, test, inner_seed, C_grid, n_folds, stratify, shortcut):
     """One outer fold: validate every C on an inner split, refit, test."""
+    _check_inner_split(y[train], n_folds, stratify)
     inner_train_pos, val_pos = next(_splits(y[train], n_folds, stratify, inner_seed).split(train, y[train]))
     inner_train, val = train[inner_train_pos], train[val_pos]
     for part, name in ((train, "training part"), (inner_train, "inner training part")):
         if len(np.unique(y[part])) < 2:
-            raise _OneClassError(f"its {name} holds only class {y[part][0].item()!r}; the other class is "
-                                 "too small for n_folds folds: use fewer")
+            raise _FoldError(f"its {name} holds only class {_label(y[part][0])!r}; the other class is "
+                             "too small for n_folds folds: use fewer")
     K_inner, K_val = K[np.ix_(inner_train, inner_train)], K[np.ix_(val, inner_train)]  # sliced once for all C
     val_acc, n_fits = _validate_C(K_inner, y[inner_train], K_val, y[val], C_grid, shortcut)
     best = int(np.flatnonzero(val_acc == val_acc.max())[0])  # ties: smallest C
@@ -240,14 +295,14 @@ def _run_task(K, y, train, test, inner_seed, C_grid, n_folds, stratify, shortcut
     return {"C": float(C_grid[best]), "val_acc": val_acc.tolist(), "test_acc": test_acc, "n_fits": n_fits + 1}
 
 
-class _OneClassError(ValueError):
+class _FoldError(ValueError):
     pass
 
 
 def _tagged(r, f, *args):
     try:
         return r, f, _run_task(*args)
-    except _OneClassError as err:
+    except _FoldError as err:
         raise ValueError(f"repetition {r + 1}, outer fold {f + 1}: {err}") from None
 
 
@@ -304,9 +359,14 @@ def evaluate_kernel(
 
     Raises
     ------
+    TypeError
+        If class labels mix numbers and strings.
     ValueError
-        If ``K`` is not square, symmetric and finite, does not match ``y``, a ``C``
-        is not finite and positive, or the checkpoint belongs to another run.
+        If ``K`` is not square, symmetric and finite, does not match ``y``, ``y`` is
+        not finite or holds a single class, ``n_folds`` is too large for the samples
+        or (stratified) for the largest class, in the whole set or in an outer training
+        part (which is split again into ``n_folds`` parts to choose ``C``), a ``C`` is
+        not finite and positive, or the checkpoint belongs to another run.
 
     Examples
     --------
@@ -323,17 +383,7 @@ def evaluate_kernel(
     """
     K, y = _check_kernel_and_labels(K, y)
     n_repeats = check_int(n_repeats, "n_repeats", minimum=1)
-    n_folds = check_int(n_folds, "n_folds", minimum=2)
-    if n_folds > len(y):
-        raise ValueError(f"n_folds={n_folds} is larger than the number of samples, {len(y)}")
-    classes, class_sizes = np.unique(y, return_counts=True)
-    if stratify and n_folds > class_sizes.max():
-        raise ValueError(f"n_folds={n_folds}, but the largest class has {class_sizes.max()} graphs: stratified "
-                         "folds need n_folds at most that")
-    if stratify and n_folds > class_sizes.min():
-        smallest = int(np.argmin(class_sizes))
-        warnings.warn(f"class {classes[smallest].item()!r} has {class_sizes[smallest]} graphs, fewer than n_folds={n_folds}: "
-                      "some folds hold none of it", UserWarning, stacklevel=2)
+    n_folds = _check_folds(y, n_folds, stratify)
     C_grid = _check_C_grid(C_grid)
     n_jobs = check_n_jobs(n_jobs)
     root = check_seed_sequence(seed)
@@ -560,6 +610,20 @@ class RegressionResult(_OverRepetitions):
                 f"{self.rmse.shape[0]} x {self.rmse.shape[1]} folds>")
 
 
+def _reading_labels_as(kernel, task):
+    """The learned default reading ``y`` as ``task`` says: left to ``task="auto"``, it
+    would decide on each training part alone, and integer regression targets (counts)
+    would be aligned as classes, a part of non-integer class labels as regression."""
+    from .estimator import GraphKernel
+    from .kernels.registry import LEARNED
+
+    if isinstance(kernel, GraphKernel) and kernel.kernel == LEARNED and kernel.get_params().get("task", "auto") == "auto":
+        from sklearn.base import clone
+
+        return clone(kernel).set_params(task=task)
+    return kernel
+
+
 def _fold_matrices(kernel, graphs, y, train, test):
     """A fresh clone of ``kernel`` fitted on the training part only: (K_train, K_test)."""
     from sklearn.base import clone
@@ -581,12 +645,13 @@ def _take(graphs, index):
 
 
 def _classification_fold(kernel, graphs, y, train, test, inner_seed, C_grid, n_folds, stratify, shortcut):
+    _check_inner_split(y[train], n_folds, stratify)
     inner_train_pos, val_pos = next(_splits(y[train], n_folds, stratify, inner_seed).split(train, y[train]))
     inner_train, val = train[inner_train_pos], train[val_pos]
     for part, name in ((train, "training part"), (inner_train, "inner training part")):
         if len(np.unique(y[part])) < 2:
-            raise _OneClassError(f"its {name} holds only class {y[part][0].item()!r}; the other class is "
-                                 "too small for n_folds folds: use fewer")
+            raise _FoldError(f"its {name} holds only class {_label(y[part][0])!r}; the other class is "
+                             "too small for n_folds folds: use fewer")
     K_inner, K_val = _fold_matrices(kernel, graphs, y, inner_train, val)  # C is chosen without the fold's labels
     val_acc, n_fits = _validate_C(K_inner, y[inner_train], K_val, y[val], C_grid, shortcut)
     best = int(np.flatnonzero(val_acc == val_acc.max())[0])  # ties: smallest C
@@ -652,9 +717,13 @@ def evaluate_estimator(
         ``fit(graphs, y)`` / ``transform(graphs)`` giving kernel matrices; default
         :class:`~graphinvariants.GraphKernel` (the learned default).
     task : {"auto", "classification", "regression"}, keyword-only
-        ``"auto"`` takes non-integer real ``y`` as regression.
+        ``"auto"`` takes non-integer real ``y`` as regression, once for all of ``y``;
+        the learned default left at ``task="auto"`` is given the same task, so that it
+        reads every training part's labels as the protocol does.
     n_repeats, n_folds, C_grid, stratify, seed, shortcut
-        As in :func:`evaluate_kernel`.
+        As in :func:`evaluate_kernel`: every outer training part is split again into
+        ``n_folds`` parts, so it needs at least ``n_folds`` graphs (stratified: a class
+        of at least ``n_folds`` graphs).
     alpha_grid : sequence of float, keyword-only
         Ridge penalties for regression.
     n_jobs : int or None, keyword-only
@@ -663,6 +732,15 @@ def evaluate_estimator(
     Returns
     -------
     EvaluationResult or RegressionResult
+
+    Raises
+    ------
+    TypeError
+        If ``graphs`` is not indexable (a generator), or class labels mix numbers
+        and strings.
+    ValueError
+        If ``y`` does not match ``graphs``, is not finite, holds a single class, or
+        ``n_folds`` is too large for the samples or the classes.
 
     Examples
     --------
@@ -683,18 +761,32 @@ def evaluate_estimator(
         from .estimator import GraphKernel
 
         kernel = GraphKernel()
+    if isinstance(kernel, type):
+        raise TypeError(f"kernel must be an instance, e.g. {kernel.__name__}(), not the class itself")
     if not (hasattr(kernel, "fit_transform") and hasattr(kernel, "transform") and hasattr(kernel, "get_params")):
         raise TypeError(f"kernel must be a scikit-learn transformer giving kernel matrices, got {kernel!r}")
     check_choice(task, "task", ("auto", "classification", "regression"))
+    if not (hasattr(graphs, "__len__") and hasattr(graphs, "__getitem__")):
+        raise TypeError(f"graphs must be an indexable sequence (a list, a TUDataset, a GraphBatch), got a "
+                        f"{type(graphs).__name__}; wrap it in list(...)")
     y = np.asarray(y)
     if y.ndim != 1 or y.shape[0] != len(graphs):
         raise ValueError(f"y must have one label per graph, shape ({len(graphs)},), got {y.shape}")
+    if y.dtype.kind in "fc" and not np.all(np.isfinite(y)):
+        raise ValueError("y contains NaN or infinite values")
     if task == "auto":
         task = "regression" if type_of_target(y) == "continuous" else "classification"
+    if task == "regression":
+        try:
+            y = y.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError("regression targets y must be numbers") from None
+        if not np.all(np.isfinite(y)):
+            raise ValueError("regression targets y contain NaN or infinite values")
+    else:
+        _check_class_labels(y)
     n_repeats = check_int(n_repeats, "n_repeats", minimum=1)
-    n_folds = check_int(n_folds, "n_folds", minimum=2)
-    if n_folds > len(y):
-        raise ValueError(f"n_folds={n_folds} is larger than the number of samples, {len(y)}")
+    n_folds = _check_folds(y, n_folds, stratify and task == "classification")
     n_jobs = check_n_jobs(n_jobs)
     root = check_seed_sequence(seed)
     params = {"n_repeats": n_repeats, "n_folds": n_folds, "task": task, "kernel": repr(kernel),
@@ -702,11 +794,9 @@ def evaluate_estimator(
     start = time.perf_counter()
     from joblib import Parallel, delayed
 
+    kernel = _reading_labels_as(kernel, task)
     if task == "regression":
-        y = y.astype(np.float64)
-        if not np.all(np.isfinite(y)):
-            raise ValueError("regression targets y contain NaN or infinite values")
-        alpha_grid = _check_C_grid(alpha_grid)
+        alpha_grid = _check_C_grid(alpha_grid, "alpha")
         params["alpha_grid"] = list(alpha_grid)
         tasks = list(_outer_folds(y, n_repeats, n_folds, False, root))
         outcomes = Parallel(n_jobs=n_jobs, prefer="threads")(
@@ -716,8 +806,6 @@ def evaluate_estimator(
         for (r, f, *_), outcome in zip(tasks, outcomes):
             rmse[r, f], alpha[r, f] = outcome["rmse"], outcome["alpha"]
         return RegressionResult(rmse, alpha, time.perf_counter() - start, params)
-    if len(np.unique(y)) < 2:
-        raise ValueError("y must hold at least two classes")
     C_grid = _check_C_grid(C_grid)
     params.update({"C_grid": list(C_grid), "stratify": bool(stratify)})
     with warnings.catch_warnings():
@@ -728,7 +816,7 @@ def evaluate_estimator(
             try:
                 return _classification_fold(kernel, graphs, y, train, test, inner_seed, C_grid, n_folds,
                                             stratify, shortcut)
-            except _OneClassError as err:
+            except _FoldError as err:
                 raise ValueError(f"repetition {r + 1}, outer fold {f + 1}: {err}") from None
 
         outcomes = Parallel(n_jobs=n_jobs, prefer="threads")(delayed(run)(*task) for task in tasks)

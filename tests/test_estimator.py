@@ -344,3 +344,82 @@ def test_learned_default_takes_one_candidates_parameter():
     assert model.combination_.functionals["wl"].n_iter == 5
     with pytest.raises(ValueError, match="no parameter"):
         gi.GraphKernel(wl_label__k=2)
+
+
+def test_learned_default_refuses_what_it_cannot_use_with_messages_of_ours(graphs_and_labels):
+    """Was: scipy's IndexError for no graphs, a message about TU data sets for an edge
+    weight, weights_ summing to 0.5 for powers=(1, 1), "'int' object is not iterable",
+    a bad seed accepted while no subsample was drawn, numpy's TypeError for labels that
+    cannot be sorted, and "single class (np.int64(0))"."""
+    graphs, y = graphs_and_labels
+    with pytest.raises(ValueError, match="at least one graph"):
+        gi.GraphKernel().fit([], [])
+    for params in ({"weight": "weight"}, {"power__weight": "weight"}):
+        with pytest.raises(ValueError, match="reads no edge weights"):
+            gi.GraphKernel(**params).fit(graphs, y)
+    with pytest.raises(ValueError, match="powers must be distinct"):
+        gi.GraphKernel(powers=(1, 1)).fit(graphs, y)
+    with pytest.raises(ValueError, match="bandwidths must be distinct"):
+        gi.GraphKernel(bandwidths=(1, 1.0)).fit(graphs, y)
+    with pytest.raises(TypeError, match=r"powers must be a sequence, e.g. powers=\(2,\)"):
+        gi.GraphKernel(powers=2).fit(graphs, y)
+    with pytest.raises(TypeError, match="members must be a sequence of candidate names"):
+        gi.GraphKernel(members="power").fit(graphs, y)
+    with pytest.raises(TypeError, match="seed must be"):
+        gi.GraphKernel(seed="0").fit(graphs, y)  # fewer graphs than max_samples: no subsample drawn
+    with pytest.raises(TypeError, match="all numbers or all strings"):
+        gi.GraphKernel().fit(graphs, np.array([None] * 24 + ["a"] * 24, dtype=object))
+    with pytest.raises(ValueError, match=r"single class \(0\)"):
+        gi.GraphKernel().fit(graphs, np.zeros(len(graphs), dtype=np.int64))
+
+
+def test_learned_default_refuses_labels_every_graph_has_but_not_valid():
+    """Labels or attributes on every node but not valid (NaN, numbers beside strings)
+    are an error naming them; they were read as absent and their members silently left
+    out. Absent on some node or graph: those members are left out (as before)."""
+    graphs, y = _labelled_molecules()
+    mixed = [G.copy() for G in graphs]
+    for i, G in enumerate(mixed):  # numbers in some graphs, strings in others
+        nx.set_node_attributes(G, {v: (1 if i % 2 else "C") for v in G}, "label")
+    with pytest.raises(TypeError, match="mix numbers and strings.*refuse it with node_label=None"):
+        gi.GraphKernel().fit(mixed, y)
+    assert not any("label" in n for n in gi.GraphKernel(node_label=None).fit(mixed, y).weights_)
+    with_nan = [G.copy() for G in graphs]
+    for G in with_nan:
+        nx.set_node_attributes(G, {v: (1.0, 2.0) for v in G}, "attributes")
+    with_nan[3].nodes[0]["attributes"] = (np.nan, 2.0)
+    with pytest.raises(ValueError, match=r"X\[3\]: node 0: attribute 'attributes' holds nan"):
+        gi.GraphKernel().fit(with_nan, y)
+    del with_nan[3].nodes[0]["attributes"]  # absent on one node: the attribute member is left out
+    assert not any(n.startswith("attributes") for n in gi.GraphKernel().fit(with_nan, y).weights_)
+    as_igraph = [ig.Graph.from_networkx(G) for G in mixed]
+    with pytest.raises(TypeError, match="mix numbers and strings"):
+        gi.GraphKernel().fit(as_igraph, y)
+
+
+def test_a_subsample_with_one_label_is_our_message():
+    """Was: "y holds a single class", though y has two: the graphs drawn (max_samples)
+    held one."""
+    graphs = [nx.cycle_graph(n) for n in range(4, 33)] + [nx.star_graph(5)]
+    y = np.array([0] * 29 + [1])
+    failed = 0
+    for seed in range(6):  # each draw of 10 of 30 misses the one graph of class 1 with probability 2/3
+        try:
+            gi.GraphKernel(members=("power",), max_samples=10, seed=seed).fit(graphs, y)
+        except ValueError as err:
+            assert "max_samples=10 graphs drawn (with seed) to learn the weights on hold a single label value, 0" in str(err)
+            failed += 1
+    assert 0 < failed < 6
+
+
+def test_transform_reads_only_what_the_chosen_candidates_need(graphs_and_labels):
+    """Labels the fitted combination does not use are not read from new graphs, so
+    labels that are not valid there (numbers beside strings) do not matter."""
+    graphs, y = graphs_and_labels
+    model = gi.GraphKernel().fit(graphs, y)  # unlabelled: structure members only
+    assert model.combination_.requires == ()
+    new = [nx.gnp_random_graph(20, 0.2, seed=100 + i) for i in range(3)]
+    labelled = [G.copy() for G in new]
+    for i, G in enumerate(labelled):
+        nx.set_node_attributes(G, {v: (1 if i % 2 else "C") for v in G}, "label")
+    np.testing.assert_array_equal(model.transform(labelled), model.transform(new))

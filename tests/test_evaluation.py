@@ -284,3 +284,110 @@ def test_evaluate_estimator_bad_inputs(toy):
         gi.evaluate_estimator(np.arange(len(y)), y[:-1])
     with pytest.raises(ValueError, match="task"):
         gi.evaluate_estimator(np.arange(len(y)), y, task="ranking")
+
+
+def test_folds_too_many_for_the_inner_split_get_a_message_of_ours(toy):
+    """Was: scikit-learn's 'n_splits=30 cannot be greater than the number of members in
+    each class' from the inner split, when n_folds fits the whole set but not a training part."""
+    K, y = toy  # 30 graphs per class: 30 folds fit the set, but a training part has 29 per class
+    message = r"repetition 1, outer fold 1: its training part's largest class has 29 graphs, fewer than n_folds=30"
+    with pytest.raises(ValueError, match=message):
+        evaluate_kernel(K, y, n_repeats=1, n_folds=30)
+    kernel = _RecordingKernel(_Log(), _Matrix(K))
+    with pytest.raises(ValueError, match=message):
+        gi.evaluate_estimator(np.arange(len(y)), y, kernel=kernel, n_repeats=1, n_folds=30)
+
+
+def test_evaluate_estimator_checks_folds_and_labels_as_evaluate_kernel_does(toy):
+    """Was: scikit-learn's StratifiedKFold error, a silenced small-class warning, numpy's
+    and scikit-learn's errors for NaN, strings and a generator, 'every C' for alpha."""
+    K, y = toy
+    index = np.arange(len(y))
+    kernel = _RecordingKernel(_Log(), _Matrix(K))
+    with pytest.raises(ValueError, match="n_folds=31, but the largest class has 30 graphs"):
+        gi.evaluate_estimator(index, y, kernel=kernel, n_repeats=1, n_folds=31)
+    small = np.where(index < 58, 0, 1)
+    with pytest.warns(UserWarning, match="class 1 has 2 graphs, fewer than n_folds=3"):
+        with pytest.raises(ValueError, match="training part holds only class 0"):
+            gi.evaluate_estimator(index, small, kernel=kernel, n_repeats=1, n_folds=3)
+    for task in ("auto", "classification", "regression"):
+        with pytest.raises(ValueError, match="y contains NaN or infinite values"):
+            gi.evaluate_estimator(index, np.where(index == 0, np.nan, y), kernel=kernel, task=task)
+    with pytest.raises(ValueError, match="regression targets y must be numbers"):
+        gi.evaluate_estimator(index, np.where(y, "b", "a"), kernel=kernel, task="regression")
+    with pytest.raises(TypeError, match="all numbers or all strings"):
+        gi.evaluate_estimator(index, np.array([None] * 30 + [1] * 30, dtype=object), kernel=kernel)
+    with pytest.raises(TypeError, match="indexable sequence"):
+        gi.evaluate_estimator((i for i in index), y, kernel=kernel)
+    with pytest.raises(TypeError, match=r"an instance, e.g. GraphKernel\(\)"):
+        gi.evaluate_estimator(index, y, kernel=gi.GraphKernel)
+    with pytest.raises(ValueError, match="every alpha must be"):
+        gi.evaluate_estimator(index, y + 0.5 * (index % 3), kernel=kernel, alpha_grid=[-1.0])
+
+
+def test_evaluate_kernel_refuses_nan_and_unsortable_labels(toy):
+    K, y = toy
+    with pytest.raises(ValueError, match="y contains NaN or infinite values"):
+        evaluate_kernel(K, np.where(np.arange(len(y)) == 0, np.nan, y))
+    with pytest.raises(TypeError, match="all numbers or all strings"):
+        evaluate_kernel(K, np.array([None] * 30 + ["a"] * 30, dtype=object))
+
+
+def test_the_learned_default_reads_y_as_the_protocol_does():
+    """Integer regression targets (counts): evaluate_estimator(task="regression") gives
+    the learned default task="regression" too; left to "auto", it aligned them as classes."""
+    graphs = [nx.gnp_random_graph(10, 0.3, seed=i) for i in range(9)]
+    graphs += [nx.barabasi_albert_graph(10, 2, seed=i) for i in range(9)]
+    y = np.array([G.number_of_edges() % 4 for G in graphs])  # counts: integers
+    kernel = gi.GraphKernel(members=("power", "histogram"))
+    result = gi.evaluate_estimator(graphs, y, kernel=kernel, task="regression", n_repeats=1, n_folds=3)
+    told = gi.evaluate_estimator(graphs, y, kernel=gi.GraphKernel(members=("power", "histogram"), task="regression"),
+                                 task="regression", n_repeats=1, n_folds=3)
+    classes = gi.evaluate_estimator(graphs, y, kernel=gi.GraphKernel(members=("power", "histogram"), task="classification"),
+                                    task="regression", n_repeats=1, n_folds=3)
+    np.testing.assert_array_equal(result.rmse, told.rmse)  # exact: the same fits
+    assert not np.array_equal(result.rmse, classes.rmse)  # the task makes a difference here
+    assert result.params["kernel"] == repr(kernel)  # the kernel as given
+
+
+def test_folds_too_many_for_the_inner_split_without_stratification():
+    """Was: scikit-learn's 'Cannot have number of splits n_splits=6 greater than the
+    number of samples: n_samples=5' from the inner split (regression, stratify=False)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(6, 3))
+    K, y = X @ X.T, np.array([0, 1] * 3)
+    message = "n_folds=6 leaves training parts of 5 of the 6 samples, too few for the inner split"
+    with pytest.raises(ValueError, match=message):
+        evaluate_kernel(K, y, n_repeats=1, n_folds=6, stratify=False)
+    kernel = _RecordingKernel(_Log(), _Matrix(K))
+    with pytest.raises(ValueError, match=message):
+        gi.evaluate_estimator(np.arange(6), y + 0.5 * np.arange(6), kernel=kernel, n_repeats=1, n_folds=6)
+    with pytest.raises(ValueError, match="n_folds=5 leaves training parts of 4 of the 6"):
+        gi.evaluate_estimator(np.arange(6), y, kernel=kernel, n_repeats=1, n_folds=5, stratify=False)
+    result = gi.evaluate_estimator(np.arange(6), y + 0.5 * np.arange(6), kernel=kernel, n_repeats=1, n_folds=3)
+    assert result.rmse.shape == (1, 3)  # 4 graphs in every training part: enough for 3 inner parts
+
+
+def test_labels_of_an_object_array_in_messages():
+    """Was: AttributeError "'str' object has no attribute 'item'" for the labels of a
+    pandas Series of strings (an object array)."""
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = pd.Series(["a"] * 39 + ["b"])
+    with pytest.warns(UserWarning, match="class 'b' has 1 graphs"):
+        with pytest.raises(ValueError, match="training part holds only class 'a'"):
+            evaluate_kernel(X @ X.T, y, n_repeats=1, n_folds=3)
+
+
+def test_integer_regression_targets_read_as_classes_get_a_hint(toy):
+    K, _ = toy
+    y = np.arange(len(K)) % 40  # integer targets: task="auto" reads them as 40 classes
+    with pytest.raises(ValueError, match=r"largest class has 2 graphs.*40 distinct numbers.*task=\"regression\""):
+        evaluate_kernel(K, y, n_folds=3)
+    kernel = _RecordingKernel(_Log(), _Matrix(K))
+    with pytest.raises(ValueError, match="40 distinct numbers"):
+        gi.evaluate_estimator(np.arange(len(K)), y, kernel=kernel, n_folds=3)
+    result = gi.evaluate_estimator(np.arange(len(K)), y, kernel=kernel, task="regression", n_repeats=1, n_folds=3)
+    assert result.rmse.shape == (1, 3)

@@ -56,7 +56,8 @@ def _target_columns(y, task):
     if task == "auto":
         from sklearn.utils.multiclass import type_of_target
 
-        task = "regression" if type_of_target(y) == "continuous" else "classification"
+        with np.errstate(invalid="ignore"):  # its cast of values beyond int64 to int, to spot non-integers
+            task = "regression" if type_of_target(y) == "continuous" else "classification"
     if task == "regression":
         try:
             z = y.astype(np.float64)
@@ -64,13 +65,21 @@ def _target_columns(y, task):
             raise ValueError("regression targets y must be numbers") from None
         if not np.all(np.isfinite(z)):
             raise ValueError("regression targets y contain NaN or infinite values")
-        spread = z.std()
+        with np.errstate(over="ignore"):
+            spread = z.std()
+        if not np.isfinite(spread):
+            raise ValueError("regression targets y are too large to standardise (their spread overflows float64): "
+                             "divide them by a common factor")
         if spread == 0:
             raise ValueError("regression targets y are constant: there is nothing to align with")
         return ((z - z.mean()) / spread)[:, None]
-    classes, ids = np.unique(y, return_inverse=True)
+    try:
+        classes, ids = np.unique(y, return_inverse=True)
+    except TypeError:
+        raise TypeError("class labels y must be all numbers or all strings (they cannot be sorted)") from None
     if len(classes) < 2:
-        raise ValueError(f"y holds a single class ({classes[0]!r}): there is nothing to align with")
+        only = classes[0].item() if isinstance(classes[0], np.generic) else classes[0]
+        raise ValueError(f"y holds a single class ({only!r}): there is nothing to align with")
     onehot = np.zeros((y.size, len(classes)))
     onehot[np.arange(y.size), ids] = 1.0
     return onehot
@@ -117,7 +126,13 @@ def target_gram(y, *, task="auto"):
 def centered_alignment(K, L):
     """Centred alignment of two Gram matrices, a Python float in ``[-1, 1]``.
 
-    0 when either centred matrix is zero (a constant kernel aligns with nothing).
+    0 when either centred matrix is zero (a constant kernel aligns with nothing). The
+    scales of ``K`` and ``L`` do not matter (none under- or overflows).
+
+    Raises
+    ------
+    ValueError
+        If ``K`` or ``L`` is not a finite square matrix, or their shapes differ.
 
     Examples
     --------
@@ -129,9 +144,26 @@ def centered_alignment(K, L):
     >>> centered_alignment(np.ones((4, 4)), L)
     0.0
     """
+    K, L = _checked_gram(K, "K"), _checked_gram(L, "L")
+    if K.shape != L.shape:
+        raise ValueError(f"K and L must have the same shape, got {K.shape} and {L.shape}")
     Kc, Lc = center_gram(K), center_gram(L)
-    norm = np.linalg.norm(Kc) * np.linalg.norm(Lc)
-    return float(np.sum(Kc * Lc) / norm) if norm > 0 else 0.0
+    k_max, l_max = np.abs(Kc).max(initial=0.0), np.abs(Lc).max(initial=0.0)
+    if not (k_max > 0 and l_max > 0):
+        return 0.0
+    Kc, Lc = Kc / k_max, Lc / l_max  # a cosine does not see the scales; without them nothing under- or overflows
+    cosine = float(np.sum(Kc * Lc) / (np.linalg.norm(Kc) * np.linalg.norm(Lc)))
+    return min(1.0, max(-1.0, cosine))  # a cosine, also where rounding would leave [-1, 1]
+
+
+def _checked_gram(K, name):
+    """``K`` as a finite, square float64 matrix, or raise naming it."""
+    K = np.asarray(K, dtype=np.float64)
+    if K.ndim != 2 or K.shape[0] != K.shape[1]:
+        raise ValueError(f"{name} must be a square matrix, got shape {K.shape}")
+    if not np.all(np.isfinite(K)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    return K
 
 
 def alignment_weights(grams, y, *, combination="alignf", task="auto"):
@@ -181,7 +213,10 @@ def alignment_weights(grams, y, *, combination="alignf", task="auto"):
         checked.append(K)
     if not checked:
         raise ValueError("alignment_weights needs at least one candidate Gram matrix")
-    M, a = _centred_inner_products(checked, target)
+    with np.errstate(over="ignore", invalid="ignore"):  # refused just below, with a message
+        M, a = _centred_inner_products(checked, target)
+    if not (np.all(np.isfinite(M)) and np.all(np.isfinite(a))):
+        raise ValueError("the candidates' centred inner products overflow float64: scale the Gram matrices down")
     norms = np.sqrt(np.diag(M))
     target_norm = np.linalg.norm(target)
     alignments = np.divide(a, norms * target_norm, out=np.zeros_like(a), where=norms > 0)

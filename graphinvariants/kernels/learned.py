@@ -74,8 +74,19 @@ def _shape_label(candidate, shape):
     return f"{candidate}:gauss({value:g})"
 
 
+def _check_shape_values(values, name):
+    """``values`` as a tuple; a scalar or a repeated value is refused (a repeated shape
+    would be one candidate twice, and its two weights one entry of ``weights_``)."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise TypeError(f"{name} must be a sequence, e.g. {name}=({values!r},), got {values!r}")
+    values = tuple(values)
+    if len(set(values)) < len(values):
+        raise ValueError(f"{name} must be distinct, got {values!r}")
+    return values
+
+
 def _check_powers(powers):
-    values = tuple(powers)
+    values = _check_shape_values(powers, "powers")
     for p in values:
         if isinstance(p, bool) or not isinstance(p, numbers.Integral) or p < 1:
             raise ValueError(f"powers must be positive integers (an elementwise power is PSD only then), got {p!r}")
@@ -83,11 +94,41 @@ def _check_powers(powers):
 
 
 def _check_bandwidths(bandwidths):
-    values = tuple(bandwidths)
+    values = _check_shape_values(bandwidths, "bandwidths")
     for s in values:
         if isinstance(s, bool) or not isinstance(s, numbers.Real) or not np.isfinite(s) or s <= 0:
             raise ValueError(f"bandwidths must be finite positive numbers, got {s!r}")
     return tuple(float(s) for s in values)
+
+
+def _check_no_edge_weight(params):
+    """The learned default builds its members from the 0/1 adjacency: a ``weight`` would
+    reach the members that take one, and fail far from its cause."""
+    weights = sorted(key for key, value in params.items()
+                     if (key == "weight" or key.endswith("__weight")) and value is not None)
+    if weights:
+        raise ValueError(f"the learned default reads no edge weights, got {', '.join(weights)}; name a kernel "
+                         "that takes one, e.g. GraphKernel(kernel=\"power\", weight=\"weight\")")
+
+
+def _every_graph_carries(graphs, option, attribute):
+    """Whether every node (edge, for ``edge_label``) of every graph has ``attribute``,
+    whatever its value (NetworkX, igraph; igraph's None counts as not set)."""
+    from ..graphs.adjacency import graph_library
+
+    for G in graphs:
+        library = graph_library(G)
+        if library == "networkx":
+            items = G.edges(data=True) if option == "edge_label" else G.nodes(data=True)
+            if any(attribute not in item[-1] for item in items):
+                return False
+        elif library == "igraph":
+            sequence = G.es if option == "edge_label" else G.vs
+            if len(sequence) and (attribute not in sequence.attributes() or any(v is None for v in sequence[attribute])):
+                return False
+        else:
+            return False
+    return True
 
 
 def _median_distance(K):
@@ -103,6 +144,20 @@ def _apply_shape(K, shape, median):
     if kind == "power":
         return K if value == 1 else K**value
     return np.exp(-np.clip(2.0 - 2.0 * K, 0.0, None) / (value * median))
+
+
+def _check_sample_labels(y, sample, max_samples):
+    """The subsample the weights are learned on must hold two labels when ``y`` does."""
+    try:
+        one_value = len(np.unique(y[sample])) < 2 and len(np.unique(y)) >= 2
+    except TypeError:  # unsortable labels: refused with their own message when aligned
+        return
+    if one_value:
+        value = y[sample[0]]
+        value = value.item() if isinstance(value, np.generic) else value
+        raise ValueError(f"the max_samples={max_samples} graphs drawn (with seed) to learn the weights on hold a "
+                         f"single label value, {value!r}, though y has more; raise max_samples (None: all graphs) "
+                         "or try another seed")
 
 
 class LearnedCombination:
@@ -172,6 +227,9 @@ class LearnedCombination:
             raise ValueError(f"selection must be one of {SELECTIONS}, got {selection!r}")
         self.selection = selection
         self.max_samples = check_max_samples(max_samples)
+        if isinstance(members, str):
+            raise TypeError(f"members must be a sequence of candidate names, e.g. members=({members!r},), "
+                            f"got {members!r}")
         if members is not None:
             members = tuple(members)
             unknown = [m for m in members if m not in CANDIDATES]
@@ -179,6 +237,8 @@ class LearnedCombination:
                 raise ValueError(f"members must name candidates among {sorted(CANDIDATES)}, got {list(members)!r}")
         self.members = members
         self.params = dict(params or {})
+        _check_no_edge_weight(self.params)
+        check_seed(seed)  # refused at once, also when no subsample is drawn
         self.seed = seed
         self.n_jobs = check_n_jobs(n_jobs)
 
@@ -188,10 +248,11 @@ class LearnedCombination:
         return {"node_label": self.node_label, "edge_label": self.edge_label,
                 "node_attributes": self.node_attributes}
 
-    def _graph_batch(self, X, what, require=()):
+    def _graph_batch(self, X, what, require=None):
         """``(batch, carries)``: the graphs as one batch holding what every graph carries
         among node labels, edge labels and node attributes (``carries``: option ->
-        bool); what ``require`` names must be there."""
+        bool). With ``require`` (new graphs for a fitted combination), exactly what it
+        names is read, and must be there."""
         reads = {option: name for option, name in self._reads().items() if name is not None}
         batch = X if isinstance(X, GraphBatch) else getattr(X, "batch", None)
         if isinstance(batch, GraphBatch):
@@ -205,16 +266,19 @@ class LearnedCombination:
                 if option not in reads:
                     carries[option] = False
                     continue
-                if option in require:
-                    carries[option] = True
+                if require is not None:  # new graphs: what the chosen candidates read, nothing else
+                    carries[option] = option in require
                     continue
                 try:  # does every graph carry it? (a graph without it: members without it only)
                     as_graph_batch(graphs, **{option: reads[option]}, what=what)
                     carries[option] = True
-                except (TypeError, ValueError):
+                except (TypeError, ValueError) as err:
+                    if _every_graph_carries(graphs, option, reads[option]):  # there, but not valid: say so
+                        raise type(err)(f"{err} (every graph has {option} {reads[option]!r}, so the learned default "
+                                        f"reads it; fix the values, or refuse it with {option}=None)") from None
                     carries[option] = False
             batch = as_graph_batch(graphs, **{o: reads[o] for o in reads if carries[o]}, what=what)
-        missing = [option for option in require if not carries.get(option)]
+        missing = [option for option in require or () if not carries.get(option)]
         if missing:
             raise ValueError(f"the combination was fitted on graphs carrying {', '.join(missing)} "
                              f"({', '.join(repr(reads.get(o)) for o in missing)}), but {what} carry none")
@@ -269,6 +333,8 @@ class LearnedCombination:
     def fit(self, X, y):
         """Embed the training graphs and learn the weights from ``y``; returns self."""
         batch, carries = self._graph_batch(X, "X")
+        if not len(batch):
+            raise ValueError("fit needs at least one graph, got none")
         y = np.asarray(y)
         if y.shape != (len(batch),):
             raise ValueError(f"y must have one label per graph, shape ({len(batch)},), got {y.shape}")
@@ -278,6 +344,7 @@ class LearnedCombination:
         if self.max_samples is not None and len(batch) > self.max_samples:
             rng = check_seed(self.seed)
             sample = np.sort(rng.choice(len(batch), size=self.max_samples, replace=False))
+            _check_sample_labels(y, sample, self.max_samples)
         self.sample = sample
         grams = {}
         for name, f in self.functionals.items():

@@ -1,3 +1,5 @@
+import warnings
+
 import numpy as np
 import pytest
 from scipy.optimize import minimize
@@ -177,3 +179,31 @@ def test_inner_products_of_centred_matrices_equal_the_pairwise_definition(rng, m
     np.testing.assert_allclose(M, expected, rtol=1e-13, atol=1e-13)
     np.testing.assert_allclose(a, [np.sum(Kc * target) for Kc in centred], rtol=1e-13, atol=1e-13)
     np.testing.assert_array_equal(M, M.T)  # exact: symmetrised
+
+
+def test_targets_too_large_to_standardise_are_refused(rng):
+    """Was: overflow warnings, a zero target and leave-one-out errors of 0.0."""
+    y = np.arange(6) * 1e300 + 0.5
+    grams = _random_grams(rng, 6, 2)
+    for call in (lambda: alignment_weights(grams, y), lambda: loo_ridge_error(grams[0], y),
+                 lambda: target_gram(y, task="regression")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no overflow warning on the way
+            with pytest.raises(ValueError, match="too large to standardise"):
+                call()
+
+
+def test_centered_alignment_checks_its_input_and_ignores_scale(rng):
+    """Was: numpy's broadcasting errors for mismatched or non-square matrices, 0.0 for a
+    NaN matrix, nan at scale 1e200 and 0.0 at 1e-200 (the cosine is 1 at every scale)."""
+    K = _random_grams(rng, 5, 1)[0]
+    L = target_gram([0, 0, 1, 1, 1])
+    for bad, message in ((np.eye(4), "same shape"), (K[:4], "square"), (np.ones(5), "square"),
+                         (np.full((5, 5), np.nan), "NaN"), (np.full((5, 5), np.inf), "NaN")):
+        with pytest.raises(ValueError, match=message):
+            centered_alignment(bad, L)
+    for scale in (1e-200, 1e200):
+        assert centered_alignment(scale * K, scale * K) == pytest.approx(1.0, abs=1e-15)  # a cosine, up to rounding
+        assert centered_alignment(scale * K, L) == pytest.approx(centered_alignment(K, L), abs=1e-13)
+    with pytest.raises(ValueError, match="overflow float64"):
+        alignment_weights([1e200 * K, K], [0, 0, 1, 1, 1])
