@@ -177,6 +177,20 @@ def edge_values(G, attribute):
     raise TypeError(f"edge labels can be read from NetworkX and igraph graphs, not from a {describe(G)}")
 
 
+def set_everywhere(graphs, attribute, kind="node"):
+    """Whether every node (``kind="edge"``: edge) of every NetworkX or igraph graph has
+    ``attribute`` set, whatever its value (igraph's None counts as not set); False for
+    a graph of any other kind."""
+    for G in graphs:
+        try:
+            _, _, values = node_values(G, attribute) if kind == "node" else edge_values(G, attribute)
+        except TypeError:  # not a NetworkX or igraph graph: it carries nothing
+            return False
+        if any(value is _MISSING or (value is None and graph_library(G) == "igraph") for value in values):
+            return False
+    return True
+
+
 def naming(kind, key):
     """A callable giving ``"node 3"``: the text is built only for an error message."""
     return lambda: f"{kind} {key!r}"

@@ -24,6 +24,7 @@ import numpy as np
 
 from .._validation import check_choice, check_n_jobs, check_seed
 from ..graphs import GraphBatch, as_graph_batch
+from ..graphs.attributes import set_everywhere
 from .alignment import COMBINATIONS, TASKS, alignment_weights, check_max_samples, loo_ridge_error
 from .engine import pairwise_kernels
 
@@ -109,26 +110,6 @@ def _check_no_edge_weight(params):
     if weights:
         raise ValueError(f"the learned default reads no edge weights, got {', '.join(weights)}; name a kernel "
                          "that takes one, e.g. GraphKernel(kernel=\"power\", weight=\"weight\")")
-
-
-def _every_graph_carries(graphs, option, attribute):
-    """Whether every node (edge, for ``edge_label``) of every graph has ``attribute``,
-    whatever its value (NetworkX, igraph; igraph's None counts as not set)."""
-    from ..graphs.adjacency import graph_library
-
-    for G in graphs:
-        library = graph_library(G)
-        if library == "networkx":
-            items = G.edges(data=True) if option == "edge_label" else G.nodes(data=True)
-            if any(attribute not in item[-1] for item in items):
-                return False
-        elif library == "igraph":
-            sequence = G.es if option == "edge_label" else G.vs
-            if len(sequence) and (attribute not in sequence.attributes() or any(v is None for v in sequence[attribute])):
-                return False
-        else:
-            return False
-    return True
 
 
 def _median_distance(K):
@@ -273,7 +254,8 @@ class LearnedCombination:
                     as_graph_batch(graphs, **{option: reads[option]}, what=what)
                     carries[option] = True
                 except (TypeError, ValueError) as err:
-                    if _every_graph_carries(graphs, option, reads[option]):  # there, but not valid: say so
+                    kind = "edge" if option == "edge_label" else "node"
+                    if set_everywhere(graphs, reads[option], kind):  # there, but not valid: say so
                         raise type(err)(f"{err} (every graph has {option} {reads[option]!r}, so the learned default "
                                         f"reads it; fix the values, or refuse it with {option}=None)") from None
                     carries[option] = False
