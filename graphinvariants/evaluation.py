@@ -624,6 +624,19 @@ def _reading_labels_as(kernel, task):
     return kernel
 
 
+def _in_fold(r, f, run, *args):
+    """``run(*args)`` for outer fold ``f`` of repetition ``r``; a ValueError or TypeError
+    raised there (the protocol's, or the kernel's own on that training part) names the
+    fold."""
+    try:
+        return run(*args)
+    except (ValueError, TypeError) as err:
+        if type(err) not in (ValueError, TypeError, _FoldError):  # a subclass may take other arguments
+            raise
+        kind = ValueError if type(err) is _FoldError else type(err)
+        raise kind(f"repetition {r + 1}, outer fold {f + 1}: {err}") from None
+
+
 def _fold_matrices(kernel, graphs, y, train, test):
     """A fresh clone of ``kernel`` fitted on the training part only: (K_train, K_test)."""
     from sklearn.base import clone
@@ -800,8 +813,8 @@ def evaluate_estimator(
         params["alpha_grid"] = list(alpha_grid)
         tasks = list(_outer_folds(y, n_repeats, n_folds, False, root))
         outcomes = Parallel(n_jobs=n_jobs, prefer="threads")(
-            delayed(_regression_fold)(kernel, graphs, y, train, test, inner_seed, alpha_grid, n_folds)
-            for _, _, train, test, inner_seed in tasks)
+            delayed(_in_fold)(r, f, _regression_fold, kernel, graphs, y, train, test, inner_seed, alpha_grid, n_folds)
+            for r, f, train, test, inner_seed in tasks)
         rmse, alpha = np.empty((n_repeats, n_folds)), np.empty((n_repeats, n_folds))
         for (r, f, *_), outcome in zip(tasks, outcomes):
             rmse[r, f], alpha[r, f] = outcome["rmse"], outcome["alpha"]
@@ -812,13 +825,9 @@ def evaluate_estimator(
         warnings.filterwarnings("ignore", message="The least populated class", category=UserWarning)
         tasks = list(_outer_folds(y, n_repeats, n_folds, stratify, root))
 
-        def run(r, f, train, test, inner_seed):
-            try:
-                return _classification_fold(kernel, graphs, y, train, test, inner_seed, C_grid, n_folds,
-                                            stratify, shortcut)
-            except _FoldError as err:
-                raise ValueError(f"repetition {r + 1}, outer fold {f + 1}: {err}") from None
-
-        outcomes = Parallel(n_jobs=n_jobs, prefer="threads")(delayed(run)(*task) for task in tasks)
+        outcomes = Parallel(n_jobs=n_jobs, prefer="threads")(
+            delayed(_in_fold)(r, f, _classification_fold, kernel, graphs, y, train, test, inner_seed, C_grid,
+                              n_folds, stratify, shortcut)
+            for r, f, train, test, inner_seed in tasks)
     results = {(r, f): outcome for (r, f, *_), outcome in zip(tasks, outcomes)}
     return _aggregate(results, {}, n_repeats, n_folds, len(C_grid), time.perf_counter() - start, params)

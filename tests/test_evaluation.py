@@ -391,3 +391,31 @@ def test_integer_regression_targets_read_as_classes_get_a_hint(toy):
         gi.evaluate_estimator(np.arange(len(K)), y, kernel=kernel, n_folds=3)
     result = gi.evaluate_estimator(np.arange(len(K)), y, kernel=kernel, task="regression", n_repeats=1, n_folds=3)
     assert result.rmse.shape == (1, 3)
+
+
+class _FailingKernel(TransformerMixin, BaseEstimator):
+    """A kernel over graph indices whose fit refuses a training part holding graph 0."""
+
+    def __init__(self, error=ValueError):
+        self.error = error
+
+    def fit(self, X, y=None):
+        if 0 in np.asarray(X):
+            raise self.error("graph 0 is not welcome")
+        self.train_ = np.asarray(X)
+        return self
+
+    def transform(self, X):
+        return np.eye(40)[np.ix_(np.asarray(X), self.train_)]
+
+    def fit_transform(self, X, y=None):
+        return self.fit(X, y).transform(X)
+
+
+@pytest.mark.parametrize("error", [ValueError, TypeError])
+@pytest.mark.parametrize("y", [np.repeat([0, 1], 20), np.linspace(0.5, 9.5, 40)], ids=["classes", "targets"])
+def test_an_error_of_the_kernel_in_a_fold_names_the_fold(error, y):
+    # one outer fold holds graph 0 in its test part; every other fold's training part fails
+    with pytest.raises(error, match=r"^repetition 1, outer fold \d+: graph 0 is not welcome$") as caught:
+        gi.evaluate_estimator(np.arange(40), y, kernel=_FailingKernel(error), n_repeats=1, n_folds=4)
+    assert caught.value.__cause__ is None and caught.value.__suppress_context__
