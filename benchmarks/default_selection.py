@@ -198,8 +198,9 @@ class ShapedAlignf:
             return K
         return np.exp(-np.clip(2.0 - 2.0 * K, 0.0, None) / (bandwidth * self.medians_[parts]))
 
-    def learn_weights(self, grams, y):
-        """Learn the weights from the members' matrices of the training sample; returns self."""
+    def shaped_candidates(self, grams):
+        """``(candidates, matrices)``: every (parts, bandwidth) and its matrix over the
+        training sample, the Gaussians' medians taken there (kept in ``medians_``)."""
         candidates = self._candidates(list(grams))
         self.medians_ = {}
         for parts in {parts for parts, bandwidth in candidates if bandwidth is not None}:
@@ -207,7 +208,11 @@ class ShapedAlignf:
             d2 = np.clip(2.0 - 2.0 * K[~np.eye(K.shape[0], dtype=bool)], 0.0, None)
             median = float(np.median(d2)) if d2.size else 0.0
             self.medians_[parts] = median if median > 0 else 1.0
-        shaped = [self._shaped(grams, parts, bandwidth) for parts, bandwidth in candidates]
+        return candidates, [self._shaped(grams, parts, bandwidth) for parts, bandwidth in candidates]
+
+    def learn_weights(self, grams, y):
+        """Learn the weights from the members' matrices of the training sample; returns self."""
+        candidates, shaped = self.shaped_candidates(grams)
         if self.ridge is None and not self.off_diagonal:
             weights, _ = alignment_weights(shaped, y)
         else:
@@ -281,14 +286,7 @@ class EasyMKL(ShapedAlignf):
     def learn_weights(self, grams, y):
         """Learn the weights from the members' matrices of the training sample; returns self."""
         y = np.asarray(y)
-        candidates = self._candidates(list(grams))
-        self.medians_ = {}
-        for parts in {parts for parts, bandwidth in candidates if bandwidth is not None}:
-            K = self._shaped(grams, parts, None)
-            d2 = np.clip(2.0 - 2.0 * K[~np.eye(K.shape[0], dtype=bool)], 0.0, None)
-            median = float(np.median(d2)) if d2.size else 0.0
-            self.medians_[parts] = median if median > 0 else 1.0
-        shaped = [self._shaped(grams, parts, bandwidth) for parts, bandwidth in candidates]
+        candidates, shaped = self.shaped_candidates(grams)
         mean = sum(shaped) / len(shaped)
         classes = np.unique(y)
         tasks = [classes[1]] if len(classes) == 2 else list(classes)

@@ -766,9 +766,8 @@ def evaluate_estimator(
     >>> result.accuracies.shape, result.mean > 0.9
     ((1, 3), True)
     """
-    from sklearn.utils.multiclass import type_of_target
-
     from ._validation import check_choice
+    from .kernels.alignment import read_targets
 
     if kernel is None:
         from .estimator import GraphKernel
@@ -785,18 +784,8 @@ def evaluate_estimator(
     y = np.asarray(y)
     if y.ndim != 1 or y.shape[0] != len(graphs):
         raise ValueError(f"y must have one label per graph, shape ({len(graphs)},), got {y.shape}")
-    if y.dtype.kind in "fc" and not np.all(np.isfinite(y)):
-        raise ValueError("y contains NaN or infinite values")
-    if task == "auto":
-        task = "regression" if type_of_target(y) == "continuous" else "classification"
-    if task == "regression":
-        try:
-            y = y.astype(np.float64)
-        except (TypeError, ValueError):
-            raise ValueError("regression targets y must be numbers") from None
-        if not np.all(np.isfinite(y)):
-            raise ValueError("regression targets y contain NaN or infinite values")
-    else:
+    task, y = read_targets(y, task=task)
+    if task == "classification":
         _check_class_labels(y)
     n_repeats = check_int(n_repeats, "n_repeats", minimum=1)
     n_folds = _check_folds(y, n_folds, stratify and task == "classification")

@@ -30,7 +30,7 @@ import numpy as np
 
 from .._validation import check_choice
 
-__all__ = ["alignment_weights", "centered_alignment", "loo_ridge_error", "target_gram"]
+__all__ = ["alignment_weights", "centered_alignment", "loo_ridge_error", "read_targets", "target_gram"]
 
 #: Ways of turning alignments into weights.
 COMBINATIONS = ("align", "alignf")
@@ -46,11 +46,26 @@ def center_gram(K):
     return K - row_means[None, :] - row_means[:, None] + row_means.mean()
 
 
-def _target_columns(y, task):
-    """``Y`` with ``Y Y^T`` the target of :func:`target_gram` (same checks)."""
+def read_targets(y, *, task="auto"):
+    """``(task, y)``: how labels are read, and the labels as an array (float64 for
+    regression), checked once for everything that reads them.
+
+    ``"auto"`` takes non-integer real values as regression targets (scikit-learn's
+    ``type_of_target`` says "continuous"), anything else as class labels.
+
+    Raises
+    ------
+    ValueError
+        If ``y`` holds NaN or infinite values, or regression targets are not numbers.
+
+    Examples
+    --------
+    >>> from graphinvariants.kernels.alignment import read_targets
+    >>> read_targets([0, 1, 1])[0], read_targets([0.5, 1.25, 3.0])[0]
+    ('classification', 'regression')
+    """
+    check_choice(task, "task", TASKS)
     y = np.asarray(y)
-    if y.ndim != 1 or y.size < 2:
-        raise ValueError(f"y must be a 1-d array of at least two labels, got shape {y.shape}")
     if y.dtype.kind in "fc" and not np.all(np.isfinite(y)):
         raise ValueError("y contains NaN or infinite values")
     if task == "auto":
@@ -60,11 +75,22 @@ def _target_columns(y, task):
             task = "regression" if type_of_target(y) == "continuous" else "classification"
     if task == "regression":
         try:
-            z = y.astype(np.float64)
+            y = y.astype(np.float64)
         except (TypeError, ValueError):
             raise ValueError("regression targets y must be numbers") from None
-        if not np.all(np.isfinite(z)):
+        if not np.all(np.isfinite(y)):
             raise ValueError("regression targets y contain NaN or infinite values")
+    return task, y
+
+
+def _target_columns(y, task):
+    """``Y`` with ``Y Y^T`` the target of :func:`target_gram` (same checks)."""
+    y = np.asarray(y)
+    if y.ndim != 1 or y.size < 2:
+        raise ValueError(f"y must be a 1-d array of at least two labels, got shape {y.shape}")
+    task, y = read_targets(y, task=task)
+    if task == "regression":
+        z = y
         with np.errstate(over="ignore"):
             spread = z.std()
         if not np.isfinite(spread):
