@@ -282,6 +282,14 @@ class GraphKernel(_KernelTransformer):
     def _kernel_parameters(self):
         return {key: getattr(self, key) for key in self._kernel_params}
 
+    def _functional(self):
+        try:
+            return super()._functional()
+        except ValueError as err:
+            if str(err).startswith("unknown kernel"):  # the registry's names; this class takes one more
+                raise ValueError(f"{err}; GraphKernel also takes kernel={LEARNED!r}, its default") from None
+            raise
+
     def _learned(self):
         params = self._kernel_parameters()
         options = {key: params.pop(key) for key in _LEARNED_OPTIONS if key in params}

@@ -85,6 +85,15 @@ def test_fit_validates_the_parameters():
         gi.PowerKernel(k=0).fit([nx.path_graph(4)])
 
 
+def test_an_unknown_kernel_name_lists_the_learned_default_too():
+    graphs, y = [nx.path_graph(4), nx.cycle_graph(5)], [0, 1]
+    with pytest.raises(ValueError, match="unknown kernel 'LEARNED'.*; GraphKernel also takes kernel='learned'"):
+        gi.GraphKernel(kernel="LEARNED").fit(graphs, y)
+    with pytest.raises(ValueError, match="ridge") as caught:  # other errors of a named kernel stay as they are
+        gi.GraphKernel(kernel="power", ridge=-1).fit(graphs, y)
+    assert "learned" not in str(caught.value)
+
+
 def test_parameters_are_keyword_only():
     with pytest.raises(TypeError):
         gi.PowerKernel(5)
