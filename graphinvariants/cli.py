@@ -221,7 +221,8 @@ def _evaluate_data_set(ds, kernel, args, out, folds_backend, fold_jobs):
     with folds_backend():
         if name == LEARNED:  # fitted on each outer training fold only, so no test label reaches it
             result = gi.evaluate_estimator(ds, ds.y, kernel=gi.GraphKernel(**params), n_repeats=args.reps,
-                                           n_folds=args.folds, seed=args.seed, n_jobs=fold_jobs)
+                                           n_folds=args.folds, seed=args.seed, n_jobs=fold_jobs,
+                                           checkpoint=checkpoint, progress=not args.quiet)
         else:
             result = gi.evaluate_kernel(
                 K, ds.y, n_repeats=args.reps, n_folds=args.folds, seed=args.seed, n_jobs=fold_jobs,
@@ -489,8 +490,7 @@ def _add_kernel_option(parser, *, learned):
             f"{', '.join(sorted(set(KERNELS) - {'power'}))}, "
             "or products and means such as power*histogram; parameters as histogram:k=7 (default: power)")
     if learned:
-        text += ("; learned: GraphKernel()'s learned default, fitted on each outer training fold (--k does not "
-                 "reach it, and its folds are not checkpointed)")
+        text += "; learned: GraphKernel()'s learned default, fitted on each outer training fold (--k does not reach it)"
     parser.add_argument("--kernel", type=parse, default=parse(DEFAULT_KERNEL), metavar="NAME[,NAME...]", help=text)
 
 
@@ -521,8 +521,7 @@ def build_parser():
     ev = sub.add_parser("evaluate", help="the paper's 10 x 10-fold C-SVM evaluation (Table 1)",
                         description="The paper's repeated, nested cross-validation of a C-SVM on each kernel "
                                     "of --kernel (default: the power kernel), with our accuracies beside Table 1 "
-                                    "of the paper. Resumes from the checkpoints in --out (named kernels; the "
-                                    "learned default is fitted again from the start).")
+                                    "of the paper. Resumes from the checkpoints in --out.")
     ev.add_argument("datasets", nargs="+", metavar="DATASET", help="TU data set names, e.g. MUTAG NCI1")
     ev.add_argument("--reps", type=_int_at_least(1), default=10,
                     help="repetitions with new random partitions (default: %(default)s)")

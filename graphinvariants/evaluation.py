@@ -299,13 +299,6 @@ class _FoldError(ValueError):
     pass
 
 
-def _tagged(r, f, *args):
-    try:
-        return r, f, _run_task(*args)
-    except _FoldError as err:
-        raise ValueError(f"repetition {r + 1}, outer fold {f + 1}: {err}") from None
-
-
 # -- the protocol ----------------------------------------------------------------------
 def evaluate_kernel(
     K,
@@ -394,21 +387,34 @@ def evaluate_kernel(
     if params["seed"] is None:
         params["seed_entropy"] = str(root.entropy)
     fingerprint = _fingerprint(K, y, params)
-    done = _read_checkpoint(checkpoint, fingerprint, n_repeats, n_folds, C_grid) if checkpoint else {}
+    done = _read_checkpoint(checkpoint, fingerprint,
+                            lambda record: _record_problem(record, n_repeats, n_folds, C_grid)) if checkpoint else {}
     start = time.perf_counter()
     results = dict(done)
     with warnings.catch_warnings():  # said once above, not once per split
         warnings.filterwarnings("ignore", message="The least populated class", category=UserWarning)
         tasks = [task for task in _outer_folds(y, n_repeats, n_folds, stratify, root) if task[:2] not in done]
-        results.update(_run_tasks(K, y, tasks, C_grid, n_folds, stratify, shortcut, n_jobs, checkpoint,
-                                  fingerprint, progress, n_repeats * n_folds, len(done)))
+        results.update(_run_folds(_run_task, (K, y), (C_grid, n_folds, stratify, shortcut), tasks, n_jobs,
+                                  checkpoint, fingerprint, progress, n_repeats * n_folds, len(done)))
     elapsed = time.perf_counter() - start
     return _aggregate(results, done, n_repeats, n_folds, len(C_grid), elapsed, params)
 
 
-def _run_tasks(K, y, tasks, C_grid, n_folds, stratify, shortcut, n_jobs, checkpoint, fingerprint,
-               progress, total, initial):
-    """Run the outer folds (threads), appending each outcome to the checkpoint."""
+def _positioned(r, f, run, *args):
+    """``(r, f, run(*args))``; a ValueError or TypeError raised there (the protocol's, or
+    a kernel's own on that training part) names repetition ``r`` and outer fold ``f``."""
+    try:
+        return r, f, run(*args)
+    except (ValueError, TypeError) as err:
+        if type(err) not in (ValueError, TypeError, _FoldError):  # a subclass may take other arguments
+            raise
+        kind = ValueError if type(err) is _FoldError else type(err)
+        raise kind(f"repetition {r + 1}, outer fold {f + 1}: {err}") from None
+
+
+def _run_folds(run, data, options, tasks, n_jobs, checkpoint, fingerprint, progress, total, initial):
+    """Run ``run(*data, train, test, inner_seed, *options)`` for every outer fold of
+    ``tasks`` (threads), appending each outcome to the checkpoint as it finishes."""
     if not tasks:
         return {}
     from joblib import Parallel, delayed
@@ -419,10 +425,8 @@ def _run_tasks(K, y, tasks, C_grid, n_folds, stratify, shortcut, n_jobs, checkpo
 
         bar = tqdm(total=total, initial=initial, desc="outer folds", unit="fold")
     parallel = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator_unordered")
-    jobs = (
-        delayed(_tagged)(r, f, K, y, train, test, inner_seed, C_grid, n_folds, stratify, shortcut)
-        for r, f, train, test, inner_seed in tasks
-    )
+    jobs = (delayed(_positioned)(r, f, run, *data, train, test, inner_seed, *options)
+            for r, f, train, test, inner_seed in tasks)
     out = {}
     try:
         with _CheckpointWriter(checkpoint, fingerprint) as writer:
@@ -462,18 +466,26 @@ def _valid_fraction(value):
     return isinstance(value, (int, float)) and not isinstance(value, bool) and 0.0 <= value <= 1.0
 
 
-def _record_problem(record, n_repeats, n_folds, C_grid):
-    """Why a checkpoint record cannot be used (None if it can)."""
+def _outcome_or_problem(record, n_repeats, n_folds):
+    """``(outcome, None)`` of a checkpoint record in place, or ``(None, why not)``."""
     if not isinstance(record, dict):
-        return f"a record must be a JSON object, got {type(record).__name__}"
+        return None, f"a record must be a JSON object, got {type(record).__name__}"
     for key in ("repeat", "fold"):
         value = record.get(key)
         limit = n_repeats if key == "repeat" else n_folds
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < limit:
-            return f"{key} must be an integer in 0..{limit - 1}, got {value!r}"
+            return None, f"{key} must be an integer in 0..{limit - 1}, got {value!r}"
     outcome = record.get("outcome")
     if not isinstance(outcome, dict):
-        return "the record has no outcome"
+        return None, "the record has no outcome"
+    return outcome, None
+
+
+def _record_problem(record, n_repeats, n_folds, C_grid):
+    """Why a checkpoint record of a classification run cannot be used (None if it can)."""
+    outcome, problem = _outcome_or_problem(record, n_repeats, n_folds)
+    if problem:
+        return problem
     if outcome.get("C") not in C_grid:
         return f"C={outcome.get('C')!r} is not in the grid"
     val = outcome.get("val_acc")
@@ -487,7 +499,22 @@ def _record_problem(record, n_repeats, n_folds, C_grid):
     return None
 
 
-def _read_checkpoint(path, fingerprint, n_repeats, n_folds, C_grid):
+def _regression_record_problem(record, n_repeats, n_folds, alpha_grid):
+    """Why a checkpoint record of a regression run cannot be used (None if it can)."""
+    outcome, problem = _outcome_or_problem(record, n_repeats, n_folds)
+    if problem:
+        return problem
+    if outcome.get("alpha") not in alpha_grid:
+        return f"alpha={outcome.get('alpha')!r} is not in the grid"
+    rmse = outcome.get("rmse")
+    if isinstance(rmse, bool) or not isinstance(rmse, (int, float)) or not 0.0 <= rmse < float("inf"):
+        return f"rmse must be a finite number >= 0, got {rmse!r}"
+    return None
+
+
+def _read_checkpoint(path, fingerprint, record_problem):
+    """The outcomes of a checkpoint file by (repeat, fold); ``record_problem(record)``
+    says why a record cannot be used (None if it can)."""
     path = Path(path)
     if path.is_dir():
         raise ValueError(f"checkpoint {path} is a directory; give a file path, e.g. {path / 'checkpoint.jsonl'}")
@@ -512,7 +539,7 @@ def _read_checkpoint(path, fingerprint, n_repeats, n_folds, C_grid):
                 f"{path}, line {number}: checkpoint of another run (kernel, labels or "
                 "parameters differ); use another file or delete it"
             )
-        problem = _record_problem(record, n_repeats, n_folds, C_grid)
+        problem = record_problem(record)
         if problem is None and record.get("fingerprint") != fingerprint:
             problem = "the record has no fingerprint"
         if problem:
@@ -573,9 +600,11 @@ class RegressionResult(_OverRepetitions):
     chosen_alpha : numpy.ndarray of shape (n_repeats, n_folds)
         Ridge penalty picked on the inner split.
     elapsed : float
-        Wall-clock seconds.
+        Wall-clock seconds spent on fits in this call (resumed folds count 0).
     params : dict
         The protocol's parameters.
+    n_resumed : int
+        Outer folds taken from the checkpoint instead of being run.
 
     Examples
     --------
@@ -590,6 +619,7 @@ class RegressionResult(_OverRepetitions):
     chosen_alpha: np.ndarray
     elapsed: float
     params: dict = field(default_factory=dict)
+    n_resumed: int = 0
 
     def __post_init__(self):
         self.rmse = np.asarray(self.rmse, dtype=np.float64)
@@ -603,7 +633,8 @@ class RegressionResult(_OverRepetitions):
     def to_dict(self):
         """JSON-serialisable summary and per-fold details."""
         return {"mean_rmse": self.mean, "stderr": self.stderr, "rmse": self.rmse.tolist(),
-                "chosen_alpha": self.chosen_alpha.tolist(), "elapsed_seconds": self.elapsed, "params": self.params}
+                "chosen_alpha": self.chosen_alpha.tolist(), "n_resumed": self.n_resumed,
+                "elapsed_seconds": self.elapsed, "params": self.params}
 
     def __repr__(self):
         return (f"<RegressionResult: RMSE {self.mean:.3f} ({self.stderr:.3f}) over "
@@ -622,19 +653,6 @@ def _reading_labels_as(kernel, task):
 
         return clone(kernel).set_params(task=task)
     return kernel
-
-
-def _in_fold(r, f, run, *args):
-    """``run(*args)`` for outer fold ``f`` of repetition ``r``; a ValueError or TypeError
-    raised there (the protocol's, or the kernel's own on that training part) names the
-    fold."""
-    try:
-        return run(*args)
-    except (ValueError, TypeError) as err:
-        if type(err) not in (ValueError, TypeError, _FoldError):  # a subclass may take other arguments
-            raise
-        kind = ValueError if type(err) is _FoldError else type(err)
-        raise kind(f"repetition {r + 1}, outer fold {f + 1}: {err}") from None
 
 
 def _fold_matrices(kernel, graphs, y, train, test):
@@ -707,6 +725,8 @@ def evaluate_estimator(
     stratify=True,
     seed=0,
     n_jobs=None,
+    checkpoint=None,
+    progress=False,
     shortcut=True,
 ):
     """The paper's protocol for a kernel that learns: fitted on each training part only.
@@ -741,6 +761,13 @@ def evaluate_estimator(
         Ridge penalties for regression.
     n_jobs : int or None, keyword-only
         Worker threads over outer folds.
+    checkpoint : str or path-like, optional
+        JSON-lines file, as in :func:`evaluate_kernel`: each finished fold is appended,
+        and a rerun with the same graphs, labels, kernel and parameters resumes where it
+        stopped. The run is identified by the graphs' pickled bytes (so graphs must
+        pickle), the labels and the parameters, the kernel's among them.
+    progress : bool, keyword-only
+        Show a tqdm progress bar.
 
     Returns
     -------
@@ -793,30 +820,51 @@ def evaluate_estimator(
     root = check_seed_sequence(seed)
     params = {"n_repeats": n_repeats, "n_folds": n_folds, "task": task, "kernel": repr(kernel),
               "seed": int(seed) if isinstance(seed, numbers.Integral) else None}
-    start = time.perf_counter()
-    from joblib import Parallel, delayed
-
-    kernel = _reading_labels_as(kernel, task)
+    if params["seed"] is None:
+        params["seed_entropy"] = str(root.entropy)
     if task == "regression":
         alpha_grid = _check_C_grid(alpha_grid, "alpha")
         params["alpha_grid"] = list(alpha_grid)
-        tasks = list(_outer_folds(y, n_repeats, n_folds, False, root))
-        outcomes = Parallel(n_jobs=n_jobs, prefer="threads")(
-            delayed(_in_fold)(r, f, _regression_fold, kernel, graphs, y, train, test, inner_seed, alpha_grid, n_folds)
-            for r, f, train, test, inner_seed in tasks)
-        rmse, alpha = np.empty((n_repeats, n_folds)), np.empty((n_repeats, n_folds))
-        for (r, f, *_), outcome in zip(tasks, outcomes):
-            rmse[r, f], alpha[r, f] = outcome["rmse"], outcome["alpha"]
-        return RegressionResult(rmse, alpha, time.perf_counter() - start, params)
-    C_grid = _check_C_grid(C_grid)
-    params.update({"C_grid": list(C_grid), "stratify": bool(stratify)})
-    with warnings.catch_warnings():
+        record_problem = lambda record: _regression_record_problem(record, n_repeats, n_folds, alpha_grid)  # noqa: E731
+        run, options, stratify = _regression_fold, (alpha_grid, n_folds), False
+    else:
+        C_grid = _check_C_grid(C_grid)
+        params.update({"C_grid": list(C_grid), "stratify": bool(stratify)})
+        record_problem = lambda record: _record_problem(record, n_repeats, n_folds, C_grid)  # noqa: E731
+        run, options = _classification_fold, (C_grid, n_folds, stratify, shortcut)
+    fingerprint = done = None
+    if checkpoint is not None:
+        fingerprint = _estimator_fingerprint(graphs, y, params)
+        done = _read_checkpoint(checkpoint, fingerprint, record_problem)
+    done = done or {}
+    kernel = _reading_labels_as(kernel, task)
+    start = time.perf_counter()
+    results = dict(done)
+    with warnings.catch_warnings():  # said once above, not once per split
         warnings.filterwarnings("ignore", message="The least populated class", category=UserWarning)
-        tasks = list(_outer_folds(y, n_repeats, n_folds, stratify, root))
+        tasks = [task for task in _outer_folds(y, n_repeats, n_folds, stratify, root) if task[:2] not in done]
+        results.update(_run_folds(run, (kernel, graphs, y), options, tasks, n_jobs, checkpoint, fingerprint,
+                                  progress, n_repeats * n_folds, len(done)))
+    elapsed = time.perf_counter() - start
+    if task == "regression":
+        rmse, alpha = np.empty((n_repeats, n_folds)), np.empty((n_repeats, n_folds))
+        for (r, f), outcome in results.items():
+            rmse[r, f], alpha[r, f] = outcome["rmse"], outcome["alpha"]
+        return RegressionResult(rmse, alpha, elapsed, params, n_resumed=len(done))
+    return _aggregate(results, done, n_repeats, n_folds, len(C_grid), elapsed, params)
 
-        outcomes = Parallel(n_jobs=n_jobs, prefer="threads")(
-            delayed(_in_fold)(r, f, _classification_fold, kernel, graphs, y, train, test, inner_seed, C_grid,
-                              n_folds, stratify, shortcut)
-            for r, f, train, test, inner_seed in tasks)
-    results = {(r, f): outcome for (r, f, *_), outcome in zip(tasks, outcomes)}
-    return _aggregate(results, {}, n_repeats, n_folds, len(C_grid), time.perf_counter() - start, params)
+
+def _estimator_fingerprint(graphs, y, params):
+    """What identifies a run of :func:`evaluate_estimator`: the graphs' pickled bytes,
+    the labels and the protocol's parameters (the kernel's among them)."""
+    import pickle
+
+    try:
+        graph_bytes = pickle.dumps(graphs, protocol=4)
+    except (pickle.PicklingError, TypeError, AttributeError) as err:
+        raise TypeError(f"checkpoint= identifies the run by the graphs' pickled bytes, but these graphs cannot be "
+                        f"pickled ({err}); run without a checkpoint") from None
+    h = hashlib.sha256(graph_bytes)
+    h.update(np.asarray(y).astype(str).astype("U").tobytes())
+    h.update(json.dumps(params, sort_keys=True).encode())
+    return h.hexdigest()

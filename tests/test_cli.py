@@ -435,3 +435,7 @@ def test_evaluate_the_learned_default_fits_it_per_fold(tu_dir, tmp_path, capsys)
     expected = gi.evaluate_estimator(gi.load_tu("MUTAG", data_home=tu_dir, download=False), gi.load_tu(
         "MUTAG", data_home=tu_dir, download=False).y, n_repeats=1, n_folds=3, seed=0)
     assert float(row["accuracy"]) == round(100 * expected.mean, 2)
+    status, out, _ = run(capsys, *argv)  # its folds were checkpointed: nothing is fitted again
+    assert status == 0 and "MUTAG: resumed 3 of 3 folds from" in out
+    [again] = _csv_rows(tmp_path / "evaluation.csv")
+    assert (again["accuracy"], again["fits"]) == (row["accuracy"], "0")
