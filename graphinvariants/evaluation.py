@@ -625,6 +625,14 @@ class RegressionResult(_OverRepetitions):
         self.rmse = np.asarray(self.rmse, dtype=np.float64)
         self.chosen_alpha = np.asarray(self.chosen_alpha, dtype=np.float64)
 
+    def __eq__(self, other):
+        if not isinstance(other, RegressionResult):
+            return NotImplemented
+        return (np.array_equal(self.rmse, other.rmse) and np.array_equal(self.chosen_alpha, other.chosen_alpha)
+                and (self.elapsed, self.params, self.n_resumed) == (other.elapsed, other.params, other.n_resumed))
+
+    __hash__ = None
+
     @property
     def repetition_means(self):
         """Mean test RMSE of each repetition, shape (n_repeats,)."""

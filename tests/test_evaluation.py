@@ -455,3 +455,14 @@ def test_evaluate_estimator_checkpoint_needs_graphs_that_pickle(tmp_path):
         gi.evaluate_estimator(graphs, [0, 1] * 6, kernel=gi.GraphKernel(kernel="histogram"), n_repeats=1,
                               n_folds=2, checkpoint=tmp_path / "run.jsonl")
     assert not (tmp_path / "run.jsonl").exists()
+
+
+def test_regression_results_compare_by_their_values():
+    """Was: the dataclass's own == on arrays, "The truth value of an array ... is ambiguous"."""
+    result = gi.RegressionResult(np.array([[1.0, 2.0]]), np.ones((1, 2)), elapsed=0.1, params={"n_folds": 2})
+    same = gi.RegressionResult(np.array([[1.0, 2.0]]), np.ones((1, 2)), elapsed=0.1, params={"n_folds": 2})
+    assert result == same and not result != same
+    assert result != gi.RegressionResult(np.array([[1.0, 3.0]]), np.ones((1, 2)), elapsed=0.1, params={"n_folds": 2})
+    assert result != gi.RegressionResult(np.array([[1.0, 2.0]]), np.ones((1, 2)), elapsed=0.1, n_resumed=1,
+                                         params={"n_folds": 2})
+    assert result != "RMSE 1.5"
