@@ -26,6 +26,7 @@ not run and their validation accuracy is copied. Nothing else is skipped, and
 ``shortcut=False`` runs every fit (the results are the same).
 """
 
+import functools
 import hashlib
 import json
 import numbers
@@ -387,8 +388,8 @@ def evaluate_kernel(
     if params["seed"] is None:
         params["seed_entropy"] = str(root.entropy)
     fingerprint = _fingerprint(K, y, params)
-    done = _read_checkpoint(checkpoint, fingerprint,
-                            lambda record: _record_problem(record, n_repeats, n_folds, C_grid)) if checkpoint else {}
+    record_problem = functools.partial(_record_problem, n_repeats=n_repeats, n_folds=n_folds, C_grid=C_grid)
+    done = _read_checkpoint(checkpoint, fingerprint, record_problem) if checkpoint else {}
     start = time.perf_counter()
     results = dict(done)
     with warnings.catch_warnings():  # said once above, not once per split
@@ -833,12 +834,13 @@ def evaluate_estimator(
     if task == "regression":
         alpha_grid = _check_C_grid(alpha_grid, "alpha")
         params["alpha_grid"] = list(alpha_grid)
-        record_problem = lambda record: _regression_record_problem(record, n_repeats, n_folds, alpha_grid)  # noqa: E731
+        record_problem = functools.partial(_regression_record_problem, n_repeats=n_repeats, n_folds=n_folds,
+                                           alpha_grid=alpha_grid)
         run, options, stratify = _regression_fold, (alpha_grid, n_folds), False
     else:
         C_grid = _check_C_grid(C_grid)
         params.update({"C_grid": list(C_grid), "stratify": bool(stratify)})
-        record_problem = lambda record: _record_problem(record, n_repeats, n_folds, C_grid)  # noqa: E731
+        record_problem = functools.partial(_record_problem, n_repeats=n_repeats, n_folds=n_folds, C_grid=C_grid)
         run, options = _classification_fold, (C_grid, n_folds, stratify, shortcut)
     fingerprint = done = None
     if checkpoint is not None:
@@ -850,8 +852,8 @@ def evaluate_estimator(
     results = dict(done)
     with warnings.catch_warnings():  # said once above, not once per split
         warnings.filterwarnings("ignore", message="The least populated class", category=UserWarning)
-        tasks = [task for task in _outer_folds(y, n_repeats, n_folds, stratify, root) if task[:2] not in done]
-        results.update(_run_folds(run, (kernel, graphs, y), options, tasks, n_jobs, checkpoint, fingerprint,
+        folds = [fold for fold in _outer_folds(y, n_repeats, n_folds, stratify, root) if fold[:2] not in done]
+        results.update(_run_folds(run, (kernel, graphs, y), options, folds, n_jobs, checkpoint, fingerprint,
                                   progress, n_repeats * n_folds, len(done)))
     elapsed = time.perf_counter() - start
     if task == "regression":
