@@ -382,10 +382,15 @@ class LearnedCombination:
         return self._combine(grams)
 
     def _combine(self, grams):
-        out = None
+        out = term = None
         for _, parts, shape, w in self._chosen:
-            term = w * self._shaped(grams, parts, shape)
-            out = term if out is None else out + term
+            if out is None:
+                out = w * self._shaped(grams, parts, shape)
+                continue
+            # the same products and sums in the same order, into buffers made once
+            # (a Gram matrix of NCI1 is 135 MB: fresh ones cost more than the arithmetic)
+            term = np.multiply(self._shaped(grams, parts, shape), w, out=term)
+            out += term
         return out
 
     def gram(self):
