@@ -183,6 +183,7 @@ def test_takes_the_count_functionals_embeddings_as_precomputed(graphs):
     embedded = WeisfeilerLehman(n_iter=3, node_label="label").as_embeddings(graphs)
     functional = WeisfeilerLehmanOptimalAssignment(n_iter=3, node_label="label")
     expected = pairwise_kernels(graphs, functional=functional)
+    # exact: the same WL embedding either way, compared by the same operations in the same order
     np.testing.assert_array_equal(pairwise_kernels(embedded, functional=functional), expected)
     with pytest.raises(ValueError, match="n_iter=3, but n_iter=2"):
         pairwise_kernels(embedded, functional=WeisfeilerLehmanOptimalAssignment(n_iter=2, node_label="label"))
