@@ -19,6 +19,12 @@ __all__ = []
 MAX_K = 1000
 
 
+def python_scalar(value):
+    """A numpy scalar as the Python scalar it stands for (``0``, not ``np.int64(0)``, in a
+    message); anything else (a label of an object array) as it is."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def check_int(value, name, *, minimum=0):
     """Return ``value`` as a Python int ``>= minimum``; bools and floats are refused."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):

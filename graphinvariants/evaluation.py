@@ -37,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._validation import check_int, check_n_jobs, check_seed_sequence
+from ._validation import check_int, check_n_jobs, check_seed_sequence, python_scalar
 
 __all__ = ["DEFAULT_ALPHA_GRID", "DEFAULT_C_GRID", "EvaluationResult", "RegressionResult", "evaluate_estimator",
            "evaluate_kernel"]
@@ -177,12 +177,6 @@ def _check_class_labels(y):
         raise ValueError("y must hold at least two classes")
 
 
-def _label(value):
-    """A label for a message: a numpy scalar as its Python value (``0``, not
-    ``np.int64(0)``); a label of an object array (pandas strings) as it is."""
-    return value.item() if isinstance(value, np.generic) else value
-
-
 def _check_folds(y, n_folds, stratify):
     """``n_folds`` against the samples and, stratified, against the class sizes (a warning
     when the smallest class cannot be in every fold)."""
@@ -204,7 +198,7 @@ def _check_folds(y, n_folds, stratify):
                          "too few for the inner split into n_folds parts that chooses the hyperparameter: use fewer")
     if stratify and n_folds > class_sizes.min():
         smallest = int(np.argmin(class_sizes))
-        warnings.warn(f"class {_label(classes[smallest])!r} has {class_sizes[smallest]} graphs, fewer than "
+        warnings.warn(f"class {python_scalar(classes[smallest])!r} has {class_sizes[smallest]} graphs, fewer than "
                       f"n_folds={n_folds}: some folds hold none of it", UserWarning, stacklevel=3)
     return n_folds
 
@@ -286,7 +280,7 @@ def _run_task(K, y, train, test, inner_seed, C_grid, n_folds, stratify, shortcut
     inner_train, val = train[inner_train_pos], train[val_pos]
     for part, name in ((train, "training part"), (inner_train, "inner training part")):
         if len(np.unique(y[part])) < 2:
-            raise _FoldError(f"its {name} holds only class {_label(y[part][0])!r}; the other class is "
+            raise _FoldError(f"its {name} holds only class {python_scalar(y[part][0])!r}; the other class is "
                              "too small for n_folds folds: use fewer")
     K_inner, K_val = K[np.ix_(inner_train, inner_train)], K[np.ix_(val, inner_train)]  # sliced once for all C
     val_acc, n_fits = _validate_C(K_inner, y[inner_train], K_val, y[val], C_grid, shortcut)
@@ -690,7 +684,7 @@ def _classification_fold(kernel, graphs, y, train, test, inner_seed, C_grid, n_f
     inner_train, val = train[inner_train_pos], train[val_pos]
     for part, name in ((train, "training part"), (inner_train, "inner training part")):
         if len(np.unique(y[part])) < 2:
-            raise _FoldError(f"its {name} holds only class {_label(y[part][0])!r}; the other class is "
+            raise _FoldError(f"its {name} holds only class {python_scalar(y[part][0])!r}; the other class is "
                              "too small for n_folds folds: use fewer")
     K_inner, K_val = _fold_matrices(kernel, graphs, y, inner_train, val)  # C is chosen without the fold's labels
     val_acc, n_fits = _validate_C(K_inner, y[inner_train], K_val, y[val], C_grid, shortcut)

@@ -22,6 +22,7 @@ import numbers
 
 import numpy as np
 
+from .._validation import python_scalar
 from .adjacency import describe, graph_library
 
 __all__ = []
@@ -29,11 +30,6 @@ __all__ = []
 _MISSING = object()
 _EXACT_FLOAT_INTEGERS = 2**53
 _INT64_MIN, _INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
-
-
-def _python_scalar(value):
-    """A numpy scalar as the Python scalar it stands for; anything else as it is."""
-    return value.item() if isinstance(value, np.generic) else value
 
 
 _PLAIN = frozenset({str, int, float, bool})
@@ -51,7 +47,7 @@ def check_label(value, where, attribute, library):
         if library == "igraph":  # igraph stores None where an attribute was never set
             raise ValueError(f"{where} has no value for attribute {attribute!r} (igraph gives None)")
         raise ValueError(f"{where} has the label None; labels must be numbers or strings")
-    value = _python_scalar(value)
+    value = python_scalar(value)
     if isinstance(value, str):
         return value
     if isinstance(value, numbers.Integral):
@@ -132,7 +128,7 @@ def check_attribute_row(value, where, attribute, library):
     if value is _MISSING or value is None:
         hint = " (igraph gives None)" if value is None and library == "igraph" else ""
         raise ValueError(f"{where} has no attribute {attribute!r}{hint}")
-    value = _python_scalar(value)
+    value = python_scalar(value)
     if isinstance(value, np.ndarray) and value.ndim == 1:
         value = value.tolist()
     row = (value,) if isinstance(value, numbers.Number) else value
@@ -140,7 +136,7 @@ def check_attribute_row(value, where, attribute, library):
         raise TypeError(f"{where}: attribute {attribute!r} must be a number or a sequence of numbers, got {value!r}")
     out = []
     for x in row:
-        x = _python_scalar(x)
+        x = python_scalar(x)
         if isinstance(x, bool) or not isinstance(x, numbers.Real):
             raise TypeError(f"{where}: attribute {attribute!r} must hold real numbers, got {x!r}")
         x = float(x)

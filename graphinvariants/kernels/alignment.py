@@ -28,7 +28,7 @@ import numbers
 
 import numpy as np
 
-from .._validation import check_choice
+from .._validation import check_choice, python_scalar
 
 __all__ = ["alignment_weights", "centered_alignment", "loo_ridge_error", "read_targets", "target_gram"]
 
@@ -90,22 +90,20 @@ def _target_columns(y, task):
         raise ValueError(f"y must be a 1-d array of at least two labels, got shape {y.shape}")
     task, y = read_targets(y, task=task)
     if task == "regression":
-        z = y
         with np.errstate(over="ignore"):
-            spread = z.std()
+            spread = y.std()
         if not np.isfinite(spread):
             raise ValueError("regression targets y are too large to standardise (their spread overflows float64): "
                              "divide them by a common factor")
         if spread == 0:
             raise ValueError("regression targets y are constant: there is nothing to align with")
-        return ((z - z.mean()) / spread)[:, None]
+        return ((y - y.mean()) / spread)[:, None]
     try:
         classes, ids = np.unique(y, return_inverse=True)
     except TypeError:
         raise TypeError("class labels y must be all numbers or all strings (they cannot be sorted)") from None
     if len(classes) < 2:
-        only = classes[0].item() if isinstance(classes[0], np.generic) else classes[0]
-        raise ValueError(f"y holds a single class ({only!r}): there is nothing to align with")
+        raise ValueError(f"y holds a single class ({python_scalar(classes[0])!r}): there is nothing to align with")
     onehot = np.zeros((y.size, len(classes)))
     onehot[np.arange(y.size), ids] = 1.0
     return onehot

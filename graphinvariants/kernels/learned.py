@@ -22,7 +22,7 @@ import numbers
 
 import numpy as np
 
-from .._validation import check_choice, check_n_jobs, check_seed
+from .._validation import check_choice, check_n_jobs, check_seed, python_scalar
 from ..graphs import GraphBatch, as_graph_batch
 from ..graphs.attributes import set_everywhere
 from .alignment import COMBINATIONS, TASKS, alignment_weights, check_max_samples, loo_ridge_error
@@ -134,8 +134,7 @@ def _check_sample_labels(y, sample, max_samples):
     except TypeError:  # unsortable labels: refused with their own message when aligned
         return
     if one_value:
-        value = y[sample[0]]
-        value = value.item() if isinstance(value, np.generic) else value
+        value = python_scalar(y[sample[0]])
         raise ValueError(f"the max_samples={max_samples} graphs drawn (with seed) to learn the weights on hold a "
                          f"single label value, {value!r}, though y has more; raise max_samples (None: all graphs) "
                          "or try another seed")
