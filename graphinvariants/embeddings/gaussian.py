@@ -15,6 +15,7 @@ import copy
 import json
 import numbers
 import os
+import secrets
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -711,6 +712,15 @@ def save_invariants(path, invariants):
         (and :func:`load_invariants` finds the file under either name).
     invariants : GaussianBatch or sequence of PowerInvariants
 
+    Raises
+    ------
+    FileNotFoundError
+        If the folder of ``path`` does not exist.
+    OSError
+        If the file cannot be written (no permission, a full disk); the file is
+        written under a temporary name and renamed when complete, so a failed save
+        leaves no partial file and an earlier file of that name as it was.
+
     Examples
     --------
     >>> import os, tempfile
@@ -740,14 +750,34 @@ def save_invariants(path, invariants):
         invariants = GaussianEmbedding(ks.pop()).as_embeddings(invariants)
     if not len(invariants):
         raise ValueError("nothing to save: the batch of invariants is empty")
-    np.savez(
-        path,
-        format=np.array(_NPZ_FORMAT),
-        mean=invariants.means,
-        covariance=invariants.covariances,
-        n_nodes=invariants.n_nodes,
-        params=np.array(json.dumps(invariants.params)),  # what made them, checked when they are used
-    )
+    # numpy.savez's naming (".npz" appended when missing), written to a temporary file in
+    # the same folder and renamed over the target once complete: a failed write (full
+    # disk, no permission, an interruption) leaves neither a partial file nor a damaged
+    # earlier one
+    target = Path(os.fspath(path))
+    if target.suffix != ".npz":
+        target = target.with_name(target.name + ".npz")
+    folder = target.parent
+    if not folder.is_dir():
+        raise FileNotFoundError(f"cannot save to {target}: the folder {folder} does not exist")
+    # O_EXCL on a fresh name, mode 0o666 through the umask: the permissions np.savez's
+    # open() would give
+    temporary = folder / f".{target.name}.{os.getpid()}.{secrets.token_hex(6)}.part"
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    try:
+        with os.fdopen(descriptor, "wb") as file:
+            np.savez(
+                file,
+                format=np.array(_NPZ_FORMAT),
+                mean=invariants.means,
+                covariance=invariants.covariances,
+                n_nodes=invariants.n_nodes,
+                params=np.array(json.dumps(invariants.params)),  # what made them, checked when they are used
+            )
+        os.replace(temporary, target)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
 
 
 def load_invariants(path):

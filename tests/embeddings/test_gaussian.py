@@ -270,3 +270,43 @@ def test_singular_covariance_message_fits_the_ridge():
         gi.kernel_matrix([nx.lollipop_graph(4, 3)], kernel="power", k=200)
     with pytest.raises(ValueError, match=r"singular.*use ridge > 0 \(got ridge=0\)"):
         gi.kernel_matrix([nx.path_graph(3), nx.path_graph(4)], kernel="power", k=5, ridge=0)
+
+
+def test_saving_into_a_missing_folder_names_the_folder(tmp_path):
+    invs = gi.batch_power_invariants([nx.path_graph(4)])
+    with pytest.raises(FileNotFoundError, match="folder .*nope.* does not exist"):
+        gi.save_invariants(tmp_path / "nope" / "x.npz", invs)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.skipif(__import__("sys").platform != "linux", reason="uses Linux file-size limits")
+def test_a_failed_save_leaves_no_partial_file_and_keeps_the_old_one(tmp_path):
+    # a file-size limit stands in for a full disk: the write stops in the middle
+    import resource
+    import signal
+
+    small = gi.batch_power_invariants([nx.path_graph(4)])
+    large = gi.batch_power_invariants([nx.gnp_random_graph(30, 0.2, seed=i) for i in range(400)], k=20)
+    path = tmp_path / "x.npz"
+    gi.save_invariants(path, small)
+    before = path.read_bytes()
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (len(before) + 4096, hard))
+    try:
+        with pytest.raises(OSError):
+            gi.save_invariants(path, large)
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, handler)
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["x.npz"]
+    with pytest.raises(OSError):  # a new name: nothing at all is left
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, hard))
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        try:
+            gi.save_invariants(tmp_path / "y", large)
+        finally:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+            signal.signal(signal.SIGXFSZ, handler)
+    assert [p.name for p in tmp_path.iterdir()] == ["x.npz"]
