@@ -23,6 +23,8 @@ most :data:`MEDIAN_SAMPLE` nodes taken evenly from the batch (nodes in each grap
 sorted profile order, graphs in the batch's order), the usual median heuristic.
 """
 
+import numbers
+
 import numpy as np
 
 from .._validation import check_choice, check_int
@@ -176,9 +178,13 @@ class PropagatedAttributes(MeanMap):
         if not (isinstance(bandwidth, str) and bandwidth == "median"):
             if isinstance(bandwidth, str):
                 raise ValueError(f"bandwidth must be 'median' or a positive number, got {bandwidth!r}")
+            if isinstance(bandwidth, bool) or not isinstance(bandwidth, numbers.Real):
+                raise TypeError(f"bandwidth must be 'median' or a positive number, got {bandwidth!r}")
             bandwidth = float(bandwidth)
             if not np.isfinite(bandwidth) or bandwidth <= 0:
                 raise ValueError(f"bandwidth must be 'median' or a positive number, got {bandwidth}")
+        if isinstance(bandwidth_scale, bool) or not isinstance(bandwidth_scale, numbers.Real):
+            raise TypeError(f"bandwidth_scale must be a positive number, got {bandwidth_scale!r}")
         scale = float(bandwidth_scale)
         if not np.isfinite(scale) or scale <= 0:
             raise ValueError(f"bandwidth_scale must be a positive number, got {bandwidth_scale}")

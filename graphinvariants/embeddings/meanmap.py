@@ -26,6 +26,8 @@ order), in blocks of node pairs of bounded memory; the random-feature form split
 unit-norm features into integers whose products BLAS computes exactly.
 """
 
+import numbers
+
 import numpy as np
 
 from .._validation import check_int, check_k, check_seed
@@ -109,12 +111,17 @@ class MeanMap(Functional):
         if profile not in PROFILES:
             raise ValueError(f"profile must be one of {PROFILES}, got {profile!r}")
         self.profile = profile
+        if isinstance(bandwidth, bool) or not isinstance(bandwidth, numbers.Real):
+            raise TypeError(f"bandwidth must be a positive number, got {bandwidth!r}")
         bandwidth = float(bandwidth)
         if not np.isfinite(bandwidth) or bandwidth <= 0:
             raise ValueError(f"bandwidth must be a positive number, got {bandwidth}")
         self.bandwidth = bandwidth
         if column_weights is not None:
-            column_weights = np.asarray(column_weights, dtype=np.float64)
+            try:
+                column_weights = np.asarray(column_weights, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise TypeError(f"column_weights must be {self.k} finite numbers, got {column_weights!r}") from None
             if column_weights.shape != (self.k,) or not np.all(np.isfinite(column_weights)):
                 raise ValueError(f"column_weights must be {self.k} finite numbers")
         self.column_weights = column_weights

@@ -134,3 +134,9 @@ def test_graph_kernel_fits_on_the_training_graphs(graphs):
 def test_not_offered_as_plain_arrays(graphs):
     functional = PropagatedAttributes(k=1, n_features=64)
     assert functional.to_arrays(functional.as_embeddings(graphs)) is None
+
+
+@pytest.mark.parametrize("option", [{"bandwidth": None}, {"bandwidth": [0.5]}, {"bandwidth_scale": None}, {"bandwidth_scale": "x"}])
+def test_bandwidths_that_are_not_numbers_are_named(option):
+    with pytest.raises(TypeError, match=f"{next(iter(option))} must be"):
+        PropagatedAttributes(**option)

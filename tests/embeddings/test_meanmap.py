@@ -191,3 +191,19 @@ def _brute_force_sums(graphs, k):
         return sum(float(np.exp(-0.5 * ((P - q) ** 2).sum(axis=1)).sum()) for q in Q)
 
     return s(X, Y) / np.sqrt(s(X, X) * s(Y, Y))
+
+
+@pytest.mark.parametrize("bandwidth", ["x", None, [1.0], True])
+def test_a_bandwidth_that_is_not_a_number_is_named(bandwidth):
+    with pytest.raises(TypeError, match="bandwidth must be a positive number"):
+        MeanMap(bandwidth=bandwidth)
+    with pytest.raises(TypeError, match="bandwidth must be a positive number"):
+        gi.kernel_matrix([nx.path_graph(3)], kernel="meanmap", bandwidth=bandwidth)
+    with pytest.raises(TypeError, match="bandwidth must be a positive number"):
+        gi.MeanMapFeatures(bandwidth=bandwidth).fit([nx.path_graph(3)])
+
+
+@pytest.mark.parametrize("column_weights", [["a", "b", "c"], [1.0, "x", 2.0]])
+def test_column_weights_that_are_not_numbers_are_named(column_weights):
+    with pytest.raises(TypeError, match="column_weights must be 3 finite numbers"):
+        MeanMap(k=3, column_weights=column_weights)
