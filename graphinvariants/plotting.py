@@ -5,11 +5,15 @@ Every Display computes what it shows once, in ``__init__`` or a ``from_*`` const
 is None) and keeps ``ax_`` and ``figure_``.
 """
 
+from collections.abc import Mapping
+
 import numpy as np
+from scipy.sparse import issparse
 
 from .embeddings import PowerInvariants, power_invariants
 from .graphs.adjacency import describe
 from .kernels import power_kernel_matrix
+from .perturbation import PerturbationStudy
 
 __all__ = ["InvariantsDisplay", "KernelDecayDisplay", "KernelMatrixDisplay", "plot_invariants", "plot_kernel_matrix"]
 
@@ -63,13 +67,24 @@ class KernelDecayDisplay:
     """
 
     def __init__(self, curves, *, xlabel="number of edge flips", ylabel="power kernel with the original graph"):
+        if not curves:
+            raise ValueError("nothing to plot: no curves given")
         self.curves = {name: tuple(np.asarray(a, dtype=float) for a in c) for name, c in curves.items()}
         self.xlabel = xlabel
         self.ylabel = ylabel
 
     @classmethod
     def from_studies(cls, studies):
-        """Build from ``{name: PerturbationStudy}``."""
+        """Build from ``{name: PerturbationStudy}``, or a sequence of studies named by
+        their ``params["name"]`` (``"study i"`` where it is None)."""
+        if not isinstance(studies, Mapping):
+            studies = list(studies)
+            wrong = [s for s in studies if not isinstance(s, PerturbationStudy)]
+            if wrong:
+                raise TypeError(f"from_studies takes PerturbationStudy objects, got {type(wrong[0]).__name__}")
+            studies = {s.params.get("name") or f"study {i}": s for i, s in enumerate(studies)}
+        if not studies:
+            raise ValueError("nothing to plot: no studies given")
         kinds = {s.params.get("kind", "flip") for s in studies.values()}
         xlabel = "number of edge flips" if kinds == {"flip"} else "number of perturbations"
         kernels = {s.params.get("kernel", "power") for s in studies.values()}
@@ -135,9 +150,11 @@ class KernelMatrixDisplay:
     """
 
     def __init__(self, K, y=None):
-        K = np.asarray(K, dtype=float)
+        K = np.asarray(K.toarray() if issparse(K) else K, dtype=float)
         if K.ndim != 2 or K.shape[0] != K.shape[1]:
             raise ValueError(f"K must be a square matrix, got shape {K.shape}")
+        if K.size == 0:
+            raise ValueError("nothing to plot: K is an empty (0 x 0) matrix")
         if not np.all(np.isfinite(K)):
             raise ValueError("K contains NaN or infinite values")
         if y is not None and np.shape(y) != (len(K),):
@@ -149,7 +166,10 @@ class KernelMatrixDisplay:
     @classmethod
     def from_graphs(cls, graphs, y=None, *, k=5, n_jobs=None):
         """Compute the power-kernel matrix of ``graphs`` and build the display."""
-        return cls(power_kernel_matrix(graphs, k=k, n_jobs=n_jobs), y)
+        K = power_kernel_matrix(graphs, k=k, n_jobs=n_jobs)
+        if K.size == 0:
+            raise ValueError("nothing to plot: the collection of graphs is empty")
+        return cls(K, y)
 
     def plot(self, ax=None, *, cmap="viridis", colorbar=True, **kwargs):
         """Draw the heatmap.

@@ -60,3 +60,32 @@ def test_the_wrong_axes_are_a_clear_error():
         plt.close(fig)
     with pytest.raises(ValueError, match="NaN"):
         gi.KernelMatrixDisplay(np.full((2, 2), np.nan))
+
+
+def test_an_empty_kernel_matrix_or_graph_list_is_refused():
+    # used to draw an empty image with matplotlib's "singular transformation" warnings
+    with pytest.raises(ValueError, match="nothing to plot"):
+        gi.plot_kernel_matrix(np.zeros((0, 0)))
+    with pytest.raises(ValueError, match="nothing to plot"):
+        gi.KernelMatrixDisplay.from_graphs([])
+    with pytest.raises(ValueError, match="nothing to plot"):
+        gi.KernelDecayDisplay.from_studies({})
+    with pytest.raises(ValueError, match="nothing to plot"):
+        gi.KernelDecayDisplay({})
+
+
+def test_studies_given_as_a_list_are_named_by_their_own_names():
+    graphs = [nx.cycle_graph(6), nx.path_graph(5)]
+    first = gi.perturbation_study(graphs, n_graphs=None, n_steps=2, seed=0, name="first")
+    second = gi.perturbation_study(graphs, n_graphs=None, n_steps=2, seed=1)
+    display = gi.KernelDecayDisplay.from_studies([first, second]).plot()
+    assert list(display.lines_) == ["first", "study 1"]
+    with pytest.raises(TypeError, match="PerturbationStudy"):
+        gi.KernelDecayDisplay.from_studies([first, "x"])
+
+
+def test_a_sparse_kernel_matrix_is_drawn_as_its_dense_values():
+    import scipy.sparse as sp
+
+    display = gi.plot_kernel_matrix(sp.csr_array(np.eye(3)))
+    np.testing.assert_array_equal(display.K, np.eye(3))
