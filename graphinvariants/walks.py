@@ -492,7 +492,8 @@ def power_iteration(A, offsets, k, normalization="l1"):
         totals = np.repeat(totals, sizes)
         x = np.divide(nxt, totals, out=np.zeros(n), where=totals > 0)
         out[t] = x
-        exact &= np.maximum.reduceat(nxt, starts) * bound < 2.0**53
+        with np.errstate(over="ignore"):  # inf (overflow) compares as "not exact", as it should
+            exact &= np.maximum.reduceat(nxt, starts) * bound < 2.0**53
         if exact.all():
             v = nxt
         elif not exact.any():

@@ -1,4 +1,5 @@
 import math
+import warnings
 
 import igraph as ig
 import networkx as nx
@@ -242,3 +243,17 @@ def test_float_walk_counts_are_rounded_once_and_logs_go_beyond_the_double_range(
         gi.kernel_matrix([G], kernel="meanmap", profile="counts", k=k)
     K = gi.kernel_matrix([G, nx.complete_graph(30)], kernel="meanmap", profile="log", k=k)
     assert np.all(np.isfinite(K)) and K[0, 0] == 1.0
+
+
+def test_large_weights_give_no_overflow_warning():
+    # the exactness test multiplied the largest count by a bound and overflowed to inf
+    # (a correct "not exact", but with a RuntimeWarning printed on every call)
+    G = nx.cycle_graph(4)
+    G.add_edge(0, 2)
+    nx.set_edge_attributes(G, 1.0, "weight")
+    G.edges[0, 1]["weight"] = 1e150
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        S = gi.power_summary(G, weight="weight")
+        assert gi.power_kernel(G, G, weight="weight") == 1.0
+    assert np.all(np.isfinite(S.matrix))
