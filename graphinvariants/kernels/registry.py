@@ -115,12 +115,22 @@ def parse_kernel_spec(spec):
     return name.strip(), params
 
 
+def _same(given, spelled):
+    try:
+        return bool(given == spelled)
+    except (TypeError, ValueError):  # an array given: never equal to a spelled scalar or text
+        return False
+
+
 def shared_parameters(kernel, **params):
     """The subset of ``params`` that some member of ``kernel`` takes (for parameters such
     as ``k`` that a caller passes to whatever kernel it is given)."""
+    spelled = {}
+    if ":" in kernel:  # parameters spelled in the name are the caller's choice, not a default's
+        kernel, spelled = parse_kernel_spec(kernel)
     names = [name.strip() for name in kernel.replace("+", "*").split("*")]
     accepted = {p for name in names if name in _FUNCTIONALS for p in _parameters(_FUNCTIONALS[name])}
-    return {key: value for key, value in params.items() if key in accepted}
+    return {key: value for key, value in params.items() if key in accepted and key not in spelled}
 
 
 def make_functional(kernel, **params):
@@ -146,6 +156,11 @@ def make_functional(kernel, **params):
         raise TypeError(f"kernel must be a name (str), got {kernel!r}")
     if ":" in kernel:  # parameters spelled in the name, e.g. RECOMMENDED
         kernel, spelled = parse_kernel_spec(kernel)
+        for key, value in spelled.items():
+            if key in params and not _same(params[key], value):
+                raise ValueError(f"kernel {kernel + ':' + ','.join(f'{k}={v}' for k, v in spelled.items())!r} "
+                                 f"spells {key}={value!r} in its name but {key}={params[key]!r} is given; "
+                                 "give it in one place")
         params = {**spelled, **params}
     operations = {op for op in "*+" if op in kernel}
     if len(operations) > 1:

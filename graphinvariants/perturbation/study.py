@@ -26,7 +26,7 @@ from ..graphs import GraphBatch
 from ..graphs.adjacency import graph_library
 from ..graphs.csr import edges_to_csr
 from ..kernels import pairwise_kernels
-from ..kernels.registry import make_functional, shared_parameters
+from ..kernels.registry import make_functional, parse_kernel_spec, shared_parameters
 from .edits import GraphState, PerturbationError, check_kind
 
 __all__ = ["PerturbationStudy", "perturbation_study"]
@@ -325,8 +325,9 @@ def perturbation_study(
         pairs = np.arange(len(perturbed))
         curves[:, 1:] = functional.pairs(left, right, pairs // n_steps, pairs).reshape(len(chosen), n_steps)
     members = getattr(functional, "functionals", (functional,))
+    spelled = parse_kernel_spec(kernel)[1] if ":" in kernel else {}
     params = {"n_graphs": len(indices), "n_steps": n_steps, "kind": kind,
-              "k": (kernel_params or {}).get("k", k) if any(hasattr(m, "k") for m in members) else None,
+              "k": (kernel_params or {}).get("k", spelled.get("k", k)) if any(hasattr(m, "k") for m in members) else None,
               "seed": "Generator" if isinstance(seed, np.random.Generator) else None if seed is None else int(seed),
               "ridge": ridge, "name": name, "kernel": kernel,
               "kernel_params": {key: _plain(value) for key, value in (kernel_params or {}).items()}}

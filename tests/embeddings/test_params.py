@@ -176,3 +176,12 @@ def test_dask_frames_keep_the_record_also_through_a_float_table(graphs):
     np.testing.assert_array_equal(gid.from_frame(as_floats, k=3, weight="w").means, gid.from_frame(frame, k=3, weight="w").means)
     with pytest.raises(ValueError, match="other parameters"):
         gid.from_frame(as_floats, k=3, normalization="l2", weight="w")
+
+
+def test_a_parameter_spelled_in_the_name_and_given_differently_is_refused():
+    # kernel_matrix(kernel="power:k=3", k=4) used to compute with k=4 without a word
+    with pytest.raises(ValueError, match="spells k=3 in its name but k=4 is given"):
+        make_functional("power:k=3", k=4)
+    with pytest.raises(ValueError, match="spells k=3"):
+        gi.kernel_matrix([nx.path_graph(4)], kernel="power*histogram:k=3", k=4)
+    assert repr(make_functional("power:k=3", k=3)) == repr(make_functional("power", k=3))

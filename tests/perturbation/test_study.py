@@ -240,3 +240,13 @@ def test_edge_kinds_follow_the_same_stream_whatever_the_order_edges_are_listed_i
             steps = gi.perturbation_sequence(G, 6, kind=kind, seed=np.random.default_rng(seed))
             expected = [gi.power_kernel(G, H, k=3) for H in steps]
             np.testing.assert_allclose(study.curves[g, 1:], expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("kernel", ["power:k=2", "power*size:k=2"])
+def test_a_k_spelled_in_the_kernel_name_is_the_k_run_and_recorded(kernel):
+    # "power:k=2" ran k=2 but recorded k=5; "power*size:k=2" ran the study's default k=5
+    graphs = [nx.cycle_graph(6), nx.path_graph(5), nx.petersen_graph()]
+    spelled = gi.perturbation_study(graphs, n_graphs=None, n_steps=2, seed=0, kernel=kernel)
+    plain = gi.perturbation_study(graphs, n_graphs=None, n_steps=2, seed=0, kernel=kernel.split(":")[0], k=2)
+    np.testing.assert_array_equal(spelled.curves, plain.curves)
+    assert spelled.params["k"] == 2
