@@ -99,6 +99,16 @@ def parse_kernel_spec(spec):
     ('power*histogram', {'k': 4, 'histogram__k': 9})
     """
     name, _, rest = spec.partition(":")
+    if ":" in rest:
+        raise ValueError(f"kernel {spec!r} has more than one ':'; write the parameters of every member after "
+                         "one ':' at the end, as member__param=value (e.g. 'power*histogram:histogram__k=9')")
+    cut = min((rest.find(op) for op in "*+" if op in rest), default=-1)
+    if cut >= 0:  # "histogram:k=7*power": parameters of one member in the middle of the name
+        member = name.replace("+", "*").split("*")[-1].strip()
+        moved = ",".join(f"{member}__{item}" for item in filter(None, rest[:cut].split(",")))
+        whole = f"{name}{rest[cut:]}"
+        example = f"'{whole}:{moved}'" if not {"*", "+"} <= set(whole) else "name:member__param=value"
+        raise ValueError(f"kernel {spec!r}: parameters go after the whole name; write {example}")
     params = {}
     for item in filter(None, rest.split(",")):
         key, sep, value = item.partition("=")

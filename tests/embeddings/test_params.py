@@ -185,3 +185,12 @@ def test_a_parameter_spelled_in_the_name_and_given_differently_is_refused():
     with pytest.raises(ValueError, match="spells k=3"):
         gi.kernel_matrix([nx.path_graph(4)], kernel="power*histogram:k=3", k=4)
     assert repr(make_functional("power:k=3", k=3)) == repr(make_functional("power", k=3))
+
+
+@pytest.mark.parametrize("spec, hint", [("histogram:k=7*power", "'histogram\\*power:histogram__k=7'"),
+                                        ("power:k=3,ridge=0.1+wl", "'power\\+wl:power__k=3,power__ridge=0.1'"),
+                                        ("histogram:k=7:k=3", "one ':'")])
+def test_parameters_in_the_middle_of_a_name_say_where_they_go(spec, hint):
+    # used to fail as "k must be a positive integer, got '7*power'"
+    with pytest.raises(ValueError, match=hint):
+        make_functional(spec)
