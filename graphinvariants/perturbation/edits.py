@@ -345,16 +345,23 @@ def flip_node_pair(G, u, v):
     state, rebuild = _state_of(G)
     if graph_library(G) == "networkx":
         index = {node: i for i, node in enumerate(G)}
-        missing = [x for x in (u, v) if x not in index]
+        missing = [x for x in (u, v) if not _is_node(x, index)]
         if missing:
             raise ValueError(f"node {missing[0]!r} is not in the graph")
         state.toggle(index[u], index[v])
     else:
         for x in (u, v):
-            if not (isinstance(x, (int, np.integer)) and 0 <= x < G.vcount()):
+            if isinstance(x, bool) or not (isinstance(x, (int, np.integer)) and 0 <= x < G.vcount()):
                 raise ValueError(f"vertex {x!r} is not in the graph")
         state.toggle(int(u), int(v))
     return rebuild(state)
+
+
+def _is_node(x, index):
+    try:
+        return x in index
+    except TypeError:  # unhashable: no node of a networkx graph
+        return False
 
 
 def perturbation_sequence(G, n_steps, *, kind="flip", seed=None):

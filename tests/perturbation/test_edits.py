@@ -152,3 +152,12 @@ def test_step_count_and_kind_are_checked():
         gi.perturbation_sequence(nx.path_graph(4), 2.0)
     with pytest.raises(ValueError, match="unknown perturbation"):
         gi.perturbation_sequence(nx.path_graph(4), 2, kind="explode")
+
+
+def test_a_node_that_cannot_be_in_the_graph_is_named():
+    # an unhashable node used to fail with "TypeError: unhashable type: 'list'" from a
+    # dict lookup, and True passed as igraph vertex 1
+    with pytest.raises(ValueError, match=r"node \[0\] is not in the graph"):
+        gi.flip_node_pair(nx.path_graph(3), [0], 1)
+    with pytest.raises(ValueError, match="vertex True is not in the graph"):
+        gi.flip_node_pair(ig.Graph([(0, 1), (1, 2)]), True, 2)
