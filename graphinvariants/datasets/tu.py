@@ -362,6 +362,10 @@ def load_tu(name, *, data_home=None, download=True):
     """
     if not isinstance(name, str) or not name or "/" in name or "\\" in name or name.startswith("."):
         raise ValueError(f"not a data set name: {name!r}")
+    if not isinstance(download, (bool, np.bool_)):  # "no" or "False" would count as true, and download
+        raise TypeError(f"download must be True or False, got {download!r}")
+    if data_home is not None and not isinstance(data_home, (str, os.PathLike)):
+        raise TypeError(f"data_home must be a folder (str or path-like) or None, got {data_home!r}")
     home = Path(data_home).expanduser() if data_home is not None else default_data_home()
     if _missing_files(home / name, name):
         local = _local_data_sets(home)

@@ -455,3 +455,16 @@ def test_zip_path_traversal_is_refused(tmp_path):
 def test_bad_names(name, tmp_path):
     with pytest.raises(ValueError, match="not a data set name"):
         load_tu(name, data_home=tmp_path, download=False)
+
+
+@pytest.mark.parametrize("download", ["no", "False", 0.0, None])
+def test_download_must_be_a_bool_so_that_no_text_turns_it_on(tmp_path, download):
+    # download="no" used to count as true: with the files missing it would download
+    with pytest.raises(TypeError, match="download must be True or False"):
+        gi.load_tu("MUTAG", data_home=tmp_path, download=download)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_data_home_that_is_not_a_path_is_named():
+    with pytest.raises(TypeError, match="data_home must be a folder"):
+        gi.load_tu("MUTAG", data_home=3, download=False)
