@@ -58,19 +58,20 @@ def check_ridge(ridge):
     return ridge
 
 
-def check_seed(seed):
+def check_seed(seed, name="seed"):
     """Turn ``seed`` (None, int or Generator) into a ``numpy.random.Generator``.
 
     Global random state is never used: ``None`` gives fresh OS entropy. A Generator is
-    used as it is (and advanced), as in NetworkX and scikit-learn.
+    used as it is (and advanced), as in NetworkX and scikit-learn. ``name`` is the
+    argument's name in messages (``"random_state"`` for the scikit-learn estimators).
     """
     if isinstance(seed, np.random.Generator):
         return seed
     if seed is None or (isinstance(seed, numbers.Integral) and not isinstance(seed, bool)):
         if seed is not None and seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {seed}")
+            raise ValueError(f"{name} must be a non-negative integer, got {seed}")
         return np.random.default_rng(None if seed is None else int(seed))
-    raise TypeError(f"seed must be None, an int or a numpy.random.Generator, got {seed!r}")
+    raise TypeError(f"{name} must be None, an int or a numpy.random.Generator, got {seed!r}")
 
 
 def check_seed_sequence(seed):

@@ -167,7 +167,7 @@ class NystroemGraphKernel(_RandomGraphFeatures):
         functional = self._functional()
         n_components = check_int(self.n_components, "n_components", minimum=1)
         n_jobs = check_n_jobs(self.n_jobs)
-        rng = check_seed(self.random_state)
+        rng = check_seed(self.random_state, "random_state")
         source, n_samples = _training_collection(functional, X)
         if n_samples == 0:
             raise ValueError("NystroemGraphKernel.fit needs at least one graph")
@@ -355,7 +355,7 @@ class MeanMapFeatures(_RandomGraphFeatures):
         n_features = check_int(self.n_features, "n_features", minimum=1)
         if self.profile not in PROFILES:
             raise ValueError(f"profile must be one of {PROFILES}, got {self.profile!r}")
-        rng = check_seed(self.random_state)
+        rng = check_seed(self.random_state, "random_state")
         seed = self.random_state if isinstance(self.random_state, numbers.Integral) else int(rng.integers(2**63))
         self.functional_ = MeanMap(
             self.k, profile=self.profile, bandwidth=self.bandwidth, column_weights=self.column_weights,

@@ -186,7 +186,7 @@ def test_arguments_are_checked_at_fit(graphs):
         fit(kernel_params=[("ridge", 1.0)])
     with pytest.raises(ValueError, match="takes the parameters"):
         fit(kernel="histogram", kernel_params={"ridge": 1e-9})
-    with pytest.raises(TypeError, match="seed"):
+    with pytest.raises(TypeError, match="random_state must be"):
         fit(random_state=np.random.RandomState(0))
     with pytest.raises(ValueError, match="n_jobs"):
         fit(n_jobs=0)
@@ -273,7 +273,7 @@ def test_mean_map_features_check_their_arguments(graphs):
         gi.MeanMapFeatures(bandwidth=-1.0).fit(graphs)
     with pytest.raises(ValueError, match="k must be"):
         gi.MeanMapFeatures(k=0).fit(graphs)
-    with pytest.raises(TypeError, match="seed"):
+    with pytest.raises(TypeError, match="random_state must be"):
         gi.MeanMapFeatures(random_state=np.random.RandomState(0)).fit(graphs)
     with pytest.raises(NotFittedError):
         gi.MeanMapFeatures().transform(graphs)
@@ -307,3 +307,14 @@ def test_nystroem_of_a_mean_map_drawn_at_fit_transforms(graphs, random_state):
     combination = gi.NystroemGraphKernel(kernel="power*meanmap", n_components=5, random_state=0,
                                          kernel_params={"n_features": 20, "random_state": seed})
     assert combination.fit(graphs).transform(graphs).shape == (len(graphs), 5)
+
+
+@pytest.mark.parametrize("make", [lambda rs: gi.NystroemGraphKernel(n_components=2, random_state=rs),
+                                  lambda rs: gi.MeanMapFeatures(n_features=5, random_state=rs)])
+def test_a_bad_random_state_is_called_random_state(make):
+    # the message used to speak of "seed", a parameter these estimators do not have
+    graphs = [nx.path_graph(4), nx.cycle_graph(5), nx.star_graph(3)]
+    with pytest.raises(TypeError, match="random_state must be None, an int"):
+        make(1.5).fit(graphs)
+    with pytest.raises(ValueError, match="random_state must be a non-negative integer"):
+        make(-1).fit(graphs)

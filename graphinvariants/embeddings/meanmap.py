@@ -130,7 +130,7 @@ class MeanMap(Functional):
         # one random map per functional, whatever random_state is: an int is the seed
         # itself; None or a Generator give a seed drawn once, here, so that every batch
         # this functional embeds (queries and corpus, Dask partitions) shares the map
-        rng = check_seed(random_state if not isinstance(random_state, np.random.Generator) else None)
+        rng = check_seed(random_state if not isinstance(random_state, np.random.Generator) else None, "random_state")
         if self.n_features is None:
             self._seed = None
         elif random_state is None or isinstance(random_state, np.random.Generator):
