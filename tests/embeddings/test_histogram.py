@@ -156,6 +156,6 @@ def test_sort_within_rows_is_lexsort_by_row_then_value():
         expected = values[np.lexsort((values, row))]
         # exact: integers in a sorted order, whatever the library version
         np.testing.assert_array_equal(sort_within_rows(values, row, n_values), expected)
-        # a value range too wide for one int64 key: the two-key sort, same order
+        # a value range too wide for one int64 key: the two-key sort, same order (exact: integers)
         np.testing.assert_array_equal(sort_within_rows(values, row, 2**62), expected)
     assert sort_within_rows(np.array([], dtype=np.int64), np.array([], dtype=np.int64), 4).size == 0
