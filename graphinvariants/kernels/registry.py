@@ -18,6 +18,7 @@ from ..embeddings import (
 )
 from ..embeddings import ClosedWalkGaussian, ClosedWalkHistogram, NodeCount
 from ..embeddings import PropagatedAttributes
+from ..embeddings import RootedSubgraph
 from .engine import pairwise_kernels
 
 __all__ = [
@@ -39,6 +40,7 @@ _FUNCTIONALS = {
     "wl_closed": functools.partial(WeisfeilerLehman, closed_walks=8),
     "size": NodeCount,
     "attributes": PropagatedAttributes,
+    "rooted_subgraph": RootedSubgraph,
 }
 
 #: Kernel names accepted by :func:`kernel_matrix`, each with a one-line description.
@@ -63,6 +65,9 @@ KERNELS = {
     "attributes": "kernel mean embedding of node attributes propagated along walks [Z, PZ, .., P^k Z], RBF with "
                   "fitted bandwidth (k, propagation, bandwidth, bandwidth_scale, n_features, random_state, "
                   "node_attributes)",
+    "rooted_subgraph": "counts of the exact isomorphism classes (BLISS canonical forms) of every node's rooted "
+                       "neighbourhoods of radius 0..radius, NSPDK-like, cosine-normalised "
+                       "(radius, node_label, edge_label, max_nodes)",
 }
 
 
