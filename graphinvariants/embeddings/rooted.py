@@ -106,7 +106,7 @@ class RootedSubgraph(CountFeatures):
 
     Notes
     -----
-    Registered as ``"rooted_subgraph"``. At radius 1 the neighbourhoods tell the
+    Registered as ``"rooted_subgraph"``. Edge weights and self-loops are ignored. At radius 1 the neighbourhoods tell the
     Shrikhande graph from the 4 x 4 rook's graph (a 6-cycle against two triangles
     under every root) and separate all 15 strongly regular graphs srg(25, 12, 5, 6),
     which no walk count and no 3-WL test can. Like every cosine-normalised member, it
@@ -246,12 +246,14 @@ class _Classes:
         ids.append(np.array([self._id((0, "label", int(c))) for c in self.node_colour.tolist()], dtype=np.int64))
         if radius == 0 or n == 0:
             return nodes[0], ids[0] if ids else np.zeros(0, np.int64), 0
-        step = sp.csr_array(self.A.astype(bool).astype(np.int8) + sp.identity(n, dtype=np.int8, format="csr"))
+        # 0/1 entries and int32 sums (at most n + 1 paths per entry): a sum never wraps to
+        # 0, which scipy's product would drop as if the node were not in the ball
+        step = sp.csr_array(self.A.astype(bool).astype(np.int32) + sp.identity(n, dtype=np.int32, format="csr"))
         over = 0
         for start in range(0, n, BLOCK_NODES):
             stop = min(n, start + BLOCK_NODES)
             roots = np.arange(start, stop, dtype=np.int64)
-            ball = sp.csr_array((np.ones(len(roots), np.int8), (np.arange(len(roots)), roots)), shape=(len(roots), n))
+            ball = sp.csr_array((np.ones(len(roots), np.int32), (np.arange(len(roots)), roots)), shape=(len(roots), n))
             distance = np.zeros(len(roots), np.int64)
             for r in range(1, radius + 1):
                 previous_keys = _entry_keys(ball, n)

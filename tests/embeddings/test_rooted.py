@@ -179,3 +179,11 @@ def test_bad_parameters_and_missing_labels():
         RootedSubgraph(node_label=3)
     with pytest.raises(ValueError, match="no attribute .bond."):
         gi.kernel_matrix([nx.path_graph(3)], kernel="rooted_subgraph", edge_label="bond")
+
+
+def test_balls_are_whole_when_a_node_has_256_paths_into_them():
+    """K(2, 256): at radius 2 the far hub is reached by 256 paths, which an 8-bit sum
+    would wrap to 0 (and scipy's product would drop)."""
+    G = nx.complete_bipartite_graph(2, 256)
+    batch = RootedSubgraph(2, max_nodes=257).as_embeddings([G])
+    assert batch.n_over_cap == 258  # every radius-2 ball is the whole graph, 258 nodes
