@@ -1,7 +1,7 @@
 """Construct srg(25, 12, 5, 6) graphs without any download, as stored in
 ``graphinvariants/datasets/srg.py`` (``SRG25_GRAPH6``).
 
-Run from the project root:  python benchmarks/srg25_construction.py   (about a minute)
+Run from the project root:  python benchmarks/srg25_construction.py   (a few minutes)
 
 Starts: the Paley graph P(25) (GF(25) = GF(5)[x] / (x^2 - 2); nodes adjacent when their
 difference is a non-zero square) and the Latin square graphs L3(5) of every Latin
@@ -35,12 +35,18 @@ def is_srg(A):
                 and (A2[A == 1] == LAMBDA).all() and (A2[(A == 0) & off] == MU).all())
 
 
-def canonical(A):
+def canonical_edges(A):
+    """BLISS's canonical form, as a sorted edge tuple (cheap: for deduplication)."""
     g = ig.Graph.Adjacency(A.tolist(), mode="undirected")
     h = g.permute_vertices(g.canonical_permutation())
-    G = nx.Graph(h.get_edgelist())
-    G.add_nodes_from(range(N))
-    G = nx.convert_node_labels_to_integers(G, ordering="sorted")
+    return tuple(sorted(tuple(sorted(e)) for e in h.get_edgelist()))
+
+
+def graph6(edges):
+    """The canonical form as graph6 text."""
+    G = nx.Graph()
+    G.add_nodes_from(range(N))  # graph6 writes the nodes in the graph's order: 0..24
+    G.add_edges_from(edges)
     return nx.to_graph6_bytes(G, header=False).decode().strip()
 
 
@@ -114,7 +120,7 @@ def main():
     for A in starts:
         for B in (A, 1 - A - np.eye(N, dtype=A.dtype)):
             assert is_srg(B)
-            key = canonical(B)
+            key = canonical_edges(B)
             if key not in found:
                 found[key] = B
                 frontier.append(B)
@@ -125,13 +131,14 @@ def main():
         for B in candidates:
             if not is_srg(B):
                 raise RuntimeError("a switching gave a graph that is not srg(25, 12, 5, 6)")
-            key = canonical(B)
+            key = canonical_edges(B)
             if key not in found:
                 found[key] = B
                 frontier.append(B)
-    for key in sorted(found):
-        print(key)
-    print(f"{len(found)} graphs; the same as the stored ones: {sorted(found) == sorted(SRG25_GRAPH6)}")
+    texts = sorted(graph6(edges) for edges in found)
+    for text in texts:
+        print(text)
+    print(f"{len(texts)} graphs; the same as the stored ones: {texts == sorted(SRG25_GRAPH6)}")
 
 
 if __name__ == "__main__":

@@ -26,13 +26,13 @@ import networkx as nx
 __all__ = ["SRG25_GRAPH6", "srg25_graphs"]
 
 #: graph6 strings of five of the fifteen srg(25, 12, 5, 6), pairwise non-isomorphic
-#: (|Aut| = 72, 6, 6, 600, 72 in this order).
+#: (|Aut| = 72, 600, 72, 6, 6 in this order).
 SRG25_GRAPH6 = (
-    "Xi\\VEdwrfLZgX[lCsK{bULbUkLctahubOjE]BUdWLlTA|CzaNMU",
-    "XvyMLfHduPsplH^CI[ig^JXXErHSz@BukNarFUEJsCLaFtrWrFU",
-    "X|us\\JJcmQwhkdEXanJKpBb|bbq_|Jx@T_vXMUSGNgFjoirIqbu",
-    "X~~AZHRTRDhiojhoqM[^@aFySw\\G[hkrChkzIuV@bMKbshlEdku",
-    "X~~EJHRTQThiWjc{PlKSyhEmbFShLXkeOnGdIX}Pbo|Bsa^EFxw",
+    "XFymRnSkbP_~kk\\SXqJTUjQbPghNLiH~QB\\[UpaSxI`fBcr??~~",
+    "XF}dJdlseW_~WuXMueLUTtoRMaIiXqThmPucaZUHw[LFQhJ??~~",
+    "X]}RKXJkrh?~pwLed]GzRxQjQqS`xZAwymCTV`IlP]DJIwJ??~~",
+    "X]}RKhbiqx?~o]K]ptQ]dlgXv@OszHWyrcMDsdalRHLJKbJ??~~",
+    "X]}alHRerX?~c]W]ptQ]blgXvAOwypS|JaTHtB`mRH`fK`x??~~",
 )
 
 
