@@ -17,8 +17,8 @@ isomorphic. For each kernel (names as for ``gi.kernel_matrix``, parameters as
    C in 1e-7 .. 1e7 chosen on an inner split), chance being 10%;
 4. two strongly regular graphs with equal parameters (Shrikhande and the 4 x 4 rook's
    graph, srg(16, 6, 2, 2)): K between them, which every walk count must make 1;
-5. strongly regular graphs srg(25, 12, 5, 6): the confused pairs among the five of the
-   fifteen that ``graphinvariants.datasets.srg25_graphs`` holds (10 pairs), which no walk
+5. strongly regular graphs srg(25, 12, 5, 6): the confused pairs among all fifteen
+   (``graphinvariants.datasets.srg25_graphs``, 105 pairs), which no walk
    count and no 3-WL test can separate.
 
 The 1-WL test itself is measured by ``nx.weisfeiler_lehman_graph_hash`` (5 rounds), and
