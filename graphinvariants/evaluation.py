@@ -530,9 +530,11 @@ def _read_checkpoint(path, fingerprint, record_problem):
                 skipped.append(f"line {number}: not JSON")
             continue
         if isinstance(record, dict) and "fingerprint" in record and record["fingerprint"] != fingerprint:
+            held = _records_of(lines, record["fingerprint"])
             raise ValueError(
-                f"{path}, line {number}: checkpoint of another run (kernel, labels or "
-                "parameters differ); use another file or delete it"
+                f"{path}, line {number}: checkpoint of another run (graphs, kernel, labels or parameters "
+                f"differ); it holds {held} finished fold{'s' if held != 1 else ''} of that run, kept as they "
+                "are: give this run another checkpoint file"
             )
         problem = record_problem(record)
         if problem is None and record.get("fingerprint") != fingerprint:
@@ -549,6 +551,18 @@ def _read_checkpoint(path, fingerprint, record_problem):
             stacklevel=3,
         )
     return done
+
+
+def _records_of(lines, fingerprint):
+    """How many lines of a checkpoint are records of the run ``fingerprint``."""
+    count = 0
+    for line in lines:
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        count += isinstance(record, dict) and record.get("fingerprint") == fingerprint
+    return count
 
 
 class _CheckpointWriter:
@@ -767,8 +781,13 @@ def evaluate_estimator(
     checkpoint : str or path-like, optional
         JSON-lines file, as in :func:`evaluate_kernel`: each finished fold is appended,
         and a rerun with the same graphs, labels, kernel and parameters resumes where it
-        stopped. The run is identified by the graphs' pickled bytes (so graphs must
-        pickle), the labels and the parameters, the kernel's among them.
+        stopped. The run is identified by what defines it: the graphs' content in a
+        canonical form (nodes in stored order with their attributes, edges with theirs;
+        a data set by its arrays), the labels, the protocol's parameters and the
+        kernel's class and ``get_params`` (a Generator by its bit generator's state),
+        not by the objects' bytes: reading the graphs (NetworkX caches its views) or
+        indexing a data set again changes nothing
+        (:func:`graphinvariants.graphs.identity.content_digest`).
     progress : bool, keyword-only
         Show a tqdm progress bar.
 
@@ -838,7 +857,7 @@ def evaluate_estimator(
         run, options = _classification_fold, (C_grid, n_folds, stratify, shortcut)
     fingerprint = done = None
     if checkpoint is not None:
-        fingerprint = _estimator_fingerprint(graphs, y, params)
+        fingerprint = _estimator_fingerprint(graphs, y, params, kernel)
         done = _read_checkpoint(checkpoint, fingerprint, record_problem)
     done = done or {}
     kernel = _reading_labels_as(kernel, task)
@@ -858,17 +877,18 @@ def evaluate_estimator(
     return _aggregate(results, done, n_repeats, n_folds, len(C_grid), elapsed, params)
 
 
-def _estimator_fingerprint(graphs, y, params):
-    """What identifies a run of :func:`evaluate_estimator`: the graphs' pickled bytes,
-    the labels and the protocol's parameters (the kernel's among them)."""
-    import pickle
+def _estimator_fingerprint(graphs, y, params, kernel):
+    """What identifies a run of :func:`evaluate_estimator`: the graphs' content, the
+    labels, the protocol's parameters and the kernel (class and parameters), each in a
+    canonical form (the kernel's repr may hold a memory address: not used)."""
+    from .graphs import GraphBatch
+    from .graphs.identity import content_digest
 
+    protocol = {key: value for key, value in params.items() if key != "kernel"}
+    if not (isinstance(getattr(graphs, "batch", None), GraphBatch) or isinstance(graphs, GraphBatch)):
+        graphs = list(graphs[i] for i in range(len(graphs)))
     try:
-        graph_bytes = pickle.dumps(graphs, protocol=4)
-    except (pickle.PicklingError, TypeError, AttributeError) as err:
-        raise TypeError(f"checkpoint= identifies the run by the graphs' pickled bytes, but these graphs cannot be "
-                        f"pickled ({err}); run without a checkpoint") from None
-    h = hashlib.sha256(graph_bytes)
-    h.update(np.asarray(y).astype(str).astype("U").tobytes())
-    h.update(json.dumps(params, sort_keys=True).encode())
-    return h.hexdigest()
+        return content_digest(graphs, np.asarray(y), protocol, kernel, names=("graphs", "y", "parameters", "kernel"))
+    except TypeError as err:
+        raise TypeError(f"checkpoint= identifies the run by the graphs' content and the kernel's parameters, but "
+                        f"{err}; run without a checkpoint") from None
