@@ -29,6 +29,12 @@ column statistics are taken over the sorted attributes, and with
 ``bandwidth="median"`` the bandwidth is ``bandwidth_scale`` times the median Euclidean
 distance between the profiles of at most :data:`MEDIAN_SAMPLE` nodes taken evenly from
 all profiles in sorted (lexicographic) order, the usual median heuristic.
+
+Attributes whose mean or spread overflows float64 (``1e155`` squared, ``1e308`` summed)
+are refused with a ValueError naming the column ("too large to standardise"), and so
+are attributes of later graphs more than ``2**500`` fitted standard deviations from the
+fitted mean, whose squared distances would overflow: never a column silently lost or a
+matrix of ones.
 """
 
 import numbers
@@ -45,6 +51,10 @@ PROPAGATIONS = ("mean", "lazy")
 
 #: Nodes whose pairwise profile distances give the median heuristic (half a million pairs).
 MEDIAN_SAMPLE = 1000
+
+#: Standardised attributes beyond this many standard deviations are refused: squared
+#: profile distances (sums of squares of differences) would overflow float64.
+_LARGEST_STANDARDISED = 2.0**500
 
 
 def propagated_attributes(batch, k, *, propagation="mean"):
@@ -240,8 +250,14 @@ class PropagatedAttributes(MeanMap):
     def _fit_batch(self, *batches):
         Z = np.concatenate([_attributes_of(batch, self.node_attributes) for batch in batches])
         ordered = np.sort(Z, axis=0)  # statistics independent of graph and node order, to the bit
-        mean = ordered.mean(axis=0) if len(Z) else np.zeros(Z.shape[1])
-        scale = np.sqrt(((ordered - mean) ** 2).mean(axis=0)) if len(Z) else np.ones(Z.shape[1])
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused below, by name
+            mean = ordered.mean(axis=0) if len(Z) else np.zeros(Z.shape[1])
+            scale = np.sqrt(((ordered - mean) ** 2).mean(axis=0)) if len(Z) else np.ones(Z.shape[1])
+        overflow = np.flatnonzero(~(np.isfinite(mean) & np.isfinite(scale)))
+        if len(overflow):
+            raise ValueError(f"node attributes (column {overflow[0]}) are too large to standardise (their mean or "
+                             f"spread overflows float64, largest magnitude {np.abs(Z[:, overflow[0]]).max():.3g}): "
+                             "divide them by a common factor")
         scale[~(scale > 0)] = 1.0
         self._fitted = (mean, scale, 1.0)
         if self.bandwidth == "median":
@@ -286,7 +302,14 @@ class PropagatedAttributes(MeanMap):
         if Z.shape[1] != len(mean):
             raise ValueError(f"the graphs carry {Z.shape[1]} node attributes per node, but this functional was "
                              f"fitted on graphs with {len(mean)}")
-        standardised = batch.__class__(batch.matrix, batch.offsets, node_attributes=(Z - mean) / scale)
+        with np.errstate(over="ignore", invalid="ignore"):
+            Z = (Z - mean) / scale
+        far = np.flatnonzero(~(np.abs(Z) <= _LARGEST_STANDARDISED).all(axis=0))
+        if len(far):
+            raise ValueError(f"node attributes (column {far[0]}) are too far from the fitted ones to compare (up to "
+                             f"{np.abs(Z[:, far[0]]).max():.3g} fitted standard deviations from their mean; "
+                             f"squared distances would overflow float64): fit on graphs that include such values")
+        standardised = batch.__class__(batch.matrix, batch.offsets, node_attributes=Z)
         X = propagated_attributes(standardised, self.k, propagation=self.propagation)
         owner = np.repeat(np.arange(len(batch)), batch.sizes)
         order = np.lexsort(tuple(X[:, j] for j in reversed(range(X.shape[1]))) + (owner,))

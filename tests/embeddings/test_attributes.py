@@ -173,3 +173,36 @@ def test_cross_matrices_fit_on_both_sides_whatever_their_order(tu_datasets, tu_l
 
 def _params(functional):
     return {"k": functional.k, "n_features": functional.n_features}
+
+
+@pytest.mark.parametrize("huge", [(1e155, 0.5), (1e308, 1e308)])
+def test_attributes_too_large_to_standardise_are_refused(graphs, huge):
+    """[1e155, 0.5] squared overflows (the column was lost, only numpy warnings);
+    [1e308, 1e308] overflows the mean (every value became 1.0): refused by name."""
+    import warnings
+
+    graphs = [G.copy() for G in graphs]
+    for G in graphs:
+        for v in G:
+            G.nodes[v]["attributes"] = G.nodes[v]["attributes"][:2]
+    graphs[1].nodes[0]["attributes"] = huge
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no numpy overflow warning on the way
+        with pytest.raises(ValueError, match=r"node attributes \(column 0\) are too large to standardise"):
+            pairwise_kernels(graphs, functional=PropagatedAttributes())
+        with pytest.raises(ValueError, match="too large to standardise"):
+            PropagatedAttributes().fit(graphs)
+        # fitted on ordinary graphs, a query far beyond them is refused too (its squared
+        # distances would overflow)
+        fitted = PropagatedAttributes().fit(graphs[2:])
+        with pytest.raises(ValueError, match=r"too far from the fitted ones"):
+            pairwise_kernels(graphs[:2], graphs[2:], functional=fitted)
+        # large but safe values are standardised as usual
+        scaled = [G.copy() for G in graphs[2:]]
+        for G in scaled:
+            nx.set_node_attributes(G, {v: tuple(1e150 * np.array(a)) for v, a in G.nodes(data="attributes")},
+                                   "attributes")
+        K = pairwise_kernels(scaled, functional=PropagatedAttributes())
+        # the same standardised values up to rounding of the scaled statistics
+        np.testing.assert_allclose(K, pairwise_kernels(graphs[2:], functional=PropagatedAttributes()),
+                                   rtol=1e-9, atol=1e-12)
