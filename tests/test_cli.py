@@ -439,3 +439,44 @@ def test_evaluate_the_learned_default_fits_it_per_fold(tu_dir, tmp_path, capsys)
     assert status == 0 and "MUTAG: resumed 3 of 3 folds from" in out
     [again] = _csv_rows(tmp_path / "evaluation.csv")
     assert (again["accuracy"], again["fits"]) == (row["accuracy"], "0")
+
+
+@pytest.mark.parametrize("option, message", [
+    ("members=wl+nope", r"members must name candidates among .*'nope'"),
+    ("powers=0", "powers must be positive integers"),
+    ("bandwidths=-1", "bandwidths must be finite positive numbers"),
+    ("seed=abc", "seed must be"),
+    ("selection=best", "selection must be one of"),
+    ("k=-1", "k must be"),
+    ("histogram__nope=3", "nope"),
+    ("members=(wl,)", r"members=\(wl: on the command line, join its items by '\+' without brackets or quotes, "
+                      r"e.g. learned:members=wl\+wloa"),
+])
+def test_evaluate_refuses_bad_learned_options_before_any_fold(option, message, tmp_path, capsys):
+    """Options of the learned default are checked while parsing (exit 2, our prefix),
+    not in the first fold with a traceback."""
+    status, out, err = run(capsys, "evaluate", "MUTAG", "--kernel", f"learned:{option}", "--reps", "1", "--folds",
+                           "3", "--data-home", tmp_path / "none", "--no-download", "--out", tmp_path / "out")
+    assert status == 2 and "error: argument --kernel" in err
+    assert re.search(message, err), err
+    assert "Traceback" not in err and not (tmp_path / "out").exists()
+
+
+def test_learned_tuples_on_the_command_line():
+    """A sequence option is written with '+' between its items; one item is a sequence
+    of one (what the library's message suggests, e.g. members=('wl',), is spelled wl)."""
+    from graphinvariants.cli import kernel_list
+
+    [(_, name, params)] = kernel_list("learned:members=wl+wloa,powers=1+2,bandwidths=0.5")
+    assert name == "learned"
+    assert params == {"members": ("wl", "wloa"), "powers": (1, 2), "bandwidths": (0.5,)}
+    [(_, _, params)] = kernel_list("learned:members=wl,powers=2,bandwidths=1")
+    assert params == {"members": ("wl",), "powers": (2,), "bandwidths": (1,)}
+    assert gi.GraphKernel(**params)._learned().members == ("wl",)
+
+
+def test_evaluate_the_learned_default_with_one_member(tu_dir, tmp_path, capsys):
+    status, out, err = run(capsys, "evaluate", "MUTAG", "--kernel", "learned:members=wl", "--reps", "1", "--folds",
+                           "3", "--data-home", tu_dir, "--no-download", "--out", tmp_path, "--quiet")
+    assert status == 0, err
+    assert "MUTAG, learned:members=wl:" in out
