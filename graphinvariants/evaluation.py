@@ -84,6 +84,12 @@ class EvaluationResult(_OverRepetitions):
         The protocol's parameters.
     n_resumed : int
         Outer folds taken from the checkpoint instead of being run.
+    resumed_seconds : float
+        Seconds the resumed folds took when they ran (recorded in the checkpoint; 0
+        for a record written before seconds were recorded), so that
+        ``elapsed + resumed_seconds`` is the time of the whole run.
+    resumed_fits : int
+        libsvm fits of the resumed folds (``n_fits + resumed_fits``: the whole run's).
 
     Examples
     --------
@@ -102,6 +108,8 @@ class EvaluationResult(_OverRepetitions):
     elapsed: float
     params: dict = field(default_factory=dict)
     n_resumed: int = 0
+    resumed_seconds: float = 0.0
+    resumed_fits: int = 0
 
     def __post_init__(self):
         for name in ("accuracies", "chosen_C", "validation_accuracies"):
@@ -112,8 +120,9 @@ class EvaluationResult(_OverRepetitions):
             return NotImplemented
         arrays = ("accuracies", "chosen_C", "validation_accuracies")
         return all(np.array_equal(getattr(self, a), getattr(other, a)) for a in arrays) and (
-            (self.n_fits, self.elapsed, self.params, self.n_resumed)
-            == (other.n_fits, other.elapsed, other.params, other.n_resumed)
+            (self.n_fits, self.elapsed, self.params, self.n_resumed, self.resumed_seconds, self.resumed_fits)
+            == (other.n_fits, other.elapsed, other.params, other.n_resumed, other.resumed_seconds,
+                other.resumed_fits)
         )
 
     __hash__ = None
@@ -134,6 +143,8 @@ class EvaluationResult(_OverRepetitions):
             "n_fits": self.n_fits,
             "n_resumed": self.n_resumed,
             "elapsed_seconds": self.elapsed,
+            "resumed_seconds": self.resumed_seconds,
+            "resumed_fits": self.resumed_fits,
             "params": self.params,
         }
 
@@ -396,15 +407,19 @@ def evaluate_kernel(
 
 
 def _positioned(r, f, run, *args):
-    """``(r, f, run(*args))``; a ValueError or TypeError raised there (the protocol's, or
-    a kernel's own on that training part) names repetition ``r`` and outer fold ``f``."""
+    """``(r, f, outcome)``, ``outcome`` being ``run(*args)`` with the fold's ``seconds``
+    added (kept in the checkpoint); a ValueError or TypeError raised there (the
+    protocol's, or a kernel's own on that training part) names repetition ``r`` and
+    outer fold ``f``."""
+    start = time.perf_counter()
     try:
-        return r, f, run(*args)
+        outcome = run(*args)
     except (ValueError, TypeError) as err:
         if type(err) not in (ValueError, TypeError, _FoldError):  # a subclass may take other arguments
             raise
         kind = ValueError if type(err) is _FoldError else type(err)
         raise kind(f"repetition {r + 1}, outer fold {f + 1}: {err}") from None
+    return r, f, {**outcome, "seconds": time.perf_counter() - start}
 
 
 def _run_folds(run, data, options, tasks, n_jobs, checkpoint, fingerprint, progress, total, initial):
@@ -445,7 +460,14 @@ def _aggregate(results, done, n_repeats, n_folds, n_C, elapsed, params):
         acc[r, f], chosen[r, f] = outcome["test_acc"], outcome["C"]
         val[r, f] = outcome["val_acc"]
         n_fits += outcome["n_fits"] if (r, f) not in done else 0
-    return EvaluationResult(acc, chosen, val, n_fits, elapsed, params, n_resumed=len(done))
+    return EvaluationResult(acc, chosen, val, n_fits, elapsed, params, n_resumed=len(done),
+                            resumed_seconds=_resumed_seconds(done),
+                            resumed_fits=sum(done[key]["n_fits"] for key in sorted(done)))
+
+
+def _resumed_seconds(done):
+    """Seconds recorded by the resumed folds, added in (repeat, fold) order."""
+    return float(sum(float(done[key].get("seconds", 0.0)) for key in sorted(done)))
 
 
 # -- checkpoints -----------------------------------------------------------------------
@@ -473,6 +495,9 @@ def _outcome_or_problem(record, n_repeats, n_folds):
     outcome = record.get("outcome")
     if not isinstance(outcome, dict):
         return None, "the record has no outcome"
+    seconds = outcome.get("seconds", 0.0)  # absent from records written before it was kept
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0.0 <= seconds < float("inf"):
+        return None, f"seconds must be a finite number >= 0, got {seconds!r}"
     return outcome, None
 
 
@@ -614,6 +639,8 @@ class RegressionResult(_OverRepetitions):
         The protocol's parameters.
     n_resumed : int
         Outer folds taken from the checkpoint instead of being run.
+    resumed_seconds : float
+        Seconds the resumed folds took when they ran (recorded in the checkpoint).
 
     Examples
     --------
@@ -629,6 +656,7 @@ class RegressionResult(_OverRepetitions):
     elapsed: float
     params: dict = field(default_factory=dict)
     n_resumed: int = 0
+    resumed_seconds: float = 0.0
 
     def __post_init__(self):
         self.rmse = np.asarray(self.rmse, dtype=np.float64)
@@ -638,7 +666,8 @@ class RegressionResult(_OverRepetitions):
         if not isinstance(other, RegressionResult):
             return NotImplemented
         return (np.array_equal(self.rmse, other.rmse) and np.array_equal(self.chosen_alpha, other.chosen_alpha)
-                and (self.elapsed, self.params, self.n_resumed) == (other.elapsed, other.params, other.n_resumed))
+                and (self.elapsed, self.params, self.n_resumed, self.resumed_seconds)
+                == (other.elapsed, other.params, other.n_resumed, other.resumed_seconds))
 
     __hash__ = None
 
@@ -651,7 +680,7 @@ class RegressionResult(_OverRepetitions):
         """JSON-serialisable summary and per-fold details."""
         return {"mean_rmse": self.mean, "stderr": self.stderr, "rmse": self.rmse.tolist(),
                 "chosen_alpha": self.chosen_alpha.tolist(), "n_resumed": self.n_resumed,
-                "elapsed_seconds": self.elapsed, "params": self.params}
+                "elapsed_seconds": self.elapsed, "resumed_seconds": self.resumed_seconds, "params": self.params}
 
     def __repr__(self):
         return (f"<RegressionResult: RMSE {self.mean:.3f} ({self.stderr:.3f}) over "
@@ -873,7 +902,8 @@ def evaluate_estimator(
         rmse, alpha = np.empty((n_repeats, n_folds)), np.empty((n_repeats, n_folds))
         for (r, f), outcome in results.items():
             rmse[r, f], alpha[r, f] = outcome["rmse"], outcome["alpha"]
-        return RegressionResult(rmse, alpha, elapsed, params, n_resumed=len(done))
+        return RegressionResult(rmse, alpha, elapsed, params, n_resumed=len(done),
+                                resumed_seconds=_resumed_seconds(done))
     return _aggregate(results, done, n_repeats, n_folds, len(C_grid), elapsed, params)
 
 

@@ -544,3 +544,35 @@ def test_evaluate_estimator_resumes_an_indexed_data_set(tu_datasets, tmp_path, m
     assert len(calls) == 3
     with pytest.raises(ValueError, match="another run"):
         gi.evaluate_estimator(mutag[index[::-1]], again.y[::-1], **protocol)
+
+
+def test_resumed_folds_keep_their_seconds_and_fits(toy, tmp_path):
+    """Each fold's seconds are stored in the checkpoint; a resumed run reports those of
+    the folds it took from there, and their fits, beside what it ran itself."""
+    K, y = toy
+    path = tmp_path / "run.jsonl"
+    full = evaluate_kernel(K, y, n_repeats=2, n_folds=3, checkpoint=path)
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    seconds = [record["outcome"]["seconds"] for record in records]
+    assert all(s > 0 for s in seconds) and sum(seconds) <= full.elapsed
+    assert (full.resumed_seconds, full.resumed_fits) == (0.0, 0)
+    path.write_text("".join(line + "\n" for line in path.read_text().splitlines()[:4]))
+    part = evaluate_kernel(K, y, n_repeats=2, n_folds=3, checkpoint=path)
+    done = sorted((r["repeat"], r["fold"], r["outcome"]["seconds"], r["outcome"]["n_fits"]) for r in records[:4])
+    # the same floats added in (repeat, fold) order
+    assert part.resumed_seconds == sum(s for _, _, s, _ in done)
+    assert part.resumed_fits == sum(n for _, _, _, n in done)
+    assert part.n_fits + part.resumed_fits == full.n_fits and part.n_resumed == 4
+    assert part.to_dict()["resumed_seconds"] == part.resumed_seconds
+    again = evaluate_kernel(K, y, n_repeats=2, n_folds=3, checkpoint=path)
+    assert again.n_fits == 0 and again.resumed_fits == full.n_fits
+    # a record without seconds (an older checkpoint) counts 0 s; negative seconds are invalid
+    lines = path.read_text().splitlines()
+    old = json.loads(lines[0])
+    del old["outcome"]["seconds"]
+    bad = json.loads(lines[1])
+    bad["outcome"]["seconds"] = -1.0
+    path.write_text("\n".join([json.dumps(old), json.dumps(bad)] + lines[2:]) + "\n")
+    with pytest.warns(UserWarning, match="line 2: seconds must be"):
+        resumed = evaluate_kernel(K, y, n_repeats=2, n_folds=3, checkpoint=path)
+    assert resumed.n_resumed == 5
