@@ -169,13 +169,53 @@ def kernel_list(text):
             if name != LEARNED:
                 make_functional(name, **params)  # refuse unknown names and parameters now
             else:
-                from .estimator import GraphKernel
-
-                GraphKernel(**params)  # its constructor refuses names no candidate takes
+                params = _learned_options(params)
         except (TypeError, ValueError) as err:
             raise argparse.ArgumentTypeError(str(err)) from None
         out.append((spec, name, params))
     return out
+
+
+#: Options of the learned default that take a sequence: on the command line its items
+#: are joined by "+" (``members=wl+wloa``), and one item is a sequence of one.
+LEARNED_SEQUENCES = ("members", "powers", "bandwidths")
+
+
+def _learned_options(params):
+    """The learned default's options as the command line spells them -> GraphKernel's
+    parameters, checked as a fit would check them (before any fold runs): raises
+    TypeError or ValueError."""
+    from .estimator import GraphKernel
+
+    params = dict(params)
+    for key in LEARNED_SEQUENCES:
+        if key in params:
+            items = str(params[key]).split("+")
+            if not all(item.strip() for item in items) or any(c in str(params[key]) for c in "()[]'\""):
+                example = {"members": "wl+wloa", "powers": "1+2", "bandwidths": "0.5+2"}[key]
+                raise ValueError(f"{key}={params[key]}: on the command line, join its items by '+' without "
+                                 f"brackets or quotes, e.g. learned:{key}={example}")
+            params[key] = tuple(_spelled_value(item.strip()) for item in items)
+    import inspect
+
+    from .kernels.learned import LearnedCombination
+
+    GraphKernel(**params)  # its constructor refuses names no candidate takes
+    takes = set(inspect.signature(LearnedCombination).parameters) - {"params", "n_jobs"}
+    combination = LearnedCombination(**{key: value for key, value in params.items() if key in takes},
+                                     params={key: value for key, value in params.items() if key not in takes})
+    # member parameters: built for graphs carrying everything, so that each reaches its members
+    combination.candidate_functionals({"node_label": True, "edge_label": True, "node_attributes": True})
+    return params
+
+
+def _spelled_value(text):
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            continue
+    return text
 
 
 def _kernel_label(spec, args):
@@ -192,8 +232,8 @@ def _safe_file_part(text):
 def _evaluation_files(dataset, spec, args, out):
     """The checkpoint and the details file of one data set and kernel."""
     tag = "" if spec == "power" else f"-{_safe_file_part(spec)}"
-    checkpoint = out / f"checkpoint-{dataset}{tag}-k{args.k}-reps{args.reps}-folds{args.folds}-seed{args.seed}.jsonl"
-    return checkpoint, out / f"evaluation-{dataset}{tag}.json"
+    settings = f"{dataset}{tag}-k{args.k}-reps{args.reps}-folds{args.folds}-seed{args.seed}"
+    return out / f"checkpoint-{settings}.jsonl", out / f"evaluation-{settings}.json"
 
 
 def _accuracy_cell(accuracy, stderr):
@@ -228,16 +268,19 @@ def _evaluate_data_set(ds, kernel, args, out, folds_backend, fold_jobs):
                 K, ds.y, n_repeats=args.reps, n_folds=args.folds, seed=args.seed, n_jobs=fold_jobs,
                 checkpoint=checkpoint, progress=not args.quiet,
             )
-    seconds = time.perf_counter() - start
+    # the whole run's work: this call's, and the recorded seconds and fits of the resumed folds
+    seconds = time.perf_counter() - start + result.resumed_seconds
+    fits = result.n_fits + result.resumed_fits
     if result.n_resumed:
-        print(f"{ds.name}: resumed {result.n_resumed} of {result.accuracies.size} folds from {checkpoint}")
+        print(f"{ds.name}: resumed {result.n_resumed} of {result.accuracies.size} folds from {checkpoint} "
+              f"(they took {result.resumed_seconds:.0f} s)")
     paper = PAPER_TABLE_1.get(ds.name, (None, None))  # JSON null, not NaN, beyond the paper's four
     # the standard error over repetitions is undefined for one: null in JSON, empty in CSV
     stderr = round(100 * result.stderr, 2) if args.reps > 1 else None
     row = {
         "dataset": ds.name, "kernel": spec, "graphs": ds.n_graphs, "accuracy": round(100 * result.mean, 2),
         "stderr": stderr, "paper_accuracy": paper[0], "paper_stderr": paper[1],
-        "seconds": round(seconds, 1), "fits": result.n_fits,
+        "seconds": round(seconds, 1), "fits": fits,
     }
     details = {**result.to_dict(), "stderr": result.stderr if args.reps > 1 else None}
     with _written_atomically(details_path) as fh:
@@ -491,6 +534,8 @@ def _add_kernel_option(parser, *, learned):
             "or products and means such as power*histogram; parameters as histogram:k=7 (default: power)")
     if learned:
         text += "; learned: GraphKernel()'s learned default, fitted on each outer training fold (--k does not reach it)"
+        text += ("; its sequence options take items joined by +, e.g. learned:members=wl+wloa,powers=1+2 "
+                 "(one item: learned:members=wl)")
     parser.add_argument("--kernel", type=parse, default=parse(DEFAULT_KERNEL), metavar="NAME[,NAME...]", help=text)
 
 

@@ -84,6 +84,12 @@ class EvaluationResult(_OverRepetitions):
         The protocol's parameters.
     n_resumed : int
         Outer folds taken from the checkpoint instead of being run.
+    resumed_seconds : float
+        Seconds the resumed folds took when they ran (recorded in the checkpoint; 0
+        for a record written before seconds were recorded), so that
+        ``elapsed + resumed_seconds`` is the time of the whole run.
+    resumed_fits : int
+        libsvm fits of the resumed folds (``n_fits + resumed_fits``: the whole run's).
 
     Examples
     --------
@@ -102,6 +108,8 @@ class EvaluationResult(_OverRepetitions):
     elapsed: float
     params: dict = field(default_factory=dict)
     n_resumed: int = 0
+    resumed_seconds: float = 0.0
+    resumed_fits: int = 0
 
     def __post_init__(self):
         for name in ("accuracies", "chosen_C", "validation_accuracies"):
@@ -112,8 +120,9 @@ class EvaluationResult(_OverRepetitions):
             return NotImplemented
         arrays = ("accuracies", "chosen_C", "validation_accuracies")
         return all(np.array_equal(getattr(self, a), getattr(other, a)) for a in arrays) and (
-            (self.n_fits, self.elapsed, self.params, self.n_resumed)
-            == (other.n_fits, other.elapsed, other.params, other.n_resumed)
+            (self.n_fits, self.elapsed, self.params, self.n_resumed, self.resumed_seconds, self.resumed_fits)
+            == (other.n_fits, other.elapsed, other.params, other.n_resumed, other.resumed_seconds,
+                other.resumed_fits)
         )
 
     __hash__ = None
@@ -134,6 +143,8 @@ class EvaluationResult(_OverRepetitions):
             "n_fits": self.n_fits,
             "n_resumed": self.n_resumed,
             "elapsed_seconds": self.elapsed,
+            "resumed_seconds": self.resumed_seconds,
+            "resumed_fits": self.resumed_fits,
             "params": self.params,
         }
 
@@ -396,15 +407,19 @@ def evaluate_kernel(
 
 
 def _positioned(r, f, run, *args):
-    """``(r, f, run(*args))``; a ValueError or TypeError raised there (the protocol's, or
-    a kernel's own on that training part) names repetition ``r`` and outer fold ``f``."""
+    """``(r, f, outcome)``, ``outcome`` being ``run(*args)`` with the fold's ``seconds``
+    added (kept in the checkpoint); a ValueError or TypeError raised there (the
+    protocol's, or a kernel's own on that training part) names repetition ``r`` and
+    outer fold ``f``."""
+    start = time.perf_counter()
     try:
-        return r, f, run(*args)
+        outcome = run(*args)
     except (ValueError, TypeError) as err:
         if type(err) not in (ValueError, TypeError, _FoldError):  # a subclass may take other arguments
             raise
         kind = ValueError if type(err) is _FoldError else type(err)
         raise kind(f"repetition {r + 1}, outer fold {f + 1}: {err}") from None
+    return r, f, {**outcome, "seconds": time.perf_counter() - start}
 
 
 def _run_folds(run, data, options, tasks, n_jobs, checkpoint, fingerprint, progress, total, initial):
@@ -445,7 +460,14 @@ def _aggregate(results, done, n_repeats, n_folds, n_C, elapsed, params):
         acc[r, f], chosen[r, f] = outcome["test_acc"], outcome["C"]
         val[r, f] = outcome["val_acc"]
         n_fits += outcome["n_fits"] if (r, f) not in done else 0
-    return EvaluationResult(acc, chosen, val, n_fits, elapsed, params, n_resumed=len(done))
+    return EvaluationResult(acc, chosen, val, n_fits, elapsed, params, n_resumed=len(done),
+                            resumed_seconds=_resumed_seconds(done),
+                            resumed_fits=sum(done[key]["n_fits"] for key in sorted(done)))
+
+
+def _resumed_seconds(done):
+    """Seconds recorded by the resumed folds, added in (repeat, fold) order."""
+    return float(sum(float(done[key].get("seconds", 0.0)) for key in sorted(done)))
 
 
 # -- checkpoints -----------------------------------------------------------------------
@@ -473,6 +495,9 @@ def _outcome_or_problem(record, n_repeats, n_folds):
     outcome = record.get("outcome")
     if not isinstance(outcome, dict):
         return None, "the record has no outcome"
+    seconds = outcome.get("seconds", 0.0)  # absent from records written before it was kept
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0.0 <= seconds < float("inf"):
+        return None, f"seconds must be a finite number >= 0, got {seconds!r}"
     return outcome, None
 
 
@@ -530,9 +555,11 @@ def _read_checkpoint(path, fingerprint, record_problem):
                 skipped.append(f"line {number}: not JSON")
             continue
         if isinstance(record, dict) and "fingerprint" in record and record["fingerprint"] != fingerprint:
+            held = _records_of(lines, record["fingerprint"])
             raise ValueError(
-                f"{path}, line {number}: checkpoint of another run (kernel, labels or "
-                "parameters differ); use another file or delete it"
+                f"{path}, line {number}: checkpoint of another run (graphs, kernel, labels or parameters "
+                f"differ); it holds {held} finished fold{'s' if held != 1 else ''} of that run, kept as they "
+                "are: give this run another checkpoint file"
             )
         problem = record_problem(record)
         if problem is None and record.get("fingerprint") != fingerprint:
@@ -549,6 +576,18 @@ def _read_checkpoint(path, fingerprint, record_problem):
             stacklevel=3,
         )
     return done
+
+
+def _records_of(lines, fingerprint):
+    """How many lines of a checkpoint are records of the run ``fingerprint``."""
+    count = 0
+    for line in lines:
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        count += isinstance(record, dict) and record.get("fingerprint") == fingerprint
+    return count
 
 
 class _CheckpointWriter:
@@ -600,6 +639,8 @@ class RegressionResult(_OverRepetitions):
         The protocol's parameters.
     n_resumed : int
         Outer folds taken from the checkpoint instead of being run.
+    resumed_seconds : float
+        Seconds the resumed folds took when they ran (recorded in the checkpoint).
 
     Examples
     --------
@@ -615,6 +656,7 @@ class RegressionResult(_OverRepetitions):
     elapsed: float
     params: dict = field(default_factory=dict)
     n_resumed: int = 0
+    resumed_seconds: float = 0.0
 
     def __post_init__(self):
         self.rmse = np.asarray(self.rmse, dtype=np.float64)
@@ -624,7 +666,8 @@ class RegressionResult(_OverRepetitions):
         if not isinstance(other, RegressionResult):
             return NotImplemented
         return (np.array_equal(self.rmse, other.rmse) and np.array_equal(self.chosen_alpha, other.chosen_alpha)
-                and (self.elapsed, self.params, self.n_resumed) == (other.elapsed, other.params, other.n_resumed))
+                and (self.elapsed, self.params, self.n_resumed, self.resumed_seconds)
+                == (other.elapsed, other.params, other.n_resumed, other.resumed_seconds))
 
     __hash__ = None
 
@@ -637,7 +680,7 @@ class RegressionResult(_OverRepetitions):
         """JSON-serialisable summary and per-fold details."""
         return {"mean_rmse": self.mean, "stderr": self.stderr, "rmse": self.rmse.tolist(),
                 "chosen_alpha": self.chosen_alpha.tolist(), "n_resumed": self.n_resumed,
-                "elapsed_seconds": self.elapsed, "params": self.params}
+                "elapsed_seconds": self.elapsed, "resumed_seconds": self.resumed_seconds, "params": self.params}
 
     def __repr__(self):
         return (f"<RegressionResult: RMSE {self.mean:.3f} ({self.stderr:.3f}) over "
@@ -767,8 +810,13 @@ def evaluate_estimator(
     checkpoint : str or path-like, optional
         JSON-lines file, as in :func:`evaluate_kernel`: each finished fold is appended,
         and a rerun with the same graphs, labels, kernel and parameters resumes where it
-        stopped. The run is identified by the graphs' pickled bytes (so graphs must
-        pickle), the labels and the parameters, the kernel's among them.
+        stopped. The run is identified by what defines it: the graphs' content in a
+        canonical form (nodes in stored order with their attributes, edges with theirs;
+        a data set by its arrays), the labels, the protocol's parameters and the
+        kernel's class and ``get_params`` (a Generator by its bit generator's state),
+        not by the objects' bytes: reading the graphs (NetworkX caches its views) or
+        indexing a data set again changes nothing
+        (:func:`graphinvariants.graphs.identity.content_digest`).
     progress : bool, keyword-only
         Show a tqdm progress bar.
 
@@ -838,7 +886,7 @@ def evaluate_estimator(
         run, options = _classification_fold, (C_grid, n_folds, stratify, shortcut)
     fingerprint = done = None
     if checkpoint is not None:
-        fingerprint = _estimator_fingerprint(graphs, y, params)
+        fingerprint = _estimator_fingerprint(graphs, y, params, kernel)
         done = _read_checkpoint(checkpoint, fingerprint, record_problem)
     done = done or {}
     kernel = _reading_labels_as(kernel, task)
@@ -854,21 +902,23 @@ def evaluate_estimator(
         rmse, alpha = np.empty((n_repeats, n_folds)), np.empty((n_repeats, n_folds))
         for (r, f), outcome in results.items():
             rmse[r, f], alpha[r, f] = outcome["rmse"], outcome["alpha"]
-        return RegressionResult(rmse, alpha, elapsed, params, n_resumed=len(done))
+        return RegressionResult(rmse, alpha, elapsed, params, n_resumed=len(done),
+                                resumed_seconds=_resumed_seconds(done))
     return _aggregate(results, done, n_repeats, n_folds, len(C_grid), elapsed, params)
 
 
-def _estimator_fingerprint(graphs, y, params):
-    """What identifies a run of :func:`evaluate_estimator`: the graphs' pickled bytes,
-    the labels and the protocol's parameters (the kernel's among them)."""
-    import pickle
+def _estimator_fingerprint(graphs, y, params, kernel):
+    """What identifies a run of :func:`evaluate_estimator`: the graphs' content, the
+    labels, the protocol's parameters and the kernel (class and parameters), each in a
+    canonical form (the kernel's repr may hold a memory address: not used)."""
+    from .graphs import GraphBatch
+    from .graphs.identity import content_digest
 
+    protocol = {key: value for key, value in params.items() if key != "kernel"}
+    if not (isinstance(getattr(graphs, "batch", None), GraphBatch) or isinstance(graphs, GraphBatch)):
+        graphs = list(graphs[i] for i in range(len(graphs)))
     try:
-        graph_bytes = pickle.dumps(graphs, protocol=4)
-    except (pickle.PicklingError, TypeError, AttributeError) as err:
-        raise TypeError(f"checkpoint= identifies the run by the graphs' pickled bytes, but these graphs cannot be "
-                        f"pickled ({err}); run without a checkpoint") from None
-    h = hashlib.sha256(graph_bytes)
-    h.update(np.asarray(y).astype(str).astype("U").tobytes())
-    h.update(json.dumps(params, sort_keys=True).encode())
-    return h.hexdigest()
+        return content_digest(graphs, np.asarray(y), protocol, kernel, names=("graphs", "y", "parameters", "kernel"))
+    except TypeError as err:
+        raise TypeError(f"checkpoint= identifies the run by the graphs' content and the kernel's parameters, but "
+                        f"{err}; run without a checkpoint") from None

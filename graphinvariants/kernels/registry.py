@@ -103,7 +103,7 @@ def parse_kernel_spec(spec):
         raise ValueError(f"kernel {spec!r} has more than one ':'; write the parameters of every member after "
                          "one ':' at the end, as member__param=value (e.g. 'power*histogram:histogram__k=9')")
     cut = min((rest.find(op) for op in "*+" if op in rest), default=-1)
-    if cut >= 0:  # "histogram:k=7*power": parameters of one member in the middle of the name
+    if cut >= 0 and name.strip() != LEARNED:  # the learned default joins sequence items by "+"  # "histogram:k=7*power": parameters of one member in the middle of the name
         member = name.replace("+", "*").split("*")[-1].strip()
         moved = ",".join(f"{member}__{item}" for item in filter(None, rest[:cut].split(",")))
         whole = f"{name}{rest[cut:]}"
