@@ -17,7 +17,7 @@ from ..embeddings import (
     WeisfeilerLehmanOptimalAssignment,
 )
 from ..embeddings import ClosedWalkGaussian, ClosedWalkHistogram, NodeCount
-from ..embeddings import PropagatedAttributes
+from ..embeddings import PropagatedAttributes, ShortestPath
 from .engine import pairwise_kernels
 
 __all__ = [
@@ -39,6 +39,7 @@ _FUNCTIONALS = {
     "wl_closed": functools.partial(WeisfeilerLehman, closed_walks=8),
     "size": NodeCount,
     "attributes": PropagatedAttributes,
+    "shortest_path": ShortestPath,
 }
 
 #: Kernel names accepted by :func:`kernel_matrix`, each with a one-line description.
@@ -63,6 +64,8 @@ KERNELS = {
     "attributes": "kernel mean embedding of node attributes propagated along walks [Z, PZ, .., P^k Z], RBF with "
                   "fitted bandwidth (k, propagation, bandwidth, bandwidth_scale, n_features, random_state, "
                   "node_attributes)",
+    "shortest_path": "shortest-path kernel (Borgwardt and Kriegel): histogram of (label(u), label(v), distance) over the "
+                     "ordered connected node pairs, cosine-normalised; GraKeL's ShortestPath (node_label, edge_label)",
 }
 
 

@@ -1,0 +1,247 @@
+"""The shortest-path kernel (Borgwardt and Kriegel 2005), on a whole GraphBatch at once.
+
+A graph is the histogram of its *shortest-path features*: one per ordered pair of
+distinct nodes ``(u, v)`` with a path from ``u`` to ``v``, namely the number of edges
+``d(u, v)`` of a shortest path and, with ``node_label``, the labels of both ends:
+``(label(u), label(v), d(u, v))``. The kernel is the cosine-normalised inner product of
+two histograms, that is the number of pairs of node pairs whose features are equal
+(the delta kernel on features), divided by the square roots of each graph's own such
+number. This is GraKeL's ``ShortestPath(with_labels=True, normalize=True)`` (and
+``with_labels=False`` without node labels): GraKeL too counts ordered pairs (so a pair
+``{u, v}`` gives ``(label(u), label(v), d)`` and ``(label(v), label(u), d)``), leaves
+out the pairs ``(u, u)`` and the pairs with no path between them.
+
+Definitions, where they are ours:
+
+* **Disconnected graphs**: exact. A pair of nodes in different components has no
+  shortest path and gives no feature, as in GraKeL.
+* **Graphs with no pair** (a single node, an edgeless graph, the empty graph) have no
+  feature at all; their histogram is one count of a feature of their own, "no connected
+  pair", that no other graph has. So every graph has ``K(G, G) = 1``, two such graphs
+  have kernel 1, and they have kernel 0 with every other graph (GraKeL's normalised
+  value there is 0 / 0).
+* **Bond types** (``edge_label``): a pair of adjacent nodes (``d = 1``) is also keyed
+  by the label of its edge; pairs at ``d >= 2`` are keyed as without. A sequence of
+  bond types "along the shortest path" is not defined (two nodes have, in general,
+  several shortest paths with different bonds), and GraKeL's ``ShortestPath`` has no
+  bond types at all.
+* **Directed graphs**: distances follow edge direction, so ``(u, v)`` is a feature
+  exactly when ``v`` can be reached from ``u``; an undirected graph (stored with both
+  directions) gives every pair both ways.
+* **Edge weights** are not read: distances are numbers of edges (as GraKeL's on
+  unweighted graphs).
+
+Everything is array work: graphs are taken in groups of about :data:`GROUP_NODES`
+nodes, and one call of :func:`scipy.sparse.csgraph.shortest_path` (breadth-first, on
+the group's block-diagonal adjacency) gives all their distances at once; pairs in
+different graphs of the group are unreachable, so the finite off-diagonal distances are
+exactly the features. A graph with more than ``sqrt(DISTANCE_ENTRIES)`` nodes is taken
+alone, its sources a block of rows at a time, so the dense distance block never holds
+more than :data:`DISTANCE_ENTRIES` values (32 MiB).
+"""
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import shortest_path
+
+from .counts import CountFeatures, merged_labels, relabel_columns, unique_rows
+from .wl import edge_label_ids, merged_edge_ids
+
+__all__ = ["DISTANCE_ENTRIES", "GROUP_NODES", "ShortestPath", "ShortestPathBatch"]
+
+#: Largest dense block of distances computed at once (sources x nodes): 2**22 float64
+#: values, 32 MiB. A graph of ``n`` nodes is swept ``DISTANCE_ENTRIES // n`` sources at
+#: a time.
+DISTANCE_ENTRIES = 2**22
+
+#: Graphs are grouped until their nodes reach this number before one call of
+#: ``shortest_path``: fewer calls, and a wasted (unreachable) part of the distance block
+#: that grows with the group size only (``n_nodes * GROUP_NODES`` values in all).
+GROUP_NODES = 256
+
+#: The key of a graph with no connected pair (distance 0 is no pair's distance).
+_NO_PAIR = (0, -1, -1, -1)
+
+
+class ShortestPathBatch:
+    """Shortest-path feature counts of many graphs.
+
+    Attributes
+    ----------
+    counts : scipy.sparse.csr_array of shape (n_graphs, n_features)
+        Number of ordered node pairs of each graph with each feature.
+    keys : numpy.ndarray of shape (n_features, 4), int64
+        The distinct features in the order of the columns, sorted:
+        ``(distance, edge label id, label id of u, label id of v)``, an id being a place
+        in ``edge_vocabulary`` or ``labels`` and -1 where not used (no edge labels, no
+        node labels, ``distance >= 2`` for the edge label). ``(0, -1, -1, -1)`` is the
+        feature of a graph without any connected pair.
+    labels : numpy.ndarray or None
+        The distinct node labels, sorted (None without node labels).
+    edge_vocabulary : numpy.ndarray or None
+        The distinct edge labels, sorted (None without edge labels).
+    params : dict
+        The parameters the features were made with (``node_label``, ``edge_label``).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from graphinvariants.embeddings import ShortestPath
+    >>> batch = ShortestPath().as_embeddings([nx.path_graph(3)])
+    >>> batch.keys[:, 0].tolist(), batch.counts.toarray().tolist()  # 4 ordered pairs at 1, 2 at 2
+    ([1, 2], [[4.0, 2.0]])
+    """
+
+    def __init__(self, counts, keys, labels=None, edge_vocabulary=None, *, params=None):
+        self.counts = counts
+        self.keys = keys
+        self.labels = labels
+        self.edge_vocabulary = edge_vocabulary
+        self.params = dict(params) if params is not None else {}
+
+    def __len__(self):
+        return self.counts.shape[0]
+
+    def __repr__(self):
+        return f"<ShortestPathBatch: {len(self)} graphs, {self.counts.shape[1]} features>"
+
+
+class ShortestPath(CountFeatures):
+    """Shortest-path kernel (cosine-normalised), exact on disconnected graphs.
+
+    Parameters
+    ----------
+    node_label : str or None, default=None
+        ``None``: a pair's feature is its distance alone (GraKeL's
+        ``with_labels=False``); a string: ``(label(u), label(v), distance)`` with that
+        node attribute (``"label"`` for a TUDataset's node labels; GraKeL's
+        ``with_labels=True``).
+    edge_label : str or None, default=None
+        ``None`` ignores edge labels; a string keys each pair of adjacent nodes by the
+        label of their edge too (that edge attribute; ``"label"`` for a TUDataset's bond
+        types). Pairs at distance 2 or more are keyed as without.
+
+    Notes
+    -----
+    The features are those of GraKeL's ``ShortestPath``: ordered pairs ``u != v`` with
+    a path from ``u`` to ``v``; its normalised matrix is equal to this one (to rounding)
+    on graphs with at least one edge. See the module's documentation for the graphs
+    with no pair, directed graphs and bond types.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from graphinvariants.embeddings import ShortestPath
+    >>> from graphinvariants.kernels import pairwise_kernels
+    >>> graphs = [nx.path_graph(4), nx.star_graph(3), nx.cycle_graph(4)]
+    >>> pairwise_kernels(graphs, functional=ShortestPath()).round(3)  # pairs at 1, 2, 3: (6, 4, 2), (6, 6, 0), (8, 4, 0)
+    array([[1.   , 0.945, 0.956],
+           [0.945, 1.   , 0.949],
+           [0.956, 0.949, 1.   ]])
+    """
+
+    batch_type = ShortestPathBatch
+    weight = None
+
+    def __init__(self, *, node_label=None, edge_label=None):
+        for option, value in (("node_label", node_label), ("edge_label", edge_label)):
+            if value is not None and not isinstance(value, str):
+                raise TypeError(f"{option} must be None or an attribute name, got {value!r}")
+        self.node_label = node_label
+        self.edge_label = edge_label
+
+    def embedding_params(self):
+        return {"node_label": self.node_label, "edge_label": self.edge_label}
+
+    def embed(self, batch):
+        n_graphs, n = len(batch), batch.n_nodes
+        A = batch.matrix
+        labels, label_ids = None, None
+        if self.node_label is not None:
+            if batch.node_labels is None:
+                raise ValueError(f"node_label={self.node_label!r} was asked for, but the graphs carry no node labels")
+            labels, label_ids = np.unique(batch.node_labels, return_inverse=True)
+            label_ids = label_ids.reshape(-1).astype(np.int64)
+        edge_vocabulary, edge_ids = edge_label_ids(batch, self.edge_label)
+        edge_keys = None
+        if edge_ids is not None:  # the global (row, column) of every stored entry, sorted (canonical CSR)
+            row = np.repeat(np.arange(n, dtype=np.int64), np.diff(A.indptr))
+            edge_keys = row * n + A.indices
+        offsets = np.asarray(batch.offsets, dtype=np.int64)
+        owner = np.repeat(np.arange(n_graphs, dtype=np.int64), np.diff(offsets))
+        parts, counted = [], []
+        for start, stop, sources in _blocks(offsets):
+            D = shortest_path(A[start:stop, start:stop], method="D", directed=True, unweighted=True,
+                              indices=np.arange(sources[0] - start, sources[1] - start))
+            i, j = np.nonzero(np.isfinite(D) & (D > 0))
+            if not len(i):
+                continue
+            u, v = i + sources[0], j + start
+            distance = D[i, j].astype(np.int64)
+            rows = np.full((len(u), 5), -1, dtype=np.int64)
+            rows[:, 0], rows[:, 1] = owner[u], distance
+            if edge_keys is not None:
+                adjacent = distance == 1
+                place = np.searchsorted(edge_keys, u[adjacent] * n + v[adjacent])
+                rows[adjacent, 2] = edge_ids[place]
+            if label_ids is not None:
+                rows[:, 3], rows[:, 4] = label_ids[u], label_ids[v]
+            distinct, inverse = unique_rows(rows)
+            parts.append(distinct)
+            counted.append(np.bincount(inverse, minlength=len(distinct)).astype(np.float64))
+        has_pair = np.zeros(n_graphs, dtype=bool)
+        for distinct in parts:
+            has_pair[distinct[:, 0]] = True
+        lonely = np.flatnonzero(~has_pair)
+        parts.append(np.column_stack((lonely, np.tile(_NO_PAIR, (len(lonely), 1)))).astype(np.int64))
+        counted.append(np.ones(len(lonely)))
+        rows = np.concatenate(parts)
+        keys, column = unique_rows(rows[:, 1:])
+        counts = sp.csr_array((np.concatenate(counted), (rows[:, 0], column)), shape=(n_graphs, len(keys)))
+        counts.sum_duplicates()  # a graph swept in blocks of sources has a feature in several parts
+        return ShortestPathBatch(counts, keys, labels, edge_vocabulary, params=self.embedding_params())
+
+    def merge(self, left, right):
+        """Count matrices of two batches over the union of their features."""
+        keys = [left.keys.copy(), right.keys.copy()]
+        if (left.labels is None) != (right.labels is None):
+            raise ValueError("one collection's shortest-path features carry node labels and the other's do not; "
+                             "embed both with the same node_label")
+        if left.labels is not None:
+            _, place = merged_labels(left.labels, right.labels)
+            maps = place[: len(left.labels)], place[len(left.labels) :]
+            for side in (0, 1):
+                _remap(keys[side], (2, 3), maps[side])
+        edge_maps = merged_edge_ids(left, right)
+        if edge_maps is not None:
+            for side in (0, 1):
+                _remap(keys[side], (1,), edge_maps[side])
+        distinct, inverse = unique_rows(np.concatenate(keys))
+        new = inverse[: len(keys[0])], inverse[len(keys[0]) :]
+        return (relabel_columns(left.counts, new[0], len(distinct)),
+                relabel_columns(right.counts, new[1], len(distinct)))
+
+
+def _remap(keys, columns, mapping):
+    """Put the ids in ``columns`` of ``keys`` through ``mapping``, in place (-1 stays)."""
+    for c in columns:
+        used = keys[:, c] >= 0
+        keys[used, c] = mapping[keys[used, c]]
+
+
+def _blocks(offsets):
+    """``(start, stop, (first source, stop source))``: node ranges of groups of whole
+    graphs of about GROUP_NODES nodes, and for a graph too large for one dense block of
+    DISTANCE_ENTRIES values, ranges of its sources."""
+    g, n_graphs = 0, len(offsets) - 1
+    while g < n_graphs:
+        start = int(offsets[g])
+        end = g + 1
+        while end < n_graphs and offsets[end + 1] - start <= GROUP_NODES:
+            end += 1
+        stop = int(offsets[end])
+        width = stop - start
+        step = max(1, DISTANCE_ENTRIES // max(width, 1))
+        for a in range(start, stop, step):
+            yield start, stop, (a, min(a + step, stop))
+        g = end
