@@ -490,7 +490,8 @@ def _add_kernel_option(parser, *, learned):
             f"{', '.join(sorted(set(KERNELS) - {'power'}))}, "
             "or products and means such as power*histogram; parameters as histogram:k=7 (default: power)")
     if learned:
-        text += "; learned: GraphKernel()'s learned default, fitted on each outer training fold (--k does not reach it)"
+        text += ("; learned: GraphKernel()'s learned default, fitted on each outer training fold (--k does not reach "
+                 "it); its candidates as learned:members=wl+wloa+grakel.ShortestPath (GraKeL classes with their defaults)")
     parser.add_argument("--kernel", type=parse, default=parse(DEFAULT_KERNEL), metavar="NAME[,NAME...]", help=text)
 
 

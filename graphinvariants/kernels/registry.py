@@ -93,15 +93,27 @@ def parse_kernel_spec(spec):
     """``"name:param=value,..."`` -> ``(name, params)``, values read as int, float or text.
 
     The spelling of kernels on the command line, e.g. ``"histogram:k=7"`` or
-    ``"power*histogram:histogram__k=9"``.
+    ``"power*histogram:histogram__k=9"``. For the learned default (``"learned"``), a
+    value with ``+`` is a tuple: ``"learned:members=wl+grakel.ShortestPath"``.
 
     Examples
     --------
     >>> from graphinvariants.kernels import parse_kernel_spec
     >>> parse_kernel_spec("power*histogram:k=4,histogram__k=9")
     ('power*histogram', {'k': 4, 'histogram__k': 9})
+    >>> parse_kernel_spec("learned:members=wl+grakel.ShortestPath,powers=1+2")
+    ('learned', {'members': ('wl', 'grakel.ShortestPath'), 'powers': (1, 2)})
     """
     name, _, rest = spec.partition(":")
+    if name.strip() == LEARNED:
+        params = {}
+        for item in filter(None, rest.split(",")):
+            key, sep, value = item.partition("=")
+            if not sep or not key:
+                raise ValueError(f"kernel {spec!r}: expected name:param=value,..., got {item!r}")
+            values = tuple(_spelled_value(part) for part in value.split("+"))
+            params[key] = values if "+" in value else values[0]
+        return LEARNED, params
     if ":" in rest:
         raise ValueError(f"kernel {spec!r} has more than one ':'; write the parameters of every member after "
                          "one ':' at the end, as member__param=value (e.g. 'power*histogram:histogram__k=9')")
@@ -117,15 +129,18 @@ def parse_kernel_spec(spec):
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise ValueError(f"kernel {spec!r}: expected name:param=value,..., got {item!r}")
-        for cast in (int, float):
-            try:
-                params[key] = cast(value)
-                break
-            except ValueError:
-                continue
-        else:
-            params[key] = None if value == "None" else value
+        params[key] = _spelled_value(value)
     return name.strip(), params
+
+
+def _spelled_value(value):
+    """A spelled parameter value as int, float, None or text."""
+    for cast in (int, float):
+        try:
+            return cast(value)
+        except ValueError:
+            continue
+    return None if value == "None" else value
 
 
 def _same(given, spelled):
