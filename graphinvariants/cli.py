@@ -172,7 +172,11 @@ def kernel_list(text):
                 from .estimator import GraphKernel
 
                 GraphKernel(**params)  # its constructor refuses names no candidate takes
-        except (TypeError, ValueError) as err:
+                if "members" in params:  # unknown candidates and GraKeL classes, now
+                    from .kernels.learned import LearnedCombination
+
+                    LearnedCombination(members=params["members"])
+        except (TypeError, ValueError, ImportError) as err:
             raise argparse.ArgumentTypeError(str(err)) from None
         out.append((spec, name, params))
     return out

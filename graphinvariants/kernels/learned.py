@@ -225,6 +225,9 @@ class LearnedCombination:
                 raise ValueError(f"members must name candidates among {sorted(CANDIDATES)} or be external kernels "
                                  f"(GraKeL kernels, 'grakel.ClassName', callables (graphs_a, graphs_b) -> matrix, "
                                  f"transformers), got {list(members)!r}")
+            for member in members:  # a GraKeL class spelled by name: known (and GraKeL installed) now
+                if isinstance(member, str) and is_external(member):
+                    external_candidate(member)
         self.members = members
         self.params = dict(params or {})
         _check_no_edge_weight(self.params)

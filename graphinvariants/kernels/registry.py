@@ -84,6 +84,10 @@ DEFAULT_KERNEL = "power"
 LEARNED = "learned"
 RECOMMENDED = "power*histogram*wl:histogram__k=9"
 
+#: Options of the learned default that are tuples: spelled ``a+b`` (or one value) on the
+#: command line.
+LEARNED_TUPLES = ("members", "powers", "bandwidths")
+
 
 def _parameters(cls):
     return [p for p in inspect.signature(cls).parameters if p != "self"]
@@ -94,15 +98,16 @@ def parse_kernel_spec(spec):
 
     The spelling of kernels on the command line, e.g. ``"histogram:k=7"`` or
     ``"power*histogram:histogram__k=9"``. For the learned default (``"learned"``), a
-    value with ``+`` is a tuple: ``"learned:members=wl+grakel.ShortestPath"``.
+    value with ``+`` is a tuple, and so is every value of its tuple options
+    (:data:`LEARNED_TUPLES`): ``"learned:members=wl+grakel.ShortestPath"``.
 
     Examples
     --------
     >>> from graphinvariants.kernels import parse_kernel_spec
     >>> parse_kernel_spec("power*histogram:k=4,histogram__k=9")
     ('power*histogram', {'k': 4, 'histogram__k': 9})
-    >>> parse_kernel_spec("learned:members=wl+grakel.ShortestPath,powers=1+2")
-    ('learned', {'members': ('wl', 'grakel.ShortestPath'), 'powers': (1, 2)})
+    >>> parse_kernel_spec("learned:members=wl+grakel.ShortestPath,powers=1+2,bandwidths=1")
+    ('learned', {'members': ('wl', 'grakel.ShortestPath'), 'powers': (1, 2), 'bandwidths': (1,)})
     """
     name, _, rest = spec.partition(":")
     if name.strip() == LEARNED:
@@ -112,7 +117,7 @@ def parse_kernel_spec(spec):
             if not sep or not key:
                 raise ValueError(f"kernel {spec!r}: expected name:param=value,..., got {item!r}")
             values = tuple(_spelled_value(part) for part in value.split("+"))
-            params[key] = values if "+" in value else values[0]
+            params[key] = values if "+" in value or key in LEARNED_TUPLES else values[0]
         return LEARNED, params
     if ":" in rest:
         raise ValueError(f"kernel {spec!r} has more than one ':'; write the parameters of every member after "

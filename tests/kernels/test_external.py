@@ -10,6 +10,7 @@ from sklearn.base import BaseEstimator, clone
 
 import graphinvariants as gi
 from graphinvariants.cli import main
+from graphinvariants.kernels import parse_kernel_spec
 from graphinvariants.kernels.external import to_grakel
 from graphinvariants.kernels.learned import LearnedCombination
 from graphinvariants.graphs import as_graph_batch
@@ -148,6 +149,12 @@ def test_grakel_class_names_and_the_command_line(tu_dir, tmp_path, capsys):
         assert main(argv) == 0
     out = capsys.readouterr().out
     assert "MUTAG, learned:members=wl+grakel.ShortestPath:" in out
+    for spelled, message in (("wl+grakel.NoSuchKernel", "GraKeL has no kernel class 'NoSuchKernel'"),
+                             ("wl+nosuch", "members must name candidates")):
+        with pytest.raises(SystemExit) as exit_:
+            main(["evaluate", "MUTAG", "--kernel", f"learned:members={spelled}", "--out", str(tmp_path)])
+        assert exit_.value.code == 2 and message in capsys.readouterr().err
+    assert parse_kernel_spec("learned:members=wl")[1] == {"members": ("wl",)}  # one member: a tuple too
 
 
 def test_evaluate_estimator_with_external_candidates(data):
