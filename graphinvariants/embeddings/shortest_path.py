@@ -44,6 +44,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import shortest_path
 
+from ..graphs.csr import concatenated_ranges
 from .counts import CountFeatures, merged_labels, relabel_columns, unique_rows
 from .wl import edge_label_ids, merged_edge_ids
 
@@ -58,6 +59,10 @@ DISTANCE_ENTRIES = 2**22
 #: ``shortest_path``: fewer calls, and a wasted (unreachable) part of the distance block
 #: that grows with the group size only (``n_nodes * GROUP_NODES`` values in all).
 GROUP_NODES = 256
+
+#: Rows of a group are packed into one int64 key while the product of their column
+#: ranges stays below this (else they are counted as rows, by a lexsort).
+PACKED_KEYS = 2.0**62
 
 #: The key of a graph with no connected pair (distance 0 is no pair's distance).
 _NO_PAIR = (0, -1, -1, -1)
@@ -168,27 +173,53 @@ class ShortestPath(CountFeatures):
             row = np.repeat(np.arange(n, dtype=np.int64), np.diff(A.indptr))
             edge_keys = row * n + A.indices
         offsets = np.asarray(batch.offsets, dtype=np.int64)
-        owner = np.repeat(np.arange(n_graphs, dtype=np.int64), np.diff(offsets))
+        sizes = np.diff(offsets)
+        owner = np.repeat(np.arange(n_graphs, dtype=np.int64), sizes)
+        # a pair's row (graph, distance, edge label id, label id of u, of v), -1 where unused;
+        # packed into one int64 key (mixed radix) when the ranges allow, so that each group
+        # is counted by one sort of integers
+        radix = (n_graphs, int(sizes.max(initial=1)) + 1,
+                 1 + (len(edge_vocabulary) if edge_vocabulary is not None else 0),
+                 1 + (len(labels) if labels is not None else 0), 1 + (len(labels) if labels is not None else 0))
+        packed = float(np.prod(np.asarray(radix, dtype=np.float64))) < PACKED_KEYS
         parts, counted = [], []
         for start, stop, sources in _blocks(offsets):
             D = shortest_path(A[start:stop, start:stop], method="D", directed=True, unweighted=True,
                               indices=np.arange(sources[0] - start, sources[1] - start))
-            i, j = np.nonzero(np.isfinite(D) & (D > 0))
-            if not len(i):
+            # only each source's own graph: the rest of the block is unreachable
+            source_graph = owner[sources[0] : sources[1]]
+            width = sizes[source_graph]
+            i = np.repeat(np.arange(sources[1] - sources[0]), width)
+            j = concatenated_ranges(offsets[source_graph] - start, width)
+            distance = D[i, j]
+            keep = (distance > 0) & (distance < np.inf)
+            if not keep.any():
                 continue
-            u, v = i + sources[0], j + start
-            distance = D[i, j].astype(np.int64)
-            rows = np.full((len(u), 5), -1, dtype=np.int64)
-            rows[:, 0], rows[:, 1] = owner[u], distance
+            u, v = i[keep] + sources[0], j[keep] + start
+            columns = [owner[u], distance[keep].astype(np.int64), np.full(len(u), -1, np.int64)]
             if edge_keys is not None:
-                adjacent = distance == 1
+                adjacent = columns[1] == 1
                 place = np.searchsorted(edge_keys, u[adjacent] * n + v[adjacent])
-                rows[adjacent, 2] = edge_ids[place]
+                columns[2][adjacent] = edge_ids[place]
             if label_ids is not None:
-                rows[:, 3], rows[:, 4] = label_ids[u], label_ids[v]
-            distinct, inverse = unique_rows(rows)
+                columns += [label_ids[u], label_ids[v]]
+            else:
+                columns += [np.full(len(u), -1, np.int64)] * 2
+            if packed:
+                key = columns[0]
+                for c in range(1, 5):
+                    key = key * radix[c] + (columns[c] + (c >= 2))  # ids from -1: shifted by one
+                key, count = np.unique(key, return_counts=True)
+                distinct = np.empty((len(key), 5), dtype=np.int64)
+                for c in range(4, 0, -1):
+                    key, distinct[:, c] = np.divmod(key, radix[c])
+                    distinct[:, c] -= c >= 2
+                distinct[:, 0] = key
+            else:
+                distinct, inverse = unique_rows(np.column_stack(columns))
+                count = np.bincount(inverse, minlength=len(distinct))
             parts.append(distinct)
-            counted.append(np.bincount(inverse, minlength=len(distinct)).astype(np.float64))
+            counted.append(count.astype(np.float64))
         has_pair = np.zeros(n_graphs, dtype=bool)
         for distinct in parts:
             has_pair[distinct[:, 0]] = True

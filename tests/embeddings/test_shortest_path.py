@@ -98,11 +98,16 @@ def test_separately_embedded_collections_share_one_vocabulary(graphs):
         np.testing.assert_array_equal(cross, full[::2, 1::2])
 
 
-def test_large_graph_swept_in_blocks_of_sources(monkeypatch, graphs):
+def test_large_graph_swept_in_blocks_of_sources_and_unpacked_rows(monkeypatch, graphs):
     expected = gi.kernel_matrix(graphs, kernel="shortest_path", node_label="label")
     monkeypatch.setattr(sp_module, "DISTANCE_ENTRIES", 20)  # a few sources at a time, groups of one graph
     monkeypatch.setattr(sp_module, "GROUP_NODES", 1)
     np.testing.assert_array_equal(gi.kernel_matrix(graphs, kernel="shortest_path", node_label="label"), expected)
+    monkeypatch.setattr(sp_module, "PACKED_KEYS", 0.0)  # rows counted by lexsort, not packed keys
+    np.testing.assert_array_equal(gi.kernel_matrix(graphs, kernel="shortest_path", node_label="label"), expected)
+    labelled_bonds = gi.kernel_matrix(graphs, kernel="shortest_path", node_label="label", edge_label="bond")
+    expected = cosine_of_counts([brute_force_features(G, "label", "bond") for G in graphs])
+    np.testing.assert_allclose(labelled_bonds, expected, rtol=1e-14, atol=1e-15)
 
 
 def test_errors():
