@@ -136,6 +136,11 @@ def test_grakel_candidate_equals_grakel_and_our_member(tu_datasets):
     np.testing.assert_allclose(K, gi.kernel_matrix(ds[:150], kernel="shortest_path", node_label="label"), atol=1e-12)
     np.testing.assert_allclose(C, gi.kernel_matrix(ds[150:], ds[:150], kernel="shortest_path", node_label="label"),
                                atol=1e-12)
+    again = pickle.loads(pickle.dumps(model))  # the fitted GraKeL object travels with it
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        np.testing.assert_array_equal(again.transform(ds[150:]), C)  # the same fitted object: the same numbers
+        assert clone(model).get_params()["members"][0].get_params() == given.get_params()
 
 
 def test_grakel_class_names_and_the_command_line(tu_dir, tmp_path, capsys):
