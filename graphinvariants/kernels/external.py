@@ -146,6 +146,21 @@ class ExternalCandidate:
     name : str
         Its candidate name in the weights (``"grakel.ShortestPath"``, the callable's
         ``__name__``, the transformer's class name).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> import numpy as np
+    >>> from graphinvariants.graphs import as_graph_batch
+    >>> from graphinvariants.kernels.external import external_candidate
+    >>> def doubled(graphs_a, graphs_b):
+    ...     return 2.0 * np.eye(len(graphs_a), len(graphs_b))
+    >>> candidate = external_candidate(doubled)
+    >>> graphs = [nx.path_graph(3), nx.cycle_graph(4)]
+    >>> candidate.fit(graphs, as_graph_batch(graphs), {})
+    Traceback (most recent call last):
+        ...
+    ValueError: candidate 'doubled' gave a diagonal from 2 to 2; the learned default combines kernels with a unit diagonal: normalise it, K[i, j] / sqrt(K[i, i] * K[j, j]) (GraKeL: normalize=True)
     """
 
     def __init__(self, kernel, kind, name):
