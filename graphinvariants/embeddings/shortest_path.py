@@ -45,7 +45,8 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import shortest_path
 
 from ..graphs.csr import concatenated_ranges
-from .counts import CountFeatures, merged_labels, relabel_columns, unique_rows
+from .counts import (AlignedCounts, CountFeatures, merged_labels, relabel_columns, shared_columns, squared_norms,
+                     unique_rows)
 from .wl import edge_label_ids, merged_edge_ids
 
 __all__ = ["DISTANCE_ENTRIES", "GROUP_NODES", "ShortestPath", "ShortestPathBatch"]
@@ -87,6 +88,9 @@ class ShortestPathBatch:
         The distinct edge labels, sorted (None without edge labels).
     params : dict
         The parameters the features were made with (``node_label``, ``edge_label``).
+    undirected : bool
+        Whether every graph was undirected (each edge stored both ways with one label),
+        so that the features ``(a, b, d)`` and ``(b, a, d)`` have equal counts.
 
     Examples
     --------
@@ -97,7 +101,8 @@ class ShortestPathBatch:
     ([1, 2], [[4.0, 2.0]])
     """
 
-    def __init__(self, counts, keys, labels=None, edge_vocabulary=None, *, params=None):
+    def __init__(self, counts, keys, labels=None, edge_vocabulary=None, *, params=None, undirected=False):
+        self.undirected = undirected
         self.counts = counts
         self.keys = keys
         self.labels = labels
@@ -175,6 +180,10 @@ class ShortestPath(CountFeatures):
         offsets = np.asarray(batch.offsets, dtype=np.int64)
         sizes = np.diff(offsets)
         owner = np.repeat(np.arange(n_graphs, dtype=np.int64), sizes)
+        # an undirected batch (symmetric pattern and edge labels) is read one way only:
+        # the pairs u < v, keyed by their labels in increasing order, then each such
+        # feature is counted as the two ordered features it stands for (half the sorting)
+        undirected = _symmetric(A, edge_ids)
         # a pair's row (graph, distance, edge label id, label id of u, of v), -1 where unused;
         # packed into one int64 key (mixed radix) when the ranges allow, so that each group
         # is counted by one sort of integers
@@ -184,13 +193,21 @@ class ShortestPath(CountFeatures):
         packed = float(np.prod(np.asarray(radix, dtype=np.float64))) < PACKED_KEYS
         parts, counted = [], []
         for start, stop, sources in _blocks(offsets):
-            D = shortest_path(A[start:stop, start:stop], method="D", directed=True, unweighted=True,
-                              indices=np.arange(sources[0] - start, sources[1] - start))
+            p0, p1 = A.indptr[start], A.indptr[stop]  # block-diagonal: the group's rows hold its columns only
+            block = sp.csr_array((A.data[p0:p1], A.indices[p0:p1] - start, A.indptr[start : stop + 1] - p0),
+                                 shape=(stop - start, stop - start))
+            whole = sources == (start, stop)
+            D = shortest_path(block, method="D", directed=True, unweighted=True,
+                              indices=None if whole else np.arange(sources[0] - start, sources[1] - start))
             # only each source's own graph: the rest of the block is unreachable
             source_graph = owner[sources[0] : sources[1]]
+            first = offsets[source_graph] - start
             width = sizes[source_graph]
+            if undirected:  # the nodes after the source in its graph
+                first = np.arange(sources[0], sources[1]) - start + 1
+                width = offsets[source_graph + 1] - start - first
             i = np.repeat(np.arange(sources[1] - sources[0]), width)
-            j = concatenated_ranges(offsets[source_graph] - start, width)
+            j = concatenated_ranges(first, width)
             distance = D[i, j]
             keep = (distance > 0) & (distance < np.inf)
             if not keep.any():
@@ -202,7 +219,8 @@ class ShortestPath(CountFeatures):
                 place = np.searchsorted(edge_keys, u[adjacent] * n + v[adjacent])
                 columns[2][adjacent] = edge_ids[place]
             if label_ids is not None:
-                columns += [label_ids[u], label_ids[v]]
+                lu, lv = label_ids[u], label_ids[v]
+                columns += [np.minimum(lu, lv), np.maximum(lu, lv)] if undirected else [lu, lv]
             else:
                 columns += [np.full(len(u), -1, np.int64)] * 2
             if packed:
@@ -218,6 +236,11 @@ class ShortestPath(CountFeatures):
             else:
                 distinct, inverse = unique_rows(np.column_stack(columns))
                 count = np.bincount(inverse, minlength=len(distinct))
+            if undirected:  # (a, b) with a < b: also (b, a); (a, a): both ways, twice
+                mirrored = distinct[distinct[:, 3] != distinct[:, 4]][:, [0, 1, 2, 4, 3]]
+                count = np.concatenate((np.where(distinct[:, 3] == distinct[:, 4], 2 * count, count),
+                                        count[distinct[:, 3] != distinct[:, 4]]))
+                distinct = np.concatenate((distinct, mirrored))
             parts.append(distinct)
             counted.append(count.astype(np.float64))
         has_pair = np.zeros(n_graphs, dtype=bool)
@@ -227,10 +250,41 @@ class ShortestPath(CountFeatures):
         parts.append(np.column_stack((lonely, np.tile(_NO_PAIR, (len(lonely), 1)))).astype(np.int64))
         counted.append(np.ones(len(lonely)))
         rows = np.concatenate(parts)
-        keys, column = unique_rows(rows[:, 1:])
+        if packed:  # the features as one packed key each: one sort of integers, the same order as the rows'
+            key = np.zeros(len(rows), dtype=np.int64)
+            for c in range(1, 5):
+                key = key * radix[c] + (rows[:, c] + (c >= 2))
+            key, column = np.unique(key, return_inverse=True)
+            keys = np.empty((len(key), 4), dtype=np.int64)
+            for c in range(4, 0, -1):
+                key, keys[:, c - 1] = np.divmod(key, radix[c])
+                keys[:, c - 1] -= c >= 2
+            column = column.reshape(-1)
+        else:
+            keys, column = unique_rows(rows[:, 1:])
         counts = sp.csr_array((np.concatenate(counted), (rows[:, 0], column)), shape=(n_graphs, len(keys)))
         counts.sum_duplicates()  # a graph swept in blocks of sources has a feature in several parts
-        return ShortestPathBatch(counts, keys, labels, edge_vocabulary, params=self.embedding_params())
+        return ShortestPathBatch(counts, keys, labels, edge_vocabulary, params=self.embedding_params(),
+                                 undirected=undirected)
+
+    def align(self, left, right):
+        """As the count members, but when both sides are undirected each pair of mirrored
+        features ``(a, b, d)``, ``(b, a, d)`` (equal counts) is one column, weighted 2 on
+        the left side: the inner products are the same integers, for half the work."""
+        if not (left.undirected and right.undirected and left.labels is not None):
+            return super().align(left, right)
+        if left is right:
+            merged, keys = (left.counts, left.counts), left.keys
+        else:
+            keys, new_left, new_right = self._merged_keys(left, right)
+            merged = (relabel_columns(left.counts, new_left, len(keys)), relabel_columns(right.counts, new_right, len(keys)))
+        norms = squared_norms(merged[0]), squared_norms(merged[1])
+        kept = keys[:, 2] <= keys[:, 3]
+        weight = np.where(keys[kept, 2] < keys[kept, 3], 2.0, 1.0)
+        a, b = (sp.csr_array(m[:, np.flatnonzero(kept)]) for m in merged)
+        a = sp.csr_array(a @ sp.diags_array(weight))
+        shared = shared_columns(a, b)
+        return AlignedCounts(a[:, shared], norms[0]), AlignedCounts(b[:, shared], norms[1])
 
     def tile_size(self, n_jobs):
         """256: the features are few (1,894 on NCI1 with node labels, 259 on ENZYMES), so
@@ -242,6 +296,12 @@ class ShortestPath(CountFeatures):
 
     def merge(self, left, right):
         """Count matrices of two batches over the union of their features."""
+        keys, new_left, new_right = self._merged_keys(left, right)
+        return (relabel_columns(left.counts, new_left, len(keys)),
+                relabel_columns(right.counts, new_right, len(keys)))
+
+    def _merged_keys(self, left, right):
+        """The union of two batches' features, sorted, and each batch's columns in it."""
         keys = [left.keys.copy(), right.keys.copy()]
         if (left.labels is None) != (right.labels is None):
             raise ValueError("one collection's shortest-path features carry node labels and the other's do not; "
@@ -256,9 +316,20 @@ class ShortestPath(CountFeatures):
             for side in (0, 1):
                 _remap(keys[side], (1,), edge_maps[side])
         distinct, inverse = unique_rows(np.concatenate(keys))
-        new = inverse[: len(keys[0])], inverse[len(keys[0]) :]
-        return (relabel_columns(left.counts, new[0], len(distinct)),
-                relabel_columns(right.counts, new[1], len(distinct)))
+        return distinct, inverse[: len(keys[0])], inverse[len(keys[0]) :]
+
+
+def _symmetric(A, edge_ids):
+    """Whether every stored entry ``(u, v)`` has ``(v, u)`` stored with the same edge
+    label (``edge_ids``: one per entry, or None)."""
+    if (A != A.T).nnz:
+        return False
+    if edge_ids is None:
+        return True
+    entry = sp.csr_array((np.arange(1, A.nnz + 1, dtype=np.float64), A.indices, A.indptr), shape=A.shape)
+    mirror = sp.csr_array(entry.T)  # entry k of the transpose, in CSR order: the number (from 1) of (v, u)
+    mirror.sort_indices()
+    return bool(np.array_equal(edge_ids[mirror.data.astype(np.int64) - 1], edge_ids))
 
 
 def _remap(keys, columns, mapping):

@@ -66,6 +66,20 @@ def test_directed_distances_follow_edges():
                                                  (None, None, 3, None): 1})
 
 
+def test_directed_both_ways_with_other_edge_labels():
+    # both directions stored, but with different labels: read as ordered pairs, not folded
+    G = nx.DiGraph()
+    G.add_edges_from([(0, 1, {"bond": 1}), (1, 0, {"bond": 2}), (1, 2, {"bond": 1}), (2, 1, {"bond": 1})])
+    nx.set_node_attributes(G, {0: "a", 1: "b", 2: "a"}, "label")
+    H = nx.DiGraph(G)
+    H.edges[1, 0]["bond"] = 1
+    graphs = [G, H, nx.Graph(H)]
+    K = gi.kernel_matrix(graphs, kernel="shortest_path", node_label="label", edge_label="bond")
+    expected = cosine_of_counts([brute_force_features(X, "label", "bond") for X in graphs])
+    np.testing.assert_allclose(K, expected, rtol=1e-14, atol=1e-15)
+    assert K[0, 1] < 1 and K[1, 2] == 1.0  # exact: equal integer counts
+
+
 def test_graphs_without_pairs_are_alike_and_unlike_the_others():
     graphs = [nx.empty_graph(1), nx.empty_graph(5), nx.path_graph(2), nx.path_graph(3)]
     K = gi.kernel_matrix(graphs, kernel="shortest_path")
