@@ -31,13 +31,19 @@ Definitions, where they are ours:
 * **Edge weights** are not read: distances are numbers of edges (as GraKeL's on
   unweighted graphs).
 
-Everything is array work: graphs are taken in groups of about :data:`GROUP_NODES`
-nodes, and one call of :func:`scipy.sparse.csgraph.shortest_path` (breadth-first, on
-the group's block-diagonal adjacency) gives all their distances at once; pairs in
-different graphs of the group are unreachable, so the finite off-diagonal distances are
-exactly the features. A graph with more than ``sqrt(DISTANCE_ENTRIES)`` nodes is taken
-alone, its sources a block of rows at a time, so the dense distance block never holds
-more than :data:`DISTANCE_ENTRIES` values (32 MiB).
+Distances: with numba (the ``[fast]`` extra) and at least :data:`COMPILED_PAIRS` node
+pairs, a compiled breadth-first search from every node within its own graph, in chunks
+of graphs of at most :data:`DISTANCE_ENTRIES` pairs. Otherwise array work: graphs are
+taken in groups of about :data:`GROUP_NODES` nodes, and one call of
+:func:`scipy.sparse.csgraph.shortest_path` (on the group's block-diagonal adjacency)
+gives all their distances at once; pairs in different graphs of the group are
+unreachable, so each source reads its own graph's part of the block. A graph with more
+than ``sqrt(DISTANCE_ENTRIES)`` nodes is taken alone, its sources a block of rows at a
+time, so the dense distance block never holds more than :data:`DISTANCE_ENTRIES` values
+(32 MiB). Both give the same integer distances (tested). An undirected batch is read one
+way (pairs ``u < v``), each feature then counted as the two ordered features it stands
+for, and its Gram matrix keeps one column per mirrored pair of features, weighted 2 on
+one side: the same integer inner products for half the work.
 """
 
 import numpy as np
@@ -49,7 +55,7 @@ from .counts import (AlignedCounts, CountFeatures, merged_labels, relabel_column
                      unique_rows)
 from .wl import edge_label_ids, merged_edge_ids
 
-__all__ = ["DISTANCE_ENTRIES", "GROUP_NODES", "ShortestPath", "ShortestPathBatch"]
+__all__ = ["COMPILED_PAIRS", "DISTANCE_ENTRIES", "GROUP_NODES", "ShortestPath", "ShortestPathBatch"]
 
 #: Largest dense block of distances computed at once (sources x nodes): 2**22 float64
 #: values, 32 MiB. A graph of ``n`` nodes is swept ``DISTANCE_ENTRIES // n`` sources at
@@ -60,6 +66,11 @@ DISTANCE_ENTRIES = 2**22
 #: ``shortest_path``: fewer calls, and a wasted (unreachable) part of the distance block
 #: that grows with the group size only (``n_nodes * GROUP_NODES`` values in all).
 GROUP_NODES = 256
+
+#: Batches of at least this many node pairs (the sum of the squared graph sizes) are
+#: searched by compiled code when numba (the ``[fast]`` extra) can be imported: below,
+#: importing numba would cost more than it saves.
+COMPILED_PAIRS = 2**19
 
 #: Rows of a group are packed into one int64 key while the product of their column
 #: ranges stays below this (else they are counted as rows, by a lexsort).
@@ -192,28 +203,10 @@ class ShortestPath(CountFeatures):
                  1 + (len(labels) if labels is not None else 0), 1 + (len(labels) if labels is not None else 0))
         packed = float(np.prod(np.asarray(radix, dtype=np.float64))) < PACKED_KEYS
         parts, counted = [], []
-        for start, stop, sources in _blocks(offsets):
-            p0, p1 = A.indptr[start], A.indptr[stop]  # block-diagonal: the group's rows hold its columns only
-            block = sp.csr_array((A.data[p0:p1], A.indices[p0:p1] - start, A.indptr[start : stop + 1] - p0),
-                                 shape=(stop - start, stop - start))
-            whole = sources == (start, stop)
-            D = shortest_path(block, method="D", directed=True, unweighted=True,
-                              indices=None if whole else np.arange(sources[0] - start, sources[1] - start))
-            # only each source's own graph: the rest of the block is unreachable
-            source_graph = owner[sources[0] : sources[1]]
-            first = offsets[source_graph] - start
-            width = sizes[source_graph]
-            if undirected:  # the nodes after the source in its graph
-                first = np.arange(sources[0], sources[1]) - start + 1
-                width = offsets[source_graph + 1] - start - first
-            i = np.repeat(np.arange(sources[1] - sources[0]), width)
-            j = concatenated_ranges(first, width)
-            distance = D[i, j]
-            keep = (distance > 0) & (distance < np.inf)
-            if not keep.any():
+        for u, v, distance in _connected_pairs(A, offsets, owner, undirected):
+            if not len(u):
                 continue
-            u, v = i[keep] + sources[0], j[keep] + start
-            columns = [owner[u], distance[keep].astype(np.int64), np.full(len(u), -1, np.int64)]
+            columns = [owner[u], distance, np.full(len(u), -1, np.int64)]
             if edge_keys is not None:
                 adjacent = columns[1] == 1
                 place = np.searchsorted(edge_keys, u[adjacent] * n + v[adjacent])
@@ -317,6 +310,66 @@ class ShortestPath(CountFeatures):
                 _remap(keys[side], (1,), edge_maps[side])
         distinct, inverse = unique_rows(np.concatenate(keys))
         return distinct, inverse[: len(keys[0])], inverse[len(keys[0]) :]
+
+
+def _connected_pairs(A, offsets, owner, undirected):
+    """Yield ``(u, v, d)`` arrays: the pairs of distinct nodes of one graph with a path
+    from ``u`` to ``v`` (only ``u < v`` if ``undirected``) and their distances, a group
+    of graphs at a time. Compiled breadth-first search (numba) for batches of at least
+    :data:`COMPILED_PAIRS` node pairs when numba can be imported, in chunks of graphs of
+    at most :data:`DISTANCE_ENTRIES` pairs; otherwise, and for a graph larger than that,
+    ``scipy.sparse.csgraph.shortest_path`` on blocks of the batch. Both give the same
+    pairs and the same integer distances (tested)."""
+    sizes = np.diff(offsets)
+    search = None
+    if float(np.sum(sizes.astype(np.float64) ** 2)) >= COMPILED_PAIRS:
+        try:
+            from ._shortest_path_numba import bfs_pairs as search
+        except ImportError:  # numba is the [fast] extra
+            search = None
+    if search is not None:
+        indptr, indices = A.indptr.astype(np.int64), A.indices.astype(np.int64)
+        pairs = sizes * (sizes - 1)
+        g, n_graphs = 0, len(sizes)
+        while g < n_graphs:
+            if pairs[g] > DISTANCE_ENTRIES:  # one large graph: in blocks of sources
+                yield from _scipy_pairs(A, offsets[g : g + 2], owner, undirected)
+                g += 1
+                continue
+            end, total = g, 0
+            while end < n_graphs and pairs[end] <= DISTANCE_ENTRIES and total + pairs[end] <= DISTANCE_ENTRIES:
+                total += pairs[end]
+                end += 1
+            yield search(indptr, indices, offsets, g, end, one_way=undirected)
+            g = end
+        return
+    yield from _scipy_pairs(A, offsets, owner, undirected)
+
+
+def _scipy_pairs(A, offsets, owner, undirected):
+    """:func:`_connected_pairs` by ``scipy.sparse.csgraph.shortest_path`` (``offsets``:
+    of the graphs to read, which may be a part of the batch)."""
+    sizes = np.diff(offsets)
+    for start, stop, sources in _blocks(offsets):
+        p0, p1 = A.indptr[start], A.indptr[stop]  # block-diagonal: the group's rows hold its columns only
+        block = sp.csr_array((A.data[p0:p1], A.indices[p0:p1] - start, A.indptr[start : stop + 1] - p0),
+                             shape=(stop - start, stop - start))
+        whole = sources == (start, stop)
+        D = shortest_path(block, method="D", directed=True, unweighted=True,
+                          indices=None if whole else np.arange(sources[0] - start, sources[1] - start))
+        # only each source's own graph: the rest of the block is unreachable
+        source_graph = owner[sources[0] : sources[1]]
+        local = np.searchsorted(offsets, sources[0], side="right") - 1 + (source_graph - owner[sources[0]])
+        first = offsets[local] - start
+        width = sizes[local]
+        if undirected:  # the nodes after the source in its graph
+            first = np.arange(sources[0], sources[1]) - start + 1
+            width = offsets[local + 1] - start - first
+        i = np.repeat(np.arange(sources[1] - sources[0]), width)
+        j = concatenated_ranges(first, width)
+        distance = D[i, j]
+        keep = (distance > 0) & (distance < np.inf)
+        yield i[keep] + sources[0], j[keep] + start, distance[keep].astype(np.int64)
 
 
 def _symmetric(A, edge_ids):

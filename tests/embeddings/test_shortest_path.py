@@ -124,6 +124,24 @@ def test_large_graph_swept_in_blocks_of_sources_and_unpacked_rows(monkeypatch, g
     np.testing.assert_allclose(labelled_bonds, expected, rtol=1e-14, atol=1e-15)
 
 
+@pytest.mark.parametrize("params", [{}, {"node_label": "label", "edge_label": "bond"}])
+def test_compiled_search_equals_scipy(monkeypatch, graphs, params):
+    pytest.importorskip("numba", reason="numba is the [fast] extra; CI installs it")
+    directed = [nx.DiGraph(nx.gnp_random_graph(12, 0.2, seed=s, directed=True)) for s in range(3)]
+    for G in directed:
+        nx.set_node_attributes(G, 0, "label")
+        nx.set_edge_attributes(G, 1, "bond")
+    for collection in (graphs, directed):
+        monkeypatch.setattr(sp_module, "COMPILED_PAIRS", float("inf"))
+        expected = gi.kernel_matrix(collection, kernel="shortest_path", **params)
+        monkeypatch.setattr(sp_module, "COMPILED_PAIRS", 0)
+        # exact: the same integer distances, so the same counts
+        np.testing.assert_array_equal(gi.kernel_matrix(collection, kernel="shortest_path", **params), expected)
+        monkeypatch.setattr(sp_module, "DISTANCE_ENTRIES", 100)  # graphs above 100 pairs: scipy, in blocks
+        np.testing.assert_array_equal(gi.kernel_matrix(collection, kernel="shortest_path", **params), expected)
+        monkeypatch.undo()
+
+
 def test_errors():
     with pytest.raises(TypeError, match="node_label must be None or an attribute name"):
         ShortestPath(node_label=1)
