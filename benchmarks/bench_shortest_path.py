@@ -76,7 +76,7 @@ def compare(name, args):
         return gi.kernel_matrix(ds, kernel="shortest_path", node_label="label", n_jobs=1)
 
     wall_grakel, cpu_grakel = wall_and_cpu(grakel, args.grakel_repeat)
-    wall_ours, cpu_ours = wall_and_cpu(ours, args.repeat, "ours")
+    wall_ours, cpu_ours = wall_and_cpu(ours, args.repeat, name)
     wall_nx, _ = wall_and_cpu(lambda: gi.kernel_matrix(networkx_graphs, kernel="shortest_path", node_label="label",
                                                        n_jobs=1), args.repeat)
     difference = float(np.abs(ours() - expected).max())
@@ -84,8 +84,8 @@ def compare(name, args):
           f"ours {wall_ours:6.3f} s (CPU {cpu_ours:6.3f} s)   ratio {wall_grakel / wall_ours:4.0f}x "
           f"(CPU {cpu_grakel / cpu_ours:4.0f}x)   max |difference| {difference:.1e}")
     print(f"           ours from NetworkX graphs (conversion included) {wall_nx:6.3f} s: "
-          f"ratio {wall_grakel / wall_nx:4.0f}x; ours, first call of the run {FIRST['ours']:6.3f} s "
-          "(numba imported and its search loaded from the cache, or compiled, once per process)")
+          f"ratio {wall_grakel / wall_nx:4.0f}x; ours, first call {FIRST[name]:6.3f} s "
+          "(the first data set's includes importing numba and loading its search, once per process)")
 
 
 def main():
