@@ -170,15 +170,10 @@ def kernel_list(text):
                 make_functional(name, **params)  # refuse unknown names and parameters now
             else:
                 params = _learned_options(params)
-        except (TypeError, ValueError) as err:
+        except (TypeError, ValueError, ImportError) as err:
             raise argparse.ArgumentTypeError(str(err)) from None
         out.append((spec, name, params))
     return out
-
-
-#: Options of the learned default that take a sequence: on the command line its items
-#: are joined by "+" (``members=wl+wloa``), and one item is a sequence of one.
-LEARNED_SEQUENCES = ("members", "powers", "bandwidths")
 
 
 def _learned_options(params):
@@ -187,15 +182,18 @@ def _learned_options(params):
     TypeError or ValueError."""
     from .estimator import GraphKernel
 
+    from .kernels.registry import LEARNED_TUPLES
+
     params = dict(params)
-    for key in LEARNED_SEQUENCES:
+    for key in LEARNED_TUPLES:  # parse_kernel_spec made each a tuple of its "+"-joined items
         if key in params:
-            items = str(params[key]).split("+")
-            if not all(item.strip() for item in items) or any(c in str(params[key]) for c in "()[]'\""):
+            items = params[key] if isinstance(params[key], tuple) else (params[key],)
+            if any(not str(item).strip() or any(c in str(item) for c in "()[]'\"") for item in items):
                 example = {"members": "wl+wloa", "powers": "1+2", "bandwidths": "0.5+2"}[key]
-                raise ValueError(f"{key}={params[key]}: on the command line, join its items by '+' without "
+                spelled = "+".join(str(item) for item in items)
+                raise ValueError(f"{key}={spelled}: on the command line, join its items by '+' without "
                                  f"brackets or quotes, e.g. learned:{key}={example}")
-            params[key] = tuple(_spelled_value(item.strip()) for item in items)
+            params[key] = items
     import inspect
 
     from .kernels.learned import LearnedCombination
@@ -207,15 +205,6 @@ def _learned_options(params):
     # member parameters: built for graphs carrying everything, so that each reaches its members
     combination.candidate_functionals({"node_label": True, "edge_label": True, "node_attributes": True})
     return params
-
-
-def _spelled_value(text):
-    for cast in (int, float):
-        try:
-            return cast(text)
-        except ValueError:
-            continue
-    return text
 
 
 def _kernel_label(spec, args):
@@ -534,8 +523,8 @@ def _add_kernel_option(parser, *, learned):
             "or products and means such as power*histogram; parameters as histogram:k=7 (default: power)")
     if learned:
         text += "; learned: GraphKernel()'s learned default, fitted on each outer training fold (--k does not reach it)"
-        text += ("; its sequence options take items joined by +, e.g. learned:members=wl+wloa,powers=1+2 "
-                 "(one item: learned:members=wl)")
+        text += ("; its sequence options take items joined by +, e.g. learned:members=wl+wloa+grakel.ShortestPath,"
+                 "powers=1+2 (one item: learned:members=wl; GraKeL classes with their defaults)")
     parser.add_argument("--kernel", type=parse, default=parse(DEFAULT_KERNEL), metavar="NAME[,NAME...]", help=text)
 
 

@@ -200,8 +200,15 @@ class GraphKernel(_KernelTransformer):
             regression on the training labels; None weights all shapes once.
         max_samples : int or None, default=1000
             Learn the weights on at most this many training graphs, drawn with ``seed``.
-        members : tuple of str or None, default=None
-            Restrict the family to these candidate names.
+        members : tuple or None, default=None
+            Restrict the family to these candidates: names of
+            :data:`graphinvariants.kernels.learned.CANDIDATES`, and kernels from
+            elsewhere (:mod:`graphinvariants.kernels.external`): GraKeL kernel objects
+            or classes (or ``"grakel.ClassName"``), callables
+            ``(graphs_a, graphs_b) -> matrix``, transformers (``fit``, ``transform``).
+            Each must give a symmetric positive semidefinite matrix with a unit
+            diagonal (checked on the training graphs; GraKeL's are used with
+            ``normalize=True``).
         seed : None, int or numpy.random.Generator, default=None
             Seed of the subsample (used only when there are more than ``max_samples``
             training graphs).

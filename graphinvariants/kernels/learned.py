@@ -15,7 +15,10 @@ with a unit diagonal (Schur's product theorem for ``K^p`` and products;
 and sum to 1, so the combination is too.
 
 To add a member to the family, add one line to :data:`CANDIDATES`: its kernel name and
-parameters, and what the graphs must carry for it.
+parameters, and what the graphs must carry for it. Kernels from elsewhere (GraKeL
+kernels, callables, transformers) join through ``members``
+(:mod:`~graphinvariants.kernels.external`): they are candidates like the others, in
+every shape, and are not in the products.
 """
 
 import numbers
@@ -27,6 +30,7 @@ from ..graphs import GraphBatch, as_graph_batch
 from ..graphs.attributes import set_everywhere
 from .alignment import COMBINATIONS, TASKS, alignment_weights, check_max_samples, loo_ridge_error
 from .engine import pairwise_kernels
+from .external import external_candidate, is_external
 
 __all__ = ["CANDIDATES", "PRODUCTS", "SELECTIONS", "LearnedCombination"]
 
@@ -168,8 +172,12 @@ class LearnedCombination:
         shape). None: every shaped candidate, weighted once.
     max_samples : int or None
         Align on at most this many training graphs (drawn with ``seed``); None: all.
-    members : tuple of str or None
-        Names of :data:`CANDIDATES` to choose among (None: every one the graphs support).
+    members : tuple or None
+        Candidates to choose among (None: every one of :data:`CANDIDATES` the graphs
+        support): names of :data:`CANDIDATES`, and external kernels
+        (:mod:`~graphinvariants.kernels.external`): GraKeL kernel objects or classes (or
+        ``"grakel.ClassName"``), callables ``(graphs_a, graphs_b) -> matrix`` and
+        transformers (``fit(graphs)``, ``transform(graphs)``).
     params : dict
         Member parameters: ``k=7`` for every member that takes ``k``,
         ``histogram__k=9`` for one.
@@ -212,9 +220,14 @@ class LearnedCombination:
                             f"got {members!r}")
         if members is not None:
             members = tuple(members)
-            unknown = [m for m in members if m not in CANDIDATES]
+            unknown = [m for m in members if not is_external(m) and (not isinstance(m, str) or m not in CANDIDATES)]
             if unknown or not members:
-                raise ValueError(f"members must name candidates among {sorted(CANDIDATES)}, got {list(members)!r}")
+                raise ValueError(f"members must name candidates among {sorted(CANDIDATES)} or be external kernels "
+                                 f"(GraKeL kernels, 'grakel.ClassName', callables (graphs_a, graphs_b) -> matrix, "
+                                 f"transformers), got {list(members)!r}")
+            for member in members:  # a GraKeL class spelled by name: known (and GraKeL installed) now
+                if isinstance(member, str) and is_external(member):
+                    external_candidate(member)
         self.members = members
         self.params = dict(params or {})
         _check_no_edge_weight(self.params)
@@ -273,7 +286,7 @@ class LearnedCombination:
         if isinstance(carries, bool):  # graphs with or without node labels
             carries = {"node_label": carries}
         carries = {option: bool(carries.get(option)) and name is not None for option, name in self._reads().items()}
-        names = self.members if self.members is not None else tuple(CANDIDATES)
+        names = self._names() if self.members is not None else tuple(CANDIDATES)
         chosen = [n for n in names if all(carries.get(need, False) for need in CANDIDATES[n][2])]
         if self.members is not None and len(chosen) < len(names):
             missing = sorted(set(names) - set(chosen))
@@ -302,6 +315,27 @@ class LearnedCombination:
             raise ValueError(f"parameters {sorted(unused)} reach no candidate member of {sorted(functionals)}")
         return functionals
 
+    def _names(self):
+        """The library candidate names among ``members``."""
+        return tuple(m for m in self.members if isinstance(m, str) and not is_external(m))
+
+    def _externals(self):
+        """The external kernels among ``members``, by unique candidate name."""
+        out = {}
+        for member in self.members or ():
+            if is_external(member):
+                candidate = external_candidate(member)
+                name, copy = candidate.name, 2
+                while name in out or name in CANDIDATES:
+                    name, copy = f"{candidate.name}#{copy}", copy + 1
+                candidate.name = name
+                out[name] = candidate
+        return out
+
+    def _needs(self, part):
+        """What the graphs must carry for one member (a candidate name or an external)."""
+        return CANDIDATES[part][2] if part in CANDIDATES else self.externals[part].reads
+
     def _candidates(self, functionals):
         """(label, parts, shape) of every shaped candidate, in a fixed order (``functionals``:
         the member names, in the order of :data:`CANDIDATES`)."""
@@ -313,12 +347,14 @@ class LearnedCombination:
     # -- fitting ----------------------------------------------------------------------
     def fit(self, X, y):
         """Embed the training graphs and learn the weights from ``y``; returns self."""
+        X = X if hasattr(X, "__len__") else list(X)  # read again by external kernels
         batch, carries = self._graph_batch(X, "X")
         if not len(batch):
             raise ValueError("fit needs at least one graph, got none")
         y = np.asarray(y)
         if y.shape != (len(batch),):
             raise ValueError(f"y must have one label per graph, shape ({len(batch)},), got {y.shape}")
+        self.externals = self._externals()
         self.functionals = self.candidate_functionals(carries)
         self.embeddings = {name: f.as_embeddings(batch, what="X") for name, f in self.functionals.items()}
         sample = None
@@ -331,6 +367,10 @@ class LearnedCombination:
         for name, f in self.functionals.items():
             data = self.embeddings[name] if sample is None else f.as_embeddings(batch.take(sample), what="X")
             grams[name] = pairwise_kernels(data, functional=f, n_jobs=self.n_jobs)
+        for name, external in self.externals.items():  # fitted on every training graph, checked on the sample
+            K = external.fit(X, batch, carries)
+            grams[name] = K if sample is None else K[np.ix_(sample, sample)]
+            external.check_psd(grams[name])
         self.learn_weights(grams, y if sample is None else y[sample])
         self.n_train = len(batch)
         self._train_grams = grams if sample is None else None
@@ -359,7 +399,7 @@ class LearnedCombination:
         self.alignments = {label: float(a) for (label, _, _), a in zip(candidates, alignments)}
         self._chosen = [(label, parts, shape, float(w)) for (label, parts, shape), w in zip(candidates, weights) if w > 0]
         # what new graphs must carry: only what the chosen candidates read
-        self.requires = tuple(sorted({need for _, parts, _, _ in self._chosen for p in parts for need in CANDIDATES[p][2]}))
+        self.requires = tuple(sorted({need for _, parts, _, _ in self._chosen for p in parts for need in self._needs(p)}))
         return self
 
     def _shaped(self, grams, parts, shape, *, fit=False):
@@ -396,7 +436,7 @@ class LearnedCombination:
         """The square matrix of the training graphs."""
         needed = {p for _, parts, _, _ in self._chosen for p in parts}
         grams = self._train_grams or {}
-        grams = {name: grams[name] if name in grams else
+        grams = {name: grams[name] if name in grams else self.externals[name].gram() if name in self.externals else
                  pairwise_kernels(self.embeddings[name], functional=self.functionals[name], n_jobs=self.n_jobs)
                  for name in needed}
         K = self._combine(grams)
@@ -406,10 +446,12 @@ class LearnedCombination:
 
     def cross(self, X):
         """The matrix of ``X`` against the training graphs, shape ``(len(X), n_train)``."""
+        X = X if hasattr(X, "__len__") else list(X)
         batch, _ = self._graph_batch(X, "X", require=self.requires)
         needed = {p for _, parts, _, _ in self._chosen for p in parts}
-        grams = {name: pairwise_kernels(batch, self.embeddings[name], functional=self.functionals[name],
-                                        n_jobs=self.n_jobs) for name in needed}
+        grams = {name: self.externals[name].cross(X, batch) if name in self.externals else
+                 pairwise_kernels(batch, self.embeddings[name], functional=self.functionals[name], n_jobs=self.n_jobs)
+                 for name in needed}
         return self._combine(grams)
 
     def __getstate__(self):

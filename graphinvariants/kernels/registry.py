@@ -17,7 +17,7 @@ from ..embeddings import (
     WeisfeilerLehmanOptimalAssignment,
 )
 from ..embeddings import ClosedWalkGaussian, ClosedWalkHistogram, NodeCount
-from ..embeddings import PropagatedAttributes
+from ..embeddings import PropagatedAttributes, ShortestPath
 from .engine import pairwise_kernels
 
 __all__ = [
@@ -39,6 +39,7 @@ _FUNCTIONALS = {
     "wl_closed": functools.partial(WeisfeilerLehman, closed_walks=8),
     "size": NodeCount,
     "attributes": PropagatedAttributes,
+    "shortest_path": ShortestPath,
 }
 
 #: Kernel names accepted by :func:`kernel_matrix`, each with a one-line description.
@@ -63,6 +64,8 @@ KERNELS = {
     "attributes": "kernel mean embedding of node attributes propagated along walks [Z, PZ, .., P^k Z], RBF with "
                   "fitted bandwidth (k, propagation, bandwidth, bandwidth_scale, n_features, random_state, "
                   "node_attributes)",
+    "shortest_path": "shortest-path kernel (Borgwardt and Kriegel): histogram of (label(u), label(v), distance) over the "
+                     "ordered connected node pairs, cosine-normalised; GraKeL's ShortestPath (node_label, edge_label)",
 }
 
 
@@ -81,6 +84,10 @@ DEFAULT_KERNEL = "power"
 LEARNED = "learned"
 RECOMMENDED = "power*histogram*wl:histogram__k=9"
 
+#: Options of the learned default that are tuples: spelled ``a+b`` (or one value) on the
+#: command line.
+LEARNED_TUPLES = ("members", "powers", "bandwidths")
+
 
 def _parameters(cls):
     return [p for p in inspect.signature(cls).parameters if p != "self"]
@@ -90,15 +97,28 @@ def parse_kernel_spec(spec):
     """``"name:param=value,..."`` -> ``(name, params)``, values read as int, float or text.
 
     The spelling of kernels on the command line, e.g. ``"histogram:k=7"`` or
-    ``"power*histogram:histogram__k=9"``.
+    ``"power*histogram:histogram__k=9"``. For the learned default (``"learned"``), a
+    value with ``+`` is a tuple, and so is every value of its tuple options
+    (:data:`LEARNED_TUPLES`): ``"learned:members=wl+grakel.ShortestPath"``.
 
     Examples
     --------
     >>> from graphinvariants.kernels import parse_kernel_spec
     >>> parse_kernel_spec("power*histogram:k=4,histogram__k=9")
     ('power*histogram', {'k': 4, 'histogram__k': 9})
+    >>> parse_kernel_spec("learned:members=wl+grakel.ShortestPath,powers=1+2,bandwidths=1")
+    ('learned', {'members': ('wl', 'grakel.ShortestPath'), 'powers': (1, 2), 'bandwidths': (1,)})
     """
     name, _, rest = spec.partition(":")
+    if name.strip() == LEARNED:
+        params = {}
+        for item in filter(None, rest.split(",")):
+            key, sep, value = item.partition("=")
+            if not sep or not key:
+                raise ValueError(f"kernel {spec!r}: expected name:param=value,..., got {item!r}")
+            values = tuple(_spelled_value(part) for part in value.split("+"))
+            params[key] = values if "+" in value or key in LEARNED_TUPLES else values[0]
+        return LEARNED, params
     if ":" in rest:
         raise ValueError(f"kernel {spec!r} has more than one ':'; write the parameters of every member after "
                          "one ':' at the end, as member__param=value (e.g. 'power*histogram:histogram__k=9')")
@@ -114,15 +134,18 @@ def parse_kernel_spec(spec):
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise ValueError(f"kernel {spec!r}: expected name:param=value,..., got {item!r}")
-        for cast in (int, float):
-            try:
-                params[key] = cast(value)
-                break
-            except ValueError:
-                continue
-        else:
-            params[key] = None if value == "None" else value
+        params[key] = _spelled_value(value)
     return name.strip(), params
+
+
+def _spelled_value(value):
+    """A spelled parameter value as int, float, None or text."""
+    for cast in (int, float):
+        try:
+            return cast(value)
+        except ValueError:
+            continue
+    return None if value == "None" else value
 
 
 def _same(given, spelled):
