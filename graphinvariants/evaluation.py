@@ -193,12 +193,8 @@ def _check_folds(y, n_folds, stratify):
     if stratify:
         classes, class_sizes = np.unique(y, return_counts=True)
         if n_folds > class_sizes.max():
-            hint = ""
-            if y.dtype.kind in "iuf" and len(classes) > len(y) // 2:  # numbers, mostly distinct: targets?
-                hint = (f"; y holds {len(classes)} distinct numbers: for regression targets use "
-                        "evaluate_estimator(graphs, y, task=\"regression\")")
             raise ValueError(f"n_folds={n_folds}, but the largest class has {class_sizes.max()} graphs: stratified "
-                             f"folds need n_folds at most that{hint}")
+                             f"folds need n_folds at most that{_regression_hint(y)}")
     smallest_training_part = len(y) - -(-len(y) // n_folds)  # beside the largest test fold
     if smallest_training_part < n_folds:
         raise ValueError(f"n_folds={n_folds} leaves training parts of {smallest_training_part} of the {len(y)} samples, "
@@ -210,6 +206,18 @@ def _check_folds(y, n_folds, stratify):
     return n_folds
 
 
+def _regression_hint(y, what="y"):
+    """For class labels too few per class: a hint to read them as regression targets
+    when they are numbers, many of them distinct (counts read as classes), else ''."""
+    if y.dtype.kind not in "iuf":
+        return ""
+    n_classes = len(np.unique(y))
+    if n_classes < 10 and n_classes <= len(y) // 2:
+        return ""
+    return (f"; {what} holds {n_classes} distinct numbers: if they are regression targets, say so with "
+            "evaluate_estimator(graphs, y, task=\"regression\")")
+
+
 def _check_inner_split(y_train, n_folds, stratify):
     """The inner split of an outer training part needs, stratified, a class of at least
     ``n_folds`` graphs there (scikit-learn's StratifiedKFold would refuse it)."""
@@ -218,7 +226,7 @@ def _check_inner_split(y_train, n_folds, stratify):
         if largest < n_folds:
             raise _FoldError(f"its training part's largest class has {largest} graphs, fewer than "
                              f"n_folds={n_folds} for the inner split that chooses the hyperparameter: "
-                             "use fewer folds")
+                             f"use fewer folds{_regression_hint(y_train, 'that part')}")
 
 
 def _check_C_grid(C_grid, name="C"):

@@ -407,6 +407,17 @@ def test_learned_default_refuses_labels_every_graph_has_but_not_valid():
         gi.GraphKernel().fit(as_igraph, y)
 
 
+def test_a_graph_without_nodes_is_refused_without_a_hint_about_labels():
+    """Was "X[1] has no nodes ... every graph has node_label 'label', so the learned
+    default reads it; fix the values, or refuse it with node_label=None": the graph
+    with no nodes carries the label vacuously, and refusing the label would not help."""
+    graphs = [nx.path_graph(3), nx.Graph(), nx.path_graph(4), nx.cycle_graph(3)]
+    for G in graphs:
+        nx.set_node_attributes(G, 1, "label")
+    with pytest.raises(ValueError, match=r"^X\[1\] has no nodes; every kernel needs at least one node per graph$"):
+        gi.GraphKernel().fit(graphs, [0, 1, 0, 1])
+
+
 def test_a_subsample_with_one_label_is_our_message():
     """Was: "y holds a single class", though y has two: the graphs drawn (max_samples)
     held one."""

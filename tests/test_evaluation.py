@@ -486,3 +486,28 @@ def test_regression_results_compare_by_their_values():
     assert result != gi.RegressionResult(np.array([[1.0, 2.0]]), np.ones((1, 2)), elapsed=0.1, n_resumed=1,
                                          params={"n_folds": 2})
     assert result != "RMSE 1.5"
+
+
+def test_integer_targets_too_few_per_class_in_a_training_part_get_the_hint(toy):
+    """Was "its training part's largest class has 2 graphs ... use fewer folds", without
+    naming task="regression": 10 integer values, 3 graphs each, pass the check on the
+    whole set and fail on the first training part."""
+    K, _ = toy
+    y = np.arange(30) % 10
+    kernel = _RecordingKernel(_Log(), _Matrix(K[:30, :30]))
+    with pytest.raises(ValueError, match=r"training part's largest class has 2 graphs.*that part holds 10 distinct "
+                                         r"numbers.*task=\"regression\""):
+        gi.evaluate_estimator(np.arange(30), y, kernel=kernel, n_repeats=1, n_folds=3)
+    with pytest.raises(ValueError, match=r"largest class has 2 graphs.*task=\"regression\""):
+        evaluate_kernel(K[:30, :30], y, n_repeats=1, n_folds=3)
+
+
+def test_class_labels_mixing_numbers_and_strings_are_refused_by_us():
+    """Was numpy's "'<' not supported between instances of 'int' and 'str'" from inside
+    scikit-learn, for GraphKernel().fit and evaluate_estimator alike."""
+    graphs = [nx.gnp_random_graph(12, 0.3, seed=i) for i in range(8)]
+    y = np.array(["a", 1] * 4, dtype=object)
+    with pytest.raises(TypeError, match="all numbers or all strings.*a mix of int, str"):
+        gi.GraphKernel().fit(graphs, y)
+    with pytest.raises(TypeError, match="all numbers or all strings.*a mix of int, str"):
+        gi.evaluate_estimator(graphs, y, n_repeats=1, n_folds=2)

@@ -255,6 +255,7 @@ class LearnedCombination:
                 except (TypeError, ValueError) as err:
                     kind = "edge" if option == "edge_label" else "node"
                     if set_everywhere(graphs, reads[option], kind):  # there, but not valid: say so
+                        as_graph_batch(graphs, what=what)  # unless the graphs themselves are refused (no nodes)
                         raise type(err)(f"{err} (every graph has {option} {reads[option]!r}, so the learned default "
                                         f"reads it; fix the values, or refuse it with {option}=None)") from None
                     carries[option] = False
