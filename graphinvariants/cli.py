@@ -149,7 +149,7 @@ def kernel_list(text):
     Kernels are separated by commas; a comma-separated item with ``=`` is one more
     parameter of the kernel before it: ``"power,histogram:k=7,wl:n_iter=3"``.
     """
-    from .kernels.registry import LEARNED, make_functional, parse_kernel_spec
+    from .kernels.registry import LEARNED, check_kernel_names, make_functional, parse_kernel_spec
 
     specs = []
     for item in filter(None, (part.strip() for part in text.split(","))):
@@ -166,6 +166,7 @@ def kernel_list(text):
     for spec in specs:
         try:
             name, params = parse_kernel_spec(spec)
+            check_kernel_names(name, also=(LEARNED,))  # "did you mean", among the names --kernel takes
             if name != LEARNED:
                 make_functional(name, **params)  # refuse unknown names and parameters now
             else:
@@ -486,11 +487,11 @@ def _add_kernel_option(parser, *, learned):
     from .kernels.registry import DEFAULT_KERNEL, KERNELS
 
     parse = kernel_list if learned else unsupervised_kernel_list
-    text = ("kernels to compare, side by side: power (the paper's), "
+    learned_name = ("learned (GraphKernel()'s learned default, fitted on each outer training fold; --k does not "
+                    "reach it), " if learned else "")
+    text = (f"kernels to compare, side by side: power (the paper's), {learned_name}"
             f"{', '.join(sorted(set(KERNELS) - {'power'}))}, "
             "or products and means such as power*histogram; parameters as histogram:k=7 (default: power)")
-    if learned:
-        text += "; learned: GraphKernel()'s learned default, fitted on each outer training fold (--k does not reach it)"
     parser.add_argument("--kernel", type=parse, default=parse(DEFAULT_KERNEL), metavar="NAME[,NAME...]", help=text)
 
 

@@ -343,6 +343,12 @@ def test_unknown_kernels_are_refused_by_the_parser(capsys):
     with pytest.raises(SystemExit) as exc:
         build_parser().parse_args(["evaluate", "MUTAG", "--kernel", "power,wlx"])
     assert exc.value.code == 2 and "unknown kernel 'wlx'" in capsys.readouterr().err
+    for given, suggestion in (("powr", "'power'"), ("WL", "'wl'"), ("learnd", "'learned'")):
+        with pytest.raises(SystemExit) as exc:
+            build_parser().parse_args(["evaluate", "MUTAG", "--kernel", given])
+        err = capsys.readouterr().err
+        assert exc.value.code == 2 and f"unknown kernel '{given}': did you mean {suggestion}" in err
+        assert "'learned'" in err  # evaluate takes it: it is in the list
 
 
 def test_perturb_several_kernels_with_the_property_2_column(tmp_path, capsys):
@@ -439,3 +445,18 @@ def test_evaluate_the_learned_default_fits_it_per_fold(tu_dir, tmp_path, capsys)
     assert status == 0 and "MUTAG: resumed 3 of 3 folds from" in out
     [again] = _csv_rows(tmp_path / "evaluation.csv")
     assert (again["accuracy"], again["fits"]) == (row["accuracy"], "0")
+
+
+def test_the_kernel_list_of_evaluate_names_learned_and_perturb_s_does_not(capsys):
+    """Was: learned added after the list and its default, easy to miss."""
+    import re
+
+    helps = {}
+    for command in ("evaluate", "perturb"):
+        with pytest.raises(SystemExit):
+            build_parser().parse_args([command, "--help"])
+        helps[command] = " ".join(capsys.readouterr().out.split())
+    listing = re.search(r"kernels to compare, side by side: (.*?), or products", helps["evaluate"]).group(1)
+    assert listing.startswith("power (the paper's), learned (")
+    assert "learned" not in re.search(r"kernels to compare, side by side: (.*?), or products",
+                                      helps["perturb"]).group(1)
