@@ -12,7 +12,7 @@ from ._validation import check_n_jobs
 from .embeddings import DEFAULT_RIDGE
 from .kernels import pairwise_kernels
 from .kernels.learned import CANDIDATES, LearnedCombination
-from .kernels.registry import LEARNED, kernel_parameters, make_functional
+from .kernels.registry import LEARNED, check_kernel_names, kernel_parameters, make_functional
 
 __all__ = ["GraphKernel", "PowerKernel"]
 
@@ -157,7 +157,11 @@ class GraphKernel(_KernelTransformer):
     chosen kernel does not take is an error at fit, so give each kernel its own grid:
     ``[{"kernel": ["wl"], "n_iter": [3, 5]}, {"kernel": ["histogram"], "k": [5, 7]}]``.
     A name that is no parameter of any kernel (nor ``member__param`` of one) is
-    refused at once, by the constructor and by :meth:`set_params`.
+    refused at once, by the constructor and by :meth:`set_params` (it would become an
+    attribute, and could shadow a method). Parameter *values*, ``kernel`` among them,
+    are only stored there, as scikit-learn asks (``set_params`` from a grid search
+    must not fail), and checked at :meth:`fit`: ``GraphKernel(kernel="WL")`` is
+    built, and its ``fit`` says ``unknown kernel 'WL': did you mean 'wl'?``.
 
     Parameters
     ----------
@@ -283,12 +287,9 @@ class GraphKernel(_KernelTransformer):
         return {key: getattr(self, key) for key in self._kernel_params}
 
     def _functional(self):
-        try:
-            return super()._functional()
-        except ValueError as err:
-            if str(err).startswith("unknown kernel"):  # the registry's names; this class takes one more
-                raise ValueError(f"{err}; GraphKernel also takes kernel={LEARNED!r}, its default") from None
-            raise
+        if isinstance(self.kernel, str):
+            check_kernel_names(self.kernel, also=(LEARNED,))  # the registry's names, and this class's default
+        return super()._functional()
 
     def _learned(self):
         params = self._kernel_parameters()

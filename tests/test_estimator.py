@@ -87,11 +87,32 @@ def test_fit_validates_the_parameters():
 
 def test_an_unknown_kernel_name_lists_the_learned_default_too():
     graphs, y = [nx.path_graph(4), nx.cycle_graph(5)], [0, 1]
-    with pytest.raises(ValueError, match="unknown kernel 'LEARNED'.*; GraphKernel also takes kernel='learned'"):
+    with pytest.raises(ValueError, match=r"unknown kernel 'LEARNED': did you mean 'learned'\? Choose among \[.*'learned'"):
         gi.GraphKernel(kernel="LEARNED").fit(graphs, y)
     with pytest.raises(ValueError, match="ridge") as caught:  # other errors of a named kernel stay as they are
         gi.GraphKernel(kernel="power", ridge=-1).fit(graphs, y)
     assert "learned" not in str(caught.value)
+
+
+def test_unknown_kernel_names_get_a_did_you_mean_at_fit_not_at_construction():
+    """Was "unknown kernel 'WL'; choose among [...]" with no suggestion. The name is
+    checked at fit, as scikit-learn asks of parameter values (its own check builds and
+    set_params every parameter to "helloworld", -1, ... and expects no error)."""
+    graphs, y = [nx.path_graph(4), nx.cycle_graph(5)], [0, 1]
+    kernel = gi.GraphKernel(kernel="WL")  # built: a value, stored
+    assert kernel.set_params(kernel="powr") is kernel
+    for name, suggestion in (("WL", "'wl'"), ("powr", "'power'"), ("learnd", "'learned'"), ("power*histgram", "'histogram'")):
+        with pytest.raises(ValueError, match=f"unknown kernel '{name.split('*')[-1]}': did you mean {suggestion}"):
+            gi.GraphKernel(kernel=name).fit(graphs, y)
+    with pytest.raises(ValueError, match=r"unknown kernel 'powr': did you mean 'power'\? Choose among \[") as caught:
+        gi.kernel_matrix(graphs, kernel="powr")
+    assert "learned" not in str(caught.value)  # kernel_matrix does not take it
+    with pytest.raises(ValueError, match=r"unknown kernel 'xyz'; choose among \["):
+        gi.kernel_matrix(graphs, kernel="xyz")
+    # scikit-learn's check_do_not_raise_errors_in_init_or_set_params, for the named
+    # parameters (it would also pass "params", the name of **params, which is no parameter)
+    for value in (-1, 3.0, "helloworld", np.array([1.0, 4.0]), [1], {}, []):
+        gi.GraphKernel(kernel=value, n_jobs=value).set_params(kernel=value, n_jobs=value)
 
 
 def test_parameters_are_keyword_only():
