@@ -185,7 +185,10 @@ class GraphKernel(_KernelTransformer):
             Node attribute holding a vector of real numbers; the attribute member is
             used when every training graph has it; ``None`` refuses it. A label or
             attribute on every node (edge) of every graph whose values are not valid
-            (NaN, numbers beside strings) is an error naming them, not left out.
+            (NaN, numbers beside strings) is an error naming them, not left out. When
+            some graphs carry one and others (or some of their nodes or edges) do not,
+            its members are left out with one ``UserWarning`` saying how many graphs
+            lack it.
         combination : {"alignf", "align"}, default="alignf"
             Maximise the alignment of the weighted sum (ALIGNF), or weight each
             candidate by its own alignment.

@@ -1,3 +1,5 @@
+import re
+
 import igraph as ig
 import networkx as nx
 import numpy as np
@@ -233,9 +235,10 @@ def test_learned_default_uses_labels_when_every_graph_has_them():
     assert max(v for n, v in model.alignments_.items() if "label" in n) > 0.9
     refused = gi.GraphKernel(node_label=None).fit(graphs, y)
     assert not any("label" in name for name in refused.weights_)
-    unlabelled = [nx.Graph(G.edges) for G in graphs[:-1]] + graphs[-1:]  # one graph without labels
-    assert not any("label" in n for n in gi.GraphKernel().fit(unlabelled, y).weights_)
-    with pytest.raises(ValueError, match="no node labels|none"):
+    unlabelled = [nx.Graph(G.edges) for G in graphs[:-1]] + graphs[-1:]  # one graph with labels
+    with pytest.warns(UserWarning, match="15 of the 16 graphs lack node_label 'label'"):
+        assert not any("label" in n for n in gi.GraphKernel().fit(unlabelled, y).weights_)
+    with pytest.raises(ValueError, match="no node labels|none"), pytest.warns(UserWarning, match="lack node_label"):
         gi.GraphKernel(members=("wl_label",)).fit(unlabelled, y)
 
 
@@ -422,10 +425,37 @@ def test_learned_default_refuses_labels_every_graph_has_but_not_valid():
     with pytest.raises(ValueError, match=r"X\[3\]: node 0: attribute 'attributes' holds nan"):
         gi.GraphKernel().fit(with_nan, y)
     del with_nan[3].nodes[0]["attributes"]  # absent on one node: the attribute member is left out
-    assert not any(n.startswith("attributes") for n in gi.GraphKernel().fit(with_nan, y).weights_)
+    with pytest.warns(UserWarning, match=r"1 of the 16 graphs lack node_attributes 'attributes' on some node \(X\[3\]"):
+        assert not any(n.startswith("attributes") for n in gi.GraphKernel().fit(with_nan, y).weights_)
     as_igraph = [ig.Graph.from_networkx(G) for G in mixed]
     with pytest.raises(TypeError, match="mix numbers and strings"):
         gi.GraphKernel().fit(as_igraph, y)
+
+
+def test_labels_on_only_some_graphs_give_one_warning_naming_how_many_lack_them():
+    """Was silent: the label members were left out without a word."""
+    import warnings
+
+    graphs = [nx.cycle_graph(n) for n in range(5, 11)] + [nx.star_graph(n) for n in range(4, 10)]
+    y = [0] * 6 + [1] * 6
+    for G in graphs[:8]:
+        nx.set_node_attributes(G, 1, "label")
+    del graphs[2].nodes[0]["label"]  # and on all but one node of X[2]
+    with pytest.warns(UserWarning) as caught:
+        weights = gi.GraphKernel().fit(graphs, y).weights_
+    assert len(caught) == 1
+    assert re.search(r"^5 of the 12 graphs lack node_label 'label' on some node \(X\[2\] first\), though 8 carry "
+                     r"it on at least one: .*\(wl_label, labelled_histogram, .*\).*node_label=None", str(caught[0].message))
+    assert not any("label" in name for name in weights)
+    as_igraph = [ig.Graph.from_networkx(G) for G in graphs]  # igraph: None where unset
+    with pytest.warns(UserWarning, match="^5 of the 12 graphs lack node_label 'label'"):
+        gi.GraphKernel().fit(as_igraph, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        gi.GraphKernel(node_label=None).fit(graphs, y)  # refused: no warning
+        unlabelled = [nx.cycle_graph(n) for n in range(5, 11)] + [nx.star_graph(n) for n in range(4, 10)]
+        gi.GraphKernel().fit(unlabelled, y)  # carried by none: no warning
+        gi.GraphKernel(members=("power", "wl")).fit(graphs, y)  # no member reads it
 
 
 def test_a_graph_without_nodes_is_refused_without_a_hint_about_labels():

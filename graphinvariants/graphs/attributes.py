@@ -191,6 +191,25 @@ def set_everywhere(graphs, attribute, kind="node"):
     return True
 
 
+def graphs_lacking(graphs, attribute, kind="node"):
+    """``(lacking, carrying)``: positions of the NetworkX or igraph graphs on some node
+    (``kind="edge"``: edge) of which ``attribute`` is not set, and how many graphs set
+    it on at least one (igraph's None counts as not set). Graphs of other kinds count
+    in neither."""
+    lacking, carrying = [], 0
+    for position, G in enumerate(graphs):
+        try:
+            library, _, values = node_values(G, attribute) if kind == "node" else edge_values(G, attribute)
+        except TypeError:  # not a NetworkX or igraph graph
+            continue
+        unset = [value is _MISSING or (value is None and library == "igraph") for value in values]
+        if any(unset):
+            lacking.append(position)
+        if not all(unset):
+            carrying += 1
+    return lacking, carrying
+
+
 def naming(kind, key):
     """A callable giving ``"node 3"``: the text is built only for an error message."""
     return lambda: f"{kind} {key!r}"

@@ -19,12 +19,13 @@ parameters, and what the graphs must carry for it.
 """
 
 import numbers
+import warnings
 
 import numpy as np
 
 from .._validation import check_choice, check_n_jobs, check_seed, python_scalar
 from ..graphs import GraphBatch, as_graph_batch
-from ..graphs.attributes import set_everywhere
+from ..graphs.attributes import graphs_lacking, set_everywhere
 from .alignment import COMBINATIONS, TASKS, alignment_weights, check_max_samples, loo_ridge_error
 from .engine import pairwise_kernels
 
@@ -259,12 +260,29 @@ class LearnedCombination:
                         raise type(err)(f"{err} (every graph has {option} {reads[option]!r}, so the learned default "
                                         f"reads it; fix the values, or refuse it with {option}=None)") from None
                     carries[option] = False
+                    self._warn_partly_carried(graphs, option, reads[option], what)
             batch = as_graph_batch(graphs, **{o: reads[o] for o in reads if carries[o]}, what=what)
         missing = [option for option in require or () if not carries.get(option)]
         if missing:
             raise ValueError(f"the combination was fitted on graphs carrying {', '.join(missing)} "
                              f"({', '.join(repr(reads.get(o)) for o in missing)}), but {what} carry none")
         return batch, carries
+
+    def _warn_partly_carried(self, graphs, option, attribute, what):
+        """One warning when some graphs carry ``attribute`` and others (or some of their
+        nodes or edges) do not: the members that read it are left out."""
+        lacking, carrying = graphs_lacking(graphs, attribute, "edge" if option == "edge_label" else "node")
+        if not carrying or not lacking:  # carried by none (unlabelled data), or refused for its values
+            return
+        names = self.members if self.members is not None else tuple(CANDIDATES)
+        dropped = [name for name in names if option in CANDIDATES[name][2]]
+        if not dropped:
+            return
+        where = "edge" if option == "edge_label" else "node"
+        warnings.warn(f"{len(lacking)} of the {len(graphs)} graphs lack {option} {attribute!r} on some {where} "
+                      f"({what}[{lacking[0]}] first), though {carrying} carry it on at least one: the learned "
+                      f"default leaves out the members that read it ({', '.join(dropped)}); set it on every {where} "
+                      f"of every graph, or say {option}=None to read none", UserWarning, stacklevel=5)
 
     def candidate_functionals(self, carries):
         """The candidate members (name -> Functional) for graphs carrying what ``carries``
