@@ -223,7 +223,15 @@ class GraphKernel(_KernelTransformer):
     ----------
     weights_ : dict
         Learned weight of every shaped candidate (``"wl_label"``, ``"power^2"``, ...),
-        non-negative, summing to 1 (``kernel="learned"`` only).
+        non-negative, summing to 1 (``kernel="learned"`` only); most are 0. The ones
+        above 0 are ``members_``, and the fitted estimator's ``repr`` lists them with
+        their weights, largest first. A name is a candidate of
+        :data:`~graphinvariants.kernels.learned.CANDIDATES` (a kernel with what it
+        reads: ``wl_label`` is ``wl`` on node labels, ``wl_edge_label`` on node and edge
+        labels), or a product of :data:`~graphinvariants.kernels.learned.PRODUCTS`
+        (``power*histogram*wl``), then its shape: nothing for the kernel itself, ``^p``
+        for its elementwise power, ``:gauss(s)`` for the Gaussian of its kernel distance
+        with bandwidth ``s`` times the median.
     alignments_ : dict
         Each candidate's centred alignment with the training labels.
     members_ : list of str
@@ -233,7 +241,8 @@ class GraphKernel(_KernelTransformer):
         (``"plain"``, ``"shaped"``); the smaller one was kept (empty when there was no
         choice to make).
     combination_ : LearnedCombination
-        The fitted combination (``kernel="learned"``).
+        The fitted combination (``kernel="learned"``); it prints as its positive
+        weights.
     embeddings_ : object
         The training graphs' embeddings (per member for ``kernel="learned"``).
     functional_ : Functional
@@ -288,6 +297,16 @@ class GraphKernel(_KernelTransformer):
 
     def _kernel_parameters(self):
         return {key: getattr(self, key) for key in self._kernel_params}
+
+    def __repr__(self, N_CHAR_MAX=700):
+        """The parameters, as scikit-learn prints them, then what ``fit`` learned: the
+        candidates with a positive weight, largest first (at most five named)."""
+        text = super().__repr__(N_CHAR_MAX=N_CHAR_MAX)
+        if "combination_" in self.__dict__:
+            return f"{text} fitted on {self.n_train_} graphs: {self.combination_.summary(n_shown=5)}"
+        if "embeddings_" in self.__dict__:
+            return f"{text} fitted on {self.n_train_} graphs"
+        return text
 
     def _functional(self):
         if isinstance(self.kernel, str):

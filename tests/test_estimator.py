@@ -495,3 +495,22 @@ def test_transform_reads_only_what_the_chosen_candidates_need(graphs_and_labels)
     for i, G in enumerate(labelled):
         nx.set_node_attributes(G, {v: (1 if i % 2 else "C") for v in G}, "label")
     np.testing.assert_array_equal(model.transform(labelled), model.transform(new))
+
+
+def test_a_fitted_graph_kernel_and_its_combination_print_their_positive_weights():
+    """Was: a fitted GraphKernel printed as GraphKernel(), combination_ as an object
+    address, and weights_ had 28 entries, almost all 0."""
+    graphs, y = _labelled_molecules()
+    model = gi.GraphKernel(seed=0).fit(graphs, y)
+    positive = sorted(((w, name) for name, w in model.weights_.items() if w > 0), key=lambda t: (-t[0], t[1]))
+    assert 0 < len(positive) < len(model.weights_)
+    listed = ", ".join(f"{name} {w:.3f}" for w, name in positive[:5])
+    more = f", and {len(positive) - 5} more" if len(positive) > 5 else ""
+    assert repr(model) == f"GraphKernel(seed=0) fitted on {len(graphs)} graphs: {listed}{more}"
+    assert repr(model.combination_) == (f"<LearnedCombination of {len(positive)} of {len(model.weights_)} candidates, "
+                                        f"fitted on {len(graphs)} graphs: "
+                                        + ", ".join(f"{name} {w:.3f}" for w, name in positive) + ">")
+    assert "0x" not in repr(model.combination_)
+    assert repr(gi.GraphKernel(kernel="wl").fit(graphs)) == f"GraphKernel(kernel='wl') fitted on {len(graphs)} graphs"
+    assert repr(clone(model)) == "GraphKernel(seed=0)"  # parameters only, as scikit-learn prints them
+    assert repr(Pipeline([("kernel", model)])) == "Pipeline(steps=[('kernel', GraphKernel(seed=0))])"

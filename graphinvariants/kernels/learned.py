@@ -431,6 +431,21 @@ class LearnedCombination:
                                         n_jobs=self.n_jobs) for name in needed}
         return self._combine(grams)
 
+    def summary(self, n_shown=None):
+        """The candidates with a positive weight, largest first: ``"wl_label 0.623,
+        power*histogram*wl 0.311"`` (``n_shown``: at most that many, and how many more)."""
+        chosen = sorted(((w, label) for label, _, _, w in self._chosen), key=lambda item: (-item[0], item[1]))
+        shown = chosen if n_shown is None else chosen[:n_shown]
+        text = ", ".join(f"{label} {w:.3f}" for w, label in shown)
+        return text + (f", and {len(chosen) - len(shown)} more" if len(shown) < len(chosen) else "")
+
+    def __repr__(self):
+        if not hasattr(self, "_chosen"):
+            return (f"<LearnedCombination, not fitted: combination={self.combination!r}, task={self.task!r}, "
+                    f"members={self.members!r}>")
+        return (f"<LearnedCombination of {len(self._chosen)} of {len(self.weights)} candidates, fitted on "
+                f"{self.n_train} graphs: {self.summary()}>")
+
     def __getstate__(self):
         state = dict(self.__dict__)
         state["_train_grams"] = None  # recomputed on demand; keeps pickles small
