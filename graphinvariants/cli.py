@@ -198,8 +198,8 @@ def _evaluation_files(dataset, spec, args, out):
 
 
 def _accuracy_cell(accuracy, stderr):
-    """``"83.22 (0.47)"``; one repetition has no standard error: ``"83.22 (undefined)"``."""
-    return f"{accuracy:.2f} ({'undefined' if stderr is None else format(stderr, '.2f')})"
+    """``"83.22 (0.47)"``; one repetition has no standard error, and none is printed: ``"83.22"``."""
+    return f"{accuracy:.2f}" if stderr is None else f"{accuracy:.2f} ({stderr:.2f})"
 
 
 def _evaluate_data_set(ds, kernel, args, out, folds_backend, fold_jobs):

@@ -232,7 +232,9 @@ def test_evaluate_writes_the_table_and_resumes(tu_dir, tmp_path, capsys):
     assert "resumed" not in out and "(0.00)" not in out
     [row] = _csv_rows(tmp_path / "evaluation.csv")
     assert row["dataset"] == "MUTAG" and 0 <= float(row["accuracy"]) <= 100 and row["stderr"] == ""
-    assert re.search(rf"MUTAG +{float(row['accuracy']):.2f} \(undefined\) +83\.22 \(0\.47\)", out)
+    assert re.search(rf"MUTAG +{float(row['accuracy']):.2f} +83\.22 \(0\.47\)", out)  # no standard error
+    assert "undefined)" not in out
+    assert f"MUTAG, power (k=3): {float(row['accuracy']):.2f} in " in out
     summary = json.loads((tmp_path / "evaluation.json").read_text())
     assert (summary["k"], summary["reps"], summary["folds"]) == (3, 1, 3)
     assert summary["rows"][0]["stderr"] is None
@@ -336,7 +338,8 @@ def test_evaluate_several_kernels_side_by_side(tu_dir, tmp_path, capsys):
     assert header.split()[2:] == ["power", "(k=5)", "wl:n_iter=3", "histogram:k=4", "paper", "(power)"]
     table = next(line for line in out.splitlines() if line.startswith("MUTAG  "))
     for r in rows:
-        assert f"{float(r['accuracy']):.2f} (undefined)" in table  # one repetition
+        assert re.search(rf" {float(r['accuracy']):.2f}( |$)", table)  # one repetition: no standard error
+    assert "undefined" not in table
 
 
 def test_unknown_kernels_are_refused_by_the_parser(capsys):
