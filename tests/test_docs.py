@@ -64,6 +64,18 @@ def test_docs_extra_installs_the_bundled_mathjax():
     assert any(req.startswith("sphinx-mathjax-offline") for req in extras["docs"])
 
 
+def test_the_test_extra_installs_what_the_docs_tests_need():
+    """Was: the README's test command (pip install ".[test]") installed no Sphinx, so the
+    two site builds below were always skipped there."""
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    test = {re.split(r"[<>=\[]", req)[0] for req in extras["test"]}
+    test |= {name for req in extras["test"] if req.startswith("graphinvariants[")
+             for name in req.split("[", 1)[1].rstrip("]").split(",")}
+    assert "docs" in test  # the extra that brings sphinx, sphinx-gallery and the offline MathJax
+    assert {"sphinx", "sphinx-gallery", "sphinx-mathjax-offline"} <= {re.split(r"[<>=\[]", r)[0] for r in extras["docs"]}
+
+
 def test_a_page_with_math_loads_mathjax_from_the_site(tmp_path):
     """A small build with the math extensions of conf.py: the page points at the copy in
     _static/mathjax, which is there, and at no http(s) MathJax."""
