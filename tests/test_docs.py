@@ -108,6 +108,22 @@ def test_long_code_lines_scroll_inside_the_page():
     assert re.search(r"overflow(-x)?\s*:\s*auto", pre[1]) or re.search(r"white-space\s*:\s*pre-wrap", pre[1])
 
 
+def test_commands_wrap_and_the_column_grows_on_wide_screens():
+    """Was: at 1280 px the README's commands ran past the 800 px column (Sphinx's cap on
+    div.body inside alabaster's 940 px page) and were cut off."""
+    conf = _conf_values()
+    rules = "".join((DOCS / "_static" / name).read_text() for name in conf["html_css_files"])
+    wide = re.search(r"@media screen and \(min-width: (\d+)px\)\s*\{(.*?\n)\}", rules, re.S)
+    assert wide and int(wide[1]) <= 1280
+    assert re.search(r"div\.body\s*\{[^}]*max-width:\s*none", wide[2])
+    assert re.search(r"div\.document[^{]*\{[^}]*width:\s*auto", wide[2])
+    shell = re.search(r"div\.highlight-bash pre[^{]*\{([^}]*)\}", rules)
+    assert shell and "white-space: pre-wrap" in shell[1]
+    # every shell block of the docs is one of the wrapped kinds
+    kinds = {m for page in DOCS.glob("*.rst") for m in re.findall(r"code-block:: *(\w+)", page.read_text())}
+    assert kinds - {"python"} <= {"bash", "console", "text"}
+
+
 # -- the built site works offline -------------------------------------------------------
 #: A script or style sheet loaded from another site (a CDN).
 ONLINE_ASSET = re.compile(r"""<(?:script[^>]*\ssrc|link[^>]*\shref)\s*=\s*["'](?:https?:)?//[^"']+""", re.IGNORECASE)
