@@ -163,6 +163,34 @@ def test_a_gallery_build_loads_no_script_or_style_from_the_internet(tmp_path):
     assert not list(out.rglob("sg_execution_times.html"))
 
 
+def test_gallery_pages_print_no_object_addresses_and_lead_with_graph_kernel(tmp_path):
+    """Was: the classification page printed "<matplotlib.legend.Legend object at 0x...>"
+    (a cell's last expression, ax.legend()) and used gi.PowerKernel where the README
+    recommends GraphKernel()."""
+    pytest.importorskip("sphinx")
+    pytest.importorskip("sphinx_gallery")
+    from sphinx.cmd.build import build_main
+
+    gallery = {**_conf_values()["sphinx_gallery_conf"], "examples_dirs": "examples", "gallery_dirs": "auto_examples"}
+    src, out = tmp_path / "src", tmp_path / "html"
+    (src / "examples").mkdir(parents=True)
+    (src / "conf.py").write_text(f"extensions = ['sphinx_gallery.gen_gallery']\nsphinx_gallery_conf = {gallery!r}\n")
+    (src / "index.rst").write_text("Site\n====\n\n.. toctree::\n\n   auto_examples/index\n")
+    (src / "examples" / "GALLERY_HEADER.rst").write_text("Examples\n========\n")
+    (src / "examples" / "plot_one.py").write_text(
+        '"""\nOne\n===\n\nA legend.\n"""\n\nimport matplotlib.pyplot as plt\n\n'
+        'fig, ax = plt.subplots()\nax.plot([0, 1], label="line")\nax.legend()\n\n'
+        '# %%\n# An object.\nobject()\n'
+    )
+    assert build_main(["-q", "-b", "html", str(src), str(out)]) == 0
+    page = (out / "auto_examples" / "plot_one.html").read_text(encoding="utf-8")
+    assert "plot_one_001.png" in page  # the example ran and drew its figure
+    assert " object at 0x" not in page and "Legend" not in page
+    example = (ROOT / "examples" / "plot_classification.py").read_text()
+    first_model = re.search(r"Pipeline\(\[\(\"kernel\", gi\.(\w+)\(", example)
+    assert first_model and first_model[1] == "GraphKernel"
+
+
 def test_conf_checks_every_page_for_online_scripts_and_styles():
     """The build itself warns (an error under -W) about the same tags as the test above."""
     text = (DOCS / "conf.py").read_text()
