@@ -43,17 +43,29 @@ def _demo_graphs(seed):
     }
 
 
+def _progress(args, total, desc):
+    """A tqdm bar for a command's long steps: not with --quiet, and only on a terminal."""
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit="step", leave=False, disable=True if args.quiet else None)
+
+
 def _cmd_demo(args):
     import graphinvariants as gi
 
-    graphs = _demo_graphs(args.seed)
-    names = list(graphs)
-    invariants = gi.batch_power_invariants(graphs.values(), k=args.k)
+    with _progress(args, 2, "demo") as bar:
+        graphs = _demo_graphs(args.seed)
+        names = list(graphs)
+        bar.set_postfix_str("invariants")
+        invariants = gi.batch_power_invariants(graphs.values(), k=args.k)
+        bar.update(1)
+        bar.set_postfix_str("kernel matrix")
+        K = gi.power_kernel_matrix(invariants, k=args.k)
+        bar.update(1)
     width = max(map(len, names))
     print(f"Power-summary means (k={args.k}):")
     for name, inv in zip(names, invariants):
         print(f"  {name:<{width}}  n={inv.n_nodes:<4d} mean={np.array2string(inv.mean, precision=4)}")
-    K = gi.power_kernel_matrix(invariants, k=args.k)
     print("\nPower kernel matrix:")
     for i, name in enumerate(names):
         print(f"  {name:<{width}}  " + " ".join(f"{v:6.4f}" for v in K[i]))
@@ -401,6 +413,7 @@ def _cmd_perturb(args):
             studies[label] = gi.perturbation_study(
                 graphs, n_graphs=args.graphs, n_steps=args.steps, k=args.k, kind=args.kind, seed=args.seed,
                 n_jobs=args.n_jobs, name=label, kernel=kernel, kernel_params=params, baseline=True,
+                progress=False if args.quiet else None,
             )
     elapsed = time.perf_counter() - start
     shown = sorted({t for t in (0, 1, 2, 5, 10, args.steps) if t <= args.steps})
@@ -517,6 +530,7 @@ def build_parser():
     demo = sub.add_parser("demo", help="invariants and kernel of a few graphs made on the spot",
                           description="Invariants and power-kernel values of a few NetworkX and igraph graphs.")
     _add_common_options(demo)
+    demo.add_argument("--quiet", action="store_true", help="no progress bar (default: show it on a terminal)")
     demo.set_defaults(func=_cmd_demo, command_parser=demo)
 
     ev = sub.add_parser("evaluate", help="the paper's 10 x 10-fold C-SVM evaluation (Table 1)",
@@ -561,6 +575,7 @@ def build_parser():
     pt.add_argument("--out", default="perturbation.png",
                     help="figure file; the .csv and .json of the same name are written beside it "
                          "(default: %(default)s)")
+    pt.add_argument("--quiet", action="store_true", help="no progress bar (default: show it on a terminal)")
     pt.set_defaults(func=_cmd_perturb, command_parser=pt)
     return parser
 

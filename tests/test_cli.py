@@ -463,3 +463,35 @@ def test_the_kernel_list_of_evaluate_names_learned_and_perturb_s_does_not(capsys
     assert listing.startswith("power (the paper's), learned (")
     assert "learned" not in re.search(r"kernels to compare, side by side: (.*?), or products",
                                       helps["perturb"]).group(1)
+
+
+class _Terminal:
+    """A standard error that says it is a terminal, keeping what is written."""
+
+    def __init__(self):
+        self.text = []
+
+    def write(self, text):
+        self.text.append(text)
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return True
+
+
+@pytest.mark.parametrize("command", [["demo"], ["perturb", "--graphs", "3", "--steps", "2"]], ids=["demo", "perturb"])
+def test_demo_and_perturb_show_progress_on_a_terminal_unless_quiet(command, tmp_path, capsys, monkeypatch):
+    """Was: no progress at all (fast today; they should show it once inputs grow)."""
+    argv = command + (["--out", str(tmp_path / "p.png")] if command[0] == "perturb" else [])
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert main(argv) == 0
+    assert re.search(r"(demo|perturbation study of \w+).*\| [0-9]+/[0-9]+ \[", "".join(terminal.text))
+    terminal.text.clear()
+    assert main(argv + ["--quiet"]) == 0
+    assert "".join(terminal.text) == ""
+    monkeypatch.undo()
+    status, _, err = run(capsys, *argv)  # not a terminal: no bar either
+    assert status == 0 and err == ""
