@@ -453,6 +453,8 @@ class GaussianEmbedding(Functional):
         if not len(batch):
             return GaussianBatch._trusted(np.zeros((0, self.k)), np.zeros((0, self.k, self.k)), np.zeros(0, np.int64),
                                           params)
+        # a collection whose Gram matrix the compiled engine will compute: load it meanwhile
+        _bhattacharyya.warm_up(self.engine, self.k, len(batch))
         means, covs = stacked_moments(batch_power_summary(batch, self.k, self.normalization), batch.offsets)
         return GaussianBatch._trusted(means, covs, batch.sizes, params)
 
