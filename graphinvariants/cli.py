@@ -43,17 +43,29 @@ def _demo_graphs(seed):
     }
 
 
+def _progress(args, total, desc):
+    """A tqdm bar for a command's long steps: not with --quiet, and only on a terminal."""
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit="step", leave=False, disable=True if args.quiet else None)
+
+
 def _cmd_demo(args):
     import graphinvariants as gi
 
-    graphs = _demo_graphs(args.seed)
-    names = list(graphs)
-    invariants = gi.batch_power_invariants(graphs.values(), k=args.k)
+    with _progress(args, 2, "demo") as bar:
+        graphs = _demo_graphs(args.seed)
+        names = list(graphs)
+        bar.set_postfix_str("invariants")
+        invariants = gi.batch_power_invariants(graphs.values(), k=args.k)
+        bar.update(1)
+        bar.set_postfix_str("kernel matrix")
+        K = gi.power_kernel_matrix(invariants, k=args.k)
+        bar.update(1)
     width = max(map(len, names))
     print(f"Power-summary means (k={args.k}):")
     for name, inv in zip(names, invariants):
         print(f"  {name:<{width}}  n={inv.n_nodes:<4d} mean={np.array2string(inv.mean, precision=4)}")
-    K = gi.power_kernel_matrix(invariants, k=args.k)
     print("\nPower kernel matrix:")
     for i, name in enumerate(names):
         print(f"  {name:<{width}}  " + " ".join(f"{v:6.4f}" for v in K[i]))
@@ -149,7 +161,7 @@ def kernel_list(text):
     Kernels are separated by commas; a comma-separated item with ``=`` is one more
     parameter of the kernel before it: ``"power,histogram:k=7,wl:n_iter=3"``.
     """
-    from .kernels.registry import LEARNED, make_functional, parse_kernel_spec
+    from .kernels.registry import LEARNED, check_kernel_names, make_functional, parse_kernel_spec
 
     specs = []
     for item in filter(None, (part.strip() for part in text.split(","))):
@@ -166,6 +178,7 @@ def kernel_list(text):
     for spec in specs:
         try:
             name, params = parse_kernel_spec(spec)
+            check_kernel_names(name, also=(LEARNED,))  # "did you mean", among the names --kernel takes
             if name != LEARNED:
                 make_functional(name, **params)  # refuse unknown names and parameters now
             else:
@@ -226,8 +239,8 @@ def _evaluation_files(dataset, spec, args, out):
 
 
 def _accuracy_cell(accuracy, stderr):
-    """``"83.22 (0.47)"``; one repetition has no standard error: ``"83.22 (undefined)"``."""
-    return f"{accuracy:.2f} ({'undefined' if stderr is None else format(stderr, '.2f')})"
+    """``"83.22 (0.47)"``; one repetition has no standard error, and none is printed: ``"83.22"``."""
+    return f"{accuracy:.2f}" if stderr is None else f"{accuracy:.2f} ({stderr:.2f})"
 
 
 def _evaluate_data_set(ds, kernel, args, out, folds_backend, fold_jobs):
@@ -432,6 +445,7 @@ def _cmd_perturb(args):
             studies[label] = gi.perturbation_study(
                 graphs, n_graphs=args.graphs, n_steps=args.steps, k=args.k, kind=args.kind, seed=args.seed,
                 n_jobs=args.n_jobs, name=label, kernel=kernel, kernel_params=params, baseline=True,
+                progress=False if args.quiet else None,
             )
     elapsed = time.perf_counter() - start
     shown = sorted({t for t in (0, 1, 2, 5, 10, args.steps) if t <= args.steps})
@@ -518,12 +532,13 @@ def _add_kernel_option(parser, *, learned):
     from .kernels.registry import DEFAULT_KERNEL, KERNELS
 
     parse = kernel_list if learned else unsupervised_kernel_list
-    text = ("kernels to compare, side by side: power (the paper's), "
+    learned_name = ("learned (GraphKernel()'s learned default, fitted on each outer training fold; --k does not "
+                    "reach it), " if learned else "")
+    text = (f"kernels to compare, side by side: power (the paper's), {learned_name}"
             f"{', '.join(sorted(set(KERNELS) - {'power'}))}, "
             "or products and means such as power*histogram; parameters as histogram:k=7 (default: power)")
     if learned:
-        text += "; learned: GraphKernel()'s learned default, fitted on each outer training fold (--k does not reach it)"
-        text += ("; its sequence options take items joined by +, e.g. learned:members=wl+wloa+grakel.ShortestPath,"
+        text += ("; learned's sequence options take items joined by +, e.g. learned:members=wl+wloa+grakel.ShortestPath,"
                  "powers=1+2 (one item: learned:members=wl; GraKeL classes with their defaults)")
     parser.add_argument("--kernel", type=parse, default=parse(DEFAULT_KERNEL), metavar="NAME[,NAME...]", help=text)
 
@@ -550,6 +565,7 @@ def build_parser():
     demo = sub.add_parser("demo", help="invariants and kernel of a few graphs made on the spot",
                           description="Invariants and power-kernel values of a few NetworkX and igraph graphs.")
     _add_common_options(demo)
+    demo.add_argument("--quiet", action="store_true", help="no progress bar (default: show it on a terminal)")
     demo.set_defaults(func=_cmd_demo, command_parser=demo)
 
     ev = sub.add_parser("evaluate", help="the paper's 10 x 10-fold C-SVM evaluation (Table 1)",
@@ -594,6 +610,7 @@ def build_parser():
     pt.add_argument("--out", default="perturbation.png",
                     help="figure file; the .csv and .json of the same name are written beside it "
                          "(default: %(default)s)")
+    pt.add_argument("--quiet", action="store_true", help="no progress bar (default: show it on a terminal)")
     pt.set_defaults(func=_cmd_perturb, command_parser=pt)
     return parser
 

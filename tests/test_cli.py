@@ -232,7 +232,9 @@ def test_evaluate_writes_the_table_and_resumes(tu_dir, tmp_path, capsys):
     assert "resumed" not in out and "(0.00)" not in out
     [row] = _csv_rows(tmp_path / "evaluation.csv")
     assert row["dataset"] == "MUTAG" and 0 <= float(row["accuracy"]) <= 100 and row["stderr"] == ""
-    assert re.search(rf"MUTAG +{float(row['accuracy']):.2f} \(undefined\) +83\.22 \(0\.47\)", out)
+    assert re.search(rf"MUTAG +{float(row['accuracy']):.2f} +83\.22 \(0\.47\)", out)  # no standard error
+    assert "undefined)" not in out
+    assert f"MUTAG, power (k=3): {float(row['accuracy']):.2f} in " in out
     summary = json.loads((tmp_path / "evaluation.json").read_text())
     assert (summary["k"], summary["reps"], summary["folds"]) == (3, 1, 3)
     assert summary["rows"][0]["stderr"] is None
@@ -364,13 +366,20 @@ def test_evaluate_several_kernels_side_by_side(tu_dir, tmp_path, capsys):
     assert header.split()[2:] == ["power", "(k=5)", "wl:n_iter=3", "histogram:k=4", "paper", "(power)"]
     table = next(line for line in out.splitlines() if line.startswith("MUTAG  "))
     for r in rows:
-        assert f"{float(r['accuracy']):.2f} (undefined)" in table  # one repetition
+        assert re.search(rf" {float(r['accuracy']):.2f}( |$)", table)  # one repetition: no standard error
+    assert "undefined" not in table
 
 
 def test_unknown_kernels_are_refused_by_the_parser(capsys):
     with pytest.raises(SystemExit) as exc:
         build_parser().parse_args(["evaluate", "MUTAG", "--kernel", "power,wlx"])
     assert exc.value.code == 2 and "unknown kernel 'wlx'" in capsys.readouterr().err
+    for given, suggestion in (("powr", "'power'"), ("WL", "'wl'"), ("learnd", "'learned'")):
+        with pytest.raises(SystemExit) as exc:
+            build_parser().parse_args(["evaluate", "MUTAG", "--kernel", given])
+        err = capsys.readouterr().err
+        assert exc.value.code == 2 and f"unknown kernel '{given}': did you mean {suggestion}" in err
+        assert "'learned'" in err  # evaluate takes it: it is in the list
 
 
 def test_perturb_several_kernels_with_the_property_2_column(tmp_path, capsys):
@@ -508,3 +517,50 @@ def test_evaluate_the_learned_default_with_one_member(tu_dir, tmp_path, capsys):
                            "3", "--data-home", tu_dir, "--no-download", "--out", tmp_path, "--quiet")
     assert status == 0, err
     assert "MUTAG, learned:members=wl:" in out
+
+
+def test_the_kernel_list_of_evaluate_names_learned_and_perturb_s_does_not(capsys):
+    """Was: learned added after the list and its default, easy to miss."""
+    import re
+
+    helps = {}
+    for command in ("evaluate", "perturb"):
+        with pytest.raises(SystemExit):
+            build_parser().parse_args([command, "--help"])
+        helps[command] = " ".join(capsys.readouterr().out.split())
+    listing = re.search(r"kernels to compare, side by side: (.*?), or products", helps["evaluate"]).group(1)
+    assert listing.startswith("power (the paper's), learned (")
+    assert "learned" not in re.search(r"kernels to compare, side by side: (.*?), or products",
+                                      helps["perturb"]).group(1)
+
+
+class _Terminal:
+    """A standard error that says it is a terminal, keeping what is written."""
+
+    def __init__(self):
+        self.text = []
+
+    def write(self, text):
+        self.text.append(text)
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return True
+
+
+@pytest.mark.parametrize("command", [["demo"], ["perturb", "--graphs", "3", "--steps", "2"]], ids=["demo", "perturb"])
+def test_demo_and_perturb_show_progress_on_a_terminal_unless_quiet(command, tmp_path, capsys, monkeypatch):
+    """Was: no progress at all (fast today; they should show it once inputs grow)."""
+    argv = command + (["--out", str(tmp_path / "p.png")] if command[0] == "perturb" else [])
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert main(argv) == 0
+    assert re.search(r"(demo|perturbation study of \w+).*\| [0-9]+/[0-9]+ \[", "".join(terminal.text))
+    terminal.text.clear()
+    assert main(argv + ["--quiet"]) == 0
+    assert "".join(terminal.text) == ""
+    monkeypatch.undo()
+    status, _, err = run(capsys, *argv)  # not a terminal: no bar either
+    assert status == 0 and err == ""

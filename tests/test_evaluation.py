@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import graphinvariants as gi
-from graphinvariants.evaluation import DEFAULT_C_GRID, _splits, evaluate_kernel
+from graphinvariants.evaluation import DEFAULT_C_GRID, _best_C_index, _splits, evaluate_kernel
 
 
 @pytest.fixture(scope="module")
@@ -26,14 +26,34 @@ def test_same_seed_same_result_whatever_n_jobs(toy):
     assert not np.array_equal(a.validation_accuracies, c.validation_accuracies)
 
 
-def test_ties_go_to_the_smallest_C(toy):
+def test_ties_go_to_the_smallest_C_with_a_free_dual_coefficient(toy):
     K, y = toy
     result = evaluate_kernel(K, y, n_repeats=2, n_folds=5)
     grid = np.array(DEFAULT_C_GRID)
     for r in range(2):
         for f in range(5):
             val = result.validation_accuracies[r, f]
-            assert result.chosen_C[r, f] == grid[np.flatnonzero(val == val.max())[0]]
+            assert result.chosen_C[r, f] in grid[val == val.max()]
+    # the rule itself: the smallest tied C with a free coefficient, else the largest tied
+    assert _best_C_index([0.9, 1.0, 1.0, 1.0, 0.8], [False, False, True, True, True]) == 2
+    assert _best_C_index([0.9, 1.0, 1.0, 1.0, 0.8], [True, True, True, True, True]) == 1
+    assert _best_C_index([1.0, 1.0, 0.9, 0.8], [False, False, True, True]) == 1
+    assert _best_C_index([0.5, 0.5], [True, False]) == 0
+
+
+def test_ties_in_C_do_not_go_to_a_C_that_predicts_the_majority():
+    """Was 61.9 % (folds 0.43 / 0.43 / 1.0): two classes of identical graphs, perfectly
+    separable, validated as well at C = 1e-7 as at any C, and the first of the ties,
+    1e-7, predicted the training part's majority class for every test graph."""
+    graphs = [nx.empty_graph(1)] * 10 + [nx.path_graph(2)] * 10
+    y = [0] * 10 + [1] * 10
+    estimated = gi.evaluate_estimator(graphs, y, n_repeats=1, n_folds=3)
+    kernel = evaluate_kernel(gi.kernel_matrix(graphs, kernel="wl"), y, n_repeats=1, n_folds=3)
+    for result in (estimated, kernel):  # one rule, in both protocols
+        assert result.mean == 1.0
+        assert np.all(result.chosen_C > 1e-7)
+        # some fold really had a tie that reached down to the smallest C
+        assert np.any(result.validation_accuracies[..., 0] == result.validation_accuracies.max(axis=-1))
 
 
 @pytest.mark.parametrize("n_jobs", [1, 2])
@@ -576,3 +596,28 @@ def test_resumed_folds_keep_their_seconds_and_fits(toy, tmp_path):
     with pytest.warns(UserWarning, match="line 2: seconds must be"):
         resumed = evaluate_kernel(K, y, n_repeats=2, n_folds=3, checkpoint=path)
     assert resumed.n_resumed == 5
+
+
+def test_integer_targets_too_few_per_class_in_a_training_part_get_the_hint(toy):
+    """Was "its training part's largest class has 2 graphs ... use fewer folds", without
+    naming task="regression": 10 integer values, 3 graphs each, pass the check on the
+    whole set and fail on the first training part."""
+    K, _ = toy
+    y = np.arange(30) % 10
+    kernel = _RecordingKernel(_Log(), _Matrix(K[:30, :30]))
+    with pytest.raises(ValueError, match=r"training part's largest class has 2 graphs.*that part holds 10 distinct "
+                                         r"numbers.*task=\"regression\""):
+        gi.evaluate_estimator(np.arange(30), y, kernel=kernel, n_repeats=1, n_folds=3)
+    with pytest.raises(ValueError, match=r"largest class has 2 graphs.*task=\"regression\""):
+        evaluate_kernel(K[:30, :30], y, n_repeats=1, n_folds=3)
+
+
+def test_class_labels_mixing_numbers_and_strings_are_refused_by_us():
+    """Was numpy's "'<' not supported between instances of 'int' and 'str'" from inside
+    scikit-learn, for GraphKernel().fit and evaluate_estimator alike."""
+    graphs = [nx.gnp_random_graph(12, 0.3, seed=i) for i in range(8)]
+    y = np.array(["a", 1] * 4, dtype=object)
+    with pytest.raises(TypeError, match="all numbers or all strings.*a mix of int, str"):
+        gi.GraphKernel().fit(graphs, y)
+    with pytest.raises(TypeError, match="all numbers or all strings.*a mix of int, str"):
+        gi.evaluate_estimator(graphs, y, n_repeats=1, n_folds=2)

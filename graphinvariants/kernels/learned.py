@@ -22,12 +22,13 @@ every shape, and are not in the products.
 """
 
 import numbers
+import warnings
 
 import numpy as np
 
 from .._validation import check_choice, check_n_jobs, check_seed, python_scalar
 from ..graphs import GraphBatch, as_graph_batch
-from ..graphs.attributes import set_everywhere
+from ..graphs.attributes import graphs_lacking, set_everywhere
 from .alignment import COMBINATIONS, TASKS, alignment_weights, check_max_samples, loo_ridge_error
 from .engine import pairwise_kernels
 from .external import external_candidate, is_external
@@ -268,15 +269,33 @@ class LearnedCombination:
                 except (TypeError, ValueError) as err:
                     kind = "edge" if option == "edge_label" else "node"
                     if set_everywhere(graphs, reads[option], kind):  # there, but not valid: say so
+                        as_graph_batch(graphs, what=what)  # unless the graphs themselves are refused (no nodes)
                         raise type(err)(f"{err} (every graph has {option} {reads[option]!r}, so the learned default "
                                         f"reads it; fix the values, or refuse it with {option}=None)") from None
                     carries[option] = False
+                    self._warn_partly_carried(graphs, option, reads[option], what)
             batch = as_graph_batch(graphs, **{o: reads[o] for o in reads if carries[o]}, what=what)
         missing = [option for option in require or () if not carries.get(option)]
         if missing:
             raise ValueError(f"the combination was fitted on graphs carrying {', '.join(missing)} "
                              f"({', '.join(repr(reads.get(o)) for o in missing)}), but {what} carry none")
         return batch, carries
+
+    def _warn_partly_carried(self, graphs, option, attribute, what):
+        """One warning when some graphs carry ``attribute`` and others (or some of their
+        nodes or edges) do not: the members that read it are left out."""
+        lacking, carrying = graphs_lacking(graphs, attribute, "edge" if option == "edge_label" else "node")
+        if not carrying or not lacking:  # carried by none (unlabelled data), or refused for its values
+            return
+        names = self.members if self.members is not None else tuple(CANDIDATES)
+        dropped = [name for name in names if option in CANDIDATES[name][2]]
+        if not dropped:
+            return
+        where = "edge" if option == "edge_label" else "node"
+        warnings.warn(f"{len(lacking)} of the {len(graphs)} graphs lack {option} {attribute!r} on some {where} "
+                      f"({what}[{lacking[0]}] first), though {carrying} carry it on at least one: the learned "
+                      f"default leaves out the members that read it ({', '.join(dropped)}); set it on every {where} "
+                      f"of every graph, or say {option}=None to read none", UserWarning, stacklevel=5)
 
     def candidate_functionals(self, carries):
         """The candidate members (name -> Functional) for graphs carrying what ``carries``
@@ -453,6 +472,21 @@ class LearnedCombination:
                  pairwise_kernels(batch, self.embeddings[name], functional=self.functionals[name], n_jobs=self.n_jobs)
                  for name in needed}
         return self._combine(grams)
+
+    def summary(self, n_shown=None):
+        """The candidates with a positive weight, largest first: ``"wl_label 0.623,
+        power*histogram*wl 0.311"`` (``n_shown``: at most that many, and how many more)."""
+        chosen = sorted(((w, label) for label, _, _, w in self._chosen), key=lambda item: (-item[0], item[1]))
+        shown = chosen if n_shown is None else chosen[:n_shown]
+        text = ", ".join(f"{label} {w:.3f}" for w, label in shown)
+        return text + (f", and {len(chosen) - len(shown)} more" if len(shown) < len(chosen) else "")
+
+    def __repr__(self):
+        if not hasattr(self, "_chosen"):
+            return (f"<LearnedCombination, not fitted: combination={self.combination!r}, task={self.task!r}, "
+                    f"members={self.members!r}>")
+        return (f"<LearnedCombination of {len(self._chosen)} of {len(self.weights)} candidates, fitted on "
+                f"{self.n_train} graphs: {self.summary()}>")
 
     def __getstate__(self):
         state = dict(self.__dict__)

@@ -7,6 +7,7 @@ functional and the remaining keyword arguments are its parameters. Names joined 
 ``member__param`` (e.g. ``histogram__k=8``) to one member only.
 """
 
+import difflib
 import functools
 import inspect
 
@@ -166,6 +167,40 @@ def shared_parameters(kernel, **params):
     return {key: value for key, value in params.items() if key in accepted and key not in spelled}
 
 
+def check_kernel_names(names, *, also=()):
+    """Refuse the first of ``names`` that is neither a kernel of :data:`KERNELS` nor in
+    ``also`` (names a caller takes besides, such as ``"learned"``), with the closest
+    names ignoring case ("did you mean 'wl'?" for ``"WL"``) and the whole list.
+
+    ``names`` is a list of names, or a kernel as spelled for :func:`kernel_matrix`
+    (``"power*histogram:histogram__k=9"``), whose members are checked.
+
+    Raises
+    ------
+    ValueError
+
+    Examples
+    --------
+    >>> from graphinvariants.kernels.registry import check_kernel_names
+    >>> check_kernel_names("power*powr")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown kernel 'powr': did you mean 'power'? Choose among [...] (or combine them with * or +)
+    """
+    if isinstance(names, str):
+        names = [name.strip() for name in names.partition(":")[0].replace("+", "*").split("*")]
+    known = list(_FUNCTIONALS) + [name for name in also if name not in _FUNCTIONALS]
+    for name in names:
+        if name in known:
+            continue
+        by_key = {}
+        for other in known:
+            by_key.setdefault(other.casefold(), other)
+        close = difflib.get_close_matches(str(name).casefold(), list(by_key), n=3, cutoff=0.6)
+        hint = f": did you mean {' or '.join(repr(by_key[key]) for key in close)}? Choose" if close else "; choose"
+        raise ValueError(f"unknown kernel {name!r}{hint} among {sorted(known)} (or combine them with * or +)")
+
+
 def make_functional(kernel, **params):
     """The :class:`~graphinvariants.embeddings.Functional` behind a kernel name.
 
@@ -199,9 +234,7 @@ def make_functional(kernel, **params):
     if len(operations) > 1:
         raise ValueError(f"kernel {kernel!r} mixes '*' and '+'; use one operation per name")
     names = [name.strip() for name in kernel.split(operations.pop())] if operations else [kernel.strip()]
-    unknown = [name for name in names if name not in _FUNCTIONALS]
-    if unknown:
-        raise ValueError(f"unknown kernel {unknown[0]!r}; choose among {sorted(_FUNCTIONALS)} (or combine them with * or +)")
+    check_kernel_names(names)
     if len(set(names)) != len(names):
         raise ValueError(f"kernel {kernel!r} names a member twice")
     member_params = {name: {} for name in names}
