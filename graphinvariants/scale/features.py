@@ -305,7 +305,9 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         chosen = np.sort(rng.permutation(len(sample))[:m]).astype(np.int64)
         landmarks = subset(sample_graphs, chosen)
         self._landmarks = {name: f.as_embeddings(landmarks, what="X") for name, f in self._functionals.items()}
-        W = self._rest(self._landmarks)
+        # the landmarks against a second embedding of themselves: the cross path of
+        # transform (and pairwise_kernels(X, X) refuses a non-iterable batch given twice)
+        W = self._rest({name: f.as_embeddings(landmarks, what="X") for name, f in self._functionals.items()})
         W = (W + W.T) / 2
         values, vectors = np.linalg.eigh(W)
         keep = values > EIGENVALUE_FLOOR * max(float(values[-1]), 0.0)
