@@ -28,13 +28,16 @@ import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_int
+from ..graphs import GraphBatch
 
 __all__ = ["features_to_zarr", "kneighbors", "read_features"]
 
 
 def _write_part(graphs, index, features, store):
     """Features of one partition, written as Zarr part ``index``; returns its row count."""
-    F = features.transform_block(list(graphs))
+    if not (isinstance(graphs, GraphBatch) or isinstance(getattr(graphs, "batch", None), GraphBatch)):
+        graphs = list(graphs)  # a partition of graphs (a TUDataset or GraphBatch is kept as one)
+    F = features.transform_block(graphs)
     group = zarr.open_group(store, mode="a").require_group(f"part_{index}")
     for name in ("data", "indices", "indptr"):
         values = getattr(F, name)
@@ -53,7 +56,9 @@ def features_to_zarr(features, graphs, store, *, compute=True):
     graphs : dask.bag.Bag
         NetworkX or igraph graphs; each partition is one block of
         :meth:`~graphinvariants.LearnedFeatures.transform_block`, so its size bounds
-        a worker's memory.
+        a worker's memory. A partition may also be one TUDataset or GraphBatch
+        (``db.from_delayed`` of functions that return them, such as
+        :func:`~graphinvariants.datasets.perturbed_copies`): no graph objects are made.
     store : str or path-like or zarr store
         Where the group goes (created if missing; its parts are overwritten).
     compute : bool, keyword-only, default=True

@@ -401,15 +401,21 @@ def _small_indices(matrix):
 
 def _fixed_shape_product(C, normalization):
     """``C @ normalization`` in chunks of exactly :data:`PRODUCT_ROWS` rows (the last
-    one padded with zeros): each row's result is the same bits in any block."""
+    one padded with zeros), on one BLAS thread: each row's result is the same bits in
+    any block and in any process."""
+    from threadpoolctl import threadpool_limits
+
     n = C.shape[0]
     out = np.empty((n, normalization.shape[1]))
     chunk = np.zeros((PRODUCT_ROWS, C.shape[1]))
-    for start in range(0, n, PRODUCT_ROWS):
-        stop = min(n, start + PRODUCT_ROWS)
-        chunk[: stop - start] = C[start:stop]
-        chunk[stop - start :] = 0.0
-        out[start:stop] = (chunk @ normalization)[: stop - start]
+    # one BLAS thread: OpenBLAS splits a product among its threads in ways that change
+    # the last bits, and Dask workers run with one thread (OPENBLAS_NUM_THREADS=1)
+    with threadpool_limits(limits=1, user_api="blas"):
+        for start in range(0, n, PRODUCT_ROWS):
+            stop = min(n, start + PRODUCT_ROWS)
+            chunk[: stop - start] = C[start:stop]
+            chunk[stop - start :] = 0.0
+            out[start:stop] = (chunk @ normalization)[: stop - start]
     return out
 
 

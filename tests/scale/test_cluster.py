@@ -60,3 +60,12 @@ def test_bad_input(fitted, tmp_path):
         features_to_zarr(features, graphs, tmp_path / "h.zarr")
     with pytest.raises(ValueError, match="no features"):
         kneighbors(features.transform(graphs[:2]), tmp_path / "nothing.zarr")
+
+
+def test_partitions_that_are_datasets(client, fitted, tmp_path, tu_load):
+    features, _ = fitted
+    mutag = tu_load("MUTAG")
+    parts = [dask.delayed(perturbed_copies)(mutag, 100, seed=0, start=s) for s in (0, 100, 200)]
+    features_to_zarr(features, db.from_delayed(parts), tmp_path / "d.zarr")
+    expected = features.transform(perturbed_copies(mutag, 300, seed=0))
+    assert (read_features(tmp_path / "d.zarr") != expected).nnz == 0

@@ -124,3 +124,20 @@ def test_bad_input(mutag):
         LearnedFeatures(progress="yes").fit(graphs, [0, 1] * 6)
     with pytest.raises(ValueError, match="single label value"):
         LearnedFeatures(max_samples=10, random_state=0).fit(mutag, np.r_[1, np.zeros(187)])
+
+
+def test_rows_do_not_depend_on_blas_threads(mutag):
+    """Dask workers run OpenBLAS on one thread; a product split among threads can
+    change the last bits, so the Nystroem product always runs on one."""
+    from threadpoolctl import threadpool_limits
+
+    from graphinvariants.datasets import perturbed_copies
+
+    graphs = perturbed_copies(mutag, 800, seed=0)  # enough landmarks for OpenBLAS to use threads
+    features = LearnedFeatures(n_components=500, max_samples=800, random_state=0).fit(graphs, graphs.y)
+    assert features.normalization_.shape[1] > 300
+    with threadpool_limits(limits=1, user_api="blas"):
+        single = features.transform(graphs[:300])
+    with threadpool_limits(limits=2, user_api="blas"):
+        threaded = features.transform(graphs[:300])
+    assert (single != threaded).nnz == 0
