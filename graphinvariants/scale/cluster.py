@@ -120,7 +120,21 @@ def _layout(store):
 
 
 def read_features(store, parts=None):
-    """The stored features (of ``parts``, a sequence of part numbers; None: all) as one CSR matrix."""
+    """The stored features (of ``parts``, a sequence of part numbers; None: all) as one CSR matrix.
+
+    Examples
+    --------
+    >>> import dask, dask.bag as db, networkx as nx, tempfile
+    >>> import graphinvariants as gi
+    >>> from graphinvariants.scale.cluster import features_to_zarr, read_features
+    >>> graphs = [nx.cycle_graph(n) for n in range(6, 26)] + [nx.star_graph(n) for n in range(5, 25)]
+    >>> features = gi.LearnedFeatures(n_components=10, random_state=0).fit(graphs, [0] * 20 + [1] * 20)
+    >>> store = tempfile.mkdtemp()
+    >>> with dask.config.set(scheduler="sync"):
+    ...     rows = features_to_zarr(features, db.from_sequence(graphs, npartitions=2), store)
+    >>> read_features(store, [1]).shape == (20, features.n_features_out_)
+    True
+    """
     group, rows, n_features = _layout(store)
     parts = range(len(rows)) if parts is None else parts
     blocks = [_part(group, i, n_features) for i in parts]
@@ -169,6 +183,20 @@ def kneighbors(queries, store, *, n_neighbors=10):
         position first).
     values : numpy.ndarray of shape (n_queries, n_neighbors)
         The inner products (the learned kernel, as the features approximate it).
+
+    Examples
+    --------
+    >>> import dask, dask.bag as db, networkx as nx, tempfile
+    >>> import graphinvariants as gi
+    >>> from graphinvariants.scale.cluster import features_to_zarr, kneighbors
+    >>> graphs = [nx.cycle_graph(n) for n in range(6, 26)] + [nx.star_graph(n) for n in range(5, 25)]
+    >>> features = gi.LearnedFeatures(n_components=10, random_state=0).fit(graphs, [0] * 20 + [1] * 20)
+    >>> store = tempfile.mkdtemp()
+    >>> with dask.config.set(scheduler="sync"):
+    ...     rows = features_to_zarr(features, db.from_sequence(graphs, npartitions=3), store)
+    ...     indices, values = kneighbors(features.transform([nx.star_graph(30)]), store, n_neighbors=3)
+    >>> bool(all(i >= 20 for i in indices[0]))  # the nearest graphs are stars
+    True
     """
     n_neighbors = check_int(n_neighbors, "n_neighbors", minimum=1)
     _, rows, n_features = _layout(store)
