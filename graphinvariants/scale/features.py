@@ -343,6 +343,8 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         scipy.sparse.csr_array of shape (len(block), n_features_out_)
         """
         check_is_fitted(self, "n_features_out_")
+        if len(block) == 0:  # an empty partition
+            return sp.csr_array((0, self.n_features_out_))
         parts = [member.features(block) for member in self._exact]
         if self._approximate:
             side = {name: f.as_embeddings(block, what="X") for name, f in self._functionals.items()}

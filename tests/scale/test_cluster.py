@@ -69,3 +69,11 @@ def test_partitions_that_are_datasets(client, fitted, tmp_path, tu_load):
     features_to_zarr(features, db.from_delayed(parts), tmp_path / "d.zarr")
     expected = features.transform(perturbed_copies(mutag, 300, seed=0))
     assert (read_features(tmp_path / "d.zarr") != expected).nnz == 0
+
+
+def test_an_empty_partition(client, fitted, tmp_path):
+    features, graphs = fitted
+    bag = db.from_delayed([dask.delayed(list)(graphs[:5]), dask.delayed(list)([]), dask.delayed(list)(graphs[5:9])])
+    rows = features_to_zarr(features, bag, tmp_path / "e.zarr")
+    assert rows.tolist() == [5, 0, 4]
+    assert (read_features(tmp_path / "e.zarr") != features.transform(graphs[:9])).nnz == 0
