@@ -5,7 +5,7 @@ Run from the project root under the bench lock::
     flock /tmp/bench.lock python benchmarks/bench_scale_dask.py --sizes 100000 1000000
 
 The map is fitted in process on 10^4 copies (weights on 1,000 of them,
-``n_components=300``); the workers (2 processes, 1 thread each, ``memory_limit``
+``n_components=--n-components``); the workers (2 processes, 1 thread each, ``memory_limit``
 2 GB) then make their own partitions of ``--partition`` copies
 (:func:`graphinvariants.datasets.perturbed_copies` of ``--source``, no graph objects
 and no data sent from the client) and write their features to Zarr
@@ -46,6 +46,7 @@ def main():
     parser.add_argument("--source", default="Mutagenicity")
     parser.add_argument("--partition", type=int, default=10_000)
     parser.add_argument("--memory-limit", default="2GB")
+    parser.add_argument("--n-components", type=int, default=1000)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
 
@@ -58,7 +59,8 @@ def main():
 
     train = _copies(args.source, 10_000, 0)
     t0 = time.perf_counter()
-    features = gi.LearnedFeatures(max_samples=1000, n_components=300, random_state=0).fit(train, train.y)
+    features = gi.LearnedFeatures(max_samples=1000, n_components=args.n_components, random_state=0)
+    features.fit(train, train.y)
     print(f"fit on 10,000 copies in process: {time.perf_counter() - t0:.1f} s; {features.n_features_out_} "
           f"features; exact {features.exact_} (weight {features.exact_weight_:.3f}), Nystroem "
           f"{features.approximate_}", flush=True)
