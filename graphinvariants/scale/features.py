@@ -186,8 +186,10 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         Their total weight (``1 - exact_weight_`` is approximated).
     landmark_indices_ : numpy.ndarray of int64
         Positions of the landmarks in the graphs given to ``fit``.
-    normalization_ : numpy.ndarray of shape (n_components_, n_nystroem)
-        ``U S^{-1/2}`` of the landmarks' matrix (eigenvalues kept).
+    normalization_ : numpy.ndarray of shape (m, r)
+        ``U S^{-1/2}`` of the landmarks' matrix, ``m`` landmarks, ``r`` eigenvalues kept.
+    n_components_ : int
+        Landmarks used (``m``; 0 when every candidate is exact).
     n_features_out_ : int
         Columns of the output: the exact members' columns, then the Nystroem ones.
 
@@ -340,7 +342,8 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
 
         Returns
         -------
-        scipy.sparse.csr_array of shape (len(block), n_features_out_)
+        scipy.sparse.csr_array of shape (len(block), n_features)
+            ``n_features`` is :attr:`n_features_out_`.
         """
         check_is_fitted(self, "n_features_out_")
         if len(block) == 0:  # an empty partition
@@ -364,7 +367,8 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
 
         Returns
         -------
-        scipy.sparse.csr_array of shape (len(X), n_features_out_)
+        scipy.sparse.csr_array of shape (len(X), n_features)
+            ``n_features`` is :attr:`n_features_out_`.
         """
         check_is_fitted(self, "n_features_out_")
         X = _as_collection(X, "X")
