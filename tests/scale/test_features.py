@@ -141,3 +141,14 @@ def test_rows_do_not_depend_on_blas_threads(mutag):
     with threadpool_limits(limits=2, user_api="blas"):
         threaded = features.transform(graphs[:300])
     assert (single != threaded).nnz == 0
+
+
+def test_networkx_and_igraph_give_the_same_rows(mutag):
+    ig = pytest.importorskip("igraph")
+    graphs = [mutag[i] for i in range(60)]
+    as_igraph = [ig.Graph.from_networkx(G) for G in graphs]
+    y = mutag.y[:60]
+    features = LearnedFeatures(n_components=20, random_state=0).fit(graphs, y)
+    again = LearnedFeatures(n_components=20, random_state=0).fit(as_igraph, y)
+    assert features.exact_ == again.exact_ and features.approximate_ == again.approximate_
+    assert (features.transform(graphs) != again.transform(as_igraph)).nnz == 0
