@@ -431,6 +431,18 @@ class LearnedCombination:
         return _apply_shape(K, shape, self.medians.get(key, 1.0))
 
     @property
+    def chosen(self):
+        """``(label, parts, shape, weight)`` of every candidate with a positive weight,
+        in the order :meth:`combine` sums them (``parts``: member names multiplied
+        elementwise; ``shape``: ``("power", p)`` or ``("gauss", s)``)."""
+        return list(self._chosen)
+
+    def term(self, grams, parts, shape):
+        """One candidate's matrix, unweighted, from its members' matrices (member name
+        -> matrix of any shape), as :meth:`combine` makes it before weighting."""
+        return self._shaped(grams, parts, shape)
+
+    @property
     def members_used(self):
         """Names of the candidates with a positive weight."""
         return [label for label, _, _, _ in self._chosen]
