@@ -82,3 +82,7 @@ __all__ += ["PropagatedAttributes", "propagated_attributes"]
 from .rooted import RootedSubgraph, RootedSubgraphBatch, rooted_subgraph_classes  # noqa: E402
 
 __all__ += ["RootedSubgraph", "RootedSubgraphBatch", "rooted_subgraph_classes"]
+
+from .shortest_path import ShortestPath, ShortestPathBatch  # noqa: E402
+
+__all__ += ["ShortestPath", "ShortestPathBatch"]
