@@ -16,6 +16,12 @@ list) is the class. Two rooted neighbourhoods get the same feature exactly when 
 are isomorphic by an isomorphism that keeps the root, the node labels and the bond
 types; :func:`rooted_subgraph_classes` gives the classes themselves.
 
+Directed graphs: a ball holds the nodes reached along out-edges within ``r`` steps,
+and the neighbourhood is the induced directed graph (arcs, with their bond types),
+classed by directed isomorphism; a neighbourhood whose arcs all go both ways with one
+bond type is classed as the undirected one, as an undirected graph is the directed
+graph with both directions of every edge.
+
 Feature ids do not depend on the batch: a class is named by a 128-bit BLAKE2b digest
 of its canonical form written with the label *values* (not their places in a batch's
 vocabulary), so two collections embedded apart, in one process or in two, name each
@@ -106,7 +112,9 @@ class RootedSubgraph(CountFeatures):
 
     Notes
     -----
-    Registered as ``"rooted_subgraph"``. Edge weights and self-loops are ignored. At radius 1 the neighbourhoods tell the
+    Registered as ``"rooted_subgraph"``. Edge weights and self-loops are ignored;
+    directed graphs are read along out-edges (see the module's documentation). At
+    radius 1 the neighbourhoods tell the
     Shrikhande graph from the 4 x 4 rook's graph (a 6-cycle against two triangles
     under every root) and separate all 15 strongly regular graphs srg(25, 12, 5, 6),
     which no walk count and no 3-WL test can. Like every cosine-normalised member, it
@@ -290,11 +298,19 @@ class _Classes:
         offsets = np.cumsum(later) - later
         q = p + 1 + (np.arange(len(p)) - np.repeat(offsets, later))
         a, b = members[p], members[q]
-        where = np.searchsorted(self.entry_keys, a * n + b)
-        where = np.minimum(where, max(len(self.entry_keys) - 1, 0))
-        is_edge = self.entry_keys[where] == a * n + b if len(self.entry_keys) else np.zeros(len(a), bool)
-        ball_of_pair = np.repeat(np.arange(len(small)), pair_counts)[is_edge]
-        p, q, where = p[is_edge], q[is_edge], where[is_edge]
+        has_ab, where_ab = self._entries(a, b)
+        has_ba, where_ba = self._entries(b, a)
+        keep = has_ab | has_ba
+        ball_of_pair = np.repeat(np.arange(len(small)), pair_counts)[keep]
+        p, q = p[keep], q[keep]
+        has_ab, has_ba, where_ab, where_ba = has_ab[keep], has_ba[keep], where_ab[keep], where_ba[keep]
+        # a neighbourhood whose entries are all stored both ways (with one bond type) is
+        # undirected, as an undirected graph is stored; otherwise its entries are arcs
+        one_way = has_ab != has_ba
+        if self.edge_colour is not None:
+            one_way |= has_ab & has_ba & (self.edge_colour[where_ab] != self.edge_colour[where_ba])
+        directed_ball = np.zeros(len(small), bool)
+        directed_ball[ball_of_pair[one_way]] = True
         bounds = np.searchsorted(ball_of_pair, np.arange(len(small) + 1))
         root_pos = np.searchsorted(_entry_keys(ball, n), np.arange(len(roots), dtype=np.int64) * n + roots)
         colour = self.node_colour[members]
@@ -304,9 +320,17 @@ class _Classes:
             cols = colour[lo:hi].copy()
             cols[root_pos[g] - lo] += L
             e0, e1 = bounds[i], bounds[i + 1]
-            u, v = p[e0:e1] - lo, q[e0:e1] - lo
-            ids[g] = self._id(_canonical(r, cols, u, v, None if self.edge_colour is None
-                                         else self.edge_colour[where[e0:e1]] + 2 * L))
+            if not directed_ball[i]:
+                u, v = p[e0:e1] - lo, q[e0:e1] - lo
+                bonds = None if self.edge_colour is None else self.edge_colour[where_ab[e0:e1]] + 2 * L
+                ids[g] = self._id(_canonical(r, cols, u, v, bonds))
+                continue
+            ab, ba = has_ab[e0:e1], has_ba[e0:e1]
+            u = np.concatenate((p[e0:e1][ab], q[e0:e1][ba])) - lo
+            v = np.concatenate((q[e0:e1][ab], p[e0:e1][ba])) - lo
+            bonds = None if self.edge_colour is None else self.edge_colour[
+                np.concatenate((where_ab[e0:e1][ab], where_ba[e0:e1][ba]))] + 2 * L
+            ids[g] = self._id(_canonical(r, cols, u, v, bonds, directed=True))
         for g in big.tolist():
             lo, hi = int(ball.indptr[g]), int(ball.indptr[g + 1])
             d = distance[lo:hi]
@@ -315,6 +339,13 @@ class _Classes:
             rows = rows[np.lexsort(rows.T[::-1])]
             ids[g] = self._id((r, "over cap", int(self.node_colour[roots[g]]), rows.tobytes()))
         return ids, len(big)
+
+    def _entries(self, a, b):
+        """Whether ``a -> b`` is a stored entry of the batch's matrix, and where."""
+        if not len(self.entry_keys):
+            return np.zeros(len(a), bool), np.zeros(len(a), np.int64)
+        where = np.minimum(np.searchsorted(self.entry_keys, a * self.n + b), len(self.entry_keys) - 1)
+        return self.entry_keys[where] == a * self.n + b, where
 
     def names(self):
         """The 128-bit name of every class met (rows of two int64), from the label values."""
@@ -349,20 +380,22 @@ def _entry_keys(ball, n):
     return rows * n + ball.indices.astype(np.int64)
 
 
-def _canonical(r, colours, u, v, bond_colours):
-    """BLISS's canonical form of one rooted neighbourhood: ``(r, "exact", colours in
-    canonical order, canonical edge list)`` as bytes. ``u < v`` are the local ends of
-    its edges; with bond colours, each edge becomes a path through a new vertex of
-    that colour."""
+def _canonical(r, colours, u, v, bond_colours, directed=False):
+    """BLISS's canonical form of one rooted neighbourhood: ``(r, kind, colours in
+    canonical order, canonical edge list)`` as bytes, kind ``"exact"`` for an undirected
+    neighbourhood (``u < v`` are the local ends of its edges) and ``"directed"`` for
+    arcs ``u -> v``. With bond colours, each edge becomes a path (each arc a directed
+    path) through a new vertex of that colour."""
+    kind = "directed" if directed else "exact"
     size = len(colours)
     if bond_colours is not None and len(u):
         middle = size + np.arange(len(u), dtype=np.int64)
         colours = np.concatenate((colours, bond_colours))
-        u, v = np.concatenate((u, v)), np.concatenate((middle, middle))
+        u, v = np.concatenate((u, middle)), np.concatenate((middle, v))
         size = len(colours)
     if len(u) == 0 and size == 1:
         return (r, "exact", colours.tobytes(), b"")
-    graph = ig.Graph(n=size, edges=np.column_stack((u, v)).tolist())
+    graph = ig.Graph(n=size, edges=np.column_stack((u, v)).tolist(), directed=directed)
     # igraph's permute_vertices(perm), which gives the canonical graph, puts old
     # vertex perm[j] at place j: the place of vertex i is the inverse permutation's
     order = np.asarray(graph.canonical_permutation(color=colours.tolist()), dtype=np.int64)
@@ -370,9 +403,12 @@ def _canonical(r, colours, u, v, bond_colours):
     place[order] = np.arange(size)
     canonical_colours = colours[order]
     cu, cv = place[u], place[v]
-    low, high = np.minimum(cu, cv), np.maximum(cu, cv)
-    edges = np.sort(low * size + high)
-    return (r, "exact", canonical_colours.tobytes(), edges.tobytes())
+    if directed:
+        edges = np.sort(cu * size + cv)
+    else:
+        low, high = np.minimum(cu, cv), np.maximum(cu, cv)
+        edges = np.sort(low * size + high)
+    return (r, kind, canonical_colours.tobytes(), edges.tobytes())
 
 
 def _plain(value):

@@ -187,3 +187,84 @@ def test_balls_are_whole_when_a_node_has_256_paths_into_them():
     G = nx.complete_bipartite_graph(2, 256)
     batch = RootedSubgraph(2, max_nodes=257).as_embeddings([G])
     assert batch.n_over_cap == 258  # every radius-2 ball is the whole graph, 258 nodes
+
+
+def directed_graph(seed, n=None):
+    """Arcs at random, some of them both ways (with one bond type or two)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 8)) if n is None else n
+    G = nx.DiGraph()
+    G.add_nodes_from((v, {"label": int(rng.integers(2))}) for v in range(n))
+    for u in range(n):
+        for v in range(u + 1, n):
+            kind = rng.random()
+            if kind < 0.15:
+                G.add_edge(u, v, bond=int(rng.integers(2)))
+            elif kind < 0.3:
+                G.add_edge(v, u, bond=int(rng.integers(2)))
+            elif kind < 0.45:
+                bond = int(rng.integers(2))
+                G.add_edge(u, v, bond=bond)
+                G.add_edge(v, u, bond=bond if rng.random() < 0.7 else 1 - bond)
+    return G
+
+
+def directed_renumbered(G, rng):
+    perm = rng.permutation(G.number_of_nodes())
+    H = nx.DiGraph()
+    H.add_nodes_from(sorted(((int(perm[v]), d) for v, d in G.nodes(data=True)), key=lambda item: rng.random()))
+    edges = list(G.edges(data=True))
+    rng.shuffle(edges)
+    H.add_edges_from((int(perm[u]), int(perm[v]), d) for u, v, d in edges)
+    return H
+
+
+@pytest.mark.parametrize("labels,bonds", [(False, False), (True, True)])
+def test_directed_classes_equal_brute_force_digraph_isomorphism(labels, bonds):
+    """Balls follow out-edges; two neighbourhoods are one class exactly when their induced
+    directed graphs are isomorphic (an undirected graph being the directed graph with
+    both directions: such balls are classed as undirected, the same thing). Before, only
+    the arcs from the lower to the higher node number were seen, so the classes
+    depended on the numbering."""
+    graphs = [directed_graph(seed) for seed in range(40)]
+    radius = 2
+    representatives, expected = [], []
+    for G in graphs:
+        for v in G:
+            for r in range(radius + 1):
+                ball = G.subgraph(nx.single_source_shortest_path_length(G, v, cutoff=r)).copy()
+                nx.set_node_attributes(ball, False, "root")
+                ball.nodes[v]["root"] = True
+                for i, (rep_r, rep) in enumerate(representatives):
+                    if rep_r == r and nx.is_isomorphic(
+                            ball, rep,
+                            node_match=lambda x, y: x["root"] == y["root"] and (not labels or x["label"] == y["label"]),
+                            edge_match=(lambda x, y: x["bond"] == y["bond"]) if bonds else None):
+                        expected.append(i)
+                        break
+                else:
+                    representatives.append((r, ball))
+                    expected.append(len(representatives) - 1)
+    names = np.concatenate([
+        rooted_subgraph_classes(G, radius=radius, node_label="label" if labels else None,
+                                edge_label="bond" if bonds else None).reshape(-1, 2)
+        for G in graphs
+    ])
+    ours = [tuple(row) for row in names.tolist()]
+    assert len({(e, o) for e, o in zip(expected, ours)}) == len(set(expected)) == len(set(ours))
+    assert len(set(expected)) > 30
+
+
+def test_directed_renumbering_and_reverse(rng):
+    graphs = [directed_graph(seed, n=int(n)) for seed, n in zip(range(200, 210), range(4, 24, 2))]
+    functional = RootedSubgraph(2, node_label="label", edge_label="bond")
+    moved = [directed_renumbered(G, rng) for G in graphs]
+    np.testing.assert_allclose(paired_kernels(graphs, moved, functional=functional), 1.0, rtol=1e-14)
+    # an out-star against the in-star: the balls of the out-edges differ
+    out = nx.DiGraph([(0, 1), (0, 2), (0, 3), (1, 2)])
+    assert pairwise_kernels([out, out.reverse()], functional=RootedSubgraph(1))[0, 1] < 0.99
+    # an undirected graph is the directed graph with both directions
+    G = labelled_graph(7, n=12)
+    np.testing.assert_array_equal(rooted_subgraph_classes(G, radius=2, node_label="label", edge_label="bond"),
+                                  rooted_subgraph_classes(G.to_directed(), radius=2, node_label="label",
+                                                          edge_label="bond"))
