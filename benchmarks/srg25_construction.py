@@ -1,7 +1,7 @@
 """Construct all fifteen srg(25, 12, 5, 6) without any download, as stored in
 ``graphinvariants/datasets/srg.py`` (``SRG25_GRAPH6``).
 
-Run from the project root:  python benchmarks/srg25_construction.py   (about 20 s)
+Run from the project root:  python benchmarks/srg25_construction.py   (about 10 s)
 
 The fifteen srg(25, 12, 5, 6) (Paulus 1973) are exactly the descendants of the four
 regular two-graphs on 26 points: in the switching class of such a two-graph, Seidel
