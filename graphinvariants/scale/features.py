@@ -119,8 +119,11 @@ class _ExactMember:
         self.scale = float(np.sqrt(weight))
         self.n_columns = int(self.widths.sum()) if self.assignment else n_labels
 
-    def features(self, block):
-        embedded = self.functional.as_embeddings(block, what="X")
+    def features(self, block, embedded=None):
+        """Rows of ``block``; ``embedded``: its embeddings if already made (rows of a
+        batch of more graphs, see :func:`_rows`)."""
+        if embedded is None:
+            embedded = self.functional.as_embeddings(block, what="X")
         place, counts = self.functional.merge(self.probe, embedded)
         counts = sp.csr_array(counts)
         # the fitted labels' counts; the norm is that of all counts (unseen labels too)
@@ -250,8 +253,13 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         -------
         self
         """
+        self._fit(_as_collection(X, "X"), y, keep=False)
+        return self
+
+    def _fit(self, X, y, *, keep):
+        """:meth:`fit`; returns the exact members' embeddings of ``X`` when ``keep``
+        (for :meth:`fit_transform`), else an empty list."""
         kernel = self._check_params()
-        X = _as_collection(X, "X")
         n = len(X)
         if n == 0:
             raise ValueError("LearnedFeatures.fit needs at least one graph")
@@ -279,9 +287,13 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
                 is_exact = len(parts) == 1 and shape == ("power", 1) and isinstance(functional, CountFeatures)
                 (exact if is_exact else approximate).append((label, parts, shape, weight))
             # the exact members' vocabulary: the labels of every graph given
-            self._exact = [_ExactMember(label, combination.functionals[parts[0]],
-                                        combination.functionals[parts[0]].as_embeddings(X, what="X"), weight)
-                           for label, parts, shape, weight in exact]
+            self._exact, kept = [], []
+            for label, parts, shape, weight in exact:
+                embedded = combination.functionals[parts[0]].as_embeddings(X, what="X")
+                self._exact.append(_ExactMember(label, combination.functionals[parts[0]], embedded, weight))
+                if keep:
+                    kept.append(embedded)
+                del embedded
             bar.update()
             self._approximate = approximate
             self._fit_nystroem(combination, approximate, sample, sample_graphs, rng)
@@ -292,7 +304,7 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         self.exact_weight_ = float(sum(weight for *_, weight in exact))
         self.n_features_out_ = sum(m.n_columns for m in self._exact) + self.normalization_.shape[1]
         self._n_features_out = self.n_features_out_
-        return self
+        return kept
 
     def _fit_nystroem(self, combination, approximate, sample, sample_graphs, rng):
         members = sorted({p for _, parts, _, _ in approximate for p in parts})
@@ -307,9 +319,8 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         chosen = np.sort(rng.permutation(len(sample))[:m]).astype(np.int64)
         landmarks = subset(sample_graphs, chosen)
         self._landmarks = {name: f.as_embeddings(landmarks, what="X") for name, f in self._functionals.items()}
-        # the landmarks against a second embedding of themselves: the cross path of
-        # transform (and pairwise_kernels(X, X) refuses a non-iterable batch given twice)
-        W = self._rest({name: f.as_embeddings(landmarks, what="X") for name, f in self._functionals.items()})
+        # the landmarks against themselves by the cross path, as transform computes them
+        W = self._rest(self._landmarks)
         W = (W + W.T) / 2
         values, vectors = np.linalg.eigh(W)
         keep = values > EIGENVALUE_FLOOR * max(float(values[-1]), 0.0)
@@ -346,9 +357,16 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
             ``n_features`` is :attr:`n_features_out_`.
         """
         check_is_fitted(self, "n_features_out_")
+        return self._block(block)
+
+    def _block(self, block, embedded=None):
+        """:meth:`transform_block`; ``embedded``: the exact members' embeddings of the
+        block when made already (by :meth:`fit`, in :meth:`fit_transform`)."""
         if len(block) == 0:  # an empty partition
             return sp.csr_array((0, self.n_features_out_))
-        parts = [member.features(block) for member in self._exact]
+        if embedded is None:
+            embedded = [None] * len(self._exact)
+        parts = [member.features(block, e) for member, e in zip(self._exact, embedded)]
         if self._approximate:
             side = {name: f.as_embeddings(block, what="X") for name, f in self._functionals.items()}
             parts.append(sp.csr_array(_fixed_shape_product(self._rest(side), self.normalization_)))
@@ -371,20 +389,27 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
             ``n_features`` is :attr:`n_features_out_`.
         """
         check_is_fitted(self, "n_features_out_")
-        X = _as_collection(X, "X")
+        return self._transform(_as_collection(X, "X"))
+
+    def _transform(self, X, embedded=None):
         n = len(X)
         starts = range(0, n, self.block_size)
         blocks = []
         for start in _bar(self.progress, starts, "features", "block"):
-            blocks.append(self.transform_block(subset(X, np.arange(start, min(n, start + self.block_size)))))
+            stop = min(n, start + self.block_size)
+            rows = None if embedded is None else [_rows(e, start, stop) for e in embedded]
+            blocks.append(self._block(subset(X, np.arange(start, stop)), rows))
         if not blocks:
             return sp.csr_array((0, self.n_features_out_))
         return _small_indices(sp.csr_array(sp.vstack(blocks, format="csr")))
 
     def fit_transform(self, X, y):
-        """:meth:`fit`, then :meth:`transform` of the same graphs."""
+        """:meth:`fit`, then :meth:`transform` of the same graphs: the same rows, bit for
+        bit, but the exact members embed the graphs once (``fit`` embeds them all for
+        the vocabulary; their rows are taken from those embeddings)."""
         X = _as_collection(X, "X")
-        return self.fit(X, y).transform(X)
+        embedded = self._fit(X, y, keep=True)
+        return self._transform(X, embedded)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -393,6 +418,16 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         tags.target_tags.required = True
         tags.non_deterministic = self.random_state is None
         return tags
+
+
+def _rows(embedded, start, stop):
+    """Graphs ``start:stop`` of a batch of count embeddings: the same vocabulary, their
+    rows of the counts. Merged with a member's fitted vocabulary (which holds every
+    label of these graphs) they give the counts, hence the rows, that embedding the
+    graphs alone gives: the merged vocabulary is the same sorted set of labels."""
+    piece = copy.copy(embedded)
+    piece.counts = sp.csr_array(embedded.counts[start:stop])
+    return piece
 
 
 def _small_indices(matrix):
