@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.svm import SVC, LinearSVC
 
@@ -89,25 +90,33 @@ def accuracy(args):
         y = data.y
         folds = StratifiedKFold(args.folds, shuffle=True, random_state=0).split(np.zeros(len(y)), y)
         exact_acc, linear_acc, t_exact, t_linear = [], [], 0.0, 0.0
+        model = LinearSVC(loss=args.loss, intercept_scaling=args.intercept_scaling, max_iter=args.max_iter)
         for train, test in folds:
             t0 = time.perf_counter()
-            kernel = gi.GraphKernel(seed=0)
-            K_train = kernel.fit_transform(data[train], y[train])
-            K_test = kernel.transform(data[test])
-            svc = GridSearchCV(SVC(kernel="precomputed"), grid, cv=3).fit(K_train, y[train])
-            exact_acc.append(svc.score(K_test, y[test]))
+            if not args.no_exact:
+                kernel = gi.GraphKernel(seed=0)
+                K_train = kernel.fit_transform(data[train], y[train])
+                K_test = kernel.transform(data[test])
+                svc = GridSearchCV(SVC(kernel="precomputed"), grid, cv=3).fit(K_train, y[train])
+                exact_acc.append(svc.score(K_test, y[test]))
             t_exact += time.perf_counter() - t0
             t0 = time.perf_counter()
             features = LearnedFeatures(n_components=args.n_components, random_state=0)
             F_train = features.fit_transform(data[train], y[train])
             F_test = features.transform(data[test])
-            linear = GridSearchCV(LinearSVC(max_iter=args.max_iter), grid, cv=3).fit(F_train, y[train])
+            linear = GridSearchCV(clone(model), grid, cv=3).fit(F_train, y[train])
             linear_acc.append(linear.score(F_test, y[test]))
             t_linear += time.perf_counter() - t0
-        e, f = 100 * np.mean(exact_acc), 100 * np.mean(linear_acc)
+        f = 100 * np.mean(linear_acc)
+        setting = (f"{args.folds} folds, 1 repetition, C in {args.c_grid}, n_components={args.n_components}, "
+                   f"LinearSVC(loss={args.loss!r}, intercept_scaling={args.intercept_scaling:g}, "
+                   f"max_iter={args.max_iter})")
+        if args.no_exact:
+            print(f"{name}: LearnedFeatures + LinearSVC {f:.2f} ({setting}); time {t_linear:.0f} s", flush=True)
+            continue
+        e = 100 * np.mean(exact_acc)
         print(f"{name}: exact learned default {e:.2f}, LearnedFeatures + LinearSVC {f:.2f} "
-              f"(difference {f - e:+.2f}; {args.folds} folds, 1 repetition, n_components={args.n_components}, "
-              f"max_iter={args.max_iter}); time {t_exact:.0f} s against {t_linear:.0f} s", flush=True)
+              f"(difference {f - e:+.2f}; {setting}); time {t_exact:.0f} s against {t_linear:.0f} s", flush=True)
 
 
 def variants(args):
@@ -134,6 +143,81 @@ def variants(args):
                   f"({args.folds} folds)", flush=True)
 
 
+def diagnose(args):
+    """Where the features lose accuracy, on the same splits as ``accuracy``: per fold,
+    the exact learned default (SVC on its matrix), then for every ``--components``
+    the SVC on the features' inner products ``F F^T`` (the approximation alone: the
+    same learner as the exact path) and the linear models of ``--models`` on ``F``,
+    and the relative error of ``F_test F_train^T`` against the exact test rows.
+    Prints every fold as it ends."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    grid = {"C": list(args.c_grid)}
+    catalogue = {
+        "squared_hinge": LinearSVC(max_iter=args.max_iter),
+        "squared_hinge_primal_is10": LinearSVC(dual=False, intercept_scaling=10.0, max_iter=args.max_iter),
+        "hinge_is10": LinearSVC(loss="hinge", intercept_scaling=10.0, max_iter=args.max_iter),
+    }
+    models = {label: catalogue[label] for label in args.models}
+    for name in args.datasets:
+        data = load(name)
+        y = data.y
+        scores, errors, seconds, unconverged = {}, {}, {}, {}
+        for fold, (train, test) in enumerate(StratifiedKFold(args.folds, shuffle=True, random_state=0)
+                                             .split(np.zeros(len(y)), y)):
+            line = []
+            if not args.no_exact:
+                kernel = gi.GraphKernel(seed=0)
+                K_train = kernel.fit_transform(data[train], y[train])
+                K_test = kernel.transform(data[test])
+                svc = GridSearchCV(SVC(kernel="precomputed"), grid, cv=3).fit(K_train, y[train])
+                scores.setdefault("exact SVC", []).append(svc.score(K_test, y[test]))
+                line.append(f"exact {100 * scores['exact SVC'][-1]:.1f}")
+            for m in args.components:
+                t0 = time.perf_counter()
+                features = LearnedFeatures(n_components=m, max_samples=args.max_samples, random_state=0)
+                F_train = features.fit_transform(data[train], y[train])
+                F_test = features.transform(data[test])
+                seconds.setdefault((m, "features"), []).append(time.perf_counter() - t0)
+                if fold == 0:
+                    print(f"{name} fold 0, n_components={m}: exact {features.exact_} (weight "
+                          f"{features.exact_weight_:.3f}); Nystroem {features.approximate_}; "
+                          f"{features.n_features_out_} features", flush=True)
+                if not args.no_exact:
+                    G_test = (F_test @ F_train.T).toarray()
+                    errors.setdefault(m, []).append(float(np.linalg.norm(G_test - K_test) / np.linalg.norm(K_test)))
+                    G_train = (F_train @ F_train.T).toarray()
+                    t0 = time.perf_counter()
+                    svc = GridSearchCV(SVC(kernel="precomputed"), grid, cv=3).fit(G_train, y[train])
+                    seconds.setdefault((m, "SVC on F F^T"), []).append(time.perf_counter() - t0)
+                    scores.setdefault((m, "SVC on F F^T"), []).append(svc.score(G_test, y[test]))
+                    line.append(f"m={m} SVC(FF^T) {100 * scores[(m, 'SVC on F F^T')][-1]:.1f}")
+                for label, model in models.items():
+                    t0 = time.perf_counter()
+                    with warnings.catch_warnings(record=True) as caught:
+                        warnings.simplefilter("always", ConvergenceWarning)
+                        fitted = GridSearchCV(clone(model), grid, cv=3).fit(F_train, y[train])
+                    unconverged[(m, label)] = unconverged.get((m, label), 0) + sum(
+                        issubclass(w.category, ConvergenceWarning) for w in caught)
+                    seconds.setdefault((m, label), []).append(time.perf_counter() - t0)
+                    scores.setdefault((m, label), []).append(fitted.score(F_test, y[test]))
+                    line.append(f"m={m} {label} {100 * scores[(m, label)][-1]:.1f} (C={fitted.best_params_['C']:g})")
+            print(f"{name} fold {fold}: " + ", ".join(line), flush=True)
+        exact = 100 * np.mean(scores.pop("exact SVC")) if not args.no_exact else float("nan")
+        print(f"{name}: exact learned default (SVC) {exact:.2f} ({args.folds} folds, 1 repetition, C in "
+              f"{args.c_grid})")
+        for (m, label), values in scores.items():
+            f = 100 * np.mean(values)
+            error = f"; test-row kernel error {np.mean(errors[m]):.4f}" if m in errors else ""
+            note = f"; {unconverged[(m, label)]} fits unconverged" if unconverged.get((m, label)) else ""
+            print(f"{name}: n_components={m}, {label}: {f:.2f} ({f - exact:+.2f}){error}; "
+                  f"{np.sum(seconds[(m, label)]):.0f} s{note}", flush=True)
+        for m in args.components:
+            print(f"{name}: n_components={m}, features {np.sum(seconds[(m, 'features')]):.0f} s")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="what", required=True)
@@ -147,6 +231,9 @@ def main():
     a.add_argument("--folds", type=int, default=10)
     a.add_argument("--n-components", type=int, default=500)
     a.add_argument("--max-iter", type=int, default=1000, help="LinearSVC's max_iter")
+    a.add_argument("--loss", default="squared_hinge", choices=["squared_hinge", "hinge"], help="LinearSVC's loss")
+    a.add_argument("--intercept-scaling", type=float, default=1.0, help="LinearSVC's intercept_scaling")
+    a.add_argument("--no-exact", action="store_true", help="only the features path (the exact one is deterministic)")
     a.add_argument("--c-grid", type=float, nargs="+", default=[1e-2, 1e-1, 1.0, 10.0, 100.0])
     v = sub.add_parser("variants")
     v.add_argument("--datasets", nargs="+", default=["Mutagenicity", "IMDB-BINARY"])
@@ -154,8 +241,17 @@ def main():
     v.add_argument("--components", type=int, nargs="+", default=[500, 1000])
     v.add_argument("--max-iter", type=int, default=5000)
     v.add_argument("--c-grid", type=float, nargs="+", default=[1e-2, 1e-1, 1.0, 10.0, 100.0])
+    d = sub.add_parser("diagnose")
+    d.add_argument("--datasets", nargs="+", default=["Mutagenicity"])
+    d.add_argument("--folds", type=int, default=10)
+    d.add_argument("--components", type=int, nargs="+", default=[500, 1000])
+    d.add_argument("--max-samples", type=int, default=1000)
+    d.add_argument("--max-iter", type=int, default=2000)
+    d.add_argument("--models", nargs="*", default=["squared_hinge", "squared_hinge_primal_is10", "hinge_is10"])
+    d.add_argument("--no-exact", action="store_true")
+    d.add_argument("--c-grid", type=float, nargs="+", default=[1e-2, 1e-1, 1.0, 10.0, 100.0])
     args = parser.parse_args()
-    {"error": kernel_error, "accuracy": accuracy, "variants": variants}[args.what](args)
+    {"error": kernel_error, "accuracy": accuracy, "variants": variants, "diagnose": diagnose}[args.what](args)
 
 
 if __name__ == "__main__":

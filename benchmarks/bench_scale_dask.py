@@ -10,14 +10,15 @@ The map is fitted in process on 10^4 copies (weights on 1,000 of them,
 (:func:`graphinvariants.datasets.perturbed_copies` of ``--source``, no graph objects
 and no data sent from the client) and write their features to Zarr
 (:func:`graphinvariants.scale.cluster.features_to_zarr`). Prints, per size: the time,
-each worker's peak resident memory, the rows stored, a check that two partitions equal
-``transform`` in process bit for bit, and the time of ``kneighbors`` for 100 queries
+each worker's peak resident memory, the rows stored, a check that ``--check-parts``
+partitions (the first, the last and some between) equal ``transform`` in process bit for bit, and the time of ``kneighbors`` for 100 queries
 over the whole store. The in-process time of the same map on the first ``--check``
 graphs gives the per-graph ratio.
 """
 
 import argparse
 import json
+import os
 import resource
 import shutil
 import tempfile
@@ -46,6 +47,8 @@ def main():
     parser.add_argument("--source", default="Mutagenicity")
     parser.add_argument("--partition", type=int, default=10_000)
     parser.add_argument("--memory-limit", default="2GB")
+    parser.add_argument("--check-parts", type=int, default=3,
+                        help="partitions compared with transform in process (first, last, spread between)")
     parser.add_argument("--n-components", type=int, default=1000)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
@@ -69,6 +72,19 @@ def main():
     expected = features.transform(check)
     in_process = (time.perf_counter() - t0) / args.partition
     print(f"in process: {1e3 * in_process:.3f} ms per graph (transform of {args.partition} graphs)", flush=True)
+
+    def equal_parts(store, n):
+        """Parts spread over the store (the first, ``--check-parts - 2`` between, the
+        last) against ``transform`` in process of the same copies, bit for bit."""
+        n_parts = -(-n // args.partition)
+        chosen = sorted({int(round(x)) for x in np.linspace(0, n_parts - 1, min(args.check_parts, n_parts))})
+        same = {}
+        for part in chosen:
+            start = part * args.partition
+            rows = expected if part == 0 else features.transform(
+                _copies(args.source, min(args.partition, n - start), start))
+            same[part] = bool((read_features(store, [part]) != rows).nnz == 0)
+        return same
     results = []
     with LocalCluster(n_workers=2, threads_per_worker=1, memory_limit=args.memory_limit,
                       dashboard_address=None) as cluster, Client(cluster) as client:
@@ -76,24 +92,33 @@ def main():
             store = Path(tempfile.mkdtemp(prefix="learned-features-")) / "features.zarr"
             starts = range(0, n, args.partition)
             parts = [dask.delayed(_copies)(args.source, min(args.partition, n - s), s) for s in starts]
+            pids = client.run(os.getpid)
             t0 = time.perf_counter()
             rows = features_to_zarr(features, db.from_delayed(parts), store)
             seconds = time.perf_counter() - t0
             peaks = list(client.run(_peak_gib).values())
-            same = bool((read_features(store, [0]) != expected).nnz == 0)
+            restarted = client.run(os.getpid) != pids  # a worker past its memory limit is restarted
+            t0 = time.perf_counter()
+            same_parts = equal_parts(store, n)
+            check_seconds = time.perf_counter() - t0
+            same = all(same_parts.values())
             queries = expected[:100]
             t0 = time.perf_counter()
             indices, values = kneighbors(queries, store, n_neighbors=10)
             knn = time.perf_counter() - t0
             row = {"n": n, "seconds": seconds, "ms_per_graph": 1e3 * seconds / n, "worker_peak_gib": peaks,
-                   "rows": int(rows.sum()), "bitwise_equal_first_partition": same, "kneighbors_100_seconds": knn,
+                   "rows": int(rows.sum()), "worker_restarted": restarted, "bitwise_equal": same,
+                   "partitions_checked": {str(k): v for k, v in same_parts.items()},
+                   "check_seconds": check_seconds, "kneighbors_100_seconds": knn,
                    "in_process_ms_per_graph": 1e3 * in_process,
                    "first_query_is_its_own_nearest": bool(indices[0, 0] == 0)}
             results.append(row)
             print(f"n={n}: {seconds:.1f} s ({row['ms_per_graph']:.3f} ms per graph on 2 workers, "
                   f"{row['ms_per_graph'] / row['in_process_ms_per_graph']:.2f} x the in-process time per graph), "
-                  f"worker peaks {', '.join(f'{p:.2f}' for p in peaks)} GiB, {row['rows']} rows, partition 0 "
-                  f"bitwise equal to in-process: {same}; kneighbors of 100 queries: {knn:.1f} s", flush=True)
+                  f"worker peaks {', '.join(f'{p:.2f}' for p in peaks)} GiB (a worker restarted: {restarted}), "
+                  f"{row['rows']} rows, partitions "
+                  f"{sorted(same_parts)} of {len(rows)} bitwise equal to in-process: {same}; kneighbors of 100 "
+                  f"queries: {knn:.1f} s", flush=True)
             shutil.rmtree(store.parent)
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))

@@ -11,6 +11,8 @@ never looks inside an embedding.
   memory (for nearest-neighbour search and other reductions).
 """
 
+from collections.abc import Iterator
+
 import numpy as np
 
 from .._validation import check_n_jobs
@@ -19,8 +21,11 @@ __all__ = ["kernel_row_chunks", "paired_kernels", "pairwise_kernels"]
 
 
 def check_not_same_iterator(X, Y, names=("graphs", "other"), hint="or other=None for the square matrix"):
-    """Refuse one one-shot iterator given as both sides: the second would be empty."""
-    if Y is X and X is not None and iter(X) is X:
+    """Refuse one one-shot iterator given as both sides: the second would be empty.
+
+    Only an iterator (``__iter__`` and ``__next__``) is one-shot; anything else, also a
+    batch of precomputed embeddings that is not iterable at all, may be both sides."""
+    if Y is X and isinstance(X, Iterator):
         raise ValueError(
             f"{names[0]} and {names[1]} are the same one-shot iterator, which can be read only once; "
             f"pass a list{', ' + hint if hint else ''}"

@@ -25,6 +25,11 @@ inner products are the learned kernel:
   landmarks) = U S U^T`` (eigenvalues below ``1e-12`` of the largest dropped). Exact
   between landmarks; its error against ``R`` shrinks as ``n_components`` grows.
 
+The default ``kernel`` offers no Gaussian shapes (:data:`DEFAULT_BANDWIDTHS`): a narrow
+one is nearly the identity matrix, which no fixed number of components holds, so its
+features lost up to 5 points against the exact kernel; given a ``GraphKernel`` with
+shapes, they are mapped by Nystroem like the rest.
+
 Tensor products (the exact maps of ``K^p`` and of products of count members) are not
 built: their number of columns is the product of the members' vocabularies (tens of
 thousands each), which no linear model can hold; the Nystroem part covers them.
@@ -54,6 +59,16 @@ from ..kernels import pairwise_kernels
 from ..kernels.registry import LEARNED
 
 __all__ = ["LearnedFeatures", "subset"]
+
+#: The Gaussian shapes offered by the default ``kernel``: none. A narrow Gaussian shape
+#: ``exp(-(2 - 2K) / (s m))`` is close to the identity matrix, of full rank, so no few
+#: hundred (or thousand) Nystroem components hold it: on Mutagenicity, where the learned
+#: default puts 0.87 of its weight on such shapes, an SVC on the features' inner products
+#: lost 5.3 and 3.9 points on two folds against the same SVC on the exact kernel (1,000
+#: components). Weighting the plain candidates only (count members mapped exactly, the
+#: power kernel and its products, which are smooth, by Nystroem) loses nothing there
+#: (``benchmarks/bench_learned_features.py``; the docs' large collections page).
+DEFAULT_BANDWIDTHS = ()
 
 #: Eigenvalues of the landmarks' matrix below this share of the largest are dropped.
 EIGENVALUE_FLOOR = 1e-12
@@ -119,8 +134,11 @@ class _ExactMember:
         self.scale = float(np.sqrt(weight))
         self.n_columns = int(self.widths.sum()) if self.assignment else n_labels
 
-    def features(self, block):
-        embedded = self.functional.as_embeddings(block, what="X")
+    def features(self, block, embedded=None):
+        """Rows of ``block``; ``embedded``: its embeddings if already made (rows of a
+        batch of more graphs, see :func:`_rows`)."""
+        if embedded is None:
+            embedded = self.functional.as_embeddings(block, what="X")
         place, counts = self.functional.merge(self.probe, embedded)
         counts = sp.csr_array(counts)
         # the fitted labels' counts; the norm is that of all counts (unseen labels too)
@@ -155,8 +173,10 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     ----------
     kernel : GraphKernel or None, keyword-only, default=None
         The learned default to map, unfitted (cloned at ``fit``), with its options
-        (labels, shapes, members); None: ``GraphKernel()``. Its ``max_samples`` is
-        replaced by this transformer's.
+        (labels, shapes, members); None: ``GraphKernel(bandwidths=())``, the learned
+        default weighting its plain candidates only (no Gaussian shapes: see
+        :data:`~graphinvariants.scale.features.DEFAULT_BANDWIDTHS`). Its
+        ``max_samples`` is replaced by this transformer's.
     max_samples : int or None, keyword-only, default=1000
         Learn the weights on at most this many of the graphs given to ``fit`` (None:
         all; the cost grows as its square).
@@ -222,7 +242,7 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
 
     # -- fitting ------------------------------------------------------------------------
     def _check_params(self):
-        kernel = GraphKernel() if self.kernel is None else self.kernel
+        kernel = GraphKernel(bandwidths=DEFAULT_BANDWIDTHS) if self.kernel is None else self.kernel
         if not isinstance(kernel, GraphKernel):
             raise TypeError(f"kernel must be None or a GraphKernel, got {kernel!r}")
         if kernel.kernel != LEARNED:
@@ -250,8 +270,13 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         -------
         self
         """
+        self._fit(_as_collection(X, "X"), y, keep=False)
+        return self
+
+    def _fit(self, X, y, *, keep):
+        """:meth:`fit`; returns the exact members' embeddings of ``X`` when ``keep``
+        (for :meth:`fit_transform`), else an empty list."""
         kernel = self._check_params()
-        X = _as_collection(X, "X")
         n = len(X)
         if n == 0:
             raise ValueError("LearnedFeatures.fit needs at least one graph")
@@ -279,9 +304,13 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
                 is_exact = len(parts) == 1 and shape == ("power", 1) and isinstance(functional, CountFeatures)
                 (exact if is_exact else approximate).append((label, parts, shape, weight))
             # the exact members' vocabulary: the labels of every graph given
-            self._exact = [_ExactMember(label, combination.functionals[parts[0]],
-                                        combination.functionals[parts[0]].as_embeddings(X, what="X"), weight)
-                           for label, parts, shape, weight in exact]
+            self._exact, kept = [], []
+            for label, parts, shape, weight in exact:
+                embedded = combination.functionals[parts[0]].as_embeddings(X, what="X")
+                self._exact.append(_ExactMember(label, combination.functionals[parts[0]], embedded, weight))
+                if keep:
+                    kept.append(embedded)
+                del embedded
             bar.update()
             self._approximate = approximate
             self._fit_nystroem(combination, approximate, sample, sample_graphs, rng)
@@ -292,7 +321,7 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         self.exact_weight_ = float(sum(weight for *_, weight in exact))
         self.n_features_out_ = sum(m.n_columns for m in self._exact) + self.normalization_.shape[1]
         self._n_features_out = self.n_features_out_
-        return self
+        return kept
 
     def _fit_nystroem(self, combination, approximate, sample, sample_graphs, rng):
         members = sorted({p for _, parts, _, _ in approximate for p in parts})
@@ -307,9 +336,8 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         chosen = np.sort(rng.permutation(len(sample))[:m]).astype(np.int64)
         landmarks = subset(sample_graphs, chosen)
         self._landmarks = {name: f.as_embeddings(landmarks, what="X") for name, f in self._functionals.items()}
-        # the landmarks against a second embedding of themselves: the cross path of
-        # transform (and pairwise_kernels(X, X) refuses a non-iterable batch given twice)
-        W = self._rest({name: f.as_embeddings(landmarks, what="X") for name, f in self._functionals.items()})
+        # the landmarks against themselves by the cross path, as transform computes them
+        W = self._rest(self._landmarks)
         W = (W + W.T) / 2
         values, vectors = np.linalg.eigh(W)
         keep = values > EIGENVALUE_FLOOR * max(float(values[-1]), 0.0)
@@ -346,9 +374,16 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
             ``n_features`` is :attr:`n_features_out_`.
         """
         check_is_fitted(self, "n_features_out_")
+        return self._block(block)
+
+    def _block(self, block, embedded=None):
+        """:meth:`transform_block`; ``embedded``: the exact members' embeddings of the
+        block when made already (by :meth:`fit`, in :meth:`fit_transform`)."""
         if len(block) == 0:  # an empty partition
             return sp.csr_array((0, self.n_features_out_))
-        parts = [member.features(block) for member in self._exact]
+        if embedded is None:
+            embedded = [None] * len(self._exact)
+        parts = [member.features(block, e) for member, e in zip(self._exact, embedded)]
         if self._approximate:
             side = {name: f.as_embeddings(block, what="X") for name, f in self._functionals.items()}
             parts.append(sp.csr_array(_fixed_shape_product(self._rest(side), self.normalization_)))
@@ -371,20 +406,29 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
             ``n_features`` is :attr:`n_features_out_`.
         """
         check_is_fitted(self, "n_features_out_")
-        X = _as_collection(X, "X")
+        return self._transform(_as_collection(X, "X"))
+
+    def _transform(self, X, embedded=None):
         n = len(X)
         starts = range(0, n, self.block_size)
         blocks = []
         for start in _bar(self.progress, starts, "features", "block"):
-            blocks.append(self.transform_block(subset(X, np.arange(start, min(n, start + self.block_size)))))
+            stop = min(n, start + self.block_size)
+            rows = None if embedded is None else [_rows(e, start, stop) for e in embedded]
+            blocks.append(self._block(subset(X, np.arange(start, stop)), rows))
         if not blocks:
             return sp.csr_array((0, self.n_features_out_))
         return _small_indices(sp.csr_array(sp.vstack(blocks, format="csr")))
 
     def fit_transform(self, X, y):
-        """:meth:`fit`, then :meth:`transform` of the same graphs."""
+        """:meth:`fit`, then :meth:`transform` of the same graphs: the same rows, bit for
+        bit, but the exact members embed the graphs once (``fit`` embeds them all for
+        the vocabulary; their rows are taken from those embeddings, which stay in
+        memory until the rows are made: on 90,000 Mutagenicity copies 2.97 GiB peak
+        instead of 2.50, below the 3.2 GiB that ``LinearSVC`` then takes on them)."""
         X = _as_collection(X, "X")
-        return self.fit(X, y).transform(X)
+        embedded = self._fit(X, y, keep=True)
+        return self._transform(X, embedded)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -393,6 +437,16 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         tags.target_tags.required = True
         tags.non_deterministic = self.random_state is None
         return tags
+
+
+def _rows(embedded, start, stop):
+    """Graphs ``start:stop`` of a batch of count embeddings: the same vocabulary, their
+    rows of the counts. Merged with a member's fitted vocabulary (which holds every
+    label of these graphs) they give the counts, hence the rows, that embedding the
+    graphs alone gives: the merged vocabulary is the same sorted set of labels."""
+    piece = copy.copy(embedded)
+    piece.counts = sp.csr_array(embedded.counts[start:stop])
+    return piece
 
 
 def _small_indices(matrix):

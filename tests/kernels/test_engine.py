@@ -48,6 +48,20 @@ def test_the_same_iterator_twice_is_an_error(graphs):
         gi.power_kernel_matrix(it, it)
 
 
+@pytest.mark.parametrize("functional", [GaussianEmbedding(5), WalkHistogram(5)], ids=repr)
+def test_precomputed_embeddings_as_both_sides(graphs, functional):
+    # a HistogramBatch is not iterable: the one-shot check called iter() on it and raised
+    # TypeError ("'HistogramBatch' object is not iterable") for pairwise_kernels(e, e)
+    embedded = functional.as_embeddings(graphs[:20], what="graphs")
+    cross = pairwise_kernels(embedded, embedded, functional=functional)
+    # exact: the cross path evaluates the same tiles as graphs against graphs
+    np.testing.assert_array_equal(cross, pairwise_kernels(graphs[:20], graphs[:20], functional=functional))
+    # the square path forces the diagonal to 1; off it, the same values to rounding of
+    # the tile's operations (the same operations on the same rows)
+    np.testing.assert_allclose(cross, pairwise_kernels(graphs[:20], functional=functional), rtol=0, atol=1e-12)
+    assert cross.shape == (20, 20)
+
+
 def test_empty_collections():
     assert gi.power_kernel_matrix([]).shape == (0, 0)
     assert gi.power_kernel_matrix([nx.path_graph(3)], []).shape == (1, 0)

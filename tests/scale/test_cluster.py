@@ -77,3 +77,18 @@ def test_an_empty_partition(client, fitted, tmp_path):
     rows = features_to_zarr(features, bag, tmp_path / "e.zarr")
     assert rows.tolist() == [5, 0, 4]
     assert (read_features(tmp_path / "e.zarr") != features.transform(graphs[:9])).nnz == 0
+
+
+def test_attributes_member_equal_in_process(client, tmp_path, tu_load):
+    # node attributes (BZR's 3-d coordinates): the attributes member, a Gaussian kernel
+    # on them, goes through the Nystroem part; its rows on the workers must be the
+    # in-process bits too, for partitions of graphs and partitions that are TUDatasets
+    bzr = tu_load("BZR")
+    features = LearnedFeatures(n_components=30, max_samples=150, random_state=0).fit(bzr[:150], bzr.y[:150])
+    assert any(label.startswith("attributes") for label in features.approximate_)
+    expected = features.transform(bzr)
+    features_to_zarr(features, db.from_sequence(list(bzr), npartitions=4), tmp_path / "a.zarr")
+    assert (read_features(tmp_path / "a.zarr") != expected).nnz == 0
+    parts = [dask.delayed(bzr.__getitem__)(slice(s, min(s + 100, len(bzr)))) for s in range(0, len(bzr), 100)]
+    features_to_zarr(features, db.from_delayed(parts), tmp_path / "b.zarr")
+    assert (read_features(tmp_path / "b.zarr") != expected).nnz == 0

@@ -72,6 +72,49 @@ def test_rows_do_not_depend_on_the_block(mutag):
     assert (whole != blocks).nnz == 0  # bit for bit
 
 
+def test_fit_transform_embeds_the_exact_members_once(mutag, monkeypatch):
+    from graphinvariants.embeddings.base import Functional
+    from graphinvariants.embeddings.counts import CountFeatures
+
+    kernel = gi.GraphKernel(members=EXACT_MEMBERS + ("power",), bandwidths=(1.0,))
+    options = dict(kernel=kernel, n_components=30, random_state=0, block_size=23)
+    calls = []
+    original = Functional.as_embeddings
+
+    def counting(self, items, *, what="graphs"):
+        out = original(self, items, what=what)
+        if isinstance(self, CountFeatures):
+            calls.append((self, out.counts.shape[0]))
+        return out
+
+    def graphs_embedded(features):
+        """Graphs embedded by each exact member's functional (by its label)."""
+        return {m.name: sum(n for f, n in calls if f is m.functional) for m in features._exact}
+
+    monkeypatch.setattr(Functional, "as_embeddings", counting)
+    fitted = LearnedFeatures(**options).fit(mutag, mutag.y)
+    by_fit = graphs_embedded(fitted)
+    expected = fitted.transform(mutag)
+    calls.clear()
+    features = LearnedFeatures(**options)
+    F = features.fit_transform(mutag, mutag.y)
+    assert features.exact_ and features.approximate_  # both parts
+    # the rows come from fit's embeddings of all graphs, 23 rows at a time: the same
+    # bits as embedding each block again (the merged vocabulary is the same label set)
+    assert F.shape == expected.shape and (F != expected).nnz == 0
+    np.testing.assert_array_equal(F.indptr, expected.indptr)
+    np.testing.assert_array_equal(F.indices, expected.indices)
+    np.testing.assert_array_equal(F.data, expected.data)
+    # fit_transform embeds with the exact members no more than fit does (transform used
+    # to embed every graph again); a member that is also in the Nystroem part (its
+    # Gaussian shape) is embedded there again, as transform needs
+    nystroem = {id(f) for f in features._functionals.values()}
+    only_exact = [m.name for m in features._exact if id(m.functional) not in nystroem]
+    assert only_exact
+    by_fit_transform = graphs_embedded(features)
+    assert {k: by_fit_transform[k] for k in only_exact} == {k: by_fit[k] for k in only_exact}
+
+
 def test_renumbering_invariance(mutag):
     graphs = [mutag[i] for i in range(40)]
     y = mutag.y[:40]
