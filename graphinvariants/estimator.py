@@ -128,7 +128,7 @@ class PowerKernel(_KernelTransformer):
 
 #: Options of the learned default (``kernel="learned"``) that are not member parameters.
 _LEARNED_OPTIONS = ("node_label", "edge_label", "node_attributes", "combination", "task", "powers", "bandwidths",
-                    "selection", "max_samples", "members", "seed")
+                    "selection", "max_samples", "members", "seed", "working_memory")
 
 
 class GraphKernel(_KernelTransformer):
@@ -205,6 +205,11 @@ class GraphKernel(_KernelTransformer):
         seed : None, int or numpy.random.Generator, default=None
             Seed of the subsample (used only when there are more than ``max_samples``
             training graphs).
+        working_memory : float or None, default=None
+            MiB that ``fit_transform`` and ``transform`` may use beside the matrix
+            they return: the matrix is built block by block from the members'
+            blocks, so memory is the output and these blocks (the values are the same
+            whatever the budget); None: ``sklearn.get_config()["working_memory"]``.
 
         and member parameters: ``k=7`` reaches every candidate member that takes
         ``k`` (power, the histograms, closed walks, attributes), ``n_iter=3`` every WL

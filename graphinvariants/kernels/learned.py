@@ -22,11 +22,12 @@ import numbers
 
 import numpy as np
 
-from .._validation import check_choice, check_n_jobs, check_seed, python_scalar
+from .._validation import check_choice, check_n_jobs, check_seed, check_working_memory, python_scalar
 from ..graphs import GraphBatch, as_graph_batch
 from ..graphs.attributes import set_everywhere
 from .alignment import COMBINATIONS, TASKS, alignment_weights, check_max_samples, loo_ridge_error
-from .engine import pairwise_kernels
+from .blockwise import MatrixBlocks, combine_blockwise
+from .engine import KernelBlocks, pairwise_kernels
 
 __all__ = ["CANDIDATES", "PRODUCTS", "SELECTIONS", "LearnedCombination"]
 
@@ -173,6 +174,10 @@ class LearnedCombination:
     params : dict
         Member parameters: ``k=7`` for every member that takes ``k``,
         ``histogram__k=9`` for one.
+    working_memory : float or None
+        MiB that the blocks of :meth:`gram` and :meth:`cross` may use beside their
+        output matrix (:func:`~graphinvariants.kernels.blockwise.combine_blockwise`);
+        None: ``sklearn.get_config()["working_memory"]``.
     seed, n_jobs
         As in the estimator.
 
@@ -189,7 +194,7 @@ class LearnedCombination:
 
     def __init__(self, *, node_label="label", edge_label="label", node_attributes="attributes", combination="alignf", task="auto", powers=(1,),
                  bandwidths=(0.25, 1.0, 4.0), selection="loo", max_samples=1000, members=None, params=None, seed=None,
-                 n_jobs=None):
+                 n_jobs=None, working_memory=None):
         for option, value in (("node_label", node_label), ("edge_label", edge_label),
                               ("node_attributes", node_attributes)):
             if value is not None and not isinstance(value, str):
@@ -221,6 +226,9 @@ class LearnedCombination:
         check_seed(seed)  # refused at once, also when no subsample is drawn
         self.seed = seed
         self.n_jobs = check_n_jobs(n_jobs)
+        if working_memory is not None:
+            check_working_memory(working_memory)
+        self.working_memory = working_memory
 
     # -- building ---------------------------------------------------------------------
     def _reads(self):
@@ -392,25 +400,30 @@ class LearnedCombination:
             out += term
         return out
 
-    def gram(self):
-        """The square matrix of the training graphs."""
+    def _needed(self):
+        """The members the chosen candidates read, in the order of :data:`CANDIDATES`."""
         needed = {p for _, parts, _, _ in self._chosen for p in parts}
+        return [name for name in self.functionals if name in needed]
+
+    def gram(self):
+        """The square matrix of the training graphs, built block by block: the output
+        and, per thread, a few blocks within ``working_memory``. It equals
+        ``(K + K.T) / 2`` of the whole combination ``K``, with a unit diagonal, to the
+        last bit."""
         grams = self._train_grams or {}
-        grams = {name: grams[name] if name in grams else
-                 pairwise_kernels(self.embeddings[name], functional=self.functionals[name], n_jobs=self.n_jobs)
-                 for name in needed}
-        K = self._combine(grams)
-        K = (K + K.T) / 2  # exact symmetry whatever the order of the sums
-        np.fill_diagonal(K, 1.0)
-        return K
+        sources = {name: MatrixBlocks(grams[name], symmetric=True) if name in grams else
+                   KernelBlocks(self.embeddings[name], functional=self.functionals[name], n_jobs=self.n_jobs)
+                   for name in self._needed()}
+        return combine_blockwise(sources, self._combine, symmetric=True, working_memory=self.working_memory,
+                                 n_jobs=self.n_jobs)
 
     def cross(self, X):
-        """The matrix of ``X`` against the training graphs, shape ``(len(X), n_train)``."""
+        """The matrix of ``X`` against the training graphs, shape ``(len(X), n_train)``,
+        built block by block as :meth:`gram` is."""
         batch, _ = self._graph_batch(X, "X", require=self.requires)
-        needed = {p for _, parts, _, _ in self._chosen for p in parts}
-        grams = {name: pairwise_kernels(batch, self.embeddings[name], functional=self.functionals[name],
-                                        n_jobs=self.n_jobs) for name in needed}
-        return self._combine(grams)
+        sources = {name: KernelBlocks(batch, self.embeddings[name], functional=self.functionals[name],
+                                      n_jobs=self.n_jobs) for name in self._needed()}
+        return combine_blockwise(sources, self._combine, working_memory=self.working_memory, n_jobs=self.n_jobs)
 
     def __getstate__(self):
         state = dict(self.__dict__)

@@ -1,0 +1,149 @@
+"""The learned default built block by block: the values of the whole-matrix path, to the
+last bit, whatever the working memory; and the blocks of the pair engine."""
+
+import warnings
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import graphinvariants as gi
+from graphinvariants.embeddings import GaussianEmbedding, WalkHistogram, WeisfeilerLehman
+from graphinvariants.kernels import KernelBlocks, pairwise_kernels
+from graphinvariants.kernels.blockwise import MatrixBlocks, block_size, combine_blockwise
+from graphinvariants.kernels.learned import LearnedCombination
+
+
+@pytest.fixture(scope="module")
+def labelled():
+    rng = np.random.default_rng(3)
+    graphs, y = [], []
+    for i in range(60):
+        G = nx.gnp_random_graph(8 + i % 9, 0.3, seed=i) if i % 2 else nx.barabasi_albert_graph(8 + i % 9, 2, seed=i)
+        nx.set_node_attributes(G, {v: int(rng.integers(3)) for v in G}, "label")
+        nx.set_edge_attributes(G, {e: int(rng.integers(2)) for e in G.edges}, "label")
+        graphs.append(G)
+        y.append(i % 2)
+    return graphs, np.array(y)
+
+
+def whole_gram(combination):
+    """The previous path: every member's whole matrix, the weighted sum of the whole
+    matrices, then (K + K.T) / 2 and the unit diagonal."""
+    grams = {name: pairwise_kernels(combination.embeddings[name], functional=f, n_jobs=combination.n_jobs)
+             for name, f in combination.functionals.items()}
+    K = combination.combine(grams)
+    K = (K + K.T) / 2
+    np.fill_diagonal(K, 1.0)
+    return K
+
+
+def whole_cross(combination, X):
+    grams = {name: pairwise_kernels(X, combination.embeddings[name], functional=f, n_jobs=combination.n_jobs)
+             for name, f in combination.functionals.items()}
+    return combination.combine(grams)
+
+
+@pytest.mark.parametrize("max_samples", [None, 25])  # the training matrices kept from fit, and computed again
+@pytest.mark.parametrize("n_jobs", [None, 2])
+def test_blocks_give_the_whole_matrix_to_the_last_bit(labelled, max_samples, n_jobs):
+    graphs, y = labelled
+    combination = LearnedCombination(max_samples=max_samples, seed=0, n_jobs=n_jobs, selection=None, combination="align").fit(graphs, y)
+    assert {shape[0] for _, _, shape, _ in combination._chosen} == {"power", "gauss"}  # both kinds of shape
+    reference, cross_reference = whole_gram(combination), whole_cross(combination, graphs[5:30])
+    # 1e-3 MiB: blocks of about 10 x 10 graphs, so 36 blocks of the 60 x 60 matrix
+    for working_memory in (None, 1e-3):
+        combination.working_memory = working_memory
+        # exact: the same member values (the engine's tiles), the same elementwise sums in
+        # the same order, and the same symmetrisation of every pair
+        np.testing.assert_array_equal(combination.gram(), reference)
+        np.testing.assert_array_equal(combination.cross(graphs[5:30]), cross_reference)
+
+
+def test_blocks_smaller_than_the_engine_tiles(labelled, monkeypatch):
+    """Tiles of 4 graphs, blocks of 3: pairs whose mirror images share a tile (computed
+    apart) are symmetrised as the whole matrix is."""
+    graphs, y = labelled
+    combination = LearnedCombination(max_samples=30, seed=1, selection=None, combination="align").fit(graphs, y)
+    for cls in {type(f) for f in combination.functionals.values()}:
+        monkeypatch.setattr(cls, "tile_size", lambda self, n_jobs: 4)
+    reference = whole_gram(combination)
+    combination.working_memory = 8 * 3 * 3 * (len(combination._needed()) + 6) / 2**20  # blocks of 3
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        # exact: as above; tiles split into parts give each pair the values of the whole tile
+        np.testing.assert_array_equal(combination.gram(), reference)
+
+
+def test_an_asymmetric_source_is_symmetrised_as_the_whole_matrix():
+    rng = np.random.default_rng(0)
+    A = rng.random((11, 11))  # not symmetric: every pair's two values differ
+    np.fill_diagonal(A, 1.0)
+    B = rng.random((11, 11))
+    B = B + B.T
+
+    def combine(m):
+        return 0.25 * m["a"] + 0.75 * np.exp(-m["b"])
+
+    whole = combine({"a": A, "b": B})
+    whole = (whole + whole.T) / 2
+    np.fill_diagonal(whole, 1.0)
+    sources = {"a": MatrixBlocks(A, symmetric=True), "b": MatrixBlocks(B, symmetric=True)}
+    for working_memory in (1.0, 8 * 2 * 2 * 8 / 2**20, 8 * 5 * 5 * 8 / 2**20):  # one block, 2 x 2, 5 x 5
+        # exact: the same elementwise operations in the same order for every pair
+        np.testing.assert_array_equal(combine_blockwise(sources, combine, symmetric=True,
+                                                        working_memory=working_memory), whole)
+
+
+@pytest.mark.parametrize("functional", [GaussianEmbedding(4), WalkHistogram(4), WeisfeilerLehman(n_iter=2)], ids=repr)
+def test_kernel_blocks_are_the_engine_matrix(functional, monkeypatch):
+    graphs = [nx.gnp_random_graph(n, 0.3, seed=n) for n in range(5, 35)]
+    monkeypatch.setattr(type(functional), "tile_size", lambda self, n_jobs: 7)
+    square, cross = pairwise_kernels(graphs, functional=functional), pairwise_kernels(graphs[:9], graphs, functional=functional)
+    blocks, cross_blocks = KernelBlocks(graphs, functional=functional), KernelBlocks(graphs[:9], graphs, functional=functional)
+    assert blocks.shape == (30, 30) and cross_blocks.shape == (9, 30) and blocks.tile == 7
+    for rows, cols in ((slice(0, 30), slice(0, 30)), (slice(3, 17), slice(5, 29)), (slice(20, 30), slice(0, 6))):
+        # exact: the engine's tiles (or parts of them: each pair's value is its own), mirrored as the engine does
+        np.testing.assert_array_equal(blocks.block(rows, cols), square[rows, cols])
+        np.testing.assert_array_equal(cross_blocks.block(slice(0, 9), cols), cross[:, cols])
+    assert blocks.mirrored(slice(0, 7), slice(7, 14)) and not blocks.mirrored(slice(0, 8), slice(6, 14))
+    assert cross_blocks.mirrored(slice(0, 9), slice(0, 9))
+
+
+def test_estimator_takes_working_memory(labelled):
+    graphs, y = labelled
+    small = gi.GraphKernel(working_memory=1e-3, seed=0)
+    K = small.fit_transform(graphs, y)
+    # exact: the budget changes the blocks only
+    np.testing.assert_array_equal(K, gi.GraphKernel(seed=0).fit_transform(graphs, y))
+    assert small.get_params()["working_memory"] == 1e-3
+
+
+@pytest.mark.parametrize("bad, error", [(0, ValueError), (-1.0, ValueError), (float("nan"), ValueError),
+                                        ("64", TypeError), (True, TypeError)])
+def test_working_memory_is_checked(bad, error):
+    with pytest.raises(error, match="working_memory"):
+        LearnedCombination(working_memory=bad)
+    with pytest.raises(error, match="working_memory"):
+        block_size([256], 3, working_memory=bad)
+
+
+def test_block_size_follows_the_budget():
+    assert block_size([256, 1024], 8, working_memory=1024) == 1024  # whole tiles, at most 1024 rows
+    assert block_size([256], 8, working_memory=1024) == 1024
+    assert block_size([256], 8, working_memory=16) == 256
+    assert block_size([1536], 8, working_memory=1024) == 1536  # one common multiple, however large
+    small = block_size([256, 1024], 8, working_memory=1)
+    assert 8 * (8 + 6) * small**2 <= 2**20 < 8 * (8 + 6) * (small + 1) ** 2  # parts of tiles, within the budget
+    assert block_size([256], 8, working_memory=1, n_jobs=2) < block_size([256], 8, working_memory=1, n_jobs=1)
+    with pytest.warns(UserWarning, match="Could not adhere to working_memory"):
+        assert block_size([256], 8, working_memory=1e-6) == 1
+
+
+def test_combine_blockwise_refuses_sources_that_do_not_match():
+    with pytest.raises(ValueError, match="different shapes"):
+        combine_blockwise({"a": MatrixBlocks(np.eye(2)), "b": MatrixBlocks(np.eye(3))}, lambda m: m["a"])
+    with pytest.raises(ValueError, match="square"):
+        combine_blockwise({"a": MatrixBlocks(np.ones((2, 3)))}, lambda m: m["a"], symmetric=True)
+    with pytest.raises(ValueError, match="at least one"):
+        combine_blockwise({}, lambda m: m)
