@@ -295,7 +295,17 @@ class GraphKernel(_KernelTransformer):
                 raise ValueError(f"{err}; GraphKernel also takes kernel={LEARNED!r}, its default") from None
             raise
 
-    def _learned(self):
+    def learned_combination(self):
+        """The unfitted :class:`~graphinvariants.kernels.learned.LearnedCombination` that
+        ``fit`` fits for ``kernel="learned"``, with this estimator's options and member
+        parameters.
+
+        Examples
+        --------
+        >>> import graphinvariants as gi
+        >>> gi.GraphKernel(max_samples=500).learned_combination().max_samples
+        500
+        """
         params = self._kernel_parameters()
         options = {key: params.pop(key) for key in _LEARNED_OPTIONS if key in params}
         return LearnedCombination(**options, params=params, n_jobs=self.n_jobs)
@@ -322,7 +332,7 @@ class GraphKernel(_KernelTransformer):
         if y is None:
             raise ValueError('GraphKernel(kernel="learned") learns its combination from the training labels: '
                              'call fit(graphs, y), or name a fixed kernel, e.g. GraphKernel(kernel="wl")')
-        combination = self._learned().fit(X, y)
+        combination = self.learned_combination().fit(X, y)
         self.__dict__.pop("functional_", None)
         self.combination_ = combination
         self.weights_ = combination.weights

@@ -236,6 +236,16 @@ class LearnedCombination:
         return {"node_label": self.node_label, "edge_label": self.edge_label,
                 "node_attributes": self.node_attributes}
 
+    def graph_reads(self):
+        """Option -> the attribute name it is read by (None: refused): ``node_label``,
+        ``edge_label``, ``node_attributes``."""
+        return self._reads()
+
+    def graph_batch(self, X, what="X", require=None):
+        """``(batch, carries)`` of graphs as :meth:`fit` (``require=None``) or
+        :meth:`cross` (``require``: what the fitted candidates read) reads them."""
+        return self._graph_batch(X, what, require)
+
     def _graph_batch(self, X, what, require=None):
         """``(batch, carries)``: the graphs as one batch holding what every graph carries
         among node labels, edge labels and node attributes (``carries``: option ->
@@ -321,6 +331,20 @@ class LearnedCombination:
     # -- fitting ----------------------------------------------------------------------
     def fit(self, X, y):
         """Embed the training graphs and learn the weights from ``y``; returns self."""
+        batch, y = self.begin_fit(X, y)
+        self.embeddings = {name: f.as_embeddings(batch, what="X") for name, f in self.functionals.items()}
+        sample = self.draw_sample(y)
+        grams = {}
+        for name, f in self.functionals.items():
+            data = self.embeddings[name] if sample is None else f.as_embeddings(batch.take(sample), what="X")
+            grams[name] = pairwise_kernels(data, functional=f, n_jobs=self.n_jobs)
+        self.learn_weights(grams, y if sample is None else y[sample])
+        self._train_grams = grams if sample is None else None
+        return self
+
+    def begin_fit(self, X, y):
+        """The first step of :meth:`fit`: ``(batch, y)`` of the training graphs, checked,
+        with the candidate members they support (``functionals``) and ``n_train`` set."""
         batch, carries = self._graph_batch(X, "X")
         if not len(batch):
             raise ValueError("fit needs at least one graph, got none")
@@ -328,21 +352,19 @@ class LearnedCombination:
         if y.shape != (len(batch),):
             raise ValueError(f"y must have one label per graph, shape ({len(batch)},), got {y.shape}")
         self.functionals = self.candidate_functionals(carries)
-        self.embeddings = {name: f.as_embeddings(batch, what="X") for name, f in self.functionals.items()}
+        self.n_train = len(batch)
+        return batch, y
+
+    def draw_sample(self, y):
+        """The sorted positions of the training graphs the weights are learned on
+        (``max_samples`` of them, drawn with ``seed``), or None for all; kept as ``sample``."""
         sample = None
-        if self.max_samples is not None and len(batch) > self.max_samples:
+        if self.max_samples is not None and len(y) > self.max_samples:
             rng = check_seed(self.seed)
-            sample = np.sort(rng.choice(len(batch), size=self.max_samples, replace=False))
+            sample = np.sort(rng.choice(len(y), size=self.max_samples, replace=False))
             _check_sample_labels(y, sample, self.max_samples)
         self.sample = sample
-        grams = {}
-        for name, f in self.functionals.items():
-            data = self.embeddings[name] if sample is None else f.as_embeddings(batch.take(sample), what="X")
-            grams[name] = pairwise_kernels(data, functional=f, n_jobs=self.n_jobs)
-        self.learn_weights(grams, y if sample is None else y[sample])
-        self.n_train = len(batch)
-        self._train_grams = grams if sample is None else None
-        return self
+        return sample
 
     def learn_weights(self, grams, y):
         """Weights of the shaped candidates from the members' Gram matrices of the same
@@ -400,7 +422,7 @@ class LearnedCombination:
             out += term
         return out
 
-    def _needed(self):
+    def needed_members(self):
         """The members the chosen candidates read, in the order of :data:`CANDIDATES`."""
         needed = {p for _, parts, _, _ in self._chosen for p in parts}
         return [name for name in self.functionals if name in needed]
@@ -413,7 +435,7 @@ class LearnedCombination:
         grams = self._train_grams or {}
         sources = {name: MatrixBlocks(grams[name], symmetric=True) if name in grams else
                    KernelBlocks(self.embeddings[name], functional=self.functionals[name], n_jobs=self.n_jobs)
-                   for name in self._needed()}
+                   for name in self.needed_members()}
         return combine_blockwise(sources, self._combine, symmetric=True, working_memory=self.working_memory,
                                  n_jobs=self.n_jobs)
 
@@ -422,7 +444,7 @@ class LearnedCombination:
         built block by block as :meth:`gram` is."""
         batch, _ = self._graph_batch(X, "X", require=self.requires)
         sources = {name: KernelBlocks(batch, self.embeddings[name], functional=self.functionals[name],
-                                      n_jobs=self.n_jobs) for name in self._needed()}
+                                      n_jobs=self.n_jobs) for name in self.needed_members()}
         return combine_blockwise(sources, self._combine, working_memory=self.working_memory, n_jobs=self.n_jobs)
 
     def __getstate__(self):

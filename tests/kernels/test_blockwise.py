@@ -68,7 +68,7 @@ def test_blocks_smaller_than_the_engine_tiles(labelled, monkeypatch):
     for cls in {type(f) for f in combination.functionals.values()}:
         monkeypatch.setattr(cls, "tile_size", lambda self, n_jobs: 4)
     reference = whole_gram(combination)
-    combination.working_memory = 8 * 3 * 3 * (len(combination._needed()) + 6) / 2**20  # blocks of 3
+    combination.working_memory = 8 * 3 * 3 * (len(combination.needed_members()) + 6) / 2**20  # blocks of 3
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         # exact: as above; tiles split into parts give each pair the values of the whole tile
