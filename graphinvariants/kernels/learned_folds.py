@@ -20,7 +20,9 @@ kernel's compiled or numpy engine, :meth:`Functional.for_pairs`) is made as the 
 would make it: one Gram matrix per choice the parts need. Members fitted on the graphs
 they are given (a functional with a ``fit`` method: the ``attributes`` member
 standardises the attributes and sets its bandwidth on the training graphs) and members
-whose Gram matrix is not exactly symmetric are computed per part, as before.
+whose Gram matrix is not exactly symmetric are computed per part, as before; so is
+every member for a part of graphs that all carry node labels (edge labels, attributes)
+where some graph outside it does not (the part has more members than the collection).
 
 Memory: one ``n x n`` float64 matrix per shared member and engine choice (135 MB each
 for NCI1's 4,110 graphs), held for the whole evaluation; the training and test matrices
@@ -173,24 +175,22 @@ class LearnedFolds:
         held = {"node_label": batch.node_labels, "edge_label": batch.edge_labels,
                 "node_attributes": batch.node_attributes}
         kinds = {"node_label": "node", "edge_label": "edge", "node_attributes": "node"}
-        # One batch serves every part when a part's graphs carry what the whole
-        # collection's do: always for a data set or batch (its parts are taken from it),
-        # and for graphs when what some lack, none carries everywhere (else a part of
-        # graphs that all carry it would have more members: computed per part, as before).
-        lacking = [option for option, name in template.graph_reads().items()
-                   if name is not None and held[option] is None]
-        shared_batch = is_batch or not any(set_everywhere([G], template.graph_reads()[option], kinds[option])
-                                           for option in lacking for G in X)
-        self.batch = batch if shared_batch else None
-        self.shared = {}
-        if self.batch is not None:
-            self.shared = {name: SharedGram(f, batch, template.n_jobs) for name, f in template.functionals.items()
-                           if not hasattr(f, "fit")}
+        reads = template.graph_reads()
+        # A part of a data set or batch carries what the whole does (it is taken from
+        # it). A part of graphs may carry what some other graph lacks (every one of its
+        # graphs has it): that part gains members, and is fitted from its own graphs.
+        self.carriers = {} if is_batch else {
+            option: np.array([set_everywhere([G], reads[option], kinds[option]) for G in X])
+            for option in held if reads[option] is not None and held[option] is None}
+        self.carriers = {option: flags for option, flags in self.carriers.items() if flags.any()}
+        self.batch = batch
+        self.shared = {name: SharedGram(f, batch, template.n_jobs) for name, f in template.functionals.items()
+                       if not hasattr(f, "fit")}
 
-    def _blocks(self, name, rows, cols):
+    def _blocks(self, name, rows, cols, own_graphs=False):
         """The shared member's matrix of positions ``rows x cols``, or None (the member
         is computed per part)."""
-        shared = self.shared.get(name)
+        shared = None if own_graphs else self.shared.get(name)
         K = shared.matrix(len(rows) * len(cols)) if shared is not None else None
         if K is None:
             return None
@@ -203,7 +203,8 @@ class LearnedFolds:
         outside ``train`` is read."""
         train, test = np.asarray(train), np.asarray(test)
         combination = self.make_combination()
-        graphs = self.batch.take(train) if self.batch is not None else _take(self.graphs, train)
+        own_graphs = any(flags[train].all() for flags in self.carriers.values())
+        graphs = _take(self.graphs, train) if own_graphs else self.batch.take(train)
         batch, y_train = combination.begin_fit(graphs, np.asarray(y)[train])
         combination.embeddings = {}
 
@@ -213,13 +214,13 @@ class LearnedFolds:
             return combination.embeddings[name]
 
         for name in combination.functionals:  # first the training graphs, as in fit (a fitted member fits on them)
-            if name not in self.shared:
+            if own_graphs or name not in self.shared:
                 embedded(name)
         sample = combination.draw_sample(y_train)
         part = train if sample is None else train[sample]
         grams = {}
         for name, f in combination.functionals.items():
-            shared = self._blocks(name, part, part)
+            shared = self._blocks(name, part, part, own_graphs)
             if shared is not None:
                 grams[name] = shared.block(slice(None), slice(None))
             else:
@@ -229,15 +230,15 @@ class LearnedFolds:
         del grams
         needed = combination.needed_members()
         options = {"working_memory": combination.working_memory, "n_jobs": combination.n_jobs}
-        square = {name: self._blocks(name, train, train) or
+        square = {name: self._blocks(name, train, train, own_graphs) or
                   KernelBlocks(embedded(name), functional=combination.functionals[name], n_jobs=combination.n_jobs)
                   for name in needed}
         K_train = combine_blockwise(square, combination.combine, symmetric=True, **options)
-        if self.batch is not None:
+        if not own_graphs:
             test_batch = self.batch.take(test)
         else:
             test_batch, _ = combination.graph_batch(_take(self.graphs, test), "X", require=combination.requires)
-        cross = {name: self._blocks(name, test, train) or
+        cross = {name: self._blocks(name, test, train, own_graphs) or
                  KernelBlocks(test_batch, embedded(name), functional=combination.functionals[name],
                               n_jobs=combination.n_jobs) for name in needed}
         K_test = combine_blockwise(cross, combination.combine, **options)

@@ -118,25 +118,27 @@ def test_evaluate_estimator_regression_gives_the_results_of_fresh_fits():
 
 def test_graphs_carrying_labels_in_some_parts_only_are_fitted_per_part():
     """A graph without node labels leaves the label members out of the whole collection,
-    but not out of a part without it: such parts are fitted from their own graphs."""
+    but not out of a part without it: such a part is fitted from its own graphs, the
+    others from the shared matrices."""
     graphs, y = labelled_graphs(24)
     for v in graphs[0]:
         del graphs[0].nodes[v]["label"]
     folds = LearnedFolds(graphs, gi.GraphKernel(seed=0).learned_combination)
-    assert folds.batch is None and not folds.shared
-    train, test = np.arange(1, 18), np.arange(18, 24)  # graph 0, unlabelled, in neither part
-    K_train, K_test, combination = folds.fit_part(y, train, test)
-    ref_train, ref_test, reference = fresh_fit(graphs, y, train, test, seed=0)
-    assert "wl_label" in combination.functionals and combination.weights == reference.weights
-    # exact: the fresh fit's own steps
-    np.testing.assert_array_equal(K_train, ref_train)
-    np.testing.assert_array_equal(K_test, ref_test)
+    assert set(folds.carriers) == {"node_label"} and "wl_label" not in folds.shared
+    for train, test, labelled in ((np.arange(1, 18), np.arange(18, 24), True),  # graph 0 in neither part
+                                  (np.arange(0, 18), np.arange(18, 24), False)):
+        K_train, K_test, combination = folds.fit_part(y, train, test)
+        ref_train, ref_test, reference = fresh_fit(graphs, y, train, test, seed=0)
+        assert ("wl_label" in combination.functionals) == labelled and combination.weights == reference.weights
+        # exact: the fresh fit's own steps, or slices equal to them
+        np.testing.assert_array_equal(K_train, ref_train)
+        np.testing.assert_array_equal(K_test, ref_test)
 
 
 def test_a_tu_data_set_is_evaluated_from_shared_grams(tu_load):
     mutag = tu_load("MUTAG")
     folds = LearnedFolds(mutag, gi.GraphKernel(seed=0).learned_combination)
-    assert folds.batch is not None and "wl_label" in folds.shared
+    assert not folds.carriers and "wl_label" in folds.shared
     train, test = np.arange(0, 188, 3), np.setdiff1d(np.arange(188), np.arange(0, 188, 3))
     K_train, K_test, _ = folds.fit_part(mutag.y, train, test)
     model = gi.GraphKernel(seed=0)
