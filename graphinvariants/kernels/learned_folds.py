@@ -114,6 +114,15 @@ class SharedGram:
         self._grams = {}
         self._lock = threading.Lock()
 
+    def __getstate__(self):  # folds sent to other processes (joblib, Dask) compute their own
+        state = dict(self.__dict__)
+        state["_grams"], state["_lock"] = {}, None
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     def matrix(self, n_pairs):
         variant = self.functional.for_pairs(n_pairs)
         key = repr(variant)

@@ -145,3 +145,16 @@ def test_a_tu_data_set_is_evaluated_from_shared_grams(tu_load):
     # exact: as above
     np.testing.assert_array_equal(K_train, model.fit_transform(mutag[train], mutag.y[train]))
     np.testing.assert_array_equal(K_test, model.transform(mutag[test]))
+
+
+def test_folds_pickle_for_other_processes():
+    import pickle
+
+    graphs, y = labelled_graphs(24)
+    folds = LearnedFolds(graphs, gi.GraphKernel(seed=0).learned_combination)
+    train, test = np.arange(0, 18), np.arange(18, 24)
+    K_train, K_test, _ = folds.fit_part(y, train, test)
+    copy = pickle.loads(pickle.dumps(folds))
+    assert not copy.shared["wl"]._grams  # the matrices are computed again where the copy runs
+    # exact: the same computation
+    np.testing.assert_array_equal(copy.fit_part(y, train, test)[0], K_train)
