@@ -22,6 +22,10 @@ Columns, all on the same splits (same seed) of :func:`graphinvariants.evaluate_e
 * ``WL-OA``: the Weisfeiler-Lehman optimal assignment kernel (5 rounds, normalised) on
   node labels (degrees when the data set has none): ours, which equals GraKeL's
   ``WeisfeilerLehmanOptimalAssignment`` to 1e-12; ``--grakel`` runs GraKeL's as well.
+* ``--new-members`` adds the candidates of :data:`NEW_CANDIDATES` (shortest paths,
+  rooted subgraphs) and evaluates the default with them beside the default without
+  them, on the same member matrices and splits; with ``--timing-only`` it times
+  ``GraphKernel().fit`` and its training matrix with and without them in the same run.
 * ``--variants`` adds design variants of the learned default (combination, shapes);
   ``--members`` every candidate member on its own (the members table of the docs).
 
@@ -62,6 +66,33 @@ VARIANTS = {
 }
 
 
+#: Candidates proposed for the learned default, measured against it by --new-members
+#: (the same form as learned.CANDIDATES; those whose kernel the library lacks are skipped).
+NEW_CANDIDATES = {
+    "shortest_path": ("shortest_path", {}, ()),
+    "shortest_path_label": ("shortest_path", {}, ("node_label",)),
+    "rooted_subgraph": ("rooted_subgraph", {"radius": 2}, ()),
+    "rooted_subgraph_label": ("rooted_subgraph", {"radius": 2}, ("node_label",)),
+}
+
+
+class _Candidates:
+    """learned.CANDIDATES extended by NEW_CANDIDATES inside the block, restored after."""
+
+    def __init__(self, extended):
+        self.extended = extended
+
+    def __enter__(self):
+        self.saved = learned_module.CANDIDATES
+        if self.extended:
+            new = {n: c for n, c in NEW_CANDIDATES.items() if c[0] in gi.KERNELS}
+            learned_module.CANDIDATES = {**self.saved, **new}
+        return self
+
+    def __exit__(self, *exc):
+        learned_module.CANDIDATES = self.saved
+
+
 class _Shared:
     """Matrices shared by every clone (scikit-learn's clone deep-copies parameters)."""
 
@@ -80,15 +111,20 @@ class FoldSlicedDefault(TransformerMixin, BaseEstimator):
     combines the members' matrices of ``idx2`` against them.
     """
 
-    def __init__(self, shared=None, options=None, products=True):
+    def __init__(self, shared=None, options=None, products=True, names=None):
         self.shared = shared
         self.options = options
         self.products = products
+        self.names = names
+
+    def _grams(self):
+        grams = self.shared.grams
+        return grams if self.names is None else {n: K for n, K in grams.items() if n in self.names}
 
     def fit(self, X, y):
         idx = np.asarray(X)
         combination = LearnedCombination(**(self.options or {}))
-        grams = self.shared.grams
+        grams = self._grams()
         if combination.max_samples is not None and len(idx) > combination.max_samples:
             rng = gi._validation.check_seed(combination.seed)
             sample = np.sort(rng.choice(len(idx), size=combination.max_samples, replace=False))
@@ -99,7 +135,8 @@ class FoldSlicedDefault(TransformerMixin, BaseEstimator):
         try:
             if not self.products:
                 learned_module.PRODUCTS = {}
-            combination.learn_weights({n: K[np.ix_(align_idx, align_idx)] for n, K in grams.items()}, y_align)
+            with _Candidates(True):  # the new members' names are known (no effect on the others)
+                combination.learn_weights({n: K[np.ix_(align_idx, align_idx)] for n, K in grams.items()}, y_align)
         finally:
             learned_module.PRODUCTS = saved
         self.combination_, self.train_ = combination, idx
@@ -107,7 +144,7 @@ class FoldSlicedDefault(TransformerMixin, BaseEstimator):
 
     def transform(self, X):
         rows = np.asarray(X)
-        return self.combination_.combine({n: K[np.ix_(rows, self.train_)] for n, K in self.shared.grams.items()})
+        return self.combination_.combine({n: K[np.ix_(rows, self.train_)] for n, K in self._grams().items()})
 
     def fit_transform(self, X, y=None):
         return self.fit(X, y).transform(X)
@@ -150,6 +187,8 @@ def main():
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--variants", action="store_true", help="also evaluate the design variants")
     parser.add_argument("--members", action="store_true", help="also evaluate every candidate member on its own")
+    parser.add_argument("--new-members", action="store_true",
+                        help="also evaluate (or time) the default with NEW_CANDIDATES among its candidates")
     parser.add_argument("--grakel", action="store_true", help="also run GraKeL's WL-OA (slow on large sets)")
     parser.add_argument("--check", action="store_true", help="check the sliced default against GraphKernel() on MUTAG")
     parser.add_argument("--timing-only", action="store_true", help="time fitting the default against RECOMMENDED")
@@ -168,30 +207,42 @@ def main():
     for name in args.datasets:
         ds = gi.load_tu(name, data_home=args.data, download=False)
         if args.timing_only:
-            timing(ds)
+            timing(ds, args.new_members)
             continue
         evaluate_data_set(ds, args, protocol, out)
 
 
-def timing(ds):
+def timing(ds, new_members=False):
     """Fit of the default (every member's matrix and the weights, then its square
-    matrix) against the matrix of RECOMMENDED, in the same run."""
+    matrix) against the matrix of RECOMMENDED, in the same run; with ``new_members``
+    also the default with NEW_CANDIDATES against the default without them."""
     start = time.perf_counter()
     gi.kernel_matrix(ds, kernel=RECOMMENDED)
     recommended = time.perf_counter() - start
-    start = time.perf_counter()
-    model = gi.GraphKernel(seed=0)
-    model.fit(ds, ds.y)
-    fit = time.perf_counter() - start
-    model.combination_.gram()
-    fit_gram = time.perf_counter() - start
-    print(f"{ds.name}: RECOMMENDED matrix {recommended:.1f} s; GraphKernel().fit {fit:.1f} s "
-          f"(ratio {fit / recommended:.2f}); fit + training matrix {fit_gram:.1f} s (ratio {fit_gram / recommended:.2f})")
+    fits = {}
+    for extended in ((False, True) if new_members else (False,)):
+        with _Candidates(extended):
+            start = time.perf_counter()
+            model = gi.GraphKernel(seed=0)
+            model.fit(ds, ds.y)
+            fit = time.perf_counter() - start
+            model.combination_.gram()
+            fit_gram = time.perf_counter() - start
+        fits[extended] = fit_gram
+        label = "with the new members" if extended else ""
+        print(f"{ds.name}: RECOMMENDED matrix {recommended:.1f} s; GraphKernel().fit {label}{fit:.1f} s "
+              f"(ratio {fit / recommended:.2f}); fit + training matrix {fit_gram:.1f} s "
+              f"(ratio {fit_gram / recommended:.2f})")
+        if extended:
+            print(f"  with the new members / without: {fit_gram / fits[False]:.2f}x; weights "
+                  + ", ".join(f"{n} {w:.2f}" for n, w in model.weights_.items() if w > 0))
 
 
 def evaluate_data_set(ds, args, protocol, out):
     labelled = ds.batch.node_labels is not None
-    grams, seconds = member_grams(ds, {})
+    with _Candidates(args.new_members):
+        grams, seconds = member_grams(ds, {})
+    base = [n for n in grams if n in learned_module.CANDIDATES]
     print(f"\n{ds.name}: {len(ds)} graphs, node labels {'yes' if labelled else 'no'}; member matrices "
           + ", ".join(f"{n} {s:.1f} s" for n, s in seconds.items()))
     shared = _Shared(grams)
@@ -202,10 +253,18 @@ def evaluate_data_set(ds, args, protocol, out):
         rows[label] = result
         print(f"  {label:<28} {100 * result.mean:6.2f} ({100 * result.stderr:.2f})", flush=True)
 
-    run("GraphKernel()", gi.evaluate_estimator(index, ds.y, kernel=FoldSlicedDefault(shared, {"seed": 0}), **protocol))
+    run("GraphKernel()", gi.evaluate_estimator(index, ds.y, kernel=FoldSlicedDefault(shared, {"seed": 0}, names=base),
+                                               **protocol))
+    if args.new_members:
+        run("GraphKernel() + new members", gi.evaluate_estimator(index, ds.y, kernel=FoldSlicedDefault(shared, {"seed": 0}),
+                                                                 **protocol))
+        with _Candidates(True):
+            extended = gi.GraphKernel(seed=0).fit(ds, ds.y).weights_
+        print("  weights with the new members on the whole data set: "
+              + ", ".join(f"{n} {w:.2f}" for n, w in extended.items() if w > 0))
     if args.variants:
         for label, (options, products) in VARIANTS.items():
-            kernel = FoldSlicedDefault(shared, {**options, "seed": 0}, products)
+            kernel = FoldSlicedDefault(shared, {**options, "seed": 0}, products, names=base)
             run(f"  {label}", gi.evaluate_estimator(index, ds.y, kernel=kernel, **protocol))
     if labelled:
         run("WL label", gi.evaluate_kernel(grams["wl_label"], ds.y, **protocol))

@@ -78,6 +78,9 @@ sphinx_gallery_conf = {
     # the sg_execution_times pages load jQuery, DataTables and Bootstrap from CDNs: the
     # site must work offline, so they are not written (the times are in each example)
     "write_computation_times": False,
+    # no repr of a cell's last expression: the examples print what they mean to show,
+    # and a last ax.legend() or display.plot() printed "<... object at 0x...>"
+    "capture_repr": (),
 }
 
 

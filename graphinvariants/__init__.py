@@ -21,6 +21,7 @@ from .embeddings import (
 )
 from .approximation import MeanMapFeatures, NystroemGraphKernel
 from .estimator import GraphKernel, PowerKernel
+from .scale import LearnedFeatures
 from .evaluation import EvaluationResult, RegressionResult, evaluate_estimator, evaluate_kernel
 from .graphs import GraphAdjacency, GraphBatch, as_adjacency, as_graph_batch
 from .kernels import (
@@ -68,6 +69,7 @@ __all__ = [
     "InvariantsDisplay",
     "KernelDecayDisplay",
     "KernelMatrixDisplay",
+    "LearnedFeatures",
     "MeanMapFeatures",
     "NystroemGraphKernel",
     "PerturbationStudy",

@@ -43,17 +43,29 @@ def _demo_graphs(seed):
     }
 
 
+def _progress(args, total, desc):
+    """A tqdm bar for a command's long steps: not with --quiet, and only on a terminal."""
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit="step", leave=False, disable=True if args.quiet else None)
+
+
 def _cmd_demo(args):
     import graphinvariants as gi
 
-    graphs = _demo_graphs(args.seed)
-    names = list(graphs)
-    invariants = gi.batch_power_invariants(graphs.values(), k=args.k)
+    with _progress(args, 2, "demo") as bar:
+        graphs = _demo_graphs(args.seed)
+        names = list(graphs)
+        bar.set_postfix_str("invariants")
+        invariants = gi.batch_power_invariants(graphs.values(), k=args.k)
+        bar.update(1)
+        bar.set_postfix_str("kernel matrix")
+        K = gi.power_kernel_matrix(invariants, k=args.k)
+        bar.update(1)
     width = max(map(len, names))
     print(f"Power-summary means (k={args.k}):")
     for name, inv in zip(names, invariants):
         print(f"  {name:<{width}}  n={inv.n_nodes:<4d} mean={np.array2string(inv.mean, precision=4)}")
-    K = gi.power_kernel_matrix(invariants, k=args.k)
     print("\nPower kernel matrix:")
     for i, name in enumerate(names):
         print(f"  {name:<{width}}  " + " ".join(f"{v:6.4f}" for v in K[i]))
@@ -149,7 +161,7 @@ def kernel_list(text):
     Kernels are separated by commas; a comma-separated item with ``=`` is one more
     parameter of the kernel before it: ``"power,histogram:k=7,wl:n_iter=3"``.
     """
-    from .kernels.registry import LEARNED, make_functional, parse_kernel_spec
+    from .kernels.registry import LEARNED, check_kernel_names, make_functional, parse_kernel_spec
 
     specs = []
     for item in filter(None, (part.strip() for part in text.split(","))):
@@ -166,16 +178,46 @@ def kernel_list(text):
     for spec in specs:
         try:
             name, params = parse_kernel_spec(spec)
+            check_kernel_names(name, also=(LEARNED,))  # "did you mean", among the names --kernel takes
             if name != LEARNED:
                 make_functional(name, **params)  # refuse unknown names and parameters now
             else:
-                from .estimator import GraphKernel
-
-                GraphKernel(**params)  # its constructor refuses names no candidate takes
-        except (TypeError, ValueError) as err:
+                params = _learned_options(params)
+        except (TypeError, ValueError, ImportError) as err:
             raise argparse.ArgumentTypeError(str(err)) from None
         out.append((spec, name, params))
     return out
+
+
+def _learned_options(params):
+    """The learned default's options as the command line spells them -> GraphKernel's
+    parameters, checked as a fit would check them (before any fold runs): raises
+    TypeError or ValueError."""
+    from .estimator import GraphKernel
+
+    from .kernels.registry import LEARNED_TUPLES
+
+    params = dict(params)
+    for key in LEARNED_TUPLES:  # parse_kernel_spec made each a tuple of its "+"-joined items
+        if key in params:
+            items = params[key] if isinstance(params[key], tuple) else (params[key],)
+            if any(not str(item).strip() or any(c in str(item) for c in "()[]'\"") for item in items):
+                example = {"members": "wl+wloa", "powers": "1+2", "bandwidths": "0.5+2"}[key]
+                spelled = "+".join(str(item) for item in items)
+                raise ValueError(f"{key}={spelled}: on the command line, join its items by '+' without "
+                                 f"brackets or quotes, e.g. learned:{key}={example}")
+            params[key] = items
+    import inspect
+
+    from .kernels.learned import LearnedCombination
+
+    GraphKernel(**params)  # its constructor refuses names no candidate takes
+    takes = set(inspect.signature(LearnedCombination).parameters) - {"params", "n_jobs"}
+    combination = LearnedCombination(**{key: value for key, value in params.items() if key in takes},
+                                     params={key: value for key, value in params.items() if key not in takes})
+    # member parameters: built for graphs carrying everything, so that each reaches its members
+    combination.candidate_functionals({"node_label": True, "edge_label": True, "node_attributes": True})
+    return params
 
 
 def _kernel_label(spec, args):
@@ -192,13 +234,13 @@ def _safe_file_part(text):
 def _evaluation_files(dataset, spec, args, out):
     """The checkpoint and the details file of one data set and kernel."""
     tag = "" if spec == "power" else f"-{_safe_file_part(spec)}"
-    checkpoint = out / f"checkpoint-{dataset}{tag}-k{args.k}-reps{args.reps}-folds{args.folds}-seed{args.seed}.jsonl"
-    return checkpoint, out / f"evaluation-{dataset}{tag}.json"
+    settings = f"{dataset}{tag}-k{args.k}-reps{args.reps}-folds{args.folds}-seed{args.seed}"
+    return out / f"checkpoint-{settings}.jsonl", out / f"evaluation-{settings}.json"
 
 
 def _accuracy_cell(accuracy, stderr):
-    """``"83.22 (0.47)"``; one repetition has no standard error: ``"83.22 (undefined)"``."""
-    return f"{accuracy:.2f} ({'undefined' if stderr is None else format(stderr, '.2f')})"
+    """``"83.22 (0.47)"``; one repetition has no standard error, and none is printed: ``"83.22"``."""
+    return f"{accuracy:.2f}" if stderr is None else f"{accuracy:.2f} ({stderr:.2f})"
 
 
 def _evaluate_data_set(ds, kernel, args, out, folds_backend, fold_jobs):
@@ -228,16 +270,19 @@ def _evaluate_data_set(ds, kernel, args, out, folds_backend, fold_jobs):
                 K, ds.y, n_repeats=args.reps, n_folds=args.folds, seed=args.seed, n_jobs=fold_jobs,
                 checkpoint=checkpoint, progress=not args.quiet,
             )
-    seconds = time.perf_counter() - start
+    # the whole run's work: this call's, and the recorded seconds and fits of the resumed folds
+    seconds = time.perf_counter() - start + result.resumed_seconds
+    fits = result.n_fits + result.resumed_fits
     if result.n_resumed:
-        print(f"{ds.name}: resumed {result.n_resumed} of {result.accuracies.size} folds from {checkpoint}")
+        print(f"{ds.name}: resumed {result.n_resumed} of {result.accuracies.size} folds from {checkpoint} "
+              f"(they took {result.resumed_seconds:.0f} s)")
     paper = PAPER_TABLE_1.get(ds.name, (None, None))  # JSON null, not NaN, beyond the paper's four
     # the standard error over repetitions is undefined for one: null in JSON, empty in CSV
     stderr = round(100 * result.stderr, 2) if args.reps > 1 else None
     row = {
         "dataset": ds.name, "kernel": spec, "graphs": ds.n_graphs, "accuracy": round(100 * result.mean, 2),
         "stderr": stderr, "paper_accuracy": paper[0], "paper_stderr": paper[1],
-        "seconds": round(seconds, 1), "fits": result.n_fits,
+        "seconds": round(seconds, 1), "fits": fits,
     }
     details = {**result.to_dict(), "stderr": result.stderr if args.reps > 1 else None}
     with _written_atomically(details_path) as fh:
@@ -400,6 +445,7 @@ def _cmd_perturb(args):
             studies[label] = gi.perturbation_study(
                 graphs, n_graphs=args.graphs, n_steps=args.steps, k=args.k, kind=args.kind, seed=args.seed,
                 n_jobs=args.n_jobs, name=label, kernel=kernel, kernel_params=params, baseline=True,
+                progress=False if args.quiet else None,
             )
     elapsed = time.perf_counter() - start
     shown = sorted({t for t in (0, 1, 2, 5, 10, args.steps) if t <= args.steps})
@@ -486,11 +532,14 @@ def _add_kernel_option(parser, *, learned):
     from .kernels.registry import DEFAULT_KERNEL, KERNELS
 
     parse = kernel_list if learned else unsupervised_kernel_list
-    text = ("kernels to compare, side by side: power (the paper's), "
+    learned_name = ("learned (GraphKernel()'s learned default, fitted on each outer training fold; --k does not "
+                    "reach it), " if learned else "")
+    text = (f"kernels to compare, side by side: power (the paper's), {learned_name}"
             f"{', '.join(sorted(set(KERNELS) - {'power'}))}, "
             "or products and means such as power*histogram; parameters as histogram:k=7 (default: power)")
     if learned:
-        text += "; learned: GraphKernel()'s learned default, fitted on each outer training fold (--k does not reach it)"
+        text += ("; learned's sequence options take items joined by +, e.g. learned:members=wl+wloa+grakel.ShortestPath,"
+                 "powers=1+2 (one item: learned:members=wl; GraKeL classes with their defaults)")
     parser.add_argument("--kernel", type=parse, default=parse(DEFAULT_KERNEL), metavar="NAME[,NAME...]", help=text)
 
 
@@ -516,6 +565,7 @@ def build_parser():
     demo = sub.add_parser("demo", help="invariants and kernel of a few graphs made on the spot",
                           description="Invariants and power-kernel values of a few NetworkX and igraph graphs.")
     _add_common_options(demo)
+    demo.add_argument("--quiet", action="store_true", help="no progress bar (default: show it on a terminal)")
     demo.set_defaults(func=_cmd_demo, command_parser=demo)
 
     ev = sub.add_parser("evaluate", help="the paper's 10 x 10-fold C-SVM evaluation (Table 1)",
@@ -560,6 +610,7 @@ def build_parser():
     pt.add_argument("--out", default="perturbation.png",
                     help="figure file; the .csv and .json of the same name are written beside it "
                          "(default: %(default)s)")
+    pt.add_argument("--quiet", action="store_true", help="no progress bar (default: show it on a terminal)")
     pt.set_defaults(func=_cmd_perturb, command_parser=pt)
     return parser
 

@@ -12,7 +12,7 @@ from ._validation import check_n_jobs
 from .embeddings import DEFAULT_RIDGE
 from .kernels import pairwise_kernels
 from .kernels.learned import CANDIDATES, LearnedCombination
-from .kernels.registry import LEARNED, kernel_parameters, make_functional
+from .kernels.registry import LEARNED, check_kernel_names, kernel_parameters, make_functional
 
 __all__ = ["GraphKernel", "PowerKernel"]
 
@@ -157,7 +157,11 @@ class GraphKernel(_KernelTransformer):
     chosen kernel does not take is an error at fit, so give each kernel its own grid:
     ``[{"kernel": ["wl"], "n_iter": [3, 5]}, {"kernel": ["histogram"], "k": [5, 7]}]``.
     A name that is no parameter of any kernel (nor ``member__param`` of one) is
-    refused at once, by the constructor and by :meth:`set_params`.
+    refused at once, by the constructor and by :meth:`set_params` (it would become an
+    attribute, and could shadow a method). Parameter *values*, ``kernel`` among them,
+    are only stored there, as scikit-learn asks (``set_params`` from a grid search
+    must not fail), and checked at :meth:`fit`: ``GraphKernel(kernel="WL")`` is
+    built, and its ``fit`` says ``unknown kernel 'WL': did you mean 'wl'?``.
 
     Parameters
     ----------
@@ -181,7 +185,10 @@ class GraphKernel(_KernelTransformer):
             Node attribute holding a vector of real numbers; the attribute member is
             used when every training graph has it; ``None`` refuses it. A label or
             attribute on every node (edge) of every graph whose values are not valid
-            (NaN, numbers beside strings) is an error naming them, not left out.
+            (NaN, numbers beside strings) is an error naming them, not left out. When
+            some graphs carry one and others (or some of their nodes or edges) do not,
+            its members are left out with one ``UserWarning`` saying how many graphs
+            lack it.
         combination : {"alignf", "align"}, default="alignf"
             Maximise the alignment of the weighted sum (ALIGNF), or weight each
             candidate by its own alignment.
@@ -200,8 +207,15 @@ class GraphKernel(_KernelTransformer):
             regression on the training labels; None weights all shapes once.
         max_samples : int or None, default=1000
             Learn the weights on at most this many training graphs, drawn with ``seed``.
-        members : tuple of str or None, default=None
-            Restrict the family to these candidate names.
+        members : tuple or None, default=None
+            Restrict the family to these candidates: names of
+            :data:`graphinvariants.kernels.learned.CANDIDATES`, and kernels from
+            elsewhere (:mod:`graphinvariants.kernels.external`): GraKeL kernel objects
+            or classes (or ``"grakel.ClassName"``), callables
+            ``(graphs_a, graphs_b) -> matrix``, transformers (``fit``, ``transform``).
+            Each must give a symmetric positive semidefinite matrix with a unit
+            diagonal (checked on the training graphs; GraKeL's are used with
+            ``normalize=True``).
         seed : None, int or numpy.random.Generator, default=None
             Seed of the subsample (used only when there are more than ``max_samples``
             training graphs).
@@ -221,7 +235,15 @@ class GraphKernel(_KernelTransformer):
     ----------
     weights_ : dict
         Learned weight of every shaped candidate (``"wl_label"``, ``"power^2"``, ...),
-        non-negative, summing to 1 (``kernel="learned"`` only).
+        non-negative, summing to 1 (``kernel="learned"`` only); most are 0. The ones
+        above 0 are ``members_``, and the fitted estimator's ``repr`` lists them with
+        their weights, largest first. A name is a candidate of
+        :data:`~graphinvariants.kernels.learned.CANDIDATES` (a kernel with what it
+        reads: ``wl_label`` is ``wl`` on node labels, ``wl_edge_label`` on node and edge
+        labels), or a product of :data:`~graphinvariants.kernels.learned.PRODUCTS`
+        (``power*histogram*wl``), then its shape: nothing for the kernel itself, ``^p``
+        for its elementwise power, ``:gauss(s)`` for the Gaussian of its kernel distance
+        with bandwidth ``s`` times the median.
     alignments_ : dict
         Each candidate's centred alignment with the training labels.
     members_ : list of str
@@ -231,7 +253,8 @@ class GraphKernel(_KernelTransformer):
         (``"plain"``, ``"shaped"``); the smaller one was kept (empty when there was no
         choice to make).
     combination_ : LearnedCombination
-        The fitted combination (``kernel="learned"``).
+        The fitted combination (``kernel="learned"``); it prints as its positive
+        weights.
     embeddings_ : object
         The training graphs' embeddings (per member for ``kernel="learned"``).
     functional_ : Functional
@@ -287,13 +310,20 @@ class GraphKernel(_KernelTransformer):
     def _kernel_parameters(self):
         return {key: getattr(self, key) for key in self._kernel_params}
 
+    def __repr__(self, N_CHAR_MAX=700):
+        """The parameters, as scikit-learn prints them, then what ``fit`` learned: the
+        candidates with a positive weight, largest first (at most five named)."""
+        text = super().__repr__(N_CHAR_MAX=N_CHAR_MAX)
+        if "combination_" in self.__dict__:
+            return f"{text} fitted on {self.n_train_} graphs: {self.combination_.summary(n_shown=5)}"
+        if "embeddings_" in self.__dict__:
+            return f"{text} fitted on {self.n_train_} graphs"
+        return text
+
     def _functional(self):
-        try:
-            return super()._functional()
-        except ValueError as err:
-            if str(err).startswith("unknown kernel"):  # the registry's names; this class takes one more
-                raise ValueError(f"{err}; GraphKernel also takes kernel={LEARNED!r}, its default") from None
-            raise
+        if isinstance(self.kernel, str):
+            check_kernel_names(self.kernel, also=(LEARNED,))  # the registry's names, and this class's default
+        return super()._functional()
 
     def learned_combination(self):
         """The unfitted :class:`~graphinvariants.kernels.learned.LearnedCombination` that

@@ -13,7 +13,14 @@ Protocol (Table 1 of the paper, following Kondor and Borgwardt 2008):
 Choices the paper leaves open, fixed here:
 
 * Folds are stratified by class (outer and inner splits), shuffled.
-* Ties in validation accuracy go to the **smallest** C (the most regularised model).
+* Ties in validation accuracy go to the **smallest** tied C (the most regularised
+  model) whose fit has a free dual coefficient (``|alpha_i| < C``); if no tied C has
+  one, to the largest tied C. A C so small that every dual coefficient sits at its
+  bound has no support vector on the margin, so its intercept is not fixed by the
+  data: it can validate as well as any C on a balanced validation part and then
+  predict the training part's majority class for every test graph (two classes of
+  identical graphs, perfectly separable, scored 61.9 % that way on three folds when
+  ties went to the smallest C outright).
 * The standard error is the standard deviation (ddof=1) of the per-repetition mean
   accuracies divided by ``sqrt(n_repeats)``.
 * Seeds: ``numpy.random.SeedSequence(seed).spawn(n_repeats)`` gives one independent
@@ -84,6 +91,12 @@ class EvaluationResult(_OverRepetitions):
         The protocol's parameters.
     n_resumed : int
         Outer folds taken from the checkpoint instead of being run.
+    resumed_seconds : float
+        Seconds the resumed folds took when they ran (recorded in the checkpoint; 0
+        for a record written before seconds were recorded), so that
+        ``elapsed + resumed_seconds`` is the time of the whole run.
+    resumed_fits : int
+        libsvm fits of the resumed folds (``n_fits + resumed_fits``: the whole run's).
 
     Examples
     --------
@@ -102,6 +115,8 @@ class EvaluationResult(_OverRepetitions):
     elapsed: float
     params: dict = field(default_factory=dict)
     n_resumed: int = 0
+    resumed_seconds: float = 0.0
+    resumed_fits: int = 0
 
     def __post_init__(self):
         for name in ("accuracies", "chosen_C", "validation_accuracies"):
@@ -112,8 +127,9 @@ class EvaluationResult(_OverRepetitions):
             return NotImplemented
         arrays = ("accuracies", "chosen_C", "validation_accuracies")
         return all(np.array_equal(getattr(self, a), getattr(other, a)) for a in arrays) and (
-            (self.n_fits, self.elapsed, self.params, self.n_resumed)
-            == (other.n_fits, other.elapsed, other.params, other.n_resumed)
+            (self.n_fits, self.elapsed, self.params, self.n_resumed, self.resumed_seconds, self.resumed_fits)
+            == (other.n_fits, other.elapsed, other.params, other.n_resumed, other.resumed_seconds,
+                other.resumed_fits)
         )
 
     __hash__ = None
@@ -134,6 +150,8 @@ class EvaluationResult(_OverRepetitions):
             "n_fits": self.n_fits,
             "n_resumed": self.n_resumed,
             "elapsed_seconds": self.elapsed,
+            "resumed_seconds": self.resumed_seconds,
+            "resumed_fits": self.resumed_fits,
             "params": self.params,
         }
 
@@ -186,12 +204,8 @@ def _check_folds(y, n_folds, stratify):
     if stratify:
         classes, class_sizes = np.unique(y, return_counts=True)
         if n_folds > class_sizes.max():
-            hint = ""
-            if y.dtype.kind in "iuf" and len(classes) > len(y) // 2:  # numbers, mostly distinct: targets?
-                hint = (f"; y holds {len(classes)} distinct numbers: for regression targets use "
-                        "evaluate_estimator(graphs, y, task=\"regression\")")
             raise ValueError(f"n_folds={n_folds}, but the largest class has {class_sizes.max()} graphs: stratified "
-                             f"folds need n_folds at most that{hint}")
+                             f"folds need n_folds at most that{_regression_hint(y)}")
     smallest_training_part = len(y) - -(-len(y) // n_folds)  # beside the largest test fold
     if smallest_training_part < n_folds:
         raise ValueError(f"n_folds={n_folds} leaves training parts of {smallest_training_part} of the {len(y)} samples, "
@@ -203,6 +217,18 @@ def _check_folds(y, n_folds, stratify):
     return n_folds
 
 
+def _regression_hint(y, what="y"):
+    """For class labels too few per class: a hint to read them as regression targets
+    when they are numbers, many of them distinct (counts read as classes), else ''."""
+    if y.dtype.kind not in "iuf":
+        return ""
+    n_classes = len(np.unique(y))
+    if n_classes < 10 and n_classes <= len(y) // 2:
+        return ""
+    return (f"; {what} holds {n_classes} distinct numbers: if they are regression targets, say so with "
+            "evaluate_estimator(graphs, y, task=\"regression\")")
+
+
 def _check_inner_split(y_train, n_folds, stratify):
     """The inner split of an outer training part needs, stratified, a class of at least
     ``n_folds`` graphs there (scikit-learn's StratifiedKFold would refuse it)."""
@@ -211,7 +237,7 @@ def _check_inner_split(y_train, n_folds, stratify):
         if largest < n_folds:
             raise _FoldError(f"its training part's largest class has {largest} graphs, fewer than "
                              f"n_folds={n_folds} for the inner split that chooses the hyperparameter: "
-                             "use fewer folds")
+                             f"use fewer folds{_regression_hint(y_train, 'that part')}")
 
 
 def _check_C_grid(C_grid, name="C"):
@@ -257,8 +283,10 @@ def _fit(K_train, y_train, C):
 
 
 def _validate_C(K_inner, y_inner, K_val, y_val, C_grid, shortcut):
-    """Validation accuracy of every C, and the number of fits run."""
+    """Validation accuracy of every C, whether its fit has a free dual coefficient (one
+    strictly inside its box, ``|alpha_i| < C``), and the number of fits run."""
     val_acc = np.empty(len(C_grid))
+    free = np.empty(len(C_grid), dtype=bool)
     n_fits = 0
     done = 0
     while done < len(C_grid):
@@ -266,11 +294,48 @@ def _validate_C(K_inner, y_inner, K_val, y_val, C_grid, shortcut):
         model = _fit(K_inner, y_inner, C)
         n_fits += 1
         val_acc[done] = np.mean(model.predict(K_val) == y_val)
+        inside = np.abs(model.dual_coef_) < C * (1 - _BOUND_RTOL)
+        free[done] = bool(inside.any())
         done += 1
-        if shortcut and np.all(np.abs(model.dual_coef_) < C * (1 - _BOUND_RTOL)):
+        if shortcut and np.all(inside):
             val_acc[done:] = val_acc[done - 1]  # the same solution for every larger C
+            free[done:] = True
             done = len(C_grid)
-    return val_acc, n_fits
+    return val_acc, free, n_fits
+
+
+def _best_C_index(val_acc, free):
+    """Position in the (increasing) C grid of the C chosen on the validation part.
+
+    The best validation accuracy wins. Ties go to the smallest tied C whose fit has a
+    free dual coefficient (``free``); when no tied C has one, to the largest tied C. A C
+    that leaves every dual coefficient at its bound has no support vector on the
+    margin: its intercept is not fixed by the data, and such a C can validate as well
+    as any on a balanced validation part, then predict the training part's majority
+    class for every test graph.
+
+    Parameters
+    ----------
+    val_acc : array_like of shape (len(C_grid),)
+        Validation accuracy of each C, in the grid's increasing order.
+    free : array_like of bool, shape (len(C_grid),)
+        Whether the fit at each C has a dual coefficient strictly inside its box.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> _best_C_index([0.5, 1.0, 1.0, 1.0], [False, False, True, True])
+    2
+    >>> _best_C_index([0.5, 1.0, 1.0, 0.9], [False, False, False, True])
+    2
+    """
+    val_acc, free = np.asarray(val_acc), np.asarray(free, dtype=bool)
+    tied = np.flatnonzero(val_acc == val_acc.max())
+    with_free = tied[free[tied]]
+    return int(with_free[0]) if with_free.size else int(tied[-1])
 
 
 def _run_task(K, y, train, test, inner_seed, C_grid, n_folds, stratify, shortcut):
@@ -283,8 +348,8 @@ def _run_task(K, y, train, test, inner_seed, C_grid, n_folds, stratify, shortcut
             raise _FoldError(f"its {name} holds only class {python_scalar(y[part][0])!r}; the other class is "
                              "too small for n_folds folds: use fewer")
     K_inner, K_val = K[np.ix_(inner_train, inner_train)], K[np.ix_(val, inner_train)]  # sliced once for all C
-    val_acc, n_fits = _validate_C(K_inner, y[inner_train], K_val, y[val], C_grid, shortcut)
-    best = int(np.flatnonzero(val_acc == val_acc.max())[0])  # ties: smallest C
+    val_acc, free, n_fits = _validate_C(K_inner, y[inner_train], K_val, y[val], C_grid, shortcut)
+    best = _best_C_index(val_acc, free)
     model = _fit(K[np.ix_(train, train)], y[train], C_grid[best])
     test_acc = float(np.mean(model.predict(K[np.ix_(test, train)]) == y[test]))
     return {"C": float(C_grid[best]), "val_acc": val_acc.tolist(), "test_acc": test_acc, "n_fits": n_fits + 1}
@@ -322,7 +387,11 @@ def evaluate_kernel(
         Repetitions with new partitions (10) and folds (10).
     C_grid : sequence of float, keyword-only
         Candidate C values, tried in increasing order (default ``1e-7 .. 1e7``); each
-        finite, in ``(0, 1e10]``.
+        finite, in ``(0, 1e10]``. The best validation accuracy wins; ties go to the
+        smallest tied C whose fit leaves some dual coefficient strictly inside its box
+        (else to the largest tied C): a C so small that every coefficient is at its
+        bound can validate as well as any and still predict the training part's
+        majority class for every test graph.
     stratify : bool, keyword-only
         Stratify outer and inner folds by class (default True).
     seed : None, int or numpy.random.Generator, keyword-only
@@ -396,15 +465,19 @@ def evaluate_kernel(
 
 
 def _positioned(r, f, run, *args):
-    """``(r, f, run(*args))``; a ValueError or TypeError raised there (the protocol's, or
-    a kernel's own on that training part) names repetition ``r`` and outer fold ``f``."""
+    """``(r, f, outcome)``, ``outcome`` being ``run(*args)`` with the fold's ``seconds``
+    added (kept in the checkpoint); a ValueError or TypeError raised there (the
+    protocol's, or a kernel's own on that training part) names repetition ``r`` and
+    outer fold ``f``."""
+    start = time.perf_counter()
     try:
-        return r, f, run(*args)
+        outcome = run(*args)
     except (ValueError, TypeError) as err:
         if type(err) not in (ValueError, TypeError, _FoldError):  # a subclass may take other arguments
             raise
         kind = ValueError if type(err) is _FoldError else type(err)
         raise kind(f"repetition {r + 1}, outer fold {f + 1}: {err}") from None
+    return r, f, {**outcome, "seconds": time.perf_counter() - start}
 
 
 def _run_folds(run, data, options, tasks, n_jobs, checkpoint, fingerprint, progress, total, initial):
@@ -445,7 +518,14 @@ def _aggregate(results, done, n_repeats, n_folds, n_C, elapsed, params):
         acc[r, f], chosen[r, f] = outcome["test_acc"], outcome["C"]
         val[r, f] = outcome["val_acc"]
         n_fits += outcome["n_fits"] if (r, f) not in done else 0
-    return EvaluationResult(acc, chosen, val, n_fits, elapsed, params, n_resumed=len(done))
+    return EvaluationResult(acc, chosen, val, n_fits, elapsed, params, n_resumed=len(done),
+                            resumed_seconds=_resumed_seconds(done),
+                            resumed_fits=sum(done[key]["n_fits"] for key in sorted(done)))
+
+
+def _resumed_seconds(done):
+    """Seconds recorded by the resumed folds, added in (repeat, fold) order."""
+    return float(sum(float(done[key].get("seconds", 0.0)) for key in sorted(done)))
 
 
 # -- checkpoints -----------------------------------------------------------------------
@@ -473,6 +553,9 @@ def _outcome_or_problem(record, n_repeats, n_folds):
     outcome = record.get("outcome")
     if not isinstance(outcome, dict):
         return None, "the record has no outcome"
+    seconds = outcome.get("seconds", 0.0)  # absent from records written before it was kept
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0.0 <= seconds < float("inf"):
+        return None, f"seconds must be a finite number >= 0, got {seconds!r}"
     return outcome, None
 
 
@@ -530,9 +613,11 @@ def _read_checkpoint(path, fingerprint, record_problem):
                 skipped.append(f"line {number}: not JSON")
             continue
         if isinstance(record, dict) and "fingerprint" in record and record["fingerprint"] != fingerprint:
+            held = _records_of(lines, record["fingerprint"])
             raise ValueError(
-                f"{path}, line {number}: checkpoint of another run (kernel, labels or "
-                "parameters differ); use another file or delete it"
+                f"{path}, line {number}: checkpoint of another run (graphs, kernel, labels or parameters "
+                f"differ); it holds {held} finished fold{'s' if held != 1 else ''} of that run, kept as they "
+                "are: give this run another checkpoint file"
             )
         problem = record_problem(record)
         if problem is None and record.get("fingerprint") != fingerprint:
@@ -549,6 +634,18 @@ def _read_checkpoint(path, fingerprint, record_problem):
             stacklevel=3,
         )
     return done
+
+
+def _records_of(lines, fingerprint):
+    """How many lines of a checkpoint are records of the run ``fingerprint``."""
+    count = 0
+    for line in lines:
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        count += isinstance(record, dict) and record.get("fingerprint") == fingerprint
+    return count
 
 
 class _CheckpointWriter:
@@ -600,6 +697,8 @@ class RegressionResult(_OverRepetitions):
         The protocol's parameters.
     n_resumed : int
         Outer folds taken from the checkpoint instead of being run.
+    resumed_seconds : float
+        Seconds the resumed folds took when they ran (recorded in the checkpoint).
 
     Examples
     --------
@@ -615,6 +714,7 @@ class RegressionResult(_OverRepetitions):
     elapsed: float
     params: dict = field(default_factory=dict)
     n_resumed: int = 0
+    resumed_seconds: float = 0.0
 
     def __post_init__(self):
         self.rmse = np.asarray(self.rmse, dtype=np.float64)
@@ -624,7 +724,8 @@ class RegressionResult(_OverRepetitions):
         if not isinstance(other, RegressionResult):
             return NotImplemented
         return (np.array_equal(self.rmse, other.rmse) and np.array_equal(self.chosen_alpha, other.chosen_alpha)
-                and (self.elapsed, self.params, self.n_resumed) == (other.elapsed, other.params, other.n_resumed))
+                and (self.elapsed, self.params, self.n_resumed, self.resumed_seconds)
+                == (other.elapsed, other.params, other.n_resumed, other.resumed_seconds))
 
     __hash__ = None
 
@@ -637,7 +738,7 @@ class RegressionResult(_OverRepetitions):
         """JSON-serialisable summary and per-fold details."""
         return {"mean_rmse": self.mean, "stderr": self.stderr, "rmse": self.rmse.tolist(),
                 "chosen_alpha": self.chosen_alpha.tolist(), "n_resumed": self.n_resumed,
-                "elapsed_seconds": self.elapsed, "params": self.params}
+                "elapsed_seconds": self.elapsed, "resumed_seconds": self.resumed_seconds, "params": self.params}
 
     def __repr__(self):
         return (f"<RegressionResult: RMSE {self.mean:.3f} ({self.stderr:.3f}) over "
@@ -713,8 +814,8 @@ def _classification_fold(kernel, graphs, y, train, test, inner_seed, C_grid, n_f
             raise _FoldError(f"its {name} holds only class {python_scalar(y[part][0])!r}; the other class is "
                              "too small for n_folds folds: use fewer")
     K_inner, K_val = _fold_matrices(kernel, graphs, y, inner_train, val)  # C is chosen without the fold's labels
-    val_acc, n_fits = _validate_C(K_inner, y[inner_train], K_val, y[val], C_grid, shortcut)
-    best = int(np.flatnonzero(val_acc == val_acc.max())[0])  # ties: smallest C
+    val_acc, free, n_fits = _validate_C(K_inner, y[inner_train], K_val, y[val], C_grid, shortcut)
+    best = _best_C_index(val_acc, free)
     K_train, K_test = _fold_matrices(kernel, graphs, y, train, test)
     model = _fit(K_train, y[train], C_grid[best])
     test_acc = float(np.mean(model.predict(K_test) == y[test]))
@@ -798,8 +899,13 @@ def evaluate_estimator(
     checkpoint : str or path-like, optional
         JSON-lines file, as in :func:`evaluate_kernel`: each finished fold is appended,
         and a rerun with the same graphs, labels, kernel and parameters resumes where it
-        stopped. The run is identified by the graphs' pickled bytes (so graphs must
-        pickle), the labels and the parameters, the kernel's among them.
+        stopped. The run is identified by what defines it: the graphs' content in a
+        canonical form (nodes in stored order with their attributes, edges with theirs;
+        a data set by its arrays), the labels, the protocol's parameters and the
+        kernel's class and ``get_params`` (a Generator by its bit generator's state),
+        not by the objects' bytes: reading the graphs (NetworkX caches its views) or
+        indexing a data set again changes nothing
+        (:func:`graphinvariants.graphs.identity.content_digest`).
     progress : bool, keyword-only
         Show a tqdm progress bar.
 
@@ -869,7 +975,7 @@ def evaluate_estimator(
         run, options = _classification_fold, (C_grid, n_folds, stratify, shortcut)
     fingerprint = done = None
     if checkpoint is not None:
-        fingerprint = _estimator_fingerprint(graphs, y, params)
+        fingerprint = _estimator_fingerprint(graphs, y, params, kernel)
         done = _read_checkpoint(checkpoint, fingerprint, record_problem)
     done = done or {}
     kernel = _reading_labels_as(kernel, task)
@@ -887,21 +993,23 @@ def evaluate_estimator(
         rmse, alpha = np.empty((n_repeats, n_folds)), np.empty((n_repeats, n_folds))
         for (r, f), outcome in results.items():
             rmse[r, f], alpha[r, f] = outcome["rmse"], outcome["alpha"]
-        return RegressionResult(rmse, alpha, elapsed, params, n_resumed=len(done))
+        return RegressionResult(rmse, alpha, elapsed, params, n_resumed=len(done),
+                                resumed_seconds=_resumed_seconds(done))
     return _aggregate(results, done, n_repeats, n_folds, len(C_grid), elapsed, params)
 
 
-def _estimator_fingerprint(graphs, y, params):
-    """What identifies a run of :func:`evaluate_estimator`: the graphs' pickled bytes,
-    the labels and the protocol's parameters (the kernel's among them)."""
-    import pickle
+def _estimator_fingerprint(graphs, y, params, kernel):
+    """What identifies a run of :func:`evaluate_estimator`: the graphs' content, the
+    labels, the protocol's parameters and the kernel (class and parameters), each in a
+    canonical form (the kernel's repr may hold a memory address: not used)."""
+    from .graphs import GraphBatch
+    from .graphs.identity import content_digest
 
+    protocol = {key: value for key, value in params.items() if key != "kernel"}
+    if not (isinstance(getattr(graphs, "batch", None), GraphBatch) or isinstance(graphs, GraphBatch)):
+        graphs = list(graphs[i] for i in range(len(graphs)))
     try:
-        graph_bytes = pickle.dumps(graphs, protocol=4)
-    except (pickle.PicklingError, TypeError, AttributeError) as err:
-        raise TypeError(f"checkpoint= identifies the run by the graphs' pickled bytes, but these graphs cannot be "
-                        f"pickled ({err}); run without a checkpoint") from None
-    h = hashlib.sha256(graph_bytes)
-    h.update(np.asarray(y).astype(str).astype("U").tobytes())
-    h.update(json.dumps(params, sort_keys=True).encode())
-    return h.hexdigest()
+        return content_digest(graphs, np.asarray(y), protocol, kernel, names=("graphs", "y", "parameters", "kernel"))
+    except TypeError as err:
+        raise TypeError(f"checkpoint= identifies the run by the graphs' content and the kernel's parameters, but "
+                        f"{err}; run without a checkpoint") from None

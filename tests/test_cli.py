@@ -232,24 +232,51 @@ def test_evaluate_writes_the_table_and_resumes(tu_dir, tmp_path, capsys):
     assert "resumed" not in out and "(0.00)" not in out
     [row] = _csv_rows(tmp_path / "evaluation.csv")
     assert row["dataset"] == "MUTAG" and 0 <= float(row["accuracy"]) <= 100 and row["stderr"] == ""
-    assert re.search(rf"MUTAG +{float(row['accuracy']):.2f} \(undefined\) +83\.22 \(0\.47\)", out)
+    assert re.search(rf"MUTAG +{float(row['accuracy']):.2f} +83\.22 \(0\.47\)", out)  # no standard error
+    assert "undefined)" not in out
+    assert f"MUTAG, power (k=3): {float(row['accuracy']):.2f} in " in out
     summary = json.loads((tmp_path / "evaluation.json").read_text())
     assert (summary["k"], summary["reps"], summary["folds"]) == (3, 1, 3)
     assert summary["rows"][0]["stderr"] is None
-    details = json.loads((tmp_path / "evaluation-MUTAG.json").read_text())
+    details = json.loads((tmp_path / "evaluation-MUTAG-k3-reps1-folds3-seed0.json").read_text())
     assert details["k"] == 3 and len(details["details"]["accuracies"][0]) == 3
     assert details["stderr"] is None and details["details"]["stderr"] is None
+    fold_seconds = sum(record["outcome"]["seconds"] for record in _checkpoint_records(tmp_path))
+    assert 0 < fold_seconds <= float(row["seconds"]) + 0.05  # the folds ran within the command (rounded to 0.1)
 
     status, out, _ = run(capsys, *argv)
     assert status == 0 and "MUTAG: resumed 3 of 3 folds from" in out
     [again] = _csv_rows(tmp_path / "evaluation.csv")
-    assert (again["accuracy"], again["stderr"], again["fits"]) == (row["accuracy"], row["stderr"], "0")
+    # a resumed run reports the work of its folds: their fits and recorded seconds
+    assert (again["accuracy"], again["stderr"], again["fits"]) == (row["accuracy"], row["stderr"], row["fits"])
+    assert float(again["seconds"]) >= round(fold_seconds, 1) - 0.05
+    assert json.loads((tmp_path / "evaluation.json").read_text())["rows"][0]["fits"] == int(row["fits"])
+    assert re.search(rf"MUTAG, power \(k=3\): .* in {float(again['seconds']):.0f} s", out)
+
+
+def test_evaluate_details_files_of_other_settings_are_kept(tu_dir, tmp_path, capsys):
+    """evaluation-MUTAG.json was replaced by a run with other settings (a --reps 1 run
+    overwrote the --reps 2 results): its name now carries them, as the checkpoints do."""
+    common = ["evaluate", "MUTAG", "--folds", "3", "--k", "3", "--kernel", "wl", "--data-home", tu_dir,
+              "--no-download", "--out", tmp_path, "--quiet"]
+    assert run(capsys, *common, "--reps", "2")[0] == 0
+    assert run(capsys, *common, "--reps", "1")[0] == 0
+    two = json.loads((tmp_path / "evaluation-MUTAG-wl-k3-reps2-folds3-seed0.json").read_text())
+    one = json.loads((tmp_path / "evaluation-MUTAG-wl-k3-reps1-folds3-seed0.json").read_text())
+    assert len(two["details"]["accuracies"]) == 2 and len(one["details"]["accuracies"]) == 1
+    assert sorted(p.name for p in tmp_path.glob("evaluation-*.json")) == [
+        "evaluation-MUTAG-wl-k3-reps1-folds3-seed0.json", "evaluation-MUTAG-wl-k3-reps2-folds3-seed0.json"]
 
 
 def _checkpoint_records(folder):
     [path] = folder.glob("checkpoint-*.jsonl")
     records = [json.loads(line) for line in path.read_text().splitlines()]
     return sorted(records, key=lambda record: (record["repeat"], record["fold"]))
+
+
+def _without_seconds(records):
+    return [{**record, "outcome": {key: value for key, value in record["outcome"].items() if key != "seconds"}}
+            for record in records]
 
 
 @pytest.mark.parametrize("scheduler", ["address", "local"])
@@ -266,10 +293,13 @@ def test_evaluate_on_a_dask_cluster_equals_the_local_run(tu_dir, tmp_path, capsy
         status, out, err = run(capsys, *common, "--out", tmp_path / "there", "--scheduler", scheduler)
     assert (status, err) == (0, ""), err
     assert re.search(r"the folds run on the Dask cluster at \S+ \(\d+ workers\)", out)
-    here, there = (json.loads((tmp_path / f / "evaluation-MUTAG.json").read_text()) for f in ("here", "there"))
+    here, there = (json.loads((tmp_path / f / "evaluation-MUTAG-k3-reps2-folds3-seed0.json").read_text())
+                   for f in ("here", "there"))
     for key in ("accuracies", "chosen_C", "validation_accuracies"):
         assert there["details"][key] == here["details"][key]
-    assert _checkpoint_records(tmp_path / "there") == _checkpoint_records(tmp_path / "here")
+    # the same records but for each fold's seconds
+    assert _without_seconds(_checkpoint_records(tmp_path / "there")) == _without_seconds(
+        _checkpoint_records(tmp_path / "here"))
 
 
 def test_evaluate_with_a_scheduler_that_cannot_be_reached_is_a_clean_error(tu_dir, tmp_path, capsys):
@@ -336,13 +366,20 @@ def test_evaluate_several_kernels_side_by_side(tu_dir, tmp_path, capsys):
     assert header.split()[2:] == ["power", "(k=5)", "wl:n_iter=3", "histogram:k=4", "paper", "(power)"]
     table = next(line for line in out.splitlines() if line.startswith("MUTAG  "))
     for r in rows:
-        assert f"{float(r['accuracy']):.2f} (undefined)" in table  # one repetition
+        assert re.search(rf" {float(r['accuracy']):.2f}( |$)", table)  # one repetition: no standard error
+    assert "undefined" not in table
 
 
 def test_unknown_kernels_are_refused_by_the_parser(capsys):
     with pytest.raises(SystemExit) as exc:
         build_parser().parse_args(["evaluate", "MUTAG", "--kernel", "power,wlx"])
     assert exc.value.code == 2 and "unknown kernel 'wlx'" in capsys.readouterr().err
+    for given, suggestion in (("powr", "'power'"), ("WL", "'wl'"), ("learnd", "'learned'")):
+        with pytest.raises(SystemExit) as exc:
+            build_parser().parse_args(["evaluate", "MUTAG", "--kernel", given])
+        err = capsys.readouterr().err
+        assert exc.value.code == 2 and f"unknown kernel '{given}': did you mean {suggestion}" in err
+        assert "'learned'" in err  # evaluate takes it: it is in the list
 
 
 def test_perturb_several_kernels_with_the_property_2_column(tmp_path, capsys):
@@ -417,7 +454,7 @@ def test_a_full_disk_leaves_the_previous_output_whole_and_names_the_file(tmp_pat
 
 
 def test_evaluate_checks_every_output_before_any_fold(tu_dir, tmp_path, capsys):
-    for blocked in ("evaluation.csv", "evaluation-MUTAG-wl.json"):
+    for blocked in ("evaluation.csv", "evaluation-MUTAG-wl-k5-reps1-folds2-seed0.json"):
         out = tmp_path / blocked.replace(".", "_")
         (out / blocked).mkdir(parents=True)
         status, _, err = run(capsys, "evaluate", "MUTAG", "--reps", "1", "--folds", "2", "--data-home", tu_dir,
@@ -438,4 +475,92 @@ def test_evaluate_the_learned_default_fits_it_per_fold(tu_dir, tmp_path, capsys)
     status, out, _ = run(capsys, *argv)  # its folds were checkpointed: nothing is fitted again
     assert status == 0 and "MUTAG: resumed 3 of 3 folds from" in out
     [again] = _csv_rows(tmp_path / "evaluation.csv")
-    assert (again["accuracy"], again["fits"]) == (row["accuracy"], "0")
+    assert (again["accuracy"], again["fits"]) == (row["accuracy"], row["fits"])  # the folds' fits, not 0
+
+
+@pytest.mark.parametrize("option, message", [
+    ("members=wl+nope", r"members must name candidates among .*'nope'"),
+    ("powers=0", "powers must be positive integers"),
+    ("bandwidths=-1", "bandwidths must be finite positive numbers"),
+    ("seed=abc", "seed must be"),
+    ("selection=best", "selection must be one of"),
+    ("k=-1", "k must be"),
+    ("histogram__nope=3", "nope"),
+    ("members=(wl,)", r"members=\(wl: on the command line, join its items by '\+' without brackets or quotes, "
+                      r"e.g. learned:members=wl\+wloa"),
+])
+def test_evaluate_refuses_bad_learned_options_before_any_fold(option, message, tmp_path, capsys):
+    """Options of the learned default are checked while parsing (exit 2, our prefix),
+    not in the first fold with a traceback."""
+    status, out, err = run(capsys, "evaluate", "MUTAG", "--kernel", f"learned:{option}", "--reps", "1", "--folds",
+                           "3", "--data-home", tmp_path / "none", "--no-download", "--out", tmp_path / "out")
+    assert status == 2 and "error: argument --kernel" in err
+    assert re.search(message, err), err
+    assert "Traceback" not in err and not (tmp_path / "out").exists()
+
+
+def test_learned_tuples_on_the_command_line():
+    """A sequence option is written with '+' between its items; one item is a sequence
+    of one (what the library's message suggests, e.g. members=('wl',), is spelled wl)."""
+    from graphinvariants.cli import kernel_list
+
+    [(_, name, params)] = kernel_list("learned:members=wl+wloa,powers=1+2,bandwidths=0.5")
+    assert name == "learned"
+    assert params == {"members": ("wl", "wloa"), "powers": (1, 2), "bandwidths": (0.5,)}
+    [(_, _, params)] = kernel_list("learned:members=wl,powers=2,bandwidths=1")
+    assert params == {"members": ("wl",), "powers": (2,), "bandwidths": (1,)}
+    assert gi.GraphKernel(**params)._learned().members == ("wl",)
+
+
+def test_evaluate_the_learned_default_with_one_member(tu_dir, tmp_path, capsys):
+    status, out, err = run(capsys, "evaluate", "MUTAG", "--kernel", "learned:members=wl", "--reps", "1", "--folds",
+                           "3", "--data-home", tu_dir, "--no-download", "--out", tmp_path, "--quiet")
+    assert status == 0, err
+    assert "MUTAG, learned:members=wl:" in out
+
+
+def test_the_kernel_list_of_evaluate_names_learned_and_perturb_s_does_not(capsys):
+    """Was: learned added after the list and its default, easy to miss."""
+    import re
+
+    helps = {}
+    for command in ("evaluate", "perturb"):
+        with pytest.raises(SystemExit):
+            build_parser().parse_args([command, "--help"])
+        helps[command] = " ".join(capsys.readouterr().out.split())
+    listing = re.search(r"kernels to compare, side by side: (.*?), or products", helps["evaluate"]).group(1)
+    assert listing.startswith("power (the paper's), learned (")
+    assert "learned" not in re.search(r"kernels to compare, side by side: (.*?), or products",
+                                      helps["perturb"]).group(1)
+
+
+class _Terminal:
+    """A standard error that says it is a terminal, keeping what is written."""
+
+    def __init__(self):
+        self.text = []
+
+    def write(self, text):
+        self.text.append(text)
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return True
+
+
+@pytest.mark.parametrize("command", [["demo"], ["perturb", "--graphs", "3", "--steps", "2"]], ids=["demo", "perturb"])
+def test_demo_and_perturb_show_progress_on_a_terminal_unless_quiet(command, tmp_path, capsys, monkeypatch):
+    """Was: no progress at all (fast today; they should show it once inputs grow)."""
+    argv = command + (["--out", str(tmp_path / "p.png")] if command[0] == "perturb" else [])
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert main(argv) == 0
+    assert re.search(r"(demo|perturbation study of \w+).*\| [0-9]+/[0-9]+ \[", "".join(terminal.text))
+    terminal.text.clear()
+    assert main(argv + ["--quiet"]) == 0
+    assert "".join(terminal.text) == ""
+    monkeypatch.undo()
+    status, _, err = run(capsys, *argv)  # not a terminal: no bar either
+    assert status == 0 and err == ""

@@ -1,3 +1,5 @@
+import re
+
 import igraph as ig
 import networkx as nx
 import numpy as np
@@ -87,11 +89,32 @@ def test_fit_validates_the_parameters():
 
 def test_an_unknown_kernel_name_lists_the_learned_default_too():
     graphs, y = [nx.path_graph(4), nx.cycle_graph(5)], [0, 1]
-    with pytest.raises(ValueError, match="unknown kernel 'LEARNED'.*; GraphKernel also takes kernel='learned'"):
+    with pytest.raises(ValueError, match=r"unknown kernel 'LEARNED': did you mean 'learned'\? Choose among \[.*'learned'"):
         gi.GraphKernel(kernel="LEARNED").fit(graphs, y)
     with pytest.raises(ValueError, match="ridge") as caught:  # other errors of a named kernel stay as they are
         gi.GraphKernel(kernel="power", ridge=-1).fit(graphs, y)
     assert "learned" not in str(caught.value)
+
+
+def test_unknown_kernel_names_get_a_did_you_mean_at_fit_not_at_construction():
+    """Was "unknown kernel 'WL'; choose among [...]" with no suggestion. The name is
+    checked at fit, as scikit-learn asks of parameter values (its own check builds and
+    set_params every parameter to "helloworld", -1, ... and expects no error)."""
+    graphs, y = [nx.path_graph(4), nx.cycle_graph(5)], [0, 1]
+    kernel = gi.GraphKernel(kernel="WL")  # built: a value, stored
+    assert kernel.set_params(kernel="powr") is kernel
+    for name, suggestion in (("WL", "'wl'"), ("powr", "'power'"), ("learnd", "'learned'"), ("power*histgram", "'histogram'")):
+        with pytest.raises(ValueError, match=f"unknown kernel '{name.split('*')[-1]}': did you mean {suggestion}"):
+            gi.GraphKernel(kernel=name).fit(graphs, y)
+    with pytest.raises(ValueError, match=r"unknown kernel 'powr': did you mean 'power'\? Choose among \[") as caught:
+        gi.kernel_matrix(graphs, kernel="powr")
+    assert "learned" not in str(caught.value)  # kernel_matrix does not take it
+    with pytest.raises(ValueError, match=r"unknown kernel 'xyz'; choose among \["):
+        gi.kernel_matrix(graphs, kernel="xyz")
+    # scikit-learn's check_do_not_raise_errors_in_init_or_set_params, for the named
+    # parameters (it would also pass "params", the name of **params, which is no parameter)
+    for value in (-1, 3.0, "helloworld", np.array([1.0, 4.0]), [1], {}, []):
+        gi.GraphKernel(kernel=value, n_jobs=value).set_params(kernel=value, n_jobs=value)
 
 
 def test_parameters_are_keyword_only():
@@ -212,9 +235,10 @@ def test_learned_default_uses_labels_when_every_graph_has_them():
     assert max(v for n, v in model.alignments_.items() if "label" in n) > 0.9
     refused = gi.GraphKernel(node_label=None).fit(graphs, y)
     assert not any("label" in name for name in refused.weights_)
-    unlabelled = [nx.Graph(G.edges) for G in graphs[:-1]] + graphs[-1:]  # one graph without labels
-    assert not any("label" in n for n in gi.GraphKernel().fit(unlabelled, y).weights_)
-    with pytest.raises(ValueError, match="no node labels|none"):
+    unlabelled = [nx.Graph(G.edges) for G in graphs[:-1]] + graphs[-1:]  # one graph with labels
+    with pytest.warns(UserWarning, match="15 of the 16 graphs lack node_label 'label'"):
+        assert not any("label" in n for n in gi.GraphKernel().fit(unlabelled, y).weights_)
+    with pytest.raises(ValueError, match="no node labels|none"), pytest.warns(UserWarning, match="lack node_label"):
         gi.GraphKernel(members=("wl_label",)).fit(unlabelled, y)
 
 
@@ -401,10 +425,48 @@ def test_learned_default_refuses_labels_every_graph_has_but_not_valid():
     with pytest.raises(ValueError, match=r"X\[3\]: node 0: attribute 'attributes' holds nan"):
         gi.GraphKernel().fit(with_nan, y)
     del with_nan[3].nodes[0]["attributes"]  # absent on one node: the attribute member is left out
-    assert not any(n.startswith("attributes") for n in gi.GraphKernel().fit(with_nan, y).weights_)
+    with pytest.warns(UserWarning, match=r"1 of the 16 graphs lack node_attributes 'attributes' on some node \(X\[3\]"):
+        assert not any(n.startswith("attributes") for n in gi.GraphKernel().fit(with_nan, y).weights_)
     as_igraph = [ig.Graph.from_networkx(G) for G in mixed]
     with pytest.raises(TypeError, match="mix numbers and strings"):
         gi.GraphKernel().fit(as_igraph, y)
+
+
+def test_labels_on_only_some_graphs_give_one_warning_naming_how_many_lack_them():
+    """Was silent: the label members were left out without a word."""
+    import warnings
+
+    graphs = [nx.cycle_graph(n) for n in range(5, 11)] + [nx.star_graph(n) for n in range(4, 10)]
+    y = [0] * 6 + [1] * 6
+    for G in graphs[:8]:
+        nx.set_node_attributes(G, 1, "label")
+    del graphs[2].nodes[0]["label"]  # and on all but one node of X[2]
+    with pytest.warns(UserWarning) as caught:
+        weights = gi.GraphKernel().fit(graphs, y).weights_
+    assert len(caught) == 1
+    assert re.search(r"^5 of the 12 graphs lack node_label 'label' on some node \(X\[2\] first\), though 8 carry "
+                     r"it on at least one: .*\(wl_label, labelled_histogram, .*\).*node_label=None", str(caught[0].message))
+    assert not any("label" in name for name in weights)
+    as_igraph = [ig.Graph.from_networkx(G) for G in graphs]  # igraph: None where unset
+    with pytest.warns(UserWarning, match="^5 of the 12 graphs lack node_label 'label'"):
+        gi.GraphKernel().fit(as_igraph, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        gi.GraphKernel(node_label=None).fit(graphs, y)  # refused: no warning
+        unlabelled = [nx.cycle_graph(n) for n in range(5, 11)] + [nx.star_graph(n) for n in range(4, 10)]
+        gi.GraphKernel().fit(unlabelled, y)  # carried by none: no warning
+        gi.GraphKernel(members=("power", "wl")).fit(graphs, y)  # no member reads it
+
+
+def test_a_graph_without_nodes_is_refused_without_a_hint_about_labels():
+    """Was "X[1] has no nodes ... every graph has node_label 'label', so the learned
+    default reads it; fix the values, or refuse it with node_label=None": the graph
+    with no nodes carries the label vacuously, and refusing the label would not help."""
+    graphs = [nx.path_graph(3), nx.Graph(), nx.path_graph(4), nx.cycle_graph(3)]
+    for G in graphs:
+        nx.set_node_attributes(G, 1, "label")
+    with pytest.raises(ValueError, match=r"^X\[1\] has no nodes; every kernel needs at least one node per graph$"):
+        gi.GraphKernel().fit(graphs, [0, 1, 0, 1])
 
 
 def test_a_subsample_with_one_label_is_our_message():
@@ -433,3 +495,22 @@ def test_transform_reads_only_what_the_chosen_candidates_need(graphs_and_labels)
     for i, G in enumerate(labelled):
         nx.set_node_attributes(G, {v: (1 if i % 2 else "C") for v in G}, "label")
     np.testing.assert_array_equal(model.transform(labelled), model.transform(new))
+
+
+def test_a_fitted_graph_kernel_and_its_combination_print_their_positive_weights():
+    """Was: a fitted GraphKernel printed as GraphKernel(), combination_ as an object
+    address, and weights_ had 28 entries, almost all 0."""
+    graphs, y = _labelled_molecules()
+    model = gi.GraphKernel(seed=0).fit(graphs, y)
+    positive = sorted(((w, name) for name, w in model.weights_.items() if w > 0), key=lambda t: (-t[0], t[1]))
+    assert 0 < len(positive) < len(model.weights_)
+    listed = ", ".join(f"{name} {w:.3f}" for w, name in positive[:5])
+    more = f", and {len(positive) - 5} more" if len(positive) > 5 else ""
+    assert repr(model) == f"GraphKernel(seed=0) fitted on {len(graphs)} graphs: {listed}{more}"
+    assert repr(model.combination_) == (f"<LearnedCombination of {len(positive)} of {len(model.weights_)} candidates, "
+                                        f"fitted on {len(graphs)} graphs: "
+                                        + ", ".join(f"{name} {w:.3f}" for w, name in positive) + ">")
+    assert "0x" not in repr(model.combination_)
+    assert repr(gi.GraphKernel(kernel="wl").fit(graphs)) == f"GraphKernel(kernel='wl') fitted on {len(graphs)} graphs"
+    assert repr(clone(model)) == "GraphKernel(seed=0)"  # parameters only, as scikit-learn prints them
+    assert repr(Pipeline([("kernel", model)])) == "Pipeline(steps=[('kernel', GraphKernel(seed=0))])"

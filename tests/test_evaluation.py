@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import graphinvariants as gi
-from graphinvariants.evaluation import DEFAULT_C_GRID, _splits, evaluate_kernel
+from graphinvariants.evaluation import DEFAULT_C_GRID, _best_C_index, _splits, evaluate_kernel
 
 
 @pytest.fixture(scope="module")
@@ -26,14 +26,34 @@ def test_same_seed_same_result_whatever_n_jobs(toy):
     assert not np.array_equal(a.validation_accuracies, c.validation_accuracies)
 
 
-def test_ties_go_to_the_smallest_C(toy):
+def test_ties_go_to_the_smallest_C_with_a_free_dual_coefficient(toy):
     K, y = toy
     result = evaluate_kernel(K, y, n_repeats=2, n_folds=5)
     grid = np.array(DEFAULT_C_GRID)
     for r in range(2):
         for f in range(5):
             val = result.validation_accuracies[r, f]
-            assert result.chosen_C[r, f] == grid[np.flatnonzero(val == val.max())[0]]
+            assert result.chosen_C[r, f] in grid[val == val.max()]
+    # the rule itself: the smallest tied C with a free coefficient, else the largest tied
+    assert _best_C_index([0.9, 1.0, 1.0, 1.0, 0.8], [False, False, True, True, True]) == 2
+    assert _best_C_index([0.9, 1.0, 1.0, 1.0, 0.8], [True, True, True, True, True]) == 1
+    assert _best_C_index([1.0, 1.0, 0.9, 0.8], [False, False, True, True]) == 1
+    assert _best_C_index([0.5, 0.5], [True, False]) == 0
+
+
+def test_ties_in_C_do_not_go_to_a_C_that_predicts_the_majority():
+    """Was 61.9 % (folds 0.43 / 0.43 / 1.0): two classes of identical graphs, perfectly
+    separable, validated as well at C = 1e-7 as at any C, and the first of the ties,
+    1e-7, predicted the training part's majority class for every test graph."""
+    graphs = [nx.empty_graph(1)] * 10 + [nx.path_graph(2)] * 10
+    y = [0] * 10 + [1] * 10
+    estimated = gi.evaluate_estimator(graphs, y, n_repeats=1, n_folds=3)
+    kernel = evaluate_kernel(gi.kernel_matrix(graphs, kernel="wl"), y, n_repeats=1, n_folds=3)
+    for result in (estimated, kernel):  # one rule, in both protocols
+        assert result.mean == 1.0
+        assert np.all(result.chosen_C > 1e-7)
+        # some fold really had a tie that reached down to the smallest C
+        assert np.any(result.validation_accuracies[..., 0] == result.validation_accuracies.max(axis=-1))
 
 
 @pytest.mark.parametrize("n_jobs", [1, 2])
@@ -451,7 +471,8 @@ def test_evaluate_estimator_resumes_from_its_checkpoint(tmp_path, task):
 def test_evaluate_estimator_checkpoint_needs_graphs_that_pickle(tmp_path):
     graphs = [nx.path_graph(5 + i % 3) for i in range(12)]
     graphs[0].graph["made_by"] = lambda: None
-    with pytest.raises(TypeError, match="identifies the run by the graphs' pickled bytes"):
+    with pytest.raises(TypeError, match=r"identifies the run by the graphs' content .* graphs\[0\]\.graph\['made_by'\] "
+                                        r"holds a function, which can be neither read nor pickled"):
         gi.evaluate_estimator(graphs, [0, 1] * 6, kernel=gi.GraphKernel(kernel="histogram"), n_repeats=1,
                               n_folds=2, checkpoint=tmp_path / "run.jsonl")
     assert not (tmp_path / "run.jsonl").exists()
@@ -466,3 +487,137 @@ def test_regression_results_compare_by_their_values():
     assert result != gi.RegressionResult(np.array([[1.0, 2.0]]), np.ones((1, 2)), elapsed=0.1, n_resumed=1,
                                          params={"n_folds": 2})
     assert result != "RMSE 1.5"
+
+
+def _count_folds(monkeypatch):
+    """Count the outer folds evaluate_estimator runs (the calls of its fold function)."""
+    from graphinvariants import evaluation
+
+    calls = []
+    original = evaluation._classification_fold
+
+    def counted(*args):
+        calls.append(1)
+        return original(*args)
+
+    monkeypatch.setattr(evaluation, "_classification_fold", counted)
+    return calls
+
+
+def test_evaluate_estimator_resumes_fresh_graphs_and_a_generator_seed(tmp_path, monkeypatch):
+    """A run is identified by what defines it, not by pickled bytes: fresh NetworkX
+    graphs (whose views NetworkX caches when read), graphs read by kernel_matrix in
+    between, and a learned default seeded by a Generator (its repr holds an address)
+    resume, and the second call runs no fold."""
+    calls = _count_folds(monkeypatch)
+
+    def fresh():
+        return [nx.gnp_random_graph(10 + i % 7, 0.3, seed=i) for i in range(24)]
+
+    y = np.repeat([0, 1], 12)
+    protocol = dict(n_repeats=1, n_folds=3, seed=2)
+    path = tmp_path / "fresh.jsonl"
+    kernel = gi.GraphKernel(kernel="histogram", k=3)
+    first = gi.evaluate_estimator(fresh(), y, kernel=kernel, checkpoint=path, **protocol)
+    assert len(calls) == 3
+    again = gi.evaluate_estimator(fresh(), y, kernel=kernel, checkpoint=path, **protocol)
+    assert len(calls) == 3 and again.n_resumed == 3
+    np.testing.assert_array_equal(again.accuracies, first.accuracies)
+    graphs = fresh()
+    gi.kernel_matrix(graphs, kernel="wl")
+    assert gi.evaluate_estimator(graphs, y, kernel=kernel, checkpoint=path, **protocol).n_resumed == 3
+    assert len(calls) == 3
+
+    def seeded():
+        return gi.GraphKernel(members=("histogram", "wl"), max_samples=10, seed=np.random.default_rng(0))
+
+    path = tmp_path / "generator.jsonl"
+    gi.evaluate_estimator(fresh(), y, kernel=seeded(), checkpoint=path, **protocol)
+    assert len(calls) == 6
+    assert gi.evaluate_estimator(fresh(), y, kernel=seeded(), checkpoint=path, **protocol).n_resumed == 3
+    assert len(calls) == 6
+    other = gi.GraphKernel(members=("histogram", "wl"), max_samples=10, seed=np.random.default_rng(1))
+    with pytest.raises(ValueError, match="another run") as caught:
+        gi.evaluate_estimator(fresh(), y, kernel=other, checkpoint=path, **protocol)
+    assert "delete" not in str(caught.value) and "3 finished folds" in str(caught.value)
+    # the content counts: one node label more is another run
+    changed = fresh()
+    changed[5].nodes[0]["label"] = 1
+    with pytest.raises(ValueError, match="another run"):
+        gi.evaluate_estimator(changed, y, kernel=seeded(), checkpoint=path, **protocol)
+    assert len(calls) == 6
+
+
+def test_evaluate_estimator_resumes_an_indexed_data_set(tu_datasets, tmp_path, monkeypatch):
+    calls = _count_folds(monkeypatch)
+    mutag = tu_datasets["MUTAG"]
+    index = np.r_[0:15, 170:185]
+    protocol = dict(kernel=gi.GraphKernel(kernel="wl", n_iter=2), n_repeats=1, n_folds=3, seed=0,
+                    checkpoint=tmp_path / "mutag.jsonl")
+    part = mutag[index]
+    gi.evaluate_estimator(part, part.y, **protocol)
+    assert len(calls) == 3
+    part[0], list(part)  # NetworkX graphs built on demand (and cached) change no identity
+    assert gi.evaluate_estimator(part, part.y, **protocol).n_resumed == 3
+    again = mutag[index]
+    assert gi.evaluate_estimator(again, again.y, **protocol).n_resumed == 3
+    assert len(calls) == 3
+    with pytest.raises(ValueError, match="another run"):
+        gi.evaluate_estimator(mutag[index[::-1]], again.y[::-1], **protocol)
+
+
+def test_resumed_folds_keep_their_seconds_and_fits(toy, tmp_path):
+    """Each fold's seconds are stored in the checkpoint; a resumed run reports those of
+    the folds it took from there, and their fits, beside what it ran itself."""
+    K, y = toy
+    path = tmp_path / "run.jsonl"
+    full = evaluate_kernel(K, y, n_repeats=2, n_folds=3, checkpoint=path)
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    seconds = [record["outcome"]["seconds"] for record in records]
+    assert all(s > 0 for s in seconds) and sum(seconds) <= full.elapsed
+    assert (full.resumed_seconds, full.resumed_fits) == (0.0, 0)
+    path.write_text("".join(line + "\n" for line in path.read_text().splitlines()[:4]))
+    part = evaluate_kernel(K, y, n_repeats=2, n_folds=3, checkpoint=path)
+    done = sorted((r["repeat"], r["fold"], r["outcome"]["seconds"], r["outcome"]["n_fits"]) for r in records[:4])
+    # the same floats added in (repeat, fold) order
+    assert part.resumed_seconds == sum(s for _, _, s, _ in done)
+    assert part.resumed_fits == sum(n for _, _, _, n in done)
+    assert part.n_fits + part.resumed_fits == full.n_fits and part.n_resumed == 4
+    assert part.to_dict()["resumed_seconds"] == part.resumed_seconds
+    again = evaluate_kernel(K, y, n_repeats=2, n_folds=3, checkpoint=path)
+    assert again.n_fits == 0 and again.resumed_fits == full.n_fits
+    # a record without seconds (an older checkpoint) counts 0 s; negative seconds are invalid
+    lines = path.read_text().splitlines()
+    old = json.loads(lines[0])
+    del old["outcome"]["seconds"]
+    bad = json.loads(lines[1])
+    bad["outcome"]["seconds"] = -1.0
+    path.write_text("\n".join([json.dumps(old), json.dumps(bad)] + lines[2:]) + "\n")
+    with pytest.warns(UserWarning, match="line 2: seconds must be"):
+        resumed = evaluate_kernel(K, y, n_repeats=2, n_folds=3, checkpoint=path)
+    assert resumed.n_resumed == 5
+
+
+def test_integer_targets_too_few_per_class_in_a_training_part_get_the_hint(toy):
+    """Was "its training part's largest class has 2 graphs ... use fewer folds", without
+    naming task="regression": 10 integer values, 3 graphs each, pass the check on the
+    whole set and fail on the first training part."""
+    K, _ = toy
+    y = np.arange(30) % 10
+    kernel = _RecordingKernel(_Log(), _Matrix(K[:30, :30]))
+    with pytest.raises(ValueError, match=r"training part's largest class has 2 graphs.*that part holds 10 distinct "
+                                         r"numbers.*task=\"regression\""):
+        gi.evaluate_estimator(np.arange(30), y, kernel=kernel, n_repeats=1, n_folds=3)
+    with pytest.raises(ValueError, match=r"largest class has 2 graphs.*task=\"regression\""):
+        evaluate_kernel(K[:30, :30], y, n_repeats=1, n_folds=3)
+
+
+def test_class_labels_mixing_numbers_and_strings_are_refused_by_us():
+    """Was numpy's "'<' not supported between instances of 'int' and 'str'" from inside
+    scikit-learn, for GraphKernel().fit and evaluate_estimator alike."""
+    graphs = [nx.gnp_random_graph(12, 0.3, seed=i) for i in range(8)]
+    y = np.array(["a", 1] * 4, dtype=object)
+    with pytest.raises(TypeError, match="all numbers or all strings.*a mix of int, str"):
+        gi.GraphKernel().fit(graphs, y)
+    with pytest.raises(TypeError, match="all numbers or all strings.*a mix of int, str"):
+        gi.evaluate_estimator(graphs, y, n_repeats=1, n_folds=2)

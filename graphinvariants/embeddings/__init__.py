@@ -77,3 +77,6 @@ __all__ = [
 from .attributes import PropagatedAttributes, propagated_attributes  # noqa: E402
 
 __all__ += ["PropagatedAttributes", "propagated_attributes"]
+from .shortest_path import ShortestPath, ShortestPathBatch  # noqa: E402
+
+__all__ += ["ShortestPath", "ShortestPathBatch"]

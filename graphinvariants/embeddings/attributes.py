@@ -12,15 +12,29 @@ features this functional reuses; see there for why every value is exact to the l
     K(G, H) = S(G, H) / sqrt(S(G, G) S(H, H)),   S(G, H) = sum_{i in G, j in H} exp(-|p_i - q_j|^2 / (2 h^2))
 
 Fitted parameters. The column means and standard deviations of the attributes and the
-bandwidth ``h`` come from the data: from the first batch of graphs the functional
-embeds (for :func:`~graphinvariants.kernels.pairwise_kernels` ``(X, Y)`` that is ``X``;
-for a Gram matrix, all its graphs; for :class:`~graphinvariants.GraphKernel`, the
-training graphs), or from :meth:`PropagatedAttributes.fit`. Every later batch is
-embedded with the same numbers, so queries and corpus share them, and a precomputed
-batch embedded with other numbers is refused. With ``bandwidth="median"`` the bandwidth
-is ``bandwidth_scale`` times the median Euclidean distance between the profiles of at
-most :data:`MEDIAN_SAMPLE` nodes taken evenly from the batch (nodes in each graph in
-sorted profile order, graphs in the batch's order), the usual median heuristic.
+bandwidth ``h`` come from the data, once, and every later batch is embedded with the
+same numbers, so queries and corpus share them (a precomputed batch embedded with other
+numbers is refused). An unfitted functional fits them:
+
+* for a Gram matrix (:func:`~graphinvariants.kernels.pairwise_kernels` ``(X)``,
+  ``kernel_matrix(X)``), on its graphs;
+* for a cross matrix ``(X, Y)``, on the graphs of ``X`` and ``Y`` together, so that
+  ``K(X, Y)`` is the transpose of ``K(Y, X)`` and the block of the Gram matrix of
+  ``X`` and ``Y``, exactly (a precomputed side gives its own fit instead);
+* for :class:`~graphinvariants.GraphKernel`, on the training graphs; or with
+  :meth:`PropagatedAttributes.fit`, on the graphs given.
+
+None of them depends on the order of the graphs or of their nodes, to the last bit: the
+column statistics are taken over the sorted attributes, and with
+``bandwidth="median"`` the bandwidth is ``bandwidth_scale`` times the median Euclidean
+distance between the profiles of at most :data:`MEDIAN_SAMPLE` nodes taken evenly from
+all profiles in sorted (lexicographic) order, the usual median heuristic.
+
+Attributes whose mean or spread overflows float64 (``1e155`` squared, ``1e308`` summed)
+are refused with a ValueError naming the column ("too large to standardise"), and so
+are attributes of later graphs more than ``2**500`` fitted standard deviations from the
+fitted mean, whose squared distances would overflow: never a column silently lost or a
+matrix of ones.
 """
 
 import numbers
@@ -37,6 +51,10 @@ PROPAGATIONS = ("mean", "lazy")
 
 #: Nodes whose pairwise profile distances give the median heuristic (half a million pairs).
 MEDIAN_SAMPLE = 1000
+
+#: Standardised attributes beyond this many standard deviations are refused: squared
+#: profile distances (sums of squares of differences) would overflow float64.
+_LARGEST_STANDARDISED = 2.0**500
 
 
 def propagated_attributes(batch, k, *, propagation="mean"):
@@ -152,7 +170,9 @@ class PropagatedAttributes(MeanMap):
     ``"attributes*wl"`` with ``node_label="label", n_iter=2``: ENZYMES 71.7 (exact form
     72.6), BZR 87.5, COX2 82.3, against 52.6, 88.2 and 81.7 for that WL alone: the
     attributes carry ENZYMES; on BZR and COX2 (majority classes 78.8 and 78.2) the node
-    labels do the work.
+    labels do the work. (Measured before the median's sample was taken from the
+    profiles in sorted order instead of the batch's order, which moved the fitted
+    bandwidth by 0.5% on BZR, 2.0% on COX2 and 2.4% on ENZYMES; not measured again.)
 
     Examples
     --------
@@ -213,15 +233,36 @@ class PropagatedAttributes(MeanMap):
         self._fit_batch(self.graph_batch(graphs, what="graphs"))
         return self
 
-    def _fit_batch(self, batch):
-        Z = _attributes_of(batch, self.node_attributes)
-        ordered = np.sort(Z, axis=0)  # statistics independent of node order, to the bit
-        mean = ordered.mean(axis=0) if len(Z) else np.zeros(Z.shape[1])
-        scale = np.sqrt(((ordered - mean) ** 2).mean(axis=0)) if len(Z) else np.ones(Z.shape[1])
+    def fit_sides(self, X, Y):
+        """Before a cross matrix, an unfitted functional fits on the graphs of both
+        sides together (or takes the fit of a precomputed side); returns the sides read
+        into graph batches."""
+        if self._fitted is not None or Y is None:
+            return X, Y
+        for side, what in ((X, "graphs"), (Y, "other")):
+            if isinstance(side, self.batch_type):
+                self.check_batch(side, what)  # an unfitted functional takes its fit
+                return X, Y
+        X, Y = self.graph_batch(X, what="graphs"), self.graph_batch(Y, what="other")
+        self._fit_batch(X, Y)
+        return X, Y
+
+    def _fit_batch(self, *batches):
+        Z = np.concatenate([_attributes_of(batch, self.node_attributes) for batch in batches])
+        ordered = np.sort(Z, axis=0)  # statistics independent of graph and node order, to the bit
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused below, by name
+            mean = ordered.mean(axis=0) if len(Z) else np.zeros(Z.shape[1])
+            scale = np.sqrt(((ordered - mean) ** 2).mean(axis=0)) if len(Z) else np.ones(Z.shape[1])
+        overflow = np.flatnonzero(~(np.isfinite(mean) & np.isfinite(scale)))
+        if len(overflow):
+            raise ValueError(f"node attributes (column {overflow[0]}) are too large to standardise (their mean or "
+                             f"spread overflows float64, largest magnitude {np.abs(Z[:, overflow[0]]).max():.3g}): "
+                             "divide them by a common factor")
         scale[~(scale > 0)] = 1.0
         self._fitted = (mean, scale, 1.0)
         if self.bandwidth == "median":
-            bandwidth = self.bandwidth_scale * _median_distance(self._sorted_profiles(batch))
+            profiles = np.concatenate([self._sorted_profiles(batch) for batch in batches])
+            bandwidth = self.bandwidth_scale * _median_distance(profiles)
             self._fitted = (mean, scale, bandwidth if bandwidth > 0 else 1.0)
         else:
             self._fitted = (mean, scale, float(self.bandwidth))
@@ -261,7 +302,14 @@ class PropagatedAttributes(MeanMap):
         if Z.shape[1] != len(mean):
             raise ValueError(f"the graphs carry {Z.shape[1]} node attributes per node, but this functional was "
                              f"fitted on graphs with {len(mean)}")
-        standardised = batch.__class__(batch.matrix, batch.offsets, node_attributes=(Z - mean) / scale)
+        with np.errstate(over="ignore", invalid="ignore"):
+            Z = (Z - mean) / scale
+        far = np.flatnonzero(~(np.abs(Z) <= _LARGEST_STANDARDISED).all(axis=0))
+        if len(far):
+            raise ValueError(f"node attributes (column {far[0]}) are too far from the fitted ones to compare (up to "
+                             f"{np.abs(Z[:, far[0]]).max():.3g} fitted standard deviations from their mean; "
+                             f"squared distances would overflow float64): fit on graphs that include such values")
+        standardised = batch.__class__(batch.matrix, batch.offsets, node_attributes=Z)
         X = propagated_attributes(standardised, self.k, propagation=self.propagation)
         owner = np.repeat(np.arange(len(batch)), batch.sizes)
         order = np.lexsort(tuple(X[:, j] for j in reversed(range(X.shape[1]))) + (owner,))
@@ -304,9 +352,11 @@ def _attributes_of(batch, name):
 
 def _median_distance(X):
     """Median Euclidean distance between the rows of ``X`` taken evenly (at most
-    :data:`MEDIAN_SAMPLE`), over distinct pairs; 0 for fewer than two rows."""
+    :data:`MEDIAN_SAMPLE`) from the rows in lexicographic order, over distinct pairs; 0
+    for fewer than two rows. The same rows in any order give the same value, to the bit."""
     if len(X) < 2:
         return 0.0
+    X = X[np.lexsort(X.T[::-1])]
     take = np.unique(np.linspace(0, len(X) - 1, min(len(X), MEDIAN_SAMPLE)).round().astype(np.int64))
     S = X[take]
     squared = np.zeros((len(S), len(S)))

@@ -140,6 +140,13 @@ class Functional(ABC):
                                node_attributes=getattr(self, "node_attributes", None), what=what)
         return batch.unweighted() if self.weight is None else batch
 
+    def fit_sides(self, X, Y):
+        """Called by the pair engine before it embeds ``X`` against ``Y`` (``Y`` None: the
+        Gram matrix of ``X``). A functional that fits parameters on the graphs it embeds
+        fits them here, on what it says it does; returns ``(X, Y)``, possibly read once
+        into graph batches. The default fits nothing and returns them unchanged."""
+        return X, Y
+
     def prepare(self, embedded, what):
         """Kernel-ready form of one side (computed once per side); default: as is."""
         return embedded

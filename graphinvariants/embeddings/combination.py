@@ -77,6 +77,27 @@ class Combination(Functional):
         pattern = as_graph_batch(items, **read, what=what)
         return self._embed(weighted, pattern)
 
+    def fit_sides(self, X, Y):
+        """Members that fit parameters on the graphs (see :meth:`Functional.fit_sides`)
+        fit them as they would alone: on the members' embeddings of a precomputed side,
+        on the graphs of the others (read once here)."""
+        fitting = [i for i, f in enumerate(self.functionals) if type(f).fit_sides is not Functional.fit_sides]
+        if not fitting:
+            return X, Y
+        weight, _ = self._reads()
+        sides = []
+        for side, what in ((X, "graphs"), (Y, "other")):
+            if side is not None and not isinstance(side, CombinationBatch):
+                if weight is None:
+                    side = self.graph_batch(side, what=what)
+                elif iter(side) is side:  # a one-shot iterator: read it once
+                    side = list(side)
+            sides.append(side)
+        for i in fitting:
+            self.functionals[i].fit_sides(*(side.members[i] if isinstance(side, CombinationBatch) else side
+                                            for side in sides))
+        return tuple(sides)
+
     @staticmethod
     def _holds_batch(items):
         return isinstance(items, GraphBatch) or isinstance(getattr(items, "batch", None), GraphBatch)

@@ -297,7 +297,10 @@ def edge_typed_adjacencies(batch, edge_label):
 
 def typed_counts(adjacencies, previous):
     """``[A_e C for each e]`` side by side: column ``e * L + j`` holds ``(A_e C)[:, j]``
-    (``L`` the columns of ``C``), sorted indices, no stored zeros."""
+    (``L`` the columns of ``C``), sorted indices, no stored zeros. A batch without edges
+    has no edge labels, hence no columns: every row is empty."""
+    if not adjacencies:
+        return sp.csr_array((previous.shape[0], 0), dtype=np.int64)
     typed = sp.csr_array(sp.hstack([A_e @ previous for A_e in adjacencies], format="csr"))
     typed.sum_duplicates()
     typed.eliminate_zeros()

@@ -3,7 +3,7 @@
 The adapters read them from NetworkX and igraph graphs with the same rules, so that
 both libraries give the same batch:
 
-* A **label** (node or edge) is a number or a string. numpy scalars count as their
+* A **label** (node or edge) is a number or a string, not NaN. numpy scalars count as their
   Python counterparts (``numpy.int64(3)`` is ``3``, ``numpy.bool_(True)`` is ``True``,
   ``numpy.str_("C")`` is ``"C"``). ``None``, tuples, sets and other objects are
   refused, naming the node or edge.
@@ -38,7 +38,7 @@ _PLAIN = frozenset({str, int, float, bool})
 def check_label(value, where, attribute, library):
     """``value`` as a Python number or str, or raise naming ``where`` (``"node 3"``;
     a callable giving it is called only for the message)."""
-    if type(value) in _PLAIN:  # the common case, first
+    if type(value) in _PLAIN and value == value:  # the common case, first (NaN is not equal to itself)
         return value
     where = where() if callable(where) else where
     if value is _MISSING:
@@ -53,7 +53,11 @@ def check_label(value, where, attribute, library):
     if isinstance(value, numbers.Integral):
         return value if isinstance(value, bool) else int(value)
     if isinstance(value, numbers.Real):
-        return float(value)
+        value = float(value)
+        if value != value:
+            raise ValueError(f"{where} has the label nan; NaN is equal to no label, not even itself, so it cannot be "
+                             "one: give a number or a string")
+        return value
     raise TypeError(
         f"{where} has the label {value!r}, a {type(value).__name__}; labels must be numbers or "
         "strings (write a tuple or set label as a string)"
@@ -185,6 +189,25 @@ def set_everywhere(graphs, attribute, kind="node"):
         if any(value is _MISSING or (value is None and graph_library(G) == "igraph") for value in values):
             return False
     return True
+
+
+def graphs_lacking(graphs, attribute, kind="node"):
+    """``(lacking, carrying)``: positions of the NetworkX or igraph graphs on some node
+    (``kind="edge"``: edge) of which ``attribute`` is not set, and how many graphs set
+    it on at least one (igraph's None counts as not set). Graphs of other kinds count
+    in neither."""
+    lacking, carrying = [], 0
+    for position, G in enumerate(graphs):
+        try:
+            library, _, values = node_values(G, attribute) if kind == "node" else edge_values(G, attribute)
+        except TypeError:  # not a NetworkX or igraph graph
+            continue
+        unset = [value is _MISSING or (value is None and library == "igraph") for value in values]
+        if any(unset):
+            lacking.append(position)
+        if not all(unset):
+            carrying += 1
+    return lacking, carrying
 
 
 def naming(kind, key):

@@ -113,6 +113,7 @@ class GraphBatch:
                                  f"got {edge_labels.shape}")
             if edge_labels.dtype.kind not in "biufU":
                 raise TypeError(f"GraphBatch.edge_labels must be numbers or strings, got dtype {edge_labels.dtype}")
+            _check_no_nan_label(edge_labels, "edge_labels")
             if edge_labels.flags.writeable:
                 edge_labels = edge_labels.copy()  # the batch owns it (read-only ones are shared)
             edge_labels.setflags(write=False)
@@ -134,6 +135,7 @@ class GraphBatch:
             labels = np.asarray(labels)
             if labels.shape != (A.shape[0],):
                 raise ValueError(f"GraphBatch.node_labels must have shape ({A.shape[0]},), got {labels.shape}")
+            _check_no_nan_label(labels, "node_labels")
             labels.setflags(write=False)
         offsets.setflags(write=False)
         object.__setattr__(self, "matrix", sp.csr_array(A))
@@ -196,6 +198,19 @@ class GraphBatch:
 
     def __repr__(self):
         return f"<GraphBatch: {self.n_graphs} graphs, {self.n_nodes} nodes, {self.matrix.nnz} stored entries>"
+
+
+def _check_no_nan_label(labels, name):
+    """NaN is equal to no label, not even itself: refused where labels enter a batch."""
+    if labels.dtype.kind in "fc":
+        bad = np.flatnonzero(np.isnan(labels))
+    elif labels.dtype.kind == "O":
+        bad = np.flatnonzero([value != value for value in labels.tolist()])
+    else:
+        return
+    if bad.size:
+        raise ValueError(f"GraphBatch.{name} holds NaN ({bad.size} of them, the first at position {bad[0]}); "
+                         "a label must equal itself: give numbers or strings")
 
 
 def _is_single_graph(obj):

@@ -57,6 +57,8 @@ def read_targets(y, *, task="auto"):
     ------
     ValueError
         If ``y`` holds NaN or infinite values, or regression targets are not numbers.
+    TypeError
+        If class labels mix numbers and strings (they cannot be sorted).
 
     Examples
     --------
@@ -68,6 +70,13 @@ def read_targets(y, *, task="auto"):
     y = np.asarray(y)
     if y.dtype.kind in "fc" and not np.all(np.isfinite(y)):
         raise ValueError("y contains NaN or infinite values")
+    if task != "regression" and y.dtype.kind == "O":
+        try:  # class labels are sorted (np.unique) by whatever reads them
+            np.unique(y)
+        except TypeError:
+            kinds = sorted({type(v).__name__ for v in y.ravel()})
+            raise TypeError(f"class labels y must be all numbers or all strings (they cannot be sorted), got a mix "
+                            f"of {', '.join(kinds)}") from None
     if task == "auto":
         from sklearn.utils.multiclass import type_of_target
 

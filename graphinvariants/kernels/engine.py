@@ -33,6 +33,7 @@ def check_not_same_iterator(X, Y, names=("graphs", "other"), hint="or other=None
 def _sides(functional, X, Y):
     """Prepared and aligned (left, right, symmetric) for X against Y (None: X itself)."""
     check_not_same_iterator(X, Y)
+    X, Y = functional.fit_sides(X, Y)
     left = functional.as_embeddings(X, what="graphs")
     prepared_left = functional.prepare(left, "graphs")
     if Y is None:

@@ -15,19 +15,24 @@ with a unit diagonal (Schur's product theorem for ``K^p`` and products;
 and sum to 1, so the combination is too.
 
 To add a member to the family, add one line to :data:`CANDIDATES`: its kernel name and
-parameters, and what the graphs must carry for it.
+parameters, and what the graphs must carry for it. Kernels from elsewhere (GraKeL
+kernels, callables, transformers) join through ``members``
+(:mod:`~graphinvariants.kernels.external`): they are candidates like the others, in
+every shape, and are not in the products.
 """
 
 import numbers
+import warnings
 
 import numpy as np
 
 from .._validation import check_choice, check_n_jobs, check_seed, check_working_memory, python_scalar
 from ..graphs import GraphBatch, as_graph_batch
-from ..graphs.attributes import set_everywhere
+from ..graphs.attributes import graphs_lacking, set_everywhere
 from .alignment import COMBINATIONS, TASKS, alignment_weights, check_max_samples, loo_ridge_error
 from .blockwise import MatrixBlocks, combine_blockwise
 from .engine import KernelBlocks, pairwise_kernels
+from .external import external_candidate, is_external
 
 __all__ = ["CANDIDATES", "PRODUCTS", "SELECTIONS", "LearnedCombination"]
 
@@ -169,8 +174,12 @@ class LearnedCombination:
         shape). None: every shaped candidate, weighted once.
     max_samples : int or None
         Align on at most this many training graphs (drawn with ``seed``); None: all.
-    members : tuple of str or None
-        Names of :data:`CANDIDATES` to choose among (None: every one the graphs support).
+    members : tuple or None
+        Candidates to choose among (None: every one of :data:`CANDIDATES` the graphs
+        support): names of :data:`CANDIDATES`, and external kernels
+        (:mod:`~graphinvariants.kernels.external`): GraKeL kernel objects or classes (or
+        ``"grakel.ClassName"``), callables ``(graphs_a, graphs_b) -> matrix`` and
+        transformers (``fit(graphs)``, ``transform(graphs)``).
     params : dict
         Member parameters: ``k=7`` for every member that takes ``k``,
         ``histogram__k=9`` for one.
@@ -217,9 +226,14 @@ class LearnedCombination:
                             f"got {members!r}")
         if members is not None:
             members = tuple(members)
-            unknown = [m for m in members if m not in CANDIDATES]
+            unknown = [m for m in members if not is_external(m) and (not isinstance(m, str) or m not in CANDIDATES)]
             if unknown or not members:
-                raise ValueError(f"members must name candidates among {sorted(CANDIDATES)}, got {list(members)!r}")
+                raise ValueError(f"members must name candidates among {sorted(CANDIDATES)} or be external kernels "
+                                 f"(GraKeL kernels, 'grakel.ClassName', callables (graphs_a, graphs_b) -> matrix, "
+                                 f"transformers), got {list(members)!r}")
+            for member in members:  # a GraKeL class spelled by name: known (and GraKeL installed) now
+                if isinstance(member, str) and is_external(member):
+                    external_candidate(member)
         self.members = members
         self.params = dict(params or {})
         _check_no_edge_weight(self.params)
@@ -273,15 +287,33 @@ class LearnedCombination:
                 except (TypeError, ValueError) as err:
                     kind = "edge" if option == "edge_label" else "node"
                     if set_everywhere(graphs, reads[option], kind):  # there, but not valid: say so
+                        as_graph_batch(graphs, what=what)  # unless the graphs themselves are refused (no nodes)
                         raise type(err)(f"{err} (every graph has {option} {reads[option]!r}, so the learned default "
                                         f"reads it; fix the values, or refuse it with {option}=None)") from None
                     carries[option] = False
+                    self._warn_partly_carried(graphs, option, reads[option], what)
             batch = as_graph_batch(graphs, **{o: reads[o] for o in reads if carries[o]}, what=what)
         missing = [option for option in require or () if not carries.get(option)]
         if missing:
             raise ValueError(f"the combination was fitted on graphs carrying {', '.join(missing)} "
                              f"({', '.join(repr(reads.get(o)) for o in missing)}), but {what} carry none")
         return batch, carries
+
+    def _warn_partly_carried(self, graphs, option, attribute, what):
+        """One warning when some graphs carry ``attribute`` and others (or some of their
+        nodes or edges) do not: the members that read it are left out."""
+        lacking, carrying = graphs_lacking(graphs, attribute, "edge" if option == "edge_label" else "node")
+        if not carrying or not lacking:  # carried by none (unlabelled data), or refused for its values
+            return
+        names = self.members if self.members is not None else tuple(CANDIDATES)
+        dropped = [name for name in names if option in CANDIDATES[name][2]]
+        if not dropped:
+            return
+        where = "edge" if option == "edge_label" else "node"
+        warnings.warn(f"{len(lacking)} of the {len(graphs)} graphs lack {option} {attribute!r} on some {where} "
+                      f"({what}[{lacking[0]}] first), though {carrying} carry it on at least one: the learned "
+                      f"default leaves out the members that read it ({', '.join(dropped)}); set it on every {where} "
+                      f"of every graph, or say {option}=None to read none", UserWarning, stacklevel=5)
 
     def candidate_functionals(self, carries):
         """The candidate members (name -> Functional) for graphs carrying what ``carries``
@@ -291,7 +323,7 @@ class LearnedCombination:
         if isinstance(carries, bool):  # graphs with or without node labels
             carries = {"node_label": carries}
         carries = {option: bool(carries.get(option)) and name is not None for option, name in self._reads().items()}
-        names = self.members if self.members is not None else tuple(CANDIDATES)
+        names = self._names() if self.members is not None else tuple(CANDIDATES)
         chosen = [n for n in names if all(carries.get(need, False) for need in CANDIDATES[n][2])]
         if self.members is not None and len(chosen) < len(names):
             missing = sorted(set(names) - set(chosen))
@@ -320,6 +352,27 @@ class LearnedCombination:
             raise ValueError(f"parameters {sorted(unused)} reach no candidate member of {sorted(functionals)}")
         return functionals
 
+    def _names(self):
+        """The library candidate names among ``members``."""
+        return tuple(m for m in self.members if isinstance(m, str) and not is_external(m))
+
+    def _externals(self):
+        """The external kernels among ``members``, by unique candidate name."""
+        out = {}
+        for member in self.members or ():
+            if is_external(member):
+                candidate = external_candidate(member)
+                name, copy = candidate.name, 2
+                while name in out or name in CANDIDATES:
+                    name, copy = f"{candidate.name}#{copy}", copy + 1
+                candidate.name = name
+                out[name] = candidate
+        return out
+
+    def _needs(self, part):
+        """What the graphs must carry for one member (a candidate name or an external)."""
+        return CANDIDATES[part][2] if part in CANDIDATES else self.externals[part].reads
+
     def _candidates(self, functionals):
         """(label, parts, shape) of every shaped candidate, in a fixed order (``functionals``:
         the member names, in the order of :data:`CANDIDATES`)."""
@@ -331,6 +384,7 @@ class LearnedCombination:
     # -- fitting ----------------------------------------------------------------------
     def fit(self, X, y):
         """Embed the training graphs and learn the weights from ``y``; returns self."""
+        X = X if hasattr(X, "__len__") else list(X)  # read again by external kernels
         batch, y = self.begin_fit(X, y)
         self.embeddings = {name: f.as_embeddings(batch, what="X") for name, f in self.functionals.items()}
         sample = self.draw_sample(y)
@@ -338,20 +392,29 @@ class LearnedCombination:
         for name, f in self.functionals.items():
             data = self.embeddings[name] if sample is None else f.as_embeddings(batch.take(sample), what="X")
             grams[name] = pairwise_kernels(data, functional=f, n_jobs=self.n_jobs)
+        for name, external in self.externals.items():  # fitted on every training graph, checked on the sample
+            K = external.fit(X, batch, self.carries)
+            grams[name] = K if sample is None else K[np.ix_(sample, sample)]
+            del K
+            external.check_psd(grams[name])
         self.learn_weights(grams, y if sample is None else y[sample])
         self._train_grams = grams if sample is None else None
         return self
 
     def begin_fit(self, X, y):
         """The first step of :meth:`fit`: ``(batch, y)`` of the training graphs, checked,
-        with the candidate members they support (``functionals``) and ``n_train`` set."""
+        with the candidate members they support (``functionals``, and the external
+        kernels among ``members``: ``externals``, not fitted yet), what every graph
+        carries (``carries``) and ``n_train`` set."""
         batch, carries = self._graph_batch(X, "X")
         if not len(batch):
             raise ValueError("fit needs at least one graph, got none")
         y = np.asarray(y)
         if y.shape != (len(batch),):
             raise ValueError(f"y must have one label per graph, shape ({len(batch)},), got {y.shape}")
+        self.externals = self._externals()
         self.functionals = self.candidate_functionals(carries)
+        self.carries = carries
         self.n_train = len(batch)
         return batch, y
 
@@ -389,7 +452,7 @@ class LearnedCombination:
         self.alignments = {label: float(a) for (label, _, _), a in zip(candidates, alignments)}
         self._chosen = [(label, parts, shape, float(w)) for (label, parts, shape), w in zip(candidates, weights) if w > 0]
         # what new graphs must carry: only what the chosen candidates read
-        self.requires = tuple(sorted({need for _, parts, _, _ in self._chosen for p in parts for need in CANDIDATES[p][2]}))
+        self.requires = tuple(sorted({need for _, parts, _, _ in self._chosen for p in parts for need in self._needs(p)}))
         return self
 
     def _shaped(self, grams, parts, shape, *, fit=False):
@@ -400,6 +463,18 @@ class LearnedCombination:
         if shape[0] == "gauss" and fit and key not in self.medians:
             self.medians[key] = _median_distance(K)
         return _apply_shape(K, shape, self.medians.get(key, 1.0))
+
+    @property
+    def chosen(self):
+        """``(label, parts, shape, weight)`` of every candidate with a positive weight,
+        in the order :meth:`combine` sums them (``parts``: member names multiplied
+        elementwise; ``shape``: ``("power", p)`` or ``("gauss", s)``)."""
+        return list(self._chosen)
+
+    def term(self, grams, parts, shape):
+        """One candidate's matrix, unweighted, from its members' matrices (member name
+        -> matrix of any shape), as :meth:`combine` makes it before weighting."""
+        return self._shaped(grams, parts, shape)
 
     @property
     def members_used(self):
@@ -423,9 +498,10 @@ class LearnedCombination:
         return out
 
     def needed_members(self):
-        """The members the chosen candidates read, in the order of :data:`CANDIDATES`."""
+        """The members the chosen candidates read, in the order of :data:`CANDIDATES`,
+        then the external kernels among them."""
         needed = {p for _, parts, _, _ in self._chosen for p in parts}
-        return [name for name in self.functionals if name in needed]
+        return [name for name in [*self.functionals, *self.externals] if name in needed]
 
     def gram(self):
         """The square matrix of the training graphs, built block by block: the output
@@ -433,19 +509,43 @@ class LearnedCombination:
         ``(K + K.T) / 2`` of the whole combination ``K``, with a unit diagonal, to the
         last bit."""
         grams = self._train_grams or {}
-        sources = {name: MatrixBlocks(grams[name], symmetric=True) if name in grams else
-                   KernelBlocks(self.embeddings[name], functional=self.functionals[name], n_jobs=self.n_jobs)
-                   for name in self.needed_members()}
+        sources = {}
+        for name in self.needed_members():
+            if name in grams:
+                sources[name] = MatrixBlocks(grams[name], symmetric=True)
+            elif name in self.externals:  # computed whole by its own code, checked exactly symmetric
+                sources[name] = MatrixBlocks(self.externals[name].gram(), symmetric=True)
+            else:
+                sources[name] = KernelBlocks(self.embeddings[name], functional=self.functionals[name],
+                                             n_jobs=self.n_jobs)
         return combine_blockwise(sources, self._combine, symmetric=True, working_memory=self.working_memory,
                                  n_jobs=self.n_jobs)
 
     def cross(self, X):
         """The matrix of ``X`` against the training graphs, shape ``(len(X), n_train)``,
-        built block by block as :meth:`gram` is."""
+        built block by block as :meth:`gram` is (an external kernel's matrix whole, by
+        its own code)."""
+        X = X if hasattr(X, "__len__") else list(X)
         batch, _ = self._graph_batch(X, "X", require=self.requires)
-        sources = {name: KernelBlocks(batch, self.embeddings[name], functional=self.functionals[name],
-                                      n_jobs=self.n_jobs) for name in self.needed_members()}
+        sources = {name: MatrixBlocks(self.externals[name].cross(X, batch)) if name in self.externals else
+                   KernelBlocks(batch, self.embeddings[name], functional=self.functionals[name], n_jobs=self.n_jobs)
+                   for name in self.needed_members()}
         return combine_blockwise(sources, self._combine, working_memory=self.working_memory, n_jobs=self.n_jobs)
+
+    def summary(self, n_shown=None):
+        """The candidates with a positive weight, largest first: ``"wl_label 0.623,
+        power*histogram*wl 0.311"`` (``n_shown``: at most that many, and how many more)."""
+        chosen = sorted(((w, label) for label, _, _, w in self._chosen), key=lambda item: (-item[0], item[1]))
+        shown = chosen if n_shown is None else chosen[:n_shown]
+        text = ", ".join(f"{label} {w:.3f}" for w, label in shown)
+        return text + (f", and {len(chosen) - len(shown)} more" if len(shown) < len(chosen) else "")
+
+    def __repr__(self):
+        if not hasattr(self, "_chosen"):
+            return (f"<LearnedCombination, not fitted: combination={self.combination!r}, task={self.task!r}, "
+                    f"members={self.members!r}>")
+        return (f"<LearnedCombination of {len(self._chosen)} of {len(self.weights)} candidates, fitted on "
+                f"{self.n_train} graphs: {self.summary()}>")
 
     def __getstate__(self):
         state = dict(self.__dict__)

@@ -7,6 +7,7 @@ functional and the remaining keyword arguments are its parameters. Names joined 
 ``member__param`` (e.g. ``histogram__k=8``) to one member only.
 """
 
+import difflib
 import functools
 import inspect
 
@@ -17,7 +18,7 @@ from ..embeddings import (
     WeisfeilerLehmanOptimalAssignment,
 )
 from ..embeddings import ClosedWalkGaussian, ClosedWalkHistogram, NodeCount
-from ..embeddings import PropagatedAttributes
+from ..embeddings import PropagatedAttributes, ShortestPath
 from .engine import pairwise_kernels
 
 __all__ = [
@@ -39,6 +40,7 @@ _FUNCTIONALS = {
     "wl_closed": functools.partial(WeisfeilerLehman, closed_walks=8),
     "size": NodeCount,
     "attributes": PropagatedAttributes,
+    "shortest_path": ShortestPath,
 }
 
 #: Kernel names accepted by :func:`kernel_matrix`, each with a one-line description.
@@ -63,6 +65,8 @@ KERNELS = {
     "attributes": "kernel mean embedding of node attributes propagated along walks [Z, PZ, .., P^k Z], RBF with "
                   "fitted bandwidth (k, propagation, bandwidth, bandwidth_scale, n_features, random_state, "
                   "node_attributes)",
+    "shortest_path": "shortest-path kernel (Borgwardt and Kriegel): histogram of (label(u), label(v), distance) over the "
+                     "ordered connected node pairs, cosine-normalised; GraKeL's ShortestPath (node_label, edge_label)",
 }
 
 
@@ -81,6 +85,10 @@ DEFAULT_KERNEL = "power"
 LEARNED = "learned"
 RECOMMENDED = "power*histogram*wl:histogram__k=9"
 
+#: Options of the learned default that are tuples: spelled ``a+b`` (or one value) on the
+#: command line.
+LEARNED_TUPLES = ("members", "powers", "bandwidths")
+
 
 def _parameters(cls):
     return [p for p in inspect.signature(cls).parameters if p != "self"]
@@ -90,20 +98,33 @@ def parse_kernel_spec(spec):
     """``"name:param=value,..."`` -> ``(name, params)``, values read as int, float or text.
 
     The spelling of kernels on the command line, e.g. ``"histogram:k=7"`` or
-    ``"power*histogram:histogram__k=9"``.
+    ``"power*histogram:histogram__k=9"``. For the learned default (``"learned"``), a
+    value with ``+`` is a tuple, and so is every value of its tuple options
+    (:data:`LEARNED_TUPLES`): ``"learned:members=wl+grakel.ShortestPath"``.
 
     Examples
     --------
     >>> from graphinvariants.kernels import parse_kernel_spec
     >>> parse_kernel_spec("power*histogram:k=4,histogram__k=9")
     ('power*histogram', {'k': 4, 'histogram__k': 9})
+    >>> parse_kernel_spec("learned:members=wl+grakel.ShortestPath,powers=1+2,bandwidths=1")
+    ('learned', {'members': ('wl', 'grakel.ShortestPath'), 'powers': (1, 2), 'bandwidths': (1,)})
     """
     name, _, rest = spec.partition(":")
+    if name.strip() == LEARNED:
+        params = {}
+        for item in filter(None, rest.split(",")):
+            key, sep, value = item.partition("=")
+            if not sep or not key:
+                raise ValueError(f"kernel {spec!r}: expected name:param=value,..., got {item!r}")
+            values = tuple(_spelled_value(part) for part in value.split("+"))
+            params[key] = values if "+" in value or key in LEARNED_TUPLES else values[0]
+        return LEARNED, params
     if ":" in rest:
         raise ValueError(f"kernel {spec!r} has more than one ':'; write the parameters of every member after "
                          "one ':' at the end, as member__param=value (e.g. 'power*histogram:histogram__k=9')")
     cut = min((rest.find(op) for op in "*+" if op in rest), default=-1)
-    if cut >= 0:  # "histogram:k=7*power": parameters of one member in the middle of the name
+    if cut >= 0 and name.strip() != LEARNED:  # the learned default joins sequence items by "+"  # "histogram:k=7*power": parameters of one member in the middle of the name
         member = name.replace("+", "*").split("*")[-1].strip()
         moved = ",".join(f"{member}__{item}" for item in filter(None, rest[:cut].split(",")))
         whole = f"{name}{rest[cut:]}"
@@ -114,15 +135,18 @@ def parse_kernel_spec(spec):
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise ValueError(f"kernel {spec!r}: expected name:param=value,..., got {item!r}")
-        for cast in (int, float):
-            try:
-                params[key] = cast(value)
-                break
-            except ValueError:
-                continue
-        else:
-            params[key] = None if value == "None" else value
+        params[key] = _spelled_value(value)
     return name.strip(), params
+
+
+def _spelled_value(value):
+    """A spelled parameter value as int, float, None or text."""
+    for cast in (int, float):
+        try:
+            return cast(value)
+        except ValueError:
+            continue
+    return None if value == "None" else value
 
 
 def _same(given, spelled):
@@ -141,6 +165,40 @@ def shared_parameters(kernel, **params):
     names = [name.strip() for name in kernel.replace("+", "*").split("*")]
     accepted = {p for name in names if name in _FUNCTIONALS for p in _parameters(_FUNCTIONALS[name])}
     return {key: value for key, value in params.items() if key in accepted and key not in spelled}
+
+
+def check_kernel_names(names, *, also=()):
+    """Refuse the first of ``names`` that is neither a kernel of :data:`KERNELS` nor in
+    ``also`` (names a caller takes besides, such as ``"learned"``), with the closest
+    names ignoring case ("did you mean 'wl'?" for ``"WL"``) and the whole list.
+
+    ``names`` is a list of names, or a kernel as spelled for :func:`kernel_matrix`
+    (``"power*histogram:histogram__k=9"``), whose members are checked.
+
+    Raises
+    ------
+    ValueError
+
+    Examples
+    --------
+    >>> from graphinvariants.kernels.registry import check_kernel_names
+    >>> check_kernel_names("power*powr")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown kernel 'powr': did you mean 'power'? Choose among [...] (or combine them with * or +)
+    """
+    if isinstance(names, str):
+        names = [name.strip() for name in names.partition(":")[0].replace("+", "*").split("*")]
+    known = list(_FUNCTIONALS) + [name for name in also if name not in _FUNCTIONALS]
+    for name in names:
+        if name in known:
+            continue
+        by_key = {}
+        for other in known:
+            by_key.setdefault(other.casefold(), other)
+        close = difflib.get_close_matches(str(name).casefold(), list(by_key), n=3, cutoff=0.6)
+        hint = f": did you mean {' or '.join(repr(by_key[key]) for key in close)}? Choose" if close else "; choose"
+        raise ValueError(f"unknown kernel {name!r}{hint} among {sorted(known)} (or combine them with * or +)")
 
 
 def make_functional(kernel, **params):
@@ -176,9 +234,7 @@ def make_functional(kernel, **params):
     if len(operations) > 1:
         raise ValueError(f"kernel {kernel!r} mixes '*' and '+'; use one operation per name")
     names = [name.strip() for name in kernel.split(operations.pop())] if operations else [kernel.strip()]
-    unknown = [name for name in names if name not in _FUNCTIONALS]
-    if unknown:
-        raise ValueError(f"unknown kernel {unknown[0]!r}; choose among {sorted(_FUNCTIONALS)} (or combine them with * or +)")
+    check_kernel_names(names)
     if len(set(names)) != len(names):
         raise ValueError(f"kernel {kernel!r} names a member twice")
     member_params = {name: {} for name in names}

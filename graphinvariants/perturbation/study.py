@@ -222,6 +222,7 @@ def perturbation_study(
     kernel_params=None,
     baseline=False,
     n_flips=None,
+    progress=False,
 ):
     """Run the paper's perturbation study on a collection of graphs.
 
@@ -259,6 +260,10 @@ def perturbation_study(
         as the study itself; default False.
     n_flips : int, optional
         Deprecated spelling of ``n_steps``.
+    progress : bool or None, keyword-only
+        Show a tqdm progress bar: one step per sampled graph perturbed, one for the
+        kernel values, one for the baseline; ``None``: only when standard error is a
+        terminal. Default False.
 
     Returns
     -------
@@ -308,22 +313,29 @@ def perturbation_study(
         indices = np.random.default_rng(sample_seq).choice(len(batch), size=n_graphs, replace=False)
     seeds = graph_seq.spawn(len(indices))
     chosen = _edges_of(batch, indices, _declared_directed(graphs, len(batch)))
-    chunks = [c for c in np.array_split(np.arange(len(chosen)), 4 * n_jobs) if len(c)] if n_jobs > 1 else [np.arange(len(chosen))]
-    parts = Parallel(n_jobs=n_jobs, prefer="threads")(
+    # chunks of graphs, in order (each graph has its own seed: the split changes nothing);
+    # with a progress bar, small ones so that it moves
+    n_chunks = max(4 * n_jobs if n_jobs > 1 else 1, 20 if progress is not False else 1)
+    chunks = [c for c in np.array_split(np.arange(len(chosen)), n_chunks) if len(c)]
+    bar = _progress_bar(progress, len(chosen) + 1 + bool(baseline), name)
+    parts = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(
         delayed(_perturbed_edges)([chosen[i] for i in c], indices[c], kind, n_steps, [seeds[i] for i in c]) for c in chunks
     )
-    perturbed = [graph for part in parts for graph in part]
-    batch = batch.unweighted()  # the study perturbs the 0/1 graph
-    originals = functional.embed(batch.take(indices))
-    curves = np.ones((len(chosen), n_steps + 1))
-    if perturbed:
-        left = functional.prepare(originals, "graphs")
-        starts = np.repeat(batch.offsets[indices], n_steps)  # each perturbed graph's original
-        stacked = _stack_edges(perturbed, starts, batch.node_labels)
-        right = functional.prepare(functional.embed(stacked), "perturbed graphs")
-        left, right = functional.align(left, right)
-        pairs = np.arange(len(perturbed))
-        curves[:, 1:] = functional.pairs(left, right, pairs // n_steps, pairs).reshape(len(chosen), n_steps)
+    perturbed = []
+    try:
+        bar.set_postfix_str("perturbing")
+        for c, part in zip(chunks, parts):
+            perturbed.extend(part)
+            bar.update(len(c))
+        bar.set_postfix_str("kernel values")
+        curves, originals, batch = _curves(functional, batch, indices, perturbed, len(chosen), n_steps)
+        bar.update(1)
+        if baseline:
+            bar.set_postfix_str("baseline")
+        reference = _baseline(functional, originals, batch, indices, n_jobs) if baseline else None
+        bar.update(bool(baseline))
+    finally:
+        bar.close()
     members = getattr(functional, "functionals", (functional,))
     spelled = parse_kernel_spec(kernel)[1] if ":" in kernel else {}
     params = {"n_graphs": len(indices), "n_steps": n_steps, "kind": kind,
@@ -331,8 +343,35 @@ def perturbation_study(
               "seed": "Generator" if isinstance(seed, np.random.Generator) else None if seed is None else int(seed),
               "ridge": ridge, "name": name, "kernel": kernel,
               "kernel_params": {key: _plain(value) for key, value in (kernel_params or {}).items()}}
-    reference = _baseline(functional, originals, batch, indices, n_jobs) if baseline else None
     return PerturbationStudy(curves, np.asarray(indices), params, reference)
+
+
+def _progress_bar(progress, total, name):
+    """A tqdm bar (``progress`` True: shown; None: shown on a terminal), or one that
+    shows nothing."""
+    from tqdm.auto import tqdm
+
+    if progress is not None and not isinstance(progress, bool):
+        raise TypeError(f"progress must be True, False or None, got {progress!r}")
+    return tqdm(total=total, desc=f"perturbation study{f' of {name}' if name else ''}", unit="step",
+                disable=None if progress is None else not progress, leave=False)
+
+
+def _curves(functional, batch, indices, perturbed, n_chosen, n_steps):
+    """``(curves, originals, 0/1 batch)``: the kernel between each sampled graph and its
+    perturbed copies."""
+    batch = batch.unweighted()  # the study perturbs the 0/1 graph
+    originals = functional.embed(batch.take(indices))
+    curves = np.ones((n_chosen, n_steps + 1))
+    if perturbed:
+        left = functional.prepare(originals, "graphs")
+        starts = np.repeat(batch.offsets[indices], n_steps)  # each perturbed graph's original
+        stacked = _stack_edges(perturbed, starts, batch.node_labels)
+        right = functional.prepare(functional.embed(stacked), "perturbed graphs")
+        left, right = functional.align(left, right)
+        pairs = np.arange(len(perturbed))
+        curves[:, 1:] = functional.pairs(left, right, pairs // n_steps, pairs).reshape(n_chosen, n_steps)
+    return curves, originals, batch
 
 
 def _plain(value):

@@ -140,3 +140,69 @@ def test_not_offered_as_plain_arrays(graphs):
 def test_bandwidths_that_are_not_numbers_are_named(option):
     with pytest.raises(TypeError, match=f"{next(iter(option))} must be"):
         PropagatedAttributes(**option)
+
+
+def test_cross_matrices_fit_on_both_sides_whatever_their_order(tu_datasets, tu_load, rng):
+    """kernel_matrix(A, B) fits on A and B together (the column statistics of the sorted
+    attributes, the median over profiles in sorted order): it is the transpose of
+    kernel_matrix(B, A) and the block of the Gram matrix of A and B, exactly; the Gram
+    matrix of shuffled graphs is the shuffled Gram matrix (BZR: more nodes than the
+    median's sample, so the sample's choice matters)."""
+    import graphinvariants as gi
+
+    bzr = tu_load("BZR")
+    A, B = bzr[:60], bzr[300:340]
+    K_ab = gi.kernel_matrix(A, B, kernel="attributes")
+    np.testing.assert_array_equal(K_ab, gi.kernel_matrix(B, A, kernel="attributes").T)
+    both = bzr[np.r_[0:60, 300:340]]
+    np.testing.assert_array_equal(K_ab, gi.kernel_matrix(both, kernel="attributes")[:60, 60:])
+    for functional in (PropagatedAttributes(k=2), PropagatedAttributes(k=1, n_features=64)):
+        np.testing.assert_array_equal(pairwise_kernels(A, B, functional=functional),
+                                      pairwise_kernels(B, A, functional=type(functional)(**_params(functional))).T)
+    part = bzr[:100]
+    K = gi.kernel_matrix(part, kernel="attributes")
+    order = rng.permutation(100)
+    np.testing.assert_array_equal(gi.kernel_matrix(part[order], kernel="attributes"), K[np.ix_(order, order)])
+    # a GraphKernel fitted on shuffled graphs transforms identically (up to the permutation)
+    model = gi.GraphKernel(kernel="attributes").fit(part)
+    shuffled = gi.GraphKernel(kernel="attributes").fit(part[order])
+    queries = bzr[200:230]
+    np.testing.assert_array_equal(shuffled.transform(queries), model.transform(queries)[:, order])
+    assert shuffled.functional_.bandwidth_ == model.functional_.bandwidth_
+
+
+def _params(functional):
+    return {"k": functional.k, "n_features": functional.n_features}
+
+
+@pytest.mark.parametrize("huge", [(1e155, 0.5), (1e308, 1e308)])
+def test_attributes_too_large_to_standardise_are_refused(graphs, huge):
+    """[1e155, 0.5] squared overflows (the column was lost, only numpy warnings);
+    [1e308, 1e308] overflows the mean (every value became 1.0): refused by name."""
+    import warnings
+
+    graphs = [G.copy() for G in graphs]
+    for G in graphs:
+        for v in G:
+            G.nodes[v]["attributes"] = G.nodes[v]["attributes"][:2]
+    graphs[1].nodes[0]["attributes"] = huge
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no numpy overflow warning on the way
+        with pytest.raises(ValueError, match=r"node attributes \(column 0\) are too large to standardise"):
+            pairwise_kernels(graphs, functional=PropagatedAttributes())
+        with pytest.raises(ValueError, match="too large to standardise"):
+            PropagatedAttributes().fit(graphs)
+        # fitted on ordinary graphs, a query far beyond them is refused too (its squared
+        # distances would overflow)
+        fitted = PropagatedAttributes().fit(graphs[2:])
+        with pytest.raises(ValueError, match=r"too far from the fitted ones"):
+            pairwise_kernels(graphs[:2], graphs[2:], functional=fitted)
+        # large but safe values are standardised as usual
+        scaled = [G.copy() for G in graphs[2:]]
+        for G in scaled:
+            nx.set_node_attributes(G, {v: tuple(1e150 * np.array(a)) for v, a in G.nodes(data="attributes")},
+                                   "attributes")
+        K = pairwise_kernels(scaled, functional=PropagatedAttributes())
+        # the same standardised values up to rounding of the scaled statistics
+        np.testing.assert_allclose(K, pairwise_kernels(graphs[2:], functional=PropagatedAttributes()),
+                                   rtol=1e-9, atol=1e-12)

@@ -6,12 +6,13 @@ import numpy as np
 import pytest
 
 from tests.conftest import cosine_of_counts, renumbered as renumbered_graph
-from graphinvariants.embeddings import LabelledWalkHistogram
+import graphinvariants as gi
+from graphinvariants.embeddings import LabelledWalkHistogram, LabelledWalkHistogramOptimalAssignment
 from graphinvariants.kernels import paired_kernels, pairwise_kernels
 
 
-def _brute_force(graphs, k):
-    """Cosine of prefix counts; a node's round-t entry is the tuple of (A_e C_{t-1}) rows."""
+def _prefix_counts(graphs, k):
+    """Each graph's prefix counts; a node's round-t entry is the tuple of (A_e C_{t-1}) rows."""
     atoms = sorted({G.nodes[v]["label"] for G in graphs for v in G})
     bonds = sorted({b for G in graphs for _, _, b in G.edges(data="bond")})
     counts = [dict() for _ in graphs]
@@ -28,8 +29,19 @@ def _brute_force(graphs, k):
                 counts[g][tuple(prefix[i])] = counts[g].get(tuple(prefix[i]), 0) + 1
             typed = [A[b] @ C for b in bonds]
             prefix = [prefix[i] + (tuple(tuple(T[i]) for T in typed),) for i in range(len(nodes))]
-            C = sum(typed)
-    return cosine_of_counts(counts)
+            C = sum(typed) if typed else 0 * C  # no bonds anywhere: no walks
+    return counts
+
+
+def _brute_force(graphs, k):
+    return cosine_of_counts(_prefix_counts(graphs, k))
+
+
+def _brute_force_assignment(graphs, k):
+    """Normalised histogram intersection (sum of minimum counts) of the prefix counts."""
+    counts = _prefix_counts(graphs, k)
+    K = np.array([[sum(min(a[key], b.get(key, 0)) for key in a) for b in counts] for a in counts], dtype=float)
+    return K / np.sqrt(np.outer(np.diag(K), np.diag(K)))
 
 
 @pytest.fixture(scope="module")
@@ -97,3 +109,65 @@ def test_errors_name_the_problem(graphs):
     typed = LabelledWalkHistogram(k=2, edge_label="bond").as_embeddings(graphs)
     with pytest.raises(ValueError, match="edge_label=.bond., but edge_label=None"):
         pairwise_kernels(typed, functional=LabelledWalkHistogram(k=2))
+
+
+def _edgeless(sizes_and_labels):
+    out = []
+    for labels in sizes_and_labels:
+        G = nx.empty_graph(len(labels))
+        nx.set_node_attributes(G, dict(enumerate(labels)), "label")
+        out.append(G)
+    return out
+
+
+@pytest.mark.parametrize("cls, brute_force", [(LabelledWalkHistogram, _brute_force),
+                                              (LabelledWalkHistogramOptimalAssignment, _brute_force_assignment)])
+def test_batches_without_edges(graphs, cls, brute_force):
+    """A batch with no edge has no edge label: its typed rounds are empty rows (no walk
+    leaves an isolated node), as for isolated nodes in a batch with edges."""
+    functional = cls(k=3, edge_label="bond")
+    alone = _edgeless([[0], [1], [0, 0, 2], [2, 1]])
+    K = pairwise_kernels(alone, functional=functional)
+    # brute force: cosine / intersection of small integer counts, along two float paths
+    np.testing.assert_allclose(K, brute_force(alone, 3), rtol=0, atol=1e-12)
+    both = pairwise_kernels(graphs + alone, functional=functional)
+    np.testing.assert_allclose(both, brute_force(graphs + alone, 3), rtol=0, atol=1e-12)
+    n = len(alone)
+    np.testing.assert_array_equal(K, both[-n:, -n:])
+    np.testing.assert_array_equal(pairwise_kernels(graphs, alone, functional=functional), both[:-n, -n:])
+    np.testing.assert_array_equal(pairwise_kernels(alone, graphs, functional=functional), both[-n:, :-n])
+    assert pairwise_kernels([], alone, functional=functional).shape == (0, n)
+
+
+def test_molecules_and_tu_folders_without_bonds(tmp_path):
+    from graphinvariants.datasets.molecules import from_smiles
+
+    pytest.importorskip("rdkit")
+    ethanol, methane = from_smiles("CCO"), from_smiles("C")
+    for kernel in ("labelled_histogram", "labelled_histogram_oa"):
+        K = gi.kernel_matrix([ethanol], [methane], kernel=kernel, node_label="label", edge_label="label", k=2)
+        # shared prefixes: the two carbons' first label only (2 of ethanol's, 1 of methane's)
+        # cosine: 2 / sqrt((4 + 1 + 3 * 2) * 3); intersection: 1 / sqrt(9 * 3)
+        expected = 2 / np.sqrt(11 * 3) if kernel == "labelled_histogram" else 1 / np.sqrt(27)
+        assert K[0, 0] == pytest.approx(expected, rel=1e-15)
+    atoms = [from_smiles(s) for s in "CONCONCO"]
+    y = [0, 1, 0, 0, 1, 0, 1, 1]
+    model = gi.GraphKernel(members=("labelled_histogram_edge_label",)).fit(atoms, y)
+    assert model.transform(atoms).shape == (8, 8)
+    assert np.all(np.isfinite(gi.GraphKernel().fit(atoms, y).transform(atoms)))
+    bonded = [from_smiles(s) for s in ["CCO", "CC=O", "C=CC", "CCN", "OCC=O", "NCC", "c1ccccc1", "CC#N"]]
+    model = gi.GraphKernel(members=("labelled_histogram_edge_label",)).fit(bonded, y)
+    assert model.transform([]).shape == (0, 8)
+    single = model.transform([methane])
+    assert single.shape == (1, 8) and np.all(np.isfinite(single)) and np.all(single > 0)
+    # a TU folder whose adjacency file is empty (every graph a set of isolated atoms)
+    folder = tmp_path / "TINY"
+    folder.mkdir()
+    for part, text in dict(A="", graph_indicator="1\n1\n2\n", graph_labels="1\n-1\n", node_labels="0\n1\n0\n",
+                           edge_labels="").items():
+        (folder / f"TINY_{part}.txt").write_text(text)
+    ds = gi.load_tu("TINY", data_home=tmp_path, download=False)
+    for kernel in ("labelled_histogram", "labelled_histogram_oa"):
+        K = gi.kernel_matrix(ds, kernel=kernel, node_label="label", edge_label="label", k=5)
+        # graph 1: two chains of 6 prefixes (labels 0 and 1); graph 2: one chain (label 0)
+        np.testing.assert_allclose(K, [[1, 6 / np.sqrt(72)], [6 / np.sqrt(72), 1]], rtol=1e-15)

@@ -293,3 +293,36 @@ def test_functionals_and_combinations_ask_for_what_they_read():
     with pytest.raises(ValueError, match="the members read different node attributes"):
         Combination([member, other]).graph_batch(graphs)
 
+
+
+@pytest.mark.parametrize("nan", [float("nan"), np.float64("nan"), np.float32("nan")], ids=["float", "float64", "float32"])
+def test_nan_labels_are_refused_wherever_labels_are_read(nan):
+    """Was: NaN accepted as an ordinary label by wl, the labelled members and GraphKernel
+    (NaN is equal to no label, not even itself)."""
+    graphs = [nx.path_graph(4), nx.cycle_graph(5), nx.star_graph(3), nx.path_graph(5)]
+    for G in graphs:
+        nx.set_node_attributes(G, 1.0, "label")
+        nx.set_edge_attributes(G, 2.0, "bond")
+    graphs[1].nodes[2]["label"] = nan
+    message = r"graphs\[1\]: node 2 has the label nan"
+    for kernel in ("wl", "wloa", "labelled_histogram", "labelled_histogram_oa"):
+        with pytest.raises(ValueError, match=message):
+            gi.kernel_matrix(graphs, kernel=kernel, node_label="label")
+    with pytest.raises(ValueError, match=message):
+        gi.kernel_matrix([ig.Graph.from_networkx(G) for G in graphs], kernel="wl", node_label="label")
+    with pytest.raises(ValueError, match=r"X\[1\]: node 2 has the label nan"):
+        gi.GraphKernel().fit(graphs, [0, 1, 0, 1])
+    with pytest.raises(ValueError, match=r"X\[1\]: node 2 has the label nan"):
+        gi.GraphKernel(kernel="wl", node_label="label").fit(graphs, [0, 1, 0, 1])
+    graphs[1].nodes[2]["label"] = 1.0
+    graphs[2].edges[0, 1]["bond"] = nan
+    with pytest.raises(ValueError, match=r"graphs\[2\]: edge \(0, 1\) has the label nan"):
+        gi.kernel_matrix(graphs, kernel="wl", node_label="label", edge_label="bond")
+    # labels given as arrays of a hand-built batch
+    batch = gi.as_graph_batch(graphs)
+    with pytest.raises(ValueError, match=r"node_labels holds NaN \(1 of them, the first at position 17\)"):
+        gi.GraphBatch(batch.matrix, batch.offsets, node_labels=np.r_[np.ones(17), nan])
+    with pytest.raises(ValueError, match=r"node_labels holds NaN"):
+        gi.GraphBatch(batch.matrix, batch.offsets, node_labels=np.array([1] * 17 + [nan], dtype=object))
+    with pytest.raises(ValueError, match=r"edge_labels holds NaN"):
+        gi.GraphBatch(batch.matrix, batch.offsets, edge_labels=np.r_[np.ones(batch.matrix.nnz - 1), nan])

@@ -251,3 +251,24 @@ def test_a_k_spelled_in_the_kernel_name_is_the_k_run_and_recorded(kernel):
     # exact: the same kernel with the same k on the same flips, computed the same way
     np.testing.assert_array_equal(spelled.curves, plain.curves)
     assert spelled.params["k"] == 2
+
+
+def test_progress_shows_a_bar_and_changes_no_value(capsys):
+    """Was: no progress at all, however long the study."""
+    graphs = [nx.gnp_random_graph(25, 0.15, seed=i) for i in range(30)]
+    quiet = gi.perturbation_study(graphs, n_graphs=25, n_steps=4, seed=1, baseline=True, name="G")
+    capsys.readouterr()
+    shown = gi.perturbation_study(graphs, n_graphs=25, n_steps=4, seed=1, baseline=True, name="G", progress=True)
+    err = capsys.readouterr().err
+    # 25 graphs, the kernel values, the baseline (what is drawn last depends on tqdm's refresh interval)
+    assert "perturbation study of G" in err and "/27 [" in err and "perturbing" in err
+    # exact: the same graphs, seeds and kernel calls; the bar only splits the perturbation into chunks
+    np.testing.assert_array_equal(quiet.curves, shown.curves)
+    np.testing.assert_array_equal(quiet.baseline, shown.baseline)
+    two = gi.perturbation_study(graphs, n_graphs=25, n_steps=4, seed=1, progress=True, n_jobs=2)
+    np.testing.assert_array_equal(quiet.curves, two.curves)
+    capsys.readouterr()
+    gi.perturbation_study(graphs, n_graphs=5, n_steps=2, seed=1, progress=None)  # stderr is no terminal here
+    assert capsys.readouterr().err == ""
+    with pytest.raises(TypeError, match="progress must be True, False or None"):
+        gi.perturbation_study(graphs, n_graphs=5, n_steps=2, progress="yes")

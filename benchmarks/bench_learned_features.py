@@ -1,0 +1,162 @@
+"""LearnedFeatures against the exact learned default: kernel error and accuracy.
+
+Run from the project root under the bench lock, for example::
+
+    flock /tmp/bench.lock python benchmarks/bench_learned_features.py error --dataset NCI1
+    flock /tmp/bench.lock python benchmarks/bench_learned_features.py accuracy --datasets NCI1 MUTAG --folds 10
+
+``error``: the learned default is fitted on ``--n`` graphs of the data set (weights on
+all of them); for each number of Nystroem components, the relative Frobenius error
+``||F F^T - K|| / ||K||`` of the features' inner products against the exact combination
+``K`` on those graphs, and the same error on the approximated part alone (the exact
+members contribute no error). Writes ``docs/_static/learned_features_error.png`` and
+``.json``.
+
+``accuracy``: 1 x ``--folds``-fold stratified CV (seed 0), the same splits for both:
+the exact learned default (``GraphKernel()`` fitted on each outer training part, SVC on
+the precomputed matrix) against ``LearnedFeatures`` + ``LinearSVC`` on the same part.
+C is chosen for both by 3-fold inner CV over ``--c-grid`` (default 1e-2 .. 1e2).
+Prints one line per data set: both mean accuracies, their difference, and the time of
+each path.
+"""
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+from sklearn.model_selection import GridSearchCV, StratifiedKFold
+from sklearn.svm import SVC, LinearSVC
+
+import graphinvariants as gi
+from graphinvariants.scale import LearnedFeatures
+
+TU = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "TU"
+STATIC = Path(__file__).resolve().parents[1] / "docs" / "_static"
+
+
+def load(name):
+    return gi.load_tu(name, data_home=TU, download=False)
+
+
+def kernel_error(args):
+    data = load(args.dataset)
+    rng = np.random.default_rng(0)
+    idx = np.sort(rng.choice(len(data), size=min(args.n, len(data)), replace=False))
+    data = data[idx]
+    rows = []
+    K = None
+    for m in args.components:
+        t0 = time.perf_counter()
+        features = LearnedFeatures(max_samples=None, n_components=m, random_state=0).fit(data, data.y)
+        F = features.transform(data)
+        seconds = time.perf_counter() - t0
+        if K is None:
+            K = features.kernel_.transform(data)
+            print(f"{args.dataset}, {len(data)} graphs; exact: {features.exact_} (weight "
+                  f"{features.exact_weight_:.3f}); Nystroem: {features.approximate_}")
+        G = (F @ F.T).toarray()
+        error = float(np.linalg.norm(G - K) / np.linalg.norm(K))
+        diag = float(np.abs(np.diag(G) - 1).max())
+        rows.append({"n_components": m, "relative_error": error, "max_abs_error": float(np.abs(G - K).max()),
+                     "diagonal_error": diag, "n_features": int(features.n_features_out_), "seconds": seconds})
+        print(f"  n_components={m:5d}: relative Frobenius error {error:.4f}, max |error| "
+              f"{rows[-1]['max_abs_error']:.3f}, features {features.n_features_out_}, {seconds:.1f} s")
+    out = {"dataset": args.dataset, "n_graphs": len(data), "exact": features.exact_,
+           "approximate": features.approximate_, "exact_weight": features.exact_weight_, "rows": rows}
+    (STATIC / "learned_features_error.json").write_text(json.dumps(out, indent=1))
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5, 3.4))
+    ax.loglog([r["n_components"] for r in rows], [r["relative_error"] for r in rows], "o-")
+    ax.set_xlabel("Nystroem components (landmark graphs)")
+    ax.set_ylabel("||F F^T - K|| / ||K||")
+    ax.set_title(f"LearnedFeatures on {args.dataset} ({len(data)} graphs)")
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(STATIC / "learned_features_error.png", dpi=120)
+    print(f"wrote {STATIC / 'learned_features_error.png'}")
+
+
+def accuracy(args):
+    grid = {"C": list(args.c_grid)}
+    for name in args.datasets:
+        data = load(name)
+        y = data.y
+        folds = StratifiedKFold(args.folds, shuffle=True, random_state=0).split(np.zeros(len(y)), y)
+        exact_acc, linear_acc, t_exact, t_linear = [], [], 0.0, 0.0
+        for train, test in folds:
+            t0 = time.perf_counter()
+            kernel = gi.GraphKernel(seed=0)
+            K_train = kernel.fit_transform(data[train], y[train])
+            K_test = kernel.transform(data[test])
+            svc = GridSearchCV(SVC(kernel="precomputed"), grid, cv=3).fit(K_train, y[train])
+            exact_acc.append(svc.score(K_test, y[test]))
+            t_exact += time.perf_counter() - t0
+            t0 = time.perf_counter()
+            features = LearnedFeatures(n_components=args.n_components, random_state=0)
+            F_train = features.fit_transform(data[train], y[train])
+            F_test = features.transform(data[test])
+            linear = GridSearchCV(LinearSVC(max_iter=args.max_iter), grid, cv=3).fit(F_train, y[train])
+            linear_acc.append(linear.score(F_test, y[test]))
+            t_linear += time.perf_counter() - t0
+        e, f = 100 * np.mean(exact_acc), 100 * np.mean(linear_acc)
+        print(f"{name}: exact learned default {e:.2f}, LearnedFeatures + LinearSVC {f:.2f} "
+              f"(difference {f - e:+.2f}; {args.folds} folds, 1 repetition, n_components={args.n_components}, "
+              f"max_iter={args.max_iter}); time {t_exact:.0f} s against {t_linear:.0f} s", flush=True)
+
+
+def variants(args):
+    """Only the features path, on the same splits as ``accuracy``: every
+    ``--components`` with LinearSVC (squared hinge, the default) and with the hinge
+    loss and a larger intercept scaling (closer to the SVC it stands in for)."""
+    grid = {"C": list(args.c_grid)}
+    models = {"squared_hinge": dict(max_iter=args.max_iter),
+              "hinge": dict(loss="hinge", intercept_scaling=10.0, max_iter=args.max_iter)}
+    for name in args.datasets:
+        data = load(name)
+        y = data.y
+        scores = {}
+        for train, test in StratifiedKFold(args.folds, shuffle=True, random_state=0).split(np.zeros(len(y)), y):
+            for m in args.components:
+                features = LearnedFeatures(n_components=m, random_state=0)
+                F_train = features.fit_transform(data[train], y[train])
+                F_test = features.transform(data[test])
+                for label, options in models.items():
+                    model = GridSearchCV(LinearSVC(**options), grid, cv=3).fit(F_train, y[train])
+                    scores.setdefault((m, label), []).append(model.score(F_test, y[test]))
+        for (m, label), values in scores.items():
+            print(f"{name}: n_components={m}, LinearSVC {label}: {100 * np.mean(values):.2f} "
+                  f"({args.folds} folds)", flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="what", required=True)
+    e = sub.add_parser("error")
+    e.add_argument("--dataset", default="NCI1")
+    e.add_argument("--n", type=int, default=1500)
+    e.add_argument("--components", type=int, nargs="+", default=[25, 50, 100, 200, 400, 800, 1500])
+    a = sub.add_parser("accuracy")
+    a.add_argument("--datasets", nargs="+",
+                   default=["NCI1", "NCI109", "Mutagenicity", "DD", "REDDIT-BINARY", "IMDB-BINARY"])
+    a.add_argument("--folds", type=int, default=10)
+    a.add_argument("--n-components", type=int, default=500)
+    a.add_argument("--max-iter", type=int, default=1000, help="LinearSVC's max_iter")
+    a.add_argument("--c-grid", type=float, nargs="+", default=[1e-2, 1e-1, 1.0, 10.0, 100.0])
+    v = sub.add_parser("variants")
+    v.add_argument("--datasets", nargs="+", default=["Mutagenicity", "IMDB-BINARY"])
+    v.add_argument("--folds", type=int, default=10)
+    v.add_argument("--components", type=int, nargs="+", default=[500, 1000])
+    v.add_argument("--max-iter", type=int, default=5000)
+    v.add_argument("--c-grid", type=float, nargs="+", default=[1e-2, 1e-1, 1.0, 10.0, 100.0])
+    args = parser.parse_args()
+    {"error": kernel_error, "accuracy": accuracy, "variants": variants}[args.what](args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,103 @@
+"""LearnedFeatures of 10^5 .. 10^6 graphs on a 2-worker Dask LocalCluster, written to Zarr.
+
+Run from the project root under the bench lock::
+
+    flock /tmp/bench.lock python benchmarks/bench_scale_dask.py --sizes 100000 1000000
+
+The map is fitted in process on 10^4 copies (weights on 1,000 of them,
+``n_components=--n-components``); the workers (2 processes, 1 thread each, ``memory_limit``
+2 GB) then make their own partitions of ``--partition`` copies
+(:func:`graphinvariants.datasets.perturbed_copies` of ``--source``, no graph objects
+and no data sent from the client) and write their features to Zarr
+(:func:`graphinvariants.scale.cluster.features_to_zarr`). Prints, per size: the time,
+each worker's peak resident memory, the rows stored, a check that two partitions equal
+``transform`` in process bit for bit, and the time of ``kneighbors`` for 100 queries
+over the whole store. The in-process time of the same map on the first ``--check``
+graphs gives the per-graph ratio.
+"""
+
+import argparse
+import json
+import resource
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+TU = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "TU"
+
+
+def _peak_gib():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+
+
+def _copies(source, n, start):
+    import graphinvariants as gi
+    from graphinvariants.datasets import perturbed_copies
+
+    return perturbed_copies(gi.load_tu(source, data_home=TU, download=False), n, seed=1, start=start)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[100_000])
+    parser.add_argument("--source", default="Mutagenicity")
+    parser.add_argument("--partition", type=int, default=10_000)
+    parser.add_argument("--memory-limit", default="2GB")
+    parser.add_argument("--n-components", type=int, default=1000)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+
+    import dask
+    import dask.bag as db
+    from distributed import Client, LocalCluster
+
+    import graphinvariants as gi
+    from graphinvariants.scale.cluster import features_to_zarr, kneighbors, read_features
+
+    train = _copies(args.source, 10_000, 0)
+    t0 = time.perf_counter()
+    features = gi.LearnedFeatures(max_samples=1000, n_components=args.n_components, random_state=0)
+    features.fit(train, train.y)
+    print(f"fit on 10,000 copies in process: {time.perf_counter() - t0:.1f} s; {features.n_features_out_} "
+          f"features; exact {features.exact_} (weight {features.exact_weight_:.3f}), Nystroem "
+          f"{features.approximate_}", flush=True)
+    check = _copies(args.source, args.partition, 0)
+    t0 = time.perf_counter()
+    expected = features.transform(check)
+    in_process = (time.perf_counter() - t0) / args.partition
+    print(f"in process: {1e3 * in_process:.3f} ms per graph (transform of {args.partition} graphs)", flush=True)
+    results = []
+    with LocalCluster(n_workers=2, threads_per_worker=1, memory_limit=args.memory_limit,
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        for n in args.sizes:
+            store = Path(tempfile.mkdtemp(prefix="learned-features-")) / "features.zarr"
+            starts = range(0, n, args.partition)
+            parts = [dask.delayed(_copies)(args.source, min(args.partition, n - s), s) for s in starts]
+            t0 = time.perf_counter()
+            rows = features_to_zarr(features, db.from_delayed(parts), store)
+            seconds = time.perf_counter() - t0
+            peaks = list(client.run(_peak_gib).values())
+            same = bool((read_features(store, [0]) != expected).nnz == 0)
+            queries = expected[:100]
+            t0 = time.perf_counter()
+            indices, values = kneighbors(queries, store, n_neighbors=10)
+            knn = time.perf_counter() - t0
+            row = {"n": n, "seconds": seconds, "ms_per_graph": 1e3 * seconds / n, "worker_peak_gib": peaks,
+                   "rows": int(rows.sum()), "bitwise_equal_first_partition": same, "kneighbors_100_seconds": knn,
+                   "in_process_ms_per_graph": 1e3 * in_process,
+                   "first_query_is_its_own_nearest": bool(indices[0, 0] == 0)}
+            results.append(row)
+            print(f"n={n}: {seconds:.1f} s ({row['ms_per_graph']:.3f} ms per graph on 2 workers, "
+                  f"{row['ms_per_graph'] / row['in_process_ms_per_graph']:.2f} x the in-process time per graph), "
+                  f"worker peaks {', '.join(f'{p:.2f}' for p in peaks)} GiB, {row['rows']} rows, partition 0 "
+                  f"bitwise equal to in-process: {same}; kneighbors of 100 queries: {knn:.1f} s", flush=True)
+            shutil.rmtree(store.parent)
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,463 @@
+"""Explicit features of the learned default, for linear models on any number of graphs.
+
+The learned default (:class:`~graphinvariants.GraphKernel`) is a weighted sum
+``K = sum_c w_c K_c`` of shaped candidate kernels with non-negative weights. A weighted
+sum of kernels is the kernel of the concatenated, ``sqrt(w_c)``-scaled feature maps, so
+:class:`LearnedFeatures` maps every graph to one row of a fixed number of columns whose
+inner products are the learned kernel:
+
+* **exact**: a candidate that is a count member itself (shape ``K^1``): Weisfeiler-Lehman
+  (``wl``, ``wl_label``, ``wl_edge_label``), walk histograms (``histogram``,
+  ``labelled_histogram``, ``labelled_histogram_edge_label``), closed walks
+  (``closed_histogram``), and their optimal-assignment forms (``wloa``, ``wloa_label``,
+  ``histogram_oa``, ``labelled_histogram_oa``) by the unary code of their counts. The
+  columns are the labels of the graphs given to ``fit`` (for the assignment kernels,
+  ``(label, t)`` up to the largest count seen); a graph's row is its counts on those
+  labels divided by the norm of *all* its counts, so its inner product with the row of
+  any graph given to ``fit`` is that member's kernel value (to rounding: a sum of
+  integer products divided once, about 1e-16 relative). Between two graphs that share
+  a label no fitted graph has, the shared label is missing from the inner product.
+* **approximate**: everything else (the power kernel, products of members, the
+  Gaussian shapes ``exp(-(2 - 2K) / (s m))``, powers ``K^p`` with ``p > 1``, node
+  attributes), summed with its weights into one kernel ``R`` and mapped by Nystroem:
+  ``n_components`` of the graphs the weights were learned on are landmarks, and a
+  graph's features are ``R(graph, landmarks) U S^{-1/2}`` with ``R(landmarks,
+  landmarks) = U S U^T`` (eigenvalues below ``1e-12`` of the largest dropped). Exact
+  between landmarks; its error against ``R`` shrinks as ``n_components`` grows.
+
+Tensor products (the exact maps of ``K^p`` and of products of count members) are not
+built: their number of columns is the product of the members' vocabularies (tens of
+thousands each), which no linear model can hold; the Nystroem part covers them.
+
+Features are computed a block of ``block_size`` graphs at a time by
+:meth:`LearnedFeatures.transform_block`, the one function that both
+:meth:`LearnedFeatures.transform` and :func:`graphinvariants.scale.cluster.features_to_zarr`
+(on Dask) call; a graph's row does not depend on the other graphs of its block, bit for
+bit (counts are integers; the Nystroem product is taken in padded chunks of a fixed
+shape, so every row goes through the same BLAS kernel).
+"""
+
+import copy
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin, clone
+from sklearn.utils.validation import check_is_fitted
+
+from .._validation import check_int, check_n_jobs, check_seed, python_scalar
+from ..embeddings.assignment import OptimalAssignment, column_maxima, unary_code
+from ..embeddings.counts import CountFeatures, squared_norms
+from ..estimator import GraphKernel
+from ..graphs import GraphBatch
+from ..graphs.batch import check_not_single_graph
+from ..kernels import pairwise_kernels
+from ..kernels.registry import LEARNED
+
+__all__ = ["LearnedFeatures", "subset"]
+
+#: Eigenvalues of the landmarks' matrix below this share of the largest are dropped.
+EIGENVALUE_FLOOR = 1e-12
+
+#: Rows per product of the Nystroem part: every row goes through a matrix product of
+#: exactly this many rows (the last chunk padded with zeros), so that a row's features
+#: are the same bits whatever block it came in (BLAS takes another code path for the
+#: few rows left over at the end of a product).
+PRODUCT_ROWS = 256
+
+#: The pair engine's size-dependent choices (the power kernel's compiled engine) are
+#: fixed as for a matrix this large, so that every block makes the same choice.
+_FIXED_PAIRS = 2**40
+
+
+def subset(X, indices):
+    """The graphs of ``X`` at ``indices``, in a form every functional accepts.
+
+    ``X``: a sequence of NetworkX or igraph graphs (a list comes back), a
+    :class:`~graphinvariants.GraphBatch` or a :class:`~graphinvariants.TUDataset` (a
+    smaller one of the same type comes back).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from graphinvariants.scale import subset
+    >>> [G.number_of_nodes() for G in subset([nx.path_graph(n) for n in range(3, 8)], [4, 0])]
+    [7, 3]
+    """
+    indices = np.asarray(indices, dtype=np.int64).reshape(-1)
+    if isinstance(X, GraphBatch):
+        return X.take(indices)
+    if hasattr(X, "batch") and isinstance(X.batch, GraphBatch):  # a TUDataset
+        return X[indices]
+    return [X[int(i)] for i in indices]
+
+
+def _as_collection(X, what):
+    """``X`` as an indexable collection of graphs (a one-shot iterator is read once)."""
+    check_not_single_graph(X, what)
+    if isinstance(X, GraphBatch) or (hasattr(X, "batch") and isinstance(X.batch, GraphBatch)):
+        return X
+    if isinstance(X, (str, bytes)) or not hasattr(X, "__iter__"):
+        raise TypeError(f"{what} must be a collection of graphs (a list, a GraphBatch or a TUDataset), got {X!r}")
+    return X if hasattr(X, "__getitem__") and hasattr(X, "__len__") else list(X)
+
+
+class _ExactMember:
+    """One exact member's map: the fitted graphs' vocabulary (a batch of the member's
+    embeddings whose counts are the identity, so that ``merge`` with it gives the place
+    of every fitted label in the merged vocabulary) and, for an assignment kernel, the
+    unary width of every label."""
+
+    def __init__(self, name, functional, embedded, weight):
+        n_labels = embedded.counts.shape[1]
+        probe = copy.copy(embedded)
+        probe.counts = sp.csr_array(sp.identity(n_labels, format="csr", dtype=np.float64))
+        self.name = name
+        self.functional = functional
+        self.probe = probe
+        self.assignment = isinstance(functional, OptimalAssignment)
+        self.widths = column_maxima(embedded.counts) if self.assignment else None
+        self.scale = float(np.sqrt(weight))
+        self.n_columns = int(self.widths.sum()) if self.assignment else n_labels
+
+    def features(self, block):
+        embedded = self.functional.as_embeddings(block, what="X")
+        place, counts = self.functional.merge(self.probe, embedded)
+        counts = sp.csr_array(counts)
+        # the fitted labels' counts; the norm is that of all counts (unseen labels too)
+        kept = sp.csr_array(counts @ sp.csr_array(place).T)
+        kept.sum_duplicates()
+        if self.assignment:
+            norms = np.asarray(counts.sum(axis=1), dtype=np.float64).reshape(-1)  # nodes x levels
+            kept.data = np.minimum(kept.data, self.widths[kept.indices].astype(np.float64))
+            kept = unary_code(kept, self.widths)
+        else:
+            norms = squared_norms(counts)
+        with np.errstate(divide="ignore"):
+            scale = np.where(norms > 0, self.scale / np.sqrt(norms), 0.0)
+        kept = sp.csr_array(kept)
+        kept.data = kept.data * np.repeat(scale, np.diff(kept.indptr))
+        return kept
+
+
+class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Features of the learned default whose inner products are its kernel.
+
+    ``fit(graphs, y)`` learns the combination's weights on at most ``max_samples``
+    graphs (drawn with ``random_state``), takes the vocabulary of the exact members
+    from every graph given, and fits the Nystroem map of the rest on ``n_components``
+    landmarks; ``transform(graphs)`` returns a sparse ``(len(graphs), n_features_out_)``
+    matrix, a block of ``block_size`` graphs at a time. A linear model on these features
+    (``LinearSVC``, ``SGDClassifier``, ``RidgeClassifier``) stands in for an SVM on the
+    learned kernel, in time linear in the number of graphs. What is exact and what is
+    approximated: see :mod:`graphinvariants.scale.features`.
+
+    Parameters
+    ----------
+    kernel : GraphKernel or None, keyword-only, default=None
+        The learned default to map, unfitted (cloned at ``fit``), with its options
+        (labels, shapes, members); None: ``GraphKernel()``. Its ``max_samples`` is
+        replaced by this transformer's.
+    max_samples : int or None, keyword-only, default=1000
+        Learn the weights on at most this many of the graphs given to ``fit`` (None:
+        all; the cost grows as its square).
+    n_components : int, keyword-only, default=300
+        Landmarks of the Nystroem part (at most the graphs the weights are learned on).
+    block_size : int, keyword-only, default=4096
+        Graphs per block of ``fit`` and ``transform``: memory grows with it, never with
+        the number of graphs (beyond the output itself).
+    progress : bool, keyword-only, default=False
+        Show tqdm progress bars over the blocks.
+    random_state : None, int or numpy.random.Generator, keyword-only, default=None
+        Draws the weight sample and the landmarks.
+    n_jobs : int or None, keyword-only, default=None
+        Threads of the pair engine.
+
+    Attributes
+    ----------
+    kernel_ : GraphKernel
+        The learned default, fitted on the weight sample.
+    sample_indices_ : numpy.ndarray of int64
+        Positions (in the graphs given to ``fit``) of the weight sample.
+    exact_ : list of str
+        The candidates mapped exactly.
+    approximate_ : list of str
+        The candidates in the Nystroem part.
+    exact_weight_ : float
+        Their total weight (``1 - exact_weight_`` is approximated).
+    landmark_indices_ : numpy.ndarray of int64
+        Positions of the landmarks in the graphs given to ``fit``.
+    normalization_ : numpy.ndarray of shape (m, r)
+        ``U S^{-1/2}`` of the landmarks' matrix, ``m`` landmarks, ``r`` eigenvalues kept.
+    n_components_ : int
+        Landmarks used (``m``; 0 when every candidate is exact).
+    n_features_out_ : int
+        Columns of the output: the exact members' columns, then the Nystroem ones.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.svm import LinearSVC
+    >>> import graphinvariants as gi
+    >>> graphs = [nx.cycle_graph(n) for n in range(6, 26)] + [nx.star_graph(n) for n in range(5, 25)]
+    >>> y = [0] * 20 + [1] * 20
+    >>> features = gi.LearnedFeatures(n_components=10, random_state=0).fit(graphs[::2], y[::2])
+    >>> X = features.transform(graphs)
+    >>> X.shape[0], X.shape[1] == features.n_features_out_
+    (40, True)
+    >>> model = make_pipeline(gi.LearnedFeatures(n_components=10, random_state=0), LinearSVC())
+    >>> model.fit(graphs[::2], y[::2]).score(graphs[1::2], y[1::2])
+    1.0
+    """
+
+    def __init__(self, *, kernel=None, max_samples=1000, n_components=300, block_size=4096, progress=False,
+                 random_state=None, n_jobs=None):
+        self.kernel = kernel
+        self.max_samples = max_samples
+        self.n_components = n_components
+        self.block_size = block_size
+        self.progress = progress
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    # -- fitting ------------------------------------------------------------------------
+    def _check_params(self):
+        kernel = GraphKernel() if self.kernel is None else self.kernel
+        if not isinstance(kernel, GraphKernel):
+            raise TypeError(f"kernel must be None or a GraphKernel, got {kernel!r}")
+        if kernel.kernel != LEARNED:
+            raise ValueError(f"kernel must be the learned default (GraphKernel(kernel={LEARNED!r})), got "
+                             f"kernel={kernel.kernel!r}; for a fixed kernel use NystroemGraphKernel")
+        if self.max_samples is not None:
+            check_int(self.max_samples, "max_samples", minimum=10)
+        check_int(self.n_components, "n_components", minimum=1)
+        check_int(self.block_size, "block_size", minimum=1)
+        if not isinstance(self.progress, (bool, np.bool_)):
+            raise TypeError(f"progress must be True or False, got {self.progress!r}")
+        check_n_jobs(self.n_jobs)
+        return kernel
+
+    def fit(self, X, y):
+        """Learn the weights, the vocabulary of the exact members and the Nystroem map.
+
+        Parameters
+        ----------
+        X : sequence of graphs, GraphBatch or TUDataset
+        y : array_like of shape (n_graphs,)
+            Class labels or regression targets.
+
+        Returns
+        -------
+        self
+        """
+        kernel = self._check_params()
+        X = _as_collection(X, "X")
+        n = len(X)
+        if n == 0:
+            raise ValueError("LearnedFeatures.fit needs at least one graph")
+        y = np.asarray(y)
+        if y.shape != (n,):
+            raise ValueError(f"y must have one label per graph, shape ({n},), got {y.shape}")
+        rng = check_seed(self.random_state, "random_state")
+        if self.max_samples is None or n <= self.max_samples:
+            sample = np.arange(n, dtype=np.int64)
+        else:
+            sample = np.sort(rng.choice(n, size=self.max_samples, replace=False)).astype(np.int64)
+            _check_sample_labels(y, sample, self.max_samples)
+        sample_graphs = subset(X, sample)
+        kernel = clone(kernel).set_params(max_samples=None)
+        if kernel.n_jobs is None:
+            kernel.set_params(n_jobs=self.n_jobs)
+        with _steps(self.progress, 3, "fit") as bar:
+            kernel.fit(sample_graphs, y[sample])
+            self.kernel_ = kernel
+            bar.update()
+            combination = kernel.combination_
+            exact, approximate = [], []
+            for label, parts, shape, weight in combination.chosen:
+                functional = combination.functionals[parts[0]]
+                is_exact = len(parts) == 1 and shape == ("power", 1) and isinstance(functional, CountFeatures)
+                (exact if is_exact else approximate).append((label, parts, shape, weight))
+            # the exact members' vocabulary: the labels of every graph given
+            self._exact = [_ExactMember(label, combination.functionals[parts[0]],
+                                        combination.functionals[parts[0]].as_embeddings(X, what="X"), weight)
+                           for label, parts, shape, weight in exact]
+            bar.update()
+            self._approximate = approximate
+            self._fit_nystroem(combination, approximate, sample, sample_graphs, rng)
+            bar.update()
+        self.sample_indices_ = sample
+        self.exact_ = [label for label, *_ in exact]
+        self.approximate_ = [label for label, *_ in approximate]
+        self.exact_weight_ = float(sum(weight for *_, weight in exact))
+        self.n_features_out_ = sum(m.n_columns for m in self._exact) + self.normalization_.shape[1]
+        self._n_features_out = self.n_features_out_
+        return self
+
+    def _fit_nystroem(self, combination, approximate, sample, sample_graphs, rng):
+        members = sorted({p for _, parts, _, _ in approximate for p in parts})
+        self._functionals = {name: combination.functionals[name].for_pairs(_FIXED_PAIRS) for name in members}
+        if not approximate:
+            self.landmark_indices_ = np.zeros(0, dtype=np.int64)
+            self.normalization_ = np.zeros((0, 0))
+            self._landmarks = {}
+            self.n_components_ = 0
+            return
+        m = min(check_int(self.n_components, "n_components", minimum=1), len(sample))
+        chosen = np.sort(rng.permutation(len(sample))[:m]).astype(np.int64)
+        landmarks = subset(sample_graphs, chosen)
+        self._landmarks = {name: f.as_embeddings(landmarks, what="X") for name, f in self._functionals.items()}
+        # the landmarks against a second embedding of themselves: the cross path of
+        # transform (and pairwise_kernels(X, X) refuses a non-iterable batch given twice)
+        W = self._rest({name: f.as_embeddings(landmarks, what="X") for name, f in self._functionals.items()})
+        W = (W + W.T) / 2
+        values, vectors = np.linalg.eigh(W)
+        keep = values > EIGENVALUE_FLOOR * max(float(values[-1]), 0.0)
+        self.normalization_ = vectors[:, keep] / np.sqrt(values[keep])
+        self.landmark_indices_ = sample[chosen]
+        self.n_components_ = m
+
+    def _rest(self, side):
+        """The approximated part of the learned kernel (weighted sum of its candidates)
+        of ``side`` (member name -> embeddings) against the landmarks."""
+        grams = {name: pairwise_kernels(side[name], self._landmarks[name], functional=f,
+                                        n_jobs=check_n_jobs(self.n_jobs))
+                 for name, f in self._functionals.items()}
+        combination = self.kernel_.combination_
+        out = None
+        for _, parts, shape, weight in self._approximate:
+            term = weight * combination.term(grams, parts, shape)
+            out = term if out is None else out + term
+        return out
+
+    # -- features -------------------------------------------------------------------------
+    def transform_block(self, block):
+        """Features of one block of graphs (sparse CSR, float64); a graph's row does not
+        depend on the other graphs of the block. :meth:`transform` and the Dask path
+        (:func:`graphinvariants.scale.cluster.features_to_zarr`) call this.
+
+        Parameters
+        ----------
+        block : sequence of graphs, GraphBatch or TUDataset
+
+        Returns
+        -------
+        scipy.sparse.csr_array of shape (len(block), n_features)
+            ``n_features`` is :attr:`n_features_out_`.
+        """
+        check_is_fitted(self, "n_features_out_")
+        if len(block) == 0:  # an empty partition
+            return sp.csr_array((0, self.n_features_out_))
+        parts = [member.features(block) for member in self._exact]
+        if self._approximate:
+            side = {name: f.as_embeddings(block, what="X") for name, f in self._functionals.items()}
+            parts.append(sp.csr_array(_fixed_shape_product(self._rest(side), self.normalization_)))
+        if not parts:
+            return sp.csr_array((len(block), 0))
+        out = sp.csr_array(sp.hstack(parts, format="csr"))
+        out.sort_indices()
+        return _small_indices(out)
+
+    def transform(self, X):
+        """Features of ``X``, a block of ``block_size`` graphs at a time.
+
+        Parameters
+        ----------
+        X : sequence of graphs, GraphBatch or TUDataset
+
+        Returns
+        -------
+        scipy.sparse.csr_array of shape (len(X), n_features)
+            ``n_features`` is :attr:`n_features_out_`.
+        """
+        check_is_fitted(self, "n_features_out_")
+        X = _as_collection(X, "X")
+        n = len(X)
+        starts = range(0, n, self.block_size)
+        blocks = []
+        for start in _bar(self.progress, starts, "features", "block"):
+            blocks.append(self.transform_block(subset(X, np.arange(start, min(n, start + self.block_size)))))
+        if not blocks:
+            return sp.csr_array((0, self.n_features_out_))
+        return _small_indices(sp.csr_array(sp.vstack(blocks, format="csr")))
+
+    def fit_transform(self, X, y):
+        """:meth:`fit`, then :meth:`transform` of the same graphs."""
+        X = _as_collection(X, "X")
+        return self.fit(X, y).transform(X)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.two_d_array = False
+        tags.requires_fit = True
+        tags.target_tags.required = True
+        tags.non_deterministic = self.random_state is None
+        return tags
+
+
+def _small_indices(matrix):
+    """``matrix`` with int32 indices where they fit (scikit-learn's linear models
+    refuse int64 ones)."""
+    limit = np.iinfo(np.int32).max
+    if matrix.nnz <= limit and max(matrix.shape) <= limit:
+        matrix.indices = matrix.indices.astype(np.int32, copy=False)
+        matrix.indptr = matrix.indptr.astype(np.int32, copy=False)
+    return matrix
+
+
+def _fixed_shape_product(C, normalization):
+    """``C @ normalization`` in chunks of exactly :data:`PRODUCT_ROWS` rows (the last
+    one padded with zeros), on one BLAS thread: each row's result is the same bits in
+    any block and in any process."""
+    from threadpoolctl import threadpool_limits
+
+    n = C.shape[0]
+    out = np.empty((n, normalization.shape[1]))
+    chunk = np.zeros((PRODUCT_ROWS, C.shape[1]))
+    # one BLAS thread: OpenBLAS splits a product among its threads in ways that change
+    # the last bits, and Dask workers run with one thread (OPENBLAS_NUM_THREADS=1)
+    with threadpool_limits(limits=1, user_api="blas"):
+        for start in range(0, n, PRODUCT_ROWS):
+            stop = min(n, start + PRODUCT_ROWS)
+            chunk[: stop - start] = C[start:stop]
+            chunk[stop - start :] = 0.0
+            out[start:stop] = (chunk @ normalization)[: stop - start]
+    return out
+
+
+def _check_sample_labels(y, sample, max_samples):
+    try:
+        one_value = len(np.unique(y[sample])) < 2 and len(np.unique(y)) >= 2
+    except TypeError:
+        return
+    if one_value:
+        raise ValueError(f"the max_samples={max_samples} graphs drawn (with random_state) to learn the weights on "
+                         f"hold a single label value, {python_scalar(y[sample[0]])!r}, though y has more; raise "
+                         "max_samples or try another random_state")
+
+
+class _NoBar:
+    def update(self, n=1):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _steps(progress, total, desc):
+    if not progress:
+        return _NoBar()
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit="step")
+
+
+def _bar(progress, iterable, desc, unit):
+    if not progress:
+        return iterable
+    from tqdm.auto import tqdm
+
+    return tqdm(iterable, desc=desc, unit=unit)

@@ -1,0 +1,79 @@
+"""LearnedFeatures on Dask: the same rows as in process, written to Zarr; kneighbors over them."""
+
+import numpy as np
+import pytest
+
+dask = pytest.importorskip("dask")
+db = pytest.importorskip("dask.bag")
+pytest.importorskip("zarr")
+from distributed import Client, LocalCluster  # noqa: E402
+
+from graphinvariants.datasets import perturbed_copies  # noqa: E402
+from graphinvariants.scale import LearnedFeatures  # noqa: E402
+from graphinvariants.scale.cluster import features_to_zarr, kneighbors, read_features  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    with LocalCluster(processes=False, n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster:
+        with Client(cluster) as client:
+            yield client
+
+
+@pytest.fixture(scope="module")
+def fitted(tu_load):
+    mutag = tu_load("MUTAG")
+    features = LearnedFeatures(n_components=40, max_samples=100, random_state=0).fit(mutag, mutag.y)
+    graphs = list(perturbed_copies(mutag, 300, seed=0))
+    return features, graphs
+
+
+def test_zarr_features_equal_in_process(client, fitted, tmp_path):
+    features, graphs = fitted
+    assert features.approximate_ and features.exact_  # both parts are exercised
+    rows = features_to_zarr(features, db.from_sequence(graphs, npartitions=7), tmp_path / "f.zarr")
+    assert rows.sum() == len(graphs) and len(rows) == db.from_sequence(graphs, npartitions=7).npartitions
+    stored = read_features(tmp_path / "f.zarr")
+    assert (stored != features.transform(graphs)).nnz == 0  # bit for bit
+    # a second, shorter write replaces the first whole
+    features_to_zarr(features, db.from_sequence(graphs[:50], npartitions=2), tmp_path / "f.zarr")
+    assert read_features(tmp_path / "f.zarr").shape[0] == 50
+
+
+def test_kneighbors_is_the_brute_force(client, fitted, tmp_path):
+    features, graphs = fitted
+    features_to_zarr(features, db.from_sequence(graphs, npartitions=5), tmp_path / "g.zarr")
+    F = features.transform(graphs)
+    queries = F[:12]
+    indices, values = kneighbors(queries, tmp_path / "g.zarr", n_neighbors=4)
+    S = (queries @ F.T).toarray()
+    order = np.lexsort((np.broadcast_to(np.arange(S.shape[1]), S.shape), -S), axis=1)[:, :4]
+    np.testing.assert_array_equal(indices, order)
+    # sparse products of the same rows in the same order: equal values
+    np.testing.assert_array_equal(values, np.take_along_axis(S, order, axis=1))
+    assert np.all(np.diff(values, axis=1) <= 0)
+
+
+def test_bad_input(fitted, tmp_path):
+    features, graphs = fitted
+    with pytest.raises(TypeError, match="dask.bag.Bag"):
+        features_to_zarr(features, graphs, tmp_path / "h.zarr")
+    with pytest.raises(ValueError, match="no features"):
+        kneighbors(features.transform(graphs[:2]), tmp_path / "nothing.zarr")
+
+
+def test_partitions_that_are_datasets(client, fitted, tmp_path, tu_load):
+    features, _ = fitted
+    mutag = tu_load("MUTAG")
+    parts = [dask.delayed(perturbed_copies)(mutag, 100, seed=0, start=s) for s in (0, 100, 200)]
+    features_to_zarr(features, db.from_delayed(parts), tmp_path / "d.zarr")
+    expected = features.transform(perturbed_copies(mutag, 300, seed=0))
+    assert (read_features(tmp_path / "d.zarr") != expected).nnz == 0
+
+
+def test_an_empty_partition(client, fitted, tmp_path):
+    features, graphs = fitted
+    bag = db.from_delayed([dask.delayed(list)(graphs[:5]), dask.delayed(list)([]), dask.delayed(list)(graphs[5:9])])
+    rows = features_to_zarr(features, bag, tmp_path / "e.zarr")
+    assert rows.tolist() == [5, 0, 4]
+    assert (read_features(tmp_path / "e.zarr") != features.transform(graphs[:9])).nnz == 0

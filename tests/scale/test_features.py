@@ -1,0 +1,154 @@
+"""LearnedFeatures: the explicit feature map of the learned default."""
+
+import pickle
+
+import networkx as nx
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+import graphinvariants as gi
+from graphinvariants.scale import LearnedFeatures, subset
+
+#: Candidates that are all count members: the whole map is exact.
+EXACT_MEMBERS = ("wl_label", "wloa_label", "histogram", "labelled_histogram_oa", "closed_histogram")
+
+
+@pytest.fixture(scope="module")
+def mutag(tu_load):
+    return tu_load("MUTAG")
+
+
+def _renumbered(G, seed):
+    """``G`` with its nodes stored in another order and renamed."""
+    rng = np.random.default_rng(seed)
+    order = list(G.nodes)
+    rng.shuffle(order)
+    H = nx.Graph()
+    H.add_nodes_from((100 + order.index(v), G.nodes[v]) for v in order)
+    H.add_edges_from((100 + order.index(u), 100 + order.index(v), d) for u, v, d in G.edges(data=True))
+    return H
+
+
+def test_exact_members_give_the_kernel(mutag):
+    kernel = gi.GraphKernel(members=EXACT_MEMBERS, bandwidths=())
+    features = LearnedFeatures(kernel=kernel, max_samples=None, random_state=0).fit(mutag, mutag.y)
+    assert features.approximate_ == [] and features.exact_weight_ == pytest.approx(1.0)
+    F = features.transform(mutag)
+    K = features.kernel_.transform(mutag)
+    # the kernel divides each integer inner product by sqrt(n_G n_H) once, the features
+    # divide each side by its norm: equal up to a few roundings of values <= 1
+    np.testing.assert_allclose((F @ F.T).toarray(), K, rtol=0, atol=1e-13)
+    np.testing.assert_allclose(F.multiply(F).sum(axis=1), 1.0, rtol=0, atol=1e-13)
+
+
+def test_new_graphs_against_fitted_graphs_are_exact(mutag):
+    kernel = gi.GraphKernel(members=EXACT_MEMBERS, bandwidths=())
+    train, test = mutag[:120], mutag[120:]
+    features = LearnedFeatures(kernel=kernel, max_samples=None, random_state=0).fit(train, train.y)
+    cross = (features.transform(test) @ features.transform(train).T).toarray()
+    # same tolerance as above (labels the fitted graphs lack add nothing to these pairs)
+    np.testing.assert_allclose(cross, features.kernel_.transform(test), rtol=0, atol=1e-13)
+
+
+def test_nystroem_error_falls_with_components(mutag):
+    kernel = gi.GraphKernel(members=("power", "wl"), bandwidths=(1.0,))
+    errors = []
+    for m in (5, 40, 188):
+        features = LearnedFeatures(kernel=kernel, max_samples=None, n_components=m, random_state=0)
+        F = features.fit_transform(mutag, mutag.y)
+        K = features.kernel_.transform(mutag)
+        errors.append(np.linalg.norm((F @ F.T).toarray() - K) / np.linalg.norm(K))
+    assert errors[0] > errors[1] > errors[2]
+    assert errors[2] < 1e-12  # every graph a landmark: exact to rounding
+
+
+def test_rows_do_not_depend_on_the_block(mutag):
+    features = LearnedFeatures(n_components=50, random_state=0, block_size=4096).fit(mutag, mutag.y)
+    whole = features.transform(mutag)
+    features.set_params(block_size=7)
+    blocks = features.transform(mutag)
+    assert features.approximate_  # the Nystroem product is part of it
+    assert (whole != blocks).nnz == 0  # bit for bit
+
+
+def test_renumbering_invariance(mutag):
+    graphs = [mutag[i] for i in range(40)]
+    y = mutag.y[:40]
+    features = LearnedFeatures(n_components=20, random_state=0).fit(graphs, y)
+    F = features.transform(graphs).toarray()
+    G = features.transform([_renumbered(H, i) for i, H in enumerate(graphs)]).toarray()
+    n_exact = F.shape[1] - features.normalization_.shape[1]
+    np.testing.assert_array_equal(F[:, :n_exact], G[:, :n_exact])  # counts: integers, exact
+    # the power kernel's moments are sums over nodes in another order: rounding only
+    np.testing.assert_allclose(F[:, n_exact:], G[:, n_exact:], rtol=0, atol=1e-9)
+
+
+def test_pickle_and_clone(mutag):
+    features = LearnedFeatures(n_components=30, random_state=0, max_samples=100).fit(mutag, mutag.y)
+    F = features.transform(mutag[:20])
+    again = pickle.loads(pickle.dumps(features))
+    assert (again.transform(mutag[:20]) != F).nnz == 0
+    copy = clone(features)
+    assert copy.get_params() == features.get_params() and not hasattr(copy, "n_features_out_")
+    G = copy.fit(mutag, mutag.y).transform(mutag[:20])  # same random_state: the same map
+    assert (G != F).nnz == 0
+
+
+def test_linear_model_in_a_pipeline():
+    from sklearn.pipeline import make_pipeline
+    from sklearn.svm import LinearSVC
+
+    graphs = [nx.cycle_graph(n) for n in range(6, 30)] + [nx.star_graph(n) for n in range(5, 29)]
+    y = [0] * 24 + [1] * 24
+    model = make_pipeline(LearnedFeatures(n_components=10, random_state=0), LinearSVC())
+    assert model.fit(graphs[::2], y[::2]).score(graphs[1::2], y[1::2]) == 1.0
+
+
+def test_subset_keeps_the_type(mutag):
+    assert len(subset(mutag, [3, 1])) == 2 and subset(mutag, [3]).y[0] == mutag.y[3]
+    assert isinstance(subset(mutag.batch, [0, 1]), gi.GraphBatch)
+
+
+def test_bad_input(mutag):
+    graphs = [nx.cycle_graph(5)] * 12
+    with pytest.raises(ValueError, match="one label per graph"):
+        LearnedFeatures().fit(graphs, [0, 1])
+    with pytest.raises(ValueError, match="NystroemGraphKernel"):
+        LearnedFeatures(kernel=gi.GraphKernel(kernel="wl")).fit(graphs, [0, 1] * 6)
+    with pytest.raises(TypeError, match="kernel must be None or a GraphKernel"):
+        LearnedFeatures(kernel="wl").fit(graphs, [0, 1] * 6)
+    with pytest.raises(ValueError, match="n_components"):
+        LearnedFeatures(n_components=0).fit(graphs, [0, 1] * 6)
+    with pytest.raises(TypeError, match="progress"):
+        LearnedFeatures(progress="yes").fit(graphs, [0, 1] * 6)
+    with pytest.raises(ValueError, match="single label value"):
+        LearnedFeatures(max_samples=10, random_state=0).fit(mutag, np.r_[1, np.zeros(187)])
+
+
+def test_rows_do_not_depend_on_blas_threads(mutag):
+    """Dask workers run OpenBLAS on one thread; a product split among threads can
+    change the last bits, so the Nystroem product always runs on one."""
+    from threadpoolctl import threadpool_limits
+
+    from graphinvariants.datasets import perturbed_copies
+
+    graphs = perturbed_copies(mutag, 800, seed=0)  # enough landmarks for OpenBLAS to use threads
+    features = LearnedFeatures(n_components=500, max_samples=800, random_state=0).fit(graphs, graphs.y)
+    assert features.normalization_.shape[1] > 300
+    with threadpool_limits(limits=1, user_api="blas"):
+        single = features.transform(graphs[:300])
+    with threadpool_limits(limits=2, user_api="blas"):
+        threaded = features.transform(graphs[:300])
+    assert (single != threaded).nnz == 0
+
+
+def test_networkx_and_igraph_give_the_same_rows(mutag):
+    ig = pytest.importorskip("igraph")
+    graphs = [mutag[i] for i in range(60)]
+    as_igraph = [ig.Graph.from_networkx(G) for G in graphs]
+    y = mutag.y[:60]
+    features = LearnedFeatures(n_components=20, random_state=0).fit(graphs, y)
+    again = LearnedFeatures(n_components=20, random_state=0).fit(as_igraph, y)
+    assert features.exact_ == again.exact_ and features.approximate_ == again.approximate_
+    assert (features.transform(graphs) != again.transform(as_igraph)).nnz == 0
