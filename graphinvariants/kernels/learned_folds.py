@@ -23,6 +23,10 @@ standardises the attributes and sets its bandwidth on the training graphs) and m
 whose Gram matrix is not exactly symmetric are computed per part, as before; so is
 every member for a part of graphs that all carry node labels (edge labels, attributes)
 where some graph outside it does not (the part has more members than the collection).
+External kernels among ``members`` (:mod:`~graphinvariants.kernels.external`: GraKeL
+objects, callables, transformers) are fitted and evaluated per part by their own code,
+as :meth:`LearnedCombination.fit` does, on the part's graphs as given: what such a
+kernel reads of the graphs it is fitted on cannot be checked.
 
 Memory: one ``n x n`` float64 matrix per shared member and engine choice (135 MB each
 for NCI1's 4,110 graphs), held for the whole evaluation; the training and test matrices
@@ -35,7 +39,7 @@ import numpy as np
 
 from ..graphs import GraphBatch
 from ..graphs.attributes import set_everywhere
-from .blockwise import combine_blockwise
+from .blockwise import MatrixBlocks, combine_blockwise
 from .engine import KernelBlocks, pairwise_kernels
 
 __all__ = ["IndexedBlocks", "LearnedFolds", "SharedGram"]
@@ -235,20 +239,41 @@ class LearnedFolds:
             else:
                 data = embedded(name) if sample is None else f.as_embeddings(batch.take(sample), what="X")
                 grams[name] = pairwise_kernels(data, functional=f, n_jobs=combination.n_jobs)
+        external_grams = {}
+        if combination.externals:  # fitted per part by their own code, on the graphs as given
+            train_graphs = _take(self.graphs, train)
+            for name, external in combination.externals.items():
+                K = external.fit(train_graphs, batch, combination.carries)
+                grams[name] = K if sample is None else K[np.ix_(sample, sample)]
+                del K
+                external.check_psd(grams[name])
         combination.learn_weights(grams, y_train if sample is None else y_train[sample])
-        del grams
         needed = combination.needed_members()
+        for name in needed:
+            if name in combination.externals:  # as gram() gets it: the fit's matrix, or computed again
+                external_grams[name] = grams[name] if sample is None else combination.externals[name].gram()
+        del grams
         options = {"working_memory": combination.working_memory, "n_jobs": combination.n_jobs}
-        square = {name: self._blocks(name, train, train, own_graphs) or
-                  KernelBlocks(embedded(name), functional=combination.functionals[name], n_jobs=combination.n_jobs)
-                  for name in needed}
+        square = {}
+        for name in needed:
+            if name in external_grams:
+                square[name] = MatrixBlocks(external_grams[name], symmetric=True)
+            else:
+                square[name] = self._blocks(name, train, train, own_graphs) or KernelBlocks(
+                    embedded(name), functional=combination.functionals[name], n_jobs=combination.n_jobs)
         K_train = combine_blockwise(square, combination.combine, symmetric=True, **options)
+        del square, external_grams
+        test_graphs = _take(self.graphs, test) if own_graphs or combination.externals else None
         if not own_graphs:
             test_batch = self.batch.take(test)
         else:
-            test_batch, _ = combination.graph_batch(_take(self.graphs, test), "X", require=combination.requires)
-        cross = {name: self._blocks(name, test, train, own_graphs) or
-                 KernelBlocks(test_batch, embedded(name), functional=combination.functionals[name],
-                              n_jobs=combination.n_jobs) for name in needed}
+            test_batch, _ = combination.graph_batch(test_graphs, "X", require=combination.requires)
+        cross = {}
+        for name in needed:
+            if name in combination.externals:
+                cross[name] = MatrixBlocks(combination.externals[name].cross(test_graphs, test_batch))
+            else:
+                cross[name] = self._blocks(name, test, train, own_graphs) or KernelBlocks(
+                    test_batch, embedded(name), functional=combination.functionals[name], n_jobs=combination.n_jobs)
         K_test = combine_blockwise(cross, combination.combine, **options)
         return K_train, K_test, combination

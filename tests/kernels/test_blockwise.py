@@ -147,3 +147,51 @@ def test_combine_blockwise_refuses_sources_that_do_not_match():
         combine_blockwise({"a": MatrixBlocks(np.ones((2, 3)))}, lambda m: m["a"], symmetric=True)
     with pytest.raises(ValueError, match="at least one"):
         combine_blockwise({}, lambda m: m)
+
+
+def edge_density_kernel(graphs_a, graphs_b):
+    """A callable candidate: a Gaussian of edges per node."""
+    a = np.array([G.number_of_edges() / G.number_of_nodes() for G in graphs_a])
+    b = np.array([G.number_of_edges() / G.number_of_nodes() for G in graphs_b])
+    return np.exp(-np.subtract.outer(a, b) ** 2)
+
+
+class FittedRelativeSize:
+    """A transformer candidate fitted on its graphs: exp(-|a - b| / m) of node counts, m
+    the largest fitted node count (a Laplacian kernel of one number: PSD, unit diagonal)."""
+
+    def fit(self, graphs, y=None):
+        self.sizes_ = np.array([G.number_of_nodes() for G in graphs], float)
+        return self
+
+    def transform(self, graphs):
+        sizes = np.array([G.number_of_nodes() for G in graphs], float)
+        return np.exp(-np.abs(np.subtract.outer(sizes, self.sizes_)) / self.sizes_.max())
+
+
+@pytest.mark.parametrize("max_samples", [None, 25])  # the external's training matrix kept from fit, or computed again
+def test_external_candidates_are_combined_blockwise(labelled, max_samples):
+    """An external kernel's matrix comes whole from its own code; the blocks of the sum
+    are those of the whole-matrix path to the last bit."""
+    graphs, y = labelled
+    combination = LearnedCombination(members=("wl_label", "histogram", edge_density_kernel, FittedRelativeSize()),
+                                      max_samples=max_samples, seed=0, selection=None,
+                                      combination="align").fit(graphs, y)
+    assert {"edge_density_kernel", "FittedRelativeSize"} <= set(combination.needed_members())
+    externals = combination.externals
+    grams = {name: pairwise_kernels(combination.embeddings[name], functional=f)
+             for name, f in combination.functionals.items()}
+    grams.update({name: external.gram() for name, external in externals.items()})
+    reference = combination.combine(grams)
+    reference = (reference + reference.T) / 2
+    np.fill_diagonal(reference, 1.0)
+    new = graphs[5:30]
+    crosses = {name: pairwise_kernels(new, combination.embeddings[name], functional=f)
+               for name, f in combination.functionals.items()}
+    crosses.update({name: external.cross(new, gi.graphs.as_graph_batch(new)) for name, external in externals.items()})
+    cross_reference = combination.combine(crosses)
+    for working_memory in (None, 1e-3):  # one block, and blocks of about 10 x 10 graphs
+        combination.working_memory = working_memory
+        # exact: the same member values, the same elementwise sums in the same order
+        np.testing.assert_array_equal(combination.gram(), reference)
+        np.testing.assert_array_equal(combination.cross(new), cross_reference)

@@ -158,3 +158,59 @@ def test_folds_pickle_for_other_processes():
     assert not copy.shared["wl"]._grams  # the matrices are computed again where the copy runs
     # exact: the same computation
     np.testing.assert_array_equal(copy.fit_part(y, train, test)[0], K_train)
+
+
+class LargestSizeScaled:
+    """A transformer candidate that reads the graphs it is fitted on: exp(-|a - b| / m)
+    of node counts, m the largest node count among the fitted graphs (a Laplacian
+    kernel of one number: PSD, unit diagonal). Fitted on all graphs instead of a part,
+    it would give other values."""
+
+    def fit(self, graphs, y=None):
+        self.sizes_ = np.array([G.number_of_nodes() for G in graphs], float)
+        self.largest_ = self.sizes_.max()
+        return self
+
+    def transform(self, graphs):
+        sizes = np.array([G.number_of_nodes() for G in graphs], float)
+        return np.exp(-np.abs(np.subtract.outer(sizes, self.sizes_)) / self.largest_)
+
+
+def degree_kernel(graphs_a, graphs_b):
+    """A callable candidate: a Gaussian of the mean degree."""
+    a = np.array([2 * G.number_of_edges() / G.number_of_nodes() for G in graphs_a])
+    b = np.array([2 * G.number_of_edges() / G.number_of_nodes() for G in graphs_b])
+    return np.exp(-np.subtract.outer(a, b) ** 2)
+
+
+@pytest.mark.parametrize("max_samples", [None, 20])
+def test_external_candidates_are_fitted_per_part(max_samples):
+    """External kernels are fitted on each part's own graphs by their own code (as
+    fit does), beside shared members: the matrices and weights of a fresh fit."""
+    graphs, y = labelled_graphs(40)
+    graphs[7].add_node(99, label=0)  # the largest graph, outside some parts
+    options = {"seed": 0, "max_samples": max_samples, "selection": None, "combination": "align",
+               "members": ("wl_label", "histogram", degree_kernel, LargestSizeScaled())}
+    folds = LearnedFolds(graphs, gi.GraphKernel(**options).learned_combination)
+    assert set(folds.shared) == {"wl_label", "histogram"}
+    for train in (np.arange(0, 40, 3), np.arange(5, 40)):  # graph 7 outside the part, and in it
+        test = np.setdiff1d(np.arange(40), train)
+        K_train, K_test, combination = folds.fit_part(y, train, test)
+        assert {"degree_kernel", "LargestSizeScaled"} <= set(combination.needed_members())
+        assert combination.externals["LargestSizeScaled"].fitted_.largest_ == max(
+            graphs[i].number_of_nodes() for i in train)
+        ref_train, ref_test, reference = fresh_fit(graphs, y, train, test, **options)
+        assert combination.weights == reference.weights
+        # exact: the external kernels' own matrices, the shared members' slices, summed in the same order
+        np.testing.assert_array_equal(K_train, ref_train)
+        np.testing.assert_array_equal(K_test, ref_test)
+
+
+def test_evaluate_estimator_with_an_external_candidate_gives_the_results_of_fresh_fits():
+    graphs, y = labelled_graphs(32)
+    options = {"seed": 0, "members": ("wl_label", degree_kernel, LargestSizeScaled())}
+    shared = gi.evaluate_estimator(graphs, y, kernel=gi.GraphKernel(**options), n_repeats=1, n_folds=4, seed=1)
+    fresh = gi.evaluate_estimator(graphs, y, kernel=PerFoldGraphKernel(**options), n_repeats=1, n_folds=4, seed=1)
+    # exact: the same matrices in every part, so the same fits
+    np.testing.assert_array_equal(shared.accuracies, fresh.accuracies)
+    np.testing.assert_array_equal(shared.chosen_C, fresh.chosen_C)
