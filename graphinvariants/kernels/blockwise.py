@@ -25,12 +25,19 @@ import numpy as np
 
 from .._validation import check_n_jobs, check_working_memory
 
-__all__ = ["BLOCK_BUFFERS", "MatrixBlocks", "block_size", "combine_blockwise"]
+__all__ = ["BLOCK_BUFFERS", "MIN_BLOCK", "OUTPUT_SHARE", "MatrixBlocks", "block_size", "combine_blockwise"]
 
 #: Blocks held per thread besides one per member: the output block, the buffer of a
 #: weighted sum, a shaped term and the temporaries of a Gaussian shape (two), and the
 #: mirror block of the symmetrisation.
 BLOCK_BUFFERS = 6
+
+#: The blocks of all threads together take at most this share of the output's bytes
+#: (1/16: about 6%), so that a large matrix is built with little beside it ...
+OUTPUT_SHARE = 1 / 16
+#: ... but blocks of this many rows are always allowed (within ``working_memory``): a
+#: small matrix is not cut into blocks so small that their number costs time.
+MIN_BLOCK = 256
 
 
 class MatrixBlocks:
@@ -68,32 +75,46 @@ class MatrixBlocks:
         return self._mirrored
 
 
-def block_size(tiles, n_sources, *, working_memory=None, n_jobs=None):
+def block_size(tiles, n_sources, *, working_memory=None, n_jobs=None, shape=None):
     """Rows (and columns) of the square blocks :func:`combine_blockwise` uses.
 
-    Each thread holds ``n_sources + BLOCK_BUFFERS`` float64 blocks. The size is the
-    largest multiple of every tile size (so that blocks are made of whole tiles) that
-    fits in ``working_memory`` MiB, and no more than 1024 unless one common multiple is
-    larger (larger blocks are no faster, and hold more); if not even one common
-    multiple fits, the largest size that does (parts of tiles, the same values), and
-    at least 1 with a warning.
+    Each thread holds ``n_sources + BLOCK_BUFFERS`` float64 blocks. They must fit in
+    ``working_memory`` MiB and, for an output of ``shape`` (when given), in
+    :data:`OUTPUT_SHARE` of its bytes (but blocks of :data:`MIN_BLOCK` are always
+    allowed within ``working_memory``), so that beside a large matrix the blocks stay a
+    small part of the memory. The size is then the largest multiple of every tile size
+    (so that blocks are made of whole tiles) that fits, and no more than 1024 unless
+    one common multiple is larger (larger blocks are no faster, and hold more); if not
+    even one common multiple fits, the largest multiple of the largest tile size that
+    fits (parts of the other tiles, the same values), else the largest size that fits,
+    and at least 1 with a warning.
 
     Examples
     --------
     >>> from graphinvariants.kernels.blockwise import block_size
     >>> block_size([256, 1024], 8, working_memory=1024)
     1024
+    >>> block_size([256, 1024], 8, working_memory=1024, shape=(12000, 12000))
+    768
     >>> block_size([256, 1024], 8, working_memory=16)
-    387
+    256
     """
     working_memory = check_working_memory(working_memory)
     n_jobs = check_n_jobs(n_jobs)
     threads = n_jobs if n_jobs > 0 else 1
     per_entry = 8 * (n_sources + BLOCK_BUFFERS) * threads
-    largest = math.isqrt(int(working_memory * 2**20) // per_entry)
-    unit = math.lcm(*(int(t) for t in tiles)) if tiles else 1
+    budget = working_memory * 2**20
+    if shape is not None:
+        share = max(OUTPUT_SHARE * 8 * shape[0] * shape[1], per_entry * MIN_BLOCK**2)
+        budget = min(budget, share)
+    largest = math.isqrt(int(budget) // per_entry)
+    tiles = sorted({int(t) for t in tiles}, reverse=True)
+    unit = math.lcm(*tiles) if tiles else 1
     if largest >= unit:
         return unit * min(largest // unit, max(1, 1024 // unit))
+    for tile in tiles:  # whole tiles of the largest size that fits, parts of the others
+        if largest >= tile:
+            return tile * (largest // tile)
     if largest < 1:
         warnings.warn(f"Could not adhere to working_memory config. Currently {working_memory:g}MiB, "
                       f"{per_entry / 2**20:.2g}MiB required for one entry per block.", UserWarning, stacklevel=3)
@@ -118,9 +139,10 @@ def combine_blockwise(sources, combine, *, symmetric=False, working_memory=None,
         diagonal of exactly 1, ``K`` the combination; blocks above the diagonal are
         computed and mirrored.
     working_memory : float or None, keyword-only
-        MiB the blocks of all threads may use together (see :func:`block_size`);
-        ``None``: ``sklearn.get_config()["working_memory"]``. The output matrix comes
-        on top.
+        MiB the blocks of all threads may use together (see :func:`block_size`: also
+        at most :data:`OUTPUT_SHARE` of the output's bytes, or blocks of
+        :data:`MIN_BLOCK` rows); ``None``: ``sklearn.get_config()["working_memory"]``.
+        The output matrix comes on top.
     n_jobs : int or None, keyword-only
         Threads over blocks (``None``: 1, ``-1``: all cores).
 
@@ -149,7 +171,7 @@ def combine_blockwise(sources, combine, *, symmetric=False, working_memory=None,
         raise ValueError(f"symmetric=True needs square matrices, got shape {(n, m)}")
     n_jobs = check_n_jobs(n_jobs)
     b = block_size([source.tile for source in sources.values()], len(sources), working_memory=working_memory,
-                   n_jobs=n_jobs)
+                   n_jobs=n_jobs, shape=(n, m))
     out = np.empty((n, m))
     row_blocks = [slice(a, min(a + b, n)) for a in range(0, n, b)]
     col_blocks = [slice(a, min(a + b, m)) for a in range(0, m, b)]

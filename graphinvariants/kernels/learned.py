@@ -398,7 +398,10 @@ class LearnedCombination:
             del K
             external.check_psd(grams[name])
         self.learn_weights(grams, y if sample is None else y[sample])
-        self._train_grams = grams if sample is None else None
+        # the members without weight are not read again: their embeddings and matrices go
+        needed = set(self.needed_members())
+        self.embeddings = {name: data for name, data in self.embeddings.items() if name in needed}
+        self._train_grams = None if sample is not None else {name: K for name, K in grams.items() if name in needed}
         return self
 
     def begin_fit(self, X, y):

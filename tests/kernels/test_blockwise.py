@@ -10,7 +10,8 @@ import pytest
 import graphinvariants as gi
 from graphinvariants.embeddings import GaussianEmbedding, WalkHistogram, WeisfeilerLehman
 from graphinvariants.kernels import KernelBlocks, pairwise_kernels
-from graphinvariants.kernels.blockwise import MatrixBlocks, block_size, combine_blockwise
+from graphinvariants.kernels.blockwise import (BLOCK_BUFFERS, MIN_BLOCK, OUTPUT_SHARE, MatrixBlocks, block_size,
+                                               combine_blockwise)
 from graphinvariants.kernels.learned import LearnedCombination
 
 
@@ -30,8 +31,8 @@ def labelled():
 def whole_gram(combination):
     """The previous path: every member's whole matrix, the weighted sum of the whole
     matrices, then (K + K.T) / 2 and the unit diagonal."""
-    grams = {name: pairwise_kernels(combination.embeddings[name], functional=f, n_jobs=combination.n_jobs)
-             for name, f in combination.functionals.items()}
+    grams = {name: pairwise_kernels(combination.embeddings[name], functional=combination.functionals[name],
+                                    n_jobs=combination.n_jobs) for name in combination.needed_members()}
     K = combination.combine(grams)
     K = (K + K.T) / 2
     np.fill_diagonal(K, 1.0)
@@ -39,8 +40,8 @@ def whole_gram(combination):
 
 
 def whole_cross(combination, X):
-    grams = {name: pairwise_kernels(X, combination.embeddings[name], functional=f, n_jobs=combination.n_jobs)
-             for name, f in combination.functionals.items()}
+    grams = {name: pairwise_kernels(X, combination.embeddings[name], functional=combination.functionals[name],
+                                    n_jobs=combination.n_jobs) for name in combination.needed_members()}
     return combination.combine(grams)
 
 
@@ -140,6 +141,31 @@ def test_block_size_follows_the_budget():
         assert block_size([256], 8, working_memory=1e-6) == 1
 
 
+def test_blocks_are_a_small_share_of_a_large_output():
+    """Beside a large matrix the blocks of all threads take at most OUTPUT_SHARE of its
+    bytes (whole tiles of the largest size that fits); a small matrix keeps blocks of
+    MIN_BLOCK rows; working_memory still caps both."""
+    for n, sources, n_jobs in ((12000, 10, 1), (12000, 12, 2), (20000, 10, 1), (6000, 10, 1)):
+        b = block_size([128, 256, 1024], sources, working_memory=1024, n_jobs=n_jobs, shape=(n, n))
+        held = 8 * (sources + BLOCK_BUFFERS) * n_jobs * b**2
+        assert held <= OUTPUT_SHARE * 8 * n * n and b % 256 == 0, (n, b)
+    assert block_size([128, 256, 1024], 10, working_memory=1024, shape=(20000, 20000)) == 1024
+    assert block_size([128, 256, 1024], 10, working_memory=1024, shape=(12000, 12000)) == 512
+    assert block_size([256], 10, working_memory=1024, shape=(300, 300)) == MIN_BLOCK
+    assert block_size([256], 10, working_memory=1, shape=(300, 300)) < MIN_BLOCK
+
+
+def test_fit_keeps_the_members_it_reads(labelled):
+    """Members without weight are dropped after fit: transform reads only the others."""
+    graphs, y = labelled
+    combination = LearnedCombination(seed=0).fit(graphs, y)
+    needed = combination.needed_members()
+    assert set(combination.embeddings) == set(needed) < set(combination.functionals)
+    assert set(combination._train_grams) == set(needed)
+    # exact: the same member values, summed in the same order
+    np.testing.assert_array_equal(combination.cross(graphs[:7]), whole_cross(combination, graphs[:7]))
+
+
 def test_combine_blockwise_refuses_sources_that_do_not_match():
     with pytest.raises(ValueError, match="different shapes"):
         combine_blockwise({"a": MatrixBlocks(np.eye(2)), "b": MatrixBlocks(np.eye(3))}, lambda m: m["a"])
@@ -179,15 +205,15 @@ def test_external_candidates_are_combined_blockwise(labelled, max_samples):
                                       combination="align").fit(graphs, y)
     assert {"edge_density_kernel", "FittedRelativeSize"} <= set(combination.needed_members())
     externals = combination.externals
-    grams = {name: pairwise_kernels(combination.embeddings[name], functional=f)
-             for name, f in combination.functionals.items()}
+    grams = {name: pairwise_kernels(combination.embeddings[name], functional=combination.functionals[name])
+             for name in combination.needed_members() if name in combination.functionals}
     grams.update({name: external.gram() for name, external in externals.items()})
     reference = combination.combine(grams)
     reference = (reference + reference.T) / 2
     np.fill_diagonal(reference, 1.0)
     new = graphs[5:30]
-    crosses = {name: pairwise_kernels(new, combination.embeddings[name], functional=f)
-               for name, f in combination.functionals.items()}
+    crosses = {name: pairwise_kernels(new, combination.embeddings[name], functional=combination.functionals[name])
+               for name in combination.needed_members() if name in combination.functionals}
     crosses.update({name: external.cross(new, gi.graphs.as_graph_batch(new)) for name, external in externals.items()})
     cross_reference = combination.combine(crosses)
     for working_memory in (None, 1e-3):  # one block, and blocks of about 10 x 10 graphs
