@@ -221,3 +221,27 @@ def test_external_candidates_are_combined_blockwise(labelled, max_samples):
         # exact: the same member values, the same elementwise sums in the same order
         np.testing.assert_array_equal(combination.gram(), reference)
         np.testing.assert_array_equal(combination.cross(new), cross_reference)
+
+
+def test_weights_are_learned_on_one_blas_thread(labelled, monkeypatch):
+    """The weights' products and eigendecompositions run on one BLAS thread whatever the
+    caller allows (the same bits on any number of cores; faster on small parts)."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from graphinvariants.kernels import learned
+
+    seen = []
+
+    def recording(*args, **kwargs):
+        seen.append({info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas"})
+        return alignment_weights(*args, **kwargs)
+
+    alignment_weights = learned.alignment_weights
+    monkeypatch.setattr(learned, "alignment_weights", recording)
+    graphs, y = labelled
+    with threadpool_limits(limits=2, user_api="blas"):
+        weights = LearnedCombination(seed=0, max_samples=30).fit(graphs, y).weights
+    assert seen and all(threads == {1} for threads in seen)
+    with threadpool_limits(limits=1, user_api="blas"):
+        # exact: the same computation on the same thread count
+        assert LearnedCombination(seed=0, max_samples=30).fit(graphs, y).weights == weights
