@@ -16,7 +16,10 @@ isomorphic. For each kernel (names as for ``gi.kernel_matrix``, parameters as
    circulants on 41 nodes): accuracy under the paper's protocol (10 x 10-fold C-SVM,
    C in 1e-7 .. 1e7 chosen on an inner split), chance being 10%;
 4. two strongly regular graphs with equal parameters (Shrikhande and the 4 x 4 rook's
-   graph, srg(16, 6, 2, 2)): K between them, which every walk count must make 1.
+   graph, srg(16, 6, 2, 2)): K between them, which every walk count must make 1;
+5. strongly regular graphs srg(25, 12, 5, 6): the confused pairs among all fifteen
+   (``graphinvariants.datasets.srg25_graphs``, 105 pairs), which no walk
+   count and no 3-WL test can separate.
 
 The 1-WL test itself is measured by ``nx.weisfeiler_lehman_graph_hash`` (5 rounds), and
 GraKeL's Weisfeiler-Lehman kernel (5 rounds, vertex histogram, normalised) when GraKeL
@@ -43,7 +46,7 @@ import networkx as nx
 import numpy as np
 
 import graphinvariants as gi
-from graphinvariants.datasets import csl_graphs, strongly_regular_pair
+from graphinvariants.datasets import csl_graphs, srg25_graphs, strongly_regular_pair
 from graphinvariants.embeddings import Combination, NodeCount
 from graphinvariants.kernels import kernel_row_chunks, make_functional, paired_kernels
 
@@ -59,6 +62,8 @@ DEFAULT_KERNELS = [
     "closed_histogram*size",
     "wl_closed",
     "power*closed_histogram*wl",
+    "rooted_subgraph:radius=1",
+    "rooted_subgraph",
 ]
 
 #: Counts of graphs on 8 nodes (OEIS A000088 and A001349).
@@ -196,13 +201,15 @@ def main():
         print(f"8-node graphs: {len(eight)} ({N_CONNECTED_8} connected), built in {time.perf_counter() - start:.1f} s")
     csl, y = csl_graphs(seed=0)
     shrikhande, rook = strongly_regular_pair()
+    srg25 = srg25_graphs()
+    srg25_upper = np.triu(np.ones((len(srg25), len(srg25)), dtype=bool), 1)
 
     rows = []
     start = time.perf_counter()
     rows.append(("1-WL test (WL hash, 5 rounds)", wl_hash_confusions(atlas),
                  wl_hash_confusions(eight) if eight else None,
                  csl_accuracy(gi.kernel_matrix(csl, kernel="wl"), y, args.csl_repeats),
-                 gi.kernel_matrix([shrikhande], [rook], kernel="wl")[0, 0]))
+                 gi.kernel_matrix([shrikhande], [rook], kernel="wl")[0, 0], wl_hash_confusions(srg25)))
     print(f"  {rows[-1][0]}: {time.perf_counter() - start:.1f} s", flush=True)
     try:
         import grakel  # noqa: F401
@@ -215,9 +222,11 @@ def main():
         K_atlas = grakel_wl_matrix(atlas)
         K_csl = grakel_wl_matrix(csl)
         K_srg = grakel_wl_matrix([shrikhande, rook])
+        K_srg25 = grakel_wl_matrix(srg25)
         upper = np.triu(np.ones(K_atlas.shape, dtype=bool), 1)
         rows.append(("GraKeL WeisfeilerLehman (5 rounds)", int(np.count_nonzero((K_atlas >= THRESHOLD) & upper)), None,
-                     csl_accuracy(K_csl, y, args.csl_repeats), K_srg[0, 1]))
+                     csl_accuracy(K_csl, y, args.csl_repeats), K_srg[0, 1],
+                     int(np.count_nonzero((K_srg25 >= THRESHOLD) & srg25_upper))))
         print(f"  {rows[-1][0]}: {time.perf_counter() - start:.1f} s", flush=True)
     for name in args.kernels:
         start = time.perf_counter()
@@ -226,7 +235,8 @@ def main():
         eight_count = hashed_confusions(eight, functional, args.all_pairs) if eight else None
         K_csl = gi.kernel_matrix(csl, kernel=name)
         rows.append((name, atlas_count, eight_count, csl_accuracy(K_csl, y, args.csl_repeats),
-                     gi.kernel_matrix([shrikhande], [rook], kernel=name)[0, 0]))
+                     gi.kernel_matrix([shrikhande], [rook], kernel=name)[0, 0],
+                     int(np.count_nonzero((gi.kernel_matrix(srg25, kernel=name) >= THRESHOLD) & srg25_upper))))
         print(f"  {name}: {time.perf_counter() - start:.1f} s", flush=True)
 
     print()
@@ -237,11 +247,12 @@ def main():
 
 
 def print_table(rows, csl_repeats):
-    header = ("kernel", "atlas (<= 7 nodes)", "8 nodes", f"CSL accuracy ({csl_repeats} x 10-fold)", "K(Shrikhande, rook)")
+    header = ("kernel", "atlas (<= 7 nodes)", "8 nodes", f"CSL accuracy ({csl_repeats} x 10-fold)", "K(Shrikhande, rook)",
+              "srg(25,12,5,6) pairs")
     cells = [header] + [
         (f"``{name}``" if not name[0].isupper() and "1-WL" not in name else name,
-         str(a), "--" if e is None else str(e), f"{100 * acc:.1f}%", f"{srg:.12f}")
-        for name, a, e, acc, srg in rows
+         str(a), "--" if e is None else str(e), f"{100 * acc:.1f}%", f"{srg:.12f}", str(srg25))
+        for name, a, e, acc, srg, srg25 in rows
     ]
     widths = [max(len(row[c]) for row in cells) for c in range(len(header))]
     line = "  ".join("=" * w for w in widths)

@@ -7,9 +7,11 @@ no invariants (that is the job of the embeddings, which accept a data set direct
 from .molecules import from_mol, from_smiles
 from .perturbed import perturbed_copies
 from .synthetic import CSL_SKIPS, csl_graphs, strongly_regular_pair
+from .srg import SRG25_GRAPH6, srg25_graphs
 from .tu import DataNotFoundError, TUDataset, default_data_home, load_tu, read_tu_folder, safe_extract
 
 __all__ = [
     "CSL_SKIPS", "DataNotFoundError", "TUDataset", "csl_graphs", "default_data_home", "from_mol", "from_smiles",
     "load_tu", "perturbed_copies", "read_tu_folder", "safe_extract", "strongly_regular_pair",
+    "SRG25_GRAPH6", "srg25_graphs",
 ]

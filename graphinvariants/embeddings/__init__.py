@@ -15,6 +15,8 @@
   (:class:`OptimalAssignment` turns any of them into that form).
 * :class:`ClosedWalkHistogram`: histogram of exact closed-walk profiles ``(A^t)_ii``.
 * :class:`ClosedWalkGaussian`: the Gaussian (power-kernel) form of the log closed-walk profiles.
+* :class:`RootedSubgraph`: counts of the exact isomorphism classes (BLISS canonical
+  forms) of every node's rooted neighbourhoods, in the spirit of NSPDK.
 * :class:`NodeCount`: the kernel ``min(n) / max(n)`` on node counts (size, as a factor).
 * :class:`Combination`: products and sums of the kernels of several functionals.
 * :class:`Functional`: the protocol both implement, and any new functional too.
@@ -77,6 +79,10 @@ __all__ = [
 from .attributes import PropagatedAttributes, propagated_attributes  # noqa: E402
 
 __all__ += ["PropagatedAttributes", "propagated_attributes"]
+from .rooted import RootedSubgraph, RootedSubgraphBatch, rooted_subgraph_classes  # noqa: E402
+
+__all__ += ["RootedSubgraph", "RootedSubgraphBatch", "rooted_subgraph_classes"]
+
 from .shortest_path import ShortestPath, ShortestPathBatch  # noqa: E402
 
 __all__ += ["ShortestPath", "ShortestPathBatch"]

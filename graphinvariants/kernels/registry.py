@@ -18,7 +18,7 @@ from ..embeddings import (
     WeisfeilerLehmanOptimalAssignment,
 )
 from ..embeddings import ClosedWalkGaussian, ClosedWalkHistogram, NodeCount
-from ..embeddings import PropagatedAttributes, ShortestPath
+from ..embeddings import PropagatedAttributes, RootedSubgraph, ShortestPath
 from .engine import pairwise_kernels
 
 __all__ = [
@@ -40,6 +40,7 @@ _FUNCTIONALS = {
     "wl_closed": functools.partial(WeisfeilerLehman, closed_walks=8),
     "size": NodeCount,
     "attributes": PropagatedAttributes,
+    "rooted_subgraph": RootedSubgraph,
     "shortest_path": ShortestPath,
 }
 
@@ -65,6 +66,9 @@ KERNELS = {
     "attributes": "kernel mean embedding of node attributes propagated along walks [Z, PZ, .., P^k Z], RBF with "
                   "fitted bandwidth (k, propagation, bandwidth, bandwidth_scale, n_features, random_state, "
                   "node_attributes)",
+    "rooted_subgraph": "counts of the exact isomorphism classes (BLISS canonical forms) of every node's rooted "
+                       "neighbourhoods of radius 0..radius, NSPDK-like, cosine-normalised "
+                       "(radius, node_label, edge_label, max_nodes)",
     "shortest_path": "shortest-path kernel (Borgwardt and Kriegel): histogram of (label(u), label(v), distance) over the "
                      "ordered connected node pairs, cosine-normalised; GraKeL's ShortestPath (node_label, edge_label)",
 }
