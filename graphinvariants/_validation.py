@@ -98,6 +98,20 @@ def check_n_jobs(n_jobs):
     return int(n_jobs)
 
 
+def check_working_memory(working_memory):
+    """MiB a chunked computation may use, as a float; None: scikit-learn's global
+    ``sklearn.get_config()["working_memory"]``."""
+    if working_memory is None:
+        from sklearn import get_config
+
+        return float(get_config()["working_memory"])
+    if isinstance(working_memory, bool) or not isinstance(working_memory, numbers.Real):
+        raise TypeError(f"working_memory must be None or a number of MiB, got {working_memory!r}")
+    if not np.isfinite(working_memory) or working_memory <= 0:
+        raise ValueError(f"working_memory must be a positive number of MiB, got {working_memory}")
+    return float(working_memory)
+
+
 def check_choice(value, name, choices):
     """Return ``value`` if it is one of ``choices``, else raise naming them."""
     if not isinstance(value, str) or value not in choices:

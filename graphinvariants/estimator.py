@@ -128,7 +128,7 @@ class PowerKernel(_KernelTransformer):
 
 #: Options of the learned default (``kernel="learned"``) that are not member parameters.
 _LEARNED_OPTIONS = ("node_label", "edge_label", "node_attributes", "combination", "task", "powers", "bandwidths",
-                    "selection", "max_samples", "members", "seed")
+                    "selection", "max_samples", "members", "seed", "working_memory")
 
 
 class GraphKernel(_KernelTransformer):
@@ -219,6 +219,11 @@ class GraphKernel(_KernelTransformer):
         seed : None, int or numpy.random.Generator, default=None
             Seed of the subsample (used only when there are more than ``max_samples``
             training graphs).
+        working_memory : float or None, default=None
+            MiB that ``fit_transform`` and ``transform`` may use beside the matrix
+            they return: the matrix is built block by block from the members'
+            blocks, so memory is the output and these blocks (the values are the same
+            whatever the budget); None: ``sklearn.get_config()["working_memory"]``.
 
         and member parameters: ``k=7`` reaches every candidate member that takes
         ``k`` (power, the histograms, closed walks, attributes), ``n_iter=3`` every WL
@@ -320,7 +325,17 @@ class GraphKernel(_KernelTransformer):
             check_kernel_names(self.kernel, also=(LEARNED,))  # the registry's names, and this class's default
         return super()._functional()
 
-    def _learned(self):
+    def learned_combination(self):
+        """The unfitted :class:`~graphinvariants.kernels.learned.LearnedCombination` that
+        ``fit`` fits for ``kernel="learned"``, with this estimator's options and member
+        parameters.
+
+        Examples
+        --------
+        >>> import graphinvariants as gi
+        >>> gi.GraphKernel(max_samples=500).learned_combination().max_samples
+        500
+        """
         params = self._kernel_parameters()
         options = {key: params.pop(key) for key in _LEARNED_OPTIONS if key in params}
         return LearnedCombination(**options, params=params, n_jobs=self.n_jobs)
@@ -347,7 +362,7 @@ class GraphKernel(_KernelTransformer):
         if y is None:
             raise ValueError('GraphKernel(kernel="learned") learns its combination from the training labels: '
                              'call fit(graphs, y), or name a fixed kernel, e.g. GraphKernel(kernel="wl")')
-        combination = self._learned().fit(X, y)
+        combination = self.learned_combination().fit(X, y)
         self.__dict__.pop("functional_", None)
         self.combination_ = combination
         self.weights_ = combination.weights

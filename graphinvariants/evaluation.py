@@ -760,13 +760,39 @@ def _reading_labels_as(kernel, task):
 
 
 def _fold_matrices(kernel, graphs, y, train, test):
-    """A fresh clone of ``kernel`` fitted on the training part only: (K_train, K_test)."""
+    """A fresh clone of ``kernel`` fitted on the training part only: (K_train, K_test).
+    For the learned default, :class:`~graphinvariants.kernels.learned_folds.LearnedFolds`
+    gives the same matrices from member Grams computed once."""
     from sklearn.base import clone
 
+    from .kernels.learned_folds import LearnedFolds
+
+    if isinstance(kernel, LearnedFolds):
+        K_train, K_test, _ = kernel.fit_part(y, train, test)
+        return K_train, K_test
     model = clone(kernel)
     K_train = np.asarray(model.fit_transform(_take(graphs, train), y[train]), dtype=np.float64)
     K_test = np.asarray(model.transform(_take(graphs, test)), dtype=np.float64)
     return K_train, K_test
+
+
+def _fresh_combination(kernel):
+    """The combination a fresh clone of the learned default would fit."""
+    from sklearn.base import clone
+
+    return clone(kernel).learned_combination()
+
+
+def _shared_member_grams(kernel, graphs):
+    """For the learned default itself (not a subclass, which may fit otherwise), the
+    folds fitted from member Grams computed once over all graphs; else ``kernel``."""
+    from .estimator import GraphKernel
+    from .kernels.learned_folds import LearnedFolds
+    from .kernels.registry import LEARNED
+
+    if type(kernel) is GraphKernel and kernel.kernel == LEARNED:
+        return LearnedFolds(graphs, functools.partial(_fresh_combination, kernel))
+    return kernel
 
 
 def _take(graphs, index):
@@ -839,7 +865,12 @@ def evaluate_estimator(
     graphs and their labels (``fit_transform``) and gives the test graphs' matrix by
     ``transform``, so no test label reaches it. The hyperparameter is chosen on one
     inner split of the training part, with the kernel fitted again on the inner
-    training part only. Classification: C-SVM with ``C`` from ``C_grid``, accuracy
+    training part only. For :class:`~graphinvariants.GraphKernel` with its learned
+    default, the parts share their member matrices: each member's Gram matrix over all
+    graphs is computed once and sliced, and only what reads labels (the weights) is
+    learned per part, with the matrices a fresh fit would give to the last bit
+    (:class:`~graphinvariants.kernels.learned_folds.LearnedFolds`).
+    Classification: C-SVM with ``C`` from ``C_grid``, accuracy
     (as :func:`evaluate_kernel`). Regression: KernelRidge (around the training mean)
     with ``alpha`` from ``alpha_grid``, RMSE; folds are not stratified.
 
@@ -953,6 +984,8 @@ def evaluate_estimator(
     with warnings.catch_warnings():  # said once above, not once per split
         warnings.filterwarnings("ignore", message="The least populated class", category=UserWarning)
         folds = [fold for fold in _outer_folds(y, n_repeats, n_folds, stratify, root) if fold[:2] not in done]
+        if folds:
+            kernel = _shared_member_grams(kernel, graphs)
         results.update(_run_folds(run, (kernel, graphs, y), options, folds, n_jobs, checkpoint, fingerprint,
                                   progress, n_repeats * n_folds, len(done)))
     elapsed = time.perf_counter() - start

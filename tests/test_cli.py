@@ -509,7 +509,7 @@ def test_learned_tuples_on_the_command_line():
     assert params == {"members": ("wl", "wloa"), "powers": (1, 2), "bandwidths": (0.5,)}
     [(_, _, params)] = kernel_list("learned:members=wl,powers=2,bandwidths=1")
     assert params == {"members": ("wl",), "powers": (2,), "bandwidths": (1,)}
-    assert gi.GraphKernel(**params)._learned().members == ("wl",)
+    assert gi.GraphKernel(**params).learned_combination().members == ("wl",)
 
 
 def test_evaluate_the_learned_default_with_one_member(tu_dir, tmp_path, capsys):

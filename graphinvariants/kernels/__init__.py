@@ -6,7 +6,7 @@
 * :mod:`~graphinvariants.kernels.registry`: kernels by name (:func:`kernel_matrix`).
 """
 
-from .engine import kernel_row_chunks, paired_kernels, pairwise_kernels
+from .engine import KernelBlocks, kernel_row_chunks, paired_kernels, pairwise_kernels
 from .neighbors import kneighbors
 from .power import bhattacharyya_coefficient, paired_power_kernel, power_kernel, power_kernel_matrix
 from .registry import DEFAULT_KERNEL, KERNELS, LEARNED, RECOMMENDED, kernel_matrix, make_functional, parse_kernel_spec
@@ -14,6 +14,7 @@ from .registry import DEFAULT_KERNEL, KERNELS, LEARNED, RECOMMENDED, kernel_matr
 __all__ = [
     "DEFAULT_KERNEL",
     "KERNELS",
+    "KernelBlocks",
     "LEARNED",
     "RECOMMENDED",
     "bhattacharyya_coefficient",

@@ -9,6 +9,9 @@ never looks inside an embedding.
 * :func:`paired_kernels`: the kernel of matching pairs only.
 * :func:`kernel_row_chunks`: the cross matrix a block of rows at a time, in bounded
   memory (for nearest-neighbour search and other reductions).
+* :class:`KernelBlocks`: any rectangle of the matrix :func:`pairwise_kernels` returns,
+  with the same values, from sides embedded and prepared once (for matrices built a
+  block at a time from several kernels).
 """
 
 from collections.abc import Iterator
@@ -17,7 +20,7 @@ import numpy as np
 
 from .._validation import check_n_jobs
 
-__all__ = ["kernel_row_chunks", "paired_kernels", "pairwise_kernels"]
+__all__ = ["KernelBlocks", "kernel_row_chunks", "paired_kernels", "pairwise_kernels"]
 
 
 def check_not_same_iterator(X, Y, names=("graphs", "other"), hint="or other=None for the square matrix"):
@@ -166,3 +169,86 @@ def kernel_row_chunks(X, Y=None, *, functional, n_rows, n_jobs=None):
             idx = np.arange(rows.start, rows.stop)
             block[idx - a, idx] = 1.0
         yield np.arange(rows.start, rows.stop), block
+
+
+class KernelBlocks:
+    """Rectangles of the matrix ``pairwise_kernels(X, Y, functional=..., n_jobs=...)``.
+
+    The sides are embedded, prepared and aligned once, as :func:`pairwise_kernels` does;
+    :meth:`block` then evaluates any rectangle by the engine's own tiles. For the
+    square matrix (``Y=None``) a pair below the diagonal tiles is, as there, the
+    transpose of its mirror image, and the diagonal is exactly 1. A rectangle made of
+    whole tiles is computed by the very calls :func:`pairwise_kernels` makes, so its
+    values are the same to the last bit; a smaller one by parts of those tiles, which
+    gives the same values for every functional whose pairs do not depend on the other
+    pairs of their tile (the contract :meth:`Functional.for_pairs` and the Dask blocks
+    rely on).
+
+    Parameters
+    ----------
+    X, Y : collections
+        As for :func:`pairwise_kernels` (``Y=None``: the square matrix of ``X``).
+    functional : Functional, keyword-only
+    n_jobs : int or None, keyword-only
+        The ``n_jobs`` of the :func:`pairwise_kernels` call to reproduce: it chooses the
+        tile size. Blocks are computed in the calling thread.
+
+    Attributes
+    ----------
+    shape : tuple of int
+    tile : int
+        Rows and columns of the engine's tiles.
+    symmetric : bool
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> import numpy as np
+    >>> from graphinvariants.embeddings import WalkHistogram
+    >>> from graphinvariants.kernels import KernelBlocks, pairwise_kernels
+    >>> graphs = [nx.path_graph(n) for n in range(3, 9)]
+    >>> blocks = KernelBlocks(graphs, functional=WalkHistogram(k=3))
+    >>> K = pairwise_kernels(graphs, functional=WalkHistogram(k=3))
+    >>> bool(np.array_equal(blocks.block(slice(1, 4), slice(0, 6)), K[1:4]))
+    True
+    """
+
+    def __init__(self, X, Y=None, *, functional, n_jobs=None):
+        n_jobs = check_n_jobs(n_jobs)
+        self.functional = functional
+        self.left, self.right, n, m, self.symmetric = _sides(functional, X, Y)
+        self.shape = (n, m)
+        self.tile = int(functional.tile_size(n_jobs))
+
+    def _pieces(self, span):
+        """``(tile index, slice)`` of the parts of ``span`` within one tile each."""
+        a, stop, t = span.start, span.stop, self.tile
+        while a < stop:
+            b = min(stop, (a // t + 1) * t)
+            yield a // t, slice(a, b)
+            a = b
+
+    def mirrored(self, rows, cols):
+        """Whether every pair of ``rows x cols`` lies in tiles apart from those of its
+        mirror image, so that its value is its mirror image's to the last bit (square
+        matrix; always True for a cross matrix, which has no mirror images)."""
+        if not self.symmetric:
+            return True
+        t = self.tile
+        return (rows.stop - 1) // t < cols.start // t or (cols.stop - 1) // t < rows.start // t
+
+    def block(self, rows, cols):
+        """The values of ``rows x cols`` (two slices with step 1), a new array."""
+        out = np.empty((rows.stop - rows.start, cols.stop - cols.start))
+        for ti, r in self._pieces(rows):
+            for tj, c in self._pieces(cols):
+                where = (slice(r.start - rows.start, r.stop - rows.start), slice(c.start - cols.start, c.stop - cols.start))
+                if self.symmetric and tj < ti:  # below the diagonal tiles: the mirror image, transposed
+                    out[where] = self.functional.tile(self.left, self.right, c, r).T
+                else:
+                    out[where] = self.functional.tile(self.left, self.right, r, c)
+        if self.symmetric:
+            lo, hi = max(rows.start, cols.start), min(rows.stop, cols.stop)
+            idx = np.arange(lo, hi)
+            out[idx - rows.start, idx - cols.start] = 1.0
+        return out

@@ -26,11 +26,12 @@ import warnings
 
 import numpy as np
 
-from .._validation import check_choice, check_n_jobs, check_seed, python_scalar
+from .._validation import check_choice, check_n_jobs, check_seed, check_working_memory, python_scalar
 from ..graphs import GraphBatch, as_graph_batch
 from ..graphs.attributes import graphs_lacking, set_everywhere
 from .alignment import COMBINATIONS, TASKS, alignment_weights, check_max_samples, loo_ridge_error
-from .engine import pairwise_kernels
+from .blockwise import MatrixBlocks, combine_blockwise
+from .engine import KernelBlocks, pairwise_kernels
 from .external import external_candidate, is_external
 
 __all__ = ["CANDIDATES", "PRODUCTS", "SELECTIONS", "LearnedCombination"]
@@ -182,6 +183,10 @@ class LearnedCombination:
     params : dict
         Member parameters: ``k=7`` for every member that takes ``k``,
         ``histogram__k=9`` for one.
+    working_memory : float or None
+        MiB that the blocks of :meth:`gram` and :meth:`cross` may use beside their
+        output matrix (:func:`~graphinvariants.kernels.blockwise.combine_blockwise`);
+        None: ``sklearn.get_config()["working_memory"]``.
     seed, n_jobs
         As in the estimator.
 
@@ -198,7 +203,7 @@ class LearnedCombination:
 
     def __init__(self, *, node_label="label", edge_label="label", node_attributes="attributes", combination="alignf", task="auto", powers=(1,),
                  bandwidths=(0.25, 1.0, 4.0), selection="loo", max_samples=1000, members=None, params=None, seed=None,
-                 n_jobs=None):
+                 n_jobs=None, working_memory=None):
         for option, value in (("node_label", node_label), ("edge_label", edge_label),
                               ("node_attributes", node_attributes)):
             if value is not None and not isinstance(value, str):
@@ -235,12 +240,25 @@ class LearnedCombination:
         check_seed(seed)  # refused at once, also when no subsample is drawn
         self.seed = seed
         self.n_jobs = check_n_jobs(n_jobs)
+        if working_memory is not None:
+            check_working_memory(working_memory)
+        self.working_memory = working_memory
 
     # -- building ---------------------------------------------------------------------
     def _reads(self):
         """What the graphs may carry and the attribute names to read them by (None: refused)."""
         return {"node_label": self.node_label, "edge_label": self.edge_label,
                 "node_attributes": self.node_attributes}
+
+    def graph_reads(self):
+        """Option -> the attribute name it is read by (None: refused): ``node_label``,
+        ``edge_label``, ``node_attributes``."""
+        return self._reads()
+
+    def graph_batch(self, X, what="X", require=None):
+        """``(batch, carries)`` of graphs as :meth:`fit` (``require=None``) or
+        :meth:`cross` (``require``: what the fitted candidates read) reads them."""
+        return self._graph_batch(X, what, require)
 
     def _graph_batch(self, X, what, require=None):
         """``(batch, carries)``: the graphs as one batch holding what every graph carries
@@ -367,6 +385,30 @@ class LearnedCombination:
     def fit(self, X, y):
         """Embed the training graphs and learn the weights from ``y``; returns self."""
         X = X if hasattr(X, "__len__") else list(X)  # read again by external kernels
+        batch, y = self.begin_fit(X, y)
+        self.embeddings = {name: f.as_embeddings(batch, what="X") for name, f in self.functionals.items()}
+        sample = self.draw_sample(y)
+        grams = {}
+        for name, f in self.functionals.items():
+            data = self.embeddings[name] if sample is None else f.as_embeddings(batch.take(sample), what="X")
+            grams[name] = pairwise_kernels(data, functional=f, n_jobs=self.n_jobs)
+        for name, external in self.externals.items():  # fitted on every training graph, checked on the sample
+            K = external.fit(X, batch, self.carries)
+            grams[name] = K if sample is None else K[np.ix_(sample, sample)]
+            del K
+            external.check_psd(grams[name])
+        self.learn_weights(grams, y if sample is None else y[sample])
+        # the members without weight are not read again: their embeddings and matrices go
+        needed = set(self.needed_members())
+        self.embeddings = {name: data for name, data in self.embeddings.items() if name in needed}
+        self._train_grams = None if sample is not None else {name: K for name, K in grams.items() if name in needed}
+        return self
+
+    def begin_fit(self, X, y):
+        """The first step of :meth:`fit`: ``(batch, y)`` of the training graphs, checked,
+        with the candidate members they support (``functionals``, and the external
+        kernels among ``members``: ``externals``, not fitted yet), what every graph
+        carries (``carries``) and ``n_train`` set."""
         batch, carries = self._graph_batch(X, "X")
         if not len(batch):
             raise ValueError("fit needs at least one graph, got none")
@@ -375,29 +417,36 @@ class LearnedCombination:
             raise ValueError(f"y must have one label per graph, shape ({len(batch)},), got {y.shape}")
         self.externals = self._externals()
         self.functionals = self.candidate_functionals(carries)
-        self.embeddings = {name: f.as_embeddings(batch, what="X") for name, f in self.functionals.items()}
+        self.carries = carries
+        self.n_train = len(batch)
+        return batch, y
+
+    def draw_sample(self, y):
+        """The sorted positions of the training graphs the weights are learned on
+        (``max_samples`` of them, drawn with ``seed``), or None for all; kept as ``sample``."""
         sample = None
-        if self.max_samples is not None and len(batch) > self.max_samples:
+        if self.max_samples is not None and len(y) > self.max_samples:
             rng = check_seed(self.seed)
-            sample = np.sort(rng.choice(len(batch), size=self.max_samples, replace=False))
+            sample = np.sort(rng.choice(len(y), size=self.max_samples, replace=False))
             _check_sample_labels(y, sample, self.max_samples)
         self.sample = sample
-        grams = {}
-        for name, f in self.functionals.items():
-            data = self.embeddings[name] if sample is None else f.as_embeddings(batch.take(sample), what="X")
-            grams[name] = pairwise_kernels(data, functional=f, n_jobs=self.n_jobs)
-        for name, external in self.externals.items():  # fitted on every training graph, checked on the sample
-            K = external.fit(X, batch, carries)
-            grams[name] = K if sample is None else K[np.ix_(sample, sample)]
-            external.check_psd(grams[name])
-        self.learn_weights(grams, y if sample is None else y[sample])
-        self.n_train = len(batch)
-        self._train_grams = grams if sample is None else None
-        return self
+        return sample
 
     def learn_weights(self, grams, y):
         """Weights of the shaped candidates from the members' Gram matrices of the same
-        training graphs (``grams``: member name -> matrix) and their labels."""
+        training graphs (``grams``: member name -> matrix) and their labels.
+
+        The matrix products and eigendecompositions run on one BLAS thread, whatever the
+        machine: OpenBLAS splits a product among its threads in ways that change the
+        last bits, so the weights would depend on the number of cores; and on the small
+        matrices of a cross-validation's parts (about 170 graphs on MUTAG) threads cost
+        more than they save (three times the time on 2 cores)."""
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=1, user_api="blas"):
+            return self._learn_weights(grams, y)
+
+    def _learn_weights(self, grams, y):
         candidates = self._candidates(grams)
         self.medians = {}
         shaped = [self._shaped(grams, parts, shape, fit=True) for _, parts, shape in candidates]
@@ -463,27 +512,40 @@ class LearnedCombination:
             out += term
         return out
 
-    def gram(self):
-        """The square matrix of the training graphs."""
+    def needed_members(self):
+        """The members the chosen candidates read, in the order of :data:`CANDIDATES`,
+        then the external kernels among them."""
         needed = {p for _, parts, _, _ in self._chosen for p in parts}
+        return [name for name in [*self.functionals, *self.externals] if name in needed]
+
+    def gram(self):
+        """The square matrix of the training graphs, built block by block: the output
+        and, per thread, a few blocks within ``working_memory``. It equals
+        ``(K + K.T) / 2`` of the whole combination ``K``, with a unit diagonal, to the
+        last bit."""
         grams = self._train_grams or {}
-        grams = {name: grams[name] if name in grams else self.externals[name].gram() if name in self.externals else
-                 pairwise_kernels(self.embeddings[name], functional=self.functionals[name], n_jobs=self.n_jobs)
-                 for name in needed}
-        K = self._combine(grams)
-        K = (K + K.T) / 2  # exact symmetry whatever the order of the sums
-        np.fill_diagonal(K, 1.0)
-        return K
+        sources = {}
+        for name in self.needed_members():
+            if name in grams:
+                sources[name] = MatrixBlocks(grams[name], symmetric=True)
+            elif name in self.externals:  # computed whole by its own code, checked exactly symmetric
+                sources[name] = MatrixBlocks(self.externals[name].gram(), symmetric=True)
+            else:
+                sources[name] = KernelBlocks(self.embeddings[name], functional=self.functionals[name],
+                                             n_jobs=self.n_jobs)
+        return combine_blockwise(sources, self._combine, symmetric=True, working_memory=self.working_memory,
+                                 n_jobs=self.n_jobs)
 
     def cross(self, X):
-        """The matrix of ``X`` against the training graphs, shape ``(len(X), n_train)``."""
+        """The matrix of ``X`` against the training graphs, shape ``(len(X), n_train)``,
+        built block by block as :meth:`gram` is (an external kernel's matrix whole, by
+        its own code)."""
         X = X if hasattr(X, "__len__") else list(X)
         batch, _ = self._graph_batch(X, "X", require=self.requires)
-        needed = {p for _, parts, _, _ in self._chosen for p in parts}
-        grams = {name: self.externals[name].cross(X, batch) if name in self.externals else
-                 pairwise_kernels(batch, self.embeddings[name], functional=self.functionals[name], n_jobs=self.n_jobs)
-                 for name in needed}
-        return self._combine(grams)
+        sources = {name: MatrixBlocks(self.externals[name].cross(X, batch)) if name in self.externals else
+                   KernelBlocks(batch, self.embeddings[name], functional=self.functionals[name], n_jobs=self.n_jobs)
+                   for name in self.needed_members()}
+        return combine_blockwise(sources, self._combine, working_memory=self.working_memory, n_jobs=self.n_jobs)
 
     def summary(self, n_shown=None):
         """The candidates with a positive weight, largest first: ``"wl_label 0.623,

@@ -20,7 +20,7 @@ import warnings
 
 import numpy as np
 
-from .._validation import check_int, check_n_jobs
+from .._validation import check_int, check_n_jobs, check_working_memory
 from .engine import check_not_same_iterator, kernel_row_chunks
 from .registry import DEFAULT_KERNEL, make_functional
 
@@ -121,7 +121,7 @@ def kneighbors(queries, corpus, *, n_neighbors=10, kernel=DEFAULT_KERNEL, n_jobs
     """
     n_neighbors = check_int(n_neighbors, "n_neighbors", minimum=1)
     n_jobs = check_n_jobs(n_jobs)
-    working_memory = _check_working_memory(working_memory)
+    working_memory = check_working_memory(working_memory)
     functional = make_functional(kernel, **params)
     if corpus is None:
         raise TypeError("corpus must be a collection of graphs, got None")
@@ -146,7 +146,7 @@ def kneighbors_of_embeddings(left, right, functional, n_neighbors, n_jobs=1, wor
     (``n_neighbors <= len(right)``); also the per-partition step of the Dask version.
     ``right=None``: leave-one-out search of ``left`` in itself."""
     if working_memory is None:
-        working_memory = _check_working_memory(None)
+        working_memory = check_working_memory(None)
     leave_one_out = right is None
     n_corpus = len(left if leave_one_out else right)
     n_queries = len(left)
@@ -160,18 +160,6 @@ def kneighbors_of_embeddings(left, right, functional, n_neighbors, n_jobs=1, wor
             block[np.arange(len(rows)), rows] = -np.inf  # below every kernel value: never chosen
         indices[rows], values[rows] = top_k(block, n_neighbors)
     return indices, values
-
-
-def _check_working_memory(working_memory):
-    if working_memory is None:
-        from sklearn import get_config
-
-        return float(get_config()["working_memory"])
-    if isinstance(working_memory, bool) or not isinstance(working_memory, numbers.Real):
-        raise TypeError(f"working_memory must be None or a number of MiB, got {working_memory!r}")
-    if not np.isfinite(working_memory) or working_memory <= 0:
-        raise ValueError(f"working_memory must be a positive number of MiB, got {working_memory}")
-    return float(working_memory)
 
 
 def chunk_n_rows(row_bytes, working_memory):
