@@ -245,3 +245,37 @@ def test_weights_are_learned_on_one_blas_thread(labelled, monkeypatch):
     with threadpool_limits(limits=1, user_api="blas"):
         # exact: the same computation on the same thread count
         assert LearnedCombination(seed=0, max_samples=30).fit(graphs, y).weights == weights
+
+
+def test_weights_from_the_stacked_candidates_are_those_of_separate_matrices(labelled, monkeypatch):
+    """The shaped candidates are made in one stacked array (one allocation the allocator
+    gives back) instead of one matrix each; weights, alignments, medians and the
+    leave-one-out errors stay those of separate matrices, to the bit."""
+    from graphinvariants.kernels import learned
+
+    graphs, y = labelled
+    fits = []
+    for stacked in (True, False):
+        if not stacked:
+            monkeypatch.setattr(LearnedCombination, "_shaped_stack", lambda self, grams, candidates: [
+                self._shaped(grams, parts, shape, fit=True) for _, parts, shape in candidates])
+            monkeypatch.setattr(learned, "_weighted_sum", lambda shaped, w: sum(
+                w[i] * shaped[i] for i in np.flatnonzero(w > 0)))
+        fits.append(LearnedCombination(seed=0, max_samples=40).fit(graphs, y))
+    stacked, separate = fits
+    assert len(stacked.weights) > 20 and stacked.medians and stacked.loo_errors  # products, gauss shapes, loo
+    # exact: the same elementwise operations in the same order, into a stack
+    for attribute in ("weights", "alignments", "medians", "loo_errors"):
+        assert getattr(stacked, attribute) == getattr(separate, attribute), attribute
+
+
+@pytest.mark.parametrize("shape", [("power", 1), ("power", 2), ("power", 3), ("gauss", 0.25), ("gauss", 4.0)])
+def test_shapes_in_place_are_the_shapes(shape):
+    from graphinvariants.kernels.learned import _apply_shape, _apply_shape_inplace
+
+    K = np.random.default_rng(0).uniform(-0.2, 1.0, size=(30, 30))
+    K[0, :3] = [1.0, 0.0, -0.0]
+    expected = _apply_shape(K.copy(), shape, 0.7)
+    # exact: the same ufuncs in the same order, written in place
+    np.testing.assert_array_equal(_apply_shape_inplace(K, shape, 0.7), expected)
+    assert np.array_equal(np.signbit(K), np.signbit(expected))
