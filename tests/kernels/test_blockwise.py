@@ -279,3 +279,38 @@ def test_shapes_in_place_are_the_shapes(shape):
     # exact: the same ufuncs in the same order, written in place
     np.testing.assert_array_equal(_apply_shape_inplace(K, shape, 0.7), expected)
     assert np.array_equal(np.signbit(K), np.signbit(expected))
+
+
+def test_members_without_weight_embed_only_the_sample(labelled, monkeypatch):
+    """On a sample, a member that is not fitted on graphs embeds every training graph
+    only when it has weight (after the weights are learned); one fitted on graphs
+    embeds them all first, as it fits on them."""
+    from graphinvariants.graphs import GraphBatch
+
+    graphs, y = labelled
+    rng = np.random.default_rng(0)
+    graphs = [G.copy() for G in graphs]
+    for G in graphs:  # attributes give a member fitted on graphs
+        nx.set_node_attributes(G, {v: rng.normal(size=2) for v in G}, "attributes")
+    seen = {}
+    begin_fit = LearnedCombination.begin_fit
+
+    def recording(self, X, y):
+        out = begin_fit(self, X, y)
+        for name, f in self.functionals.items():
+            def as_embeddings(batch, *args, _name=name, _original=f.as_embeddings, **kwargs):
+                if isinstance(batch, GraphBatch):  # not the embeddings passed through again
+                    seen.setdefault(_name, []).append(len(batch))
+                return _original(batch, *args, **kwargs)
+            f.as_embeddings = as_embeddings
+        return out
+
+    monkeypatch.setattr(LearnedCombination, "begin_fit", recording)
+    combination = LearnedCombination(seed=0, max_samples=25).fit(graphs, y)
+    needed = set(combination.needed_members())
+    fitted = {name for name, f in combination.functionals.items() if hasattr(f, "fit")}
+    assert fitted and set(combination.functionals) - needed - fitted  # both kinds, and members left out
+    for name in combination.functionals:
+        first = [60] if name in fitted else []
+        last = [60] if name in needed and name not in fitted else []
+        assert seen[name] == first + [25] + last, name
