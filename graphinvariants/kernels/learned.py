@@ -26,6 +26,7 @@ import warnings
 
 import numpy as np
 
+from .._blas import one_blas_thread
 from .._validation import check_choice, check_n_jobs, check_seed, check_working_memory, python_scalar
 from ..graphs import GraphBatch, as_graph_batch
 from ..graphs.attributes import graphs_lacking, set_everywhere
@@ -481,9 +482,7 @@ class LearnedCombination:
         last bits, so the weights would depend on the number of cores; and on the small
         matrices of a cross-validation's parts (about 170 graphs on MUTAG) threads cost
         more than they save (three times the time on 2 cores)."""
-        from threadpoolctl import threadpool_limits
-
-        with threadpool_limits(limits=1, user_api="blas"):
+        with one_blas_thread():
             return self._learn_weights(grams, y)
 
     def _learn_weights(self, grams, y):

@@ -94,8 +94,11 @@ RECOMMENDED = "power*histogram*wl:histogram__k=9"
 LEARNED_TUPLES = ("members", "powers", "bandwidths")
 
 
+@functools.lru_cache(maxsize=None)
 def _parameters(cls):
-    return [p for p in inspect.signature(cls).parameters if p != "self"]
+    """The constructor's parameter names, read once per class (signature() is slow, and
+    the learned default asks for them for every candidate of every fit)."""
+    return tuple(p for p in inspect.signature(cls).parameters if p != "self")
 
 
 def parse_kernel_spec(spec):

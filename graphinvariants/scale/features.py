@@ -49,6 +49,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
+from .._blas import one_blas_thread
 from .._validation import check_int, check_n_jobs, check_seed, python_scalar
 from ..embeddings.assignment import OptimalAssignment, column_maxima, unary_code
 from ..embeddings.counts import CountFeatures, squared_norms
@@ -463,14 +464,12 @@ def _fixed_shape_product(C, normalization):
     """``C @ normalization`` in chunks of exactly :data:`PRODUCT_ROWS` rows (the last
     one padded with zeros), on one BLAS thread: each row's result is the same bits in
     any block and in any process."""
-    from threadpoolctl import threadpool_limits
-
     n = C.shape[0]
     out = np.empty((n, normalization.shape[1]))
     chunk = np.zeros((PRODUCT_ROWS, C.shape[1]))
     # one BLAS thread: OpenBLAS splits a product among its threads in ways that change
     # the last bits, and Dask workers run with one thread (OPENBLAS_NUM_THREADS=1)
-    with threadpool_limits(limits=1, user_api="blas"):
+    with one_blas_thread():
         for start in range(0, n, PRODUCT_ROWS):
             stop = min(n, start + PRODUCT_ROWS)
             chunk[: stop - start] = C[start:stop]
