@@ -229,7 +229,7 @@ def timing(ds, new_members=False):
             model.combination_.gram()
             fit_gram = time.perf_counter() - start
         fits[extended] = fit_gram
-        label = "with the new members" if extended else ""
+        label = "with the new members " if extended else ""
         print(f"{ds.name}: RECOMMENDED matrix {recommended:.1f} s; GraphKernel().fit {label}{fit:.1f} s "
               f"(ratio {fit / recommended:.2f}); fit + training matrix {fit_gram:.1f} s "
               f"(ratio {fit_gram / recommended:.2f})")
