@@ -45,6 +45,7 @@ from pathlib import Path
 import numpy as np
 
 from ._validation import check_int, check_n_jobs, check_seed_sequence, python_scalar
+from .graphs.batch import subset
 
 __all__ = ["DEFAULT_ALPHA_GRID", "DEFAULT_C_GRID", "EvaluationResult", "RegressionResult", "evaluate_estimator",
            "evaluate_kernel"]
@@ -771,8 +772,8 @@ def _fold_matrices(kernel, graphs, y, train, test):
         K_train, K_test, _ = kernel.fit_part(y, train, test)
         return K_train, K_test
     model = clone(kernel)
-    K_train = np.asarray(model.fit_transform(_take(graphs, train), y[train]), dtype=np.float64)
-    K_test = np.asarray(model.transform(_take(graphs, test)), dtype=np.float64)
+    K_train = np.asarray(model.fit_transform(subset(graphs, train), y[train]), dtype=np.float64)
+    K_test = np.asarray(model.transform(subset(graphs, test)), dtype=np.float64)
     return K_train, K_test
 
 
@@ -795,14 +796,6 @@ def _shared_member_grams(kernel, graphs):
     return kernel
 
 
-def _take(graphs, index):
-    """The graphs at ``index``: a TUDataset or array by fancy indexing, a GraphBatch by
-    ``take``, any other sequence item by item."""
-    if hasattr(graphs, "batch") or isinstance(graphs, np.ndarray):
-        return graphs[index]
-    if hasattr(graphs, "take"):
-        return graphs.take(index)
-    return [graphs[i] for i in index]
 
 
 def _classification_fold(kernel, graphs, y, train, test, inner_seed, C_grid, n_folds, stratify, shortcut):

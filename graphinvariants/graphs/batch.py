@@ -29,7 +29,7 @@ from .adjacency import (
 from .attributes import check_label, edge_values, label_array, naming, read_attribute_rows, read_labels
 from .csr import block_entries, concatenated_ranges, edges_to_csr, entry_values, stack_csr, take_blocks
 
-__all__ = ["GraphBatch", "as_graph_batch"]
+__all__ = ["GraphBatch", "as_graph_batch", "subset"]
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -198,6 +198,30 @@ class GraphBatch:
 
     def __repr__(self):
         return f"<GraphBatch: {self.n_graphs} graphs, {self.n_nodes} nodes, {self.matrix.nnz} stored entries>"
+
+
+def subset(X, indices):
+    """The graphs of ``X`` at ``indices``, in a form every functional accepts.
+
+    ``X``: a :class:`~graphinvariants.TUDataset` or a numpy array (a smaller one of the
+    same type comes back, by fancy indexing), a :class:`GraphBatch` (by ``take``), or any
+    other sequence of NetworkX or igraph graphs (a list comes back). The one way the
+    package takes parts of a collection: cross-validation folds, the learned default's
+    parts and the feature map's blocks.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from graphinvariants.scale import subset
+    >>> [G.number_of_nodes() for G in subset([nx.path_graph(n) for n in range(3, 8)], [4, 0])]
+    [7, 3]
+    """
+    indices = np.asarray(indices, dtype=np.int64).reshape(-1)
+    if hasattr(X, "batch") or isinstance(X, np.ndarray):
+        return X[indices]
+    if hasattr(X, "take"):
+        return X.take(indices)
+    return [X[int(i)] for i in indices]
 
 
 def _check_no_nan_label(labels, name):

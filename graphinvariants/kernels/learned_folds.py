@@ -39,6 +39,7 @@ import numpy as np
 
 from ..graphs import GraphBatch
 from ..graphs.attributes import set_everywhere
+from ..graphs.batch import subset
 from .blockwise import MatrixBlocks, combine_blockwise
 from .engine import KernelBlocks, pairwise_kernels
 
@@ -137,14 +138,6 @@ class SharedGram:
             return self._grams[key]
 
 
-def _take(graphs, index):
-    """The graphs at ``index`` (a TUDataset or array by fancy indexing, a GraphBatch by
-    ``take``, any other sequence item by item)."""
-    if hasattr(graphs, "batch") or isinstance(graphs, np.ndarray):
-        return graphs[index]
-    if hasattr(graphs, "take"):
-        return graphs.take(index)
-    return [graphs[i] for i in index]
 
 
 class LearnedFolds:
@@ -217,7 +210,7 @@ class LearnedFolds:
         train, test = np.asarray(train), np.asarray(test)
         combination = self.make_combination()
         own_graphs = any(flags[train].all() for flags in self.carriers.values())
-        graphs = _take(self.graphs, train) if own_graphs else self.batch.take(train)
+        graphs = subset(self.graphs, train) if own_graphs else self.batch.take(train)
         batch, y_train = combination.begin_fit(graphs, np.asarray(y)[train])
         combination.embeddings = {}
 
@@ -241,7 +234,7 @@ class LearnedFolds:
                 grams[name] = pairwise_kernels(data, functional=f, n_jobs=combination.n_jobs)
         external_grams = {}
         if combination.externals:  # fitted per part by their own code, on the graphs as given
-            train_graphs = _take(self.graphs, train)
+            train_graphs = subset(self.graphs, train)
             for name, external in combination.externals.items():
                 K = external.fit(train_graphs, batch, combination.carries)
                 grams[name] = K if sample is None else K[np.ix_(sample, sample)]
@@ -263,7 +256,7 @@ class LearnedFolds:
                     embedded(name), functional=combination.functionals[name], n_jobs=combination.n_jobs)
         K_train = combine_blockwise(square, combination.combine, symmetric=True, **options)
         del square, external_grams
-        test_graphs = _take(self.graphs, test) if own_graphs or combination.externals else None
+        test_graphs = subset(self.graphs, test) if own_graphs or combination.externals else None
         if not own_graphs:
             test_batch = self.batch.take(test)
         else:

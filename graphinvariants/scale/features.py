@@ -55,7 +55,7 @@ from ..embeddings.assignment import OptimalAssignment, column_maxima, unary_code
 from ..embeddings.counts import CountFeatures, squared_norms
 from ..estimator import GraphKernel
 from ..graphs import GraphBatch
-from ..graphs.batch import check_not_single_graph
+from ..graphs.batch import check_not_single_graph, subset
 from ..kernels import pairwise_kernels
 from ..kernels.registry import LEARNED
 
@@ -85,26 +85,6 @@ PRODUCT_ROWS = 256
 _FIXED_PAIRS = 2**40
 
 
-def subset(X, indices):
-    """The graphs of ``X`` at ``indices``, in a form every functional accepts.
-
-    ``X``: a sequence of NetworkX or igraph graphs (a list comes back), a
-    :class:`~graphinvariants.GraphBatch` or a :class:`~graphinvariants.TUDataset` (a
-    smaller one of the same type comes back).
-
-    Examples
-    --------
-    >>> import networkx as nx
-    >>> from graphinvariants.scale import subset
-    >>> [G.number_of_nodes() for G in subset([nx.path_graph(n) for n in range(3, 8)], [4, 0])]
-    [7, 3]
-    """
-    indices = np.asarray(indices, dtype=np.int64).reshape(-1)
-    if isinstance(X, GraphBatch):
-        return X.take(indices)
-    if hasattr(X, "batch") and isinstance(X.batch, GraphBatch):  # a TUDataset
-        return X[indices]
-    return [X[int(i)] for i in indices]
 
 
 def _as_collection(X, what):

@@ -150,6 +150,10 @@ def test_cross_matrices_fit_on_both_sides_whatever_their_order(tu_datasets, tu_l
     median's sample, so the sample's choice matters)."""
     import graphinvariants as gi
 
+    # Exact by construction, with any numpy or BLAS: the fit reads sorted values only, each
+    # pair's RBF comes from sum_t (x_t - y_t)^2 in column order (the same bits for (x, y)
+    # and (y, x)) and is summed as integers (meanmap._cross_sums); random features go
+    # through integer-split products (meanmap._SplitRows), exact in any summation order.
     bzr = tu_load("BZR")
     A, B = bzr[:60], bzr[300:340]
     K_ab = gi.kernel_matrix(A, B, kernel="attributes")

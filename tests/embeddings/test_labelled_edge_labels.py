@@ -133,6 +133,8 @@ def test_batches_without_edges(graphs, cls, brute_force):
     both = pairwise_kernels(graphs + alone, functional=functional)
     np.testing.assert_allclose(both, brute_force(graphs + alone, 3), rtol=0, atol=1e-12)
     n = len(alone)
+    # exact by construction: a pair's value is its integer counts' dot product (or sum of
+    # minima) over the same norms, whatever other graphs share the batch
     np.testing.assert_array_equal(K, both[-n:, -n:])
     np.testing.assert_array_equal(pairwise_kernels(graphs, alone, functional=functional), both[:-n, -n:])
     np.testing.assert_array_equal(pairwise_kernels(alone, graphs, functional=functional), both[-n:, :-n])
