@@ -204,6 +204,24 @@ def _layout(store, run=None):
 def read_features(store, parts=None):
     """The stored features (of ``parts``, a sequence of part numbers; None: all) as one CSR matrix.
 
+    Parameters
+    ----------
+    store : str or path-like or zarr store
+        Written by :func:`features_to_zarr`.
+    parts : sequence of int or None, default=None
+        Part numbers, ``0`` to the number of parts less one, in the order wanted.
+
+    Returns
+    -------
+    scipy.sparse.csr_array of shape (rows of the parts, n_features)
+
+    Raises
+    ------
+    ValueError
+        If the store holds no finished write of :func:`features_to_zarr` (its last write
+        failed or was stopped: write it again with ``overwrite=True``), or a part number
+        is not one of the store's.
+
     Examples
     --------
     >>> import dask, dask.bag as db, networkx as nx, tempfile
@@ -218,11 +236,22 @@ def read_features(store, parts=None):
     True
     """
     group, rows, n_features, run = _layout(store)
-    parts = range(len(rows)) if parts is None else parts
+    parts = range(len(rows)) if parts is None else _check_parts(parts, len(rows), store)
     blocks = [_part(group, store, i, run, n_features) for i in parts]
     if not blocks:
         return sp.csr_array((0, n_features))
     return sp.csr_array(sp.vstack(blocks, format="csr"))
+
+
+def _check_parts(parts, n_parts, store):
+    if isinstance(parts, (str, bytes)) or not hasattr(parts, "__iter__"):
+        raise TypeError(f"parts must be a sequence of part numbers or None, got {parts!r}")
+    parts = [check_int(i, "a part number") for i in parts]
+    wrong = [i for i in parts if i >= n_parts]
+    if wrong:
+        raise ValueError(f"store {str(store)!r} has {n_parts} parts, numbered 0 to {n_parts - 1}; parts asks for "
+                         f"{wrong}")
+    return parts
 
 
 def _top_of_part(queries, store, run, i, start, n_neighbors):
@@ -257,6 +286,7 @@ def kneighbors(queries, store, *, n_neighbors=10):
     store : str or path-like or zarr store
         Written by :func:`features_to_zarr`.
     n_neighbors : int, keyword-only, default=10
+        At most the number of stored graphs.
 
     Returns
     -------
@@ -265,6 +295,13 @@ def kneighbors(queries, store, *, n_neighbors=10):
         position first).
     values : numpy.ndarray of shape (n_queries, n_neighbors)
         The inner products (the learned kernel, as the features approximate it).
+
+    Raises
+    ------
+    ValueError
+        If ``n_neighbors`` is larger than the number of stored graphs (as scikit-learn's
+        ``NearestNeighbors.kneighbors`` and :func:`graphinvariants.kneighbors` do), or the
+        store holds no finished write of :func:`features_to_zarr`.
 
     Examples
     --------
@@ -284,10 +321,12 @@ def kneighbors(queries, store, *, n_neighbors=10):
     _, rows, n_features, run = _layout(store)
     if queries.shape[1] != n_features:
         raise ValueError(f"queries have {queries.shape[1]} features, the store {n_features}")
+    if sum(rows) == 0:
+        raise ValueError("the store holds no graphs")
+    if n_neighbors > sum(rows):
+        raise ValueError(f"n_neighbors={n_neighbors} is larger than the store, which has {sum(rows)} graphs")
     starts = np.concatenate(([0], np.cumsum(rows)[:-1]))
     shared = dask.delayed(queries, pure=True)
     tops = [dask.delayed(_top_of_part)(shared, store, run, i, int(s), n_neighbors) for i, s in enumerate(starts) if rows[i]]
-    if not tops:
-        raise ValueError("the store holds no graphs")
     values, positions = dask.delayed(_merge)(tops, n_neighbors).compute()
     return positions.astype(np.int64), values

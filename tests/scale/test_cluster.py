@@ -155,3 +155,22 @@ def test_a_delayed_write_touches_the_store_when_it_runs(client, fitted, tmp_path
     assert (read_features(store) != features.transform(graphs[20:50])).nnz == 0
     with pytest.raises(TypeError, match="overwrite must be True or False"):
         features_to_zarr(features, db.from_sequence(graphs[:2]), store, overwrite="yes")
+
+
+def test_parts_and_n_neighbors_beyond_the_store(client, fitted, tmp_path):
+    # issue 29, friction 12: read_features(store, [5]) on 3 parts raised a bare
+    # KeyError 'part_5'; kneighbors(n_neighbors=10) on 3 graphs returned 3 columns
+    features, graphs = fitted
+    store = tmp_path / "k.zarr"
+    features_to_zarr(features, db.from_sequence(graphs[:3], npartitions=3), store)
+    with pytest.raises(ValueError, match=r"has 3 parts, numbered 0 to 2; parts asks for \[5\]"):
+        read_features(store, [5])
+    with pytest.raises(ValueError, match="a part number must be an integer >= 0"):
+        read_features(store, [-1])
+    with pytest.raises(TypeError, match="parts must be a sequence of part numbers"):
+        read_features(store, 1)
+    assert (read_features(store, [2, 0]) != features.transform([graphs[2], graphs[0]])).nnz == 0
+    queries = features.transform(graphs[:2])
+    with pytest.raises(ValueError, match="n_neighbors=10 is larger than the store, which has 3 graphs"):
+        kneighbors(queries, store, n_neighbors=10)
+    assert kneighbors(queries, store, n_neighbors=3)[0].shape == (2, 3)
