@@ -19,7 +19,11 @@ inner products are the learned kernel:
   a label no fitted graph has, the shared label is missing from the inner product.
 * **approximate**: everything else (the power kernel, products of members, the
   Gaussian shapes ``exp(-(2 - 2K) / (s m))``, powers ``K^p`` with ``p > 1``, node
-  attributes), summed with its weights into one kernel ``R`` and mapped by Nystroem:
+  attributes, external kernels: GraKeL objects, callables and transformers, each by
+  its own matrix against the graphs the weights were learned on, of which the
+  landmarks' columns are kept, so a block of ``block_size`` graphs costs a
+  ``block_size x min(max_samples, n)`` matrix of it), summed with its weights into one
+  kernel ``R`` and mapped by Nystroem:
   ``n_components`` of the graphs the weights were learned on are landmarks, and a
   graph's features are ``R(graph, landmarks) U S^{-1/2}`` with ``R(landmarks,
   landmarks) = U S U^T`` (eigenvalues below ``1e-12`` of the largest dropped). Exact
@@ -281,7 +285,7 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
             combination = kernel.combination_
             exact, approximate = [], []
             for label, parts, shape, weight in combination.chosen:
-                functional = combination.functionals[parts[0]]
+                functional = combination.functionals.get(parts[0])  # None: an external kernel
                 is_exact = len(parts) == 1 and shape == ("power", 1) and isinstance(functional, CountFeatures)
                 (exact if is_exact else approximate).append((label, parts, shape, weight))
             # the exact members' vocabulary: the labels of every graph given
@@ -306,19 +310,25 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
 
     def _fit_nystroem(self, combination, approximate, sample, sample_graphs, rng):
         members = sorted({p for _, parts, _, _ in approximate for p in parts})
-        self._functionals = {name: combination.functionals[name].for_pairs(_FIXED_PAIRS) for name in members}
+        self._functionals = {name: combination.functionals[name].for_pairs(_FIXED_PAIRS) for name in members
+                             if name in combination.functionals}
+        # external kernels (GraKeL objects, callables, transformers): their own matrix
+        # against the graphs the weights were learned on, of which the landmarks are columns
+        self._externals = [name for name in members if name not in combination.functionals]
         if not approximate:
             self.landmark_indices_ = np.zeros(0, dtype=np.int64)
             self.normalization_ = np.zeros((0, 0))
             self._landmarks = {}
+            self._landmark_columns = np.zeros(0, dtype=np.int64)
             self.n_components_ = 0
             return
         m = min(check_int(self.n_components, "n_components", minimum=1), len(sample))
         chosen = np.sort(rng.permutation(len(sample))[:m]).astype(np.int64)
         landmarks = subset(sample_graphs, chosen)
         self._landmarks = {name: f.as_embeddings(landmarks, what="X") for name, f in self._functionals.items()}
+        self._landmark_columns = chosen
         # the landmarks against themselves by the cross path, as transform computes them
-        W = self._rest(self._landmarks)
+        W = self._rest(self._side(landmarks))
         W = (W + W.T) / 2
         values, vectors = np.linalg.eigh(W)
         keep = values > EIGENVALUE_FLOOR * max(float(values[-1]), 0.0)
@@ -326,12 +336,22 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         self.landmark_indices_ = sample[chosen]
         self.n_components_ = m
 
+    def _side(self, block):
+        """What :meth:`_rest` reads of ``block``: member name -> its embeddings (library
+        members) or its matrix against the landmarks (external kernels)."""
+        side = {name: f.as_embeddings(block, what="X") for name, f in self._functionals.items()}
+        if self._externals:
+            crossed = self.kernel_.combination_.external_cross(block, self._externals)
+            side.update((name, K[:, self._landmark_columns]) for name, K in crossed.items())
+        return side
+
     def _rest(self, side):
         """The approximated part of the learned kernel (weighted sum of its candidates)
-        of ``side`` (member name -> embeddings) against the landmarks."""
+        of ``side`` (:meth:`_side`) against the landmarks."""
         grams = {name: pairwise_kernels(side[name], self._landmarks[name], functional=f,
                                         n_jobs=check_n_jobs(self.n_jobs))
                  for name, f in self._functionals.items()}
+        grams.update((name, side[name]) for name in self._externals)
         combination = self.kernel_.combination_
         out = None
         for _, parts, shape, weight in self._approximate:
@@ -366,8 +386,7 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
             embedded = [None] * len(self._exact)
         parts = [member.features(block, e) for member, e in zip(self._exact, embedded)]
         if self._approximate:
-            side = {name: f.as_embeddings(block, what="X") for name, f in self._functionals.items()}
-            parts.append(sp.csr_array(_fixed_shape_product(self._rest(side), self.normalization_)))
+            parts.append(sp.csr_array(_fixed_shape_product(self._rest(self._side(block)), self.normalization_)))
         if not parts:
             return sp.csr_array((len(block), 0))
         out = sp.csr_array(sp.hstack(parts, format="csr"))

@@ -195,3 +195,35 @@ def test_networkx_and_igraph_give_the_same_rows(mutag):
     again = LearnedFeatures(n_components=20, random_state=0).fit(as_igraph, y)
     assert features.exact_ == again.exact_ and features.approximate_ == again.approximate_
     assert (features.transform(graphs) != again.transform(as_igraph)).nnz == 0
+
+
+def _near_sizes(graphs_a, graphs_b):
+    """A kernel from outside the library: a Gaussian of the node counts (unit diagonal, PSD)."""
+    a = np.array([len(g) for g in graphs_a], dtype=float)
+    b = np.array([len(g) for g in graphs_b], dtype=float)
+    return np.exp(-np.subtract.outer(a, b) ** 2 / 50)
+
+
+@pytest.mark.parametrize("members", ["callable", "grakel", "callable and wl_label"])
+def test_external_members_are_mapped_by_nystroem(mutag, members):
+    # issue 29, defect 2: a kernel with external members ended the whole fit in a bare
+    # KeyError; they are mapped by the Nystroem part, from their own matrix against the
+    # graphs the weights were learned on
+    grakel = pytest.importorskip("grakel")
+    members = {"callable": (_near_sizes,), "grakel": (grakel.ShortestPath(),),
+               "callable and wl_label": (_near_sizes, "wl_label")}[members]
+    graphs = mutag[:60]
+    kernel = gi.GraphKernel(members=members, bandwidths=())
+    features = LearnedFeatures(kernel=kernel, max_samples=None, n_components=60, random_state=0).fit(graphs, graphs.y)
+    external = "_near_sizes" if members[0] is _near_sizes else "grakel.ShortestPath"
+    assert external in features.approximate_ and features.kernel_.weights_[external] > 0.5
+    assert features.exact_ == (["wl_label"] if "wl_label" in members else [])
+    F = features.transform(graphs)
+    K = features.kernel_.transform(graphs)
+    # every graph a landmark: exact but for the eigenvalues dropped (below 1e-12 of the
+    # largest) and the rounding of the eigendecomposition
+    assert np.linalg.norm((F @ F.T).toarray() - K) / np.linalg.norm(K) < 1e-11
+    new = features.transform(mutag[60:70])
+    assert new.shape == (10, features.n_features_out_)
+    features.set_params(block_size=3)  # a row does not depend on its block, bit for bit
+    assert (features.transform(mutag[60:70]) != new).nnz == 0
