@@ -1,6 +1,7 @@
 """LearnedFeatures: the explicit feature map of the learned default."""
 
 import pickle
+import warnings
 
 import networkx as nx
 import numpy as np
@@ -227,3 +228,26 @@ def test_external_members_are_mapped_by_nystroem(mutag, members):
     assert new.shape == (10, features.n_features_out_)
     features.set_params(block_size=3)  # a row does not depend on its block, bit for bit
     assert (features.transform(mutag[60:70]) != new).nnz == 0
+
+
+def test_mostly_unseen_labels_warn_once_per_call(mutag):
+    # issue 29, friction 14: a graph whose labels no fitted graph has gets a row whose
+    # inner product with itself is far below the kernel's 1 (0.146 for an edgeless
+    # MUTAG-labelled graph), silently
+    features = LearnedFeatures(n_components=20, max_samples=60, random_state=0, block_size=1)
+    features.fit(mutag[:60], mutag.y[:60])
+    assert features.exact_
+    edgeless = nx.Graph()
+    edgeless.add_nodes_from((v, {"label": label}) for v, label in enumerate([0, 1, 2, 0, 0]))
+    with pytest.warns(UserWarning, match=r"2 of the 3 graphs transformed have mostly labels that no graph given to "
+                                         r"fit has: \d+% of their label counts") as caught:
+        F = features.transform([edgeless, mutag[70], edgeless])
+    assert len(caught) == 1 and caught[0].filename == __file__  # one per call, though 3 blocks
+    self_products = (F @ F.T).diagonal()
+    assert self_products[0] < 0.5 and self_products[1] == pytest.approx(1.0, abs=0.05)
+    with pytest.warns(UserWarning, match="1 of the 1 graphs") as caught:
+        features.transform_block([edgeless])
+    assert len(caught) == 1 and caught[0].filename == __file__
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        features.transform(mutag[60:100])  # graphs with the fitted labels: no warning
