@@ -22,6 +22,7 @@ from .embeddings import (
 from .approximation import MeanMapFeatures, NystroemGraphKernel
 from .estimator import GraphKernel, PowerKernel
 from .scale import LearnedFeatures
+from .explanations import Explanation, PairExplanation, explain, explain_pair
 from .evaluation import EvaluationResult, RegressionResult, evaluate_estimator, evaluate_kernel
 from .graphs import GraphAdjacency, GraphBatch, as_adjacency, as_graph_batch
 from .kernels import (
@@ -62,6 +63,7 @@ __all__ = [
     "KERNELS",
     "PERTURBATIONS",
     "EvaluationResult",
+    "Explanation",
     "GaussianBatch",
     "GraphAdjacency",
     "GraphBatch",
@@ -72,6 +74,7 @@ __all__ = [
     "LearnedFeatures",
     "MeanMapFeatures",
     "NystroemGraphKernel",
+    "PairExplanation",
     "PerturbationStudy",
     "PowerInvariants",
     "PowerKernel",
@@ -82,6 +85,8 @@ __all__ = [
     "batch_power_invariants",
     "bhattacharyya_coefficient",
     "evaluate_kernel",
+    "explain",
+    "explain_pair",
     "flip_node_pair",
     "kernel_matrix",
     "kneighbors",
