@@ -556,8 +556,9 @@ def explain(model, graphs, *, n_permutations=DEFAULT_PERMUTATIONS, seed=None):
         Orders of the nodes drawn per graph for the sampled part (all orders when a
         graph has no more). Unused when every term is exact.
     seed : None, int or numpy.random.Generator, keyword-only
-        Seed of the orders; each graph gets its own stream, so a graph's values do not
-        depend on the other graphs explained with it.
+        Seed of the orders; each graph gets its own stream (spawned from it by its
+        position), so a graph's values depend on the seed and its place in ``graphs``,
+        not on how large the other graphs are.
 
     Returns
     -------
