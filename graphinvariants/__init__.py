@@ -43,6 +43,7 @@ from .perturbation import (
     random_flips,
 )
 from .plotting import InvariantsDisplay, KernelDecayDisplay, KernelMatrixDisplay, plot_invariants, plot_kernel_matrix
+from .plotting import NodeValuesDisplay, PairValuesDisplay
 from .walks import PowerSummary, power_summary
 from .closed_walks import closed_walk_profile
 
@@ -73,7 +74,9 @@ __all__ = [
     "KernelMatrixDisplay",
     "LearnedFeatures",
     "MeanMapFeatures",
+    "NodeValuesDisplay",
     "NystroemGraphKernel",
+    "PairValuesDisplay",
     "PairExplanation",
     "PerturbationStudy",
     "PowerInvariants",
