@@ -473,6 +473,20 @@ class Explanation:
     exact_members, sampled_members : list of str
         The terms split exactly and by sampling.
     n_permutations : int
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from sklearn.kernel_ridge import KernelRidge
+    >>> from sklearn.pipeline import make_pipeline
+    >>> import graphinvariants as gi
+    >>> graphs = [nx.path_graph(n) for n in range(3, 9)]
+    >>> model = make_pipeline(gi.GraphKernel(kernel="histogram", k=2), KernelRidge(kernel="precomputed"))
+    >>> result = gi.explain(model.fit(graphs, [n / 10 for n in range(3, 9)]), graphs[:2])
+    >>> result.asdict(0)["node_values"] == result.node_values[0].tolist(), result.exact_share
+    (True, 1.0)
+    >>> bool(abs(result.base_value + sum(result.asdict(1)["node_values"]) - model.predict(graphs[1:2])[0]) < 1e-12)
+    True
     """
 
     node_values: list
@@ -586,13 +600,11 @@ def explain(model, graphs, *, n_permutations=DEFAULT_PERMUTATIONS, seed=None):
     Examples
     --------
     >>> import networkx as nx
-    >>> from sklearn.pipeline import Pipeline
-    >>> from sklearn.svm import SVC
+    >>> from sklearn import pipeline, svm
     >>> import graphinvariants as gi
     >>> graphs = [nx.cycle_graph(n) for n in range(5, 15)] + [nx.star_graph(n) for n in range(4, 14)]
-    >>> y = [0] * 10 + [1] * 10
-    >>> model = Pipeline([("kernel", gi.GraphKernel(kernel="wl", n_iter=2)), ("svm", SVC(kernel="precomputed"))])
-    >>> model = model.fit(graphs, y)
+    >>> steps = [("kernel", gi.GraphKernel(kernel="wl", n_iter=2)), ("svm", svm.SVC(kernel="precomputed"))]
+    >>> model = pipeline.Pipeline(steps).fit(graphs, [0] * 10 + [1] * 10)
     >>> result = gi.explain(model, graphs[-2:])
     >>> result  # doctest: +ELLIPSIS
     <Explanation of decision_function on 2 graphs (27 nodes): base_value ..., exact share 100.0%; exact: wl>
@@ -661,6 +673,16 @@ class PairExplanation:
     kernel : str
     exact : bool
         Whether the split is exact (count members) or sampled (Shapley values).
+    n_permutations : int
+        Orders drawn per graph (0 for an exact split).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> import graphinvariants as gi
+    >>> pair = gi.explain_pair(nx.cycle_graph(6), nx.cycle_graph(6), kernel="histogram", k=2)
+    >>> pair.value, pair.values_G.round(4).tolist()  # six interchangeable nodes, a sixth each
+    (1.0, [0.1667, 0.1667, 0.1667, 0.1667, 0.1667, 0.1667])
     """
 
     value: float

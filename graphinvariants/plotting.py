@@ -399,15 +399,10 @@ class NodeValuesDisplay:
     Examples
     --------
     >>> import networkx as nx
-    >>> from sklearn.pipeline import Pipeline
-    >>> from sklearn.svm import SVC
     >>> import graphinvariants as gi
-    >>> graphs = [nx.cycle_graph(n) for n in range(5, 11)] + [nx.star_graph(n) for n in range(4, 10)]
-    >>> model = Pipeline([("kernel", gi.GraphKernel(kernel="wl")), ("svm", SVC(kernel="precomputed"))])
-    >>> model = model.fit(graphs, [0] * 6 + [1] * 6)
-    >>> display = gi.NodeValuesDisplay.from_explanation(gi.explain(model, graphs), graphs, 7).plot()
-    >>> display.colorbar_.norm.vcenter
-    0.0
+    >>> display = gi.NodeValuesDisplay(nx.path_graph(4), [-1.0, 0.0, 0.5, 2.0]).plot()
+    >>> display.colorbar_.norm.vcenter, display.colorbar_.norm.vmin
+    (0.0, -2.0)
     """
 
     def __init__(self, graph, values, *, title=None):
