@@ -1,6 +1,6 @@
 """The ``attributes`` member's Gram matrix against ``wl``'s and GraKeL's attributed kernels, same run.
 
-Run from the project root (GraKeL is the ``[benchmark]`` extra; numba the ``[fast]`` one)::
+Run from the project root (GraKeL is the ``[baselines]`` extra; numba the ``[fast]`` one)::
 
     flock /tmp/bench.lock python benchmarks/bench_attributes.py [--dataset ENZYMES] [--repeat 3]
                                                                 [--numpy-graphs 150] [--no-grakel]

@@ -8,7 +8,11 @@ graphs is the inner product of their mean embeddings, cosine-normalised::
 
 * **Exact form** (``n_features=None``): the double sum over node pairs, evaluated for
   a tile of graph pairs at once (one RBF matrix between their nodes, summed by blocks).
-  Cost grows with the product of node counts: for small collections.
+  Cost grows with the product of node counts: for small collections. Compiled
+  (numba, the ``[fast]`` extra) when the two sides have at least
+  :data:`COMPILED_PAIRS` node pairs and numba can be imported, in numpy otherwise:
+  the same operations in the same order (fdlibm's exponential written out in both),
+  so the same bits either way.
 * **Random Fourier features** (``n_features=D``): ``z(x) = sqrt(2/D) cos(W x + b)``
   with ``W ~ N(0, I / h^2)``, ``b ~ U(0, 2 pi)`` (Rahimi and Recht), so ``S`` becomes the
   inner product of ``D``-dimensional mean features; an explicit feature map, linear in
