@@ -122,20 +122,6 @@ def _scalar_key(value):
     return None
 
 
-def _step(path):
-    """A decorator adding ``path`` (a function of the arguments) to an _Unreadable."""
-    def decorate(method):
-        @functools.wraps(method)
-        def wrapped(self, *args):
-            try:
-                return method(self, *args)
-            except _Unreadable as err:
-                err.path.append(path(*args))
-                raise
-        return wrapped
-    return decorate
-
-
 class _Encoder:
     """Appends the canonical bytes of values to ``out``."""
 
@@ -204,26 +190,26 @@ class _Encoder:
             self.igraph(value)
         elif hasattr(value, "get_params") and not isinstance(value, type):
             out.append(b"P" + f"{type(value).__module__}.{type(value).__qualname__}".encode() + b";")
-            self.params(value)
+            self.encode_at(value.get_params(deep=False), ".get_params()")
         elif isinstance(value, types.FunctionType):
             self.function(value)
         elif isinstance(value, types.MethodType):
             out.append(b"W")
             self.encode(value.__func__)
-            self.bound(value.__self__)
+            self.encode_at(value.__self__, ".__self__")
         elif isinstance(value, functools.partial):
             out.append(b"V")
             self.encode((value.func, value.args, value.keywords))
         else:
             self.pickled(value)
 
-    @_step(lambda value: ".get_params()")
-    def params(self, value):
-        self.encode(value.get_params(deep=False))
-
-    @_step(lambda value: ".__self__")
-    def bound(self, value):
-        self.encode(value)
+    def encode_at(self, value, path):
+        """:meth:`encode`; an error names ``path`` (where ``value`` is in its container)."""
+        try:
+            self.encode(value)
+        except _Unreadable as err:
+            err.path.append(path)
+            raise
 
     def pickled(self, value):
         try:
@@ -267,11 +253,7 @@ class _Encoder:
                 if tag == b"D":
                     key, item = item
                     self.encode(key)
-                    try:
-                        self.encode(item)
-                    except _Unreadable as err:
-                        err.path.append(f"[{key!r}]")
-                        raise
+                    self.encode_at(item, f"[{key!r}]")
                 else:
                     self.encode(item)
                 parts.append(b"".join(chunk))
@@ -346,16 +328,8 @@ class _Encoder:
             self.out.append(kind.encode() + _length(len(names)))
             for name in names:
                 self.encode(name)
-                try:
-                    self.encode(values(name))
-                except _Unreadable as err:
-                    err.path.append(f", {kind} attribute {name!r}")
-                    raise
-        try:
-            self.sequence(G.get_edgelist())
-        except _Unreadable as err:
-            err.path.append(", its edge list")
-            raise
+                self.encode_at(values(name), f", {kind} attribute {name!r}")
+        self.encode_at(G.get_edgelist(), ", its edge list")
 
     def function(self, f):
         """A Python function by what defines it (see the module)."""
@@ -370,11 +344,7 @@ class _Encoder:
                                 (".__closure__", None if f.__closure__ is None else
                                  [cell.cell_contents if _filled(cell) else _EMPTY for cell in f.__closure__]),
                                 (".__globals__", self.globals_read(f))):
-                try:
-                    self.encode(value)
-                except _Unreadable as err:
-                    err.path.append(f" (function {f.__qualname__}){part}")
-                    raise
+                self.encode_at(value, f" (function {f.__qualname__}){part}")
         finally:
             self.active.discard(id(f))
 
