@@ -337,7 +337,14 @@ def _cmd_evaluate(args):
     import json
     import platform
 
+    from .kernels.alignment import read_targets
+
     datasets = _load_data_sets(args)
+    for name, ds in datasets.items():  # the check of every entry point, before any kernel matrix or fold
+        try:
+            read_targets(ds.y, task="classification")
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"{name}: its graph labels cannot be evaluated: {err}") from None
     out = Path(args.out)
     _make_writable_folder(out)
     outputs = [out / "evaluation.csv", out / "evaluation.json"]

@@ -564,3 +564,28 @@ def test_demo_and_perturb_show_progress_on_a_terminal_unless_quiet(command, tmp_
     monkeypatch.undo()
     status, _, err = run(capsys, *argv)  # not a terminal: no bar either
     assert status == 0 and err == ""
+
+
+def _mutag_with_one_class(tmp_path, tu_dir):
+    """MUTAG's files under ``tmp_path/MUTAG``, every graph labelled 1."""
+    folder = tmp_path / "MUTAG"
+    shutil.copytree(tu_dir / "MUTAG", folder)
+    labels = folder / "MUTAG_graph_labels.txt"
+    labels.write_text("1\n" * len(labels.read_text().split()))
+    return tmp_path
+
+
+@pytest.mark.parametrize("kernel", ["power", "learned"])
+def test_evaluate_refuses_a_single_class_before_any_kernel_matrix(kernel, tu_dir, tmp_path, capsys, monkeypatch):
+    """Was: the power kernel's matrix computed, then the labels refused by the protocol."""
+    home = _mutag_with_one_class(tmp_path, tu_dir)
+
+    def not_expected(*args, **kwargs):
+        raise AssertionError("a kernel matrix was computed before the labels were checked")
+
+    monkeypatch.setattr(gi, "kernel_matrix", not_expected)
+    monkeypatch.setattr(gi, "evaluate_estimator", not_expected)
+    status, _, err = run(capsys, "evaluate", "MUTAG", "--data-home", home, "--no-download", "--reps", 1,
+                         "--folds", 2, "--kernel", kernel, "--out", tmp_path / "out", "--quiet")
+    assert status == 2
+    assert "MUTAG" in err and "single class (1)" in err

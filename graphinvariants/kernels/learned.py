@@ -30,7 +30,7 @@ from .._blas import one_blas_thread
 from .._validation import check_choice, check_n_jobs, check_seed, check_working_memory, python_scalar
 from ..graphs import GraphBatch, as_graph_batch
 from ..graphs.attributes import graphs_lacking, set_everywhere
-from .alignment import COMBINATIONS, TASKS, alignment_weights, check_max_samples, loo_ridge_error
+from .alignment import COMBINATIONS, TASKS, alignment_weights, check_max_samples, loo_ridge_error, read_targets
 from .blockwise import MatrixBlocks, combine_blockwise
 from .engine import KernelBlocks, pairwise_kernels
 from .external import external_candidate, is_external
@@ -417,6 +417,8 @@ class LearnedCombination:
     def fit(self, X, y):
         """Embed the training graphs and learn the weights from ``y``; returns self."""
         X = X if hasattr(X, "__len__") else list(X)  # read again by external kernels
+        if np.shape(y) == (len(X),):
+            read_targets(y, task=self.task)  # refused before any graph is embedded
         batch, y = self.begin_fit(X, y)
         sample = self.draw_sample(y)
         # A member fitted on graphs (with a ``fit`` method) embeds every training graph
