@@ -422,8 +422,23 @@ class LearnedCombination:
                     unused.discard(key)
             functionals[name] = make_functional(kernel, **params)
         if unused:
-            raise ValueError(f"parameters {sorted(unused)} reach no candidate member of {sorted(functionals)}")
+            raise ValueError(f"parameters {sorted(unused)} reach no member these graphs support: "
+                             + "; ".join(self._takers(key, names) for key in sorted(unused)))
         return functionals
+
+    def _takers(self, key, names):
+        """Who would take the parameter ``key`` among the candidates ``names``, and what
+        they need: ``"k2 reaches only attributes, which needs node_attributes"``."""
+        from .registry import shared_parameters
+
+        owner, _, param = key.rpartition("__")
+        takers = [n for n in names if (owner == n if owner else
+                                       param in shared_parameters(CANDIDATES[n][0], **{param: None}))]
+        if not takers:
+            return f"{key} is taken by no member among {', '.join(names)}"
+        needs = [f"{n}, which needs {' and '.join(CANDIDATES[n][2]) or 'nothing'}" for n in takers]
+        return (f"{key} reaches only {'; '.join(needs)} (each graph must carry it, and its attribute name "
+                "must not be None)")
 
     def _names(self):
         """The library candidate names among ``members``."""

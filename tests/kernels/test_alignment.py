@@ -267,3 +267,15 @@ def test_evaluate_estimator_refuses_a_constant_float_target_before_any_fold(monk
     monkeypatch.setattr(evaluation, "_run_folds", no_fold)
     with pytest.raises(ValueError, match="constant"):
         gi.evaluate_estimator(_twenty_graphs(), [0.3] * 20, task="regression", n_repeats=1, n_folds=2)
+
+
+def test_a_parameter_no_supported_member_takes_names_who_takes_it_and_what_it_needs():
+    """Was: "parameters ['bandwidth_scale'] reach no candidate member of ['closed_histogram', ...]",
+    a list of the members that do not take it."""
+    import networkx as nx
+
+    import graphinvariants as gi
+
+    graphs = [nx.cycle_graph(n) for n in range(5, 11)] + [nx.star_graph(n) for n in range(4, 10)]
+    with pytest.raises(ValueError, match=r"bandwidth_scale reaches only attributes, which needs node_attributes"):
+        gi.GraphKernel(bandwidth_scale=2.0, node_label=None).fit(graphs, [0] * 6 + [1] * 6)
