@@ -23,8 +23,9 @@ DESCRIPTION = (
     "the paper's perturbation study, its Table 1 evaluation, and a demo."
 )
 EPILOG = (
-    "TU data sets are read from --data-home, else $GRAPHINVARIANTS_DATA, else the user cache, and "
-    "downloaded there once if missing. 'graphinvariants COMMAND --help' lists the options of a command."
+    "TU data sets are read from --data-home (and downloaded there only with --download), else "
+    "$GRAPHINVARIANTS_DATA, else the user cache, and downloaded there once if missing. "
+    "'graphinvariants COMMAND --help' lists the options of a command."
 )
 
 
@@ -145,9 +146,21 @@ def _check_output_files(paths):
 def _load_data_sets(args):
     """The TU data sets named on the command line, by name; the first that cannot be loaded raises."""
     import graphinvariants as gi
+    from .datasets import DataNotFoundError
 
-    loaded = (gi.load_tu(name, data_home=args.data_home, download=not args.no_download) for name in args.datasets)
-    return {ds.name: ds for ds in loaded}
+    # an explicit --data-home is looked in only, unless --download asks for more
+    download = args.download or (args.data_home is None and not args.no_download)
+    out = {}
+    for name in args.datasets:
+        try:
+            ds = gi.load_tu(name, data_home=args.data_home, download=download)
+        except DataNotFoundError as err:
+            if download or args.no_download:
+                raise
+            raise ValueError(f"{err.message(data_home_option='--data-home')} With --data-home nothing is downloaded "
+                             f"unless --download is given.") from None
+        out[ds.name] = ds
+    return out
 
 
 # -- evaluate ---------------------------------------------------------------------------
@@ -559,8 +572,13 @@ def _add_run_options(parser):
                         help="worker threads; -1: one per core (default: one thread)")
     parser.add_argument("--data-home", default=None,
                         help="folder holding NAME/NAME_A.txt ... (default: $GRAPHINVARIANTS_DATA, else the user cache)")
-    parser.add_argument("--no-download", action="store_true",
-                        help="fail instead of downloading a missing data set (default: download it once)")
+    fetch = parser.add_mutually_exclusive_group()
+    fetch.add_argument("--download", action="store_true",
+                       help="download a missing data set into the data folder (default: only when --data-home "
+                            "is not given; a --data-home folder is looked in only)")
+    fetch.add_argument("--no-download", action="store_true",
+                       help="fail instead of downloading a missing data set (default: download it into the user "
+                            "cache or $GRAPHINVARIANTS_DATA once)")
 
 
 def build_parser():

@@ -137,7 +137,7 @@ def test_damaged_download_is_reported_without_traceback(tmp_path, monkeypatch, c
     archive = tmp_path / "NOPE.zip"
     archive.write_bytes(b"<html>not a zip</html>")
     monkeypatch.setattr(pooch, "retrieve", lambda *args, **kwargs: str(archive))
-    status, _, err = run(capsys, "perturb", "NOPE", "--data-home", tmp_path / "home", "--out", tmp_path / "p.png")
+    status, _, err = run(capsys, "perturb", "NOPE", "--data-home", tmp_path / "home", "--download", "--out", tmp_path / "p.png")
     assert status == 2
     assert err.startswith(f"graphinvariants: error: {archive} is damaged or truncated") and "delete it" in err
 
@@ -591,3 +591,33 @@ def test_evaluate_refuses_a_single_class_before_any_kernel_matrix(kernel, tu_dir
                          "--folds", 2, "--kernel", kernel, "--out", tmp_path / "out", "--quiet")
     assert status == 2
     assert "MUTAG" in err and "single class (1)" in err
+
+
+@pytest.mark.parametrize("command", ["evaluate", "perturb"])
+def test_an_explicit_data_home_is_looked_in_only(command, tmp_path, capsys, monkeypatch):
+    """Was: evaluate FOOBAR --data-home DIR started a download into DIR."""
+    from graphinvariants.datasets import tu
+
+    def no_download(*args, **kwargs):
+        raise AssertionError("a download was started")
+
+    monkeypatch.setattr(tu, "_download", no_download)
+    status, _, err = run(capsys, command, "FOOBAR", "--data-home", tmp_path, "--out", tmp_path / "out.png")
+    assert status == 2 and "'FOOBAR' not found" in err and "unless --download is given" in err
+    assert "--data-home" in err and "data_home=" not in err
+
+
+def test_download_is_asked_for_with_an_explicit_data_home(tmp_path, capsys, monkeypatch):
+    from graphinvariants.datasets import tu
+
+    asked = []
+
+    def download(name, home):
+        asked.append((name, home))
+        raise tu.DataNotFoundError("offline in this test")
+
+    monkeypatch.setattr(tu, "_download", download)
+    status, _, err = run(capsys, "evaluate", "MUTAG", "--data-home", tmp_path, "--download", "--out", tmp_path)
+    assert asked == [("MUTAG", tmp_path)] and status == 2 and "offline in this test" in err
+    status, _, err = run(capsys, "evaluate", "MUTAG", "--download", "--no-download")
+    assert status == 2 and "not allowed with argument" in err
