@@ -46,3 +46,18 @@ def test_ci_builds_the_docs_as_the_readme_says():
     ci_build = ci[0].split("&&")[-1].split()
     assert "-W" in ci_build  # warnings are errors in CI
     assert [a for a in build if a != "-q"] == [a for a in ci_build if a != "-q"]
+
+
+def test_the_readme_says_where_its_data_come_from_before_it_loads_any():
+    """Was: a snippet called gi.load_tu("MUTAG") with no word of where the files are read
+    from or downloaded, and failed offline."""
+    import re as _re
+
+    from graphinvariants.datasets.tu import _TU_URL
+
+    text = (ROOT / "README.md").read_text()
+    block = next(m for m in _re.finditer(r"```python\n(.*?)```", text, flags=_re.S) if "load_tu(" in m[1])
+    prose = text[:block.start()]
+    for needed in ("data_home=", "$GRAPHINVARIANTS_DATA", "download", _TU_URL.split("{name}")[0].rstrip("/")):
+        assert needed in prose, f"the README says nothing of {needed!r} before it loads a TU data set"
+    assert _re.search(r"offline", prose)
