@@ -46,9 +46,9 @@ def _demo_graphs(seed):
 
 def _progress(args, total, desc):
     """A tqdm bar for a command's long steps: not with --quiet, and only on a terminal."""
-    from tqdm.auto import tqdm
+    from ._progress import progress_bar
 
-    return tqdm(total=total, desc=desc, unit="step", leave=False, disable=True if args.quiet else None)
+    return progress_bar(False if args.quiet else None, total=total, desc=desc, unit="step", leave=False)
 
 
 def _cmd_demo(args):

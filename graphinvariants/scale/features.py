@@ -485,14 +485,14 @@ class _NoBar:
 def _steps(progress, total, desc):
     if not progress:
         return _NoBar()
-    from tqdm.auto import tqdm
+    from .._progress import progress_bar
 
-    return tqdm(total=total, desc=desc, unit="step")
+    return progress_bar(True, total=total, desc=desc, unit="step")
 
 
 def _bar(progress, iterable, desc, unit):
     if not progress:
         return iterable
-    from tqdm.auto import tqdm
+    from .._progress import progress_bar
 
-    return tqdm(iterable, desc=desc, unit=unit)
+    return progress_bar(True, iterable, desc=desc, unit=unit)
