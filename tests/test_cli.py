@@ -383,14 +383,15 @@ def test_unknown_kernels_are_refused_by_the_parser(capsys):
 
 
 def test_perturb_several_kernels_with_the_property_2_column(tmp_path, capsys):
-    status, out, _ = run(capsys, "perturb", "--graphs", "3", "--steps", "3", "--kernel", "power,wl",
+    status, out, _ = run(capsys, "perturb", "--graphs", "4", "--steps", "20", "--kernel", "wl,power",
                          "--out", tmp_path / "p.png")
-    assert status == 0 and "below the median of others after" in out
+    assert status == 0 and "below the median of others after" in out.splitlines()[2]  # wl crosses
+    assert "7 steps" in out and "more than 20 steps" in out
     # the column is explained under the table, and the summary says what ran
     assert "below the median of others after: the number of steps after which the mean kernel" in out
-    assert "3 graphs from each of 3 collections x 3 flip steps, under 2 kernels (power, wl) in" in out
+    assert "4 graphs from each of 3 collections x 20 flip steps, under 2 kernels (wl, power) in" in out
     rows = _csv_rows(tmp_path / "p.csv")
-    assert {r["kernel"] for r in rows} == {"power", "wl"} and len(rows) == 3 * 2 * 4
+    assert {r["kernel"] for r in rows} == {"power", "wl"} and len(rows) == 3 * 2 * 21
     saved = json.loads((tmp_path / "p.json").read_text())
     assert all("crossing_step" in study for study in saved.values())
 
@@ -621,3 +622,13 @@ def test_download_is_asked_for_with_an_explicit_data_home(tmp_path, capsys, monk
     assert asked == [("MUTAG", tmp_path)] and status == 2 and "offline in this test" in err
     status, _, err = run(capsys, "evaluate", "MUTAG", "--download", "--no-download")
     assert status == 2 and "not allowed with argument" in err
+
+
+def test_perturb_table_has_no_column_that_reads_the_same_on_every_row(tmp_path, capsys):
+    """Was: the default table ended in a column reading "more than 20 steps" on every
+    row; when no row crosses, a sentence under the table says so instead."""
+    status, out, _ = run(capsys, "perturb", "--graphs", "5", "--steps", "3", "--out", tmp_path / "p.png")
+    table = out.splitlines()[1:6]
+    assert status == 0 and not any("more than" in line or "below the median" in line for line in table)
+    assert "Every mean stayed above the median kernel between a graph and the other graphs of its collection " \
+           "for all 3 steps" in " ".join(out.split())
