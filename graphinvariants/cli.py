@@ -249,9 +249,14 @@ def _safe_file_part(text):
 
 
 def _evaluation_files(dataset, spec, args, out):
-    """The checkpoint and the details file of one data set and kernel."""
+    """The checkpoint and the details file of one data set and kernel (``k`` in their
+    names only where ``--k`` reaches the kernel: not the learned default)."""
+    from .kernels.registry import LEARNED
+
+    name = spec.split(":", 1)[0]
     tag = "" if spec == "power" else f"-{_safe_file_part(spec)}"
-    settings = f"{dataset}{tag}-k{args.k}-reps{args.reps}-folds{args.folds}-seed{args.seed}"
+    k = "" if name == LEARNED else f"-k{args.k}"
+    settings = f"{dataset}{tag}{k}-reps{args.reps}-folds{args.folds}-seed{args.seed}"
     return out / f"checkpoint-{settings}.jsonl", out / f"evaluation-{settings}.json"
 
 

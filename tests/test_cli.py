@@ -632,3 +632,15 @@ def test_perturb_table_has_no_column_that_reads_the_same_on_every_row(tmp_path, 
     assert status == 0 and not any("more than" in line or "below the median" in line for line in table)
     assert "Every mean stayed above the median kernel between a graph and the other graphs of its collection " \
            "for all 3 steps" in " ".join(out.split())
+
+
+def test_the_learned_files_carry_no_k_that_does_not_reach_it(tmp_path):
+    """Was: checkpoint-MUTAG-learned-k5-..., though --k does not reach the learned default."""
+    from graphinvariants.cli import _evaluation_files
+
+    args = build_parser().parse_args(["evaluate", "MUTAG", "--k", "7", "--reps", "2", "--folds", "3"])
+    for spec, expected in (("learned", "MUTAG-learned-reps2-folds3-seed0"),
+                           ("learned:members=wl", "MUTAG-learned_members_wl-reps2-folds3-seed0"),
+                           ("power", "MUTAG-k7-reps2-folds3-seed0"), ("wl", "MUTAG-wl-k7-reps2-folds3-seed0")):
+        checkpoint, details = _evaluation_files("MUTAG", spec, args, tmp_path)
+        assert (checkpoint.name, details.name) == (f"checkpoint-{expected}.jsonl", f"evaluation-{expected}.json")
