@@ -321,7 +321,7 @@ def test_learned_default_in_a_pipeline_and_errors(graphs_and_labels):
     assert scores.mean() > 0.75
     with pytest.raises(ValueError, match="training labels"):
         gi.GraphKernel().fit(graphs)
-    with pytest.raises(ValueError, match="reach no candidate"):
+    with pytest.raises(ValueError, match="reach no member these graphs support"):
         gi.GraphKernel(bandwidth=0.5).fit(graphs, y)
     with pytest.raises(ValueError, match="one label per graph"):
         gi.GraphKernel().fit(graphs, y[:-1])
