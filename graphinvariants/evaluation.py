@@ -490,9 +490,9 @@ def _run_folds(run, data, options, tasks, n_jobs, checkpoint, fingerprint, progr
 
     bar = None
     if progress:
-        from tqdm.auto import tqdm
+        from ._progress import progress_bar
 
-        bar = tqdm(total=total, initial=initial, desc="outer folds", unit="fold")
+        bar = progress_bar(True, total=total, initial=initial, desc="outer folds", unit="fold")
     parallel = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator_unordered")
     jobs = (delayed(_positioned)(r, f, run, *data, train, test, inner_seed, *options)
             for r, f, train, test, inner_seed in tasks)

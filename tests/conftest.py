@@ -1,9 +1,12 @@
+import os
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-TU_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "TU"
+#: The shared TU data: beside the clone, or where $GRAPHINVARIANTS_DATA says (a git
+#: worktree elsewhere points there).
+TU_DIR = Path(os.environ.get("GRAPHINVARIANTS_DATA") or Path(__file__).resolve().parents[1].parent / "shared" / "data" / "TU")
 
 #: Table of ../shared/data/README.md: graphs, classes, nodes, directed edge lines
 #: (lines of NAME_A.txt; counted from the files, and the means they give checked against
