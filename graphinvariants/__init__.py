@@ -22,6 +22,7 @@ from .embeddings import (
 from .approximation import MeanMapFeatures, NystroemGraphKernel
 from .estimator import GraphKernel, PowerKernel
 from .scale import LearnedFeatures
+from .search import NearestGraphs
 from .evaluation import EvaluationResult, RegressionResult, evaluate_estimator, evaluate_kernel
 from .graphs import GraphAdjacency, GraphBatch, as_adjacency, as_graph_batch
 from .kernels import (
@@ -71,6 +72,7 @@ __all__ = [
     "KernelMatrixDisplay",
     "LearnedFeatures",
     "MeanMapFeatures",
+    "NearestGraphs",
     "NystroemGraphKernel",
     "PerturbationStudy",
     "PowerInvariants",
