@@ -190,7 +190,7 @@ class NearestGraphs(BaseEstimator):
         check_seed(seed)
         return seed
 
-    def _make_map(self):
+    def _make_map(self, n_graphs=None):
         """(feature map or None, kernel name, kernel params) of ``kernel``."""
         kernel = self.kernel
         if kernel is None:
@@ -207,7 +207,8 @@ class NearestGraphs(BaseEstimator):
             if self.index == "approximate":
                 from ..approximation import NystroemGraphKernel
 
-                nystroem = NystroemGraphKernel(kernel=kernel, n_components=NYSTROEM_COMPONENTS,
+                n_components = NYSTROEM_COMPONENTS if n_graphs is None else min(NYSTROEM_COMPONENTS, n_graphs)
+                nystroem = NystroemGraphKernel(kernel=kernel, n_components=n_components,
                                                kernel_params={k: v for k, v in params.items() if k != "k"},
                                                random_state=self._random_state(), n_jobs=self.n_jobs)
                 if "k" in params:
@@ -240,7 +241,8 @@ class NearestGraphs(BaseEstimator):
         self
         """
         self._check_params()
-        feature_map, name, params = self._make_map()
+        n_graphs = len(graphs) if hasattr(graphs, "__len__") and not isinstance(graphs, str) else None
+        feature_map, name, params = self._make_map(n_graphs)
         self._name, self._params = name, params
         self.index_, self._parts, self._embeddings, self._store = None, None, None, None
         bag = _is_bag(graphs)
