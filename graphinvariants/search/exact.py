@@ -44,9 +44,9 @@ __all__ = ["BLOCK_ROWS", "ExactIndex", "split_points"]
 BLOCK_ROWS = 32768
 
 
-def split_points(n_rows, n_parts):
+def split_points(n_rows, n_parts, block_rows=BLOCK_ROWS):
     """Starts of ``n_parts`` (at most) parts of ``n_rows`` rows, each a multiple of
-    :data:`BLOCK_ROWS` long but the last, so that every row sits at the same place of
+    ``block_rows`` long but the last, so that every row sits at the same place of
     its block as in one index over all rows.
 
     Examples
@@ -57,10 +57,11 @@ def split_points(n_rows, n_parts):
     """
     n_rows = check_int(n_rows, "n_rows")
     n_parts = check_int(n_parts, "n_parts", minimum=1)
-    n_blocks = -(-n_rows // BLOCK_ROWS)
+    block_rows = check_int(block_rows, "block_rows", minimum=1)
+    n_blocks = -(-n_rows // block_rows)
     per_part = max(1, -(-n_blocks // n_parts))
     starts = list(range(0, n_blocks, per_part))
-    return np.asarray([s * BLOCK_ROWS for s in starts] + [n_rows], dtype=np.int64)
+    return np.asarray([s * block_rows for s in starts] + [n_rows], dtype=np.int64)
 
 
 def as_rows(X, what="X"):
@@ -85,6 +86,8 @@ class ExactIndex:
     working_memory : float or None, keyword-only, default=None
         MiB that the scores of one batch of queries and its dense query rows may use
         (None: scikit-learn's ``working_memory``, 1024 by default).
+    block_rows : int, keyword-only, default=BLOCK_ROWS
+        Rows of the index per product with a batch of queries.
 
     Examples
     --------
@@ -97,26 +100,40 @@ class ExactIndex:
     ([[0, 3, 1]], [[1.0, 1.0, 0.6]])
     """
 
-    def __init__(self, *, dense_share=0.01, working_memory=None):
+    def __init__(self, *, dense_share=0.01, working_memory=None, block_rows=BLOCK_ROWS):
         self.dense_share = dense_share
         self.working_memory = working_memory
+        self.block_rows = block_rows
 
     # -- building ----------------------------------------------------------------------
-    def fit(self, X):
-        """Index the rows of ``X`` (sparse or dense, shape ``(n, d)``)."""
+    def fit(self, X, *, dense_columns=None):
+        """Index the rows of ``X`` (sparse or dense, shape ``(n, d)``).
+
+        ``dense_columns``: the columns stored dense (default: :meth:`frequent_columns`
+        of ``X``); the parts of one collection are given the columns of the whole, so
+        that every row's inner products are summed alike in every part.
+        """
         X = as_rows(X)
+        check_int(self.block_rows, "block_rows", minimum=1)
         self.n_features_ = X.shape[1]
-        if sp.issparse(X):
-            df = np.bincount(X.indices, minlength=X.shape[1])
-            self.dense_columns_ = np.flatnonzero(df >= max(1.0, self.dense_share * X.shape[0])).astype(np.int64)
-        else:
-            self.dense_columns_ = np.arange(X.shape[1], dtype=np.int64)
+        if dense_columns is None:
+            dense_columns = self.frequent_columns(X)
+        self.dense_columns_ = np.asarray(dense_columns, dtype=np.int64)
         rare = np.ones(X.shape[1], dtype=bool)
         rare[self.dense_columns_] = False
         self.sparse_columns_ = np.flatnonzero(rare).astype(np.int64)
         self._dense = np.zeros((0, len(self.dense_columns_)))
         self._sparse = sp.csr_array((0, len(self.sparse_columns_)))
         return self.add(X)
+
+    def frequent_columns(self, X):
+        """Columns of ``X`` held by at least ``dense_share`` of its rows (all columns of
+        dense rows)."""
+        X = as_rows(X)
+        if not sp.issparse(X):
+            return np.arange(X.shape[1], dtype=np.int64)
+        df = np.bincount(X.indices, minlength=X.shape[1])
+        return np.flatnonzero(df >= max(1.0, self.dense_share * X.shape[0])).astype(np.int64)
 
     def add(self, X):
         """Append the rows of ``X`` (same columns as at :meth:`fit`); returns self."""
@@ -188,7 +205,7 @@ class ExactIndex:
         if n_q == 0 or width == 0:
             return indices, values
         budget = check_working_memory(self.working_memory) * 2**20
-        per_query = 8 * (2 * min(BLOCK_ROWS, self.n_rows_) + len(self.sparse_columns_) + len(self.dense_columns_))
+        per_query = 8 * (2 * self.block_rows + len(self.sparse_columns_) + len(self.dense_columns_))
         batch = int(max(1, min(n_q, budget // per_query)))
         for start in range(0, n_q, batch):
             stop = min(n_q, start + batch)
@@ -203,8 +220,8 @@ class ExactIndex:
         best = None
         rows = np.arange(Q.shape[0])
         with one_blas_thread():
-            for start in range(0, self.n_rows_, BLOCK_ROWS):
-                stop = min(self.n_rows_, start + BLOCK_ROWS)
+            for start in range(0, self.n_rows_, self.block_rows):
+                stop = min(self.n_rows_, start + self.block_rows)
                 scores = self._dense[start:stop] @ qd_t
                 if self._sparse.nnz:
                     scores += self._sparse[start:stop] @ qs_dense

@@ -125,8 +125,10 @@ class NearestGraphs(BaseEstimator):
     n_jobs : int or None, keyword-only, default=None
         Threads of the pair engine.
     index_params : dict or None, keyword-only, default=None
-        Options of the approximate index (see
-        :class:`~graphinvariants.search.approximate.ApproximateIndex`).
+        Options of the index: :class:`~graphinvariants.search.exact.ExactIndex`'s
+        (``dense_share``, ``block_rows``) or
+        :class:`~graphinvariants.search.approximate.ApproximateIndex`'s (``n_dims``,
+        ``n_candidates``, ``M``, ``ef_construction``, ``rerank``, ``svd_samples``).
 
     Attributes
     ----------
@@ -298,17 +300,23 @@ class NearestGraphs(BaseEstimator):
             return self.index_.n_rows_
         n = X.shape[0]
         n_parts = self.n_partitions or max(1, len(self.client.scheduler_info().get("workers", {})))
-        points = split_points(n, n_parts) if self.index == "exact" else np.linspace(0, n, n_parts + 1).astype(int)
+        if self.index == "exact":
+            points = split_points(n, n_parts, self._new_index().block_rows)
+        else:
+            points = np.unique(np.linspace(0, n, n_parts + 1).astype(np.int64))
         X = sp.csr_array(X) if sp.issparse(X) else np.asarray(X)
+        options = {}
+        if self.index == "exact":  # the columns of the whole, so that every part sums alike
+            options["dense_columns"] = self._new_index().frequent_columns(X)
         self._parts = []
         for a, b in zip(points[:-1], points[1:]):
             rows = self.client.scatter(X[a:b])
-            self._parts.append((int(a), self.client.submit(_build, self._new_index(), rows, pure=False)))
+            self._parts.append((int(a), self.client.submit(_build, self._new_index(), rows, options, pure=False)))
         return n
 
     def _new_index(self):
         if self.index == "exact":
-            return ExactIndex(working_memory=self.working_memory)
+            return ExactIndex(working_memory=self.working_memory, **(self.index_params or {}))
         from .approximate import ApproximateIndex
 
         return ApproximateIndex(seed=self._random_state(), **(self.index_params or {}))
@@ -332,9 +340,13 @@ class NearestGraphs(BaseEstimator):
             self.feature_map_ = feature_map
             rows = _compute(self.client, lambda: cluster.features_to_zarr(feature_map, bag, self.store))
         else:
-            check_is_fitted(feature_map, "n_features_out_")
-            self.feature_map_ = feature_map
             cluster.read_features(self.store, [])  # a clear error if the store holds no features
+            try:
+                check_is_fitted(feature_map, "n_features_out_")
+            except Exception:
+                raise ValueError("fit() with no graphs searches the store as it is: kernel must be the fitted "
+                                 "LearnedFeatures that wrote it") from None
+            self.feature_map_ = feature_map
             rows = _stored_rows(self.store)
         self._store = self.store
         return int(np.sum(rows))
@@ -410,7 +422,8 @@ class NearestGraphs(BaseEstimator):
         if self.index_ is not None:
             return self.index_.search(Q, k, exclude=exclude)
         if self._store is not None:
-            return _search_store(self._store, Q, k, exclude, self.working_memory, self.client)
+            return _search_store(self._store, Q, k, exclude, self.working_memory, self.client,
+                                 self.index_params or {})
         futures = [self.client.submit(_search_part, part, Q, k, exclude, start, pure=False)
                    for start, part in self._parts]
         return merge_top_k(self.client.gather(futures), k)
@@ -463,8 +476,8 @@ class NearestGraphs(BaseEstimator):
 
 
 # -- helpers run in process or on workers ------------------------------------------------------
-def _build(index, rows):
-    return index.fit(rows)
+def _build(index, rows, options):
+    return index.fit(rows, **options)
 
 
 def _search_part(index, Q, k, exclude, start):
@@ -505,24 +518,25 @@ def _stored_rows(store):
     return [int(r) for r in zarr.open_group(store, mode="r").attrs["rows"]]
 
 
-def _search_store(store, Q, k, exclude, working_memory, client):
+def _search_store(store, Q, k, exclude, working_memory, client, index_params):
     """Exact top-k over a store, an index built per part (on ``client``'s workers)."""
     rows = _stored_rows(store)
     starts = np.concatenate(([0], np.cumsum(rows)[:-1])).astype(np.int64)
     parts = [(i, int(s)) for i, s in enumerate(starts) if rows[i]]
     if client is not None:
-        futures = [client.submit(_search_stored_part, store, i, s, Q, k, exclude, working_memory, pure=False)
+        futures = [client.submit(_search_stored_part, store, i, s, Q, k, exclude, working_memory, index_params,
+                                 pure=False)
                    for i, s in parts]
         results = client.gather(futures)
     else:
-        results = [_search_stored_part(store, i, s, Q, k, exclude, working_memory) for i, s in parts]
+        results = [_search_stored_part(store, i, s, Q, k, exclude, working_memory, index_params) for i, s in parts]
     return merge_top_k(results, k)
 
 
-def _search_stored_part(store, i, start, Q, k, exclude, working_memory):
+def _search_stored_part(store, i, start, Q, k, exclude, working_memory, index_params):
     from ..scale.cluster import read_features
 
-    index = ExactIndex(working_memory=working_memory).fit(read_features(store, [i]))
+    index = ExactIndex(working_memory=working_memory, **index_params).fit(read_features(store, [i]))
     return index.search(Q, k, exclude=exclude, offset=start)
 
 
