@@ -142,3 +142,16 @@ def test_nearest_graphs_errors_and_ids():
         gi.NearestGraphs(kernel="wl").fit(graphs, ids=[1, 2])
     with pytest.raises(TypeError, match="one string"):
         search.kneighbors("CCO")
+
+
+def test_molecules_in_molecules_out():
+    pytest.importorskip("rdkit")
+    smiles = ["CCO", "CCCO", "CCCCO", "c1ccccc1", "c1ccccc1C", "c1ccccc1CC", "CC(=O)O", "CCC(=O)O"]
+    names = ["ethanol", "propanol", "butanol", "benzene", "toluene", "ethylbenzene", "acetic", "propanoic"]
+    search = gi.NearestGraphs(kernel=gi.GraphKernel(kernel="wl", node_label="label"), n_neighbors=2).fit(smiles, ids=names)
+    distances, indices, ids = search.kneighbors(["c1ccccc1CCC", "CCCCCO"], return_ids=True)
+    assert ids[:, 0].tolist() == ["ethylbenzene", "butanol"]  # one CH2 apart
+    np.testing.assert_array_equal(ids, np.asarray(names)[indices])
+    graphs = [gi.datasets.from_smiles(s) for s in smiles]
+    same = gi.NearestGraphs(kernel=gi.GraphKernel(kernel="wl", node_label="label"), n_neighbors=2).fit(graphs)
+    np.testing.assert_array_equal(same.kneighbors([gi.datasets.from_smiles("c1ccccc1CCC")])[1], indices[:1])
