@@ -24,7 +24,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_int, check_seed
-from .exact import as_rows
+from .exact import as_rows, take_columns
 
 __all__ = ["ApproximateIndex"]
 
@@ -93,17 +93,27 @@ class ApproximateIndex:
         rng = check_seed(self.seed)
         self.n_features_ = X.shape[1]
         if X.shape[1] <= n_dims or min(X.shape) < 2:
-            self.components_ = None  # dense and narrow: the rows themselves
+            self.components_ = self.columns_ = None  # dense and narrow: the rows themselves
             dims = X.shape[1]
         else:
             from sklearn.decomposition import TruncatedSVD
 
             n = X.shape[0]
             sample = np.sort(rng.choice(n, size=min(n, self.svd_samples), replace=False))
-            svd = TruncatedSVD(n_components=min(n_dims, X.shape[1] - 1, len(sample) - 1) or 1,
+            S = X[sample]
+            # the singular vectors are zero on the columns the sample does not hold: fitted
+            # on the others (thousands, not the half million of the learned features)
+            if sp.issparse(S):
+                self.columns_ = np.unique(S.indices).astype(np.int64)
+                self._lookup = np.full(X.shape[1], -1, dtype=np.int64)
+                self._lookup[self.columns_] = np.arange(len(self.columns_))
+                S = take_columns(S, self._lookup, len(self.columns_))
+            else:
+                self.columns_ = None
+            svd = TruncatedSVD(n_components=max(1, min(n_dims, S.shape[1] - 1, len(sample) - 1)),
                                random_state=int(rng.integers(2**31 - 1)))
-            svd.fit(X[sample])
-            self.components_ = np.ascontiguousarray(svd.components_.T)  # (d, dims)
+            svd.fit(S)
+            self.components_ = np.ascontiguousarray(svd.components_.T)  # (columns, dims)
             dims = self.components_.shape[1]
         self.n_dims_ = dims
         self._index = faiss.IndexHNSWFlat(dims, check_int(self.M, "M", minimum=2), faiss.METRIC_INNER_PRODUCT)
@@ -115,6 +125,8 @@ class ApproximateIndex:
     def _embed(self, X):
         if self.components_ is None:
             E = X.toarray() if sp.issparse(X) else X
+        elif self.columns_ is not None:
+            E = take_columns(sp.csr_array(X), self._lookup, len(self.columns_)) @ self.components_
         else:
             E = X @ self.components_
         return np.ascontiguousarray(E, dtype=np.float32)

@@ -64,6 +64,18 @@ def split_points(n_rows, n_parts, block_rows=BLOCK_ROWS):
     return np.asarray([s * block_rows for s in starts] + [n_rows], dtype=np.int64)
 
 
+def take_columns(X, lookup, width):
+    """Columns of CSR rows ``X`` renumbered by ``lookup`` (old column -> new, -1: dropped),
+    as a CSR matrix ``width`` wide; far faster than scipy's column indexing on wide
+    matrices (one pass over the non-zeros, the row order kept)."""
+    new = lookup[X.indices]
+    keep = new >= 0
+    counts = np.add.reduceat(keep, X.indptr[:-1]) if X.nnz else np.zeros(X.shape[0], dtype=np.int64)
+    counts[np.diff(X.indptr) == 0] = 0  # reduceat repeats the next value on empty rows
+    indptr = np.concatenate(([0], np.cumsum(counts)))
+    return sp.csr_array((X.data[keep], new[keep], indptr), shape=(X.shape[0], width))
+
+
 def as_rows(X, what="X"):
     """``X`` as a float64 CSR matrix or C-ordered 2-D array."""
     if sp.issparse(X):
@@ -81,7 +93,7 @@ class ExactIndex:
 
     Parameters
     ----------
-    dense_share : float, keyword-only, default=0.01
+    dense_share : float, keyword-only, default=0.1
         Columns held by at least this share of the rows are stored dense.
     working_memory : float or None, keyword-only, default=None
         MiB that the scores of one batch of queries and its dense query rows may use
@@ -100,7 +112,7 @@ class ExactIndex:
     ([[0, 3, 1]], [[1.0, 1.0, 0.6]])
     """
 
-    def __init__(self, *, dense_share=0.01, working_memory=None, block_rows=BLOCK_ROWS):
+    def __init__(self, *, dense_share=0.1, working_memory=None, block_rows=BLOCK_ROWS):
         self.dense_share = dense_share
         self.working_memory = working_memory
         self.block_rows = block_rows
@@ -118,10 +130,14 @@ class ExactIndex:
         self.n_features_ = X.shape[1]
         if dense_columns is None:
             dense_columns = self.frequent_columns(X)
-        self.dense_columns_ = np.asarray(dense_columns, dtype=np.int64)
+        self.dense_columns_ = np.unique(np.asarray(dense_columns, dtype=np.int64))
         rare = np.ones(X.shape[1], dtype=bool)
         rare[self.dense_columns_] = False
         self.sparse_columns_ = np.flatnonzero(rare).astype(np.int64)
+        self._dense_lookup = np.full(X.shape[1], -1, dtype=np.int64)
+        self._dense_lookup[self.dense_columns_] = np.arange(len(self.dense_columns_))
+        self._sparse_lookup = np.full(X.shape[1], -1, dtype=np.int64)
+        self._sparse_lookup[self.sparse_columns_] = np.arange(len(self.sparse_columns_))
         self._dense = np.zeros((0, len(self.dense_columns_)))
         self._sparse = sp.csr_array((0, len(self.sparse_columns_)))
         return self.add(X)
@@ -151,9 +167,8 @@ class ExactIndex:
     def _split(self, X):
         """Dense block and rare CSR of rows ``X``."""
         if sp.issparse(X):
-            dense = np.ascontiguousarray(X[:, self.dense_columns_].toarray())
-            rare = sp.csr_array(X[:, self.sparse_columns_])
-            rare.sort_indices()
+            dense = take_columns(X, self._dense_lookup, len(self.dense_columns_)).toarray()
+            rare = take_columns(X, self._sparse_lookup, len(self.sparse_columns_))
         else:
             dense = np.ascontiguousarray(X[:, self.dense_columns_])
             rare = sp.csr_array(X[:, self.sparse_columns_])

@@ -349,6 +349,12 @@ class NearestGraphs(BaseEstimator):
             self.feature_map_ = feature_map
             rows = _stored_rows(self.store)
         self._store = self.store
+        # one plan of dense columns for every part (from the first part that holds
+        # rows), so that every row's inner products are summed alike in every part
+        first = next(i for i, r in enumerate(rows) if r) if any(rows) else None
+        plan = ExactIndex(**(self.index_params or {}))
+        self._dense_columns = (np.zeros(0, dtype=np.int64) if first is None
+                               else plan.frequent_columns(cluster.read_features(self.store, [first])))
         return int(np.sum(rows))
 
     # -- searching ----------------------------------------------------------------------
@@ -423,7 +429,7 @@ class NearestGraphs(BaseEstimator):
             return self.index_.search(Q, k, exclude=exclude)
         if self._store is not None:
             return _search_store(self._store, Q, k, exclude, self.working_memory, self.client,
-                                 self.index_params or {})
+                                 self.index_params or {}, self._dense_columns)
         futures = [self.client.submit(_search_part, part, Q, k, exclude, start, pure=False)
                    for start, part in self._parts]
         return merge_top_k(self.client.gather(futures), k)
@@ -518,25 +524,27 @@ def _stored_rows(store):
     return [int(r) for r in zarr.open_group(store, mode="r").attrs["rows"]]
 
 
-def _search_store(store, Q, k, exclude, working_memory, client, index_params):
+def _search_store(store, Q, k, exclude, working_memory, client, index_params, dense_columns):
     """Exact top-k over a store, an index built per part (on ``client``'s workers)."""
     rows = _stored_rows(store)
     starts = np.concatenate(([0], np.cumsum(rows)[:-1])).astype(np.int64)
     parts = [(i, int(s)) for i, s in enumerate(starts) if rows[i]]
     if client is not None:
         futures = [client.submit(_search_stored_part, store, i, s, Q, k, exclude, working_memory, index_params,
-                                 pure=False)
+                                 dense_columns, pure=False)
                    for i, s in parts]
         results = client.gather(futures)
     else:
-        results = [_search_stored_part(store, i, s, Q, k, exclude, working_memory, index_params) for i, s in parts]
+        results = [_search_stored_part(store, i, s, Q, k, exclude, working_memory, index_params, dense_columns)
+                   for i, s in parts]
     return merge_top_k(results, k)
 
 
-def _search_stored_part(store, i, start, Q, k, exclude, working_memory, index_params):
+def _search_stored_part(store, i, start, Q, k, exclude, working_memory, index_params, dense_columns):
     from ..scale.cluster import read_features
 
-    index = ExactIndex(working_memory=working_memory, **index_params).fit(read_features(store, [i]))
+    index = ExactIndex(working_memory=working_memory, **index_params).fit(read_features(store, [i]),
+                                                                        dense_columns=dense_columns)
     return index.search(Q, k, exclude=exclude, offset=start)
 
 
