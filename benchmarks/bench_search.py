@@ -43,11 +43,13 @@ if not TU.is_dir():
 CHUNK = 100_000
 #: Mutagenicity's label codes (its README): atoms, and bonds by valence
 ATOMS = ["C", "O", "Cl", "H", "N", "F", "Br", "S", "P", "I", "Na", "K", "Li", "Ca"]
-BONDS = {0: "SINGLE", 1: "DOUBLE", 2: "TRIPLE"}
+BONDS = ["SINGLE", "DOUBLE", "TRIPLE"]
 
 
-def molecules(batch):
-    """RDKit molecules of a batch of Mutagenicity graphs (labels as its README says)."""
+def molecules(batch, atoms=ATOMS, bonds=BONDS):
+    """RDKit molecules of a batch of TU graphs: node label codes -> ``atoms``, edge
+    label codes -> ``bonds`` (RDKit bond type names; Mutagenicity's by default, as its
+    README says), no sanitisation, rings perceived."""
     from rdkit import Chem
 
     A = sp.triu(batch.matrix, format="coo")
@@ -57,12 +59,17 @@ def molecules(batch):
     by_graph = np.split(np.arange(len(A.row)), np.searchsorted(graph_of[A.row], np.arange(1, len(batch.sizes))))
     out = []
     for g in range(len(batch.sizes)):
-        a, b = batch.offsets[g], batch.offsets[g + 1]
+        a = batch.offsets[g]
         mol = Chem.RWMol()
-        for code in batch.node_labels[a:b]:
-            mol.AddAtom(Chem.Atom(ATOMS[int(code)]))
+        for code in batch.node_labels[a : batch.offsets[g + 1]]:
+            mol.AddAtom(Chem.Atom(atoms[int(code)]))
         for e in by_graph[g]:
-            mol.AddBond(int(A.row[e] - a), int(A.col[e] - a), getattr(Chem.BondType, BONDS[int(labels[e])]))
+            u, v, bond = int(A.row[e] - a), int(A.col[e] - a), getattr(Chem.BondType, bonds[int(labels[e])])
+            mol.AddBond(u, v, bond)
+            if bond == Chem.BondType.AROMATIC:
+                for atom in (u, v):
+                    mol.GetAtomWithIdx(atom).SetIsAromatic(True)
+                mol.GetBondBetweenAtoms(u, v).SetIsAromatic(True)
         mol = mol.GetMol()
         mol.UpdatePropertyCache(strict=False)
         Chem.GetSymmSSSR(mol)

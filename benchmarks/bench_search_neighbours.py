@@ -23,7 +23,6 @@ Run: ``flock /tmp/bench.lock python benchmarks/bench_search_neighbours.py``
 import time
 
 import numpy as np
-import scipy.sparse as sp
 
 import graphinvariants as gi
 from bench_search import TU, molecules as mutagenicity_molecules
@@ -35,30 +34,7 @@ MUTAG_BONDS = ["AROMATIC", "SINGLE", "DOUBLE", "TRIPLE"]
 
 
 def mutag_molecules(batch):
-    from rdkit import Chem
-
-    A = sp.triu(batch.matrix, format="coo")
-    codes = sp.csr_array((batch.edge_labels + 1, batch.matrix.indices, batch.matrix.indptr), shape=batch.matrix.shape)
-    labels = np.asarray(sp.triu(codes, format="csr")[A.row, A.col]).reshape(-1) - 1
-    out = []
-    for g in range(len(batch.sizes)):
-        a, b = batch.offsets[g], batch.offsets[g + 1]
-        mol = Chem.RWMol()
-        for code in batch.node_labels[a:b]:
-            mol.AddAtom(Chem.Atom(MUTAG_ATOMS[int(code)]))
-        inside = (A.row >= a) & (A.row < b)
-        for r, c, lab in zip(A.row[inside], A.col[inside], labels[inside]):
-            bond = getattr(Chem.BondType, MUTAG_BONDS[int(lab)])
-            mol.AddBond(int(r - a), int(c - a), bond)
-            if bond == Chem.BondType.AROMATIC:
-                mol.GetAtomWithIdx(int(r - a)).SetIsAromatic(True)
-                mol.GetAtomWithIdx(int(c - a)).SetIsAromatic(True)
-                mol.GetBondBetweenAtoms(int(r - a), int(c - a)).SetIsAromatic(True)
-        mol = mol.GetMol()
-        mol.UpdatePropertyCache(strict=False)
-        Chem.GetSymmSSSR(mol)
-        out.append(mol)
-    return out
+    return mutagenicity_molecules(batch, MUTAG_ATOMS, MUTAG_BONDS)
 
 
 def tanimoto_neighbours(mols):

@@ -52,8 +52,8 @@ def split_points(n_rows, n_parts, block_rows=BLOCK_ROWS):
     Examples
     --------
     >>> from graphinvariants.search.exact import split_points
-    >>> split_points(100_000, 3).tolist()
-    [0, 32768, 65536, 100000]
+    >>> split_points(100_000, 3).tolist()  # 4 blocks of 32,768 rows: 2 per part
+    [0, 65536, 100000]
     """
     n_rows = check_int(n_rows, "n_rows")
     n_parts = check_int(n_parts, "n_parts", minimum=1)

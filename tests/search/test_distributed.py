@@ -8,14 +8,8 @@ import graphinvariants as gi
 
 pytest.importorskip("dask")
 pytest.importorskip("zarr")
-from distributed import Client, LocalCluster  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def client():
-    with LocalCluster(processes=False, n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster:
-        with Client(cluster) as client:
-            yield client
+pytest.importorskip("distributed")
+from ..test_dask import client  # noqa: E402,F401  the suite's LocalCluster(processes=False)
 
 
 @pytest.fixture(scope="module")
