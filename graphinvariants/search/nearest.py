@@ -243,7 +243,8 @@ class NearestGraphs(BaseEstimator):
         self
         """
         self._check_params()
-        n_graphs = len(graphs) if hasattr(graphs, "__len__") and not isinstance(graphs, str) else None
+        sized = hasattr(graphs, "__len__") and not isinstance(graphs, str) and not _is_bag(graphs)
+        n_graphs = len(graphs) if sized else None  # (a Bag's len would compute it)
         feature_map, name, params = self._make_map(n_graphs)
         self._name, self._params = name, params
         self.index_, self._parts, self._embeddings, self._store = None, None, None, None
@@ -403,12 +404,6 @@ class NearestGraphs(BaseEstimator):
         if return_ids:
             out.append(self.ids_[indices])
         return tuple(out) if len(out) > 1 else out[0]
-
-    def kernel_values(self, graphs=None, n_neighbors=None):
-        """:meth:`kneighbors`' answer as kernel values (largest first) and positions."""
-        check_is_fitted(self, "n_samples_fit_")
-        distances, indices = self.kneighbors(graphs, n_neighbors)
-        return indices, 1.0 - distances**2 / 2.0
 
     def _search(self, graphs, k):
         if self._embeddings is not None:  # a kernel without feature rows: the pair engine

@@ -65,3 +65,18 @@ def test_store_needs_the_fitted_map(data, tmp_path):
     gi.NearestGraphs(kernel=features, store=store).fit(graphs)
     with pytest.raises(ValueError, match="fitted LearnedFeatures that wrote it"):
         gi.NearestGraphs(kernel=gi.LearnedFeatures(), store=store).fit()
+
+
+def test_client_approximate_merges_parts(client, data):
+    pytest.importorskip("faiss")
+    graphs, features, queries = data
+    exact = gi.NearestGraphs(kernel=features, n_neighbors=4).fit(graphs)
+    remote = gi.NearestGraphs(kernel=features, n_neighbors=4, index="approximate", seed=0, client=client,
+                              n_partitions=2, index_params={"n_dims": 16}).fit(graphs)
+    d, i = remote.kneighbors(queries)
+    d_e, i_e = exact.kneighbors(queries)
+    assert np.mean([len(set(a) & set(b)) / 4 for a, b in zip(i, i_e)]) >= 0.9
+    same = i == i_e
+    np.testing.assert_allclose(d[same], d_e[same], atol=1e-7)  # reranked: exact values
+    d, i = remote.kneighbors(n_neighbors=2)
+    assert not (i == np.arange(len(graphs))[:, None]).any()
