@@ -31,6 +31,7 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, clone
+from sklearn.utils import metadata_routing
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_int, check_n_jobs, check_seed, check_working_memory
@@ -153,6 +154,11 @@ class NearestGraphs(BaseEstimator):
     >>> search.ids_[indices[0]].tolist()
     ['g19', 'g18', 'g17']
     """
+
+    # the graphs are the data, not metadata for scikit-learn's routing (it takes any first
+    # argument not named X for metadata)
+    __metadata_request__fit = {"graphs": metadata_routing.UNUSED, "ids": metadata_routing.UNUSED}
+    __metadata_request__partial_fit = {"graphs": metadata_routing.UNUSED, "ids": metadata_routing.UNUSED}
 
     def __init__(self, *, kernel=None, n_neighbors=10, index="exact", store=None, client=None, n_partitions=None,
                  working_memory=None, seed=None, n_jobs=None, index_params=None):
