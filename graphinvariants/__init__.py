@@ -23,6 +23,7 @@ from .approximation import MeanMapFeatures, NystroemGraphKernel
 from .estimator import GraphKernel, PowerKernel
 from .scale import LearnedFeatures
 from .explanations import Explanation, PairExplanation, explain, explain_pair
+from .search import NearestGraphs
 from .evaluation import EvaluationResult, RegressionResult, evaluate_estimator, evaluate_kernel
 from .graphs import GraphAdjacency, GraphBatch, as_adjacency, as_graph_batch
 from .kernels import (
@@ -74,6 +75,7 @@ __all__ = [
     "KernelMatrixDisplay",
     "LearnedFeatures",
     "MeanMapFeatures",
+    "NearestGraphs",
     "NodeValuesDisplay",
     "NystroemGraphKernel",
     "PairValuesDisplay",

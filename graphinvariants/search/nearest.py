@@ -1,0 +1,562 @@
+"""Nearest graphs by any kernel: one estimator, in process, over a Zarr store or on Dask.
+
+:class:`NearestGraphs` is :class:`sklearn.neighbors.NearestNeighbors` for graphs: the
+engine is a parameter, not a module.
+
+* ``kernel``: the learned default (None or a :class:`~graphinvariants.GraphKernel` of
+  ``kernel="learned"``: mapped by :class:`~graphinvariants.LearnedFeatures`, which
+  needs ``y`` at ``fit``, or give it fitted), any fitted or unfitted feature map
+  (:class:`~graphinvariants.LearnedFeatures`, :class:`~graphinvariants.NystroemGraphKernel`,
+  :class:`~graphinvariants.MeanMapFeatures`), or a kernel name (``"wl"``,
+  ``"power*histogram"``, a :class:`~graphinvariants.GraphKernel` of a fixed kernel):
+  searched exactly by the pair engine (:func:`graphinvariants.kneighbors`'s blockwise
+  path), or, with ``index="approximate"``, over its Nystroem features.
+* ``index="exact"`` searches feature rows by :class:`~graphinvariants.search.exact.ExactIndex`
+  (exact top-k, bounded memory); ``index="approximate"`` by a graph of neighbours
+  (:class:`~graphinvariants.search.approximate.ApproximateIndex`, the ``[search]``
+  extra).
+* ``client`` (a ``dask.distributed.Client``): the rows are split into ``n_partitions``
+  parts, an index is built on a worker per part, every part answers every query and the
+  answers are merged; exact answers equal the in-process ones bit for bit.
+* ``store`` (a Zarr path): the features are written by
+  :func:`~graphinvariants.scale.cluster.features_to_zarr` (or read, if ``fit`` is
+  given no graphs), and searched a part at a time (on ``client`` if given).
+
+Distances are the kernel-induced ``sqrt(max(0, 2 - 2 K))`` (``K`` the kernel value, or
+the features' inner product), ascending; equal distances are ordered by position.
+"""
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, clone
+from sklearn.utils import metadata_routing
+from sklearn.utils.validation import check_is_fitted
+
+from .._validation import check_int, check_n_jobs, check_seed, check_working_memory
+from ..estimator import GraphKernel
+from ..graphs import GraphBatch
+from ..graphs.batch import check_not_single_graph, subset
+from ..kernels import make_functional
+from ..kernels.neighbors import kneighbors_of_embeddings, merge_top_k
+from ..kernels.registry import LEARNED
+from ..scale import LearnedFeatures
+from .exact import ExactIndex, split_points
+
+__all__ = ["NearestGraphs"]
+
+INDEXES = ("exact", "approximate")
+
+#: Landmarks of the Nystroem map that a kernel name is searched by with
+#: ``index="approximate"`` (at most the number of fitted graphs).
+NYSTROEM_COMPONENTS = 300
+
+
+def kernel_distances(values):
+    """``sqrt(max(0, 2 - 2 K))`` of kernel values ``K``."""
+    return np.sqrt(np.maximum(0.0, 2.0 - 2.0 * np.asarray(values, dtype=np.float64)))
+
+
+def _is_smiles(graphs):
+    return isinstance(graphs, (list, tuple, np.ndarray)) and len(graphs) > 0 and all(
+        isinstance(g, str) for g in graphs)
+
+
+def _collection(graphs, what):
+    """``graphs`` as an indexable collection; SMILES strings become molecules
+    (:func:`~graphinvariants.datasets.from_smiles`, the ``[chem]`` extra)."""
+    if isinstance(graphs, str):
+        raise TypeError(f"{what} must be a collection of graphs or SMILES strings, got one string {graphs!r}; "
+                        "wrap it in a list")
+    if isinstance(graphs, np.ndarray) and graphs.dtype.kind in "US":
+        graphs = graphs.tolist()
+    if _is_smiles(graphs):
+        from ..datasets.molecules import from_smiles
+
+        return [from_smiles(s) for s in graphs]
+    check_not_single_graph(graphs, what)
+    if isinstance(graphs, GraphBatch) or isinstance(getattr(graphs, "batch", None), GraphBatch):
+        return graphs
+    if not hasattr(graphs, "__iter__"):
+        raise TypeError(f"{what} must be a collection of graphs, got {graphs!r}")
+    return graphs if hasattr(graphs, "__getitem__") and hasattr(graphs, "__len__") else list(graphs)
+
+
+class NearestGraphs(BaseEstimator):
+    """Nearest graphs by a graph kernel, as :class:`sklearn.neighbors.NearestNeighbors`.
+
+    Parameters
+    ----------
+    kernel : None, GraphKernel, feature map or str, keyword-only, default=None
+        None: the learned default, mapped by :class:`~graphinvariants.LearnedFeatures`
+        (``fit`` needs ``y``). A :class:`~graphinvariants.GraphKernel`: learned (mapped
+        as None is) or fixed (searched as its kernel name). A feature map
+        (:class:`~graphinvariants.LearnedFeatures`,
+        :class:`~graphinvariants.NystroemGraphKernel`,
+        :class:`~graphinvariants.MeanMapFeatures`): used as it is if fitted, else
+        cloned and fitted on the graphs of ``fit``. A kernel name for
+        :func:`~graphinvariants.kernel_matrix` (``"wl"``, ``"power*histogram"``):
+        searched exactly by the pair engine (no feature rows), or with
+        ``index="approximate"`` over its Nystroem features
+        (:data:`NYSTROEM_COMPONENTS` landmarks).
+    n_neighbors : int, keyword-only, default=10
+        Neighbours returned by :meth:`kneighbors` when it is not told.
+    index : {"exact", "approximate"}, keyword-only, default="exact"
+        Exact top-k (:class:`~graphinvariants.search.exact.ExactIndex`), or a graph of
+        neighbours over a dense embedding of the features
+        (:class:`~graphinvariants.search.approximate.ApproximateIndex`; needs
+        ``pip install "graphinvariants[search]"``), its candidates ranked by their
+        exact values.
+    store : None, str or path-like, keyword-only, default=None
+        A Zarr group: ``fit(graphs)`` writes the features there
+        (:func:`~graphinvariants.scale.cluster.features_to_zarr`, needs a fitted or
+        learned-default :class:`~graphinvariants.LearnedFeatures`); ``fit()`` with no
+        graphs searches what is stored (``kernel`` the map that wrote it). Searched a
+        part at a time; exact only.
+    client : None or dask.distributed.Client, keyword-only, default=None
+        Build an index per part on the workers, query every part, merge.
+    n_partitions : int or None, keyword-only, default=None
+        Parts on ``client`` (None: one per worker).
+    working_memory : float or None, keyword-only, default=None
+        MiB for one batch of scores (None: scikit-learn's setting).
+    seed : None, int or numpy.random.Generator, keyword-only, default=None
+        Seeds the feature map made here (its ``random_state``) and the approximate
+        index.
+    n_jobs : int or None, keyword-only, default=None
+        Threads of the pair engine.
+    index_params : dict or None, keyword-only, default=None
+        Options of the index: :class:`~graphinvariants.search.exact.ExactIndex`'s
+        (``dense_share``, ``block_rows``) or
+        :class:`~graphinvariants.search.approximate.ApproximateIndex`'s (``n_dims``,
+        ``n_candidates``, ``M``, ``ef_construction``, ``rerank``, ``svd_samples``).
+
+    Attributes
+    ----------
+    feature_map_ : transformer or None
+        The fitted feature map (None when a kernel name is searched exactly).
+    index_ : ExactIndex, ApproximateIndex or None
+        The in-process index (None on ``client`` or over ``store``).
+    n_samples_fit_ : int
+        Graphs searched.
+    ids_ : numpy.ndarray or None
+        Identifiers given to ``fit``.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> import graphinvariants as gi
+    >>> graphs = [nx.cycle_graph(n) for n in range(6, 16)] + [nx.star_graph(n) for n in range(5, 15)]
+    >>> search = gi.NearestGraphs(kernel="wl", n_neighbors=3).fit(graphs, ids=[f"g{i}" for i in range(20)])
+    >>> distances, indices = search.kneighbors([nx.star_graph(30)])
+    >>> bool((indices >= 10).all())  # stars are nearest a star
+    True
+    >>> search.ids_[indices[0]].tolist()
+    ['g19', 'g18', 'g17']
+    """
+
+    # the graphs are the data, not metadata for scikit-learn's routing (it takes any first
+    # argument not named X for metadata)
+    __metadata_request__fit = {"graphs": metadata_routing.UNUSED, "ids": metadata_routing.UNUSED}
+    __metadata_request__partial_fit = {"graphs": metadata_routing.UNUSED, "ids": metadata_routing.UNUSED}
+
+    def __init__(self, *, kernel=None, n_neighbors=10, index="exact", store=None, client=None, n_partitions=None,
+                 working_memory=None, seed=None, n_jobs=None, index_params=None):
+        self.kernel = kernel
+        self.n_neighbors = n_neighbors
+        self.index = index
+        self.store = store
+        self.client = client
+        self.n_partitions = n_partitions
+        self.working_memory = working_memory
+        self.seed = seed
+        self.n_jobs = n_jobs
+        self.index_params = index_params
+
+    # -- parameters ----------------------------------------------------------------------
+    def _check_params(self):
+        check_int(self.n_neighbors, "n_neighbors", minimum=1)
+        if self.index not in INDEXES:
+            raise ValueError(f"index must be one of {INDEXES}, got {self.index!r}")
+        if self.n_partitions is not None:
+            check_int(self.n_partitions, "n_partitions", minimum=1)
+        if self.working_memory is not None:
+            check_working_memory(self.working_memory)
+        check_n_jobs(self.n_jobs)
+        if self.index_params is not None and not isinstance(self.index_params, dict):
+            raise TypeError(f"index_params must be None or a dict, got {self.index_params!r}")
+        if self.store is not None and self.index != "exact":
+            raise ValueError("store= is searched exactly; use index='exact' (or build an approximate index in "
+                             "process from the stored features)")
+        if self.client is not None and not hasattr(self.client, "submit"):
+            raise TypeError(f"client must be a dask.distributed.Client, got {self.client!r}")
+
+    def _random_state(self):
+        seed = self.seed
+        if isinstance(seed, np.random.Generator):
+            return int(seed.integers(2**31 - 1))
+        check_seed(seed)
+        return seed
+
+    def _make_map(self, n_graphs=None):
+        """(feature map or None, kernel name, kernel params) of ``kernel``."""
+        kernel = self.kernel
+        if kernel is None:
+            return LearnedFeatures(random_state=self._random_state(), n_jobs=self.n_jobs), None, None
+        if isinstance(kernel, GraphKernel):
+            if kernel.kernel == LEARNED:
+                return LearnedFeatures(kernel=kernel, random_state=self._random_state(), n_jobs=self.n_jobs), None, None
+            params = {k: v for k, v in kernel.get_params(deep=False).items() if k not in ("kernel", "n_jobs")}
+            kernel = kernel.kernel
+        else:
+            params = {}
+        if isinstance(kernel, str):
+            make_functional(kernel, **params)  # an unknown name or parameter fails here
+            if self.index == "approximate":
+                from ..approximation import NystroemGraphKernel
+
+                n_components = NYSTROEM_COMPONENTS if n_graphs is None else min(NYSTROEM_COMPONENTS, n_graphs)
+                nystroem = NystroemGraphKernel(kernel=kernel, n_components=n_components,
+                                               kernel_params={k: v for k, v in params.items() if k != "k"},
+                                               random_state=self._random_state(), n_jobs=self.n_jobs)
+                if "k" in params:
+                    nystroem.set_params(k=params["k"])
+                return nystroem, None, None
+            return None, kernel, params
+        if hasattr(kernel, "transform") and hasattr(kernel, "fit"):
+            return kernel, None, None
+        raise TypeError("kernel must be None, a GraphKernel, a fitted or unfitted feature map (LearnedFeatures, "
+                        f"NystroemGraphKernel, MeanMapFeatures) or a kernel name, got {kernel!r}")
+
+    # -- fitting ------------------------------------------------------------------------
+    def fit(self, graphs=None, y=None, *, ids=None):
+        """Index ``graphs`` for search.
+
+        Parameters
+        ----------
+        graphs : collection of graphs, SMILES strings, dask.bag.Bag or None
+            The graphs searched (a list of SMILES strings: molecules, through the
+            ``[chem]`` extra). A Bag only with ``store``; None only with ``store``
+            (search what is stored).
+        y : array_like or None
+            Labels, for a feature map that learns from them (the learned default).
+        ids : array_like or None, keyword-only
+            An identifier per graph, returned by :meth:`kneighbors` with
+            ``return_ids=True`` (and kept in :attr:`ids_`).
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        sized = hasattr(graphs, "__len__") and not isinstance(graphs, str) and not _is_bag(graphs)
+        n_graphs = len(graphs) if sized else None  # (a Bag's len would compute it)
+        feature_map, name, params = self._make_map(n_graphs)
+        self._name, self._params = name, params
+        self.index_, self._parts, self._embeddings, self._store = None, None, None, None
+        bag = _is_bag(graphs)
+        if graphs is None or bag:
+            if self.store is None:
+                raise ValueError("fit needs graphs (None or a dask.bag.Bag only with store=)")
+            rows = self._fit_store(feature_map, graphs, y)
+        else:
+            graphs = _collection(graphs, "graphs")
+            if len(graphs) == 0:
+                raise ValueError("fit needs at least one graph")
+            if feature_map is None:
+                if self.store is not None or self.client is not None:
+                    raise ValueError(f"kernel {name!r} has no feature rows to store or distribute; give a feature map "
+                                     "(LearnedFeatures, NystroemGraphKernel) as kernel")
+                functional = make_functional(name, **params)
+                self._embeddings = functional.as_embeddings(graphs, what="graphs")
+                self._functional = functional
+                self.feature_map_ = None
+                rows = len(self._embeddings)
+            else:
+                feature_map = self._fitted_map(feature_map, graphs, y)
+                if self.store is not None:
+                    rows = self._fit_store(feature_map, graphs, y)
+                else:
+                    rows = self._fit_rows(feature_map.transform(graphs))
+        self.n_samples_fit_ = int(rows)
+        self.ids_ = None if ids is None else _check_ids(ids, self.n_samples_fit_)
+        return self
+
+    def _fitted_map(self, feature_map, graphs, y):
+        try:
+            check_is_fitted(feature_map)
+            fitted = True
+        except Exception:  # sklearn's NotFittedError, or a map without fitted attributes
+            fitted = False
+        if not fitted:
+            feature_map = clone(feature_map)
+            if isinstance(feature_map, LearnedFeatures):
+                if y is None:
+                    raise ValueError("the learned default learns its weights from labels: give y to fit, a fitted "
+                                     "LearnedFeatures, or a fixed kernel (kernel='wl')")
+                feature_map.fit(graphs, y)
+            else:
+                feature_map.fit(graphs)
+        self.feature_map_ = feature_map
+        return feature_map
+
+    def _fit_rows(self, X):
+        """Index feature rows ``X`` in process or on ``client``."""
+        if self.client is None:
+            self.index_ = self._new_index().fit(X)
+            return self.index_.n_rows_
+        n = X.shape[0]
+        n_parts = self.n_partitions or max(1, len(self.client.scheduler_info().get("workers", {})))
+        if self.index == "exact":
+            points = split_points(n, n_parts, self._new_index().block_rows)
+        else:
+            points = np.unique(np.linspace(0, n, n_parts + 1).astype(np.int64))
+        X = sp.csr_array(X) if sp.issparse(X) else np.asarray(X)
+        options = {}
+        if self.index == "exact":  # the columns of the whole, so that every part sums alike
+            options["dense_columns"] = self._new_index().frequent_columns(X)
+        self._parts = []
+        for a, b in zip(points[:-1], points[1:]):
+            rows = self.client.scatter(X[a:b])
+            self._parts.append((int(a), self.client.submit(_build, self._new_index(), rows, options, pure=False)))
+        return n
+
+    def _new_index(self):
+        if self.index == "exact":
+            return ExactIndex(working_memory=self.working_memory, **(self.index_params or {}))
+        from .approximate import ApproximateIndex
+
+        return ApproximateIndex(seed=self._random_state(), **(self.index_params or {}))
+
+    def _fit_store(self, feature_map, graphs, y):
+        from ..scale import cluster
+
+        if graphs is not None:
+            import dask.bag as db
+
+            if not isinstance(feature_map, LearnedFeatures):
+                raise ValueError("store= holds features of LearnedFeatures (features_to_zarr); give kernel=None, a "
+                                 "learned GraphKernel or a LearnedFeatures")
+            if _is_bag(graphs):
+                bag = graphs
+                check_is_fitted(feature_map, "n_features_out_")
+            else:
+                n_parts = self.n_partitions or 1
+                bag = db.from_sequence(list(range(len(graphs))), npartitions=n_parts).map_partitions(
+                    lambda part, graphs=graphs: subset(graphs, np.asarray(part, dtype=np.int64)))
+            self.feature_map_ = feature_map
+            rows = _compute(self.client, lambda: cluster.features_to_zarr(feature_map, bag, self.store))
+        else:
+            cluster.read_features(self.store, [])  # a clear error if the store holds no features
+            try:
+                check_is_fitted(feature_map, "n_features_out_")
+            except Exception:
+                raise ValueError("fit() with no graphs searches the store as it is: kernel must be the fitted "
+                                 "LearnedFeatures that wrote it") from None
+            self.feature_map_ = feature_map
+            rows = _stored_rows(self.store)
+        self._store = self.store
+        # one plan of dense columns for every part (from the first part that holds
+        # rows), so that every row's inner products are summed alike in every part
+        first = next(i for i, r in enumerate(rows) if r) if any(rows) else None
+        plan = ExactIndex(**(self.index_params or {}))
+        self._dense_columns = (np.zeros(0, dtype=np.int64) if first is None
+                               else plan.frequent_columns(cluster.read_features(self.store, [first])))
+        return int(np.sum(rows))
+
+    # -- searching ----------------------------------------------------------------------
+    def kneighbors(self, graphs=None, n_neighbors=None, return_distance=True, *, return_ids=False):
+        """The fitted graphs nearest each graph.
+
+        Parameters
+        ----------
+        graphs : collection of graphs, SMILES strings or None
+            The queries. None: every fitted graph, each one left out of its own answer
+            (other positions holding an identical graph are found).
+        n_neighbors : int or None
+            Neighbours per query (None: the constructor's), at most the number of fitted
+            graphs (less one when ``graphs`` is None).
+        return_distance : bool, default=True
+            Return the distances first, as scikit-learn does.
+        return_ids : bool, keyword-only, default=False
+            Also return the identifiers (:attr:`ids_`) of the neighbours, last.
+
+        Returns
+        -------
+        distances : numpy.ndarray of float64, shape (n_queries, n_neighbors)
+            ``sqrt(max(0, 2 - 2 K))``, ascending (only with ``return_distance``).
+        indices : numpy.ndarray of int64, shape (n_queries, n_neighbors)
+            Positions among the fitted graphs; equal distances by position.
+        ids : numpy.ndarray, shape (n_queries, n_neighbors)
+            Only with ``return_ids`` (an error if ``fit`` was given no ``ids``).
+        """
+        check_is_fitted(self, "n_samples_fit_")
+        k = self.n_neighbors if n_neighbors is None else n_neighbors
+        k = check_int(k, "n_neighbors", minimum=1)
+        if return_ids and self.ids_ is None:
+            raise ValueError("return_ids=True needs ids given to fit")
+        n = self.n_samples_fit_
+        if graphs is None:
+            if k > n - 1:
+                raise ValueError(f"Expected n_neighbors < n_samples_fit, but n_neighbors = {k}, n_samples_fit = {n}, "
+                                 f"n_samples = {n} (with graphs=None each graph is left out of its own answer)")
+        elif k > n:
+            raise ValueError(f"Expected n_neighbors <= n_samples_fit, but n_neighbors = {k}, n_samples_fit = {n}")
+        indices, values = self._search(graphs, k)
+        out = []
+        if return_distance:
+            out.append(kernel_distances(values))
+        out.append(indices)
+        if return_ids:
+            out.append(self.ids_[indices])
+        return tuple(out) if len(out) > 1 else out[0]
+
+    def _search(self, graphs, k):
+        if self._embeddings is not None:  # a kernel without feature rows: the pair engine
+            left = None if graphs is None else self._functional.as_embeddings(_collection(graphs, "graphs"),
+                                                                                what="graphs")
+            if left is None:
+                return kneighbors_of_embeddings(self._embeddings, None, self._functional, k,
+                                                check_n_jobs(self.n_jobs), self.working_memory)
+            return kneighbors_of_embeddings(left, self._embeddings, self._functional, k,
+                                            check_n_jobs(self.n_jobs), self.working_memory)
+        if graphs is None:
+            return self._leave_one_out(k)
+        Q = self.feature_map_.transform(_collection(graphs, "graphs"))
+        return self._search_rows(Q, k, None)
+
+    def _search_rows(self, Q, k, exclude):
+        if self.index_ is not None:
+            return self.index_.search(Q, k, exclude=exclude)
+        if self._store is not None:
+            return _search_store(self._store, Q, k, exclude, self.working_memory, self.client,
+                                 self.index_params or {}, self._dense_columns)
+        futures = [self.client.submit(_search_part, part, Q, k, exclude, start, pure=False)
+                   for start, part in self._parts]
+        return merge_top_k(self.client.gather(futures), k)
+
+    def _leave_one_out(self, k):
+        """Every fitted row as a query, its own position left out, a block at a time."""
+        n = self.n_samples_fit_
+        indices = np.empty((n, k), dtype=np.int64)
+        values = np.empty((n, k))
+        step = 4096
+        for start in range(0, n, step):
+            stop = min(n, start + step)
+            Q = self._rows(start, stop)
+            indices[start:stop], values[start:stop] = self._search_rows(Q, k, np.arange(start, stop))
+        return indices, values
+
+    def _rows(self, start, stop):
+        if self.index_ is not None:
+            return self.index_.rows(start, stop)
+        if self._store is not None:
+            from ..scale.cluster import read_features
+
+            return _store_rows(self._store, start, stop, read_features)
+        pieces = [self.client.submit(_rows_of_part, part, max(start - a, 0), stop - a, pure=False)
+                  for a, part in self._parts]
+        blocks = [b for b in self.client.gather(pieces) if b.shape[0]]
+        return sp.vstack(blocks, format="csr") if sp.issparse(blocks[0]) else np.vstack(blocks)
+
+    # -- growing ------------------------------------------------------------------------
+    def partial_fit(self, graphs, *, ids=None):
+        """Add ``graphs`` to the fitted index (positions continue from
+        :attr:`n_samples_fit_`); the feature map stays as fitted. In process only."""
+        check_is_fitted(self, "n_samples_fit_")
+        if self.index_ is None:
+            raise ValueError("partial_fit adds graphs to an in-process index (no store=, no client=, a feature map)")
+        if (ids is None) != (self.ids_ is None):
+            raise ValueError("give ids to partial_fit exactly when fit was given them")
+        graphs = _collection(graphs, "graphs")
+        self.index_.add(self.feature_map_.transform(graphs))
+        if ids is not None:
+            self.ids_ = np.concatenate([self.ids_, _check_ids(ids, len(graphs))])
+        self.n_samples_fit_ = int(self.index_.n_rows_)
+        return self
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.two_d_array = False
+        tags.requires_fit = True
+        return tags
+
+
+# -- helpers run in process or on workers ------------------------------------------------------
+def _build(index, rows, options):
+    return index.fit(rows, **options)
+
+
+def _search_part(index, Q, k, exclude, start):
+    if isinstance(index, ExactIndex):
+        return index.search(Q, k, exclude=exclude, offset=start)
+    indices, values = index.search(Q, k, exclude=None if exclude is None else exclude - start)
+    return indices + start, values
+
+
+def _rows_of_part(index, start, stop):
+    stop = min(max(stop, 0), index.n_rows_)
+    return index.rows(min(start, stop), stop)
+
+
+def _is_bag(graphs):
+    return type(graphs).__module__.startswith("dask.bag")
+
+
+def _check_ids(ids, n):
+    ids = np.asarray(ids)
+    if ids.shape != (n,):
+        raise ValueError(f"ids must have one identifier per graph, shape ({n},), got {ids.shape}")
+    return ids
+
+
+def _compute(client, run):
+    if client is None:
+        import dask
+
+        with dask.config.set(scheduler="threads"):
+            return run()
+    return run()  # the client is Dask's default scheduler while it is open
+
+
+def _stored_rows(store):
+    import zarr
+
+    return [int(r) for r in zarr.open_group(store, mode="r").attrs["rows"]]
+
+
+def _search_store(store, Q, k, exclude, working_memory, client, index_params, dense_columns):
+    """Exact top-k over a store, an index built per part (on ``client``'s workers)."""
+    rows = _stored_rows(store)
+    starts = np.concatenate(([0], np.cumsum(rows)[:-1])).astype(np.int64)
+    parts = [(i, int(s)) for i, s in enumerate(starts) if rows[i]]
+    if client is not None:
+        futures = [client.submit(_search_stored_part, store, i, s, Q, k, exclude, working_memory, index_params,
+                                 dense_columns, pure=False)
+                   for i, s in parts]
+        results = client.gather(futures)
+    else:
+        results = [_search_stored_part(store, i, s, Q, k, exclude, working_memory, index_params, dense_columns)
+                   for i, s in parts]
+    return merge_top_k(results, k)
+
+
+def _search_stored_part(store, i, start, Q, k, exclude, working_memory, index_params, dense_columns):
+    from ..scale.cluster import read_features
+
+    index = ExactIndex(working_memory=working_memory, **index_params).fit(read_features(store, [i]),
+                                                                        dense_columns=dense_columns)
+    return index.search(Q, k, exclude=exclude, offset=start)
+
+
+def _store_rows(store, start, stop, read_features):
+    rows = _stored_rows(store)
+    bounds = np.concatenate(([0], np.cumsum(rows))).astype(np.int64)
+    blocks = []
+    for i in range(len(rows)):
+        a, b = bounds[i], bounds[i + 1]
+        if b <= start or a >= stop or a == b:
+            continue
+        part = read_features(store, [i])
+        blocks.append(part[max(start, a) - a : min(stop, b) - a])
+    return sp.vstack(blocks, format="csr")

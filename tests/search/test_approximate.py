@@ -1,0 +1,83 @@
+"""NearestGraphs(index="approximate"): recall against exact, persistence, growth."""
+
+import io
+
+import joblib
+import networkx as nx
+import numpy as np
+import pytest
+
+import graphinvariants as gi
+
+pytest.importorskip("faiss")
+
+
+def _random_graphs(n, seed):
+    rng = np.random.default_rng(seed)
+    graphs = []
+    for i in range(n):
+        size = int(rng.integers(8, 30))
+        G = nx.barabasi_albert_graph(size, int(rng.integers(1, 3)), seed=int(rng.integers(2**31)))
+        nx.set_node_attributes(G, {v: "CNO"[int(rng.integers(3))] for v in G}, "label")
+        graphs.append(G)
+    return graphs
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    """Synthetic labelled graphs (no TU data needed, so that CI runs these tests)."""
+    graphs = _random_graphs(1000, 0)
+    y = [G.number_of_edges() >= 2 * G.number_of_nodes() - 4 for G in graphs]  # BA with m=2 or m=1
+    features = gi.LearnedFeatures(n_components=50, max_samples=200, random_state=0).fit(graphs, y)
+    return graphs, features
+
+
+def _recall(got, want):
+    return np.mean([len(set(g) & set(w)) / len(w) for g, w in zip(got, want)])
+
+
+def test_recall_against_exact_and_leave_one_out(corpus):
+    copies, features = corpus
+    exact = gi.NearestGraphs(kernel=features).fit(copies)
+    approx = gi.NearestGraphs(kernel=features, index="approximate", seed=0,
+                              index_params={"n_dims": 32}).fit(copies)
+    queries = _random_graphs(50, 1)
+    d_e, i_e = exact.kneighbors(queries)
+    d_a, i_a = approx.kneighbors(queries)
+    assert _recall(i_a, i_e) >= 0.95
+    # reranked: every value returned is the exact one of its position
+    assert (np.diff(d_a, axis=1) >= 0).all()
+    same = i_a == i_e
+    np.testing.assert_allclose(d_a[same], d_e[same], atol=1e-7)
+    d, i = approx.kneighbors(n_neighbors=3)
+    assert not (i == np.arange(len(copies))[:, None]).any()
+
+
+def test_persist_reload_and_add(corpus):
+    copies, features = corpus
+    graphs, rest = copies[:600], copies[600:800]
+    model = gi.NearestGraphs(kernel=features, index="approximate", seed=0, n_neighbors=5,
+                             index_params={"n_dims": 32}).fit(graphs, ids=np.arange(600))
+    buffer = io.BytesIO()
+    joblib.dump(model, buffer)
+    buffer.seek(0)
+    loaded = joblib.load(buffer)
+    queries = _random_graphs(10, 2)
+    for a, b in zip(model.kneighbors(queries), loaded.kneighbors(queries)):
+        np.testing.assert_array_equal(a, b)
+    loaded.partial_fit(rest, ids=np.arange(600, 800))
+    assert loaded.n_samples_fit_ == 800
+    d, i, ids = loaded.kneighbors(rest[:20], n_neighbors=1, return_ids=True)
+    exact = gi.NearestGraphs(kernel=features, n_neighbors=1).fit(copies[:800])
+    d_e, i_e = exact.kneighbors(rest[:20])
+    assert (i == i_e).mean() >= 0.75  # the added graphs are found (HNSW for inner product misses some: 16 of 20)
+    assert (i >= 600).mean() >= 0.75
+    np.testing.assert_allclose(d[i == i_e], d_e[i == i_e], atol=1e-7)
+    np.testing.assert_array_equal(ids, i)
+
+
+def test_kernel_name_approximate_uses_nystroem():
+    graphs = [nx.cycle_graph(n) for n in range(6, 26)] + [nx.star_graph(n) for n in range(5, 25)]
+    model = gi.NearestGraphs(kernel="wl", index="approximate", seed=0, n_neighbors=3).fit(graphs)
+    assert type(model.feature_map_).__name__ == "NystroemGraphKernel"
+    assert (model.kneighbors([nx.star_graph(40)])[1] >= 20).all()

@@ -1,0 +1,82 @@
+"""NearestGraphs on Dask (client=) and over a Zarr store (store=) equal in-process search."""
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import graphinvariants as gi
+
+pytest.importorskip("dask")
+pytest.importorskip("zarr")
+pytest.importorskip("distributed")
+from ..test_dask import client  # noqa: E402,F401  the suite's LocalCluster(processes=False)
+
+
+@pytest.fixture(scope="module")
+def data():
+    graphs = ([nx.gnp_random_graph(n, 0.3, seed=n) for n in range(8, 48)]
+              + [nx.barabasi_albert_graph(n, 1, seed=n) for n in range(8, 48)])
+    graphs = graphs + graphs[:30]  # copies: ties at equal values, by position
+    y = [0] * 40 + [1] * 40 + [0] * 30
+    features = gi.LearnedFeatures(n_components=20, random_state=0).fit(graphs, y)
+    queries = [nx.gnp_random_graph(30, 0.2, seed=99), nx.star_graph(20), graphs[3]]
+    return graphs, features, queries
+
+
+def test_client_equals_in_process_bit_for_bit(client, data):
+    graphs, features, queries = data
+    params = {"block_rows": 16}  # several blocks per part, parts at multiples of 16 rows
+    local = gi.NearestGraphs(kernel=features, n_neighbors=6, index_params=params).fit(graphs, ids=np.arange(110) * 2)
+    remote = gi.NearestGraphs(kernel=features, n_neighbors=6, index_params=params, client=client,
+                              n_partitions=3).fit(graphs, ids=np.arange(110) * 2)
+    assert len(remote._parts) == 3 and remote.index_ is None
+    for q in (queries, None):
+        a, b = local.kneighbors(q, return_ids=True), remote.kneighbors(q, return_ids=True)
+        for x, z in zip(a, b):
+            np.testing.assert_array_equal(x, z)
+
+
+def test_store_equals_in_process(client, data, tmp_path):
+    graphs, features, queries = data
+    local = gi.NearestGraphs(kernel=features, n_neighbors=5).fit(graphs)
+    stored = gi.NearestGraphs(kernel=features, n_neighbors=5, store=str(tmp_path / "f.zarr"), n_partitions=3).fit(graphs)
+    assert stored.index_ is None and stored.n_samples_fit_ == len(graphs)
+    # each part is its own index: values to rounding (1e-15), positions equal
+    for q in (queries, None):
+        (da, ia), (db, ib) = local.kneighbors(q), stored.kneighbors(q)
+        np.testing.assert_array_equal(ia, ib)
+        np.testing.assert_allclose(da, db, rtol=0, atol=1e-7)
+    # an existing store searched as it is, on the cluster
+    again = gi.NearestGraphs(kernel=features, n_neighbors=5, store=str(tmp_path / "f.zarr"), client=client).fit()
+    np.testing.assert_array_equal(again.kneighbors(queries)[1], local.kneighbors(queries)[1])
+
+
+def test_store_refuses_what_it_cannot_hold(tmp_path):
+    graphs = [nx.cycle_graph(n) for n in range(5, 15)]
+    with pytest.raises(ValueError, match="no feature rows to store"):
+        gi.NearestGraphs(kernel="wl", store=str(tmp_path / "s")).fit(graphs)
+    with pytest.raises(ValueError, match="holds no features"):
+        gi.NearestGraphs(kernel=gi.LearnedFeatures(), store=str(tmp_path / "empty")).fit()
+
+
+def test_store_needs_the_fitted_map(data, tmp_path):
+    graphs, features, _ = data
+    store = str(tmp_path / "g.zarr")
+    gi.NearestGraphs(kernel=features, store=store).fit(graphs)
+    with pytest.raises(ValueError, match="fitted LearnedFeatures that wrote it"):
+        gi.NearestGraphs(kernel=gi.LearnedFeatures(), store=store).fit()
+
+
+def test_client_approximate_merges_parts(client, data):
+    pytest.importorskip("faiss")
+    graphs, features, queries = data
+    exact = gi.NearestGraphs(kernel=features, n_neighbors=4).fit(graphs)
+    remote = gi.NearestGraphs(kernel=features, n_neighbors=4, index="approximate", seed=0, client=client,
+                              n_partitions=2, index_params={"n_dims": 16}).fit(graphs)
+    d, i = remote.kneighbors(queries)
+    d_e, i_e = exact.kneighbors(queries)
+    assert np.mean([len(set(a) & set(b)) / 4 for a, b in zip(i, i_e)]) >= 0.9
+    same = i == i_e
+    np.testing.assert_allclose(d[same], d_e[same], atol=1e-7)  # reranked: exact values
+    d, i = remote.kneighbors(n_neighbors=2)
+    assert not (i == np.arange(len(graphs))[:, None]).any()

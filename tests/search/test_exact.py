@@ -1,0 +1,157 @@
+"""ExactIndex and NearestGraphs(index="exact") against exhaustive top-k."""
+
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import graphinvariants as gi
+from graphinvariants.search.exact import BLOCK_ROWS, ExactIndex, brute_force, split_points
+
+
+def _rows(n, d, seed, density=0.05, dense=3):
+    """Sparse rows with a few frequent columns and duplicates (ties by position)."""
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=density, random_state=rng, format="csr")
+    X.data = np.round(X.data * 8) / 8  # few distinct values: many equal inner products
+    X = sp.csr_array(sp.hstack([sp.csr_array(np.round(rng.random((n, dense)) * 4) / 4), X], format="csr"))
+    return sp.csr_array(sp.vstack([X[: n - n // 2], X[: n // 2]], format="csr"))  # every row twice
+
+
+def _check_same(got, want):
+    """Same positions, values equal to rounding (the index sums the dense and sparse
+    columns apart, 1e-15 relative): positions compared where the reference's values
+    are apart by more than that, ties at one value compared as sets."""
+    (gi_, gv), (wi, wv) = got, want
+    np.testing.assert_allclose(gv, wv, rtol=0, atol=1e-12)
+    for r in range(len(wi)):
+        for value in np.unique(np.round(wv[r], 9)):
+            sel = np.round(wv[r], 9) == value
+            if sel.all() or not sel[-1]:  # the whole group is inside the top k
+                assert sorted(gi_[r][sel]) == sorted(wi[r][sel])
+
+
+@pytest.mark.parametrize("dense_share", [0.0, 0.01, 1.1])
+def test_exact_index_equals_brute_force(dense_share):
+    X = _rows(300, 40, 0)
+    Q = _rows(20, 40, 1)
+    index = ExactIndex(dense_share=dense_share).fit(X)
+    got = index.search(Q, 7)
+    want = brute_force(X, Q, 7)
+    _check_same(got, want)
+    # duplicates (row i and i + 150) tie exactly: the smaller position first
+    i = got[0]
+    for r in range(len(i)):
+        for a, b in zip(i[r][:-1], i[r][1:]):
+            if got[1][r][list(i[r]).index(a)] == got[1][r][list(i[r]).index(b)]:
+                assert a < b
+
+
+def test_exact_index_dense_rows_and_exclude():
+    rng = np.random.default_rng(3)
+    X = np.round(rng.random((50, 6)) * 3) / 3
+    index = ExactIndex().fit(X)
+    exclude = np.arange(10)
+    got = index.search(X[:10], 5, exclude=exclude)
+    want = brute_force(X, X[:10], 5, exclude=exclude)
+    _check_same(got, want)
+    assert not (got[0] == exclude[:, None]).any()
+
+
+def test_exact_index_tiny_working_memory_gives_same_answer():
+    X = _rows(200, 30, 4)
+    Q = _rows(30, 30, 5)
+    a = ExactIndex().fit(X).search(Q, 5)
+    b = ExactIndex(working_memory=0.01).fit(X).search(Q, 5)  # one query per batch
+    np.testing.assert_array_equal(a[0], b[0])
+    np.testing.assert_allclose(a[1], b[1], rtol=0, atol=1e-14)
+
+
+def test_exact_index_add_and_rows():
+    X = _rows(120, 25, 6)
+    index = ExactIndex().fit(X[:70]).add(X[70:])
+    assert index.n_rows_ == 120
+    assert (index.rows(0, 120) != X).nnz == 0
+    _check_same(index.search(X[:5], 4), brute_force(X, X[:5], 4))
+
+
+def test_split_points_are_block_multiples():
+    points = split_points(5 * BLOCK_ROWS + 3, 2)
+    assert points[0] == 0 and points[-1] == 5 * BLOCK_ROWS + 3
+    assert all(p % BLOCK_ROWS == 0 for p in points[:-1])
+
+
+def _graphs():
+    return ([nx.cycle_graph(n) for n in range(6, 16)] + [nx.star_graph(n) for n in range(5, 15)]
+            + [nx.path_graph(n) for n in range(4, 14)])
+
+
+def test_nearest_graphs_feature_rows_equal_brute_force():
+    graphs = _graphs()
+    y = [0] * 10 + [1] * 10 + [2] * 10
+    features = gi.LearnedFeatures(n_components=10, random_state=0).fit(graphs, y)
+    X = features.transform(graphs)
+    search = gi.NearestGraphs(kernel=features, n_neighbors=4).fit(graphs)
+    queries = [nx.cycle_graph(30), nx.star_graph(3), nx.path_graph(20)]
+    distances, indices = search.kneighbors(queries)
+    want_i, want_v = brute_force(X, features.transform(queries), 4)
+    np.testing.assert_array_equal(indices, want_i)
+    np.testing.assert_allclose(distances, np.sqrt(np.maximum(0, 2 - 2 * want_v)), atol=1e-7)
+    assert (np.diff(distances, axis=1) >= 0).all()
+    # leave-one-out: own position never returned
+    distances, indices = search.kneighbors()
+    want_i, want_v = brute_force(X, X, 4, exclude=np.arange(30))
+    np.testing.assert_array_equal(indices, want_i)
+    assert not (indices == np.arange(30)[:, None]).any()
+
+
+def test_nearest_graphs_learned_default_needs_y():
+    with pytest.raises(ValueError, match="give y"):
+        gi.NearestGraphs().fit(_graphs())
+    search = gi.NearestGraphs(seed=0, n_neighbors=2).fit(_graphs(), [0] * 10 + [1] * 10 + [2] * 10)
+    assert search.kneighbors([nx.star_graph(20)], return_distance=False).shape == (1, 2)
+
+
+def test_nearest_graphs_kernel_name_matches_kneighbors():
+    graphs = _graphs()
+    search = gi.NearestGraphs(kernel="wl", n_neighbors=5).fit(graphs)
+    distances, indices = search.kneighbors(graphs[:4])
+    want_i, want_v = gi.kneighbors(graphs[:4], graphs, n_neighbors=5, kernel="wl")
+    np.testing.assert_array_equal(indices, want_i)
+    np.testing.assert_array_equal(distances, np.sqrt(np.maximum(0, 2 - 2 * want_v)))
+    d, i = search.kneighbors()
+    np.testing.assert_array_equal(i, gi.kneighbors(None, graphs, n_neighbors=5, kernel="wl")[0])
+    fixed = gi.NearestGraphs(kernel=gi.GraphKernel(kernel="wl"), n_neighbors=5).fit(graphs)
+    np.testing.assert_array_equal(fixed.kneighbors(graphs[:4])[1], want_i)
+
+
+def test_nearest_graphs_errors_and_ids():
+    graphs = _graphs()
+    search = gi.NearestGraphs(kernel="wl", n_neighbors=3).fit(graphs, ids=np.arange(100, 130))
+    with pytest.raises(ValueError, match="n_neighbors <= n_samples_fit"):
+        search.kneighbors(graphs[:1], n_neighbors=31)
+    with pytest.raises(ValueError, match="n_neighbors < n_samples_fit"):
+        search.kneighbors(n_neighbors=30)
+    d, i, ids = search.kneighbors(graphs[:2], return_ids=True)
+    np.testing.assert_array_equal(ids, i + 100)
+    with pytest.raises(ValueError, match="index must be"):
+        gi.NearestGraphs(index="fast").fit(graphs)
+    with pytest.raises(TypeError, match="kernel must be"):
+        gi.NearestGraphs(kernel=3).fit(graphs)
+    with pytest.raises(ValueError, match="ids must have one identifier"):
+        gi.NearestGraphs(kernel="wl").fit(graphs, ids=[1, 2])
+    with pytest.raises(TypeError, match="one string"):
+        search.kneighbors("CCO")
+
+
+def test_molecules_in_molecules_out():
+    pytest.importorskip("rdkit")
+    smiles = ["CCO", "CCCO", "CCCCO", "c1ccccc1", "c1ccccc1C", "c1ccccc1CC", "CC(=O)O", "CCC(=O)O"]
+    names = ["ethanol", "propanol", "butanol", "benzene", "toluene", "ethylbenzene", "acetic", "propanoic"]
+    search = gi.NearestGraphs(kernel=gi.GraphKernel(kernel="wl", node_label="label"), n_neighbors=2).fit(smiles, ids=names)
+    distances, indices, ids = search.kneighbors(["c1ccccc1CCC", "CCCCCO"], return_ids=True)
+    assert ids[:, 0].tolist() == ["ethylbenzene", "butanol"]  # one CH2 apart
+    np.testing.assert_array_equal(ids, np.asarray(names)[indices])
+    graphs = [gi.datasets.from_smiles(s) for s in smiles]
+    same = gi.NearestGraphs(kernel=gi.GraphKernel(kernel="wl", node_label="label"), n_neighbors=2).fit(graphs)
+    np.testing.assert_array_equal(same.kneighbors([gi.datasets.from_smiles("c1ccccc1CCC")])[1], indices[:1])
