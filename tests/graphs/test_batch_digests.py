@@ -29,7 +29,7 @@ from graphinvariants.graphs.csr import index_dtype
 DIGESTS = Path(__file__).with_name("batch_digests.json")
 SETS = ("MUTAG", "ENZYMES", "NCI1", "NCI109", "Mutagenicity", "AIDS", "BZR", "COX2", "DD", "IMDB-BINARY",
         "REDDIT-BINARY")
-MAX_GRAPHS = 150  # graphs taken from each set (every k-th): the test stays fast
+MAX_GRAPHS, MAX_NODES = 150, 20_000  # taken from each set (every k-th graph): the test stays fast
 
 
 def digest(batch):
@@ -96,12 +96,16 @@ def _weighted(G, g, *, directed):
     return H if directed else nx.Graph(H) if g % 2 else H
 
 
+def _part(ds):
+    """Every k-th graph of a data set: at most MAX_GRAPHS graphs and about MAX_NODES nodes."""
+    return ds[:: max(math.ceil(len(ds) / MAX_GRAPHS), math.ceil(ds.n_nodes / MAX_NODES))]
+
+
 def variants(ds):
     """``(name, graphs, options)`` of every variant built from a data set."""
     import igraph as ig
 
-    step = math.ceil(len(ds) / MAX_GRAPHS)
-    part = ds[::step]
+    part = _part(ds)
     graphs = part.graphs
     rng = np.random.default_rng(7)
     renamed = [_renamed(G, rng) for G in graphs]
@@ -131,7 +135,7 @@ def test_batches_from_graphs_are_those_of_the_per_graph_builder(tu_load, name):
         assert batch.matrix.dtype == np.float64 and batch.matrix.indices.dtype == index_dtype(batch.n_nodes)
         assert batch.matrix.has_canonical_format
     # the graphs as the data set gives them are the data set's own batch, too
-    part = ds[:: math.ceil(len(ds) / MAX_GRAPHS)]
+    part = _part(ds)
     assert digest(gi.as_graph_batch(part.graphs, **_options(ds))) == digest(part.batch)
 
 
