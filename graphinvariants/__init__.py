@@ -19,11 +19,6 @@ from .embeddings import (
     power_invariants,
     save_invariants,
 )
-from .approximation import MeanMapFeatures, NystroemGraphKernel
-from .estimator import GraphKernel, PowerKernel
-from .scale import LearnedFeatures
-from .explanations import Explanation, PairExplanation, explain, explain_pair
-from .search import NearestGraphs
 from .evaluation import EvaluationResult, RegressionResult, evaluate_estimator, evaluate_kernel
 from .graphs import GraphAdjacency, GraphBatch, as_adjacency, as_graph_batch
 from .kernels import (
@@ -51,14 +46,41 @@ from .closed_walks import closed_walk_profile
 __version__ = "0.2.0"
 
 
-def __getattr__(name):
-    # graphinvariants.dask needs the [dask] extra: imported on first use of gi.dask,
-    # never by "import graphinvariants"
-    if name == "dask":
-        import importlib
+# The scikit-learn estimators load scikit-learn (with scipy.stats and pandas), and
+# graphinvariants.dask needs the [dask] extra: their names are imported from their modules
+# on first use (module __getattr__, SPEC 1), never by "import graphinvariants"; so is any
+# submodule not imported above (gi.estimator, gi.dask, gi.cli). tests/test_imports.py checks.
+_LAZY = {
+    "GraphKernel": "estimator",
+    "PowerKernel": "estimator",
+    "MeanMapFeatures": "approximation",
+    "NystroemGraphKernel": "approximation",
+    "LearnedFeatures": "scale",
+    "Explanation": "explanations",
+    "PairExplanation": "explanations",
+    "explain": "explanations",
+    "explain_pair": "explanations",
+    "NearestGraphs": "search",
+}
 
-        return importlib.import_module(f"{__name__}.dask")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+def __getattr__(name):
+    import importlib
+    import importlib.util
+
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    elif not name.startswith("__") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
+        value = importlib.import_module(f"{__name__}.{name}")
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value  # looked up once
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "DEFAULT_RIDGE",

@@ -49,7 +49,6 @@ structure is formed.
 
 import hashlib
 
-import igraph as ig
 import numpy as np
 import scipy.sparse as sp
 
@@ -395,6 +394,8 @@ def _canonical(r, colours, u, v, bond_colours, directed=False):
         size = len(colours)
     if len(u) == 0 and size == 1:
         return (r, "exact", colours.tobytes(), b"")
+    import igraph as ig  # here, not at the top: "import graphinvariants" loads no igraph
+
     graph = ig.Graph(n=size, edges=np.column_stack((u, v)).tolist(), directed=directed)
     # igraph's permute_vertices(perm), which gives the canonical graph, puts old
     # vertex perm[j] at place j: the place of vertex i is the inverse permutation's

@@ -48,7 +48,6 @@ one side: the same integer inner products for half the work.
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import shortest_path
 
 from ..graphs.csr import concatenated_ranges
 from .counts import (AlignedCounts, CountFeatures, merged_labels, relabel_columns, shared_columns, squared_norms,
@@ -349,6 +348,8 @@ def _connected_pairs(A, offsets, owner, undirected):
 def _scipy_pairs(A, offsets, owner, undirected):
     """:func:`_connected_pairs` by ``scipy.sparse.csgraph.shortest_path`` (``offsets``:
     of the graphs to read, which may be a part of the batch)."""
+    from scipy.sparse.csgraph import shortest_path  # here: it loads scipy.linalg, which the import need not
+
     sizes = np.diff(offsets)
     for start, stop, sources in _blocks(offsets):
         p0, p1 = A.indptr[start], A.indptr[stop]  # block-diagonal: the group's rows hold its columns only

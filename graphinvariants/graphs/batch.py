@@ -7,27 +7,15 @@ builds one from a sequence of graphs, or passes a batch (or anything that has on
 as a :class:`~graphinvariants.datasets.TUDataset`) through untouched.
 """
 
-import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
-from .adjacency import (
-    GraphAdjacency,
-    check_weight_argument,
-    check_weights,
-    describe,
-    graph_library,
-    igraph_csr,
-    matrix_csr,
-    networkx_csr,
-    not_a_graph_message,
-    weight_values,
-)
-from .attributes import check_label, edge_values, label_array, naming, read_attribute_rows, read_labels
-from .csr import block_entries, concatenated_ranges, edges_to_csr, entry_values, stack_csr, take_blocks
+from .adjacency import GraphAdjacency, check_weight_argument, check_weights, describe, graph_library
+from .csr import block_entries, concatenated_ranges, take_blocks
+from .reader import read_graphs
 
 __all__ = ["GraphBatch", "as_graph_batch", "subset"]
 
@@ -343,110 +331,7 @@ def as_graph_batch(graphs, *, weight=None, node_label=None, edge_label=None, nod
     check_not_single_graph(graphs, what)
     if isinstance(graphs, (str, bytes)) or not hasattr(graphs, "__iter__"):
         raise TypeError(f"{what} must be a sequence of graphs, got {describe(graphs)}")
-    parts, sizes, labels, edge_parts, edge_label_values, attribute_rows = [], [], [], [], [], []
-    n_attributes = None
-    for i, G in enumerate(graphs):
-        try:
-            if edge_label is None:
-                indptr, indices, data = _block_of(G, weight)
-            else:
-                indptr, indices, data, edges, values = _labelled_block_of(G, weight, edge_label)
-                edge_parts.append((len(edge_label_values), edges))
-                edge_label_values.extend(values)
-            if node_label is not None:
-                labels.append(read_labels(G, node_label))
-            if node_attributes is not None:
-                rows = read_attribute_rows(G, node_attributes)
-                if rows and n_attributes is None:
-                    n_attributes = (i, len(rows[0]))
-                elif rows and len(rows[0]) != n_attributes[1]:
-                    raise ValueError(f"its nodes have {len(rows[0])} values of attribute {node_attributes!r}, those "
-                                     f"of {what}[{n_attributes[0]}] have {n_attributes[1]}")
-                attribute_rows.extend(rows)
-        except (TypeError, ValueError) as err:
-            raise type(err)(f"{what}[{i}]: {err}") from None
-        if len(indptr) == 1:
-            raise ValueError(f"{what}[{i}] has no nodes; every kernel needs at least one node per graph")
-        parts.append((indptr, indices, data))
-        sizes.append(len(indptr) - 1)
-    sizes = np.array(sizes, dtype=np.int64)
-    offsets = np.concatenate(([0], np.cumsum(sizes)))
-    node_labels = None
-    if node_label is not None:
-        node_labels = label_array([v for part in labels for v in part])
-    edge_labels = None
-    if edge_label is not None:
-        edge_labels = _aligned_edge_labels(label_array(edge_label_values, "edge"), edge_parts, weight, what)
-    attributes = None
-    if node_attributes is not None:
-        attributes = np.array(attribute_rows, dtype=np.float64).reshape(-1, n_attributes[1] if n_attributes else 1)
-    return GraphBatch(stack_csr(parts, sizes), offsets, weighted=weight is not None, node_labels=node_labels,
+    matrix, offsets, node_labels, edge_labels, attributes = read_graphs(
+        graphs, weight=weight, node_label=node_label, edge_label=edge_label, node_attributes=node_attributes, what=what)
+    return GraphBatch(matrix, offsets, weighted=weight is not None, node_labels=node_labels,
                       edge_labels=edge_labels, node_attributes=attributes)
-
-
-def _aligned_edge_labels(values, edge_parts, weight, what):
-    """One label per stored entry of the stacked matrix, from the labels of every
-    graph's edges (``values``, all graphs in a row) and each graph's edge arrays."""
-    aligned = []
-    for i, (start, (n, rows, cols, data, directed, names)) in enumerate(edge_parts):
-        own = values[start:start + rows.size]
-        entries, conflict = entry_values(n, rows, cols, own, data, directed=directed, weighted=weight is not None)
-        if conflict is not None:
-            a, b = conflict
-            raise ValueError(f"{what}[{i}]: parallel edges {names[a]!r} and {names[b]!r} have different labels "
-                             f"{own[a].item()!r} and {own[b].item()!r}")
-        aligned.append(entries)
-    return np.concatenate(aligned) if aligned else values[:0]
-
-
-def _labelled_block_of(G, weight, edge_label):
-    """Like :func:`_block_of` for a NetworkX or igraph graph (the same matrix, from the
-    same edge arrays), plus those arrays ``(n, rows, cols, weights, directed, edge
-    names)`` to align edge labels with, and the checked labels of its edges."""
-    library, names, values = edge_values(G, edge_label)
-    labels = [check_label(value, naming("edge", name), edge_label, library) for name, value in zip(names, values)]
-    if library == "networkx":
-        index = {node: i for i, node in enumerate(G)}
-        n = len(index)
-        flat = np.fromiter(itertools.chain.from_iterable((index[u], index[v]) for u, v in names), dtype=np.int64,
-                           count=2 * len(names))
-        data = None
-        if weight is not None:
-            data = weight_values([w for _, _, w in G.edges(data=weight, default=None)], weight, names)
-    else:
-        n = G.vcount()
-        flat = np.fromiter(itertools.chain.from_iterable(names), dtype=np.int64, count=2 * len(names))
-        data = None
-        if weight is not None:
-            data = weight_values(G.es[weight] if weight in G.es.attributes() else [None] * len(names), weight, names)
-    rows, cols = flat[0::2], flat[1::2]
-    A = edges_to_csr(n, rows, cols, data, directed=G.is_directed(), weighted=weight is not None)
-    return A.indptr, A.indices, A.data, (n, rows, cols, data, G.is_directed(), names), labels
-
-
-def _block_of(G, weight):
-    """``(indptr, indices, data)`` of one graph's canonical CSR; no conversion at all
-    for CSR input that is already canonical."""
-    library = graph_library(G)
-    if library == "adjacency":
-        A = G.matrix
-    elif library == "networkx":
-        A = networkx_csr(G, weight)[0]
-    elif library == "igraph":
-        A = igraph_csr(G, weight)[0]
-    elif library == "scipy" and _fast_csr(G):
-        return G.indptr, G.indices, (G.data if weight is not None else np.ones(G.nnz))
-    elif library in ("scipy", "numpy"):
-        A = matrix_csr(G, weight)
-    else:
-        raise TypeError(not_a_graph_message(G))
-    return A.indptr, A.indices, A.data
-
-
-def _fast_csr(A):
-    """A CSR float64 matrix that needs no conversion: canonical, square, no zeros,
-    finite and non-negative entries."""
-    return (
-        A.format == "csr" and A.dtype == np.float64 and A.ndim == 2 and A.shape[0] == A.shape[1]
-        and A.has_canonical_format and (A.nnz == 0 or (np.isfinite(A.data).all() and A.data.min() > 0))
-    )

@@ -28,8 +28,9 @@ def edges_to_csr(n, rows, cols, data=None, *, directed, weighted):
         Edge end points, ``0 <= rows, cols < n``.
     data : array_like of float, optional
         Edge weights (finite, non-negative, already checked); ``None`` means 1.
-    directed : bool
-        If False, every edge ``(u, v)`` also gives ``(v, u)``.
+    directed : bool or array_like of bool
+        If False, every edge ``(u, v)`` also gives ``(v, u)``; an array says it edge by
+        edge (a batch of directed and undirected graphs).
     weighted : bool
         If True, parallel edges add their weights and zero weights are dropped;
         otherwise every stored entry is 1.
@@ -39,8 +40,9 @@ def edges_to_csr(n, rows, cols, data=None, *, directed, weighted):
     cols = np.asarray(cols).astype(itype, copy=False)
     if data is not None:
         data = np.asarray(data, dtype=np.float64)
-    if not directed:
-        keep = rows != cols
+    undirected = ~np.asarray(directed, dtype=bool)
+    if undirected.any():
+        keep = (rows != cols) & undirected
         rows, cols = np.concatenate((rows, cols[keep])), np.concatenate((cols, rows[keep]))
         data = None if data is None else np.concatenate((data, data[keep]))
     values = np.ones(rows.size) if data is None else data
@@ -86,8 +88,9 @@ def entry_values(n, rows, cols, values, data=None, *, directed, weighted):
     origin = np.arange(rows.size)
     if data is not None:
         data = np.asarray(data, dtype=np.float64)
-    if not directed:
-        keep = rows != cols
+    undirected = ~np.asarray(directed, dtype=bool)
+    if undirected.any():
+        keep = (rows != cols) & undirected
         rows, cols = np.concatenate((rows, cols[keep])), np.concatenate((cols, rows[keep]))
         origin = np.concatenate((origin, origin[keep]))
         data = None if data is None else np.concatenate((data, data[keep]))

@@ -29,3 +29,14 @@ __all__ = [
     "power_kernel",
     "power_kernel_matrix",
 ]
+
+
+def __getattr__(name):
+    # the learned combination's modules (learned, alignment, ...) are imported by the
+    # estimators, not above: gi.kernels.learned still resolves, on first use
+    import importlib
+    import importlib.util
+
+    if not name.startswith("__") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -18,7 +18,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from joblib import Parallel, delayed
 
 from .._validation import check_int, check_k, check_n_jobs, check_ridge, check_seed_sequence
 from ..embeddings import DEFAULT_RIDGE
@@ -318,6 +317,8 @@ def perturbation_study(
     n_chunks = max(4 * n_jobs if n_jobs > 1 else 1, 20 if progress is not False else 1)
     chunks = [c for c in np.array_split(np.arange(len(chosen)), n_chunks) if len(c)]
     bar = _progress_bar(progress, len(chosen) + 1 + bool(baseline), name)
+    from joblib import Parallel, delayed
+
     parts = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(
         delayed(_perturbed_edges)([chosen[i] for i in c], indices[c], kind, n_steps, [seeds[i] for i in c]) for c in chunks
     )
