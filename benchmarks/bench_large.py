@@ -365,7 +365,7 @@ def section_nystroem(args):
         invariants = gi.batch_power_invariants(ds)  # once, as the exact kernel matrix is
         accuracies = []
         for train, test in folds:
-            features = gi.NystroemGraphKernel(n_components=m, random_state=args.seed, n_jobs=args.workers)
+            features = gi.NystroemGraphKernel(n_components=m, seed=args.seed, n_jobs=args.workers)
             X_train = features.fit_transform(invariants.take(train))
             clf = LinearSVC(C=args.C, max_iter=20000).fit(X_train, y[train])
             accuracies.append(np.mean(clf.predict(features.transform(invariants.take(test))) == y[test]))
@@ -383,7 +383,7 @@ def section_nystroem(args):
     print(f"  {'exact mean map, SVC':<22} {100 * np.mean(accuracies):>10.2f} {time.perf_counter() - start:>8.2f}")
     for m in args.components:
         start = time.perf_counter()
-        features = gi.MeanMapFeatures(n_features=m, random_state=args.seed).fit_transform(ds)  # no fit on data
+        features = gi.MeanMapFeatures(n_features=m, seed=args.seed).fit_transform(ds)  # no fit on data
         accuracies = []
         for train, test in folds:
             clf = LinearSVC(C=args.C, max_iter=20000).fit(features[train], y[train])

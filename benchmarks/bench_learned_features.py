@@ -50,7 +50,7 @@ def kernel_error(args):
     K = None
     for m in args.components:
         t0 = time.perf_counter()
-        features = LearnedFeatures(max_samples=None, n_components=m, random_state=0).fit(data, data.y)
+        features = LearnedFeatures(max_samples=None, n_components=m, seed=0).fit(data, data.y)
         F = features.transform(data)
         seconds = time.perf_counter() - t0
         if K is None:
@@ -101,7 +101,7 @@ def accuracy(args):
                 exact_acc.append(svc.score(K_test, y[test]))
             t_exact += time.perf_counter() - t0
             t0 = time.perf_counter()
-            features = LearnedFeatures(n_components=args.n_components, random_state=0)
+            features = LearnedFeatures(n_components=args.n_components, seed=0)
             F_train = features.fit_transform(data[train], y[train])
             F_test = features.transform(data[test])
             linear = GridSearchCV(clone(model), grid, cv=3).fit(F_train, y[train])
@@ -132,7 +132,7 @@ def variants(args):
         scores = {}
         for train, test in StratifiedKFold(args.folds, shuffle=True, random_state=0).split(np.zeros(len(y)), y):
             for m in args.components:
-                features = LearnedFeatures(n_components=m, random_state=0)
+                features = LearnedFeatures(n_components=m, seed=0)
                 F_train = features.fit_transform(data[train], y[train])
                 F_test = features.transform(data[test])
                 for label, options in models.items():
@@ -177,7 +177,7 @@ def diagnose(args):
                 line.append(f"exact {100 * scores['exact SVC'][-1]:.1f}")
             for m in args.components:
                 t0 = time.perf_counter()
-                features = LearnedFeatures(n_components=m, max_samples=args.max_samples, random_state=0)
+                features = LearnedFeatures(n_components=m, max_samples=args.max_samples, seed=0)
                 F_train = features.fit_transform(data[train], y[train])
                 F_test = features.transform(data[test])
                 seconds.setdefault((m, "features"), []).append(time.perf_counter() - t0)

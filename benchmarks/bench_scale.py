@@ -45,7 +45,7 @@ def one_run(n, source, path, progress, n_components, C):
     if path == "linear":
         from sklearn.svm import LinearSVC
 
-        features = gi.LearnedFeatures(max_samples=1000, n_components=n_components, random_state=0,
+        features = gi.LearnedFeatures(max_samples=1000, n_components=n_components, seed=0,
                                       progress=progress)
         F_train = features.fit_transform(train, train.y)
         F_test = features.transform(test)

@@ -62,7 +62,7 @@ def main():
 
     train = _copies(args.source, 10_000, 0)
     t0 = time.perf_counter()
-    features = gi.LearnedFeatures(max_samples=1000, n_components=args.n_components, random_state=0)
+    features = gi.LearnedFeatures(max_samples=1000, n_components=args.n_components, seed=0)
     features.fit(train, train.y)
     print(f"fit on 10,000 copies in process: {time.perf_counter() - t0:.1f} s; {features.n_features_out_} "
           f"features; exact {features.exact_} (weight {features.exact_weight_:.3f}), Nystroem "

@@ -21,7 +21,7 @@ K = gi.kernel_matrix(invariants)
 components = [5, 10, 20, 40, 80, 120, 188]
 errors = []
 for m in components:
-    features = gi.NystroemGraphKernel(n_components=m, random_state=0).fit_transform(invariants)
+    features = gi.NystroemGraphKernel(n_components=m, seed=0).fit_transform(invariants)
     errors.append(np.linalg.norm(K - features @ features.T) / np.linalg.norm(K))
     print(f"{m:4d} landmarks: relative error {errors[-1]:.2e}")
 

@@ -76,7 +76,7 @@ def features_to_zarr(features, graphs, store, *, compute=True):
     >>> import graphinvariants as gi
     >>> from graphinvariants.scale.cluster import features_to_zarr, read_features
     >>> graphs = [nx.cycle_graph(n) for n in range(6, 26)] + [nx.star_graph(n) for n in range(5, 25)]
-    >>> features = gi.LearnedFeatures(n_components=10, random_state=0).fit(graphs, [0] * 20 + [1] * 20)
+    >>> features = gi.LearnedFeatures(n_components=10, seed=0).fit(graphs, [0] * 20 + [1] * 20)
     >>> store = tempfile.mkdtemp()
     >>> with dask.config.set(scheduler="sync"):
     ...     rows = features_to_zarr(features, db.from_sequence(graphs, npartitions=3), store)
@@ -128,7 +128,7 @@ def read_features(store, parts=None):
     >>> import graphinvariants as gi
     >>> from graphinvariants.scale.cluster import features_to_zarr, read_features
     >>> graphs = [nx.cycle_graph(n) for n in range(6, 26)] + [nx.star_graph(n) for n in range(5, 25)]
-    >>> features = gi.LearnedFeatures(n_components=10, random_state=0).fit(graphs, [0] * 20 + [1] * 20)
+    >>> features = gi.LearnedFeatures(n_components=10, seed=0).fit(graphs, [0] * 20 + [1] * 20)
     >>> store = tempfile.mkdtemp()
     >>> with dask.config.set(scheduler="sync"):
     ...     rows = features_to_zarr(features, db.from_sequence(graphs, npartitions=2), store)
@@ -190,7 +190,7 @@ def kneighbors(queries, store, *, n_neighbors=10):
     >>> import graphinvariants as gi
     >>> from graphinvariants.scale.cluster import features_to_zarr, kneighbors
     >>> graphs = [nx.cycle_graph(n) for n in range(6, 26)] + [nx.star_graph(n) for n in range(5, 25)]
-    >>> features = gi.LearnedFeatures(n_components=10, random_state=0).fit(graphs, [0] * 20 + [1] * 20)
+    >>> features = gi.LearnedFeatures(n_components=10, seed=0).fit(graphs, [0] * 20 + [1] * 20)
     >>> store = tempfile.mkdtemp()
     >>> with dask.config.set(scheduler="sync"):
     ...     rows = features_to_zarr(features, db.from_sequence(graphs, npartitions=3), store)

@@ -50,7 +50,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils.validation import check_is_fitted
 
 from .._blas import one_blas_thread
-from .._validation import check_int, check_n_jobs, check_seed, python_scalar
+from .._validation import check_int, check_n_jobs, check_seed, python_scalar, refuses_random_state
 from ..embeddings.assignment import OptimalAssignment, column_maxima, unary_code
 from ..embeddings.counts import CountFeatures, squared_norms
 from ..estimator import GraphKernel
@@ -142,7 +142,7 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     """Features of the learned default whose inner products are its kernel.
 
     ``fit(graphs, y)`` learns the combination's weights on at most ``max_samples``
-    graphs (drawn with ``random_state``), takes the vocabulary of the exact members
+    graphs (drawn with ``seed``), takes the vocabulary of the exact members
     from every graph given, and fits the Nystroem map of the rest on ``n_components``
     landmarks; ``transform(graphs)`` returns a sparse ``(len(graphs), n_features_out_)``
     matrix, a block of ``block_size`` graphs at a time. A linear model on these features
@@ -168,7 +168,7 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         the number of graphs (beyond the output itself).
     progress : bool, keyword-only, default=False
         Show tqdm progress bars over the blocks.
-    random_state : None, int or numpy.random.Generator, keyword-only, default=None
+    seed : None, int or numpy.random.Generator, keyword-only, default=None
         Draws the weight sample and the landmarks.
     n_jobs : int or None, keyword-only, default=None
         Threads of the pair engine.
@@ -202,23 +202,24 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     >>> import graphinvariants as gi
     >>> graphs = [nx.cycle_graph(n) for n in range(6, 26)] + [nx.star_graph(n) for n in range(5, 25)]
     >>> y = [0] * 20 + [1] * 20
-    >>> features = gi.LearnedFeatures(n_components=10, random_state=0).fit(graphs[::2], y[::2])
+    >>> features = gi.LearnedFeatures(n_components=10, seed=0).fit(graphs[::2], y[::2])
     >>> X = features.transform(graphs)
     >>> X.shape[0], X.shape[1] == features.n_features_out_
     (40, True)
-    >>> model = make_pipeline(gi.LearnedFeatures(n_components=10, random_state=0), LinearSVC())
+    >>> model = make_pipeline(gi.LearnedFeatures(n_components=10, seed=0), LinearSVC())
     >>> model.fit(graphs[::2], y[::2]).score(graphs[1::2], y[1::2])
     1.0
     """
 
+    @refuses_random_state
     def __init__(self, *, kernel=None, max_samples=1000, n_components=300, block_size=4096, progress=False,
-                 random_state=None, n_jobs=None):
+                 seed=None, n_jobs=None):
         self.kernel = kernel
         self.max_samples = max_samples
         self.n_components = n_components
         self.block_size = block_size
         self.progress = progress
-        self.random_state = random_state
+        self.seed = seed
         self.n_jobs = n_jobs
 
     # -- fitting ------------------------------------------------------------------------
@@ -264,7 +265,7 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         y = np.asarray(y)
         if y.shape != (n,):
             raise ValueError(f"y must have one label per graph, shape ({n},), got {y.shape}")
-        rng = check_seed(self.random_state, "random_state")
+        rng = check_seed(self.seed)
         if self.max_samples is None or n <= self.max_samples:
             sample = np.arange(n, dtype=np.int64)
         else:
@@ -416,7 +417,7 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         tags.input_tags.two_d_array = False
         tags.requires_fit = True
         tags.target_tags.required = True
-        tags.non_deterministic = self.random_state is None
+        tags.non_deterministic = self.seed is None
         return tags
 
 
@@ -464,9 +465,9 @@ def _check_sample_labels(y, sample, max_samples):
     except TypeError:
         return
     if one_value:
-        raise ValueError(f"the max_samples={max_samples} graphs drawn (with random_state) to learn the weights on "
+        raise ValueError(f"the max_samples={max_samples} graphs drawn (with seed) to learn the weights on "
                          f"hold a single label value, {python_scalar(y[sample[0]])!r}, though y has more; raise "
-                         "max_samples or try another random_state")
+                         "max_samples or try another seed")
 
 
 class _NoBar:

@@ -32,7 +32,7 @@ def _renumbered(G, seed):
 
 def test_exact_members_give_the_kernel(mutag):
     kernel = gi.GraphKernel(members=EXACT_MEMBERS, bandwidths=())
-    features = LearnedFeatures(kernel=kernel, max_samples=None, random_state=0).fit(mutag, mutag.y)
+    features = LearnedFeatures(kernel=kernel, max_samples=None, seed=0).fit(mutag, mutag.y)
     assert features.approximate_ == [] and features.exact_weight_ == pytest.approx(1.0)
     F = features.transform(mutag)
     K = features.kernel_.transform(mutag)
@@ -45,7 +45,7 @@ def test_exact_members_give_the_kernel(mutag):
 def test_new_graphs_against_fitted_graphs_are_exact(mutag):
     kernel = gi.GraphKernel(members=EXACT_MEMBERS, bandwidths=())
     train, test = mutag[:120], mutag[120:]
-    features = LearnedFeatures(kernel=kernel, max_samples=None, random_state=0).fit(train, train.y)
+    features = LearnedFeatures(kernel=kernel, max_samples=None, seed=0).fit(train, train.y)
     cross = (features.transform(test) @ features.transform(train).T).toarray()
     # same tolerance as above (labels the fitted graphs lack add nothing to these pairs)
     np.testing.assert_allclose(cross, features.kernel_.transform(test), rtol=0, atol=1e-13)
@@ -55,7 +55,7 @@ def test_nystroem_error_falls_with_components(mutag):
     kernel = gi.GraphKernel(members=("power", "wl"), bandwidths=(1.0,))
     errors = []
     for m in (5, 40, 188):
-        features = LearnedFeatures(kernel=kernel, max_samples=None, n_components=m, random_state=0)
+        features = LearnedFeatures(kernel=kernel, max_samples=None, n_components=m, seed=0)
         F = features.fit_transform(mutag, mutag.y)
         K = features.kernel_.transform(mutag)
         errors.append(np.linalg.norm((F @ F.T).toarray() - K) / np.linalg.norm(K))
@@ -64,7 +64,7 @@ def test_nystroem_error_falls_with_components(mutag):
 
 
 def test_rows_do_not_depend_on_the_block(mutag):
-    features = LearnedFeatures(n_components=50, random_state=0, block_size=4096).fit(mutag, mutag.y)
+    features = LearnedFeatures(n_components=50, seed=0, block_size=4096).fit(mutag, mutag.y)
     whole = features.transform(mutag)
     features.set_params(block_size=7)
     blocks = features.transform(mutag)
@@ -77,7 +77,7 @@ def test_fit_transform_embeds_the_exact_members_once(mutag, monkeypatch):
     from graphinvariants.embeddings.counts import CountFeatures
 
     kernel = gi.GraphKernel(members=EXACT_MEMBERS + ("power",), bandwidths=(1.0,))
-    options = dict(kernel=kernel, n_components=30, random_state=0, block_size=23)
+    options = dict(kernel=kernel, n_components=30, seed=0, block_size=23)
     calls = []
     original = Functional.as_embeddings
 
@@ -118,7 +118,7 @@ def test_fit_transform_embeds_the_exact_members_once(mutag, monkeypatch):
 def test_renumbering_invariance(mutag):
     graphs = [mutag[i] for i in range(40)]
     y = mutag.y[:40]
-    features = LearnedFeatures(n_components=20, random_state=0).fit(graphs, y)
+    features = LearnedFeatures(n_components=20, seed=0).fit(graphs, y)
     F = features.transform(graphs).toarray()
     G = features.transform([_renumbered(H, i) for i, H in enumerate(graphs)]).toarray()
     n_exact = F.shape[1] - features.normalization_.shape[1]
@@ -128,13 +128,13 @@ def test_renumbering_invariance(mutag):
 
 
 def test_pickle_and_clone(mutag):
-    features = LearnedFeatures(n_components=30, random_state=0, max_samples=100).fit(mutag, mutag.y)
+    features = LearnedFeatures(n_components=30, seed=0, max_samples=100).fit(mutag, mutag.y)
     F = features.transform(mutag[:20])
     again = pickle.loads(pickle.dumps(features))
     assert (again.transform(mutag[:20]) != F).nnz == 0
     copy = clone(features)
     assert copy.get_params() == features.get_params() and not hasattr(copy, "n_features_out_")
-    G = copy.fit(mutag, mutag.y).transform(mutag[:20])  # same random_state: the same map
+    G = copy.fit(mutag, mutag.y).transform(mutag[:20])  # same seed: the same map
     assert (G != F).nnz == 0
 
 
@@ -144,7 +144,7 @@ def test_linear_model_in_a_pipeline():
 
     graphs = [nx.cycle_graph(n) for n in range(6, 30)] + [nx.star_graph(n) for n in range(5, 29)]
     y = [0] * 24 + [1] * 24
-    model = make_pipeline(LearnedFeatures(n_components=10, random_state=0), LinearSVC())
+    model = make_pipeline(LearnedFeatures(n_components=10, seed=0), LinearSVC())
     assert model.fit(graphs[::2], y[::2]).score(graphs[1::2], y[1::2]) == 1.0
 
 
@@ -166,7 +166,7 @@ def test_bad_input(mutag):
     with pytest.raises(TypeError, match="progress"):
         LearnedFeatures(progress="yes").fit(graphs, [0, 1] * 6)
     with pytest.raises(ValueError, match="single label value"):
-        LearnedFeatures(max_samples=10, random_state=0).fit(mutag, np.r_[1, np.zeros(187)])
+        LearnedFeatures(max_samples=10, seed=0).fit(mutag, np.r_[1, np.zeros(187)])
 
 
 def test_rows_do_not_depend_on_blas_threads(mutag):
@@ -177,7 +177,7 @@ def test_rows_do_not_depend_on_blas_threads(mutag):
     from graphinvariants.datasets import perturbed_copies
 
     graphs = perturbed_copies(mutag, 800, seed=0)  # enough landmarks for OpenBLAS to use threads
-    features = LearnedFeatures(n_components=500, max_samples=800, random_state=0).fit(graphs, graphs.y)
+    features = LearnedFeatures(n_components=500, max_samples=800, seed=0).fit(graphs, graphs.y)
     assert features.normalization_.shape[1] > 300
     with threadpool_limits(limits=1, user_api="blas"):
         single = features.transform(graphs[:300])
@@ -191,7 +191,7 @@ def test_networkx_and_igraph_give_the_same_rows(mutag):
     graphs = [mutag[i] for i in range(60)]
     as_igraph = [ig.Graph.from_networkx(G) for G in graphs]
     y = mutag.y[:60]
-    features = LearnedFeatures(n_components=20, random_state=0).fit(graphs, y)
-    again = LearnedFeatures(n_components=20, random_state=0).fit(as_igraph, y)
+    features = LearnedFeatures(n_components=20, seed=0).fit(graphs, y)
+    again = LearnedFeatures(n_components=20, seed=0).fit(as_igraph, y)
     assert features.exact_ == again.exact_ and features.approximate_ == again.approximate_
     assert (features.transform(graphs) != again.transform(as_igraph)).nnz == 0
