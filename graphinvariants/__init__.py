@@ -21,7 +21,7 @@ from .embeddings import (
 )
 from .approximation import MeanMapFeatures, NystroemGraphKernel
 from .estimator import GraphKernel, PowerKernel
-from .scale import LearnedFeatures
+from .features import GraphFeatures, LearnedFeatures
 from .evaluation import EvaluationResult, RegressionResult, evaluate_estimator, evaluate_kernel
 from .graphs import GraphAdjacency, GraphBatch, as_adjacency, as_graph_batch
 from .kernels import (
@@ -49,12 +49,12 @@ __version__ = "0.2.0"
 
 
 def __getattr__(name):
-    # graphinvariants.dask needs the [dask] extra: imported on first use of gi.dask,
+    # graphinvariants.dask needs the [dask] extra, graphinvariants.scale (Dask and Zarr) too: imported on first use,
     # never by "import graphinvariants"
-    if name == "dask":
+    if name in ("dask", "scale"):
         import importlib
 
-        return importlib.import_module(f"{__name__}.dask")
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
@@ -65,6 +65,7 @@ __all__ = [
     "GaussianBatch",
     "GraphAdjacency",
     "GraphBatch",
+    "GraphFeatures",
     "GraphKernel",
     "InvariantsDisplay",
     "KernelDecayDisplay",

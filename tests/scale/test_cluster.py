@@ -1,4 +1,4 @@
-"""LearnedFeatures on Dask: the same rows as in process, written to Zarr; kneighbors over them."""
+"""GraphFeatures on Dask: the same rows as in process, written to Zarr; kneighbors over them."""
 
 import numpy as np
 import pytest
@@ -9,7 +9,7 @@ pytest.importorskip("zarr")
 from distributed import Client, LocalCluster  # noqa: E402
 
 from graphinvariants.datasets import perturbed_copies  # noqa: E402
-from graphinvariants.scale import LearnedFeatures  # noqa: E402
+from graphinvariants.features import GraphFeatures  # noqa: E402
 from graphinvariants.scale.cluster import features_to_zarr, kneighbors, read_features  # noqa: E402
 
 
@@ -23,7 +23,7 @@ def client():
 @pytest.fixture(scope="module")
 def fitted(tu_load):
     mutag = tu_load("MUTAG")
-    features = LearnedFeatures(n_components=40, max_samples=100, seed=0).fit(mutag, mutag.y)
+    features = GraphFeatures(n_landmarks=40, max_samples=100, seed=0).fit(mutag, mutag.y)
     graphs = list(perturbed_copies(mutag, 300, seed=0))
     return features, graphs
 
@@ -84,7 +84,7 @@ def test_attributes_member_equal_in_process(client, tmp_path, tu_load):
     # on them, goes through the Nystroem part; its rows on the workers must be the
     # in-process bits too, for partitions of graphs and partitions that are TUDatasets
     bzr = tu_load("BZR")
-    features = LearnedFeatures(n_components=30, max_samples=150, seed=0).fit(bzr[:150], bzr.y[:150])
+    features = GraphFeatures(n_landmarks=30, max_samples=150, seed=0).fit(bzr[:150], bzr.y[:150])
     assert any(label.startswith("attributes") for label in features.approximate_)
     expected = features.transform(bzr)
     features_to_zarr(features, db.from_sequence(list(bzr), npartitions=4), tmp_path / "a.zarr")
