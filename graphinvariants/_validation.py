@@ -9,6 +9,7 @@ numpy, scipy or scikit-learn.
 import functools
 import numbers
 import os
+import warnings
 
 import numpy as np
 
@@ -96,6 +97,14 @@ def refuses_random_state(init):
         return init(self, *args, **kwargs)
 
     return checked
+
+
+def warn_deprecated(old, new):
+    """Warn that the class ``old`` is deprecated since 0.3.0 in favour of ``new``
+    (scikit-learn's convention: a FutureWarning at construction, removal a release
+    later). Called from an ``__init__`` decorated by :func:`refuses_random_state`, so
+    the warning points at the user's line."""
+    warnings.warn(f"{old} is deprecated since 0.3.0 and goes in 0.4.0: use {new}", FutureWarning, stacklevel=4)
 
 
 def check_seed_sequence(seed):

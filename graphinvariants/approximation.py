@@ -21,7 +21,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_int, check_k, check_n_jobs, check_seed, refuses_random_state
+from ._validation import check_int, check_k, check_n_jobs, check_seed, refuses_random_state, warn_deprecated
 from .graphs import GraphBatch
 from .graphs.adjacency import graph_library
 from .graphs.batch import check_not_single_graph
@@ -122,8 +122,8 @@ class NystroemGraphKernel(_RandomGraphFeatures):
 
     @refuses_random_state
     def __init__(self, *, kernel=DEFAULT_KERNEL, n_components=100, k=5, kernel_params=None, seed=None, n_jobs=None):
-        warnings.warn("NystroemGraphKernel is deprecated since 0.3.0 and goes in 0.4.0: use GraphFeatures(kernel, n_landmarks=m) (NystroemGraphKernel(kernel=kernel, n_components=m))",
-                      FutureWarning, stacklevel=3)
+        warn_deprecated("NystroemGraphKernel", "GraphFeatures(kernel, n_landmarks=m) (for "
+                                               "NystroemGraphKernel(kernel=kernel, n_components=m))")
         self.kernel = kernel
         self.n_components = n_components
         self.k = k
@@ -335,8 +335,8 @@ class MeanMapFeatures(_RandomGraphFeatures):
     @refuses_random_state
     def __init__(self, *, k=5, n_features=500, profile="log", bandwidth=1.0, column_weights=None, weight=None,
                  seed=None):
-        warnings.warn("MeanMapFeatures is deprecated since 0.3.0 and goes in 0.4.0: use GraphFeatures('meanmap:n_features=D', seed=...) (MeanMapFeatures(n_features=D))",
-                      FutureWarning, stacklevel=3)
+        warn_deprecated("MeanMapFeatures", "GraphFeatures('meanmap:n_features=D', seed=...) (for "
+                                           "MeanMapFeatures(n_features=D))")
         self.k = k
         self.n_features = n_features
         self.profile = profile

@@ -46,7 +46,6 @@ shape, so every row goes through the same BLAS kernel).
 """
 
 import copy
-import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -54,7 +53,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils.validation import check_is_fitted
 
 from .._blas import one_blas_thread
-from .._validation import check_int, check_n_jobs, check_seed, python_scalar, refuses_random_state
+from .._validation import check_int, check_n_jobs, check_seed, python_scalar, refuses_random_state, warn_deprecated
 from ..embeddings.assignment import OptimalAssignment, column_maxima, unary_code
 from ..embeddings.counts import CountFeatures, squared_norms
 from ..estimator import GraphKernel
@@ -533,9 +532,8 @@ class LearnedFeatures(GraphFeatures):
     @refuses_random_state
     def __init__(self, *, kernel=None, max_samples=1000, n_components=300, block_size=4096, progress=False,
                  seed=None, n_jobs=None):
-        warnings.warn("LearnedFeatures is deprecated since 0.3.0 and goes in 0.4.0: use GraphFeatures (the same "
-                      "map; LearnedFeatures(n_components=m) is GraphFeatures(n_landmarks=m))",
-                      FutureWarning, stacklevel=3)
+        warn_deprecated("LearnedFeatures", "GraphFeatures (the same map; LearnedFeatures(n_components=m) is "
+                                           "GraphFeatures(n_landmarks=m))")
         self.kernel = kernel
         self.max_samples = max_samples
         self.n_components = n_components

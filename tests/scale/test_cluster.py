@@ -41,6 +41,17 @@ def test_zarr_features_equal_in_process(client, fitted, tmp_path):
     assert read_features(tmp_path / "f.zarr").shape[0] == 50
 
 
+@pytest.mark.parametrize("kernel", ["wl:n_iter=3", "power*histogram", "meanmap:n_features=32,seed=1"])
+def test_fixed_kernels_go_through_the_same_path(client, tu_load, kernel, tmp_path):
+    """One transform_block for every kernel: a fixed member's rows (exact, Nystroem or
+    random features) written from Dask equal the in-process rows bit for bit."""
+    mutag = tu_load("MUTAG")
+    features = GraphFeatures(kernel, n_landmarks=20, max_samples=100, seed=0).fit(mutag)
+    graphs = list(perturbed_copies(mutag, 60, seed=1))
+    features_to_zarr(features, db.from_sequence(graphs, npartitions=3), tmp_path / "fixed.zarr")
+    assert (read_features(tmp_path / "fixed.zarr") != features.transform(graphs)).nnz == 0
+
+
 def test_kneighbors_is_the_brute_force(client, fitted, tmp_path):
     features, graphs = fitted
     features_to_zarr(features, db.from_sequence(graphs, npartitions=5), tmp_path / "g.zarr")
