@@ -77,11 +77,11 @@ KERNELS = {
 
 #: The defaults, in one place (docs/kernels.rst, "Defaults"):
 #:
-#: * the unsupervised calls (kernel_matrix, kneighbors, NystroemGraphKernel, the CLI's
-#:   --kernel) default to DEFAULT_KERNEL, the paper's power kernel; their ``k`` is the
-#:   power kernel's and reaches every member of a named combination that takes ``k``;
-#: * GraphKernel defaults to LEARNED: a combination of the members the data supports,
-#:   weighted by alignment with the training labels (kernels/learned.py);
+#: * the unsupervised calls (kernel_matrix, kneighbors, the CLI's --kernel) default to
+#:   DEFAULT_KERNEL, the paper's power kernel; their ``k`` is the power kernel's and
+#:   reaches every member of a named combination that takes ``k``;
+#: * GraphKernel and GraphFeatures default to LEARNED: a combination of the members the
+#:   data supports, weighted by alignment with the training labels (kernels/learned.py);
 #: * RECOMMENDED is the best fixed member across MUTAG, ENZYMES, NCI1 and NCI109 under the
 #:   paper's protocol (docs/kernels.rst): the product of the power kernel (k=5), the walk
 #:   histogram (k=9, fixed: a shared ``k`` does not reach it; ``histogram__k`` does) and
