@@ -14,6 +14,10 @@ each worker's peak resident memory, the rows stored, a check that ``--check-part
 partitions (the first, the last and some between) equal ``transform`` in process bit for bit, and the time of ``kneighbors`` for 100 queries
 over the whole store. The in-process time of the same map on the first ``--check``
 graphs gives the per-graph ratio.
+
+No accuracy is measured here: the map is fitted on copies of every source graph, which
+is right for timing and bitwise checks and wrong for a held-out figure. Accuracy on
+copies is measured by ``bench_scale.py``, split by source graph.
 """
 
 import argparse

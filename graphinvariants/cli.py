@@ -23,8 +23,9 @@ DESCRIPTION = (
     "the paper's perturbation study, its Table 1 evaluation, and a demo."
 )
 EPILOG = (
-    "TU data sets are read from --data-home, else $GRAPHINVARIANTS_DATA, else the user cache, and "
-    "downloaded there once if missing. 'graphinvariants COMMAND --help' lists the options of a command."
+    "TU data sets are read from --data-home (and downloaded there only with --download), else "
+    "$GRAPHINVARIANTS_DATA, else the user cache, and downloaded there once if missing. "
+    "'graphinvariants COMMAND --help' lists the options of a command."
 )
 
 
@@ -45,9 +46,9 @@ def _demo_graphs(seed):
 
 def _progress(args, total, desc):
     """A tqdm bar for a command's long steps: not with --quiet, and only on a terminal."""
-    from tqdm.auto import tqdm
+    from ._progress import progress_bar
 
-    return tqdm(total=total, desc=desc, unit="step", leave=False, disable=True if args.quiet else None)
+    return progress_bar(False if args.quiet else None, total=total, desc=desc, unit="step", leave=False)
 
 
 def _cmd_demo(args):
@@ -145,9 +146,21 @@ def _check_output_files(paths):
 def _load_data_sets(args):
     """The TU data sets named on the command line, by name; the first that cannot be loaded raises."""
     import graphinvariants as gi
+    from .datasets import DataNotFoundError
 
-    loaded = (gi.load_tu(name, data_home=args.data_home, download=not args.no_download) for name in args.datasets)
-    return {ds.name: ds for ds in loaded}
+    # an explicit --data-home is looked in only, unless --download asks for more
+    download = args.download or (args.data_home is None and not args.no_download)
+    out = {}
+    for name in args.datasets:
+        try:
+            ds = gi.load_tu(name, data_home=args.data_home, download=download)
+        except DataNotFoundError as err:
+            if download or args.no_download:
+                raise
+            raise ValueError(f"{err.message(data_home_option='--data-home')} With --data-home nothing is downloaded "
+                             f"unless --download is given.") from None
+        out[ds.name] = ds
+    return out
 
 
 # -- evaluate ---------------------------------------------------------------------------
@@ -198,6 +211,10 @@ def _learned_options(params):
     from .kernels.registry import LEARNED_TUPLES
 
     params = dict(params)
+    if "random_state" in params:  # scikit-learn's name; the library's is seed everywhere
+        raise ValueError("learned has no option random_state: random_state= is spelled seed= in graphinvariants "
+                         "(learned:seed=0, or --seed for the folds); a member's own seed is member__seed, e.g. "
+                         "learned:attributes__seed=0")
     for key in LEARNED_TUPLES:  # parse_kernel_spec made each a tuple of its "+"-joined items
         if key in params:
             items = params[key] if isinstance(params[key], tuple) else (params[key],)
@@ -232,9 +249,14 @@ def _safe_file_part(text):
 
 
 def _evaluation_files(dataset, spec, args, out):
-    """The checkpoint and the details file of one data set and kernel."""
+    """The checkpoint and the details file of one data set and kernel (``k`` in their
+    names only where ``--k`` reaches the kernel: not the learned default)."""
+    from .kernels.registry import LEARNED
+
+    name = spec.split(":", 1)[0]
     tag = "" if spec == "power" else f"-{_safe_file_part(spec)}"
-    settings = f"{dataset}{tag}-k{args.k}-reps{args.reps}-folds{args.folds}-seed{args.seed}"
+    k = "" if name == LEARNED else f"-k{args.k}"
+    settings = f"{dataset}{tag}{k}-reps{args.reps}-folds{args.folds}-seed{args.seed}"
     return out / f"checkpoint-{settings}.jsonl", out / f"evaluation-{settings}.json"
 
 
@@ -337,7 +359,14 @@ def _cmd_evaluate(args):
     import json
     import platform
 
+    from .kernels.alignment import read_targets
+
     datasets = _load_data_sets(args)
+    for name, ds in datasets.items():  # the check of every entry point, before any kernel matrix or fold
+        try:
+            read_targets(ds.y, task="classification")
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"{name}: its graph labels cannot be evaluated: {err}") from None
     out = Path(args.out)
     _make_writable_folder(out)
     outputs = [out / "evaluation.csv", out / "evaluation.json"]
@@ -450,13 +479,19 @@ def _cmd_perturb(args):
     elapsed = time.perf_counter() - start
     shown = sorted({t for t in (0, 1, 2, 5, 10, args.steps) if t <= args.steps})
     width = max(32, *(len(label) for label in studies))
+    # the crossing column only when some row crossed: else it would read the same on every row
+    crossed = any(study.crossing_step is not None for study in studies.values())
     print(f"mean kernel between each graph and its copy after 0, 1, 2, ... {args.kind} steps:")
-    print(f"{'collection':<{width}} " + " ".join(f"{t:>6d}" for t in shown) + f"  {CROSSING_COLUMN}")
+    print(f"{'collection':<{width}} " + " ".join(f"{t:>6d}" for t in shown)
+          + (f"  {CROSSING_COLUMN}" if crossed else ""))
     for label, study in studies.items():
         crossing = study.crossing_step
         after = f"{crossing} steps" if crossing is not None else f"more than {args.steps} steps"
-        print(f"{label:<{width}} " + " ".join(f"{study.mean[t]:6.3f}" for t in shown) + f"  {after}")
-    print("\n" + textwrap.fill(f"{CROSSING_COLUMN}: {CROSSING_MEANING}", 100))
+        print(f"{label:<{width}} " + " ".join(f"{study.mean[t]:6.3f}" for t in shown) + (f"  {after}" if crossed else ""))
+    if crossed:
+        print("\n" + textwrap.fill(f"{CROSSING_COLUMN}: {CROSSING_MEANING}", 100))
+    else:
+        print("\n" + textwrap.fill(f"{NO_CROSSING.format(steps=args.steps)}; --steps N looks further.", 100))
     paths = _write_perturbation_outputs(figure, studies, args)
     print(f"\n{_what_ran(studies, collections, args)} in {elapsed:.2f} s; "
           f"wrote {', '.join(map(str, paths[:-1]))} and {paths[-1]}")
@@ -470,6 +505,15 @@ CROSSING_MEANING = (
     "falls below the median kernel between a graph and the other graphs of its collection (the "
     "mean over the sampled graphs of each one's median): how long a perturbed graph stays closer "
     "to its original than the other graphs are, the paper's property 2"
+)
+
+
+#: Said under the table instead of the last column when no row crossed (it would read
+#: "more than N steps" on every row).
+NO_CROSSING = (
+    "Every mean stayed above the median kernel between a graph and the other graphs of its collection for "
+    "all {steps} steps: a perturbed graph stayed closer to its original than the other graphs are (the "
+    "paper's property 2)"
 )
 
 
@@ -548,8 +592,13 @@ def _add_run_options(parser):
                         help="worker threads; -1: one per core (default: one thread)")
     parser.add_argument("--data-home", default=None,
                         help="folder holding NAME/NAME_A.txt ... (default: $GRAPHINVARIANTS_DATA, else the user cache)")
-    parser.add_argument("--no-download", action="store_true",
-                        help="fail instead of downloading a missing data set (default: download it once)")
+    fetch = parser.add_mutually_exclusive_group()
+    fetch.add_argument("--download", action="store_true",
+                       help="download a missing data set into the data folder (default: only when --data-home "
+                            "is not given; a --data-home folder is looked in only)")
+    fetch.add_argument("--no-download", action="store_true",
+                       help="fail instead of downloading a missing data set (default: download it into the user "
+                            "cache or $GRAPHINVARIANTS_DATA once)")
 
 
 def build_parser():

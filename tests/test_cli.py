@@ -137,7 +137,7 @@ def test_damaged_download_is_reported_without_traceback(tmp_path, monkeypatch, c
     archive = tmp_path / "NOPE.zip"
     archive.write_bytes(b"<html>not a zip</html>")
     monkeypatch.setattr(pooch, "retrieve", lambda *args, **kwargs: str(archive))
-    status, _, err = run(capsys, "perturb", "NOPE", "--data-home", tmp_path / "home", "--out", tmp_path / "p.png")
+    status, _, err = run(capsys, "perturb", "NOPE", "--data-home", tmp_path / "home", "--download", "--out", tmp_path / "p.png")
     assert status == 2
     assert err.startswith(f"graphinvariants: error: {archive} is damaged or truncated") and "delete it" in err
 
@@ -383,14 +383,15 @@ def test_unknown_kernels_are_refused_by_the_parser(capsys):
 
 
 def test_perturb_several_kernels_with_the_property_2_column(tmp_path, capsys):
-    status, out, _ = run(capsys, "perturb", "--graphs", "3", "--steps", "3", "--kernel", "power,wl",
+    status, out, _ = run(capsys, "perturb", "--graphs", "4", "--steps", "20", "--kernel", "wl,power",
                          "--out", tmp_path / "p.png")
-    assert status == 0 and "below the median of others after" in out
+    assert status == 0 and "below the median of others after" in out.splitlines()[2]  # wl crosses
+    assert "7 steps" in out and "more than 20 steps" in out
     # the column is explained under the table, and the summary says what ran
     assert "below the median of others after: the number of steps after which the mean kernel" in out
-    assert "3 graphs from each of 3 collections x 3 flip steps, under 2 kernels (power, wl) in" in out
+    assert "4 graphs from each of 3 collections x 20 flip steps, under 2 kernels (wl, power) in" in out
     rows = _csv_rows(tmp_path / "p.csv")
-    assert {r["kernel"] for r in rows} == {"power", "wl"} and len(rows) == 3 * 2 * 4
+    assert {r["kernel"] for r in rows} == {"power", "wl"} and len(rows) == 3 * 2 * 21
     saved = json.loads((tmp_path / "p.json").read_text())
     assert all("crossing_step" in study for study in saved.values())
 
@@ -488,6 +489,8 @@ def test_evaluate_the_learned_default_fits_it_per_fold(tu_dir, tmp_path, capsys)
     ("histogram__nope=3", "nope"),
     ("members=(wl,)", r"members=\(wl: on the command line, join its items by '\+' without brackets or quotes, "
                       r"e.g. learned:members=wl\+wloa"),
+    # was: accepted here, the data loaded, then refused naming internal candidates
+    ("random_state=0", r"learned has no option random_state.*learned:seed=0.*learned:attributes__seed=0"),
 ])
 def test_evaluate_refuses_bad_learned_options_before_any_fold(option, message, tmp_path, capsys):
     """Options of the learned default are checked while parsing (exit 2, our prefix),
@@ -564,3 +567,80 @@ def test_demo_and_perturb_show_progress_on_a_terminal_unless_quiet(command, tmp_
     monkeypatch.undo()
     status, _, err = run(capsys, *argv)  # not a terminal: no bar either
     assert status == 0 and err == ""
+
+
+def _mutag_with_one_class(tmp_path, tu_dir):
+    """MUTAG's files under ``tmp_path/MUTAG``, every graph labelled 1."""
+    folder = tmp_path / "MUTAG"
+    shutil.copytree(tu_dir / "MUTAG", folder)
+    labels = folder / "MUTAG_graph_labels.txt"
+    labels.write_text("1\n" * len(labels.read_text().split()))
+    return tmp_path
+
+
+@pytest.mark.parametrize("kernel", ["power", "learned"])
+def test_evaluate_refuses_a_single_class_before_any_kernel_matrix(kernel, tu_dir, tmp_path, capsys, monkeypatch):
+    """Was: the power kernel's matrix computed, then the labels refused by the protocol."""
+    home = _mutag_with_one_class(tmp_path, tu_dir)
+
+    def not_expected(*args, **kwargs):
+        raise AssertionError("a kernel matrix was computed before the labels were checked")
+
+    monkeypatch.setattr(gi, "kernel_matrix", not_expected)
+    monkeypatch.setattr(gi, "evaluate_estimator", not_expected)
+    status, _, err = run(capsys, "evaluate", "MUTAG", "--data-home", home, "--no-download", "--reps", 1,
+                         "--folds", 2, "--kernel", kernel, "--out", tmp_path / "out", "--quiet")
+    assert status == 2
+    assert "MUTAG" in err and "single class (1)" in err
+
+
+@pytest.mark.parametrize("command", ["evaluate", "perturb"])
+def test_an_explicit_data_home_is_looked_in_only(command, tmp_path, capsys, monkeypatch):
+    """Was: evaluate FOOBAR --data-home DIR started a download into DIR."""
+    from graphinvariants.datasets import tu
+
+    def no_download(*args, **kwargs):
+        raise AssertionError("a download was started")
+
+    monkeypatch.setattr(tu, "_download", no_download)
+    status, _, err = run(capsys, command, "FOOBAR", "--data-home", tmp_path, "--out", tmp_path / "out.png")
+    assert status == 2 and "'FOOBAR' not found" in err and "unless --download is given" in err
+    assert "--data-home" in err and "data_home=" not in err
+
+
+def test_download_is_asked_for_with_an_explicit_data_home(tmp_path, capsys, monkeypatch):
+    from graphinvariants.datasets import tu
+
+    asked = []
+
+    def download(name, home):
+        asked.append((name, home))
+        raise tu.DataNotFoundError("offline in this test")
+
+    monkeypatch.setattr(tu, "_download", download)
+    status, _, err = run(capsys, "evaluate", "MUTAG", "--data-home", tmp_path, "--download", "--out", tmp_path)
+    assert asked == [("MUTAG", tmp_path)] and status == 2 and "offline in this test" in err
+    status, _, err = run(capsys, "evaluate", "MUTAG", "--download", "--no-download")
+    assert status == 2 and "not allowed with argument" in err
+
+
+def test_perturb_table_has_no_column_that_reads_the_same_on_every_row(tmp_path, capsys):
+    """Was: the default table ended in a column reading "more than 20 steps" on every
+    row; when no row crosses, a sentence under the table says so instead."""
+    status, out, _ = run(capsys, "perturb", "--graphs", "5", "--steps", "3", "--out", tmp_path / "p.png")
+    table = out.splitlines()[1:6]
+    assert status == 0 and not any("more than" in line or "below the median" in line for line in table)
+    assert "Every mean stayed above the median kernel between a graph and the other graphs of its collection " \
+           "for all 3 steps" in " ".join(out.split())
+
+
+def test_the_learned_files_carry_no_k_that_does_not_reach_it(tmp_path):
+    """Was: checkpoint-MUTAG-learned-k5-..., though --k does not reach the learned default."""
+    from graphinvariants.cli import _evaluation_files
+
+    args = build_parser().parse_args(["evaluate", "MUTAG", "--k", "7", "--reps", "2", "--folds", "3"])
+    for spec, expected in (("learned", "MUTAG-learned-reps2-folds3-seed0"),
+                           ("learned:members=wl", "MUTAG-learned_members_wl-reps2-folds3-seed0"),
+                           ("power", "MUTAG-k7-reps2-folds3-seed0"), ("wl", "MUTAG-wl-k7-reps2-folds3-seed0")):
+        checkpoint, details = _evaluation_files("MUTAG", spec, args, tmp_path)
+        assert (checkpoint.name, details.name) == (f"checkpoint-{expected}.jsonl", f"evaluation-{expected}.json")

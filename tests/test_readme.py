@@ -3,6 +3,8 @@
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -53,3 +55,44 @@ def test_the_readme_is_read_in_five_minutes():
     learned default, large collections, links; measured figures live on the docs pages."""
     lines = [line for line in (ROOT / "README.md").read_text().splitlines() if line.strip()]
     assert len(lines) <= 120, f"README.md has {len(lines)} non-blank lines"
+
+
+def test_the_readme_says_where_its_data_come_from_before_it_loads_any():
+    """Was: a snippet called gi.load_tu("MUTAG") with no word of where the files are read
+    from or downloaded, and failed offline."""
+    import re as _re
+
+    from graphinvariants.datasets.tu import _TU_URL
+
+    text = (ROOT / "README.md").read_text()
+    block = next(m for m in _re.finditer(r"```python\n(.*?)```", text, flags=_re.S) if "load_tu(" in m[1])
+    prose = text[:block.start()]
+    for needed in ("data_home=", "$GRAPHINVARIANTS_DATA", "download", _TU_URL.split("{name}")[0].rstrip("/")):
+        assert needed in prose, f"the README says nothing of {needed!r} before it loads a TU data set"
+    assert _re.search(r"offline", prose)
+
+
+def _stated_test_count():
+    page = (ROOT / "docs" / "getting_started.rst").read_text()
+    match = re.search(r"about ([\d,]+) tests", page)
+    assert match, "docs/getting_started.rst states how many tests the README's command runs"
+    return int(match[1].replace(",", ""))
+
+
+#: How far the collected count may drift from the stated one before the page is updated.
+COUNT_MARGIN = 0.15
+
+
+def test_getting_started_states_how_many_tests_run(request):
+    """Was: "about 1,050 tests", when a fresh clone ran 1,226. Checked when the whole suite
+    is collected (the README's command, CI; -k may choose this test alone), against the
+    tests the session collected."""
+    from conftest import COLLECTED
+
+    config = request.config
+    chosen = {Path(arg.split("::")[0]).resolve() for arg in config.args}
+    if not chosen >= {ROOT / path for path in config.getini("testpaths")} or COLLECTED not in config.stash:
+        pytest.skip("the count is checked when the whole suite is collected, as the README's command does")
+    stated, collected = _stated_test_count(), config.stash[COLLECTED]
+    assert abs(collected - stated) <= COUNT_MARGIN * stated, (
+        f"docs/getting_started.rst says about {stated:,} tests; {collected:,} were collected")

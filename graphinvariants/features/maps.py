@@ -64,6 +64,7 @@ from ..estimator import GraphKernel
 from ..graphs import GraphBatch
 from ..graphs.batch import check_not_single_graph, subset
 from ..kernels import pairwise_kernels
+from ..kernels.alignment import read_targets
 from ..kernels.registry import LEARNED, parse_kernel_spec, shared_parameters
 
 __all__ = ["DEFAULT_BANDWIDTHS", "GraphFeatures", "LearnedFeatures", "subset"]
@@ -364,6 +365,7 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
             y = np.asarray(y)
             if y.shape != (n,):
                 raise ValueError(f"y must have one label per graph, shape ({n},), got {y.shape}")
+            read_targets(y, task=kernel.get_params().get("task", "auto"))  # before any graph is embedded
         rng = check_seed(self.seed)
         if self.max_samples is None or n <= self.max_samples:
             sample = np.arange(n, dtype=np.int64)
@@ -714,14 +716,14 @@ class _NoBar:
 def _steps(progress, total, desc):
     if not progress:
         return _NoBar()
-    from tqdm.auto import tqdm
+    from .._progress import progress_bar
 
-    return tqdm(total=total, desc=desc, unit="step")
+    return progress_bar(True, total=total, desc=desc, unit="step")
 
 
 def _bar(progress, iterable, desc, unit):
     if not progress:
         return iterable
-    from tqdm.auto import tqdm
+    from .._progress import progress_bar
 
-    return tqdm(iterable, desc=desc, unit=unit)
+    return progress_bar(True, iterable, desc=desc, unit=unit)

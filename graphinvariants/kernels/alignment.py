@@ -56,7 +56,10 @@ def read_targets(y, *, task="auto"):
     Raises
     ------
     ValueError
-        If ``y`` holds NaN or infinite values, or regression targets are not numbers.
+        If ``y`` holds NaN or infinite values, or regression targets are not numbers
+        or are constant (equal to within :data:`CONSTANT_TOLERANCE` of their
+        magnitude), or class labels are a single class: the one check of every
+        entry point, before any graph is embedded.
     TypeError
         If class labels mix numbers and strings (they cannot be sorted).
 
@@ -89,7 +92,31 @@ def read_targets(y, *, task="auto"):
             raise ValueError("regression targets y must be numbers") from None
         if not np.all(np.isfinite(y)):
             raise ValueError("regression targets y contain NaN or infinite values")
+        _refuse_constant(y)
+    elif y.size:
+        classes = np.unique(y)
+        if len(classes) < 2:
+            raise ValueError(f"y holds a single class ({python_scalar(classes[0])!r}): there is nothing to align "
+                             "with or to predict")
     return task, y
+
+
+#: Regression targets whose range is at most this fraction of their largest magnitude
+#: are constant: standardising them would divide rounding noise by rounding noise
+#: (``np.std([0.3] * 20)`` is 5.6e-17, not 0).
+CONSTANT_TOLERANCE = 1e-12
+
+
+def _refuse_constant(y):
+    """Refuse float64 regression targets equal to within :data:`CONSTANT_TOLERANCE`."""
+    if y.size == 0:
+        return
+    with np.errstate(over="ignore"):
+        spread = float(np.ptp(y))
+    if spread <= CONSTANT_TOLERANCE * float(np.max(np.abs(y))):
+        raise ValueError(f"regression targets y are constant ({python_scalar(y[0])!r}, equal to within "
+                         f"{CONSTANT_TOLERANCE:g} of their magnitude): there is nothing to align with or "
+                         "to predict")
 
 
 def _target_columns(y, task):

@@ -58,6 +58,10 @@ def _grakel():
     return grakel
 
 
+def _is_grakel_kernel_class(value):
+    return isinstance(value, type) and hasattr(value, "fit_transform")
+
+
 def is_external(member):
     """Whether a ``members`` entry is an external kernel (not a library candidate name)."""
     if isinstance(member, str):
@@ -69,9 +73,16 @@ def external_candidate(member):
     """The :class:`ExternalCandidate` of a ``members`` entry (TypeError if it is none)."""
     if isinstance(member, str):
         name = member.split(".", 1)[1]
-        kernel = getattr(_grakel(), name, None)
-        if not isinstance(kernel, type) or not hasattr(kernel, "fit_transform"):
-            raise ValueError(f"member {member!r}: GraKeL has no kernel class {name!r}")
+        grakel = _grakel()
+        kernel = getattr(grakel, name, None)
+        if not _is_grakel_kernel_class(kernel) or name == "Kernel":
+            import difflib
+
+            classes = sorted(n for n, c in vars(grakel).items() if _is_grakel_kernel_class(c) and n != "Kernel")
+            close = difflib.get_close_matches(name, classes, n=3, cutoff=0.6)
+            hint = (f"; did you mean {' or '.join(f'grakel.{c}' for c in close)}?" if close else
+                    f"; its kernel classes are {', '.join(classes)}")
+            raise ValueError(f"member {member!r}: GraKeL has no kernel class {name!r}{hint}")
         return ExternalCandidate(kernel(), "grakel", member)
     if isinstance(member, type) and member.__module__.split(".")[0] == "grakel":  # the class: its defaults
         return ExternalCandidate(member(), "grakel", f"grakel.{member.__name__}")

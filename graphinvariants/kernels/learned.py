@@ -30,12 +30,12 @@ from .._blas import one_blas_thread
 from .._validation import check_choice, check_n_jobs, check_seed, check_working_memory, python_scalar
 from ..graphs import GraphBatch, as_graph_batch
 from ..graphs.attributes import graphs_lacking, set_everywhere
-from .alignment import COMBINATIONS, TASKS, alignment_weights, check_max_samples, loo_ridge_error
+from .alignment import COMBINATIONS, TASKS, alignment_weights, check_max_samples, loo_ridge_error, read_targets
 from .blockwise import MatrixBlocks, combine_blockwise
 from .engine import KernelBlocks, pairwise_kernels
 from .external import external_candidate, is_external
 
-__all__ = ["CANDIDATES", "PRODUCTS", "SELECTIONS", "LearnedCombination"]
+__all__ = ["CANDIDATES", "PRODUCTS", "SELECTIONS", "LearnedCombination", "canonical_ranks"]
 
 #: How the learned default chooses between its two weightings (see LearnedCombination).
 SELECTIONS = ("loo", None)
@@ -163,6 +163,47 @@ def _weighted_sum(shaped, w):
         np.multiply(w[i], shaped[i], out=term)
         np.add(total, term, out=total)
     return total
+
+
+def canonical_ranks(batch, y):
+    """Each training graph's place in an order that does not depend on the order the
+    graphs were given in: by a digest of what the graph stores (its block of the
+    adjacency, node and edge labels, node attributes; BLAKE2b, 128 bits), then by its
+    label. Graphs that tie store the same graph with the same label, so any order
+    among them gives the same matrices and labels.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from graphinvariants.graphs import as_graph_batch
+    >>> from graphinvariants.kernels.learned import canonical_ranks
+    >>> graphs = [nx.path_graph(3), nx.cycle_graph(4), nx.star_graph(3)]
+    >>> first = canonical_ranks(as_graph_batch(graphs), [0, 1, 1])
+    >>> again = canonical_ranks(as_graph_batch(graphs[::-1]), [1, 1, 0])
+    >>> first.tolist() == again[::-1].tolist()
+    True
+    """
+    import hashlib
+
+    A, offsets = batch.matrix, np.asarray(batch.offsets)
+    indptr, indices, data = A.indptr, A.indices, A.data
+    digests = []
+    for g in range(len(offsets) - 1):
+        a, b = int(offsets[g]), int(offsets[g + 1])
+        s, e = int(indptr[a]), int(indptr[b])
+        h = hashlib.blake2b(digest_size=16)
+        h.update(np.int64([b - a, e - s]).tobytes())
+        h.update((indptr[a:b + 1] - s).astype(np.int64).tobytes())
+        h.update((indices[s:e] - a).astype(np.int64).tobytes())
+        h.update(data[s:e].tobytes())
+        for part, lo, hi in ((batch.node_labels, a, b), (batch.edge_labels, s, e), (batch.node_attributes, a, b)):
+            h.update(b"-" if part is None else part[lo:hi].tobytes())
+        digests.append(h.digest())
+    _, labels = np.unique(np.asarray(y), return_inverse=True)
+    order = np.lexsort((labels.ravel(), np.array(digests, dtype="S16")))
+    ranks = np.empty(len(order), dtype=np.int64)
+    ranks[order] = np.arange(len(order))
+    return ranks
 
 
 def _check_sample_labels(y, sample, max_samples):
@@ -381,8 +422,23 @@ class LearnedCombination:
                     unused.discard(key)
             functionals[name] = make_functional(kernel, **params)
         if unused:
-            raise ValueError(f"parameters {sorted(unused)} reach no candidate member of {sorted(functionals)}")
+            raise ValueError(f"parameters {sorted(unused)} reach no member these graphs support: "
+                             + "; ".join(self._takers(key, names) for key in sorted(unused)))
         return functionals
+
+    def _takers(self, key, names):
+        """Who would take the parameter ``key`` among the candidates ``names``, and what
+        they need: ``"k2 reaches only attributes, which needs node_attributes"``."""
+        from .registry import shared_parameters
+
+        owner, _, param = key.rpartition("__")
+        takers = [n for n in names if (owner == n if owner else
+                                       param in shared_parameters(CANDIDATES[n][0], **{param: None}))]
+        if not takers:
+            return f"{key} is taken by no member among {', '.join(names)}"
+        needs = [f"{n}, which needs {' and '.join(CANDIDATES[n][2]) or 'nothing'}" for n in takers]
+        return (f"{key} reaches only {'; '.join(needs)} (each graph must carry it, and its attribute name "
+                "must not be None)")
 
     def _names(self):
         """The library candidate names among ``members``."""
@@ -417,6 +473,8 @@ class LearnedCombination:
     def fit(self, X, y):
         """Embed the training graphs and learn the weights from ``y``; returns self."""
         X = X if hasattr(X, "__len__") else list(X)  # read again by external kernels
+        if np.shape(y) == (len(X),):
+            read_targets(y, task=self.task)  # refused before any graph is embedded
         batch, y = self.begin_fit(X, y)
         sample = self.draw_sample(y)
         # A member fitted on graphs (with a ``fit`` method) embeds every training graph
@@ -460,15 +518,19 @@ class LearnedCombination:
         self.functionals = self.candidate_functionals(carries)
         self.carries = carries
         self.n_train = len(batch)
+        self.ranks = canonical_ranks(batch, y)
         return batch, y
 
     def draw_sample(self, y):
         """The sorted positions of the training graphs the weights are learned on
-        (``max_samples`` of them, drawn with ``seed``), or None for all; kept as ``sample``."""
+        (``max_samples`` of them, drawn with ``seed`` among the graphs in their
+        canonical order (:func:`canonical_ranks`), so the same graphs whatever order
+        they were given in), or None for all; kept as ``sample``."""
         sample = None
         if self.max_samples is not None and len(y) > self.max_samples:
             rng = check_seed(self.seed)
-            sample = np.sort(rng.choice(len(y), size=self.max_samples, replace=False))
+            drawn = rng.choice(len(y), size=self.max_samples, replace=False)  # places in the canonical order
+            sample = np.sort(np.argsort(self.ranks)[drawn])
             _check_sample_labels(y, sample, self.max_samples)
         self.sample = sample
         return sample
@@ -489,6 +551,7 @@ class LearnedCombination:
         candidates = self._candidates(grams)
         self.medians = {}
         shaped = self._shaped_stack(grams, candidates)
+        shaped, y = self._in_canonical_order(shaped, y)
         weights, alignments = alignment_weights(shaped, y, combination=self.combination, task=self.task)
         self.loo_errors = {}
         plain = [i for i, (_, _, shape) in enumerate(candidates) if shape[0] == "power"]
@@ -507,6 +570,31 @@ class LearnedCombination:
         # what new graphs must carry: only what the chosen candidates read
         self.requires = tuple(sorted({need for _, parts, _, _ in self._chosen for p in parts for need in self._needs(p)}))
         return self
+
+    def _in_canonical_order(self, shaped, y):
+        """The shaped matrices and labels with their graphs in the canonical order
+        (:func:`canonical_ranks`): the centring sums, inner products, eigendecompositions
+        and least squares of the weights then run in an order that does not depend on
+        the order the graphs were given in, and give the same weights to the last bit.
+        (The medians of the Gaussian shapes do not depend on it: a median picks
+        values.) Each matrix is reordered in place, through one temporary."""
+        ranks = getattr(self, "ranks", None)
+        if ranks is None:  # weights learned without begin_fit: the graphs' order as given
+            return shaped, y
+        sample = getattr(self, "sample", None)
+        ranks = ranks if sample is None else ranks[sample]
+        if len(ranks) != len(y):
+            return shaped, y
+        order = np.argsort(ranks, kind="stable")
+        if np.array_equal(order, np.arange(len(order))):
+            return shaped, y
+        rows = np.ix_(order, order)
+        if isinstance(shaped, np.ndarray):
+            for layer in shaped:
+                layer[...] = layer[rows]
+        else:
+            shaped = [np.asarray(K)[rows] for K in shaped]
+        return shaped, np.asarray(y)[order]
 
     def _shaped_stack(self, grams, candidates):
         """Every candidate's shaped matrix, as :meth:`_shaped` makes it (medians kept),

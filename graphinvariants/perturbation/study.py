@@ -349,12 +349,10 @@ def perturbation_study(
 def _progress_bar(progress, total, name):
     """A tqdm bar (``progress`` True: shown; None: shown on a terminal), or one that
     shows nothing."""
-    from tqdm.auto import tqdm
+    from .._progress import progress_bar
 
-    if progress is not None and not isinstance(progress, bool):
-        raise TypeError(f"progress must be True, False or None, got {progress!r}")
-    return tqdm(total=total, desc=f"perturbation study{f' of {name}' if name else ''}", unit="step",
-                disable=None if progress is None else not progress, leave=False)
+    return progress_bar(progress, total=total, desc=f"perturbation study{f' of {name}' if name else ''}",
+                        unit="step", leave=False)
 
 
 def _curves(functional, batch, indices, perturbed, n_chosen, n_steps):

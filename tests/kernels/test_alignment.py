@@ -207,3 +207,75 @@ def test_centered_alignment_checks_its_input_and_ignores_scale(rng):
         assert centered_alignment(scale * K, L) == pytest.approx(centered_alignment(K, L), abs=1e-13)
     with pytest.raises(ValueError, match="overflow float64"):
         alignment_weights([1e200 * K, K], [0, 0, 1, 1, 1])
+
+
+# -- constant regression targets: one check, at every entry point, before any work ---------------
+_CONSTANT_TARGETS = ([0.3] * 20, [1e6 + 0.1] * 20, [0.3] * 19 + [float(np.nextafter(0.3, 1.0))])
+
+
+@pytest.mark.parametrize("y", _CONSTANT_TARGETS)
+def test_constant_float_targets_are_refused_whatever_their_rounding(y):
+    # np.std([0.3] * 20) is 5.6e-17, not 0: the check is relative to the targets' magnitude
+    from graphinvariants.kernels.alignment import read_targets
+
+    with pytest.raises(ValueError, match="constant"):
+        read_targets(y, task="regression")
+    with pytest.raises(ValueError, match="constant"):
+        target_gram(y, task="regression")
+
+
+def test_nearly_constant_targets_that_differ_are_kept():
+    from graphinvariants.kernels.alignment import read_targets
+
+    task, y = read_targets([1e6, 1e6 + 1e-3, 1e6 + 2e-3])
+    assert task == "regression" and y.dtype == np.float64
+
+
+def _twenty_graphs():
+    import networkx as nx
+
+    return [nx.cycle_graph(n) for n in range(5, 15)] + [nx.star_graph(n) for n in range(4, 14)]
+
+
+@pytest.mark.parametrize("task", ["auto", "regression"])
+def test_graph_kernel_refuses_a_constant_float_target_before_embedding(task, monkeypatch):
+    import graphinvariants as gi
+    from graphinvariants.kernels import learned
+
+    def embedding_not_expected(*args, **kwargs):
+        raise AssertionError("the graphs were embedded before the targets were checked")
+
+    monkeypatch.setattr(learned.LearnedCombination, "candidate_functionals", embedding_not_expected)
+    with pytest.raises(ValueError, match="constant"):
+        gi.GraphKernel(task=task).fit(_twenty_graphs(), [0.3] * 20)
+
+
+def test_learned_features_refuse_a_constant_float_target():
+    import graphinvariants as gi
+
+    with pytest.raises(ValueError, match="constant"):
+        gi.LearnedFeatures(n_components=5).fit(_twenty_graphs(), [0.3] * 20)
+
+
+def test_evaluate_estimator_refuses_a_constant_float_target_before_any_fold(monkeypatch):
+    import graphinvariants as gi
+    from graphinvariants import evaluation
+
+    def no_fold(*args, **kwargs):
+        raise AssertionError("a fold ran")
+
+    monkeypatch.setattr(evaluation, "_run_folds", no_fold)
+    with pytest.raises(ValueError, match="constant"):
+        gi.evaluate_estimator(_twenty_graphs(), [0.3] * 20, task="regression", n_repeats=1, n_folds=2)
+
+
+def test_a_parameter_no_supported_member_takes_names_who_takes_it_and_what_it_needs():
+    """Was: "parameters ['bandwidth_scale'] reach no candidate member of ['closed_histogram', ...]",
+    a list of the members that do not take it."""
+    import networkx as nx
+
+    import graphinvariants as gi
+
+    graphs = [nx.cycle_graph(n) for n in range(5, 11)] + [nx.star_graph(n) for n in range(4, 10)]
+    with pytest.raises(ValueError, match=r"bandwidth_scale reaches only attributes, which needs node_attributes"):
+        gi.GraphKernel(bandwidth_scale=2.0, node_label=None).fit(graphs, [0] * 6 + [1] * 6)

@@ -167,3 +167,12 @@ def test_evaluate_estimator_with_external_candidates(data):
     model = gi.GraphKernel(members=("wl", shortest_path_kernel, SizeTransformer()), node_label=None)
     result = gi.evaluate_estimator(graphs, y, kernel=model, n_repeats=1, n_folds=2, seed=0)
     assert 0 <= result.mean <= 1 and result.n_fits > 0
+
+
+def test_a_misspelt_grakel_class_gets_a_did_you_mean():
+    """Was: "GraKeL has no kernel class 'ShortstPath'", and no hint."""
+    pytest.importorskip("grakel")
+    with pytest.raises(ValueError, match=r"'ShortstPath'; did you mean grakel\.ShortestPath"):
+        LearnedCombination(members=("grakel.ShortstPath",))
+    with pytest.raises(ValueError, match=r"its kernel classes are .*WeisfeilerLehman"):
+        LearnedCombination(members=("grakel.Nothing",))
