@@ -58,7 +58,7 @@ def main():
         errors, means, times = [], [], []
         for seed in range(3):
             start = time.perf_counter()
-            K = gi.kernel_matrix(mutag, kernel="meanmap", n_features=D, random_state=seed)
+            K = gi.kernel_matrix(mutag, kernel="meanmap", n_features=D, seed=seed)
             times.append(time.perf_counter() - start)
             errors.append(np.abs(K - exact).max())
             means.append(np.abs(K - exact).mean())

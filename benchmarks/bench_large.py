@@ -39,9 +39,9 @@ kernel
 scaling
     Embeddings and top-10 on the cluster for each corpus size of ``--scaling``.
 nystroem
-    NCI1 (``--tu-dir``): accuracy and time of NystroemGraphKernel + LinearSVC for each
+    NCI1 (``--tu-dir``): accuracy and time of GraphFeatures("power") (Nystroem) + LinearSVC for each
     ``--components`` against the exact kernel with SVC, same 10 folds (one
-    repetition), same fixed C; then MeanMapFeatures + LinearSVC with as many random
+    repetition), same fixed C; then GraphFeatures("meanmap:n_features=D") + LinearSVC with as many random
     features against the exact mean-map kernel with SVC (about 2.5 minutes on 2 cores).
 
 Everything written goes to a fresh folder under ``--workdir`` (created, with its
@@ -61,6 +61,7 @@ import numpy as np
 
 import graphinvariants as gi
 from graphinvariants.kernels import make_functional, pairwise_kernels
+from graphinvariants.features import subset
 
 NCI1_LOG_SIZE = (3.310, 0.408)  # mean and std of log(number of nodes) over NCI1
 NCI1_SIZE_RANGE = (3, 111)
@@ -362,17 +363,17 @@ def section_nystroem(args):
     print(f"  {'exact kernel, SVC':<22} {100 * np.mean(accuracies):>10.2f} {t_exact:>8.2f}")
     for m in args.components:
         start = time.perf_counter()
-        invariants = gi.batch_power_invariants(ds)  # once, as the exact kernel matrix is
         accuracies = []
         for train, test in folds:
-            features = gi.NystroemGraphKernel(n_components=m, random_state=args.seed, n_jobs=args.workers)
-            X_train = features.fit_transform(invariants.take(train))
+            features = gi.GraphFeatures("power", n_landmarks=m, max_samples=None, seed=args.seed,
+                                        n_jobs=args.workers)
+            X_train = features.fit_transform(subset(ds, train))
             clf = LinearSVC(C=args.C, max_iter=20000).fit(X_train, y[train])
-            accuracies.append(np.mean(clf.predict(features.transform(invariants.take(test))) == y[test]))
+            accuracies.append(np.mean(clf.predict(features.transform(subset(ds, test))) == y[test]))
         elapsed = time.perf_counter() - start
         print(f"  {f'Nystroem m={m}':<22} {100 * np.mean(accuracies):>10.2f} {elapsed:>8.2f}")
 
-    print(f"\n== NCI1: MeanMapFeatures + LinearSVC against the exact mean-map kernel + SVC (same folds, C={args.C})")
+    print(f"\n== NCI1: mean-map random features (GraphFeatures) + LinearSVC against the exact mean-map kernel + SVC (same folds, C={args.C})")
     start = time.perf_counter()
     K = gi.kernel_matrix(ds, kernel="meanmap", n_jobs=args.workers)
     accuracies = []
@@ -383,7 +384,7 @@ def section_nystroem(args):
     print(f"  {'exact mean map, SVC':<22} {100 * np.mean(accuracies):>10.2f} {time.perf_counter() - start:>8.2f}")
     for m in args.components:
         start = time.perf_counter()
-        features = gi.MeanMapFeatures(n_features=m, random_state=args.seed).fit_transform(ds)  # no fit on data
+        features = gi.GraphFeatures(f"meanmap:n_features={m},seed={args.seed}").fit_transform(ds)  # no fit on data
         accuracies = []
         for train, test in folds:
             clf = LinearSVC(C=args.C, max_iter=20000).fit(features[train], y[train])

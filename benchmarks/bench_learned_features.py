@@ -1,4 +1,4 @@
-"""LearnedFeatures against the exact learned default: kernel error and accuracy.
+"""GraphFeatures against the exact learned default: kernel error and accuracy.
 
 Run from the project root under the bench lock, for example::
 
@@ -14,7 +14,7 @@ members contribute no error). Writes ``docs/_static/learned_features_error.png``
 
 ``accuracy``: 1 x ``--folds``-fold stratified CV (seed 0), the same splits for both:
 the exact learned default (``GraphKernel()`` fitted on each outer training part, SVC on
-the precomputed matrix) against ``LearnedFeatures`` + ``LinearSVC`` on the same part.
+the precomputed matrix) against ``GraphFeatures`` + ``LinearSVC`` on the same part.
 C is chosen for both by 3-fold inner CV over ``--c-grid`` (default 1e-2 .. 1e2).
 Prints one line per data set: both mean accuracies, their difference, and the time of
 each path.
@@ -31,7 +31,7 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.svm import SVC, LinearSVC
 
 import graphinvariants as gi
-from graphinvariants.scale import LearnedFeatures
+from graphinvariants.features import GraphFeatures
 
 TU = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "TU"
 STATIC = Path(__file__).resolve().parents[1] / "docs" / "_static"
@@ -50,7 +50,7 @@ def kernel_error(args):
     K = None
     for m in args.components:
         t0 = time.perf_counter()
-        features = LearnedFeatures(max_samples=None, n_components=m, random_state=0).fit(data, data.y)
+        features = GraphFeatures(max_samples=None, n_landmarks=m, seed=0).fit(data, data.y)
         F = features.transform(data)
         seconds = time.perf_counter() - t0
         if K is None:
@@ -60,9 +60,9 @@ def kernel_error(args):
         G = (F @ F.T).toarray()
         error = float(np.linalg.norm(G - K) / np.linalg.norm(K))
         diag = float(np.abs(np.diag(G) - 1).max())
-        rows.append({"n_components": m, "relative_error": error, "max_abs_error": float(np.abs(G - K).max()),
+        rows.append({"n_landmarks": m, "relative_error": error, "max_abs_error": float(np.abs(G - K).max()),
                      "diagonal_error": diag, "n_features": int(features.n_features_out_), "seconds": seconds})
-        print(f"  n_components={m:5d}: relative Frobenius error {error:.4f}, max |error| "
+        print(f"  n_landmarks={m:5d}: relative Frobenius error {error:.4f}, max |error| "
               f"{rows[-1]['max_abs_error']:.3f}, features {features.n_features_out_}, {seconds:.1f} s")
     out = {"dataset": args.dataset, "n_graphs": len(data), "exact": features.exact_,
            "approximate": features.approximate_, "exact_weight": features.exact_weight_, "rows": rows}
@@ -73,10 +73,10 @@ def kernel_error(args):
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(5, 3.4))
-    ax.loglog([r["n_components"] for r in rows], [r["relative_error"] for r in rows], "o-")
+    ax.loglog([r["n_landmarks"] for r in rows], [r["relative_error"] for r in rows], "o-")
     ax.set_xlabel("Nystroem components (landmark graphs)")
     ax.set_ylabel("||F F^T - K|| / ||K||")
-    ax.set_title(f"LearnedFeatures on {args.dataset} ({len(data)} graphs)")
+    ax.set_title(f"GraphFeatures on {args.dataset} ({len(data)} graphs)")
     ax.grid(True, which="both", alpha=0.3)
     fig.tight_layout()
     fig.savefig(STATIC / "learned_features_error.png", dpi=120)
@@ -101,21 +101,21 @@ def accuracy(args):
                 exact_acc.append(svc.score(K_test, y[test]))
             t_exact += time.perf_counter() - t0
             t0 = time.perf_counter()
-            features = LearnedFeatures(n_components=args.n_components, random_state=0)
+            features = GraphFeatures(n_landmarks=args.n_landmarks, seed=0)
             F_train = features.fit_transform(data[train], y[train])
             F_test = features.transform(data[test])
             linear = GridSearchCV(clone(model), grid, cv=3).fit(F_train, y[train])
             linear_acc.append(linear.score(F_test, y[test]))
             t_linear += time.perf_counter() - t0
         f = 100 * np.mean(linear_acc)
-        setting = (f"{args.folds} folds, 1 repetition, C in {args.c_grid}, n_components={args.n_components}, "
+        setting = (f"{args.folds} folds, 1 repetition, C in {args.c_grid}, n_landmarks={args.n_landmarks}, "
                    f"LinearSVC(loss={args.loss!r}, intercept_scaling={args.intercept_scaling:g}, "
                    f"max_iter={args.max_iter})")
         if args.no_exact:
-            print(f"{name}: LearnedFeatures + LinearSVC {f:.2f} ({setting}); time {t_linear:.0f} s", flush=True)
+            print(f"{name}: GraphFeatures + LinearSVC {f:.2f} ({setting}); time {t_linear:.0f} s", flush=True)
             continue
         e = 100 * np.mean(exact_acc)
-        print(f"{name}: exact learned default {e:.2f}, LearnedFeatures + LinearSVC {f:.2f} "
+        print(f"{name}: exact learned default {e:.2f}, GraphFeatures + LinearSVC {f:.2f} "
               f"(difference {f - e:+.2f}; {setting}); time {t_exact:.0f} s against {t_linear:.0f} s", flush=True)
 
 
@@ -132,14 +132,14 @@ def variants(args):
         scores = {}
         for train, test in StratifiedKFold(args.folds, shuffle=True, random_state=0).split(np.zeros(len(y)), y):
             for m in args.components:
-                features = LearnedFeatures(n_components=m, random_state=0)
+                features = GraphFeatures(n_landmarks=m, seed=0)
                 F_train = features.fit_transform(data[train], y[train])
                 F_test = features.transform(data[test])
                 for label, options in models.items():
                     model = GridSearchCV(LinearSVC(**options), grid, cv=3).fit(F_train, y[train])
                     scores.setdefault((m, label), []).append(model.score(F_test, y[test]))
         for (m, label), values in scores.items():
-            print(f"{name}: n_components={m}, LinearSVC {label}: {100 * np.mean(values):.2f} "
+            print(f"{name}: n_landmarks={m}, LinearSVC {label}: {100 * np.mean(values):.2f} "
                   f"({args.folds} folds)", flush=True)
 
 
@@ -177,12 +177,12 @@ def diagnose(args):
                 line.append(f"exact {100 * scores['exact SVC'][-1]:.1f}")
             for m in args.components:
                 t0 = time.perf_counter()
-                features = LearnedFeatures(n_components=m, max_samples=args.max_samples, random_state=0)
+                features = GraphFeatures(n_landmarks=m, max_samples=args.max_samples, seed=0)
                 F_train = features.fit_transform(data[train], y[train])
                 F_test = features.transform(data[test])
                 seconds.setdefault((m, "features"), []).append(time.perf_counter() - t0)
                 if fold == 0:
-                    print(f"{name} fold 0, n_components={m}: exact {features.exact_} (weight "
+                    print(f"{name} fold 0, n_landmarks={m}: exact {features.exact_} (weight "
                           f"{features.exact_weight_:.3f}); Nystroem {features.approximate_}; "
                           f"{features.n_features_out_} features", flush=True)
                 if not args.no_exact:
@@ -212,10 +212,10 @@ def diagnose(args):
             f = 100 * np.mean(values)
             error = f"; test-row kernel error {np.mean(errors[m]):.4f}" if m in errors else ""
             note = f"; {unconverged[(m, label)]} fits unconverged" if unconverged.get((m, label)) else ""
-            print(f"{name}: n_components={m}, {label}: {f:.2f} ({f - exact:+.2f}){error}; "
+            print(f"{name}: n_landmarks={m}, {label}: {f:.2f} ({f - exact:+.2f}){error}; "
                   f"{np.sum(seconds[(m, label)]):.0f} s{note}", flush=True)
         for m in args.components:
-            print(f"{name}: n_components={m}, features {np.sum(seconds[(m, 'features')]):.0f} s")
+            print(f"{name}: n_landmarks={m}, features {np.sum(seconds[(m, 'features')]):.0f} s")
 
 
 def main():
@@ -229,7 +229,7 @@ def main():
     a.add_argument("--datasets", nargs="+",
                    default=["NCI1", "NCI109", "Mutagenicity", "DD", "REDDIT-BINARY", "IMDB-BINARY"])
     a.add_argument("--folds", type=int, default=10)
-    a.add_argument("--n-components", type=int, default=500)
+    a.add_argument("--n-landmarks", type=int, default=500)
     a.add_argument("--max-iter", type=int, default=1000, help="LinearSVC's max_iter")
     a.add_argument("--loss", default="squared_hinge", choices=["squared_hinge", "hinge"], help="LinearSVC's loss")
     a.add_argument("--intercept-scaling", type=float, default=1.0, help="LinearSVC's intercept_scaling")

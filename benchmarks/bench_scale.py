@@ -12,7 +12,7 @@ sources' copies are tested, so no test graph has a near-duplicate (its source, l
 another edge) in the training part.
 
 Each size runs in a fresh process (so that its peak resident memory is its own):
-``LearnedFeatures(max_samples=1000, n_components=--n-components)`` fitted on the
+``GraphFeatures(max_samples=1000, n_landmarks=--n-landmarks)`` fitted on the
 training graphs (weights learned on 1,000 of them), features of the training and test
 graphs, ``LinearSVC(C=--C)`` trained and tested. The exact path (``GraphKernel()``, its
 square matrix and ``SVC(kernel="precomputed", C=--C)``) runs at ``--exact`` graphs for
@@ -48,7 +48,7 @@ def split_by_source(n_copies, n_sources, *, test_size=0.1, seed=0, start=0):
     return np.sort(train), np.sort(test)
 
 
-def one_run(n, source, path, progress, n_components, C):
+def one_run(n, source, path, progress, n_landmarks, C):
     import graphinvariants as gi
     from graphinvariants.datasets import perturbed_copies
 
@@ -62,7 +62,7 @@ def one_run(n, source, path, progress, n_components, C):
     if path == "linear":
         from sklearn.svm import LinearSVC
 
-        features = gi.LearnedFeatures(max_samples=1000, n_components=n_components, random_state=0,
+        features = gi.GraphFeatures(max_samples=1000, n_landmarks=n_landmarks, seed=0,
                                       progress=progress)
         F_train = features.fit_transform(train, train.y)
         F_test = features.transform(test)
@@ -94,19 +94,19 @@ def main():
     parser.add_argument("--exact", type=int, nargs="*", default=[10_000])
     parser.add_argument("--source", default="Mutagenicity")
     parser.add_argument("--progress", action="store_true")
-    parser.add_argument("--n-components", type=int, default=1000)
+    parser.add_argument("--n-landmarks", type=int, default=1000)
     parser.add_argument("--C", type=float, default=10.0, help="C of both the LinearSVC and the SVC")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--one", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
-        one_run(int(args.one[0]), args.source, args.one[1], args.progress, args.n_components, args.C)
+        one_run(int(args.one[0]), args.source, args.one[1], args.progress, args.n_landmarks, args.C)
         return
     results = []
     for path, sizes in (("linear", args.sizes), ("exact", args.exact)):
         for n in sizes:
             cmd = [sys.executable, __file__, "--source", args.source, "--one", str(n), path,
-                   "--n-components", str(args.n_components), "--C", str(args.C)]
+                   "--n-landmarks", str(args.n_landmarks), "--C", str(args.C)]
             if args.progress:
                 cmd.append("--progress")
             out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout

@@ -1,11 +1,11 @@
-"""LearnedFeatures of 10^5 .. 10^6 graphs on a 2-worker Dask LocalCluster, written to Zarr.
+"""GraphFeatures of 10^5 .. 10^6 graphs on a 2-worker Dask LocalCluster, written to Zarr.
 
 Run from the project root under the bench lock::
 
     flock /tmp/bench.lock python benchmarks/bench_scale_dask.py --sizes 100000 1000000
 
 The map is fitted in process on 10^4 copies (weights on 1,000 of them,
-``n_components=--n-components``); the workers (2 processes, 1 thread each, ``memory_limit``
+``n_landmarks=--n-landmarks``); the workers (2 processes, 1 thread each, ``memory_limit``
 2 GB) then make their own partitions of ``--partition`` copies
 (:func:`graphinvariants.datasets.perturbed_copies` of ``--source``, no graph objects
 and no data sent from the client) and write their features to Zarr
@@ -53,7 +53,7 @@ def main():
     parser.add_argument("--memory-limit", default="2GB")
     parser.add_argument("--check-parts", type=int, default=3,
                         help="partitions compared with transform in process (first, last, spread between)")
-    parser.add_argument("--n-components", type=int, default=1000)
+    parser.add_argument("--n-landmarks", type=int, default=1000)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
 
@@ -66,7 +66,7 @@ def main():
 
     train = _copies(args.source, 10_000, 0)
     t0 = time.perf_counter()
-    features = gi.LearnedFeatures(max_samples=1000, n_components=args.n_components, random_state=0)
+    features = gi.GraphFeatures(max_samples=1000, n_landmarks=args.n_landmarks, seed=0)
     features.fit(train, train.y)
     print(f"fit on 10,000 copies in process: {time.perf_counter() - t0:.1f} s; {features.n_features_out_} "
           f"features; exact {features.exact_} (weight {features.exact_weight_:.3f}), Nystroem "

@@ -3,7 +3,7 @@
 Corpus: perturbed copies of Mutagenicity's 4,337 molecules (one bond removed at random
 per copy, :func:`graphinvariants.datasets.perturbed_copies`): synthetic, so that 10^5
 and 10^6 items exist. The learned default is fitted on Mutagenicity (its labels,
-``LearnedFeatures(n_components=N, random_state=0)``); the copies' feature rows are
+``GraphFeatures(n_landmarks=N, seed=0)``); the copies' feature rows are
 computed a block of 10^5 at a time and cached in ``--cache``. FPSim2 (Morgan radius 2,
 2,048 bits, Tanimoto, top 10, one worker) searches the Morgan fingerprints of the same
 copies (atoms and bond orders from the TU labels, RDKit's ring perception, no
@@ -142,7 +142,7 @@ def main():
         features = joblib.load(map_path)
     else:
         t = time.perf_counter()
-        features = gi.LearnedFeatures(n_components=args.n_components, random_state=0).fit(data, data.y)
+        features = gi.GraphFeatures(n_landmarks=args.n_components, seed=0).fit(data, data.y)
         joblib.dump(features, map_path)
         print(f"LearnedFeatures fitted on Mutagenicity in {time.perf_counter() - t:.0f} s")
     print(f"learned default: exact {features.exact_} (weight {features.exact_weight_:.3f}), Nystroem "

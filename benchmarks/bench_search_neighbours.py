@@ -2,7 +2,7 @@
 
 For each molecule set, every molecule's 10 nearest others (leave-one-out) by
 
-* the learned default: ``NearestGraphs(kernel=LearnedFeatures(random_state=0))``, exact
+* the learned default: ``NearestGraphs(kernel=GraphFeatures(seed=0))``, exact
   search over its feature rows; the weights are learned on every label of the set
   (the held-out molecule's too: a mild advantage, said in the docs);
 * Morgan fingerprints (radius 2, 2,048 bits) and Tanimoto similarity (RDKit's
@@ -53,7 +53,7 @@ def tanimoto_neighbours(mols):
 
 
 def learned_neighbours(graphs, y):
-    features = gi.LearnedFeatures(random_state=0)
+    features = gi.GraphFeatures(seed=0)
     search = gi.NearestGraphs(kernel=features, n_neighbors=K).fit(graphs, y)
     return search.kneighbors(return_distance=False)
 

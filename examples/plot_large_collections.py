@@ -3,8 +3,9 @@ Nystroem features and nearest neighbours
 ========================================
 
 Two ways around the ``n x n`` kernel matrix of a large collection, on MUTAG:
-:class:`~graphinvariants.NystroemGraphKernel` features, whose inner products approach
-the power kernel as landmarks are added (exactly, with every graph a landmark), and
+:class:`~graphinvariants.GraphFeatures` of the power kernel (Nystroem), whose inner
+products approach the kernel as landmarks are added (exactly, with every graph a
+landmark), and
 :func:`~graphinvariants.kneighbors`, the most similar molecules of a query computed in
 bounded memory. See :doc:`/large_collections` for the Dask versions.
 """
@@ -21,13 +22,13 @@ K = gi.kernel_matrix(invariants)
 components = [5, 10, 20, 40, 80, 120, 188]
 errors = []
 for m in components:
-    features = gi.NystroemGraphKernel(n_components=m, random_state=0).fit_transform(invariants)
-    errors.append(np.linalg.norm(K - features @ features.T) / np.linalg.norm(K))
+    features = gi.GraphFeatures("power", n_landmarks=m, seed=0).fit_transform(mutag)
+    errors.append(np.linalg.norm(K - (features @ features.T).toarray()) / np.linalg.norm(K))
     print(f"{m:4d} landmarks: relative error {errors[-1]:.2e}")
 
 fig, ax = plt.subplots(figsize=(5, 3.5))
 ax.semilogy(components, np.maximum(errors, 1e-16), marker="o")
-ax.set_xlabel("landmarks (n_components)")
+ax.set_xlabel("landmarks (n_landmarks)")
 ax.set_ylabel(r"$\|K - F F^T\|_F \,/\, \|K\|_F$")
 ax.set_title("Nystroem approximation of the power kernel,\nMUTAG", fontsize=11)
 fig.tight_layout()  # after the title, so that the figure makes room for both of its lines

@@ -6,8 +6,10 @@ naming the parameter, so that bad arguments are refused at the door and never re
 numpy, scipy or scikit-learn.
 """
 
+import functools
 import numbers
 import os
+import warnings
 
 import numpy as np
 
@@ -63,7 +65,7 @@ def check_seed(seed, name="seed"):
 
     Global random state is never used: ``None`` gives fresh OS entropy. A Generator is
     used as it is (and advanced), as in NetworkX and scikit-learn. ``name`` is the
-    argument's name in messages (``"random_state"`` for the scikit-learn estimators).
+    argument's name in messages.
     """
     if isinstance(seed, np.random.Generator):
         return seed
@@ -72,6 +74,37 @@ def check_seed(seed, name="seed"):
             raise ValueError(f"{name} must be a non-negative integer, got {seed}")
         return np.random.default_rng(None if seed is None else int(seed))
     raise TypeError(f"{name} must be None, an int or a numpy.random.Generator, got {seed!r}")
+
+
+def random_state_refused(owner):
+    """The TypeError for ``random_state=`` given to ``owner`` (a class name, or
+    ``"kernel 'meanmap'"``): the package's one seed name is ``seed``, NetworkX's
+    (docs/design.rst, "One meaning per parameter")."""
+    return TypeError(f"{owner}: random_state= is spelled seed= in graphinvariants (one name for randomness "
+                     "everywhere, NetworkX's: an int, a numpy.random.Generator or None)")
+
+
+def refuses_random_state(init):
+    """Decorate an ``__init__`` so that ``random_state=`` is refused at construction
+    with :func:`random_state_refused`'s hint instead of Python's bare "unexpected
+    keyword argument". :func:`inspect.signature` (and so scikit-learn's
+    ``get_params`` and ``clone``) still sees the decorated ``__init__``'s parameters."""
+
+    @functools.wraps(init)
+    def checked(self, *args, **kwargs):
+        if "random_state" in kwargs:
+            raise random_state_refused(type(self).__name__)
+        return init(self, *args, **kwargs)
+
+    return checked
+
+
+def warn_deprecated(old, new):
+    """Warn that the class ``old`` is deprecated since 0.3.0 in favour of ``new``
+    (scikit-learn's convention: a FutureWarning at construction, removal a release
+    later). Called from an ``__init__`` decorated by :func:`refuses_random_state`, so
+    the warning points at the user's line."""
+    warnings.warn(f"{old} is deprecated since 0.3.0 and goes in 0.4.0: use {new}", FutureWarning, stacklevel=4)
 
 
 def check_seed_sequence(seed):

@@ -21,7 +21,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_int, check_k, check_n_jobs, check_seed
+from ._validation import check_int, check_k, check_n_jobs, check_seed, refuses_random_state, warn_deprecated
 from .graphs import GraphBatch
 from .graphs.adjacency import graph_library
 from .graphs.batch import check_not_single_graph
@@ -39,13 +39,13 @@ _EIGENVALUE_FLOOR = 1e-12
 class _RandomGraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Base of the transformers from graphs to random features: their input is a
     collection of graphs (not a 2-D array), they are fitted before use, and they are
-    random unless ``random_state`` is given."""
+    random unless ``seed`` is given."""
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.two_d_array = False
         tags.requires_fit = True
-        tags.non_deterministic = self.random_state is None
+        tags.non_deterministic = self.seed is None
         return tags
 
 
@@ -74,7 +74,7 @@ class NystroemGraphKernel(_RandomGraphFeatures):
     kernel_params : dict or None, default=None
         Other parameters of the kernel, for example ``{"ridge": 1e-10}`` or
         ``{"weight": "weight"}`` (``k`` goes in its own parameter).
-    random_state : None, int or numpy.random.Generator, default=None
+    seed : None, int or numpy.random.Generator, default=None
         Draws the landmarks. An int gives the same landmarks at every fit; a Generator
         is used as it is and advanced (so two fits differ); ``None`` draws fresh
         entropy. A legacy ``numpy.random.RandomState``, which scikit-learn accepts,
@@ -86,7 +86,7 @@ class NystroemGraphKernel(_RandomGraphFeatures):
     ----------
     functional_ : Functional
         The kernel's functional, made once at ``fit`` and used by ``transform``: its
-        random parameters (``"meanmap"`` with ``random_state`` None or a Generator in
+        random parameters (``"meanmap"`` with ``seed`` None or a Generator in
         ``kernel_params``) are drawn once, so the features of every call share them.
     components_ : embeddings batch
         Embeddings of the landmark graphs (a :class:`~graphinvariants.GaussianBatch`
@@ -112,20 +112,23 @@ class NystroemGraphKernel(_RandomGraphFeatures):
     >>> graphs = [nx.gnp_random_graph(30, 0.1, seed=i) for i in range(20)]
     >>> graphs += [nx.barabasi_albert_graph(30, 2, seed=i) for i in range(20)]
     >>> y = [0] * 20 + [1] * 20
-    >>> nystroem = gi.NystroemGraphKernel(n_components=10, random_state=0)
+    >>> nystroem = gi.NystroemGraphKernel(n_components=10, seed=0)
     >>> nystroem.fit_transform(graphs).shape
     (40, 10)
-    >>> model = make_pipeline(gi.NystroemGraphKernel(n_components=10, random_state=0), LinearSVC())
+    >>> model = make_pipeline(gi.NystroemGraphKernel(n_components=10, seed=0), LinearSVC())
     >>> model.fit(graphs[::2], y[::2]).score(graphs[1::2], y[1::2])
     1.0
     """
 
-    def __init__(self, *, kernel=DEFAULT_KERNEL, n_components=100, k=5, kernel_params=None, random_state=None, n_jobs=None):
+    @refuses_random_state
+    def __init__(self, *, kernel=DEFAULT_KERNEL, n_components=100, k=5, kernel_params=None, seed=None, n_jobs=None):
+        warn_deprecated("NystroemGraphKernel", "GraphFeatures(kernel, n_landmarks=m) (for "
+                                               "NystroemGraphKernel(kernel=kernel, n_components=m))")
         self.kernel = kernel
         self.n_components = n_components
         self.k = k
         self.kernel_params = kernel_params
-        self.random_state = random_state
+        self.seed = seed
         self.n_jobs = n_jobs
 
     def _functional(self):
@@ -167,7 +170,7 @@ class NystroemGraphKernel(_RandomGraphFeatures):
         functional = self._functional()
         n_components = check_int(self.n_components, "n_components", minimum=1)
         n_jobs = check_n_jobs(self.n_jobs)
-        rng = check_seed(self.random_state, "random_state")
+        rng = check_seed(self.seed)
         source, n_samples = _training_collection(functional, X)
         if n_samples == 0:
             raise ValueError("NystroemGraphKernel.fit needs at least one graph")
@@ -269,8 +272,8 @@ class MeanMapFeatures(_RandomGraphFeatures):
     A graph's features are the mean, over its nodes, of ``n_features`` random Fourier
     features of the node profiles (:class:`~graphinvariants.embeddings.MeanMap` with
     ``n_features``), scaled to unit length. Their inner products are, to rounding,
-    ``kernel_matrix(graphs, kernel="meanmap", n_features=..., random_state=...)``
-    with the same parameters and an int ``random_state``, and approach the exact mean-map
+    ``kernel_matrix(graphs, kernel="meanmap", n_features=..., seed=...)``
+    with the same parameters and an int ``seed``, and approach the exact mean-map
     kernel as ``n_features`` grows. Unlike :class:`NystroemGraphKernel`, ``fit`` needs no
     training graphs: it draws the random map, and ``transform`` costs one pass over
     each graph's nodes.
@@ -289,7 +292,7 @@ class MeanMapFeatures(_RandomGraphFeatures):
         Multiplies column ``t`` of the profiles before the base kernel.
     weight : str or None, default=None
         Edge attribute used as weight.
-    random_state : None, int or numpy.random.Generator, default=None
+    seed : None, int or numpy.random.Generator, default=None
         Draws the random map at ``fit``. An int gives the same map at every fit; a
         Generator is advanced (two fits differ); ``None`` draws fresh entropy.
 
@@ -318,26 +321,29 @@ class MeanMapFeatures(_RandomGraphFeatures):
     >>> graphs = [nx.gnp_random_graph(30, 0.1, seed=i) for i in range(20)]
     >>> graphs += [nx.barabasi_albert_graph(30, 2, seed=i) for i in range(20)]
     >>> y = [0] * 20 + [1] * 20
-    >>> features = gi.MeanMapFeatures(n_features=200, random_state=0).fit_transform(graphs)
+    >>> features = gi.MeanMapFeatures(n_features=200, seed=0).fit_transform(graphs)
     >>> features.shape
     (40, 200)
-    >>> K = gi.kernel_matrix(graphs, kernel="meanmap", n_features=200, random_state=0)
+    >>> K = gi.kernel_matrix(graphs, kernel="meanmap", n_features=200, seed=0)
     >>> bool(np.allclose(features @ features.T, K, atol=1e-12))
     True
-    >>> model = make_pipeline(gi.MeanMapFeatures(n_features=200, random_state=0), LinearSVC())
+    >>> model = make_pipeline(gi.MeanMapFeatures(n_features=200, seed=0), LinearSVC())
     >>> model.fit(graphs[::2], y[::2]).score(graphs[1::2], y[1::2])
     1.0
     """
 
+    @refuses_random_state
     def __init__(self, *, k=5, n_features=500, profile="log", bandwidth=1.0, column_weights=None, weight=None,
-                 random_state=None):
+                 seed=None):
+        warn_deprecated("MeanMapFeatures", "GraphFeatures('meanmap:n_features=D', seed=...) (for "
+                                           "MeanMapFeatures(n_features=D))")
         self.k = k
         self.n_features = n_features
         self.profile = profile
         self.bandwidth = bandwidth
         self.column_weights = column_weights
         self.weight = weight
-        self.random_state = random_state
+        self.seed = seed
 
     def fit(self, X=None, y=None):
         """Check the parameters and draw the random map.
@@ -355,11 +361,11 @@ class MeanMapFeatures(_RandomGraphFeatures):
         n_features = check_int(self.n_features, "n_features", minimum=1)
         if self.profile not in PROFILES:
             raise ValueError(f"profile must be one of {PROFILES}, got {self.profile!r}")
-        rng = check_seed(self.random_state, "random_state")
-        seed = self.random_state if isinstance(self.random_state, numbers.Integral) else int(rng.integers(2**63))
+        rng = check_seed(self.seed)
+        seed = self.seed if isinstance(self.seed, numbers.Integral) else int(rng.integers(2**63))
         self.functional_ = MeanMap(
             self.k, profile=self.profile, bandwidth=self.bandwidth, column_weights=self.column_weights,
-            n_features=n_features, random_state=seed, weight=self.weight,
+            n_features=n_features, seed=seed, weight=self.weight,
         )
         self.random_weights_, self.random_offset_ = self.functional_.random_map()
         self._n_features_out = n_features

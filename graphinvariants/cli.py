@@ -211,10 +211,10 @@ def _learned_options(params):
     from .kernels.registry import LEARNED_TUPLES
 
     params = dict(params)
-    if "random_state" in params:  # the library's name elsewhere, here a member's parameter only
-        raise ValueError("learned has no option random_state: its randomness is seed (learned:seed=0, or --seed "
-                         "for the folds); a member's own random_state is member__random_state, e.g. "
-                         "learned:attributes__random_state=0")
+    if "random_state" in params:  # scikit-learn's name; the library's is seed everywhere
+        raise ValueError("learned has no option random_state: random_state= is spelled seed= in graphinvariants "
+                         "(learned:seed=0, or --seed for the folds); a member's own seed is member__seed, e.g. "
+                         "learned:attributes__seed=0")
     for key in LEARNED_TUPLES:  # parse_kernel_spec made each a tuple of its "+"-joined items
         if key in params:
             items = params[key] if isinstance(params[key], tuple) else (params[key],)

@@ -8,7 +8,7 @@ learns a combination of members from the training labels.
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_n_jobs
+from ._validation import check_n_jobs, random_state_refused
 from .embeddings import DEFAULT_RIDGE
 from .kernels import pairwise_kernels
 from .kernels.learned import CANDIDATES, LearnedCombination
@@ -400,6 +400,8 @@ def _check_kernel_parameter_name(key):
     parameters = kernel_parameters()
     if key in _LEARNED_OPTIONS:
         return
+    if isinstance(key, str) and (key == "random_state" or key.endswith("__random_state")):
+        raise random_state_refused("GraphKernel")
     if isinstance(key, str):
         member, _, param = key.partition("__")
         if any(key in params for params in parameters.values()) or param in parameters.get(member, ()):

@@ -2,7 +2,7 @@
 
 :func:`explain` splits the output ``f(G)`` of a fitted model whose first step is a
 graph kernel of this library (``Pipeline([("kernel", GraphKernel()), ("svm",
-SVC(kernel="precomputed"))])``, kernel ridge, :class:`~graphinvariants.LearnedFeatures`
+SVC(kernel="precomputed"))])``, kernel ridge, :class:`~graphinvariants.GraphFeatures`
 and a linear model) into one value per node of ``G``, so that
 ``base_value + node_values[i].sum()`` is the model's ``decision_function`` (or
 ``predict`` for regression) on graph ``i``. The readout is linear in the kernel
@@ -22,7 +22,7 @@ and each term's share is split over the nodes in one of two ways.
   that shaped it get nothing for it.
 * **Sampled**, for every other term (the power kernel, products of members, the powers
   ``K^p`` and Gaussian shapes, node attributes, the shortest-path kernel, the Nystroem
-  part of :class:`~graphinvariants.LearnedFeatures`): Shapley values over nodes, a
+  part of :class:`~graphinvariants.GraphFeatures`): Shapley values over nodes, a
   node taken away meaning the node *deleted with its edges* (the term evaluated on the
   induced subgraph of the nodes kept; the empty graph's value is 0, as the count
   members' is). They are estimated from ``n_permutations`` random orders of the
@@ -56,7 +56,7 @@ from .graphs import GraphBatch
 from .graphs.batch import check_not_single_graph
 from .kernels import pairwise_kernels
 from .kernels.registry import make_functional
-from .scale import LearnedFeatures
+from .features import GraphFeatures
 
 __all__ = ["Explanation", "PairExplanation", "explain", "explain_pair", "node_counts"]
 
@@ -244,7 +244,7 @@ def _shapley(batch, value, n_permutations, seeds):
 class _Term:
     """One term of the model's output: ``label``; for an exact term its functional,
     training embeddings and coefficients on them (``functional``, ``train``, ``coef``),
-    or LearnedFeatures' member map (``member``, ``coef``); for a sampled one nothing
+    or GraphFeatures' member map (``member``, ``coef``); for a sampled one nothing
     (the sampled terms are evaluated together by the anatomy's ``sampled_value``)."""
 
     label: str
@@ -359,7 +359,7 @@ class _KernelAnatomy:
 
 
 class _FeatureAnatomy:
-    """``f(G) = features(G) @ w + b`` of :class:`~graphinvariants.LearnedFeatures`: the
+    """``f(G) = features(G) @ w + b`` of :class:`~graphinvariants.GraphFeatures`: the
     exact members' blocks of columns, then the Nystroem block."""
 
     def __init__(self, features, w):
@@ -432,7 +432,7 @@ def _anatomy(model):
     steps = getattr(model, "steps", None)
     if steps is None:
         raise TypeError(f"model must be a fitted scikit-learn Pipeline whose first step is a graph kernel of this "
-                        f"library (GraphKernel, PowerKernel, LearnedFeatures), got {type(model).__name__}")
+                        f"library (GraphKernel, PowerKernel, GraphFeatures), got {type(model).__name__}")
     if len(steps) != 2:
         raise ValueError(f"model must be a Pipeline of two steps (graph kernel or features, then a linear model), "
                          f"got {len(steps)} steps: {[name for name, _ in steps]}")
@@ -441,12 +441,15 @@ def _anatomy(model):
         check_is_fitted(first, "embeddings_")
         w, b, method = _readout(final, first.n_train_, "model")
         return _KernelAnatomy(first, w), final, b, method
-    if isinstance(first, LearnedFeatures):
+    if isinstance(first, GraphFeatures):
         check_is_fitted(first, "n_features_out_")
+        if "combination_" not in first.kernel_.__dict__:
+            raise TypeError(f"explain reads GraphFeatures of the learned default (kernel=\"learned\"), got "
+                            f"kernel={first.kernel!r}; for a fixed kernel use GraphKernel(kernel=...) in the model")
         w, b, method = _readout(final, first.n_features_out_, "model")
         return _FeatureAnatomy(first, w), final, b, method
     raise TypeError(f"model's first step must be a graph kernel of this library (GraphKernel, PowerKernel) or "
-                    f"LearnedFeatures, got {type(first).__name__}")
+                    f"GraphFeatures, got {type(first).__name__}")
 
 
 # -- results ----------------------------------------------------------------------------
@@ -562,7 +565,7 @@ def explain(model, graphs, *, n_permutations=DEFAULT_PERMUTATIONS, seed=None):
         Two steps: :class:`~graphinvariants.GraphKernel` or
         :class:`~graphinvariants.PowerKernel` then ``SVC``/``SVR``/``NuSVC``/``NuSVR``
         or ``KernelRidge`` with ``kernel="precomputed"``; or
-        :class:`~graphinvariants.LearnedFeatures` then a linear model (``coef_``,
+        :class:`~graphinvariants.GraphFeatures` then a linear model (``coef_``,
         ``intercept_``). Binary classifiers and single-output regressors.
     graphs : collection of graphs, GraphBatch or TUDataset
         The graphs to explain (as the model reads them: same labels, attributes).

@@ -13,7 +13,6 @@ from scipy.sparse import issparse
 from .embeddings import PowerInvariants, power_invariants
 from .graphs.adjacency import describe
 from .kernels import power_kernel_matrix
-from .perturbation import PerturbationStudy
 
 __all__ = ["InvariantsDisplay", "KernelDecayDisplay", "KernelMatrixDisplay", "NodeValuesDisplay", "PairValuesDisplay",
            "plot_invariants", "plot_kernel_matrix"]
@@ -40,6 +39,10 @@ def _new_axes(ax, ncols=1, figsize=None):
 
 def _shape_of(ax):
     return f" of shape {np.shape(ax)}" if isinstance(ax, np.ndarray) else ""
+
+
+#: What KernelDecayDisplay.from_studies reads of a PerturbationStudy.
+_STUDY_FIELDS = ("params", "steps", "mean", "stderr")
 
 
 class KernelDecayDisplay:
@@ -80,7 +83,9 @@ class KernelDecayDisplay:
         their ``params["name"]`` (``"study i"`` where it is None)."""
         if not isinstance(studies, Mapping):
             studies = list(studies)
-            wrong = [s for s in studies if not isinstance(s, PerturbationStudy)]
+            # read by what a study holds, not by its class: perturbation/study.py imports
+            # this module inside PerturbationStudy.plot, and importing it back would be a cycle
+            wrong = [s for s in studies if not all(hasattr(s, name) for name in _STUDY_FIELDS)]
             if wrong:
                 raise TypeError(f"from_studies takes PerturbationStudy objects, got {type(wrong[0]).__name__}")
             studies = {s.params.get("name") or f"study {i}": s for i, s in enumerate(studies)}

@@ -490,7 +490,7 @@ def test_evaluate_the_learned_default_fits_it_per_fold(tu_dir, tmp_path, capsys)
     ("members=(wl,)", r"members=\(wl: on the command line, join its items by '\+' without brackets or quotes, "
                       r"e.g. learned:members=wl\+wloa"),
     # was: accepted here, the data loaded, then refused naming internal candidates
-    ("random_state=0", r"learned has no option random_state.*learned:seed=0.*learned:attributes__random_state=0"),
+    ("random_state=0", r"learned has no option random_state.*learned:seed=0.*learned:attributes__seed=0"),
 ])
 def test_evaluate_refuses_bad_learned_options_before_any_fold(option, message, tmp_path, capsys):
     """Options of the learned default are checked while parsing (exit 2, our prefix),

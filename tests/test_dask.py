@@ -387,11 +387,11 @@ def test_meanmap_random_features_equal_in_process_bit_for_bit(client, graphs):
     np.testing.assert_array_equal(val, top[1])
 
 
-@pytest.mark.parametrize("random_state", [None, np.random.default_rng(3)])
-def test_a_bag_is_embedded_with_the_calls_own_random_map(client, graphs, random_state):
-    # random_state None (or a Generator) draws one map per functional: the Bag must be
+@pytest.mark.parametrize("seed", [None, np.random.default_rng(3)])
+def test_a_bag_is_embedded_with_the_calls_own_random_map(client, graphs, seed):
+    # seed None (or a Generator) draws one map per functional: the Bag must be
     # embedded with the call's functional, not a second one with another map
-    params = dict(kernel="meanmap", n_features=64, random_state=random_state)
+    params = dict(kernel="meanmap", n_features=64, seed=seed)
     bag = db.from_sequence(graphs, npartitions=3)
     K = gid.kernel_matrix(bag, chunks=7, **params).compute()
     assert K.shape == (len(graphs), len(graphs))

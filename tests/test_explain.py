@@ -83,10 +83,10 @@ MODELS = {
                                            ("m", SVC(kernel="precomputed"))]), Y),
     "shortest_path": (lambda: Pipeline([("k", gi.GraphKernel(kernel="shortest_path", node_label="label")),
                                         ("m", SVC(kernel="precomputed"))]), Y),
-    "features+logistic": (lambda: Pipeline([("k", gi.LearnedFeatures(n_components=10, random_state=0)),
+    "features+logistic": (lambda: Pipeline([("k", gi.GraphFeatures(n_landmarks=10, seed=0)),
                                             ("m", LogisticRegression())]), Y),
     "features+ridge": (lambda: Pipeline([
-        ("k", gi.LearnedFeatures(kernel=gi.GraphKernel(seed=0, bandwidths=()), n_components=10, random_state=0)),
+        ("k", gi.GraphFeatures(kernel=gi.GraphKernel(seed=0, bandwidths=()), n_landmarks=10, seed=0)),
         ("m", Ridge())]), TARGET),
 }
 
@@ -410,3 +410,10 @@ def test_to_mol_round_trips_and_reads_the_tu_codes():
     assert [a.GetSymbol() for a in mol.GetAtoms()] == ["N", "O", "O", "C"]
     with pytest.raises(ValueError, match="bond type"):
         to_mol(G, atoms=atoms)
+
+
+def test_features_of_a_fixed_kernel_are_refused_by_name():
+    # GraphFeatures maps fixed kernels too (issue 30); explain reads the learned default's map only
+    model = Pipeline([("k", gi.GraphFeatures("wl")), ("m", LogisticRegression())]).fit(GRAPHS, Y)
+    with pytest.raises(TypeError, match=r"GraphFeatures of the learned default .*kernel='wl'"):
+        gi.explain(model, NEW)

@@ -50,6 +50,13 @@ def test_ci_builds_the_docs_as_the_readme_says():
     assert [a for a in build if a != "-q"] == [a for a in ci_build if a != "-q"]
 
 
+def test_the_readme_is_read_in_five_minutes():
+    """At most 120 non-blank lines (issue 30): what it is, the two commands, ten lines, the
+    learned default, large collections, links; measured figures live on the docs pages."""
+    lines = [line for line in (ROOT / "README.md").read_text().splitlines() if line.strip()]
+    assert len(lines) <= 120, f"README.md has {len(lines)} non-blank lines"
+
+
 def test_the_readme_says_where_its_data_come_from_before_it_loads_any():
     """Was: a snippet called gi.load_tu("MUTAG") with no word of where the files are read
     from or downloaded, and failed offline."""

@@ -41,7 +41,7 @@ import numbers
 
 import numpy as np
 
-from .._validation import check_choice, check_int
+from .._validation import check_choice, check_int, refuses_random_state
 from .base import params_difference
 from .meanmap import COMPILED_PAIRS, MeanMap, compiled_module
 
@@ -144,7 +144,7 @@ class PropagatedAttributes(MeanMap):
         BZR and COX2 alike; see the documentation's table).
     n_features : int or None, default=None
         ``None``: the exact double sum; an int ``D``: ``D`` random Fourier features.
-    random_state : int, numpy.random.Generator or None, default=0
+    seed : int, numpy.random.Generator or None, default=0
         Seed of the random features (as in :class:`MeanMap`).
     node_attributes : str, default="attributes"
         Node attribute holding each node's vector of floats (the name
@@ -188,8 +188,9 @@ class PropagatedAttributes(MeanMap):
     1.402
     """
 
+    @refuses_random_state
     def __init__(self, k=2, *, propagation="mean", bandwidth="median", bandwidth_scale=0.5, n_features=None,
-                 random_state=0, node_attributes="attributes"):
+                 seed=0, node_attributes="attributes"):
         k = check_int(k, "k")
         check_choice(propagation, "propagation", PROPAGATIONS)
         if not (isinstance(bandwidth, str) and bandwidth == "median"):
@@ -207,7 +208,7 @@ class PropagatedAttributes(MeanMap):
             raise ValueError(f"bandwidth_scale must be a positive number, got {bandwidth_scale}")
         if not isinstance(node_attributes, str):
             raise TypeError(f"node_attributes must be the name of a node attribute (str), got {node_attributes!r}")
-        super().__init__(max(k, 1), profile="counts", bandwidth=1.0, n_features=n_features, random_state=random_state)
+        super().__init__(max(k, 1), profile="counts", bandwidth=1.0, n_features=n_features, seed=seed)
         del self.profile, self.column_weights, self.weight  # MeanMap's options that do not apply here
         self.k = k
         self.propagation = propagation

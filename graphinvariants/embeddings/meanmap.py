@@ -35,7 +35,7 @@ import numbers
 
 import numpy as np
 
-from .._validation import check_int, check_k, check_seed
+from .._validation import check_int, check_k, check_seed, refuses_random_state
 from ..walks import batch_power_summary, float_walk_counts
 from .base import Functional, params_difference, params_hash
 
@@ -91,7 +91,7 @@ class MeanMap(Functional):
         Multiplies column ``t`` of the profiles before the RBF (discounting).
     n_features : int or None, default=None
         ``None``: the exact double sum; an int ``D``: ``D`` random Fourier features.
-    random_state : int, numpy.random.Generator or None, default=0
+    seed : int, numpy.random.Generator or None, default=0
         Seed of the random features (RFF form only). A Generator or ``None`` gives a
         seed drawn once, when the functional is made: every batch it embeds shares
         one random map.
@@ -110,8 +110,9 @@ class MeanMap(Functional):
            [0.806, 0.823, 1.   ]])
     """
 
+    @refuses_random_state
     def __init__(self, k=5, *, profile="log", bandwidth=1.0, column_weights=None, n_features=None,
-                 random_state=0, weight=None):
+                 seed=0, weight=None):
         self.k = check_k(k)
         if profile not in PROFILES:
             raise ValueError(f"profile must be one of {PROFILES}, got {profile!r}")
@@ -131,24 +132,24 @@ class MeanMap(Functional):
                 raise ValueError(f"column_weights must be {self.k} finite numbers")
         self.column_weights = column_weights
         self.n_features = None if n_features is None else check_int(n_features, "n_features", minimum=1)
-        self.random_state = random_state
-        # one random map per functional, whatever random_state is: an int is the seed
+        self.seed = seed
+        # one random map per functional, whatever seed is: an int is the seed
         # itself; None or a Generator give a seed drawn once, here, so that every batch
         # this functional embeds (queries and corpus, Dask partitions) shares the map
-        rng = check_seed(random_state if not isinstance(random_state, np.random.Generator) else None, "random_state")
+        rng = check_seed(seed if not isinstance(seed, np.random.Generator) else None)
         if self.n_features is None:
             self._seed = None
-        elif random_state is None or isinstance(random_state, np.random.Generator):
-            self._seed = int((rng if random_state is None else random_state).integers(2**63))
+        elif seed is None or isinstance(seed, np.random.Generator):
+            self._seed = int((rng if seed is None else seed).integers(2**63))
         else:
-            self._seed = int(random_state)
+            self._seed = int(seed)
         self.weight = weight
 
     batch_type = MeanMapBatch
 
     def embedding_params(self):
         """Every parameter that changes the embeddings; ``seed`` is the seed of the
-        random map (drawn at construction when ``random_state`` is None or a Generator)."""
+        random map (drawn at construction when ``seed`` is None or a Generator)."""
         weights = None if self.column_weights is None else tuple(self.column_weights.tolist())
         return {"kind": "walk profiles", "k": self.k, "profile": self.profile, "bandwidth": self.bandwidth,
                 "column_weights": weights, "n_features": self.n_features, "seed": self._seed, "weight": self.weight}
@@ -228,8 +229,8 @@ class MeanMap(Functional):
         if difference:
             hint = ""
             if embedded.params.get("seed") != self._seed and self.n_features is not None:
-                hint = ("; random_state=None or a Generator draws a new seed for every MeanMap: embed both sides "
-                        "with one functional, or give an int random_state")
+                hint = ("; seed=None or a Generator draws a new seed for every MeanMap: embed both sides "
+                        "with one functional, or give an int seed")
             raise ValueError(f"{what} was embedded with other mean-map parameters: {difference}{hint}")
 
     def prepare(self, embedded, what):
@@ -306,7 +307,7 @@ class _SplitRows:
         self.bits = (53 - int(np.ceil(np.log2(max(D, 2))))) // 2
         norms = np.sqrt(np.einsum("ij,ij->i", F, F))
         if np.any(norms == 0):
-            raise ValueError("a graph's mean random features are all zero; use more n_features or another random_state")
+            raise ValueError("a graph's mean random features are all zero; use more n_features or another seed")
         scaled = np.ldexp(F / norms[:, None], self.bits)
         self.high = np.rint(scaled)
         self.low = np.rint(np.ldexp(scaled - self.high, self.bits))

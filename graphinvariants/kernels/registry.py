@@ -11,6 +11,7 @@ import difflib
 import functools
 import inspect
 
+from .._validation import random_state_refused
 from ..embeddings import Combination, GaussianEmbedding, LabelledWalkHistogram, MeanMap, WalkHistogram, WeisfeilerLehman
 from ..embeddings import (
     LabelledWalkHistogramOptimalAssignment,
@@ -52,7 +53,7 @@ KERNELS = {
     "labelled_histogram": "histogram of walk counts started from node-label indicator vectors (k, node_label, edge_label)",
     "wl": "Weisfeiler-Lehman subtree kernel, degree or node labels, cosine-normalised (n_iter, node_label, closed_walks, edge_label)",
     "meanmap": "kernel mean embedding of node profiles, RBF base kernel, exact or random Fourier features "
-               "(k, profile, bandwidth, column_weights, n_features, random_state, weight)",
+               "(k, profile, bandwidth, column_weights, n_features, seed, weight)",
     "wloa": "Weisfeiler-Lehman optimal assignment: histogram intersection of all rounds' colours "
             "(n_iter, node_label, closed_walks, edge_label)",
     "histogram_oa": "optimal assignment over the walk-profile prefixes: their histogram intersection (k, weight)",
@@ -64,7 +65,7 @@ KERNELS = {
                  "(n_iter, node_label, closed_walks=8, edge_label)",
     "size": "min(n_G, n_H) / max(n_G, n_H) on node counts: a factor that makes size-blind members see size",
     "attributes": "kernel mean embedding of node attributes propagated along walks [Z, PZ, .., P^k Z], RBF with "
-                  "fitted bandwidth (k, propagation, bandwidth, bandwidth_scale, n_features, random_state, "
+                  "fitted bandwidth (k, propagation, bandwidth, bandwidth_scale, n_features, seed, "
                   "node_attributes)",
     "rooted_subgraph": "counts of the exact isomorphism classes (BLISS canonical forms) of every node's rooted "
                        "neighbourhoods of radius 0..radius, NSPDK-like, cosine-normalised "
@@ -76,11 +77,11 @@ KERNELS = {
 
 #: The defaults, in one place (docs/kernels.rst, "Defaults"):
 #:
-#: * the unsupervised calls (kernel_matrix, kneighbors, NystroemGraphKernel, the CLI's
-#:   --kernel) default to DEFAULT_KERNEL, the paper's power kernel; their ``k`` is the
-#:   power kernel's and reaches every member of a named combination that takes ``k``;
-#: * GraphKernel defaults to LEARNED: a combination of the members the data supports,
-#:   weighted by alignment with the training labels (kernels/learned.py);
+#: * the unsupervised calls (kernel_matrix, kneighbors, the CLI's --kernel) default to
+#:   DEFAULT_KERNEL, the paper's power kernel; their ``k`` is the power kernel's and
+#:   reaches every member of a named combination that takes ``k``;
+#: * GraphKernel and GraphFeatures default to LEARNED: a combination of the members the
+#:   data supports, weighted by alignment with the training labels (kernels/learned.py);
 #: * RECOMMENDED is the best fixed member across MUTAG, ENZYMES, NCI1 and NCI109 under the
 #:   paper's protocol (docs/kernels.rst): the product of the power kernel (k=5), the walk
 #:   histogram (k=9, fixed: a shared ``k`` does not reach it; ``histogram__k`` does) and
@@ -237,6 +238,8 @@ def make_functional(kernel, **params):
                                  f"spells {key}={value!r} in its name but {key}={params[key]!r} is given; "
                                  "give it in one place")
         params = {**spelled, **params}
+    if any(key == "random_state" or key.endswith("__random_state") for key in params):
+        raise random_state_refused(f"kernel {kernel!r}")
     operations = {op for op in "*+" if op in kernel}
     if len(operations) > 1:
         raise ValueError(f"kernel {kernel!r} mixes '*' and '+'; use one operation per name")

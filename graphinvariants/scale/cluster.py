@@ -5,7 +5,7 @@ Needs Dask (with ``distributed`` for a cluster) and Zarr: ``pip install
 import them; this module does.
 
 * :func:`features_to_zarr`: every partition of a ``dask.bag.Bag`` of graphs goes
-  through :meth:`~graphinvariants.LearnedFeatures.transform_block` (the function
+  through :meth:`~graphinvariants.GraphFeatures.transform_block` (the function
   ``transform`` calls in process) and is written by its task to Zarr as one CSR part
   (``part_{i}/data``, ``indices``, ``indptr``), so a worker holds one partition and its
   features at a time. The rows equal ``transform`` of the same graphs bit for bit.
@@ -92,11 +92,11 @@ def features_to_zarr(features, graphs, store, *, overwrite=False, compute=True):
 
     Parameters
     ----------
-    features : LearnedFeatures
+    features : GraphFeatures
         Fitted (in process, on a sample: it travels to every worker).
     graphs : dask.bag.Bag
         NetworkX or igraph graphs; each partition is one block of
-        :meth:`~graphinvariants.LearnedFeatures.transform_block`, so its size bounds
+        :meth:`~graphinvariants.GraphFeatures.transform_block`, so its size bounds
         a worker's memory. A partition may also be one TUDataset or GraphBatch
         (``db.from_delayed`` of functions that return them, such as
         :func:`~graphinvariants.datasets.perturbed_copies`): no graph objects are made.
@@ -131,7 +131,7 @@ def features_to_zarr(features, graphs, store, *, overwrite=False, compute=True):
     >>> import graphinvariants as gi
     >>> from graphinvariants.scale.cluster import features_to_zarr, read_features
     >>> graphs = [nx.cycle_graph(n) for n in range(6, 26)] + [nx.star_graph(n) for n in range(5, 25)]
-    >>> features = gi.LearnedFeatures(n_components=10, random_state=0).fit(graphs, [0] * 20 + [1] * 20)
+    >>> features = gi.GraphFeatures(n_landmarks=10, seed=0).fit(graphs, [0] * 20 + [1] * 20)
     >>> store = tempfile.mkdtemp()
     >>> with dask.config.set(scheduler="sync"):
     ...     rows = features_to_zarr(features, db.from_sequence(graphs, npartitions=3), store)
@@ -228,7 +228,7 @@ def read_features(store, parts=None):
     >>> import graphinvariants as gi
     >>> from graphinvariants.scale.cluster import features_to_zarr, read_features
     >>> graphs = [nx.cycle_graph(n) for n in range(6, 26)] + [nx.star_graph(n) for n in range(5, 25)]
-    >>> features = gi.LearnedFeatures(n_components=10, random_state=0).fit(graphs, [0] * 20 + [1] * 20)
+    >>> features = gi.GraphFeatures(n_landmarks=10, seed=0).fit(graphs, [0] * 20 + [1] * 20)
     >>> store = tempfile.mkdtemp()
     >>> with dask.config.set(scheduler="sync"):
     ...     rows = features_to_zarr(features, db.from_sequence(graphs, npartitions=2), store)
@@ -282,7 +282,7 @@ def kneighbors(queries, store, *, n_neighbors=10):
     Parameters
     ----------
     queries : sparse or dense matrix of shape (n_queries, n_features)
-        Features of the queries (``LearnedFeatures.transform``).
+        Features of the queries (``GraphFeatures.transform``).
     store : str or path-like or zarr store
         Written by :func:`features_to_zarr`.
     n_neighbors : int, keyword-only, default=10
@@ -309,7 +309,7 @@ def kneighbors(queries, store, *, n_neighbors=10):
     >>> import graphinvariants as gi
     >>> from graphinvariants.scale.cluster import features_to_zarr, kneighbors
     >>> graphs = [nx.cycle_graph(n) for n in range(6, 26)] + [nx.star_graph(n) for n in range(5, 25)]
-    >>> features = gi.LearnedFeatures(n_components=10, random_state=0).fit(graphs, [0] * 20 + [1] * 20)
+    >>> features = gi.GraphFeatures(n_landmarks=10, seed=0).fit(graphs, [0] * 20 + [1] * 20)
     >>> store = tempfile.mkdtemp()
     >>> with dask.config.set(scheduler="sync"):
     ...     rows = features_to_zarr(features, db.from_sequence(graphs, npartitions=3), store)

@@ -1,7 +1,7 @@
 """Exact top-k by inner product over feature rows, in bounded memory.
 
 :class:`ExactIndex` holds the rows of a feature map (sparse, dense or both, as
-:class:`~graphinvariants.LearnedFeatures` returns them: sparse counts of the exact
+:class:`~graphinvariants.GraphFeatures` returns them: sparse counts of the exact
 members, then the dense Nystroem columns) and answers "the ``k`` rows with the largest
 inner product with each query" exactly: the result is the first ``k`` columns of a
 stable sort of the full row of inner products (largest first, ties by the smaller row

@@ -4,13 +4,14 @@
 engine is a parameter, not a module.
 
 * ``kernel``: the learned default (None or a :class:`~graphinvariants.GraphKernel` of
-  ``kernel="learned"``: mapped by :class:`~graphinvariants.LearnedFeatures`, which
+  ``kernel="learned"``: mapped by :class:`~graphinvariants.GraphFeatures`, which
   needs ``y`` at ``fit``, or give it fitted), any fitted or unfitted feature map
-  (:class:`~graphinvariants.LearnedFeatures`, :class:`~graphinvariants.NystroemGraphKernel`,
-  :class:`~graphinvariants.MeanMapFeatures`), or a kernel name (``"wl"``,
+  (:class:`~graphinvariants.GraphFeatures`, or the deprecated
+  :class:`~graphinvariants.NystroemGraphKernel` and :class:`~graphinvariants.MeanMapFeatures`), or a kernel name (``"wl"``,
   ``"power*histogram"``, a :class:`~graphinvariants.GraphKernel` of a fixed kernel):
   searched exactly by the pair engine (:func:`graphinvariants.kneighbors`'s blockwise
-  path), or, with ``index="approximate"``, over its Nystroem features.
+  path), or, with ``index="approximate"``, over its :class:`~graphinvariants.GraphFeatures`
+  rows (exact counts where the kernel has them, Nystroem for the rest).
 * ``index="exact"`` searches feature rows by :class:`~graphinvariants.search.exact.ExactIndex`
   (exact top-k, bounded memory); ``index="approximate"`` by a graph of neighbours
   (:class:`~graphinvariants.search.approximate.ApproximateIndex`, the ``[search]``
@@ -41,7 +42,7 @@ from ..graphs.batch import check_not_single_graph, subset
 from ..kernels import make_functional
 from ..kernels.neighbors import kneighbors_of_embeddings, merge_top_k
 from ..kernels.registry import LEARNED
-from ..scale import LearnedFeatures
+from ..features import GraphFeatures
 from .exact import ExactIndex, split_points
 
 __all__ = ["NearestGraphs"]
@@ -89,17 +90,17 @@ class NearestGraphs(BaseEstimator):
     Parameters
     ----------
     kernel : None, GraphKernel, feature map or str, keyword-only, default=None
-        None: the learned default, mapped by :class:`~graphinvariants.LearnedFeatures`
+        None: the learned default, mapped by :class:`~graphinvariants.GraphFeatures`
         (``fit`` needs ``y``). A :class:`~graphinvariants.GraphKernel`: learned (mapped
         as None is) or fixed (searched as its kernel name). A feature map
-        (:class:`~graphinvariants.LearnedFeatures`,
+        (:class:`~graphinvariants.GraphFeatures`,
         :class:`~graphinvariants.NystroemGraphKernel`,
         :class:`~graphinvariants.MeanMapFeatures`): used as it is if fitted, else
         cloned and fitted on the graphs of ``fit``. A kernel name for
         :func:`~graphinvariants.kernel_matrix` (``"wl"``, ``"power*histogram"``):
         searched exactly by the pair engine (no feature rows), or with
-        ``index="approximate"`` over its Nystroem features
-        (:data:`NYSTROEM_COMPONENTS` landmarks).
+        ``index="approximate"`` over its :class:`~graphinvariants.GraphFeatures` rows
+        (:data:`NYSTROEM_COMPONENTS` landmarks for the Nystroem part).
     n_neighbors : int, keyword-only, default=10
         Neighbours returned by :meth:`kneighbors` when it is not told.
     index : {"exact", "approximate"}, keyword-only, default="exact"
@@ -111,7 +112,7 @@ class NearestGraphs(BaseEstimator):
     store : None, str or path-like, keyword-only, default=None
         A Zarr group: ``fit(graphs)`` writes the features there
         (:func:`~graphinvariants.scale.cluster.features_to_zarr`, needs a fitted or
-        learned-default :class:`~graphinvariants.LearnedFeatures`); ``fit()`` with no
+        learned-default :class:`~graphinvariants.GraphFeatures`); ``fit()`` with no
         graphs searches what is stored (``kernel`` the map that wrote it). Searched a
         part at a time; exact only.
     client : None or dask.distributed.Client, keyword-only, default=None
@@ -121,7 +122,7 @@ class NearestGraphs(BaseEstimator):
     working_memory : float or None, keyword-only, default=None
         MiB for one batch of scores (None: scikit-learn's setting).
     seed : None, int or numpy.random.Generator, keyword-only, default=None
-        Seeds the feature map made here (its ``random_state``) and the approximate
+        Seeds the feature map made here (its ``seed``) and the approximate
         index.
     n_jobs : int or None, keyword-only, default=None
         Threads of the pair engine.
@@ -202,10 +203,10 @@ class NearestGraphs(BaseEstimator):
         """(feature map or None, kernel name, kernel params) of ``kernel``."""
         kernel = self.kernel
         if kernel is None:
-            return LearnedFeatures(random_state=self._random_state(), n_jobs=self.n_jobs), None, None
+            return GraphFeatures(seed=self._random_state(), n_jobs=self.n_jobs), None, None
         if isinstance(kernel, GraphKernel):
             if kernel.kernel == LEARNED:
-                return LearnedFeatures(kernel=kernel, random_state=self._random_state(), n_jobs=self.n_jobs), None, None
+                return GraphFeatures(kernel, seed=self._random_state(), n_jobs=self.n_jobs), None, None
             params = {k: v for k, v in kernel.get_params(deep=False).items() if k not in ("kernel", "n_jobs")}
             kernel = kernel.kernel
         else:
@@ -213,20 +214,14 @@ class NearestGraphs(BaseEstimator):
         if isinstance(kernel, str):
             make_functional(kernel, **params)  # an unknown name or parameter fails here
             if self.index == "approximate":
-                from ..approximation import NystroemGraphKernel
-
-                n_components = NYSTROEM_COMPONENTS if n_graphs is None else min(NYSTROEM_COMPONENTS, n_graphs)
-                nystroem = NystroemGraphKernel(kernel=kernel, n_components=n_components,
-                                               kernel_params={k: v for k, v in params.items() if k != "k"},
-                                               random_state=self._random_state(), n_jobs=self.n_jobs)
-                if "k" in params:
-                    nystroem.set_params(k=params["k"])
-                return nystroem, None, None
+                n_landmarks = NYSTROEM_COMPONENTS if n_graphs is None else min(NYSTROEM_COMPONENTS, n_graphs)
+                return (GraphFeatures(GraphKernel(kernel=kernel, **params), n_landmarks=n_landmarks,
+                                      seed=self._random_state(), n_jobs=self.n_jobs), None, None)
             return None, kernel, params
         if hasattr(kernel, "transform") and hasattr(kernel, "fit"):
             return kernel, None, None
-        raise TypeError("kernel must be None, a GraphKernel, a fitted or unfitted feature map (LearnedFeatures, "
-                        f"NystroemGraphKernel, MeanMapFeatures) or a kernel name, got {kernel!r}")
+        raise TypeError("kernel must be None, a GraphKernel, a fitted or unfitted feature map (GraphFeatures) "
+                        f"or a kernel name, got {kernel!r}")
 
     # -- fitting ------------------------------------------------------------------------
     def fit(self, graphs=None, y=None, *, ids=None):
@@ -266,7 +261,7 @@ class NearestGraphs(BaseEstimator):
             if feature_map is None:
                 if self.store is not None or self.client is not None:
                     raise ValueError(f"kernel {name!r} has no feature rows to store or distribute; give a feature map "
-                                     "(LearnedFeatures, NystroemGraphKernel) as kernel")
+                                     "(GraphFeatures) as kernel")
                 functional = make_functional(name, **params)
                 self._embeddings = functional.as_embeddings(graphs, what="graphs")
                 self._functional = functional
@@ -290,11 +285,8 @@ class NearestGraphs(BaseEstimator):
             fitted = False
         if not fitted:
             feature_map = clone(feature_map)
-            if isinstance(feature_map, LearnedFeatures):
-                if y is None:
-                    raise ValueError("the learned default learns its weights from labels: give y to fit, a fitted "
-                                     "LearnedFeatures, or a fixed kernel (kernel='wl')")
-                feature_map.fit(graphs, y)
+            if isinstance(feature_map, GraphFeatures):
+                feature_map.fit(graphs, y)  # the learned default refuses y=None itself
             else:
                 feature_map.fit(graphs)
         self.feature_map_ = feature_map
@@ -334,9 +326,9 @@ class NearestGraphs(BaseEstimator):
         if graphs is not None:
             import dask.bag as db
 
-            if not isinstance(feature_map, LearnedFeatures):
-                raise ValueError("store= holds features of LearnedFeatures (features_to_zarr); give kernel=None, a "
-                                 "learned GraphKernel or a LearnedFeatures")
+            if not isinstance(feature_map, GraphFeatures):
+                raise ValueError("store= holds the rows of a GraphFeatures (features_to_zarr); give kernel=None, a "
+                                 "GraphKernel, a kernel name with index='approximate' or a GraphFeatures")
             if _is_bag(graphs):
                 bag = graphs
                 check_is_fitted(feature_map, "n_features_out_")
@@ -352,7 +344,7 @@ class NearestGraphs(BaseEstimator):
                 check_is_fitted(feature_map, "n_features_out_")
             except Exception:
                 raise ValueError("fit() with no graphs searches the store as it is: kernel must be the fitted "
-                                 "LearnedFeatures that wrote it") from None
+                                 "GraphFeatures that wrote it") from None
             self.feature_map_ = feature_map
             rows = _stored_rows(self.store)
         self._store = self.store

@@ -145,7 +145,7 @@ def test_theorems_renumbering_and_libraries(graphs, rng, n_features, mean_map_en
 
 def test_random_features_approach_the_exact_form(graphs):
     exact = pairwise_kernels(graphs, functional=PropagatedAttributes(k=2))
-    error = {D: np.mean([np.abs(pairwise_kernels(graphs, functional=PropagatedAttributes(k=2, n_features=D, random_state=s))
+    error = {D: np.mean([np.abs(pairwise_kernels(graphs, functional=PropagatedAttributes(k=2, n_features=D, seed=s))
                                 - exact).max() for s in range(4)]) for D in (50, 5000)}
     assert error[5000] < error[50] / 3
 

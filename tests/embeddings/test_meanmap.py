@@ -56,7 +56,7 @@ def test_random_features_approach_the_exact_form(graphs):
     errors = {}
     for D in (50, 5000):
         errors[D] = np.mean([
-            np.abs(pairwise_kernels(graphs, functional=MeanMap(k=4, n_features=D, random_state=s)) - exact).max()
+            np.abs(pairwise_kernels(graphs, functional=MeanMap(k=4, n_features=D, seed=s)) - exact).max()
             for s in range(5)
         ])
     assert errors[5000] < errors[50] / 3
@@ -78,7 +78,7 @@ def test_unit_diagonal_psd_renumbering_and_libraries(graphs, rng, n_features):
 
 
 def test_random_features_are_a_fixed_size_embedding(graphs):
-    functional = MeanMap(k=3, n_features=64, random_state=3)
+    functional = MeanMap(k=3, n_features=64, seed=3)
     batch = functional.as_embeddings(graphs)
     again = functional.from_arrays(functional.to_arrays(batch))
     # exact: from_arrays(to_arrays(...)) copies the features
@@ -86,34 +86,34 @@ def test_random_features_are_a_fixed_size_embedding(graphs):
     X = functional.features(batch)
     np.testing.assert_allclose(X @ X.T, pairwise_kernels(batch, functional=functional), atol=1e-12)
     with pytest.raises(ValueError, match="other mean-map parameters"):
-        pairwise_kernels(batch, functional=MeanMap(k=3, n_features=64, random_state=4))
+        pairwise_kernels(batch, functional=MeanMap(k=3, n_features=64, seed=4))
 
 
-@pytest.mark.parametrize("random_state", [None, "generator", 7])
-def test_one_functional_has_one_random_map_whatever_its_seed(graphs, random_state):
+@pytest.mark.parametrize("seed", [None, "generator", 7])
+def test_one_functional_has_one_random_map_whatever_its_seed(graphs, seed):
     # a functional seeded by None or a Generator drew a new map per batch, so queries and
     # corpus (or two Dask partitions) were compared in different feature spaces
-    seed = np.random.default_rng(0) if random_state == "generator" else random_state
-    functional = MeanMap(k=3, n_features=64, random_state=seed)
+    seed = np.random.default_rng(0) if seed == "generator" else seed
+    functional = MeanMap(k=3, n_features=64, seed=seed)
     K = pairwise_kernels(graphs, list(graphs), functional=functional)  # the two sides embedded apart
     np.testing.assert_allclose(np.diag(K), 1.0, atol=1e-12)
     np.testing.assert_allclose(K, pairwise_kernels(graphs, functional=functional), atol=1e-12)
     W, b = functional.random_map()
     np.testing.assert_array_equal(W, functional.random_map()[0])
     assert W.shape == (3, 64) and b.shape == (64,) and np.all((0 <= b) & (b < 2 * np.pi))
-    if random_state == 7:
-        np.testing.assert_array_equal(W, MeanMap(k=3, n_features=64, random_state=7).random_map()[0])
+    if seed == 7:
+        np.testing.assert_array_equal(W, MeanMap(k=3, n_features=64, seed=7).random_map()[0])
     else:  # a new functional draws a new map
-        assert not np.array_equal(W, MeanMap(k=3, n_features=64, random_state=seed).random_map()[0])
+        assert not np.array_equal(W, MeanMap(k=3, n_features=64, seed=seed).random_map()[0])
     values = gi.kneighbors(graphs, graphs, n_neighbors=1, kernel="meanmap", k=3, n_features=64,
-                           random_state=seed)[1]
+                           seed=seed)[1]
     np.testing.assert_allclose(values[:, 0], 1.0, atol=1e-12)
     assert "_seed" not in repr(functional)
 
 
 def test_random_features_of_a_graph_do_not_depend_on_its_batch(graphs):
     # 3000 features: blocks of 87 nodes, holding several graphs of the batch at once
-    functional = MeanMap(k=3, n_features=3000, random_state=1)
+    functional = MeanMap(k=3, n_features=3000, seed=1)
     whole = functional.as_embeddings(graphs + graphs[::-1]).features
     for i, G in enumerate(graphs):
         # exact: features are built column by column and summed per graph (reduceat), never across graphs

@@ -35,7 +35,7 @@ MISMATCHES = [
     ("wl", {}, {"node_label": "label"}, ["node_label=None", "node_label='label'"]),
     ("wl", {"n_iter": 2}, {}, ["n_iter=2", "n_iter=5"]),
     ("meanmap", {"k": 3}, {"k": 3, "bandwidth": 2.0}, ["bandwidth=1.0", "bandwidth=2.0"]),
-    ("meanmap", {"n_features": 20}, {"n_features": 20, "random_state": 1}, ["seed=0", "seed=1"]),
+    ("meanmap", {"n_features": 20}, {"n_features": 20, "seed": 1}, ["seed=0", "seed=1"]),
     ("meanmap", {"profile": "l1"}, {"profile": "l1", "weight": "w"}, ["weight=None", "weight='w'"]),
     ("power*histogram", {"k": 3}, {"k": 7}, ["member 0, GaussianEmbedding", "k=3", "k=7"]),
     ("power*histogram", {"histogram__k": 3}, {}, ["member 1, WalkHistogram", "k=3", "k=5"]),
@@ -100,9 +100,9 @@ def test_subsets_and_stored_embeddings_keep_the_record(graphs, tmp_path):
     assert functional.from_arrays(arrays).params == embedded.params
     with pytest.raises(ValueError, match="embedded with other parameters than k=3, normalization='l1'"):
         GaussianEmbedding(k=3).from_arrays(arrays)
-    rff = MeanMap(k=3, n_features=16, random_state=1)
+    rff = MeanMap(k=3, n_features=16, seed=1)
     with pytest.raises(ValueError, match="other parameters than .*seed=2"):
-        MeanMap(k=3, n_features=16, random_state=2).from_arrays(rff.to_arrays(rff.as_embeddings(graphs)))
+        MeanMap(k=3, n_features=16, seed=2).from_arrays(rff.to_arrays(rff.as_embeddings(graphs)))
     # saved invariants too; a batch built by hand records k only, the rest on trust
     path = tmp_path / "invariants.npz"
     gi.save_invariants(path, embedded)

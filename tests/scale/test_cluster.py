@@ -1,4 +1,4 @@
-"""LearnedFeatures on Dask: the same rows as in process, written to Zarr; kneighbors over them."""
+"""GraphFeatures on Dask: the same rows as in process, written to Zarr; kneighbors over them."""
 
 import networkx as nx
 import numpy as np
@@ -10,7 +10,7 @@ zarr = pytest.importorskip("zarr")
 from distributed import Client, LocalCluster  # noqa: E402
 
 from graphinvariants.datasets import perturbed_copies  # noqa: E402
-from graphinvariants.scale import LearnedFeatures  # noqa: E402
+from graphinvariants.features import GraphFeatures  # noqa: E402
 from graphinvariants.scale.cluster import features_to_zarr, kneighbors, read_features  # noqa: E402
 
 
@@ -24,7 +24,7 @@ def client():
 @pytest.fixture(scope="module")
 def fitted(tu_load):
     mutag = tu_load("MUTAG")
-    features = LearnedFeatures(n_components=40, max_samples=100, random_state=0).fit(mutag, mutag.y)
+    features = GraphFeatures(n_landmarks=40, max_samples=100, seed=0).fit(mutag, mutag.y)
     graphs = list(perturbed_copies(mutag, 300, seed=0))
     return features, graphs
 
@@ -39,6 +39,17 @@ def test_zarr_features_equal_in_process(client, fitted, tmp_path):
     # a second, shorter write replaces the first whole
     features_to_zarr(features, db.from_sequence(graphs[:50], npartitions=2), tmp_path / "f.zarr", overwrite=True)
     assert read_features(tmp_path / "f.zarr").shape[0] == 50
+
+
+@pytest.mark.parametrize("kernel", ["wl:n_iter=3", "power*histogram", "meanmap:n_features=32,seed=1"])
+def test_fixed_kernels_go_through_the_same_path(client, tu_load, kernel, tmp_path):
+    """One transform_block for every kernel: a fixed member's rows (exact, Nystroem or
+    random features) written from Dask equal the in-process rows bit for bit."""
+    mutag = tu_load("MUTAG")
+    features = GraphFeatures(kernel, n_landmarks=20, max_samples=100, seed=0).fit(mutag)
+    graphs = list(perturbed_copies(mutag, 60, seed=1))
+    features_to_zarr(features, db.from_sequence(graphs, npartitions=3), tmp_path / "fixed.zarr")
+    assert (read_features(tmp_path / "fixed.zarr") != features.transform(graphs)).nnz == 0
 
 
 def test_kneighbors_is_the_brute_force(client, fitted, tmp_path):
@@ -85,7 +96,7 @@ def test_attributes_member_equal_in_process(client, tmp_path, tu_load):
     # on them, goes through the Nystroem part; its rows on the workers must be the
     # in-process bits too, for partitions of graphs and partitions that are TUDatasets
     bzr = tu_load("BZR")
-    features = LearnedFeatures(n_components=30, max_samples=150, random_state=0).fit(bzr[:150], bzr.y[:150])
+    features = GraphFeatures(n_landmarks=30, max_samples=150, seed=0).fit(bzr[:150], bzr.y[:150])
     assert any(label.startswith("attributes") for label in features.approximate_)
     expected = features.transform(bzr)
     features_to_zarr(features, db.from_sequence(list(bzr), npartitions=4), tmp_path / "a.zarr")

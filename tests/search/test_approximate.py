@@ -28,7 +28,7 @@ def corpus():
     """Synthetic labelled graphs (no TU data needed, so that CI runs these tests)."""
     graphs = _random_graphs(1000, 0)
     y = [G.number_of_edges() >= 2 * G.number_of_nodes() - 4 for G in graphs]  # BA with m=2 or m=1
-    features = gi.LearnedFeatures(n_components=50, max_samples=200, random_state=0).fit(graphs, y)
+    features = gi.GraphFeatures(n_landmarks=50, max_samples=200, seed=0).fit(graphs, y)
     return graphs, features
 
 
@@ -79,5 +79,5 @@ def test_persist_reload_and_add(corpus):
 def test_kernel_name_approximate_uses_nystroem():
     graphs = [nx.cycle_graph(n) for n in range(6, 26)] + [nx.star_graph(n) for n in range(5, 25)]
     model = gi.NearestGraphs(kernel="wl", index="approximate", seed=0, n_neighbors=3).fit(graphs)
-    assert type(model.feature_map_).__name__ == "NystroemGraphKernel"
+    assert type(model.feature_map_).__name__ == "GraphFeatures"
     assert (model.kneighbors([nx.star_graph(40)])[1] >= 20).all()

@@ -18,7 +18,7 @@ def data():
               + [nx.barabasi_albert_graph(n, 1, seed=n) for n in range(8, 48)])
     graphs = graphs + graphs[:30]  # copies: ties at equal values, by position
     y = [0] * 40 + [1] * 40 + [0] * 30
-    features = gi.LearnedFeatures(n_components=20, random_state=0).fit(graphs, y)
+    features = gi.GraphFeatures(n_landmarks=20, seed=0).fit(graphs, y)
     queries = [nx.gnp_random_graph(30, 0.2, seed=99), nx.star_graph(20), graphs[3]]
     return graphs, features, queries
 
@@ -56,15 +56,15 @@ def test_store_refuses_what_it_cannot_hold(tmp_path):
     with pytest.raises(ValueError, match="no feature rows to store"):
         gi.NearestGraphs(kernel="wl", store=str(tmp_path / "s")).fit(graphs)
     with pytest.raises(ValueError, match="holds no features"):
-        gi.NearestGraphs(kernel=gi.LearnedFeatures(), store=str(tmp_path / "empty")).fit()
+        gi.NearestGraphs(kernel=gi.GraphFeatures(), store=str(tmp_path / "empty")).fit()
 
 
 def test_store_needs_the_fitted_map(data, tmp_path):
     graphs, features, _ = data
     store = str(tmp_path / "g.zarr")
     gi.NearestGraphs(kernel=features, store=store).fit(graphs)
-    with pytest.raises(ValueError, match="fitted LearnedFeatures that wrote it"):
-        gi.NearestGraphs(kernel=gi.LearnedFeatures(), store=store).fit()
+    with pytest.raises(ValueError, match="fitted GraphFeatures that wrote it"):
+        gi.NearestGraphs(kernel=gi.GraphFeatures(), store=store).fit()
 
 
 def test_client_approximate_merges_parts(client, data):

@@ -89,7 +89,7 @@ def _graphs():
 def test_nearest_graphs_feature_rows_equal_brute_force():
     graphs = _graphs()
     y = [0] * 10 + [1] * 10 + [2] * 10
-    features = gi.LearnedFeatures(n_components=10, random_state=0).fit(graphs, y)
+    features = gi.GraphFeatures(n_landmarks=10, seed=0).fit(graphs, y)
     X = features.transform(graphs)
     search = gi.NearestGraphs(kernel=features, n_neighbors=4).fit(graphs)
     queries = [nx.cycle_graph(30), nx.star_graph(3), nx.path_graph(20)]

@@ -1,46 +1,48 @@
-"""Explicit features of the learned default, for linear models on any number of graphs.
+"""Graphs to rows: one feature map for every kernel of the library.
 
-The learned default (:class:`~graphinvariants.GraphKernel`) is a weighted sum
-``K = sum_c w_c K_c`` of shaped candidate kernels with non-negative weights. A weighted
-sum of kernels is the kernel of the concatenated, ``sqrt(w_c)``-scaled feature maps, so
-:class:`LearnedFeatures` maps every graph to one row of a fixed number of columns whose
-inner products are the learned kernel:
+:class:`GraphFeatures` maps every graph to one row whose inner products are the kernel
+(or approximate it), for a fixed member (``"wl"``), a combination
+(``"power*histogram*wl"``) and the learned default (:class:`~graphinvariants.GraphKernel`)
+alike. A weighted sum ``K = sum_c w_c K_c`` is the kernel of the concatenated,
+``sqrt(w_c)``-scaled feature maps (a fixed kernel is the sum of one term with weight 1),
+so every term is mapped on its own:
 
-* **exact**: a candidate that is a count member itself (shape ``K^1``): Weisfeiler-Lehman
+* **exact**: a term that is a count member itself (shape ``K^1``): Weisfeiler-Lehman
   (``wl``, ``wl_label``, ``wl_edge_label``), walk histograms (``histogram``,
   ``labelled_histogram``, ``labelled_histogram_edge_label``), closed walks
-  (``closed_histogram``), and their optimal-assignment forms (``wloa``, ``wloa_label``,
-  ``histogram_oa``, ``labelled_histogram_oa``) by the unary code of their counts. The
-  columns are the labels of the graphs given to ``fit`` (for the assignment kernels,
+  (``closed_histogram``), rooted subgraphs, shortest paths, and the optimal-assignment
+  forms (``wloa``, ``histogram_oa``, ...) by the unary code of their counts. The columns
+  are the labels of the graphs given to ``fit`` (for the assignment kernels,
   ``(label, t)`` up to the largest count seen); a graph's row is its counts on those
   labels divided by the norm of *all* its counts, so its inner product with the row of
   any graph given to ``fit`` is that member's kernel value (to rounding: a sum of
   integer products divided once, about 1e-16 relative). Between two graphs that share
   a label no fitted graph has, the shared label is missing from the inner product.
+  The mean map with random features (``"meanmap:n_features=500"``) is exact too: its
+  rows are its random features.
 * **approximate**: everything else (the power kernel, products of members, the
   Gaussian shapes ``exp(-(2 - 2K) / (s m))``, powers ``K^p`` with ``p > 1``, node
   attributes, external kernels: GraKeL objects, callables and transformers, each by
   its own matrix against the graphs the weights were learned on, of which the
   landmarks' columns are kept, so a block of ``block_size`` graphs costs a
   ``block_size x min(max_samples, n)`` matrix of it), summed with its weights into one
-  kernel ``R`` and mapped by Nystroem:
-  ``n_components`` of the graphs the weights were learned on are landmarks, and a
-  graph's features are ``R(graph, landmarks) U S^{-1/2}`` with ``R(landmarks,
+  kernel ``R`` and mapped by Nystroem: ``n_landmarks`` of the graphs are landmarks, and
+  a graph's features are ``R(graph, landmarks) U S^{-1/2}`` with ``R(landmarks,
   landmarks) = U S U^T`` (eigenvalues below ``1e-12`` of the largest dropped). Exact
-  between landmarks; its error against ``R`` shrinks as ``n_components`` grows.
+  between landmarks; its error against ``R`` shrinks as ``n_landmarks`` grows.
 
-The default ``kernel`` offers no Gaussian shapes (:data:`DEFAULT_BANDWIDTHS`): a narrow
-one is nearly the identity matrix, which no fixed number of components holds, so its
-features lost up to 5 points against the exact kernel; given a ``GraphKernel`` with
-shapes, they are mapped by Nystroem like the rest.
+The learned default's map offers no Gaussian shapes by default
+(:data:`DEFAULT_BANDWIDTHS`): a narrow one is nearly the identity matrix, which no fixed
+number of landmarks holds, so its features lost up to 5 points against the exact
+kernel; given a ``GraphKernel`` with shapes, they are mapped by Nystroem like the rest.
 
 Tensor products (the exact maps of ``K^p`` and of products of count members) are not
 built: their number of columns is the product of the members' vocabularies (tens of
 thousands each), which no linear model can hold; the Nystroem part covers them.
 
 Features are computed a block of ``block_size`` graphs at a time by
-:meth:`LearnedFeatures.transform_block`, the one function that both
-:meth:`LearnedFeatures.transform` and :func:`graphinvariants.scale.cluster.features_to_zarr`
+:meth:`GraphFeatures.transform_block`, the one function that both
+:meth:`GraphFeatures.transform` and :func:`graphinvariants.scale.cluster.features_to_zarr`
 (on Dask) call; a graph's row does not depend on the other graphs of its block, bit for
 bit (counts are integers; the Nystroem product is taken in padded chunks of a fixed
 shape, so every row goes through the same BLAS kernel).
@@ -55,7 +57,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils.validation import check_is_fitted
 
 from .._blas import one_blas_thread
-from .._validation import check_int, check_n_jobs, check_seed, python_scalar
+from .._validation import check_int, check_n_jobs, check_seed, python_scalar, refuses_random_state, warn_deprecated
 from ..embeddings.assignment import OptimalAssignment, column_maxima, unary_code
 from ..embeddings.counts import CountFeatures, squared_norms
 from ..estimator import GraphKernel
@@ -63,9 +65,9 @@ from ..graphs import GraphBatch
 from ..graphs.batch import check_not_single_graph, subset
 from ..kernels import pairwise_kernels
 from ..kernels.alignment import read_targets
-from ..kernels.registry import LEARNED
+from ..kernels.registry import LEARNED, parse_kernel_spec, shared_parameters
 
-__all__ = ["LearnedFeatures", "subset"]
+__all__ = ["DEFAULT_BANDWIDTHS", "GraphFeatures", "LearnedFeatures", "subset"]
 
 #: The Gaussian shapes offered by the default ``kernel``: none. A narrow Gaussian shape
 #: ``exp(-(2 - 2K) / (s m))`` is close to the identity matrix, of full rank, so no few
@@ -152,61 +154,106 @@ class _ExactMember:
         return kept, unseen, total
 
 
-class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
-    """Features of the learned default whose inner products are its kernel.
+class _RandomMember:
+    """A member with random features (the mean map's ``n_features`` form): its rows are
+    those features, scaled by the square root of its weight."""
 
-    ``fit(graphs, y)`` learns the combination's weights on at most ``max_samples``
-    graphs (drawn with ``random_state``), takes the vocabulary of the exact members
-    from every graph given, and fits the Nystroem map of the rest on ``n_components``
-    landmarks; ``transform(graphs)`` returns a sparse ``(len(graphs), n_features_out_)``
-    matrix, a block of ``block_size`` graphs at a time. A linear model on these features
+    def __init__(self, name, functional, weight):
+        self.name = name
+        self.functional = functional
+        self.scale = float(np.sqrt(weight))
+        self.n_columns = int(functional.n_features)
+
+    def features(self, block, embedded=None):
+        """``(rows, unseen, total)`` as :meth:`_ExactMember.features` gives them; random
+        features have no labels, so none is unseen."""
+        if embedded is None:
+            embedded = self.functional.as_embeddings(block, what="X")
+        none = np.zeros(len(block))
+        return sp.csr_array(self.scale * self.functional.features(embedded)), none, none
+
+
+class _OneTerm:
+    """A fixed kernel as a weighted sum of one term with weight 1, in the shape of the
+    learned default's :class:`~graphinvariants.kernels.learned.LearnedCombination`
+    (``functionals``, ``chosen``, ``term``), so that one map serves both."""
+
+    def __init__(self, name, functional):
+        self.functionals = {name: functional}
+        self.chosen = [(name, (name,), ("power", 1), 1.0)]
+        self.weights = {name: 1.0}
+
+    def term(self, grams, parts, shape):
+        return grams[parts[0]]
+
+
+def _is_random_map(functional):
+    return callable(getattr(functional, "random_map", None)) and getattr(functional, "n_features", None) is not None
+
+
+class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Rows whose inner products are a graph kernel: any kernel, exact where it can be.
+
+    ``fit(graphs, y=None)`` fits the kernel on at most ``max_samples`` of the graphs
+    (drawn with ``seed``; the learned default learns its weights there, from ``y``),
+    takes the vocabulary of the exactly mapped terms from every graph given, and fits
+    the Nystroem map of the rest on ``n_landmarks`` landmarks drawn from that sample;
+    ``transform(graphs)`` returns a sparse ``(len(graphs), n_features_out_)`` matrix, a
+    block of ``block_size`` graphs at a time. A linear model on these features
     (``LinearSVC``, ``SGDClassifier``, ``RidgeClassifier``) stands in for an SVM on the
-    learned kernel, in time linear in the number of graphs. What is exact and what is
-    approximated: see :mod:`graphinvariants.scale.features`.
+    kernel, in time linear in the number of graphs. What is exact and what is
+    approximated: see :mod:`graphinvariants.features`.
 
     Parameters
     ----------
-    kernel : GraphKernel or None, keyword-only, default=None
-        The learned default to map, unfitted (cloned at ``fit``), with its options
-        (labels, shapes, members); None: ``GraphKernel(bandwidths=())``, the learned
-        default weighting its plain candidates only (no Gaussian shapes: see
-        :data:`~graphinvariants.scale.features.DEFAULT_BANDWIDTHS`). Its
-        ``max_samples`` is replaced by this transformer's.
-    max_samples : int or None, keyword-only, default=1000
-        Learn the weights on at most this many of the graphs given to ``fit`` (None:
-        all; the cost grows as its square).
-    n_components : int, keyword-only, default=300
-        Landmarks of the Nystroem part (at most the graphs the weights are learned on).
-    block_size : int, keyword-only, default=4096
+    kernel : str or GraphKernel, default="learned"
+        ``"learned"`` (the learned default, weighting its plain candidates: no Gaussian
+        shapes, see :data:`~graphinvariants.features.maps.DEFAULT_BANDWIDTHS`), a kernel
+        name of :data:`graphinvariants.KERNELS` or a combination, with parameters
+        spelled in it (``"wl:n_iter=3"``, ``"learned:members=wl+power"``), or an unfitted
+        :class:`~graphinvariants.GraphKernel` (cloned at ``fit``; a learned one's
+        ``max_samples`` is replaced by this transformer's).
+    n_landmarks : int, default=300
+        Landmarks of the Nystroem part (at most ``max_samples``); unused when every term
+        is mapped exactly.
+    max_samples : int or None, default=1000
+        Fit the kernel (learn the weights) on at most this many of the graphs given to
+        ``fit`` (None: all; the learned default's cost grows as its square).
+    block_size : int, default=4096
         Graphs per block of ``fit`` and ``transform``: memory grows with it, never with
         the number of graphs (beyond the output itself).
-    progress : bool, keyword-only, default=False
+    progress : bool, default=False
         Show tqdm progress bars over the blocks.
-    random_state : None, int or numpy.random.Generator, keyword-only, default=None
-        Draws the weight sample and the landmarks.
-    n_jobs : int or None, keyword-only, default=None
+    seed : None, int or numpy.random.Generator, default=None
+        Draws the sample, the landmarks, and the random map of a kernel that has one
+        and was given no seed of its own (``"meanmap:n_features=500"``).
+    n_jobs : int or None, default=None
         Threads of the pair engine.
 
     Attributes
     ----------
     kernel_ : GraphKernel
-        The learned default, fitted on the weight sample.
+        The kernel, fitted on the sample.
+    weights_ : dict
+        Weight of every term of the kernel (the learned default's ``weights_``; a fixed
+        kernel is one term of weight 1).
     sample_indices_ : numpy.ndarray of int64
-        Positions (in the graphs given to ``fit``) of the weight sample.
+        Positions (in the graphs given to ``fit``) of the sample.
     exact_ : list of str
-        The candidates mapped exactly.
+        The terms mapped exactly.
     approximate_ : list of str
-        The candidates in the Nystroem part.
+        The terms in the Nystroem part.
     exact_weight_ : float
         Their total weight (``1 - exact_weight_`` is approximated).
     landmark_indices_ : numpy.ndarray of int64
         Positions of the landmarks in the graphs given to ``fit``.
     normalization_ : numpy.ndarray of shape (m, r)
         ``U S^{-1/2}`` of the landmarks' matrix, ``m`` landmarks, ``r`` eigenvalues kept.
-    n_components_ : int
-        Landmarks used (``m``; 0 when every candidate is exact).
+    n_landmarks_ : int
+        Landmarks used (``m``; 0 when every term is exact).
     n_features_out_ : int
-        Columns of the output: the exact members' columns, then the Nystroem ones.
+        Columns of the output (scikit-learn's ``n_components`` of a kernel
+        approximation): the exact terms' columns, then the ``r`` Nystroem ones.
 
     Warns
     -----
@@ -230,56 +277,71 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     Examples
     --------
     >>> import networkx as nx
+    >>> import numpy as np
     >>> from sklearn.pipeline import make_pipeline
     >>> from sklearn.svm import LinearSVC
     >>> import graphinvariants as gi
     >>> # every star size twice: the graphs held out have the labels of the fitted ones
     >>> graphs = [nx.cycle_graph(n) for n in range(6, 26)] + [nx.star_graph(5 + n // 2) for n in range(20)]
     >>> y = [0] * 20 + [1] * 20
-    >>> features = gi.LearnedFeatures(n_components=10, random_state=0).fit(graphs[::2], y[::2])
+    >>> features = gi.GraphFeatures(n_landmarks=10, seed=0).fit(graphs[::2], y[::2])
     >>> X = features.transform(graphs)
     >>> X.shape[0], X.shape[1] == features.n_features_out_
     (40, True)
-    >>> model = make_pipeline(gi.LearnedFeatures(n_components=10, random_state=0), LinearSVC())
+    >>> model = make_pipeline(gi.GraphFeatures(n_landmarks=10, seed=0), LinearSVC())
     >>> model.fit(graphs[::2], y[::2]).score(graphs[1::2], y[1::2])
     1.0
+    >>> wl = gi.GraphFeatures("wl:n_iter=3").fit(graphs)  # a count member: exact, no landmarks
+    >>> F = wl.transform(graphs[:3])
+    >>> np.allclose((F @ F.T).toarray(), gi.kernel_matrix(graphs[:3], kernel="wl", n_iter=3), atol=1e-12)
+    True
     """
 
-    def __init__(self, *, kernel=None, max_samples=1000, n_components=300, block_size=4096, progress=False,
-                 random_state=None, n_jobs=None):
+    @refuses_random_state
+    def __init__(self, kernel=LEARNED, *, n_landmarks=300, max_samples=1000, block_size=4096, progress=False,
+                 seed=None, n_jobs=None):
         self.kernel = kernel
+        self.n_landmarks = n_landmarks
         self.max_samples = max_samples
-        self.n_components = n_components
         self.block_size = block_size
         self.progress = progress
-        self.random_state = random_state
+        self.seed = seed
         self.n_jobs = n_jobs
 
     # -- fitting ------------------------------------------------------------------------
+    def _graph_kernel(self):
+        """The unfitted GraphKernel that ``kernel`` names."""
+        kernel = self.kernel
+        if isinstance(kernel, GraphKernel):
+            return kernel
+        if not isinstance(kernel, str):
+            raise TypeError(f"kernel must be a kernel name or a GraphKernel, got {kernel!r}")
+        name, params = parse_kernel_spec(kernel)
+        if name == LEARNED:
+            return GraphKernel(**{"bandwidths": DEFAULT_BANDWIDTHS, **params})
+        return GraphKernel(kernel=name, **params)
+
     def _check_params(self):
-        kernel = GraphKernel(bandwidths=DEFAULT_BANDWIDTHS) if self.kernel is None else self.kernel
-        if not isinstance(kernel, GraphKernel):
-            raise TypeError(f"kernel must be None or a GraphKernel, got {kernel!r}")
-        if kernel.kernel != LEARNED:
-            raise ValueError(f"kernel must be the learned default (GraphKernel(kernel={LEARNED!r})), got "
-                             f"kernel={kernel.kernel!r}; for a fixed kernel use NystroemGraphKernel")
+        kernel = self._graph_kernel()
         if self.max_samples is not None:
             check_int(self.max_samples, "max_samples", minimum=10)
-        check_int(self.n_components, "n_components", minimum=1)
+        check_int(self.n_landmarks, "n_landmarks", minimum=1)
         check_int(self.block_size, "block_size", minimum=1)
         if not isinstance(self.progress, (bool, np.bool_)):
             raise TypeError(f"progress must be True or False, got {self.progress!r}")
         check_n_jobs(self.n_jobs)
         return kernel
 
-    def fit(self, X, y):
-        """Learn the weights, the vocabulary of the exact members and the Nystroem map.
+    def fit(self, X, y=None):
+        """Fit the kernel (learn the weights), the vocabulary of the exact terms and the
+        Nystroem map.
 
         Parameters
         ----------
         X : sequence of graphs, GraphBatch or TUDataset
-        y : array_like of shape (n_graphs,)
-            Class labels or regression targets.
+        y : array_like of shape (n_graphs,), optional
+            Class labels or regression targets; required by the learned default,
+            ignored by a fixed kernel.
 
         Returns
         -------
@@ -292,38 +354,57 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         """:meth:`fit`; returns the exact members' embeddings of ``X`` when ``keep``
         (for :meth:`fit_transform`), else an empty list."""
         kernel = self._check_params()
+        learned = kernel.kernel == LEARNED
         n = len(X)
         if n == 0:
-            raise ValueError("LearnedFeatures.fit needs at least one graph")
-        y = np.asarray(y)
-        if y.shape != (n,):
-            raise ValueError(f"y must have one label per graph, shape ({n},), got {y.shape}")
-        read_targets(y, task=kernel.get_params().get("task", "auto"))  # before any graph is embedded
-        rng = check_seed(self.random_state, "random_state")
+            raise ValueError(f"{type(self).__name__}.fit needs at least one graph")
+        if learned:
+            if y is None:
+                raise ValueError("the learned default learns its weights from the training labels: call "
+                                 "fit(graphs, y), or name a fixed kernel, e.g. GraphFeatures(\"wl\")")
+            y = np.asarray(y)
+            if y.shape != (n,):
+                raise ValueError(f"y must have one label per graph, shape ({n},), got {y.shape}")
+            read_targets(y, task=kernel.get_params().get("task", "auto"))  # before any graph is embedded
+        rng = check_seed(self.seed)
         if self.max_samples is None or n <= self.max_samples:
             sample = np.arange(n, dtype=np.int64)
         else:
             sample = np.sort(rng.choice(n, size=self.max_samples, replace=False)).astype(np.int64)
-            _check_sample_labels(y, sample, self.max_samples)
+            if learned:
+                _check_sample_labels(y, sample, self.max_samples)
         sample_graphs = subset(X, sample)
-        kernel = clone(kernel).set_params(max_samples=None)
+        kernel = clone(kernel)
+        if learned:
+            kernel.set_params(max_samples=None)
+        elif "seed" in shared_parameters(kernel.kernel, seed=None) and "seed" not in kernel.get_params():
+            # a random map of the kernel's own (the mean map's random features): drawn with this seed
+            kernel.set_params(seed=int(rng.integers(2**63)))
         if kernel.n_jobs is None:
             kernel.set_params(n_jobs=self.n_jobs)
         with _steps(self.progress, 3, "fit") as bar:
-            kernel.fit(sample_graphs, y[sample])
+            kernel.fit(sample_graphs, y[sample] if learned else None)
             self.kernel_ = kernel
             bar.update()
-            combination = kernel.combination_
+            combination = kernel.combination_ if learned else _OneTerm(kernel.kernel, kernel.functional_)
+            self._combination = combination
             exact, approximate = [], []
             for label, parts, shape, weight in combination.chosen:
                 functional = combination.functionals.get(parts[0])  # None: an external kernel
-                is_exact = len(parts) == 1 and shape == ("power", 1) and isinstance(functional, CountFeatures)
+                is_exact = len(parts) == 1 and shape == ("power", 1) and (
+                    isinstance(functional, CountFeatures) or _is_random_map(functional))
                 (exact if is_exact else approximate).append((label, parts, shape, weight))
             # the exact members' vocabulary: the labels of every graph given
             self._exact, kept = [], []
             for label, parts, shape, weight in exact:
-                embedded = combination.functionals[parts[0]].as_embeddings(X, what="X")
-                self._exact.append(_ExactMember(label, combination.functionals[parts[0]], embedded, weight))
+                functional = combination.functionals[parts[0]]
+                if _is_random_map(functional):
+                    self._exact.append(_RandomMember(label, functional, weight))
+                    if keep:
+                        kept.append(None)
+                    continue
+                embedded = functional.as_embeddings(X, what="X")
+                self._exact.append(_ExactMember(label, functional, embedded, weight))
                 if keep:
                     kept.append(embedded)
                 del embedded
@@ -331,6 +412,7 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
             self._approximate = approximate
             self._fit_nystroem(combination, approximate, sample, sample_graphs, rng)
             bar.update()
+        self.weights_ = dict(combination.weights)
         self.sample_indices_ = sample
         self.exact_ = [label for label, *_ in exact]
         self.approximate_ = [label for label, *_ in approximate]
@@ -351,9 +433,9 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
             self.normalization_ = np.zeros((0, 0))
             self._landmarks = {}
             self._landmark_columns = np.zeros(0, dtype=np.int64)
-            self.n_components_ = 0
+            self.n_landmarks_ = 0
             return
-        m = min(check_int(self.n_components, "n_components", minimum=1), len(sample))
+        m = min(check_int(self.n_landmarks, "n_landmarks", minimum=1), len(sample))
         chosen = np.sort(rng.permutation(len(sample))[:m]).astype(np.int64)
         landmarks = subset(sample_graphs, chosen)
         self._landmarks = {name: f.as_embeddings(landmarks, what="X") for name, f in self._functionals.items()}
@@ -365,7 +447,7 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         keep = values > EIGENVALUE_FLOOR * max(float(values[-1]), 0.0)
         self.normalization_ = vectors[:, keep] / np.sqrt(values[keep])
         self.landmark_indices_ = sample[chosen]
-        self.n_components_ = m
+        self.n_landmarks_ = m
 
     def _side(self, block):
         """What :meth:`_rest` reads of ``block``: member name -> its embeddings (library
@@ -377,16 +459,15 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         return side
 
     def _rest(self, side):
-        """The approximated part of the learned kernel (weighted sum of its candidates)
-        of ``side`` (:meth:`_side`) against the landmarks."""
+        """The approximated part of the kernel (weighted sum of its terms) of ``side``
+        (:meth:`_side`) against the landmarks."""
         grams = {name: pairwise_kernels(side[name], self._landmarks[name], functional=f,
                                         n_jobs=check_n_jobs(self.n_jobs))
                  for name, f in self._functionals.items()}
         grams.update((name, side[name]) for name in self._externals)
-        combination = self.kernel_.combination_
         out = None
         for _, parts, shape, weight in self._approximate:
-            term = weight * combination.term(grams, parts, shape)
+            term = weight * self._combination.term(grams, parts, shape)
             out = term if out is None else out + term
         return out
 
@@ -448,7 +529,7 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
                       f"to fit has: {unseen[mostly].sum() / total[mostly].sum():.0%} of their label counts in the "
                       f"exactly mapped members {self.exact_} are unseen, and an unseen label adds nothing to a row, "
                       f"so their features' inner products with themselves are {selves.min():.3g} to "
-                      f"{selves.max():.3g}, not the learned kernel's 1; fit on graphs that carry their labels",
+                      f"{selves.max():.3g}, not the kernel's 1; fit on graphs that carry their labels",
                       UserWarning, stacklevel=stacklevel)
 
     def transform(self, X):
@@ -472,7 +553,7 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         blocks, unseen = [], []
         for start in _bar(self.progress, starts, "features", "block"):
             stop = min(n, start + self.block_size)
-            rows = None if embedded is None else [_rows(e, start, stop) for e in embedded]
+            rows = None if embedded is None else [None if e is None else _rows(e, start, stop) for e in embedded]
             block, counts = self._block(subset(X, np.arange(start, stop)), rows)
             blocks.append(block)
             unseen.append(counts)
@@ -482,7 +563,7 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         self._warn_unseen(out, unseen, stacklevel=5)  # transform is wrapped by scikit-learn's set_output
         return out
 
-    def fit_transform(self, X, y):
+    def fit_transform(self, X, y=None):
         """:meth:`fit`, then :meth:`transform` of the same graphs: the same rows, bit for
         bit, but the exact members embed the graphs once (``fit`` embeds them all for
         the vocabulary; their rows are taken from those embeddings, which stay in
@@ -496,8 +577,79 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         tags = super().__sklearn_tags__()
         tags.input_tags.two_d_array = False
         tags.requires_fit = True
+        tags.target_tags.required = self.kernel == LEARNED or (
+            isinstance(self.kernel, GraphKernel) and self.kernel.kernel == LEARNED)
+        tags.non_deterministic = self.seed is None
+        return tags
+
+
+class LearnedFeatures(GraphFeatures):
+    """Deprecated: :class:`GraphFeatures` of the learned default, under its 0.2 name.
+
+    .. deprecated:: 0.3.0
+       ``LearnedFeatures(n_components=m)`` is ``GraphFeatures(n_landmarks=m)`` (its
+       ``n_components`` counted landmarks, not the output's columns, as scikit-learn's
+       word means); the name goes in 0.4.0. Construction warns with
+       :class:`FutureWarning`.
+
+    Parameters
+    ----------
+    kernel : GraphKernel or None, default=None
+        The learned default (None: ``GraphKernel(bandwidths=())``).
+    n_components : int, default=300
+        Landmarks of the Nystroem part (``GraphFeatures``' ``n_landmarks``).
+    max_samples, block_size, progress, seed, n_jobs
+        As for :class:`GraphFeatures`.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import graphinvariants as gi
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     old = gi.LearnedFeatures(n_components=50)
+    >>> caught[0].category.__name__, old.n_landmarks
+    ('FutureWarning', 50)
+    """
+
+    @refuses_random_state
+    def __init__(self, *, kernel=None, max_samples=1000, n_components=300, block_size=4096, progress=False,
+                 seed=None, n_jobs=None):
+        warn_deprecated("LearnedFeatures", "GraphFeatures (the same map; LearnedFeatures(n_components=m) is "
+                                           "GraphFeatures(n_landmarks=m))")
+        self.kernel = kernel
+        self.max_samples = max_samples
+        self.n_components = n_components
+        self.block_size = block_size
+        self.progress = progress
+        self.seed = seed
+        self.n_jobs = n_jobs
+
+    @property
+    def n_landmarks(self):
+        return self.n_components
+
+    @property
+    def n_components_(self):
+        """Landmarks used (``n_landmarks_``), under the 0.2 name."""
+        return self.n_landmarks_
+
+    def _graph_kernel(self):
+        kernel = GraphKernel(bandwidths=DEFAULT_BANDWIDTHS) if self.kernel is None else self.kernel
+        if not isinstance(kernel, GraphKernel):
+            raise TypeError(f"kernel must be None or a GraphKernel, got {kernel!r}")
+        if kernel.kernel != LEARNED:
+            raise ValueError(f"kernel must be the learned default (GraphKernel(kernel={LEARNED!r})), got "
+                             f"kernel={kernel.kernel!r}; for a fixed kernel use GraphFeatures")
+        return kernel
+
+    def _check_params(self):
+        check_int(self.n_components, "n_components", minimum=1)
+        return super()._check_params()
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
         tags.target_tags.required = True
-        tags.non_deterministic = self.random_state is None
         return tags
 
 
@@ -545,9 +697,9 @@ def _check_sample_labels(y, sample, max_samples):
     except TypeError:
         return
     if one_value:
-        raise ValueError(f"the max_samples={max_samples} graphs drawn (with random_state) to learn the weights on "
+        raise ValueError(f"the max_samples={max_samples} graphs drawn (with seed) to learn the weights on "
                          f"hold a single label value, {python_scalar(y[sample[0]])!r}, though y has more; raise "
-                         "max_samples or try another random_state")
+                         "max_samples or try another seed")
 
 
 class _NoBar:

@@ -1,4 +1,4 @@
-"""LearnedFeatures: the explicit feature map of the learned default."""
+"""GraphFeatures: one feature map for every kernel (the learned default, fixed members, combinations)."""
 
 import pickle
 import warnings
@@ -9,7 +9,7 @@ import pytest
 from sklearn.base import clone
 
 import graphinvariants as gi
-from graphinvariants.scale import LearnedFeatures, subset
+from graphinvariants.features import GraphFeatures, subset
 
 #: Candidates that are all count members: the whole map is exact.
 EXACT_MEMBERS = ("wl_label", "wloa_label", "histogram", "labelled_histogram_oa", "closed_histogram")
@@ -33,7 +33,7 @@ def _renumbered(G, seed):
 
 def test_exact_members_give_the_kernel(mutag):
     kernel = gi.GraphKernel(members=EXACT_MEMBERS, bandwidths=())
-    features = LearnedFeatures(kernel=kernel, max_samples=None, random_state=0).fit(mutag, mutag.y)
+    features = GraphFeatures(kernel=kernel, max_samples=None, seed=0).fit(mutag, mutag.y)
     assert features.approximate_ == [] and features.exact_weight_ == pytest.approx(1.0)
     F = features.transform(mutag)
     K = features.kernel_.transform(mutag)
@@ -46,7 +46,7 @@ def test_exact_members_give_the_kernel(mutag):
 def test_new_graphs_against_fitted_graphs_are_exact(mutag):
     kernel = gi.GraphKernel(members=EXACT_MEMBERS, bandwidths=())
     train, test = mutag[:120], mutag[120:]
-    features = LearnedFeatures(kernel=kernel, max_samples=None, random_state=0).fit(train, train.y)
+    features = GraphFeatures(kernel=kernel, max_samples=None, seed=0).fit(train, train.y)
     cross = (features.transform(test) @ features.transform(train).T).toarray()
     # same tolerance as above (labels the fitted graphs lack add nothing to these pairs)
     np.testing.assert_allclose(cross, features.kernel_.transform(test), rtol=0, atol=1e-13)
@@ -56,7 +56,7 @@ def test_nystroem_error_falls_with_components(mutag):
     kernel = gi.GraphKernel(members=("power", "wl"), bandwidths=(1.0,))
     errors = []
     for m in (5, 40, 188):
-        features = LearnedFeatures(kernel=kernel, max_samples=None, n_components=m, random_state=0)
+        features = GraphFeatures(kernel=kernel, max_samples=None, n_landmarks=m, seed=0)
         F = features.fit_transform(mutag, mutag.y)
         K = features.kernel_.transform(mutag)
         errors.append(np.linalg.norm((F @ F.T).toarray() - K) / np.linalg.norm(K))
@@ -65,7 +65,7 @@ def test_nystroem_error_falls_with_components(mutag):
 
 
 def test_rows_do_not_depend_on_the_block(mutag):
-    features = LearnedFeatures(n_components=50, random_state=0, block_size=4096).fit(mutag, mutag.y)
+    features = GraphFeatures(n_landmarks=50, seed=0, block_size=4096).fit(mutag, mutag.y)
     whole = features.transform(mutag)
     features.set_params(block_size=7)
     blocks = features.transform(mutag)
@@ -78,7 +78,7 @@ def test_fit_transform_embeds_the_exact_members_once(mutag, monkeypatch):
     from graphinvariants.embeddings.counts import CountFeatures
 
     kernel = gi.GraphKernel(members=EXACT_MEMBERS + ("power",), bandwidths=(1.0,))
-    options = dict(kernel=kernel, n_components=30, random_state=0, block_size=23)
+    options = dict(kernel=kernel, n_landmarks=30, seed=0, block_size=23)
     calls = []
     original = Functional.as_embeddings
 
@@ -93,11 +93,11 @@ def test_fit_transform_embeds_the_exact_members_once(mutag, monkeypatch):
         return {m.name: sum(n for f, n in calls if f is m.functional) for m in features._exact}
 
     monkeypatch.setattr(Functional, "as_embeddings", counting)
-    fitted = LearnedFeatures(**options).fit(mutag, mutag.y)
+    fitted = GraphFeatures(**options).fit(mutag, mutag.y)
     by_fit = graphs_embedded(fitted)
     expected = fitted.transform(mutag)
     calls.clear()
-    features = LearnedFeatures(**options)
+    features = GraphFeatures(**options)
     F = features.fit_transform(mutag, mutag.y)
     assert features.exact_ and features.approximate_  # both parts
     # the rows come from fit's embeddings of all graphs, 23 rows at a time: the same
@@ -119,7 +119,7 @@ def test_fit_transform_embeds_the_exact_members_once(mutag, monkeypatch):
 def test_renumbering_invariance(mutag):
     graphs = [mutag[i] for i in range(40)]
     y = mutag.y[:40]
-    features = LearnedFeatures(n_components=20, random_state=0).fit(graphs, y)
+    features = GraphFeatures(n_landmarks=20, seed=0).fit(graphs, y)
     F = features.transform(graphs).toarray()
     G = features.transform([_renumbered(H, i) for i, H in enumerate(graphs)]).toarray()
     n_exact = F.shape[1] - features.normalization_.shape[1]
@@ -129,13 +129,13 @@ def test_renumbering_invariance(mutag):
 
 
 def test_pickle_and_clone(mutag):
-    features = LearnedFeatures(n_components=30, random_state=0, max_samples=100).fit(mutag, mutag.y)
+    features = GraphFeatures(n_landmarks=30, seed=0, max_samples=100).fit(mutag, mutag.y)
     F = features.transform(mutag[:20])
     again = pickle.loads(pickle.dumps(features))
     assert (again.transform(mutag[:20]) != F).nnz == 0
     copy = clone(features)
     assert copy.get_params() == features.get_params() and not hasattr(copy, "n_features_out_")
-    G = copy.fit(mutag, mutag.y).transform(mutag[:20])  # same random_state: the same map
+    G = copy.fit(mutag, mutag.y).transform(mutag[:20])  # same seed: the same map
     assert (G != F).nnz == 0
 
 
@@ -145,7 +145,7 @@ def test_linear_model_in_a_pipeline():
 
     graphs = [nx.cycle_graph(n) for n in range(6, 30)] + [nx.star_graph(n) for n in range(5, 29)]
     y = [0] * 24 + [1] * 24
-    model = make_pipeline(LearnedFeatures(n_components=10, random_state=0), LinearSVC())
+    model = make_pipeline(GraphFeatures(n_landmarks=10, seed=0), LinearSVC())
     assert model.fit(graphs[::2], y[::2]).score(graphs[1::2], y[1::2]) == 1.0
 
 
@@ -157,17 +157,19 @@ def test_subset_keeps_the_type(mutag):
 def test_bad_input(mutag):
     graphs = [nx.cycle_graph(5)] * 12
     with pytest.raises(ValueError, match="one label per graph"):
-        LearnedFeatures().fit(graphs, [0, 1])
-    with pytest.raises(ValueError, match="NystroemGraphKernel"):
-        LearnedFeatures(kernel=gi.GraphKernel(kernel="wl")).fit(graphs, [0, 1] * 6)
-    with pytest.raises(TypeError, match="kernel must be None or a GraphKernel"):
-        LearnedFeatures(kernel="wl").fit(graphs, [0, 1] * 6)
-    with pytest.raises(ValueError, match="n_components"):
-        LearnedFeatures(n_components=0).fit(graphs, [0, 1] * 6)
+        GraphFeatures().fit(graphs, [0, 1])
+    with pytest.raises(ValueError, match=r"call fit\(graphs, y\), or name a fixed kernel"):
+        GraphFeatures().fit(graphs)
+    with pytest.raises(TypeError, match="kernel must be a kernel name or a GraphKernel"):
+        GraphFeatures(kernel=3).fit(graphs, [0, 1] * 6)
+    with pytest.raises(ValueError, match="unknown kernel 'WL'"):
+        GraphFeatures(kernel="WL").fit(graphs)
+    with pytest.raises(ValueError, match="n_landmarks"):
+        GraphFeatures(n_landmarks=0).fit(graphs, [0, 1] * 6)
     with pytest.raises(TypeError, match="progress"):
-        LearnedFeatures(progress="yes").fit(graphs, [0, 1] * 6)
+        GraphFeatures(progress="yes").fit(graphs, [0, 1] * 6)
     with pytest.raises(ValueError, match="single label value"):
-        LearnedFeatures(max_samples=10, random_state=0).fit(mutag, np.r_[1, np.zeros(187)])
+        GraphFeatures(max_samples=10, seed=0).fit(mutag, np.r_[1, np.zeros(187)])
 
 
 def test_rows_do_not_depend_on_blas_threads(mutag):
@@ -178,7 +180,7 @@ def test_rows_do_not_depend_on_blas_threads(mutag):
     from graphinvariants.datasets import perturbed_copies
 
     graphs = perturbed_copies(mutag, 800, seed=0)  # enough landmarks for OpenBLAS to use threads
-    features = LearnedFeatures(n_components=500, max_samples=800, random_state=0).fit(graphs, graphs.y)
+    features = GraphFeatures(n_landmarks=500, max_samples=800, seed=0).fit(graphs, graphs.y)
     assert features.normalization_.shape[1] > 300
     with threadpool_limits(limits=1, user_api="blas"):
         single = features.transform(graphs[:300])
@@ -192,10 +194,103 @@ def test_networkx_and_igraph_give_the_same_rows(mutag):
     graphs = [mutag[i] for i in range(60)]
     as_igraph = [ig.Graph.from_networkx(G) for G in graphs]
     y = mutag.y[:60]
-    features = LearnedFeatures(n_components=20, random_state=0).fit(graphs, y)
-    again = LearnedFeatures(n_components=20, random_state=0).fit(as_igraph, y)
+    features = GraphFeatures(n_landmarks=20, seed=0).fit(graphs, y)
+    again = GraphFeatures(n_landmarks=20, seed=0).fit(as_igraph, y)
     assert features.exact_ == again.exact_ and features.approximate_ == again.approximate_
     assert (features.transform(graphs) != again.transform(as_igraph)).nnz == 0
+
+
+# -- one map for every kernel ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kernel", ["wl:n_iter=3", "histogram:k=5", "wloa", "shortest_path"])
+def test_a_count_member_is_mapped_exactly(mutag, kernel):
+    features = GraphFeatures(kernel).fit(mutag)  # no y: a fixed kernel needs none
+    assert features.approximate_ == [] and features.n_landmarks_ == 0 and features.weights_ == {features.exact_[0]: 1.0}
+    F = features.transform(mutag)
+    name, params = gi.kernels.parse_kernel_spec(kernel)
+    K = gi.kernel_matrix(mutag, kernel=name, **params)
+    # a sum of integer products divided once against the engine's cosine: rounding only
+    np.testing.assert_allclose((F @ F.T).toarray(), K, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("kernel", ["power", "power*histogram:histogram__k=9"])
+def test_a_kernel_without_finite_map_is_nystroem_exact_on_its_landmarks(mutag, kernel):
+    graphs = mutag[:40]
+    features = GraphFeatures(kernel, n_landmarks=40, seed=0).fit(graphs)
+    assert features.exact_ == [] and features.n_landmarks_ == 40
+    F = features.transform(graphs)
+    name, params = gi.kernels.parse_kernel_spec(kernel)
+    K = gi.kernel_matrix(graphs, kernel=name, **params)
+    # every graph is a landmark: F F^T = K K^+ K = K up to the eigenvalues dropped below 1e-12
+    np.testing.assert_allclose((F @ F.T).toarray(), K, rtol=0, atol=1e-7)
+
+
+def test_the_mean_map_s_random_features_are_its_rows(mutag):
+    graphs = mutag[:30]
+    features = GraphFeatures("meanmap:n_features=64,seed=5").fit(graphs)
+    assert features.exact_ == ["meanmap"] and features.n_features_out_ == 64
+    F = features.transform(graphs)
+    K = gi.kernel_matrix(graphs, kernel="meanmap", n_features=64, seed=5)
+    np.testing.assert_allclose((F @ F.T).toarray(), K, rtol=0, atol=1e-12)
+    # without a seed of its own, the map is drawn with GraphFeatures' seed: reproducible
+    a = GraphFeatures("meanmap:n_features=64", seed=1).fit(graphs).transform(graphs)
+    b = GraphFeatures("meanmap:n_features=64", seed=1).fit(graphs).transform(graphs)
+    assert (a != b).nnz == 0
+
+
+def test_a_fixed_graph_kernel_object_is_mapped_as_its_name(mutag):
+    by_object = GraphFeatures(gi.GraphKernel(kernel="wl", n_iter=2)).fit(mutag).transform(mutag[:10])
+    by_name = GraphFeatures("wl:n_iter=2").fit(mutag).transform(mutag[:10])
+    assert (by_object != by_name).nnz == 0
+
+
+def test_weights_are_the_learned_kernel_s(mutag):
+    features = GraphFeatures(n_landmarks=20, max_samples=100, seed=0).fit(mutag, mutag.y)
+    assert features.weights_ == features.kernel_.weights_
+    assert features.n_features_out_ == features.transform(mutag[:3]).shape[1]
+
+
+def test_transform_block_is_transform(mutag):
+    features = GraphFeatures("power*wl", n_landmarks=15, seed=0, block_size=7).fit(mutag[:60])
+    whole = features.transform(mutag[:60])
+    assert (whole[20:35] != features.transform_block(mutag[20:35])).nnz == 0
+
+
+def test_params_clone_and_set_params():
+    model = GraphFeatures("wl", n_landmarks=7, seed=2)
+    assert model.get_params() == {"kernel": "wl", "n_landmarks": 7, "max_samples": 1000, "block_size": 4096,
+                                  "progress": False, "seed": 2, "n_jobs": None}
+    assert clone(model).set_params(n_landmarks=9).n_landmarks == 9
+
+
+# -- the 0.2 names, deprecated ------------------------------------------------------------------
+
+
+def test_learned_features_is_a_deprecated_name_of_the_same_map(mutag):
+    with pytest.warns(FutureWarning, match="LearnedFeatures is deprecated.*GraphFeatures"):
+        old = gi.LearnedFeatures(n_components=20, max_samples=100, seed=0)
+    assert old.get_params()["n_components"] == 20 and "n_landmarks" not in old.get_params()
+    with pytest.warns(FutureWarning):
+        assert clone(old).get_params() == old.get_params()
+    old.fit(mutag, mutag.y)
+    new = GraphFeatures(n_landmarks=20, max_samples=100, seed=0).fit(mutag, mutag.y)
+    assert old.n_components_ == new.n_landmarks_ == 20
+    assert (old.transform(mutag) != new.transform(mutag)).nnz == 0
+    with pytest.raises(ValueError, match="use GraphFeatures"):
+        with pytest.warns(FutureWarning):
+            gi.LearnedFeatures(kernel=gi.GraphKernel(kernel="wl")).fit(mutag, mutag.y)
+    with pytest.raises(ValueError, match="n_components"):
+        with pytest.warns(FutureWarning):
+            gi.LearnedFeatures(n_components=0).fit(mutag, mutag.y)
+
+
+@pytest.mark.parametrize("make", [lambda: gi.NystroemGraphKernel(n_components=3),
+                                  lambda: gi.MeanMapFeatures(n_features=3),
+                                  lambda: gi.scale.LearnedFeatures()])
+def test_the_old_names_warn_at_construction(make):
+    with pytest.warns(FutureWarning, match="deprecated since 0.3.0 and goes in 0.4.0: use GraphFeatures"):
+        make()
 
 
 def _near_sizes(graphs_a, graphs_b):
@@ -215,7 +310,7 @@ def test_external_members_are_mapped_by_nystroem(mutag, members):
                "callable and wl_label": (_near_sizes, "wl_label")}[members]
     graphs = mutag[:60]
     kernel = gi.GraphKernel(members=members, bandwidths=())
-    features = LearnedFeatures(kernel=kernel, max_samples=None, n_components=60, random_state=0).fit(graphs, graphs.y)
+    features = GraphFeatures(kernel=kernel, max_samples=None, n_landmarks=60, seed=0).fit(graphs, graphs.y)
     external = "_near_sizes" if members[0] is _near_sizes else "grakel.ShortestPath"
     assert external in features.approximate_ and features.kernel_.weights_[external] > 0.5
     assert features.exact_ == (["wl_label"] if "wl_label" in members else [])
@@ -234,7 +329,7 @@ def test_mostly_unseen_labels_warn_once_per_call(mutag):
     # issue 29, friction 14: a graph whose labels no fitted graph has gets a row whose
     # inner product with itself is far below the kernel's 1 (0.146 for an edgeless
     # MUTAG-labelled graph), silently
-    features = LearnedFeatures(n_components=20, max_samples=60, random_state=0, block_size=1)
+    features = GraphFeatures(n_landmarks=20, max_samples=60, seed=0, block_size=1)
     features.fit(mutag[:60], mutag.y[:60])
     assert features.exact_
     edgeless = nx.Graph()
