@@ -20,7 +20,7 @@ def _runs_with_progress(progress):
     graphs, y = _graphs(), [0] * 8 + [1] * 8
     gi.perturbation_study(graphs, n_graphs=4, n_steps=2, seed=0, progress=progress)
     gi.evaluate_kernel(gi.kernel_matrix(graphs, kernel="wl"), y, n_repeats=1, n_folds=2, progress=progress)
-    gi.LearnedFeatures(n_components=4, random_state=0, progress=bool(progress)).fit(graphs, y)
+    gi.GraphFeatures(n_landmarks=4, seed=0, progress=bool(progress)).fit(graphs, y)
 
 
 def test_bars_asked_for_on_a_pipe_are_plain_lines(capsys):
