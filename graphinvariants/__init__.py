@@ -22,6 +22,7 @@ from .embeddings import (
 from .approximation import MeanMapFeatures, NystroemGraphKernel
 from .estimator import GraphKernel, PowerKernel
 from .scale import LearnedFeatures
+from .explanations import Explanation, PairExplanation, explain, explain_pair
 from .evaluation import EvaluationResult, RegressionResult, evaluate_estimator, evaluate_kernel
 from .graphs import GraphAdjacency, GraphBatch, as_adjacency, as_graph_batch
 from .kernels import (
@@ -42,6 +43,7 @@ from .perturbation import (
     random_flips,
 )
 from .plotting import InvariantsDisplay, KernelDecayDisplay, KernelMatrixDisplay, plot_invariants, plot_kernel_matrix
+from .plotting import NodeValuesDisplay, PairValuesDisplay
 from .walks import PowerSummary, power_summary
 from .closed_walks import closed_walk_profile
 
@@ -62,6 +64,7 @@ __all__ = [
     "KERNELS",
     "PERTURBATIONS",
     "EvaluationResult",
+    "Explanation",
     "GaussianBatch",
     "GraphAdjacency",
     "GraphBatch",
@@ -71,7 +74,10 @@ __all__ = [
     "KernelMatrixDisplay",
     "LearnedFeatures",
     "MeanMapFeatures",
+    "NodeValuesDisplay",
     "NystroemGraphKernel",
+    "PairValuesDisplay",
+    "PairExplanation",
     "PerturbationStudy",
     "PowerInvariants",
     "PowerKernel",
@@ -82,6 +88,8 @@ __all__ = [
     "batch_power_invariants",
     "bhattacharyya_coefficient",
     "evaluate_kernel",
+    "explain",
+    "explain_pair",
     "flip_node_pair",
     "kernel_matrix",
     "kneighbors",

@@ -601,17 +601,23 @@ def _read_checkpoint(path, fingerprint, record_problem):
         return {}
     done, skipped = {}, []
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as err:
+        data = path.read_bytes()
+    except OSError as err:
         raise ValueError(f"checkpoint {path} cannot be read: {err}") from None
+    # line by line: a write cut short may end inside a multi-byte character
+    lines = [_decoded(line) for line in data.splitlines()]
     for number, line in enumerate(lines, 1):
-        if not line.strip():
+        if line is not None and not line.strip():
             continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
+        unreadable = "not UTF-8" if line is None else None
+        if unreadable is None:
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                unreadable = "not JSON"
+        if unreadable:
             if number < len(lines):  # the last line may be a write cut short: it is redone
-                skipped.append(f"line {number}: not JSON")
+                skipped.append(f"line {number}: {unreadable}")
             continue
         if isinstance(record, dict) and "fingerprint" in record and record["fingerprint"] != fingerprint:
             held = _records_of(lines, record["fingerprint"])
@@ -637,13 +643,21 @@ def _read_checkpoint(path, fingerprint, record_problem):
     return done
 
 
+def _decoded(line):
+    """A checkpoint line (bytes) as text, or None if it is not UTF-8."""
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
 def _records_of(lines, fingerprint):
     """How many lines of a checkpoint are records of the run ``fingerprint``."""
     count = 0
     for line in lines:
         try:
             record = json.loads(line)
-        except json.JSONDecodeError:
+        except (TypeError, json.JSONDecodeError):  # TypeError: a line that is not UTF-8 (None)
             continue
         count += isinstance(record, dict) and record.get("fingerprint") == fingerprint
     return count
@@ -895,10 +909,11 @@ def evaluate_estimator(
         stopped. The run is identified by what defines it: the graphs' content in a
         canonical form (nodes in stored order with their attributes, edges with theirs;
         a data set by its arrays), the labels, the protocol's parameters and the
-        kernel's class and ``get_params`` (a Generator by its bit generator's state),
-        not by the objects' bytes: reading the graphs (NetworkX caches its views) or
-        indexing a data set again changes nothing
-        (:func:`graphinvariants.graphs.identity.content_digest`).
+        kernel's class and ``get_params`` (a Generator by its bit generator's state;
+        a callable by its code, defaults, closure and the globals of its module it
+        reads, not by its name), not by the objects' bytes: reading the graphs
+        (NetworkX caches its views), indexing a data set again or passing ``list`` of
+        it changes nothing (:func:`graphinvariants.graphs.identity.content_digest`).
     progress : bool, keyword-only
         Show a tqdm progress bar.
 

@@ -85,3 +85,30 @@ def cosine_of_counts(counts):
     F = np.array([[c.get(key, 0) for key in keys] for c in counts], dtype=float)
     norms = np.sqrt((F * F).sum(axis=1))
     return F @ F.T / np.outer(norms, norms)
+
+
+#: Two bodies of one ``def kern(a, b)``, as two scripts would define it (unit diagonal, PSD).
+KERN_A = "def kern(a, b):\n    return np.eye(len(a), len(b))\n"
+KERN_B = "def kern(a, b):\n    return 0.5 + 0.5 * np.eye(len(a), len(b))\n"
+
+
+@pytest.fixture
+def define():
+    """``define(source, name="kern", **globals)``: what ``source`` defines as a script
+    would, in a fresh module registered in ``sys.modules`` (as ``__main__`` is, so that
+    pickle finds it by module and name, all that it stores of a function) until the
+    next ``define``."""
+    import sys
+    import types
+
+    name = "graphinvariants_test_script"
+
+    def define(source, what="kern", **namespace):
+        module = types.ModuleType(name)
+        module.__dict__.update(np=np, **namespace)
+        sys.modules[name] = module
+        exec(compile(source, f"<script {id(module)}>", "exec"), module.__dict__)
+        return getattr(module, what)
+
+    yield define
+    sys.modules.pop(name, None)

@@ -1,4 +1,5 @@
 import json
+import warnings
 
 import networkx as nx
 import numpy as np
@@ -6,6 +7,8 @@ import pytest
 
 import graphinvariants as gi
 from graphinvariants.evaluation import DEFAULT_C_GRID, _best_C_index, _splits, evaluate_kernel
+
+from .conftest import KERN_A, KERN_B
 
 
 @pytest.fixture(scope="module")
@@ -149,6 +152,27 @@ def test_invalid_checkpoint_records_are_skipped_and_reported(toy, tmp_path, line
         resumed = evaluate_kernel(K, y, n_repeats=1, n_folds=5, checkpoint=path)
     np.testing.assert_array_equal(resumed.accuracies, full.accuracies)
     assert resumed.mean <= 1.0
+
+
+def test_a_checkpoint_cut_inside_a_multibyte_character_loses_its_last_line(toy, tmp_path):
+    # issue 29, friction 13: a last line cut inside a multi-byte UTF-8 character made
+    # the whole checkpoint unreadable ("cannot be read"), not a cut last line
+    K, y = toy
+    path = tmp_path / "run.jsonl"
+    full = evaluate_kernel(K, y, n_repeats=1, n_folds=5, checkpoint=path)
+    lines = path.read_bytes().splitlines()
+    path.write_bytes(b"\n".join(lines[:3]) + b"\n" + lines[3][:40] + "\u00e9".encode()[:1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a cut last line is redone without a word
+        resumed = evaluate_kernel(K, y, n_repeats=1, n_folds=5, checkpoint=path)
+    assert resumed.n_resumed == 3
+    np.testing.assert_array_equal(resumed.accuracies, full.accuracies)
+    assert len(path.read_text(encoding="utf-8").splitlines()) == 5  # the cut line dropped, two folds added
+    # a line that is not UTF-8 elsewhere is one invalid record, skipped with a warning
+    lines = path.read_bytes().splitlines()
+    path.write_bytes(b"\n".join([lines[0][:40] + b"\xc3"] + lines[1:]) + b"\n")
+    with pytest.warns(UserWarning, match="skipped 1 invalid record.*line 1: not UTF-8"):
+        assert evaluate_kernel(K, y, n_repeats=1, n_folds=5, checkpoint=path).n_resumed == 4
 
 
 def test_a_directory_as_checkpoint_is_a_clear_error(toy, tmp_path):
@@ -470,9 +494,9 @@ def test_evaluate_estimator_resumes_from_its_checkpoint(tmp_path, task):
 
 def test_evaluate_estimator_checkpoint_needs_graphs_that_pickle(tmp_path):
     graphs = [nx.path_graph(5 + i % 3) for i in range(12)]
-    graphs[0].graph["made_by"] = lambda: None
+    graphs[0].graph["made_by"] = (i for i in range(3))  # a function is read by its code; a generator cannot be
     with pytest.raises(TypeError, match=r"identifies the run by the graphs' content .* graphs\[0\]\.graph\['made_by'\] "
-                                        r"holds a function, which can be neither read nor pickled"):
+                                        r"holds a generator, which can be neither read nor pickled"):
         gi.evaluate_estimator(graphs, [0, 1] * 6, kernel=gi.GraphKernel(kernel="histogram"), n_repeats=1,
                               n_folds=2, checkpoint=tmp_path / "run.jsonl")
     assert not (tmp_path / "run.jsonl").exists()
@@ -621,3 +645,33 @@ def test_class_labels_mixing_numbers_and_strings_are_refused_by_us():
         gi.GraphKernel().fit(graphs, y)
     with pytest.raises(TypeError, match="all numbers or all strings.*a mix of int, str"):
         gi.evaluate_estimator(graphs, y, n_repeats=1, n_folds=2)
+
+
+def test_a_callable_of_another_body_is_another_run(define, tmp_path, monkeypatch):
+    # issue 29, defect 3: two scripts' def kern(a, b) with different bodies; the second
+    # resumed all the first's folds, a callable being identified by its name only
+    calls = _count_folds(monkeypatch)
+    graphs = [nx.gnp_random_graph(8 + i % 5, 0.3, seed=i) for i in range(24)]
+    y = np.repeat([0, 1], 12)
+    protocol = dict(n_repeats=1, n_folds=3, seed=0, checkpoint=tmp_path / "kern.jsonl")
+    first = define(KERN_A)
+    gi.evaluate_estimator(graphs, y, kernel=gi.GraphKernel(members=(first,), bandwidths=()), **protocol)
+    assert len(calls) == 3
+    again = define(KERN_A)  # the same script run again: resumed
+    assert gi.evaluate_estimator(graphs, y, kernel=gi.GraphKernel(members=(again,), bandwidths=()),
+                                 **protocol).n_resumed == 3
+    other = define(KERN_B)
+    with pytest.raises(ValueError, match="another run"):
+        gi.evaluate_estimator(graphs, y, kernel=gi.GraphKernel(members=(other,), bandwidths=()), **protocol)
+    assert len(calls) == 3
+
+
+def test_a_data_set_and_the_list_of_its_graphs_are_one_run(tu_datasets, tmp_path, monkeypatch):
+    # issue 29, friction 13: a TUDataset and the list of its graphs counted as two runs
+    calls = _count_folds(monkeypatch)
+    part = tu_datasets["MUTAG"][np.r_[0:12, 176:188]]
+    protocol = dict(kernel=gi.GraphKernel(kernel="wl", n_iter=2), n_repeats=1, n_folds=3, seed=0,
+                    checkpoint=tmp_path / "mutag.jsonl")
+    gi.evaluate_estimator(part, part.y, **protocol)
+    assert gi.evaluate_estimator(list(part), part.y, **protocol).n_resumed == 3
+    assert len(calls) == 3

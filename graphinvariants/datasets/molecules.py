@@ -18,7 +18,7 @@ these functions is first called.
 
 import networkx as nx
 
-__all__ = ["from_mol", "from_smiles"]
+__all__ = ["TU_MOLECULES", "from_mol", "from_smiles", "to_mol"]
 
 _INSTALL = 'pip install "graphinvariants[chem]"'
 
@@ -136,3 +136,90 @@ def from_smiles(smiles, *, hydrogens=False):
     G = from_mol(mol, hydrogens=hydrogens)
     G.graph["smiles"] = smiles
     return G
+
+
+#: Element symbols and bond types of the TU molecule data sets, by their integer node
+#: and edge labels (from each data set's README): ``name -> (atoms, bonds)``.
+TU_MOLECULES = {
+    "MUTAG": ({0: "C", 1: "N", 2: "O", 3: "F", 4: "I", 5: "Cl", 6: "Br"},
+              {0: "AROMATIC", 1: "SINGLE", 2: "DOUBLE", 3: "TRIPLE"}),
+    "Mutagenicity": ({0: "C", 1: "O", 2: "Cl", 3: "H", 4: "N", 5: "F", 6: "Br", 7: "S", 8: "P", 9: "I", 10: "Na",
+                      11: "K", 12: "Li", 13: "Ca"},
+                     {0: "SINGLE", 1: "DOUBLE", 2: "TRIPLE"}),
+}
+
+
+def to_mol(G, *, atoms=None, bonds=None):
+    """Return a labelled graph as an RDKit molecule, atoms in the graph's node order.
+
+    The inverse of :func:`from_mol` (node ``"label"``: element symbol; edge
+    ``"label"``: bond type name), and for the TU molecule sets, whose labels are
+    integer codes, with their maps (:data:`TU_MOLECULES`).
+
+    Parameters
+    ----------
+    G : networkx.Graph
+        Nodes with a ``"label"`` attribute (an element symbol, an atomic number, or a
+        code that ``atoms`` maps to one) and optionally ``"formal_charge"``; edges with a ``"label"`` (a bond type name
+        such as ``"DOUBLE"``, or a code that ``bonds`` maps to one).
+    atoms, bonds : dict, optional, keyword-only
+        Node label -> element symbol, edge label -> bond type name.
+
+    Returns
+    -------
+    rdkit.Chem.Mol
+        Atom ``i`` is the ``i``-th node of ``G``. The molecule is sanitised as far as its
+        valences allow: the TU sets draw nitro groups with a pentavalent nitrogen and no
+        charges, which RDKit's valence check refuses, so that check is skipped and
+        rings, aromaticity and conjugation are set.
+
+    Raises
+    ------
+    ImportError
+        If RDKit is not installed.
+    ValueError
+        If a node or edge has no label, or a label is not an element or bond type.
+
+    Examples
+    --------
+    >>> from rdkit import Chem
+    >>> from graphinvariants.datasets import from_smiles, to_mol
+    >>> Chem.MolToSmiles(to_mol(from_smiles("c1ccccc1[N+](=O)[O-]")))
+    'O=[N+]([O-])c1ccccc1'
+    >>> import networkx as nx
+    >>> from graphinvariants.datasets.molecules import TU_MOLECULES
+    >>> G = nx.Graph([(0, 1, {"label": 1})]); nx.set_node_attributes(G, {0: 0, 1: 1}, "label")
+    >>> Chem.MolToSmiles(to_mol(G, atoms=TU_MOLECULES["Mutagenicity"][0], bonds=TU_MOLECULES["Mutagenicity"][1]))
+    'C=O'
+    """
+    Chem = _chem()
+    index = {v: i for i, v in enumerate(G)}
+    mol = Chem.RWMol()
+    for v, data in G.nodes(data=True):
+        if "label" not in data:
+            raise ValueError(f"node {v!r} has no 'label' attribute (its element)")
+        symbol = atoms.get(data["label"], data["label"]) if atoms is not None else data["label"]
+        try:
+            atom = Chem.Atom(int(symbol) if isinstance(symbol, int) else str(symbol))
+        except RuntimeError:
+            raise ValueError(f"node {v!r}: {symbol!r} is not an element symbol or atomic number") from None
+        atom.SetFormalCharge(int(data.get("formal_charge", 0)))
+        mol.AddAtom(atom)
+    for u, v, data in G.edges(data=True):
+        if "label" not in data:
+            raise ValueError(f"edge {(u, v)!r} has no 'label' attribute (its bond type)")
+        name = bonds.get(data["label"], data["label"]) if bonds is not None else data["label"]
+        kind = getattr(Chem.BondType, str(name).upper(), None) if isinstance(name, str) else None
+        if kind is None:
+            raise ValueError(f"edge {(u, v)!r}: {name!r} is not a bond type name (SINGLE, DOUBLE, TRIPLE, AROMATIC)")
+        mol.AddBond(index[u], index[v], kind)
+        if kind == Chem.BondType.AROMATIC:
+            for end in (u, v):
+                mol.GetAtomWithIdx(index[end]).SetIsAromatic(True)
+            mol.GetBondBetweenAtoms(index[u], index[v]).SetIsAromatic(True)
+    mol = mol.GetMol()
+    mol.UpdatePropertyCache(strict=False)
+    flags = Chem.SanitizeFlags
+    Chem.SanitizeMol(mol, flags.SANITIZE_SYMMRINGS | flags.SANITIZE_SETCONJUGATION | flags.SANITIZE_SETHYBRIDIZATION,
+                     catchErrors=True)
+    return mol

@@ -43,7 +43,7 @@ import numpy as np
 
 from .._validation import check_choice, check_int
 from .base import params_difference
-from .meanmap import MeanMap
+from .meanmap import COMPILED_PAIRS, MeanMap, compiled_module
 
 __all__ = ["PropagatedAttributes", "propagated_attributes"]
 
@@ -98,36 +98,33 @@ def propagated_attributes(batch, k, *, propagation="mean"):
         raise ValueError("the graphs carry no node attributes; read them with node_attributes=NAME")
     A = batch.matrix
     n = A.shape[0]
-    degree = np.diff(A.indptr)
-    row = np.repeat(np.arange(n), degree)
-    columns = A.indices
-    if propagation == "lazy":
-        row = np.concatenate([row, np.arange(n)])
-        columns = np.concatenate([columns, np.arange(n)])
-        degree = degree + 1
+    indptr, columns = A.indptr.astype(np.int64), A.indices.astype(np.int64)
+    if propagation == "lazy":  # every node is also its own neighbour, listed after the others
+        row = np.repeat(np.arange(n), np.diff(indptr))
+        order = np.argsort(np.concatenate([row, np.arange(n)]), kind="stable")
+        columns = np.concatenate([columns, np.arange(n)])[order]
+        indptr = indptr + np.arange(n + 1)
+    degree = np.diff(indptr)
+    lonely = degree == 0
+    # the nodes of each degree, with the positions of their neighbours (one row each)
+    groups = [(nodes, indptr[nodes, None] + np.arange(d)) for d in np.unique(degree[~lonely])
+              for nodes in [np.flatnonzero(degree == d)]]
     blocks = [Z]
     current = Z
     for _ in range(k):
-        products = current[columns]
-        summed = np.zeros_like(current)
-        for j in range(current.shape[1]):
-            order = np.lexsort((products[:, j], row))
-            if len(row):
-                summed[:, j] = _segment_sums(products[order, j], row[order], n)
-        lonely = degree == 0
-        summed[~lonely] /= degree[~lonely, None]
+        summed = np.empty_like(current)
         summed[lonely] = current[lonely]
+        for nodes, positions in groups:
+            # (nodes, attributes, neighbours): each node's terms sorted, then every run of
+            # terms added by np.add.reduceat, the same way whatever the other runs
+            terms = np.ascontiguousarray(current[columns[positions]].transpose(0, 2, 1))
+            terms.sort(axis=2)
+            d = terms.shape[2]
+            total = np.add.reduceat(terms.reshape(-1), np.arange(0, terms.size, d))
+            summed[nodes] = total.reshape(len(nodes), -1) / degree[nodes, None]
         current = summed
         blocks.append(current)
     return np.hstack(blocks)
-
-
-def _segment_sums(values, row, n):
-    """Per-row sums of ``values`` grouped by a non-decreasing ``row``, added left to right."""
-    out = np.zeros(n)
-    starts = np.flatnonzero(np.r_[True, row[1:] != row[:-1]])
-    out[row[starts]] = np.add.reduceat(values, starts)
-    return out
 
 
 class PropagatedAttributes(MeanMap):
@@ -218,6 +215,7 @@ class PropagatedAttributes(MeanMap):
         self.bandwidth_scale = scale
         self.node_attributes = node_attributes
         self._fitted = None
+        self._pending = []  # (batch, sorted profiles) computed by a fit, for the embedding that follows
 
     weight = None
 
@@ -244,10 +242,13 @@ class PropagatedAttributes(MeanMap):
                 self.check_batch(side, what)  # an unfitted functional takes its fit
                 return X, Y
         X, Y = self.graph_batch(X, what="graphs"), self.graph_batch(Y, what="other")
-        self._fit_batch(X, Y)
+        profiles = self._fit_batch(X, Y)
+        self._pending = [(X, profiles[0]), (Y, profiles[1])]  # the embedding that follows takes them
         return X, Y
 
     def _fit_batch(self, *batches):
+        """Fit on the batches; returns their sorted profiles (None with a fixed bandwidth)."""
+        self._pending = []
         Z = np.concatenate([_attributes_of(batch, self.node_attributes) for batch in batches])
         ordered = np.sort(Z, axis=0)  # statistics independent of graph and node order, to the bit
         with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused below, by name
@@ -261,11 +262,12 @@ class PropagatedAttributes(MeanMap):
         scale[~(scale > 0)] = 1.0
         self._fitted = (mean, scale, 1.0)
         if self.bandwidth == "median":
-            profiles = np.concatenate([self._sorted_profiles(batch) for batch in batches])
-            bandwidth = self.bandwidth_scale * _median_distance(profiles)
+            profiles = [self._sorted_profiles(batch) for batch in batches]
+            bandwidth = self.bandwidth_scale * _median_distance(np.concatenate(profiles))
             self._fitted = (mean, scale, bandwidth if bandwidth > 0 else 1.0)
-        else:
-            self._fitted = (mean, scale, float(self.bandwidth))
+            return profiles
+        self._fitted = (mean, scale, float(self.bandwidth))
+        return [None] * len(batches)
 
     def _check_fitted(self):
         if self._fitted is None:
@@ -311,14 +313,20 @@ class PropagatedAttributes(MeanMap):
                              f"squared distances would overflow float64): fit on graphs that include such values")
         standardised = batch.__class__(batch.matrix, batch.offsets, node_attributes=Z)
         X = propagated_attributes(standardised, self.k, propagation=self.propagation)
-        owner = np.repeat(np.arange(len(batch)), batch.sizes)
-        order = np.lexsort(tuple(X[:, j] for j in reversed(range(X.shape[1]))) + (owner,))
-        return X[order]
+        return X[_lexicographic_order(X, np.repeat(np.arange(len(batch)), batch.sizes))]
 
     def node_profiles(self, batch):
+        profiles = None
         if self._fitted is None:
-            self._fit_batch(batch)
-        return self._sorted_profiles(batch) / self._fitted[2]
+            profiles = self._fit_batch(batch)[0]
+        else:  # the sides of a cross matrix, just fitted on: their profiles are known
+            for side, known in self._pending:
+                if side is batch:
+                    profiles = known
+            self._pending = [(side, known) for side, known in self._pending if side is not batch]
+        if profiles is None:
+            profiles = self._sorted_profiles(batch)
+        return profiles / self._fitted[2]
 
     def to_arrays(self, embedded):
         """None: the embeddings depend on the scaling and bandwidth fitted by the
@@ -350,15 +358,37 @@ def _attributes_of(batch, name):
     return Z
 
 
+def _lexicographic_order(X, owner=None):
+    """The order of the rows of ``X`` sorted lexicographically (``owner``, if given, the
+    first key): by the leading columns first, then the rows tied on them by all columns
+    (the same order as one ``np.lexsort`` of every column, faster when ties are few)."""
+    first = () if owner is None else (owner,)
+    lead = min(X.shape[1], 3)
+    order = np.lexsort(tuple(X[:, j] for j in reversed(range(lead))) + first)
+    if lead == X.shape[1] or len(X) < 2:
+        return order
+    keys = X[order, :lead] if owner is None else np.column_stack([owner[order], X[order, :lead]])
+    tied = (keys[1:] == keys[:-1]).all(axis=1)
+    if tied.any():  # the runs of tied rows, sorted by every column in their places
+        places = np.flatnonzero(np.r_[tied, False] | np.r_[False, tied])
+        rows = order[places]
+        rest = tuple(X[rows, j] for j in reversed(range(X.shape[1]))) + tuple(key[rows] for key in first)
+        order[places] = rows[np.lexsort(rest)]
+    return order
+
+
 def _median_distance(X):
     """Median Euclidean distance between the rows of ``X`` taken evenly (at most
     :data:`MEDIAN_SAMPLE`) from the rows in lexicographic order, over distinct pairs; 0
     for fewer than two rows. The same rows in any order give the same value, to the bit."""
     if len(X) < 2:
         return 0.0
-    X = X[np.lexsort(X.T[::-1])]
+    X = X[_lexicographic_order(X)]
     take = np.unique(np.linspace(0, len(X) - 1, min(len(X), MEDIAN_SAMPLE)).round().astype(np.int64))
     S = X[take]
+    compiled = compiled_module() if len(X) * len(X) >= COMPILED_PAIRS else None
+    if compiled is not None:  # the same sums in the same order, without the n x n arrays
+        return float(np.sqrt(np.median(compiled.squared_distances_upper(S))))
     squared = np.zeros((len(S), len(S)))
     for t in range(S.shape[1]):
         difference = S[:, t, None] - S[None, :, t]

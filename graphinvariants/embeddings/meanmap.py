@@ -8,7 +8,11 @@ graphs is the inner product of their mean embeddings, cosine-normalised::
 
 * **Exact form** (``n_features=None``): the double sum over node pairs, evaluated for
   a tile of graph pairs at once (one RBF matrix between their nodes, summed by blocks).
-  Cost grows with the product of node counts: for small collections.
+  Cost grows with the product of node counts: for small collections. Compiled
+  (numba, the ``[fast]`` extra) when the two sides have at least
+  :data:`COMPILED_PAIRS` node pairs and numba can be imported, in numpy otherwise:
+  the same operations in the same order (fdlibm's exponential written out in both),
+  so the same bits either way.
 * **Random Fourier features** (``n_features=D``): ``z(x) = sqrt(2/D) cos(W x + b)``
   with ``W ~ N(0, I / h^2)``, ``b ~ U(0, 2 pi)`` (Rahimi and Recht), so ``S`` becomes the
   inner product of ``D``-dimensional mean features; an explicit feature map, linear in
@@ -26,6 +30,7 @@ order), in blocks of node pairs of bounded memory; the random-feature form split
 unit-norm features into integers whose products BLAS computes exactly.
 """
 
+import functools
 import numbers
 
 import numpy as np
@@ -334,8 +339,87 @@ _FRACTION_BITS = 52
 _HALF_BITS = 26
 
 
+#: Node pairs from which a call computes its double sums compiled (numba, when it can be
+#: imported): below, importing numba and loading its code costs more than it saves.
+#: Both paths give the same bits, so the choice changes no value.
+COMPILED_PAIRS = 2**22
+#: fdlibm's exponential (see :func:`_exp_nonpositive`): ln 2 split in two, its inverse,
+#: the polynomial of the remainder, and 1.5 * 2**52 (adding it rounds to an integer).
+_LN2_HI, _LN2_LO = 6.93147180369123816490e-01, 1.90821492927058770002e-10
+_INV_LN2 = 1.44269504088896338700e00
+_P = (1.66666666666666019037e-01, -2.77777777770155933842e-03, 6.61375632143793436117e-05,
+      -1.65339022054652515390e-06, 4.13813679705723846039e-08)
+_SHIFTER = 6755399441055744.0
+#: Below this the exponential is not taken: exp(-700) ~ 1e-304 rounds to 0 at 2**-52.
+_EXP_MIN = -700.0
+#: Values whose exponential is taken at a time (256 KiB per temporary array).
+_EXP_CHUNK = 2**15
+
+
+@functools.lru_cache(maxsize=None)
+def compiled_module():
+    """The compiled double sums (:mod:`._meanmap_numba`), or None when numba cannot be
+    imported (it is the ``[fast]`` extra)."""
+    try:
+        from . import _meanmap_numba
+    except ImportError:
+        return None
+    return _meanmap_numba
+
+
+def _exp_nonpositive(x, out=None):
+    """``exp(x)`` of an array ``x <= 0``, values below -700 taken as -700 (their
+    exponential rounds to 0 at ``2**-52`` either way): fdlibm's algorithm (error below
+    one unit in the last place), branch-free, written in array operations that the
+    compiled path (:mod:`._meanmap_numba`) performs one by one in the same order, so
+    both give the same bits; numpy's ``exp`` calls the C library, whose last bit may
+    differ, and is slower here. Chunks of :data:`_EXP_CHUNK` values keep the
+    temporaries small."""
+    x = np.maximum(x, _EXP_MIN, out=out)
+    flat = x.reshape(-1)
+    for start in range(0, len(flat), _EXP_CHUNK):
+        _exp_chunk(flat[start : start + _EXP_CHUNK])
+    return x
+
+
+def _exp_chunk(x):
+    """:func:`_exp_nonpositive` of ``x`` (contiguous, in ``[-700, 0]``), in place."""
+    t = x * _INV_LN2
+    t += _SHIFTER
+    kd = t - _SHIFTER  # the integer nearest x / log 2
+    k = t.view(np.int64)
+    k -= np.float64(_SHIFTER).view(np.int64)
+    hi = kd * _LN2_HI
+    np.subtract(x, hi, out=hi)
+    lo = kd
+    lo *= _LN2_LO
+    r = hi - lo
+    rr = r * r
+    poly = np.full_like(rr, _P[-1])
+    for c in reversed(_P[:-1]):
+        poly *= rr
+        poly += c
+    poly *= rr
+    c = np.subtract(r, poly, out=poly)
+    quotient = np.multiply(r, c, out=r)
+    np.subtract(2.0, c, out=c)
+    quotient /= c
+    np.subtract(lo, quotient, out=lo)
+    lo -= hi
+    y = np.subtract(1.0, lo, out=lo)
+    k <<= 52
+    bits = y.view(np.int64)
+    bits += k
+    x[...] = y
+
+
 def _self_sums(X, offsets, graphs):
-    """``S(G, G)`` of the given graphs, each by :func:`_cross_sums` of the graph with itself."""
+    """``S(G, G)`` of the given graphs, each the double sum of :func:`_cross_sums` of the
+    graph with itself (compiled, one call, when the graphs have enough node pairs)."""
+    compiled = compiled_module() if len(X) * len(X) >= COMPILED_PAIRS else None
+    if compiled is not None:
+        high, low = compiled.self_sums(X, np.asarray(offsets, dtype=np.int64), np.asarray(graphs, dtype=np.int64))
+        return np.ldexp(np.ldexp(high.astype(np.float64), _HALF_BITS) + low, -_FRACTION_BITS)
     return np.array([_cross_sums(X, offsets, graphs[g : g + 1], X, offsets, graphs[g : g + 1])[0, 0]
                      for g in range(len(graphs))])
 
@@ -356,6 +440,13 @@ def _cross_sums(XA, oa, rows, XB, ob, cols):
     la, lb = oa[rows + 1] - oa[rows], ob[cols + 1] - ob[cols]
     nodes_a = concatenated_ranges(oa[rows], la)
     nodes_b = concatenated_ranges(ob[cols], lb)
+    # compiled when the whole sides (not this tile) have enough node pairs: same bits either way
+    compiled = compiled_module() if len(XA) * len(XB) >= COMPILED_PAIRS else None
+    if compiled is not None:
+        starts_a, starts_b = np.r_[0, np.cumsum(la)], np.r_[0, np.cumsum(lb)]
+        high, low = compiled.cross_sums(np.ascontiguousarray(XA[nodes_a]), starts_a,
+                                        np.ascontiguousarray(XB[nodes_b].T), starts_b)
+        return np.ldexp(np.ldexp(high.astype(np.float64), _HALF_BITS) + low, -_FRACTION_BITS)
     owner_a, owner_b = np.repeat(np.arange(len(rows)), la), np.repeat(np.arange(len(cols)), lb)
     high = np.zeros((len(rows), len(cols)), dtype=np.int64)
     low = np.zeros((len(rows), len(cols)), dtype=np.int64)
@@ -373,8 +464,8 @@ def _cross_sums(XA, oa, rows, XB, ob, cols):
                 difference = xa[:, t, None] - xb[None, :, t]
                 squared += difference * difference
             squared *= -0.5
-            np.exp(squared, out=squared)
-            fixed = np.rint(np.ldexp(squared, _FRACTION_BITS)).astype(np.int64)
+            rbf = _exp_nonpositive(squared, out=squared)
+            fixed = np.rint(np.ldexp(rbf, _FRACTION_BITS)).astype(np.int64)
             for total, part in ((high, fixed >> _HALF_BITS), (low, fixed & mask)):
                 block = np.add.reduceat(np.add.reduceat(part, starts_a, axis=0), starts_b, axis=1)
                 total[groups_a[:, None], groups_b[None, :]] += block

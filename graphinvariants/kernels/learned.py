@@ -704,6 +704,14 @@ class LearnedCombination:
                    for name in self.needed_members()}
         return combine_blockwise(sources, self._combine, working_memory=self.working_memory, n_jobs=self.n_jobs)
 
+    def external_cross(self, X, names):
+        """The matrices of ``X`` against the training graphs of the external kernels
+        ``names`` (name -> array of shape ``(len(X), n_train)``), each by its own code
+        and checked, as :meth:`cross` reads them."""
+        X = X if hasattr(X, "__len__") else list(X)
+        batch, _ = self._graph_batch(X, "X", require=self.requires)
+        return {name: self.externals[name].cross(X, batch) for name in names}
+
     def summary(self, n_shown=None):
         """The candidates with a positive weight, largest first: ``"wl_label 0.623,
         power*histogram*wl 0.311"`` (``n_shown``: at most that many, and how many more)."""

@@ -13,6 +13,16 @@ import them; this module does.
 * :func:`kneighbors`: the ``n_neighbors`` stored graphs whose features have the largest
   inner products with each query's (the learned kernel, as the features approximate
   it), a part per task, merged into one answer; ties go to the smaller position.
+
+A store records whether its last write finished: its group attribute ``status`` is
+``"incomplete"`` from the start of a write (before any part is written) and becomes
+``"complete"`` only after every part is, with the write's identity (``run``, a random
+hex string every part records too), the rows of every part (``rows``) and the number of
+columns (``n_features``). Both readers refuse a store whose status is not
+``"complete"`` or whose parts are not all of its last run, so a write that failed
+half-way (a graph without the labels the features were fitted on, a worker lost) never
+reads as a whole. Writing into a store that holds features is refused unless
+``overwrite=True``; there is no resuming: an unfinished store is written again whole.
 """
 
 try:
@@ -23,6 +33,8 @@ except ImportError as err:  # pragma: no cover - exercised where dask is missing
     raise ImportError(f'graphinvariants.scale.cluster needs Dask and Zarr ({err}); install them with: '
                       'pip install "graphinvariants[dask]"') from err
 
+import uuid
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
@@ -32,9 +44,37 @@ from ..graphs import GraphBatch
 
 __all__ = ["features_to_zarr", "kneighbors", "read_features"]
 
+#: The store's ``status`` attribute while a write runs, and once all its parts are written.
+INCOMPLETE, COMPLETE = "incomplete", "complete"
 
-def _write_part(graphs, index, features, store):
-    """Features of one partition, written as Zarr part ``index``; returns its row count."""
+
+def _part_names(group):
+    return [name for name in group.group_keys() if name.startswith("part_")]
+
+
+def _check_target(group, store, overwrite):
+    """Refuse to write into a store that holds features unless ``overwrite``."""
+    if overwrite or ("status" not in group.attrs and not _part_names(group)):
+        return
+    status = group.attrs.get("status")
+    held = (f"the features of an unfinished write (run {group.attrs.get('run')})" if status == INCOMPLETE
+            else f"features (run {group.attrs.get('run')})" if status == COMPLETE else "parts of features")
+    raise ValueError(f"store {str(store)!r} already holds {held}; pass overwrite=True to replace them")
+
+
+def _start(store, run, overwrite):
+    """Mark the store unfinished (run ``run``) and remove every part of earlier writes,
+    before any part of this one is written."""
+    group = zarr.open_group(store, mode="a")
+    _check_target(group, store, overwrite)
+    group.attrs.put({"status": INCOMPLETE, "run": run})
+    for name in _part_names(group):
+        del group[name]
+
+
+def _write_part(graphs, index, features, store, run, started):
+    """Features of one partition, written as Zarr part ``index`` of run ``run``; returns
+    its row count. ``started``: the result of :func:`_start` (so that it runs first)."""
     if not (isinstance(graphs, GraphBatch) or isinstance(getattr(graphs, "batch", None), GraphBatch)):
         graphs = list(graphs)  # a partition of graphs (a TUDataset or GraphBatch is kept as one)
     F = features.transform_block(graphs)
@@ -43,10 +83,11 @@ def _write_part(graphs, index, features, store):
         values = getattr(F, name)
         values = values if len(values) else np.zeros(0, dtype=values.dtype)
         group.create_array(name, data=values, chunks=(max(len(values), 1),), overwrite=True)
+    group.attrs.put({"run": run, "rows": int(F.shape[0])})
     return F.shape[0]
 
 
-def features_to_zarr(features, graphs, store, *, compute=True):
+def features_to_zarr(features, graphs, store, *, overwrite=False, compute=True):
     """Write the features of a Bag of graphs to Zarr, a partition per task.
 
     Parameters
@@ -60,15 +101,29 @@ def features_to_zarr(features, graphs, store, *, compute=True):
         (``db.from_delayed`` of functions that return them, such as
         :func:`~graphinvariants.datasets.perturbed_copies`): no graph objects are made.
     store : str or path-like or zarr store
-        Where the group goes (created if missing; its parts are overwritten).
+        Where the group goes (created if missing).
+    overwrite : bool, keyword-only, default=False
+        Replace the features a store holds already (those of a finished or of an
+        unfinished write); False: such a store is refused.
     compute : bool, keyword-only, default=True
-        False: return the ``dask.delayed`` write instead of running it.
+        False: return the ``dask.delayed`` write instead of running it (the store is
+        not touched until it runs).
 
     Returns
     -------
     numpy.ndarray of int64
         Rows of every part, in order (their sum is the number of graphs); the group's
-        attributes record them too (``rows``) and the number of columns (``n_features``).
+        attributes record them too (``rows``), the number of columns (``n_features``),
+        the write's identity (``run``) and ``status="complete"``.
+
+    Raises
+    ------
+    ValueError
+        If ``store`` holds features and ``overwrite`` is False. A write that fails in a
+        task (a graph without the node labels the features need, a worker lost) raises
+        its error and leaves the store marked ``status="incomplete"``, which
+        :func:`read_features` and :func:`kneighbors` refuse until it is written again
+        (with ``overwrite=True``).
 
     Examples
     --------
@@ -86,41 +141,86 @@ def features_to_zarr(features, graphs, store, *, compute=True):
     check_is_fitted(features, "n_features_out_")
     if not isinstance(graphs, db.Bag):
         raise TypeError(f"graphs must be a dask.bag.Bag of graphs, got {type(graphs).__name__}")
-    zarr.open_group(store, mode="a")  # fails here, not in a task, if the store cannot be written
+    if not isinstance(overwrite, (bool, np.bool_)):
+        raise TypeError(f"overwrite must be True or False, got {overwrite!r}")
+    # fails here, not in a task, if the store cannot be written or holds features
+    _check_target(zarr.open_group(store, mode="a"), store, overwrite)
+    run = uuid.uuid4().hex
+    started = dask.delayed(_start, pure=False)(store, run, bool(overwrite))
     parts = graphs.to_delayed()
     shared = dask.delayed(features, pure=True)
-    writes = [dask.delayed(_write_part, pure=False)(part, i, shared, store) for i, part in enumerate(parts)]
-    done = dask.delayed(_finish)(writes, store, int(features.n_features_out_))
+    writes = [dask.delayed(_write_part, pure=False)(part, i, shared, store, run, started)
+              for i, part in enumerate(parts)]
+    done = dask.delayed(_finish, pure=False)(writes, store, run, int(features.n_features_out_))
     return done.compute() if compute else done
 
 
-def _finish(rows, store, n_features):
+def _finish(rows, store, run, n_features):
+    """Mark the store complete once every part of run ``run`` is written."""
     group = zarr.open_group(store, mode="a")
-    stale = [name for name in group.group_keys() if name.startswith("part_") and int(name[5:]) >= len(rows)]
-    for name in stale:  # parts of an earlier, longer write
-        del group[name]
-    group.attrs.update({"rows": [int(r) for r in rows], "n_features": n_features})
+    if group.attrs.get("run") != run:
+        raise ValueError(f"store {str(store)!r} was begun by another write (run {group.attrs.get('run')}) while "
+                         f"this one (run {run}) ran; its parts may mix the two: write it again with overwrite=True")
+    rows = [int(r) for r in rows]
+    for i in range(len(rows)):
+        _check_part(group, store, i, run)
+    group.attrs.put({"status": COMPLETE, "run": run, "rows": rows, "n_features": n_features})
     return np.asarray(rows, dtype=np.int64)
 
 
-def _part(group, i, n_features):
-    part = group[f"part_{i}"]
+def _check_part(group, store, i, run):
+    if f"part_{i}" not in group or group[f"part_{i}"].attrs.get("run") != run:
+        raise ValueError(f"part {i} of store {str(store)!r} is not of its write (run {run}); the store was changed "
+                         "while it was written or read: write it again with features_to_zarr(..., overwrite=True)")
+    return group[f"part_{i}"]
+
+
+def _part(group, store, i, run, n_features):
+    part = _check_part(group, store, i, run)
     indptr = part["indptr"][:]
     return sp.csr_array((part["data"][:], part["indices"][:], indptr), shape=(len(indptr) - 1, n_features))
 
 
-def _layout(store):
+def _layout(store, run=None):
+    """The group, rows of every part, columns and run of a finished store (of run ``run``
+    when given: a task checks that the store is still the one its caller read)."""
     try:
         group = zarr.open_group(store, mode="r")
     except FileNotFoundError:  # zarr's GroupNotFoundError is one
         raise ValueError(f"{store!r} holds no features written by features_to_zarr (no Zarr group there)") from None
-    if "rows" not in group.attrs:
-        raise ValueError(f"{store!r} holds no features written by features_to_zarr (no 'rows' attribute)")
-    return group, [int(r) for r in group.attrs["rows"]], int(group.attrs["n_features"])
+    status = group.attrs.get("status")
+    if status == INCOMPLETE:
+        raise ValueError(f"store {str(store)!r} is unfinished: its last write (run {group.attrs.get('run')}) did not "
+                         "complete, so its parts may mix two writes; write it again with "
+                         "features_to_zarr(..., overwrite=True)")
+    if status != COMPLETE:
+        raise ValueError(f"{store!r} holds no features written by features_to_zarr (no status='complete' attribute)")
+    if run is not None and group.attrs["run"] != run:
+        raise ValueError(f"store {str(store)!r} was written again (run {group.attrs['run']}) while it was read "
+                         f"(run {run}); read it again")
+    return group, [int(r) for r in group.attrs["rows"]], int(group.attrs["n_features"]), group.attrs["run"]
 
 
 def read_features(store, parts=None):
     """The stored features (of ``parts``, a sequence of part numbers; None: all) as one CSR matrix.
+
+    Parameters
+    ----------
+    store : str or path-like or zarr store
+        Written by :func:`features_to_zarr`.
+    parts : sequence of int or None, default=None
+        Part numbers, ``0`` to the number of parts less one, in the order wanted.
+
+    Returns
+    -------
+    scipy.sparse.csr_array of shape (rows of the parts, n_features)
+
+    Raises
+    ------
+    ValueError
+        If the store holds no finished write of :func:`features_to_zarr` (its last write
+        failed or was stopped: write it again with ``overwrite=True``), or a part number
+        is not one of the store's.
 
     Examples
     --------
@@ -135,17 +235,28 @@ def read_features(store, parts=None):
     >>> read_features(store, [1]).shape == (20, features.n_features_out_)
     True
     """
-    group, rows, n_features = _layout(store)
-    parts = range(len(rows)) if parts is None else parts
-    blocks = [_part(group, i, n_features) for i in parts]
+    group, rows, n_features, run = _layout(store)
+    parts = range(len(rows)) if parts is None else _check_parts(parts, len(rows), store)
+    blocks = [_part(group, store, i, run, n_features) for i in parts]
     if not blocks:
         return sp.csr_array((0, n_features))
     return sp.csr_array(sp.vstack(blocks, format="csr"))
 
 
-def _top_of_part(queries, store, i, start, n_neighbors):
-    group, _, n_features = _layout(store)
-    values = (queries @ _part(group, i, n_features).T)
+def _check_parts(parts, n_parts, store):
+    if isinstance(parts, (str, bytes)) or not hasattr(parts, "__iter__"):
+        raise TypeError(f"parts must be a sequence of part numbers or None, got {parts!r}")
+    parts = [check_int(i, "a part number") for i in parts]
+    wrong = [i for i in parts if i >= n_parts]
+    if wrong:
+        raise ValueError(f"store {str(store)!r} has {n_parts} parts, numbered 0 to {n_parts - 1}; parts asks for "
+                         f"{wrong}")
+    return parts
+
+
+def _top_of_part(queries, store, run, i, start, n_neighbors):
+    group, _, n_features, _ = _layout(store, run)
+    values = (queries @ _part(group, store, i, run, n_features).T)
     values = values.toarray() if sp.issparse(values) else np.asarray(values)
     return _top(values, np.arange(start, start + values.shape[1]), n_neighbors)
 
@@ -175,6 +286,7 @@ def kneighbors(queries, store, *, n_neighbors=10):
     store : str or path-like or zarr store
         Written by :func:`features_to_zarr`.
     n_neighbors : int, keyword-only, default=10
+        At most the number of stored graphs.
 
     Returns
     -------
@@ -183,6 +295,13 @@ def kneighbors(queries, store, *, n_neighbors=10):
         position first).
     values : numpy.ndarray of shape (n_queries, n_neighbors)
         The inner products (the learned kernel, as the features approximate it).
+
+    Raises
+    ------
+    ValueError
+        If ``n_neighbors`` is larger than the number of stored graphs (as scikit-learn's
+        ``NearestNeighbors.kneighbors`` and :func:`graphinvariants.kneighbors` do), or the
+        store holds no finished write of :func:`features_to_zarr`.
 
     Examples
     --------
@@ -194,18 +313,20 @@ def kneighbors(queries, store, *, n_neighbors=10):
     >>> store = tempfile.mkdtemp()
     >>> with dask.config.set(scheduler="sync"):
     ...     rows = features_to_zarr(features, db.from_sequence(graphs, npartitions=3), store)
-    ...     indices, values = kneighbors(features.transform([nx.star_graph(30)]), store, n_neighbors=3)
+    ...     indices, values = kneighbors(features.transform([nx.star_graph(20)]), store, n_neighbors=3)
     >>> bool(all(i >= 20 for i in indices[0]))  # the nearest graphs are stars
     True
     """
     n_neighbors = check_int(n_neighbors, "n_neighbors", minimum=1)
-    _, rows, n_features = _layout(store)
+    _, rows, n_features, run = _layout(store)
     if queries.shape[1] != n_features:
         raise ValueError(f"queries have {queries.shape[1]} features, the store {n_features}")
+    if sum(rows) == 0:
+        raise ValueError("the store holds no graphs")
+    if n_neighbors > sum(rows):
+        raise ValueError(f"n_neighbors={n_neighbors} is larger than the store, which has {sum(rows)} graphs")
     starts = np.concatenate(([0], np.cumsum(rows)[:-1]))
     shared = dask.delayed(queries, pure=True)
-    tops = [dask.delayed(_top_of_part)(shared, store, i, int(s), n_neighbors) for i, s in enumerate(starts) if rows[i]]
-    if not tops:
-        raise ValueError("the store holds no graphs")
+    tops = [dask.delayed(_top_of_part)(shared, store, run, i, int(s), n_neighbors) for i, s in enumerate(starts) if rows[i]]
     values, positions = dask.delayed(_merge)(tops, n_neighbors).compute()
     return positions.astype(np.int64), values

@@ -19,7 +19,11 @@ inner products are the learned kernel:
   a label no fitted graph has, the shared label is missing from the inner product.
 * **approximate**: everything else (the power kernel, products of members, the
   Gaussian shapes ``exp(-(2 - 2K) / (s m))``, powers ``K^p`` with ``p > 1``, node
-  attributes), summed with its weights into one kernel ``R`` and mapped by Nystroem:
+  attributes, external kernels: GraKeL objects, callables and transformers, each by
+  its own matrix against the graphs the weights were learned on, of which the
+  landmarks' columns are kept, so a block of ``block_size`` graphs costs a
+  ``block_size x min(max_samples, n)`` matrix of it), summed with its weights into one
+  kernel ``R`` and mapped by Nystroem:
   ``n_components`` of the graphs the weights were learned on are landmarks, and a
   graph's features are ``R(graph, landmarks) U S^{-1/2}`` with ``R(landmarks,
   landmarks) = U S U^T`` (eigenvalues below ``1e-12`` of the largest dropped). Exact
@@ -43,6 +47,7 @@ shape, so every row goes through the same BLAS kernel).
 """
 
 import copy
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -81,6 +86,11 @@ EIGENVALUE_FLOOR = 1e-12
 #: few rows left over at the end of a product).
 PRODUCT_ROWS = 256
 
+#: A transformed graph more than this share of whose labels (counts in the exactly
+#: mapped members) no fitted graph has is reported by a warning: those labels add
+#: nothing to its row, so its inner product with itself falls below the kernel's 1.
+UNSEEN_WARNING_SHARE = 0.5
+
 #: The pair engine's size-dependent choices (the power kernel's compiled engine) are
 #: fixed as for a matrix this large, so that every block makes the same choice.
 _FIXED_PAIRS = 2**40
@@ -117,8 +127,9 @@ class _ExactMember:
         self.n_columns = int(self.widths.sum()) if self.assignment else n_labels
 
     def features(self, block, embedded=None):
-        """Rows of ``block``; ``embedded``: its embeddings if already made (rows of a
-        batch of more graphs, see :func:`_rows`)."""
+        """``(rows, unseen, total)``: the rows of ``block`` and, per graph, its label
+        counts on labels no fitted graph has and all its label counts; ``embedded``: its
+        embeddings if already made (rows of a batch of more graphs, see :func:`_rows`)."""
         if embedded is None:
             embedded = self.functional.as_embeddings(block, what="X")
         place, counts = self.functional.merge(self.probe, embedded)
@@ -126,6 +137,8 @@ class _ExactMember:
         # the fitted labels' counts; the norm is that of all counts (unseen labels too)
         kept = sp.csr_array(counts @ sp.csr_array(place).T)
         kept.sum_duplicates()
+        total = np.asarray(counts.sum(axis=1), dtype=np.float64).reshape(-1)
+        unseen = total - np.asarray(kept.sum(axis=1), dtype=np.float64).reshape(-1)
         if self.assignment:
             norms = np.asarray(counts.sum(axis=1), dtype=np.float64).reshape(-1)  # nodes x levels
             kept.data = np.minimum(kept.data, self.widths[kept.indices].astype(np.float64))
@@ -136,7 +149,7 @@ class _ExactMember:
             scale = np.where(norms > 0, self.scale / np.sqrt(norms), 0.0)
         kept = sp.csr_array(kept)
         kept.data = kept.data * np.repeat(scale, np.diff(kept.indptr))
-        return kept
+        return kept, unseen, total
 
 
 class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -195,13 +208,33 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     n_features_out_ : int
         Columns of the output: the exact members' columns, then the Nystroem ones.
 
+    Warns
+    -----
+    UserWarning
+        Once per ``transform`` (or ``transform_block``) call when some graph has more
+        than half of its labels (its counts in the exactly mapped members) unseen:
+        how many graphs, what share of their labels, and their rows' inner products
+        with themselves.
+
+    Notes
+    -----
+    The columns of an exact member are the labels of the graphs given to ``fit``. A
+    label that none of them has adds nothing to a row, while the row is still divided
+    by the norm of all the graph's counts; so a graph whose labels no fitted graph has
+    gets a row whose inner product with itself is far below the learned kernel's
+    ``K(G, G) = 1`` (an edgeless graph with MUTAG's atom labels, under features fitted
+    on MUTAG: 0.146), and between two such graphs the labels they share are left out.
+    Against the fitted graphs the exact members stay exact. Fit on graphs that carry
+    the labels the transformed graphs will have.
+
     Examples
     --------
     >>> import networkx as nx
     >>> from sklearn.pipeline import make_pipeline
     >>> from sklearn.svm import LinearSVC
     >>> import graphinvariants as gi
-    >>> graphs = [nx.cycle_graph(n) for n in range(6, 26)] + [nx.star_graph(n) for n in range(5, 25)]
+    >>> # every star size twice: the graphs held out have the labels of the fitted ones
+    >>> graphs = [nx.cycle_graph(n) for n in range(6, 26)] + [nx.star_graph(5 + n // 2) for n in range(20)]
     >>> y = [0] * 20 + [1] * 20
     >>> features = gi.LearnedFeatures(n_components=10, random_state=0).fit(graphs[::2], y[::2])
     >>> X = features.transform(graphs)
@@ -283,7 +316,7 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
             combination = kernel.combination_
             exact, approximate = [], []
             for label, parts, shape, weight in combination.chosen:
-                functional = combination.functionals[parts[0]]
+                functional = combination.functionals.get(parts[0])  # None: an external kernel
                 is_exact = len(parts) == 1 and shape == ("power", 1) and isinstance(functional, CountFeatures)
                 (exact if is_exact else approximate).append((label, parts, shape, weight))
             # the exact members' vocabulary: the labels of every graph given
@@ -308,19 +341,25 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
 
     def _fit_nystroem(self, combination, approximate, sample, sample_graphs, rng):
         members = sorted({p for _, parts, _, _ in approximate for p in parts})
-        self._functionals = {name: combination.functionals[name].for_pairs(_FIXED_PAIRS) for name in members}
+        self._functionals = {name: combination.functionals[name].for_pairs(_FIXED_PAIRS) for name in members
+                             if name in combination.functionals}
+        # external kernels (GraKeL objects, callables, transformers): their own matrix
+        # against the graphs the weights were learned on, of which the landmarks are columns
+        self._externals = [name for name in members if name not in combination.functionals]
         if not approximate:
             self.landmark_indices_ = np.zeros(0, dtype=np.int64)
             self.normalization_ = np.zeros((0, 0))
             self._landmarks = {}
+            self._landmark_columns = np.zeros(0, dtype=np.int64)
             self.n_components_ = 0
             return
         m = min(check_int(self.n_components, "n_components", minimum=1), len(sample))
         chosen = np.sort(rng.permutation(len(sample))[:m]).astype(np.int64)
         landmarks = subset(sample_graphs, chosen)
         self._landmarks = {name: f.as_embeddings(landmarks, what="X") for name, f in self._functionals.items()}
+        self._landmark_columns = chosen
         # the landmarks against themselves by the cross path, as transform computes them
-        W = self._rest(self._landmarks)
+        W = self._rest(self._side(landmarks))
         W = (W + W.T) / 2
         values, vectors = np.linalg.eigh(W)
         keep = values > EIGENVALUE_FLOOR * max(float(values[-1]), 0.0)
@@ -328,12 +367,22 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         self.landmark_indices_ = sample[chosen]
         self.n_components_ = m
 
+    def _side(self, block):
+        """What :meth:`_rest` reads of ``block``: member name -> its embeddings (library
+        members) or its matrix against the landmarks (external kernels)."""
+        side = {name: f.as_embeddings(block, what="X") for name, f in self._functionals.items()}
+        if self._externals:
+            crossed = self.kernel_.combination_.external_cross(block, self._externals)
+            side.update((name, K[:, self._landmark_columns]) for name, K in crossed.items())
+        return side
+
     def _rest(self, side):
         """The approximated part of the learned kernel (weighted sum of its candidates)
-        of ``side`` (member name -> embeddings) against the landmarks."""
+        of ``side`` (:meth:`_side`) against the landmarks."""
         grams = {name: pairwise_kernels(side[name], self._landmarks[name], functional=f,
                                         n_jobs=check_n_jobs(self.n_jobs))
                  for name, f in self._functionals.items()}
+        grams.update((name, side[name]) for name in self._externals)
         combination = self.kernel_.combination_
         out = None
         for _, parts, shape, weight in self._approximate:
@@ -357,24 +406,50 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
             ``n_features`` is :attr:`n_features_out_`.
         """
         check_is_fitted(self, "n_features_out_")
-        return self._block(block)
+        out, unseen = self._block(block)
+        self._warn_unseen(out, [unseen], stacklevel=3)
+        return out
 
     def _block(self, block, embedded=None):
-        """:meth:`transform_block`; ``embedded``: the exact members' embeddings of the
-        block when made already (by :meth:`fit`, in :meth:`fit_transform`)."""
+        """``(features, unseen)``: :meth:`transform_block` without its warning, and per
+        graph its label counts (in the exact members) on labels no fitted graph has and
+        all of them (an array of shape (2, len(block))); ``embedded``: the exact
+        members' embeddings of the block when made already (by :meth:`fit`, in
+        :meth:`fit_transform`)."""
+        unseen = np.zeros((2, len(block)))
         if len(block) == 0:  # an empty partition
-            return sp.csr_array((0, self.n_features_out_))
+            return sp.csr_array((0, self.n_features_out_)), unseen
         if embedded is None:
             embedded = [None] * len(self._exact)
-        parts = [member.features(block, e) for member, e in zip(self._exact, embedded)]
+        parts = []
+        for member, e in zip(self._exact, embedded):
+            rows, *counts = member.features(block, e)
+            parts.append(rows)
+            unseen += counts
         if self._approximate:
-            side = {name: f.as_embeddings(block, what="X") for name, f in self._functionals.items()}
-            parts.append(sp.csr_array(_fixed_shape_product(self._rest(side), self.normalization_)))
+            parts.append(sp.csr_array(_fixed_shape_product(self._rest(self._side(block)), self.normalization_)))
         if not parts:
-            return sp.csr_array((len(block), 0))
+            return sp.csr_array((len(block), 0)), unseen
         out = sp.csr_array(sp.hstack(parts, format="csr"))
         out.sort_indices()
-        return _small_indices(out)
+        return _small_indices(out), unseen
+
+    def _warn_unseen(self, features, unseen, *, stacklevel):
+        """One warning for the graphs (rows of ``features``; ``unseen``: :meth:`_block`'s
+        counts of every block) more than :data:`UNSEEN_WARNING_SHARE` of whose labels
+        are unseen."""
+        unseen, total = np.hstack(unseen) if unseen else np.zeros((2, 0))
+        mostly = np.flatnonzero(unseen > UNSEEN_WARNING_SHARE * total)
+        if not len(mostly):
+            return
+        rows = features[mostly]
+        selves = np.asarray(rows.multiply(rows).sum(axis=1)).reshape(-1)
+        warnings.warn(f"{len(mostly)} of the {len(total)} graphs transformed have mostly labels that no graph given "
+                      f"to fit has: {unseen[mostly].sum() / total[mostly].sum():.0%} of their label counts in the "
+                      f"exactly mapped members {self.exact_} are unseen, and an unseen label adds nothing to a row, "
+                      f"so their features' inner products with themselves are {selves.min():.3g} to "
+                      f"{selves.max():.3g}, not the learned kernel's 1; fit on graphs that carry their labels",
+                      UserWarning, stacklevel=stacklevel)
 
     def transform(self, X):
         """Features of ``X``, a block of ``block_size`` graphs at a time.
@@ -394,14 +469,18 @@ class LearnedFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     def _transform(self, X, embedded=None):
         n = len(X)
         starts = range(0, n, self.block_size)
-        blocks = []
+        blocks, unseen = [], []
         for start in _bar(self.progress, starts, "features", "block"):
             stop = min(n, start + self.block_size)
             rows = None if embedded is None else [_rows(e, start, stop) for e in embedded]
-            blocks.append(self._block(subset(X, np.arange(start, stop)), rows))
+            block, counts = self._block(subset(X, np.arange(start, stop)), rows)
+            blocks.append(block)
+            unseen.append(counts)
         if not blocks:
             return sp.csr_array((0, self.n_features_out_))
-        return _small_indices(sp.csr_array(sp.vstack(blocks, format="csr")))
+        out = _small_indices(sp.csr_array(sp.vstack(blocks, format="csr")))
+        self._warn_unseen(out, unseen, stacklevel=5)  # transform is wrapped by scikit-learn's set_output
+        return out
 
     def fit_transform(self, X, y):
         """:meth:`fit`, then :meth:`transform` of the same graphs: the same rows, bit for

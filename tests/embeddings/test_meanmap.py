@@ -35,7 +35,7 @@ def graphs():
 
 
 @pytest.mark.parametrize("profile, h", [("log", 1.0), ("l1", 0.3), ("counts", 4.0)])
-def test_exact_form_matches_the_double_sum(graphs, profile, h):
+def test_exact_form_matches_the_double_sum(graphs, profile, h, mean_map_engine):
     K = pairwise_kernels(graphs, functional=MeanMap(k=3, profile=profile, bandwidth=h))
     for i in range(len(graphs)):
         for j in range(i + 1, len(graphs)):
@@ -136,7 +136,7 @@ def test_bad_parameters():
 
 
 @pytest.mark.parametrize("n_features", [None, 200])
-def test_exact_to_the_last_bit_whatever_the_batch_or_chunk(n_features):
+def test_exact_to_the_last_bit_whatever_the_batch_or_chunk(n_features, mean_map_engine):
     # the sums used to follow BLAS and tile shapes: K(P2, P2) was 0.9999999999999998, the
     # Gram matrix was not symmetric, copies of a graph differed, and kneighbors values
     # depended on working_memory. Now every value is a function of the two graphs alone,
@@ -164,7 +164,7 @@ def test_exact_to_the_last_bit_whatever_the_batch_or_chunk(n_features):
         np.testing.assert_array_equal(values, by_memory[0][1])
 
 
-def test_exact_form_memory_is_bounded_by_blocks_of_node_pairs():
+def test_exact_form_memory_is_bounded_by_blocks_of_node_pairs(mean_map_engine):
     # the exact form built one RBF matrix per tile of graphs: 32 graphs of 400 nodes took
     # 3.9 GiB. Two 1,500-node paths (2.25 M node pairs, 18 MB as one matrix, 36 MB with
     # its temporaries) now take blocks of 2**18 pairs.
@@ -207,3 +207,57 @@ def test_a_bandwidth_that_is_not_a_number_is_named(bandwidth):
 def test_column_weights_that_are_not_numbers_are_named(column_weights):
     with pytest.raises(TypeError, match="column_weights must be 3 finite numbers"):
         MeanMap(k=3, column_weights=column_weights)
+
+
+def test_the_exponential_is_within_one_unit_in_the_last_place():
+    """The double sums take fdlibm's exponential (the same bits compiled and in numpy):
+    within one unit in the last place of the C library's; exp(0) is 1 exactly, and
+    below -700 it is exp(-700), which rounds to 0 at 2**-52 as exp(x) does."""
+    from graphinvariants.embeddings.meanmap import _exp_nonpositive
+
+    rng = np.random.default_rng(0)
+    x = np.concatenate([[0.0, -0.0, -1e-300, -5e-324, -700.0], -rng.exponential(3.0, 200_000),
+                        -rng.uniform(0, 700, 100_000)])
+    ours = _exp_nonpositive(x.copy())
+    assert ours[0] == ours[1] == 1.0
+    assert np.all(np.abs(ours - np.exp(x)) <= np.spacing(np.exp(x)))
+    assert _exp_nonpositive(np.array([-701.0, -1e308]))[0] == np.exp(-700.0)
+    assert np.rint(np.ldexp(_exp_nonpositive(np.array([-1e308])), 52))[0] == 0.0
+
+
+def test_compiled_double_sums_are_the_numpy_bits():
+    """The compiled double sums (numba) perform the numpy path's operations in its
+    order: the same bits for every pair of graphs, the self-sums and the squared
+    distances of the median heuristic, so which path a call takes changes no value."""
+    pytest.importorskip("numba")
+    from graphinvariants.embeddings import _meanmap_numba, meanmap
+
+    rng = np.random.default_rng(1)
+    sizes = np.r_[rng.integers(1, 40, 50), 300, 1]
+    offsets = np.r_[0, np.cumsum(sizes)]
+    X = rng.normal(size=(offsets[-1], 7)) * np.array([0.1, 1, 3, 0.5, 2, 1, 8])
+    rows, cols = rng.permutation(len(sizes))[:20], np.arange(len(sizes))
+    old = meanmap.COMPILED_PAIRS
+    try:
+        meanmap.COMPILED_PAIRS = np.inf
+        plain = meanmap._cross_sums(X, offsets, rows, X, offsets, cols)
+        plain_self = meanmap._self_sums(X, offsets, cols)
+        meanmap.COMPILED_PAIRS = 0
+        compiled = meanmap._cross_sums(X, offsets, rows, X, offsets, cols)
+        compiled_self = meanmap._self_sums(X, offsets, cols)
+    finally:
+        meanmap.COMPILED_PAIRS = old
+    np.testing.assert_array_equal(compiled, plain)
+    np.testing.assert_array_equal(compiled_self, plain_self)
+    np.testing.assert_array_equal(compiled[np.arange(20), rows], plain_self[rows])
+    # the explicit double sum over node pairs (float sums: the RBF values were rounded to 2**-52)
+    for r, c in [(0, 3), (5, 50), (7, 51)]:
+        a, b = X[offsets[rows[r]] : offsets[rows[r] + 1]], X[offsets[c] : offsets[c + 1]]
+        expected = sum(np.exp(-0.5 * np.sum((x - y) ** 2)) for x in a for y in b)
+        assert compiled[r, c] == pytest.approx(expected, rel=1e-13, abs=len(a) * len(b) * 2.0**-52)
+    S = X[:400]
+    squared = np.zeros((400, 400))
+    for t in range(S.shape[1]):
+        difference = S[:, t, None] - S[None, :, t]
+        squared += difference * difference
+    np.testing.assert_array_equal(_meanmap_numba.squared_distances_upper(S), squared[np.triu_indices(400, 1)])

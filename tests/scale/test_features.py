@@ -1,6 +1,7 @@
 """LearnedFeatures: the explicit feature map of the learned default."""
 
 import pickle
+import warnings
 
 import networkx as nx
 import numpy as np
@@ -195,3 +196,58 @@ def test_networkx_and_igraph_give_the_same_rows(mutag):
     again = LearnedFeatures(n_components=20, random_state=0).fit(as_igraph, y)
     assert features.exact_ == again.exact_ and features.approximate_ == again.approximate_
     assert (features.transform(graphs) != again.transform(as_igraph)).nnz == 0
+
+
+def _near_sizes(graphs_a, graphs_b):
+    """A kernel from outside the library: a Gaussian of the node counts (unit diagonal, PSD)."""
+    a = np.array([len(g) for g in graphs_a], dtype=float)
+    b = np.array([len(g) for g in graphs_b], dtype=float)
+    return np.exp(-np.subtract.outer(a, b) ** 2 / 50)
+
+
+@pytest.mark.parametrize("members", ["callable", "grakel", "callable and wl_label"])
+def test_external_members_are_mapped_by_nystroem(mutag, members):
+    # issue 29, defect 2: a kernel with external members ended the whole fit in a bare
+    # KeyError; they are mapped by the Nystroem part, from their own matrix against the
+    # graphs the weights were learned on
+    grakel = pytest.importorskip("grakel")
+    members = {"callable": (_near_sizes,), "grakel": (grakel.ShortestPath(),),
+               "callable and wl_label": (_near_sizes, "wl_label")}[members]
+    graphs = mutag[:60]
+    kernel = gi.GraphKernel(members=members, bandwidths=())
+    features = LearnedFeatures(kernel=kernel, max_samples=None, n_components=60, random_state=0).fit(graphs, graphs.y)
+    external = "_near_sizes" if members[0] is _near_sizes else "grakel.ShortestPath"
+    assert external in features.approximate_ and features.kernel_.weights_[external] > 0.5
+    assert features.exact_ == (["wl_label"] if "wl_label" in members else [])
+    F = features.transform(graphs)
+    K = features.kernel_.transform(graphs)
+    # every graph a landmark: exact but for the eigenvalues dropped (below 1e-12 of the
+    # largest) and the rounding of the eigendecomposition
+    assert np.linalg.norm((F @ F.T).toarray() - K) / np.linalg.norm(K) < 1e-11
+    new = features.transform(mutag[60:70])
+    assert new.shape == (10, features.n_features_out_)
+    features.set_params(block_size=3)  # a row does not depend on its block, bit for bit
+    assert (features.transform(mutag[60:70]) != new).nnz == 0
+
+
+def test_mostly_unseen_labels_warn_once_per_call(mutag):
+    # issue 29, friction 14: a graph whose labels no fitted graph has gets a row whose
+    # inner product with itself is far below the kernel's 1 (0.146 for an edgeless
+    # MUTAG-labelled graph), silently
+    features = LearnedFeatures(n_components=20, max_samples=60, random_state=0, block_size=1)
+    features.fit(mutag[:60], mutag.y[:60])
+    assert features.exact_
+    edgeless = nx.Graph()
+    edgeless.add_nodes_from((v, {"label": label}) for v, label in enumerate([0, 1, 2, 0, 0]))
+    with pytest.warns(UserWarning, match=r"2 of the 3 graphs transformed have mostly labels that no graph given to "
+                                         r"fit has: \d+% of their label counts") as caught:
+        F = features.transform([edgeless, mutag[70], edgeless])
+    assert len(caught) == 1 and caught[0].filename == __file__  # one per call, though 3 blocks
+    self_products = (F @ F.T).diagonal()
+    assert self_products[0] < 0.5 and self_products[1] == pytest.approx(1.0, abs=0.05)
+    with pytest.warns(UserWarning, match="1 of the 1 graphs") as caught:
+        features.transform_block([edgeless])
+    assert len(caught) == 1 and caught[0].filename == __file__
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        features.transform(mutag[60:100])  # graphs with the fitted labels: no warning

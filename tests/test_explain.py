@@ -1,0 +1,412 @@
+"""gi.explain and gi.explain_pair: completeness, exactness against explicit loops,
+renumbering invariance, pairs, and the errors for models it does not take."""
+
+import itertools
+import math
+from collections import Counter
+
+import networkx as nx
+import numpy as np
+import pytest
+from sklearn.exceptions import NotFittedError
+from sklearn.kernel_ridge import KernelRidge
+from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC, SVR
+
+import graphinvariants as gi
+from graphinvariants.embeddings import WeisfeilerLehman
+from graphinvariants.explanations import _induced, node_counts
+
+# Completeness holds by construction (a sum of node terms that add up to the term, and
+# telescoping marginals); what is left is rounding of sums of a few hundred floats.
+RTOL = 1e-8
+
+
+def _labelled(G, seed):
+    rng = np.random.default_rng(seed)
+    for v in G:
+        G.nodes[v]["label"] = str(rng.choice(["C", "N", "O"], p=[0.6, 0.25, 0.15]))
+    for u, v in G.edges:
+        G.edges[u, v]["label"] = int(rng.integers(1, 3))
+    return G
+
+
+def _data(n=24):
+    graphs, y = [], []
+    for i in range(n):
+        if i % 2:
+            G = nx.cycle_graph(6 + i % 4)
+            G.add_edge(0, len(G))
+        else:
+            G = nx.path_graph(6 + i % 4)
+            G.add_edge(1, len(G))
+        graphs.append(_labelled(G, i))
+        y.append(i % 2)
+    return graphs, np.array(y)
+
+
+GRAPHS, Y = _data()
+TARGET = np.array([G.number_of_edges() / G.number_of_nodes() + 0.1 * i for i, G in enumerate(GRAPHS)])
+NEW = [_labelled(nx.cycle_graph(7), 100), _labelled(nx.path_graph(8), 101), _labelled(nx.star_graph(5), 102)]
+
+
+def _check_complete(result, model, graphs):
+    output = getattr(model, result.method)(graphs)
+    totals = result.base_value + np.array([v.sum() for v in result.node_values])
+    np.testing.assert_allclose(totals, output, rtol=RTOL, atol=RTOL * max(1.0, np.abs(output).max()))
+    for values, graph in zip(result.node_values, graphs):
+        assert values.shape == (graph.number_of_nodes(),)
+    for exact, sampled, values in zip(result.exact_values, result.sampled_values, result.node_values):
+        np.testing.assert_array_equal(exact + sampled, values)
+
+
+MODELS = {
+    "learned+svc": (lambda: Pipeline([("k", gi.GraphKernel(seed=0)), ("m", SVC(kernel="precomputed"))]), Y),
+    "learned+krr": (lambda: Pipeline([("k", gi.GraphKernel(seed=0, bandwidths=(1.0,), powers=(1, 2))),
+                                      ("m", KernelRidge(kernel="precomputed", alpha=0.1))]), TARGET),
+    "wl+krr": (lambda: Pipeline([("k", gi.GraphKernel(kernel="wl", n_iter=2, node_label="label")),
+                                 ("m", KernelRidge(kernel="precomputed"))]), TARGET),
+    "power+svr": (lambda: Pipeline([("k", gi.PowerKernel(k=3)), ("m", SVR(kernel="precomputed"))]), TARGET),
+    "wl+histogram": (lambda: Pipeline([("k", gi.GraphKernel(kernel="wl+histogram", k=3)),
+                                       ("m", SVC(kernel="precomputed"))]), Y),
+    "power*wl": (lambda: Pipeline([("k", gi.GraphKernel(kernel="power*wl")), ("m", SVC(kernel="precomputed"))]), Y),
+    "wloa": (lambda: Pipeline([("k", gi.GraphKernel(kernel="wloa", node_label="label", edge_label="label")),
+                               ("m", SVC(kernel="precomputed"))]), Y),
+    "rooted": (lambda: Pipeline([("k", gi.GraphKernel(kernel="rooted_subgraph", node_label="label")),
+                                 ("m", SVC(kernel="precomputed"))]), Y),
+    "labelled_histogram_oa": (lambda: Pipeline([("k", gi.GraphKernel(kernel="labelled_histogram_oa",
+                                                                     node_label="label", edge_label="label")),
+                                                ("m", SVC(kernel="precomputed"))]), Y),
+    "closed_histogram": (lambda: Pipeline([("k", gi.GraphKernel(kernel="closed_histogram", k=4)),
+                                           ("m", SVC(kernel="precomputed"))]), Y),
+    "shortest_path": (lambda: Pipeline([("k", gi.GraphKernel(kernel="shortest_path", node_label="label")),
+                                        ("m", SVC(kernel="precomputed"))]), Y),
+    "features+logistic": (lambda: Pipeline([("k", gi.LearnedFeatures(n_components=10, random_state=0)),
+                                            ("m", LogisticRegression())]), Y),
+    "features+ridge": (lambda: Pipeline([
+        ("k", gi.LearnedFeatures(kernel=gi.GraphKernel(seed=0, bandwidths=()), n_components=10, random_state=0)),
+        ("m", Ridge())]), TARGET),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_complete_on_every_supported_model(name):
+    make, target = MODELS[name]
+    model = make().fit(GRAPHS, target)
+    result = gi.explain(model, NEW, n_permutations=8, seed=0)
+    _check_complete(result, model, NEW)
+    assert set(result.member_values) == set(result.exact_members) | set(result.sampled_members)
+    for exact, errors in zip(result.exact_values, result.node_errors):
+        assert np.all(errors >= 0)
+    if not result.sampled_members:
+        assert result.exact_share == 1.0
+        assert all(np.all(v == 0) for v in result.sampled_values)
+
+
+def test_the_members_are_split_as_documented():
+    model = MODELS["wl+histogram"][0]().fit(GRAPHS, Y)
+    result = gi.explain(model, NEW)
+    assert len(result.exact_members) == 2 and not result.sampled_members  # a mean of two count members
+    model = MODELS["power*wl"][0]().fit(GRAPHS, Y)
+    result = gi.explain(model, NEW, n_permutations=4, seed=0)
+    assert result.sampled_members == ["power*wl"] and not result.exact_members  # a product: sampled
+    model = MODELS["learned+krr"][0]().fit(GRAPHS, TARGET)
+    result = gi.explain(model, NEW, n_permutations=4, seed=0)
+    chosen = model.named_steps["k"].combination_.chosen
+    for label, parts, shape, _ in chosen:
+        expected = len(parts) == 1 and shape == ("power", 1) and parts[0] != "power" and parts[0] != "attributes"
+        assert (label in result.exact_members) == expected, label
+    repr(result)
+    assert result.asdict()["method"] == "predict" and len(result.asdict(0)["node_values"]) == 7
+
+
+# -- exactness against explicit loops ---------------------------------------------------------
+def _wl_node_features(G, n_iter, label=None):
+    """Each node's WL colours of rounds 0..n_iter, as nested tuples, by explicit loops."""
+    colour = {v: (G.nodes[v][label] if label else G.degree(v)) for v in G}
+    features = {v: [(0, colour[v])] for v in G}
+    for h in range(1, n_iter + 1):
+        colour = {v: (colour[v], tuple(sorted((colour[u] for u in G[v]), key=repr))) for v in G}
+        for v in G:
+            features[v].append((h, colour[v]))
+    return {v: Counter(f) for v, f in features.items()}
+
+
+def _walk_node_features(G, k):
+    """Each node's walk-count profile prefixes (A^t 1)_v, t = 1..k, by matrix powers."""
+    nodes = list(G)
+    A = nx.to_numpy_array(G, nodelist=nodes).astype(np.int64)
+    columns, counts = [], np.ones(len(nodes), dtype=np.int64)
+    for _ in range(k):
+        counts = A @ counts
+        columns.append(counts)
+    profile = np.column_stack(columns)
+    return {v: Counter((t, tuple(profile[i, : t + 1])) for t in range(k)) for i, v in enumerate(nodes)}
+
+
+def _rooted_node_features(G, radius, label, classes):
+    """Each node's rooted neighbourhoods of radius 0..radius, as isomorphism classes found by
+    comparing with every class seen so far in any graph (``classes``, shared;
+    networkx.is_isomorphic, root and labels matched)."""
+    features = {}
+    for v in G:
+        features[v] = Counter()
+        for r in range(radius + 1):
+            ball = nx.Graph(nx.ego_graph(G, v, radius=r))
+            for u in ball:
+                ball.nodes[u]["key"] = (u == v, G.nodes[u][label])
+            for c, other in enumerate(classes):
+                if nx.is_isomorphic(ball, other, node_match=lambda a, b: a["key"] == b["key"]):
+                    break
+            else:
+                classes.append(ball)
+                c = len(classes) - 1
+            features[v][(r, c)] += 1
+    return features
+
+
+def _brute_values(node_features, train_features, alpha, assignment=False):
+    """sum_j alpha_j * share of node v in K(G, G_j), by explicit loops over the features."""
+    total = Counter()
+    for f in node_features.values():
+        total.update(f)
+    out = []
+    for f in node_features.values():
+        value = 0.0
+        for a, other in zip(alpha, train_features):
+            if assignment:
+                norm = math.sqrt(sum(total.values()) * sum(other.values()))
+                value += a * sum(n * min(total[key], other[key]) / total[key] for key, n in f.items()) / norm
+            else:
+                norm = math.sqrt(sum(c * c for c in total.values()) * sum(c * c for c in other.values()))
+                value += a * sum(n * other[key] for key, n in f.items()) / norm
+        out.append(value)
+    return np.array(out)
+
+
+def _graph_features(node_features):
+    total = Counter()
+    for f in node_features.values():
+        total.update(f)
+    return total
+
+
+@pytest.mark.parametrize("kernel, features, assignment", [
+    (dict(kernel="wl", n_iter=3), lambda G: _wl_node_features(G, 3), False),
+    (dict(kernel="wl", n_iter=2, node_label="label"), lambda G: _wl_node_features(G, 2, "label"), False),
+    (dict(kernel="histogram", k=4), lambda G: _walk_node_features(G, 4), False),
+    (dict(kernel="wloa", n_iter=2, node_label="label"), lambda G: _wl_node_features(G, 2, "label"), True),
+    (dict(kernel="rooted_subgraph", radius=2, node_label="label"),
+     lambda G, classes=[]: _rooted_node_features(G, 2, "label", classes), False),
+])
+def test_count_members_exact_against_explicit_loops(kernel, features, assignment):
+    model = Pipeline([("k", gi.GraphKernel(**kernel)), ("m", KernelRidge(kernel="precomputed"))]).fit(GRAPHS, TARGET)
+    alpha = model.named_steps["m"].dual_coef_.reshape(-1)
+    result = gi.explain(model, NEW)
+    train = [_graph_features(features(G)) for G in GRAPHS]
+    for G, values in zip(NEW, result.node_values):
+        expected = _brute_values(features(G), train, alpha, assignment)
+        np.testing.assert_allclose(values, expected, rtol=1e-9, atol=1e-12)
+
+
+def test_node_counts_sum_to_the_counts():
+    wl = WeisfeilerLehman(n_iter=3, node_label="label", edge_label="label")
+    batch = wl.graph_batch(NEW)
+    nodes = node_counts(batch, wl)
+    graphs = wl.embed(batch)
+    merged_nodes, merged_graphs = wl.merge(nodes, graphs)
+    owner = np.repeat(np.arange(len(NEW)), batch.sizes)
+    summed = np.array([merged_nodes.toarray()[owner == g].sum(axis=0) for g in range(len(NEW))])
+    np.testing.assert_array_equal(summed, merged_graphs.toarray())  # integer counts: equal exactly
+    with pytest.raises(TypeError, match="not sums of per-node counts"):
+        node_counts(NEW, gi.kernels.make_functional("shortest_path"))
+
+
+# -- sampled part ---------------------------------------------------------------------------
+def test_induced_subgraphs_match_networkx():
+    G = NEW[0]
+    batch = gi.as_graph_batch([G], node_label="label", edge_label="label")
+    masks = np.array([[1, 0, 1, 1, 0, 1, 1], [1, 1, 1, 1, 1, 1, 1], [0, 0, 0, 1, 0, 0, 0]], dtype=bool)
+    sub = _induced(batch, 0, masks)
+    nodes = list(G)
+    expected = gi.as_graph_batch([G.subgraph([nodes[i] for i in np.flatnonzero(m)]) for m in masks],
+                                 node_label="label", edge_label="label")
+    assert (sub.matrix != expected.matrix).nnz == 0
+    np.testing.assert_array_equal(sub.offsets, expected.offsets)
+    np.testing.assert_array_equal(sub.node_labels, expected.node_labels)
+    np.testing.assert_array_equal(sub.edge_labels, expected.edge_labels)
+
+
+def test_all_orders_give_the_shapley_values_of_the_subsets():
+    """With all orders (5! = 120), the sampled part is the Shapley value computed from
+    its definition over subsets, each subset's value from networkx's induced subgraph."""
+    model = Pipeline([("k", gi.PowerKernel(k=3)), ("m", SVR(kernel="precomputed"))]).fit(GRAPHS, TARGET)
+    G = _labelled(nx.lollipop_graph(3, 2), 7)
+    result = gi.explain(model, [G], n_permutations=120, seed=0)
+    assert np.all(result.node_errors[0] == 0)
+    nodes, n = list(G), G.number_of_nodes()
+    base = model.named_steps["m"].intercept_[0]
+
+    def value(S):
+        return 0.0 if not S else model.predict([G.subgraph([nodes[i] for i in S])])[0] - base
+
+    expected = np.zeros(n)
+    for v in range(n):
+        others = [u for u in range(n) if u != v]
+        for size in range(n):
+            for S in itertools.combinations(others, size):
+                weight = math.factorial(size) * math.factorial(n - size - 1) / math.factorial(n)
+                expected[v] += weight * (value(S + (v,)) - value(S))
+    np.testing.assert_allclose(result.node_values[0], expected, rtol=1e-9, atol=1e-12)
+
+
+def test_sampled_values_follow_the_seed_and_their_error():
+    model = Pipeline([("k", gi.PowerKernel(k=3)), ("m", SVR(kernel="precomputed"))]).fit(GRAPHS, TARGET)
+    a = gi.explain(model, NEW, n_permutations=20, seed=3)
+    b = gi.explain(model, NEW, n_permutations=20, seed=3)
+    for x, y in zip(a.node_values, b.node_values):
+        np.testing.assert_array_equal(x, y)
+    assert all(e.max() > 0 for e in a.node_errors)
+    long = gi.explain(model, NEW, n_permutations=160, seed=1)
+    # the standard errors say how far 20 orders are from 160: within 4 of them, together
+    for short, errors, better, long_errors in zip(a.node_values, a.node_errors, long.node_values, long.node_errors):
+        assert np.all(np.abs(short - better) <= 4 * np.hypot(errors, long_errors) + 1e-9)
+        assert long_errors.mean() < errors.mean()  # eight times the orders: about a third of the error
+
+
+# -- renumbering ------------------------------------------------------------------------------
+def _renumbered(G, seed):
+    order = list(np.random.default_rng(seed).permutation(list(G)))
+    H = nx.Graph()
+    for v in order:  # the nodes really stored in the new order, under new names
+        H.add_node(f"n{v}", **G.nodes[v])
+    for u, v, data in G.edges(data=True):
+        H.add_edge(f"n{v}", f"n{u}", **data)
+    return H, [list(G).index(int(name[1:])) for name in H]
+
+
+@pytest.mark.parametrize("name", ["learned+svc", "wloa", "features+logistic"])
+def test_renumbering_moves_the_values_with_the_nodes(name):
+    make, target = MODELS[name]
+    model = make().fit(GRAPHS, target)
+    small = [_labelled(nx.path_graph(5), 9), _labelled(nx.cycle_graph(5), 10)]
+    moved = [_renumbered(G, i) for i, G in enumerate(small)]
+    # 5! orders: the sampled part is exact too, so both parts must follow the nodes
+    a = gi.explain(model, small, n_permutations=120, seed=0)
+    b = gi.explain(model, [H for H, _ in moved], n_permutations=120, seed=1)
+    for x, y, (_, where) in zip(a.node_values, b.node_values, moved):
+        np.testing.assert_allclose(y, x[where], rtol=1e-9, atol=1e-12)
+
+
+# -- pairs ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("kernel, params", [("wl", {"n_iter": 2}), ("wloa", {"node_label": "label"}),
+                                            ("histogram", {"k": 3}), ("power", {"k": 3}),
+                                            ("power*histogram", {"k": 3})])
+def test_pair_values_add_up_to_the_kernel(kernel, params):
+    G, H = NEW[0], NEW[1]
+    pair = gi.explain_pair(G, H, kernel=kernel, n_permutations=8, seed=0, **params)
+    value = gi.kernel_matrix([G], [H], kernel=kernel, **params)[0, 0]
+    assert pair.value == pytest.approx(value, rel=1e-12)
+    assert pair.values_G.sum() == pytest.approx(value, rel=RTOL, abs=1e-12)
+    assert pair.values_H.sum() == pytest.approx(value, rel=RTOL, abs=1e-12)
+    assert pair.values_G.shape == (7,) and pair.values_H.shape == (8,)
+    assert pair.exact == (kernel in ("wl", "wloa", "histogram"))
+    assert set(pair.asdict()) >= {"value", "values_G", "values_H"}
+
+
+def test_pair_of_a_graph_with_itself_is_its_nodes_share_of_its_norm():
+    G = NEW[2]
+    pair = gi.explain_pair(G, G, kernel="wl", n_iter=1)
+    np.testing.assert_allclose(pair.values_G, pair.values_H)
+    assert pair.value == 1.0
+
+
+# -- errors -----------------------------------------------------------------------------------
+def test_clear_errors_for_models_it_does_not_take():
+    with pytest.raises(NotFittedError):
+        gi.explain(Pipeline([("k", gi.GraphKernel(kernel="wl")), ("m", SVC(kernel="precomputed"))]), NEW)
+    with pytest.raises(TypeError, match="first step must be a graph kernel"):
+        gi.explain(Pipeline([("s", StandardScaler()), ("m", Ridge())]).fit(np.eye(3), [0, 1, 2]), NEW)
+    with pytest.raises(TypeError, match="fitted scikit-learn Pipeline"):
+        gi.explain(SVC(), NEW)
+    model = Pipeline([("k", gi.GraphKernel(kernel="wl")), ("m", SVC(kernel="precomputed"))]).fit(GRAPHS, Y)
+    with pytest.raises(TypeError, match="single"):
+        gi.explain(model, NEW[0])
+    with pytest.raises(ValueError, match="n_permutations"):
+        gi.explain(model, NEW, n_permutations=0)
+    with pytest.raises(TypeError, match="seed"):
+        gi.explain(model, NEW, seed="x")
+    three = Pipeline([("k", gi.GraphKernel(kernel="wl")), ("m", SVC(kernel="precomputed"))])
+    three.fit(GRAPHS, np.arange(len(GRAPHS)) % 3)
+    with pytest.raises(ValueError, match="3 classes"):
+        gi.explain(three, NEW)
+    with pytest.raises(ValueError, match="two steps"):
+        gi.explain(Pipeline([("k", gi.GraphKernel(kernel="wl")), ("x", "passthrough"),
+                             ("m", SVC(kernel="precomputed"))]).fit(GRAPHS, Y), NEW)
+    with pytest.raises(TypeError, match="one graph"):
+        gi.explain_pair(NEW, NEW[0])
+
+
+# -- pictures -------------------------------------------------------------------------------
+def test_node_values_display_colours_nodes_around_zero():
+    plt = pytest.importorskip("matplotlib.pyplot")
+    model = MODELS["wl+krr"][0]().fit(GRAPHS, TARGET)
+    result = gi.explain(model, NEW)
+    display = gi.NodeValuesDisplay.from_explanation(result, NEW, 1).plot()
+    np.testing.assert_array_equal(display.nodes_.get_array(), result.node_values[1])
+    norm = display.nodes_.norm
+    assert norm.vcenter == 0 and norm.vmin == -norm.vmax == -np.abs(result.node_values[1]).max()
+    assert display.figure_ is display.ax_.figure and display.colorbar_ is not None
+    assert "predict" in display.ax_.get_title()
+    with pytest.raises(ValueError, match="one per node"):
+        gi.NodeValuesDisplay(NEW[0], np.zeros(3))
+    _, ax = plt.subplots()
+    assert gi.NodeValuesDisplay(NEW[0], np.zeros(7)).plot(ax=ax, colorbar=False).ax_ is ax  # all zero: still drawn
+    plt.close("all")
+
+
+def test_node_values_display_draws_the_molecule():
+    pytest.importorskip("rdkit")
+    plt = pytest.importorskip("matplotlib.pyplot")
+    from graphinvariants.datasets import from_smiles, to_mol
+
+    G = from_smiles("c1ccccc1[N+](=O)[O-]")
+    values = np.arange(G.number_of_nodes()) - 4.0
+    display = gi.NodeValuesDisplay(G, values).plot(mol=to_mol(G))
+    assert display.image_.get_array().ndim == 3 and display.colorbar_.norm.vcenter == 0
+    with pytest.raises(ValueError, match="atoms"):
+        gi.NodeValuesDisplay(G, values).plot(mol=to_mol(from_smiles("CCO")))
+    plt.close("all")
+
+
+def test_pair_display_shares_one_scale():
+    plt = pytest.importorskip("matplotlib.pyplot")
+    pair = gi.explain_pair(NEW[0], NEW[1], kernel="wl", n_iter=2)
+    display = gi.PairValuesDisplay(NEW[0], NEW[1], pair).plot()
+    assert len(display.ax_) == 2
+    assert display.nodes_[0].norm is display.nodes_[1].norm
+    np.testing.assert_array_equal(display.nodes_[1].get_array(), pair.values_H)
+    plt.close("all")
+
+
+def test_to_mol_round_trips_and_reads_the_tu_codes():
+    Chem = pytest.importorskip("rdkit.Chem")
+    from graphinvariants.datasets import TU_MOLECULES, from_smiles, to_mol
+
+    for smiles in ["c1ccccc1N", "CC(=O)Cl", "C#N", "O=[N+]([O-])c1ccc(F)cc1"]:
+        assert Chem.MolToSmiles(to_mol(from_smiles(smiles))) == Chem.CanonSmiles(smiles)
+    atoms, bonds = TU_MOLECULES["Mutagenicity"]
+    G = nx.Graph()
+    G.add_node(0, label=4)  # N
+    G.add_node(1, label=1)  # O
+    G.add_node(2, label=1)
+    G.add_node(3, label=0)  # C
+    G.add_edge(0, 1, label=1)
+    G.add_edge(0, 2, label=0)
+    G.add_edge(0, 3, label=0)
+    mol = to_mol(G, atoms=atoms, bonds=bonds)  # a nitro group drawn without charges: kept, not refused
+    assert [a.GetSymbol() for a in mol.GetAtoms()] == ["N", "O", "O", "C"]
+    with pytest.raises(ValueError, match="bond type"):
+        to_mol(G, atoms=atoms)
