@@ -668,16 +668,19 @@ class LearnedCombination:
         base_key = distance_key = upper = None
         for out, (_, parts, shape) in zip(stack, candidates):
             key = "*".join(parts)
+            kind, value = shape
             if key != base_key:  # the product in the order _shaped multiplies, then put in order
+                plain = kind == "power" and value == 1  # written straight into its layer, read from there
                 source = grams[parts[0]]
                 if len(parts) > 1:
-                    source = np.multiply(source, grams[parts[1]], out=product)
+                    source = np.multiply(source, grams[parts[1]], out=out if plain and order is None else product)
                     for part in parts[2:]:
-                        np.multiply(product, grams[part], out=product)
-                if order is not None:
-                    source = np.take(source, flat_order, out=base, mode="clip")  # the indices are in range
+                        np.multiply(source, grams[part], out=source)
+                if order is not None:  # the indices are in range
+                    source = np.take(source, flat_order, out=out if plain else base, mode="clip")
                 base_key = key
-            kind, value = shape
+                if plain and source is out:
+                    continue
             if kind == "power":
                 np.copyto(out, source)
                 if value != 1:

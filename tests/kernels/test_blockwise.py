@@ -247,7 +247,8 @@ def test_weights_are_learned_on_one_blas_thread(labelled, monkeypatch):
         assert LearnedCombination(seed=0, max_samples=30).fit(graphs, y).weights == weights
 
 
-def test_weights_from_the_stacked_candidates_are_those_of_separate_matrices(labelled, monkeypatch):
+@pytest.mark.parametrize("shapes", [{}, {"powers": (2, 1, 3), "bandwidths": (1.0,)}, {"powers": (), "bandwidths": (0.5, 2.0)}])
+def test_weights_from_the_stacked_candidates_are_those_of_separate_matrices(labelled, monkeypatch, shapes):
     """The shaped candidates are made in one stacked array (one allocation the allocator
     gives back) instead of one matrix each; weights, alignments, medians and the
     leave-one-out errors stay those of separate matrices, to the bit."""
@@ -261,9 +262,10 @@ def test_weights_from_the_stacked_candidates_are_those_of_separate_matrices(labe
                 self._shaped(grams, parts, shape, fit=True) for _, parts, shape in candidates])
             monkeypatch.setattr(learned, "_weighted_sum", lambda shaped, w: sum(
                 w[i] * shaped[i] for i in np.flatnonzero(w > 0)))
-        fits.append(LearnedCombination(seed=0, max_samples=40).fit(graphs, y))
+        fits.append(LearnedCombination(seed=0, max_samples=40, **shapes).fit(graphs, y))
     stacked, separate = fits
-    assert len(stacked.weights) > 20 and stacked.medians and stacked.loo_errors  # products, gauss shapes, loo
+    assert len(stacked.weights) > 20 and stacked.medians  # products, gauss shapes
+    assert bool(stacked.loo_errors) == bool(shapes.get("powers", (1,)))  # loo: plain and shaped candidates
     # exact: the same elementwise operations in the same order, into a stack
     for attribute in ("weights", "alignments", "medians", "loo_errors"):
         assert getattr(stacked, attribute) == getattr(separate, attribute), attribute
