@@ -263,15 +263,17 @@ def alignment_weights(grams, y, *, combination="alignf", task="auto"):
         raise TypeError("grams must be a sequence of Gram matrices, got a single matrix; wrap it in a list")
     target = center_gram(target_gram(y, task=task))
     n = target.shape[0]
-    checked = []
+    stacked = isinstance(grams, np.ndarray) and grams.ndim == 3 and grams.dtype == np.float64
+    checked = grams if stacked else []
     for i, K in enumerate(grams):
         K = np.asarray(K, dtype=np.float64)
         if K.shape != (n, n):
             raise ValueError(f"grams[{i}] has shape {K.shape}, but y has {n} labels")
         if not np.all(np.isfinite(K)):
             raise ValueError(f"grams[{i}] contains NaN or infinite values")
-        checked.append(K)
-    if not checked:
+        if not stacked:
+            checked.append(K)
+    if not len(checked):
         raise ValueError("alignment_weights needs at least one candidate Gram matrix")
     with np.errstate(over="ignore", invalid="ignore"):  # refused just below, with a message
         M, a = _centred_inner_products(checked, target)
@@ -297,8 +299,9 @@ _BLOCK_ENTRIES = 2**22
 def _centred_inner_products(grams, target):
     """``M_kl = <K_k^c, K_l^c>_F`` and ``a_k = <K_k^c, Y^c>_F`` (``target`` is ``Y^c``).
 
-    Row slices of every candidate are centred as :func:`center_gram` centres the whole
-    matrix and stacked, as vectors, into one ``(p, m)`` block, whose products with itself
+    ``grams``: a sequence of matrices, or a ``(p, n, n)`` array (centred with one call
+    per operation for all of them, the same values). Row slices of every candidate are
+    centred as :func:`center_gram` centres the whole matrix and stacked, as vectors, into one ``(p, m)`` block, whose products with itself
     and with the target's slice are matrix products. Every matrix is read once and no
     centred copy of a whole matrix is kept; inner products pair by pair would read each
     matrix ``p`` times (``benchmarks/bench_alignment.py``: 5 x faster on 64 of 1,000). The
@@ -306,15 +309,25 @@ def _centred_inner_products(grams, target):
     it is made exactly symmetric.
     """
     p, n = len(grams), target.shape[0]
-    col_means = [K.mean(axis=0) for K in grams]
-    means = [float(c.mean()) for c in col_means]
+    stacked = isinstance(grams, np.ndarray) and grams.ndim == 3
+    if stacked:  # the same sums, one call for every candidate
+        col_means = grams.mean(axis=1)
+        means = col_means.mean(axis=1)
+    else:
+        col_means = [K.mean(axis=0) for K in grams]
+        means = [float(c.mean()) for c in col_means]
     rows = max(1, _BLOCK_ENTRIES // (p * n))
     block = np.empty((p, rows * n))
     M, a = np.zeros((p, p)), np.zeros(p)
     for start in range(0, n, rows):
         stop = min(n, start + rows)
         width = (stop - start) * n
-        for k, K in enumerate(grams):
+        if stacked:  # the same elementwise operations, one call for every candidate
+            part = block[:, :width].reshape(p, stop - start, n)
+            np.subtract(grams[:, start:stop], col_means[:, None, :], out=part)
+            part -= col_means[:, start:stop, None]
+            part += means[:, None, None]
+        for k, K in enumerate(() if stacked else grams):
             part = block[k, :width].reshape(stop - start, n)
             np.subtract(K[start:stop], col_means[k][None, :], out=part)
             part -= col_means[k][start:stop, None]

@@ -35,7 +35,7 @@ from .blockwise import MatrixBlocks, combine_blockwise
 from .engine import KernelBlocks, pairwise_kernels
 from .external import external_candidate, is_external
 
-__all__ = ["CANDIDATES", "PRODUCTS", "SELECTIONS", "LearnedCombination", "canonical_ranks"]
+__all__ = ["CANDIDATES", "PRODUCTS", "SELECTIONS", "LearnedCombination", "canonical_ranks", "graph_digests"]
 
 #: How the learned default chooses between its two weightings (see LearnedCombination).
 SELECTIONS = ("loo", None)
@@ -134,21 +134,25 @@ def _apply_shape(K, shape, median):
     return np.exp(-np.clip(2.0 - 2.0 * K, 0.0, None) / (value * median))
 
 
-def _apply_shape_inplace(K, shape, median):
-    """:func:`_apply_shape` of the float64 array ``K``, written into ``K``: the same
-    elementwise operations in the same order (``**=`` takes the same route as ``**``),
-    so the same values to the last bit, without a temporary."""
-    kind, value = shape
-    if kind == "power":
-        if value != 1:
-            K **= value
-        return K
-    np.multiply(K, 2.0, out=K)
-    np.subtract(2.0, K, out=K)
-    np.clip(K, 0.0, None, out=K)
-    np.negative(K, out=K)
-    np.divide(K, value * median, out=K)
-    return np.exp(K, out=K)
+def _kernel_distance(K, *, out):
+    """``clip(2 - 2K, 0)`` of the float64 array ``K``, written into ``out``: the squared
+    kernel distance as :func:`_apply_shape` and :func:`_median_distance` compute it (the
+    same ufuncs in the same order, so the same values to the last bit)."""
+    np.multiply(K, 2.0, out=out)
+    np.subtract(2.0, out, out=out)
+    return np.clip(out, 0.0, None, out=out)
+
+
+def _median_of_distances(d, upper):
+    """:func:`_median_distance` of ``K`` from ``d = clip(2 - 2K, 0)``, the same value to
+    the bit, from the upper triangle alone (``upper``: its flat positions) when ``d`` is
+    exactly symmetric: every off-diagonal value is then there twice, and the middle pair
+    of the doubled values is one middle value twice (an odd count) or the same middle
+    pair (an even one)."""
+    n = d.shape[0]
+    values = d.take(upper) if np.array_equal(d, d.T) else d[~np.eye(n, dtype=bool)]
+    median = float(np.median(values, overwrite_input=True)) if values.size else 0.0
+    return median if median > 0 else 1.0
 
 
 def _weighted_sum(shaped, w):
@@ -163,6 +167,17 @@ def _weighted_sum(shaped, w):
         np.multiply(w[i], shaped[i], out=term)
         np.add(total, term, out=total)
     return total
+
+
+def _layers(shaped, positions):
+    """``[shaped[i] for i in positions]``; of a stack, a view when the positions are
+    evenly spaced (the plain candidates of every member: one in every number of shapes)."""
+    if not isinstance(shaped, np.ndarray):
+        return [shaped[i] for i in positions]
+    steps = set(np.diff(positions).tolist())
+    if len(steps) == 1 and (step := steps.pop()) > 0:
+        return shaped[positions[0]:positions[-1] + 1:step]
+    return shaped[positions]
 
 
 def canonical_ranks(batch, y):
@@ -183,6 +198,25 @@ def canonical_ranks(batch, y):
     >>> first.tolist() == again[::-1].tolist()
     True
     """
+    return _ranks_of(graph_digests(batch), y)
+
+
+def graph_digests(batch):
+    """Each graph's digest as :func:`canonical_ranks` orders by it: BLAKE2b (128 bits)
+    of its block of the adjacency (positions relative to the block), node and edge
+    labels and node attributes; a ``(len(batch),)`` array of 16-byte strings. A graph's
+    digest does not depend on the other graphs of the batch, so the digests of a part
+    (:meth:`GraphBatch.take`) are those of the whole at its positions.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from graphinvariants.graphs import as_graph_batch
+    >>> from graphinvariants.kernels.learned import graph_digests
+    >>> digests = graph_digests(as_graph_batch([nx.path_graph(3), nx.cycle_graph(4), nx.path_graph(3)]))
+    >>> digests.shape, bool(digests[0] == digests[2]), bool(digests[0] == digests[1])
+    ((3,), True, False)
+    """
     import hashlib
 
     A, offsets = batch.matrix, np.asarray(batch.offsets)
@@ -199,8 +233,13 @@ def canonical_ranks(batch, y):
         for part, lo, hi in ((batch.node_labels, a, b), (batch.edge_labels, s, e), (batch.node_attributes, a, b)):
             h.update(b"-" if part is None else part[lo:hi].tobytes())
         digests.append(h.digest())
+    return np.array(digests, dtype="S16")
+
+
+def _ranks_of(digests, y):
+    """:func:`canonical_ranks` from the graphs' digests."""
     _, labels = np.unique(np.asarray(y), return_inverse=True)
-    order = np.lexsort((labels.ravel(), np.array(digests, dtype="S16")))
+    order = np.lexsort((labels.ravel(), digests))
     ranks = np.empty(len(order), dtype=np.int64)
     ranks[order] = np.arange(len(order))
     return ranks
@@ -503,11 +542,13 @@ class LearnedCombination:
         self._train_grams = None if sample is not None else {name: K for name, K in grams.items() if name in needed}
         return self
 
-    def begin_fit(self, X, y):
+    def begin_fit(self, X, y, *, digests=None):
         """The first step of :meth:`fit`: ``(batch, y)`` of the training graphs, checked,
         with the candidate members they support (``functionals``, and the external
         kernels among ``members``: ``externals``, not fitted yet), what every graph
-        carries (``carries``) and ``n_train`` set."""
+        carries (``carries``), ``n_train``, the graphs' :func:`graph_digests`
+        (``digests``: those given, when the caller has them, e.g. sliced from a whole
+        collection's) and their :func:`canonical_ranks` (``ranks``) set."""
         batch, carries = self._graph_batch(X, "X")
         if not len(batch):
             raise ValueError("fit needs at least one graph, got none")
@@ -518,7 +559,10 @@ class LearnedCombination:
         self.functionals = self.candidate_functionals(carries)
         self.carries = carries
         self.n_train = len(batch)
-        self.ranks = canonical_ranks(batch, y)
+        self.digests = graph_digests(batch) if digests is None else np.asarray(digests)
+        if self.digests.shape != (len(batch),):
+            raise ValueError(f"digests must hold one digest per graph, shape ({len(batch)},), got {self.digests.shape}")
+        self.ranks = _ranks_of(self.digests, y)
         return batch, y
 
     def draw_sample(self, y):
@@ -550,18 +594,25 @@ class LearnedCombination:
     def _learn_weights(self, grams, y):
         candidates = self._candidates(grams)
         self.medians = {}
-        shaped = self._shaped_stack(grams, candidates)
-        shaped, y = self._in_canonical_order(shaped, y)
-        weights, alignments = alignment_weights(shaped, y, combination=self.combination, task=self.task)
+        order = self._canonical_order(len(y))
+        shaped = self._shaped_stack(grams, candidates, order)
+        if order is not None:
+            if not isinstance(shaped, np.ndarray):  # the stack is made in that order
+                rows = np.ix_(order, order)
+                shaped = [np.asarray(K)[rows] for K in shaped]
+            y = np.asarray(y)[order]
+        task = self.task
+        if np.ndim(y) == 1 and np.size(y) >= 2:  # "auto" read once (scikit-learn's type_of_target), not four times
+            task, _ = read_targets(y, task=task)
+        weights, alignments = alignment_weights(shaped, y, combination=self.combination, task=task)
         self.loo_errors = {}
         plain = [i for i, (_, _, shape) in enumerate(candidates) if shape[0] == "power"]
         if self.selection == "loo" and 0 < len(plain) < len(candidates):
-            plain_weights, _ = alignment_weights([shaped[i] for i in plain], y, combination=self.combination,
-                                                 task=self.task)
+            plain_weights, _ = alignment_weights(_layers(shaped, plain), y, combination=self.combination, task=task)
             within_plain = np.zeros(len(candidates))
             within_plain[plain] = plain_weights
             for name, w in (("shaped", weights), ("plain", within_plain)):
-                self.loo_errors[name] = loo_ridge_error(_weighted_sum(shaped, w), y, task=self.task)
+                self.loo_errors[name] = loo_ridge_error(_weighted_sum(shaped, w), y, task=task)
             if self.loo_errors["plain"] < self.loo_errors["shaped"]:
                 weights = within_plain
         self.weights = {label: float(w) for (label, _, _), w in zip(candidates, weights)}
@@ -571,34 +622,28 @@ class LearnedCombination:
         self.requires = tuple(sorted({need for _, parts, _, _ in self._chosen for p in parts for need in self._needs(p)}))
         return self
 
-    def _in_canonical_order(self, shaped, y):
-        """The shaped matrices and labels with their graphs in the canonical order
-        (:func:`canonical_ranks`): the centring sums, inner products, eigendecompositions
-        and least squares of the weights then run in an order that does not depend on
-        the order the graphs were given in, and give the same weights to the last bit.
-        (The medians of the Gaussian shapes do not depend on it: a median picks
-        values.) Each matrix is reordered in place, through one temporary."""
+    def _canonical_order(self, n):
+        """The positions of the ``n`` graphs the weights are learned on, in the canonical
+        order (:func:`canonical_ranks`), or None when that is the order given (or the
+        weights are learned without :meth:`begin_fit`). The centring sums, inner
+        products, eigendecompositions and least squares of the weights run on the
+        matrices and labels in that order, so they do not depend on the order the
+        graphs were given in and give the same weights to the last bit. (The medians
+        of the Gaussian shapes do not depend on it: a median picks values.)"""
         ranks = getattr(self, "ranks", None)
-        if ranks is None:  # weights learned without begin_fit: the graphs' order as given
-            return shaped, y
+        if ranks is None:
+            return None
         sample = getattr(self, "sample", None)
         ranks = ranks if sample is None else ranks[sample]
-        if len(ranks) != len(y):
-            return shaped, y
+        if len(ranks) != n:
+            return None
         order = np.argsort(ranks, kind="stable")
-        if np.array_equal(order, np.arange(len(order))):
-            return shaped, y
-        rows = np.ix_(order, order)
-        if isinstance(shaped, np.ndarray):
-            for layer in shaped:
-                layer[...] = layer[rows]
-        else:
-            shaped = [np.asarray(K)[rows] for K in shaped]
-        return shaped, np.asarray(y)[order]
+        return None if np.array_equal(order, np.arange(n)) else order
 
-    def _shaped_stack(self, grams, candidates):
+    def _shaped_stack(self, grams, candidates, order=None):
         """Every candidate's shaped matrix, as :meth:`_shaped` makes it (medians kept),
-        in one stacked ``(p, n, n)`` array: 48 candidates of 1,000 graphs are 384 MB.
+        with rows and columns in ``order`` (None: as given), in one stacked
+        ``(p, n, n)`` array: 48 candidates of 1,000 graphs are 384 MB.
 
         One allocation of that size is mapped by the allocator and given back to the
         system when freed. Separate ``n x n`` matrices (8 MB each) and their
@@ -606,25 +651,51 @@ class LearnedCombination:
         for mapping, later ones come from the heap, and the heap keeps most of them
         after the weights are learned (0.4 GiB above the data when ``fit`` ended on
         12,000 graphs). Matrices that are not all float64 ``n x n`` take the plain
-        route (and ``alignment_weights`` names a wrong shape)."""
+        route (a list, in the order given; ``alignment_weights`` names a wrong shape).
+
+        Each product of members is formed and put in ``order`` once, in a buffer, and
+        shaped from there; its Gaussian shapes share its kernel distance
+        ``clip(2 - 2K, 0)``, formed once too, with the median taken from it. Three
+        ``n x n`` buffers beside the stack (24 MB for 1,000 graphs)."""
         shapes = {np.shape(K) for K in grams.values()}
         n = next(iter(shapes))[0] if len(shapes) == 1 and len(next(iter(shapes))) == 2 else None
         if (n is None or next(iter(shapes)) != (n, n)
                 or not all(isinstance(K, np.ndarray) and K.dtype == np.float64 for K in grams.values())):
             return [self._shaped(grams, parts, shape, fit=True) for _, parts, shape in candidates]
         stack = np.empty((len(candidates), n, n))
+        base, product, distance = np.empty((n, n)), np.empty((n, n)), np.empty((n, n))
+        flat_order = None if order is None else order[:, None] * n + order[None, :]
+        base_key = distance_key = upper = None
         for out, (_, parts, shape) in zip(stack, candidates):
-            # the product in the order _shaped multiplies, then the shape in place
-            if len(parts) == 1:
-                np.copyto(out, grams[parts[0]])
-            else:
-                np.multiply(grams[parts[0]], grams[parts[1]], out=out)
-                for part in parts[2:]:
-                    np.multiply(out, grams[part], out=out)
             key = "*".join(parts)
-            if shape[0] == "gauss" and key not in self.medians:
-                self.medians[key] = _median_distance(out)
-            _apply_shape_inplace(out, shape, self.medians.get(key, 1.0))
+            kind, value = shape
+            if key != base_key:  # the product in the order _shaped multiplies, then put in order
+                plain = kind == "power" and value == 1  # written straight into its layer, read from there
+                source = grams[parts[0]]
+                if len(parts) > 1:
+                    source = np.multiply(source, grams[parts[1]], out=out if plain and order is None else product)
+                    for part in parts[2:]:
+                        np.multiply(source, grams[part], out=source)
+                if order is not None:  # the indices are in range
+                    source = np.take(source, flat_order, out=out if plain else base, mode="clip")
+                base_key = key
+                if plain and source is out:
+                    continue
+            if kind == "power":
+                np.copyto(out, source)
+                if value != 1:
+                    out **= value  # the route of K**value, to the bit
+                continue
+            if distance_key != key:
+                _kernel_distance(source, out=distance)
+                distance_key = key
+                if key not in self.medians:
+                    if upper is None:
+                        upper = np.flatnonzero(np.triu(np.ones((n, n), dtype=bool), 1))
+                    self.medians[key] = _median_of_distances(distance, upper)
+            # exp(-d / (s m)) as _apply_shape computes it: (-d) / c and d / (-c) round alike
+            np.divide(distance, -(value * self.medians[key]), out=out)
+            np.exp(out, out=out)
         return stack
 
     def _shaped(self, grams, parts, shape, *, fit=False):

@@ -190,6 +190,7 @@ class LearnedFolds:
             for option in held if reads[option] is not None and held[option] is None}
         self.carriers = {option: flags for option, flags in self.carriers.items() if flags.any()}
         self.batch = batch
+        self.digests = template.digests  # a graph's digest reads that graph alone: sliced for every part
         self.shared = {name: SharedGram(f, batch, template.n_jobs) for name, f in template.functionals.items()
                        if not hasattr(f, "fit")}
 
@@ -211,7 +212,8 @@ class LearnedFolds:
         combination = self.make_combination()
         own_graphs = any(flags[train].all() for flags in self.carriers.values())
         graphs = subset(self.graphs, train) if own_graphs else self.batch.take(train)
-        batch, y_train = combination.begin_fit(graphs, np.asarray(y)[train])
+        batch, y_train = combination.begin_fit(graphs, np.asarray(y)[train],
+                                               digests=None if own_graphs else self.digests[train])
         combination.embeddings = {}
 
         def embedded(name):  # a member computed per part, as fit computes it

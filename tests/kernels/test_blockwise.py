@@ -247,7 +247,8 @@ def test_weights_are_learned_on_one_blas_thread(labelled, monkeypatch):
         assert LearnedCombination(seed=0, max_samples=30).fit(graphs, y).weights == weights
 
 
-def test_weights_from_the_stacked_candidates_are_those_of_separate_matrices(labelled, monkeypatch):
+@pytest.mark.parametrize("shapes", [{}, {"powers": (2, 1, 3), "bandwidths": (1.0,)}, {"powers": (), "bandwidths": (0.5, 2.0)}])
+def test_weights_from_the_stacked_candidates_are_those_of_separate_matrices(labelled, monkeypatch, shapes):
     """The shaped candidates are made in one stacked array (one allocation the allocator
     gives back) instead of one matrix each; weights, alignments, medians and the
     leave-one-out errors stay those of separate matrices, to the bit."""
@@ -257,28 +258,32 @@ def test_weights_from_the_stacked_candidates_are_those_of_separate_matrices(labe
     fits = []
     for stacked in (True, False):
         if not stacked:
-            monkeypatch.setattr(LearnedCombination, "_shaped_stack", lambda self, grams, candidates: [
+            monkeypatch.setattr(LearnedCombination, "_shaped_stack", lambda self, grams, candidates, order: [
                 self._shaped(grams, parts, shape, fit=True) for _, parts, shape in candidates])
             monkeypatch.setattr(learned, "_weighted_sum", lambda shaped, w: sum(
                 w[i] * shaped[i] for i in np.flatnonzero(w > 0)))
-        fits.append(LearnedCombination(seed=0, max_samples=40).fit(graphs, y))
+        fits.append(LearnedCombination(seed=0, max_samples=40, **shapes).fit(graphs, y))
     stacked, separate = fits
-    assert len(stacked.weights) > 20 and stacked.medians and stacked.loo_errors  # products, gauss shapes, loo
+    assert len(stacked.weights) > 20 and stacked.medians  # products, gauss shapes
+    assert bool(stacked.loo_errors) == bool(shapes.get("powers", (1,)))  # loo: plain and shaped candidates
     # exact: the same elementwise operations in the same order, into a stack
     for attribute in ("weights", "alignments", "medians", "loo_errors"):
         assert getattr(stacked, attribute) == getattr(separate, attribute), attribute
 
 
-@pytest.mark.parametrize("shape", [("power", 1), ("power", 2), ("power", 3), ("gauss", 0.25), ("gauss", 4.0)])
-def test_shapes_in_place_are_the_shapes(shape):
-    from graphinvariants.kernels.learned import _apply_shape, _apply_shape_inplace
+@pytest.mark.parametrize("n", [2, 3, 6, 7])  # an odd and an even number of pairs
+def test_median_of_the_distances_is_the_median_distance(n):
+    """The medians of the Gaussian shapes are taken from the upper triangle of the
+    distances of an exactly symmetric matrix, from every off-diagonal entry otherwise:
+    the value of the median of every off-diagonal distance, to the bit."""
+    from graphinvariants.kernels.learned import _kernel_distance, _median_distance, _median_of_distances
 
-    K = np.random.default_rng(0).uniform(-0.2, 1.0, size=(30, 30))
-    K[0, :3] = [1.0, 0.0, -0.0]
-    expected = _apply_shape(K.copy(), shape, 0.7)
-    # exact: the same ufuncs in the same order, written in place
-    np.testing.assert_array_equal(_apply_shape_inplace(K, shape, 0.7), expected)
-    assert np.array_equal(np.signbit(K), np.signbit(expected))
+    rng = np.random.default_rng(n)
+    for K in (rng.uniform(-0.2, 1.0, size=(n, n)), np.round(rng.uniform(0, 1, size=(n, n)), 1)):  # ties too
+        for matrix in (K, (K + K.T) / 2):
+            expected = _median_distance(matrix)
+            upper = np.flatnonzero(np.triu(np.ones((n, n), dtype=bool), 1))
+            assert _median_of_distances(_kernel_distance(matrix, out=np.empty_like(matrix)), upper) == expected  # exact
 
 
 def test_members_without_weight_embed_only_the_sample(labelled, monkeypatch):

@@ -214,3 +214,29 @@ def test_evaluate_estimator_with_an_external_candidate_gives_the_results_of_fres
     # exact: the same matrices in every part, so the same fits
     np.testing.assert_array_equal(shared.accuracies, fresh.accuracies)
     np.testing.assert_array_equal(shared.chosen_C, fresh.chosen_C)
+
+
+@pytest.mark.parametrize("name", ["MUTAG", "ENZYMES"])  # node and edge labels; node attributes
+def test_the_digests_of_a_part_are_the_whole_collections_at_its_positions(tu_load, name):
+    """Each part takes its graphs' digests (which order them canonically) from the
+    whole collection's, computed once, instead of hashing its graphs again."""
+    from graphinvariants.graphs import as_graph_batch
+    from graphinvariants.kernels.learned import canonical_ranks, graph_digests
+
+    ds = tu_load(name)
+    batch = as_graph_batch(ds)
+    part = np.random.default_rng(0).permutation(len(batch))[: len(batch) // 2]
+    digests = graph_digests(batch)
+    assert len(set(digests.tolist())) > len(batch) // 2  # they tell the graphs apart
+    # exact: the same bytes hashed
+    np.testing.assert_array_equal(graph_digests(batch.take(part)), digests[part])
+    folds = LearnedFolds(ds, gi.GraphKernel(seed=0).learned_combination)
+    train = np.sort(part)
+    _, _, combination = folds.fit_part(ds.y, train, np.setdiff1d(np.arange(len(batch)), train)[:5])
+    np.testing.assert_array_equal(combination.ranks, canonical_ranks(batch.take(train), ds.y[train]))
+
+
+def test_digests_given_to_begin_fit_must_be_one_per_graph():
+    graphs, y = labelled_graphs(6)
+    with pytest.raises(ValueError, match="one digest per graph"):
+        LearnedCombination().begin_fit(graphs, y, digests=np.zeros(5, dtype="S16"))
