@@ -1,18 +1,18 @@
-"""The learned default's features on Dask: a Bag of graphs in, sparse features in Zarr out.
+"""Features on Dask: a Bag of graphs in, sparse feature rows in Zarr out.
 
-Needs Dask (with ``distributed`` for a cluster) and Zarr: ``pip install
-"graphinvariants[dask]"``. ``import graphinvariants`` and ``graphinvariants.scale`` never
-import them; this module does.
+Part of :mod:`graphinvariants.distributed` (the ``[dask]`` extra: Dask, with
+``distributed`` for a cluster, and Zarr). ``import graphinvariants`` never imports them.
 
 * :func:`features_to_zarr`: every partition of a ``dask.bag.Bag`` of graphs goes
   through :meth:`~graphinvariants.GraphFeatures.transform_block` (the function
   ``transform`` calls in process) and is written by its task to Zarr as one CSR part
   (``part_{i}/data``, ``indices``, ``indptr``), so a worker holds one partition and its
   features at a time. The rows equal ``transform`` of the same graphs bit for bit.
+  Any fitted :class:`~graphinvariants.GraphFeatures` (a fixed member, a combination,
+  the learned default) can be written.
 * :func:`read_features`: the parts (all or some) as one ``scipy.sparse.csr_array``.
-* :func:`kneighbors`: the ``n_neighbors`` stored graphs whose features have the largest
-  inner products with each query's (the learned kernel, as the features approximate
-  it), a part per task, merged into one answer; ties go to the smaller position.
+* :func:`store_layout` and :func:`store_part`: a finished store's layout and one of its
+  parts, for :func:`~graphinvariants.distributed.search.store_kneighbors`.
 
 A store records whether its last write finished: its group attribute ``status`` is
 ``"incomplete"`` from the start of a write (before any part is written) and becomes
@@ -25,24 +25,19 @@ reads as a whole. Writing into a store that holds features is refused unless
 ``overwrite=True``; there is no resuming: an unfinished store is written again whole.
 """
 
-try:
-    import dask
-    import dask.bag as db
-    import zarr
-except ImportError as err:  # pragma: no cover - exercised where dask is missing
-    raise ImportError(f'graphinvariants.scale.cluster needs Dask and Zarr ({err}); install them with: '
-                      'pip install "graphinvariants[dask]"') from err
-
 import uuid
 
+import dask
+import dask.bag as db
 import numpy as np
 import scipy.sparse as sp
+import zarr
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_int
 from ..graphs import GraphBatch
 
-__all__ = ["features_to_zarr", "kneighbors", "read_features"]
+__all__ = ["features_to_zarr", "read_features"]
 
 #: The store's ``status`` attribute while a write runs, and once all its parts are written.
 INCOMPLETE, COMPLETE = "incomplete", "complete"
@@ -122,14 +117,15 @@ def features_to_zarr(features, graphs, store, *, overwrite=False, compute=True):
         If ``store`` holds features and ``overwrite`` is False. A write that fails in a
         task (a graph without the node labels the features need, a worker lost) raises
         its error and leaves the store marked ``status="incomplete"``, which
-        :func:`read_features` and :func:`kneighbors` refuse until it is written again
+        :func:`read_features` and
+        :func:`~graphinvariants.distributed.search.store_kneighbors` refuse until it is written again
         (with ``overwrite=True``).
 
     Examples
     --------
     >>> import dask, dask.bag as db, networkx as nx, tempfile
     >>> import graphinvariants as gi
-    >>> from graphinvariants.scale.cluster import features_to_zarr, read_features
+    >>> from graphinvariants.distributed import features_to_zarr, read_features
     >>> graphs = [nx.cycle_graph(n) for n in range(6, 26)] + [nx.star_graph(n) for n in range(5, 25)]
     >>> features = gi.GraphFeatures(n_landmarks=10, seed=0).fit(graphs, [0] * 20 + [1] * 20)
     >>> store = tempfile.mkdtemp()
@@ -175,13 +171,14 @@ def _check_part(group, store, i, run):
     return group[f"part_{i}"]
 
 
-def _part(group, store, i, run, n_features):
+def store_part(group, store, i, run, n_features):
+    """Part ``i`` of run ``run`` of an open store, as a CSR matrix of ``n_features`` columns."""
     part = _check_part(group, store, i, run)
     indptr = part["indptr"][:]
     return sp.csr_array((part["data"][:], part["indices"][:], indptr), shape=(len(indptr) - 1, n_features))
 
 
-def _layout(store, run=None):
+def store_layout(store, run=None):
     """The group, rows of every part, columns and run of a finished store (of run ``run``
     when given: a task checks that the store is still the one its caller read)."""
     try:
@@ -226,7 +223,7 @@ def read_features(store, parts=None):
     --------
     >>> import dask, dask.bag as db, networkx as nx, tempfile
     >>> import graphinvariants as gi
-    >>> from graphinvariants.scale.cluster import features_to_zarr, read_features
+    >>> from graphinvariants.distributed import features_to_zarr, read_features
     >>> graphs = [nx.cycle_graph(n) for n in range(6, 26)] + [nx.star_graph(n) for n in range(5, 25)]
     >>> features = gi.GraphFeatures(n_landmarks=10, seed=0).fit(graphs, [0] * 20 + [1] * 20)
     >>> store = tempfile.mkdtemp()
@@ -235,9 +232,9 @@ def read_features(store, parts=None):
     >>> read_features(store, [1]).shape == (20, features.n_features_out_)
     True
     """
-    group, rows, n_features, run = _layout(store)
+    group, rows, n_features, run = store_layout(store)
     parts = range(len(rows)) if parts is None else _check_parts(parts, len(rows), store)
-    blocks = [_part(group, store, i, run, n_features) for i in parts]
+    blocks = [store_part(group, store, i, run, n_features) for i in parts]
     if not blocks:
         return sp.csr_array((0, n_features))
     return sp.csr_array(sp.vstack(blocks, format="csr"))
@@ -252,81 +249,3 @@ def _check_parts(parts, n_parts, store):
         raise ValueError(f"store {str(store)!r} has {n_parts} parts, numbered 0 to {n_parts - 1}; parts asks for "
                          f"{wrong}")
     return parts
-
-
-def _top_of_part(queries, store, run, i, start, n_neighbors):
-    group, _, n_features, _ = _layout(store, run)
-    values = (queries @ _part(group, store, i, run, n_features).T)
-    values = values.toarray() if sp.issparse(values) else np.asarray(values)
-    return _top(values, np.arange(start, start + values.shape[1]), n_neighbors)
-
-
-def _top(values, positions, n_neighbors):
-    """Largest ``n_neighbors`` values of each row, ties by smaller position."""
-    k = min(n_neighbors, values.shape[1])
-    order = np.lexsort((np.broadcast_to(positions, values.shape), -values), axis=1)[:, :k]
-    return np.take_along_axis(values, order, axis=1), positions[order]
-
-
-def _merge(results, n_neighbors):
-    values = np.concatenate([v for v, _ in results], axis=1)
-    positions = np.concatenate([p for _, p in results], axis=1)
-    k = min(n_neighbors, values.shape[1])
-    order = np.lexsort((positions, -values), axis=1)[:, :k]
-    return np.take_along_axis(values, order, axis=1), np.take_along_axis(positions, order, axis=1)
-
-
-def kneighbors(queries, store, *, n_neighbors=10):
-    """The stored graphs nearest each query under the features' inner product.
-
-    Parameters
-    ----------
-    queries : sparse or dense matrix of shape (n_queries, n_features)
-        Features of the queries (``GraphFeatures.transform``).
-    store : str or path-like or zarr store
-        Written by :func:`features_to_zarr`.
-    n_neighbors : int, keyword-only, default=10
-        At most the number of stored graphs.
-
-    Returns
-    -------
-    indices : numpy.ndarray of int64, shape (n_queries, n_neighbors)
-        Positions among the stored graphs, largest inner product first (ties: smaller
-        position first).
-    values : numpy.ndarray of shape (n_queries, n_neighbors)
-        The inner products (the learned kernel, as the features approximate it).
-
-    Raises
-    ------
-    ValueError
-        If ``n_neighbors`` is larger than the number of stored graphs (as scikit-learn's
-        ``NearestNeighbors.kneighbors`` and :func:`graphinvariants.kneighbors` do), or the
-        store holds no finished write of :func:`features_to_zarr`.
-
-    Examples
-    --------
-    >>> import dask, dask.bag as db, networkx as nx, tempfile
-    >>> import graphinvariants as gi
-    >>> from graphinvariants.scale.cluster import features_to_zarr, kneighbors
-    >>> graphs = [nx.cycle_graph(n) for n in range(6, 26)] + [nx.star_graph(n) for n in range(5, 25)]
-    >>> features = gi.GraphFeatures(n_landmarks=10, seed=0).fit(graphs, [0] * 20 + [1] * 20)
-    >>> store = tempfile.mkdtemp()
-    >>> with dask.config.set(scheduler="sync"):
-    ...     rows = features_to_zarr(features, db.from_sequence(graphs, npartitions=3), store)
-    ...     indices, values = kneighbors(features.transform([nx.star_graph(20)]), store, n_neighbors=3)
-    >>> bool(all(i >= 20 for i in indices[0]))  # the nearest graphs are stars
-    True
-    """
-    n_neighbors = check_int(n_neighbors, "n_neighbors", minimum=1)
-    _, rows, n_features, run = _layout(store)
-    if queries.shape[1] != n_features:
-        raise ValueError(f"queries have {queries.shape[1]} features, the store {n_features}")
-    if sum(rows) == 0:
-        raise ValueError("the store holds no graphs")
-    if n_neighbors > sum(rows):
-        raise ValueError(f"n_neighbors={n_neighbors} is larger than the store, which has {sum(rows)} graphs")
-    starts = np.concatenate(([0], np.cumsum(rows)[:-1]))
-    shared = dask.delayed(queries, pure=True)
-    tops = [dask.delayed(_top_of_part)(shared, store, run, i, int(s), n_neighbors) for i, s in enumerate(starts) if rows[i]]
-    values, positions = dask.delayed(_merge)(tops, n_neighbors).compute()
-    return positions.astype(np.int64), values

@@ -1,8 +1,7 @@
-"""Collections of graphs larger than memory, on a Dask cluster (optional).
+"""Inputs on Dask: Bags of graphs, edge tables and frames of embeddings -> partitions.
 
-Install with ``pip install "graphinvariants[dask]"`` (Dask with its array, dataframe
-and distributed parts, pyarrow and zarr). ``import graphinvariants`` never imports
-Dask; this module does.
+Part of :mod:`graphinvariants.distributed` (the ``[dask]`` extra). ``import
+graphinvariants`` never imports Dask; this module does.
 
 * :func:`embed`: the embeddings of a ``dask.bag.Bag`` of graphs, or of an edge table
   (a ``dask.dataframe.DataFrame`` with columns ``graph_id, source, target[, weight]``,
@@ -10,66 +9,46 @@ Dask; this module does.
   graph: ``graph_id`` and the flattened arrays of the functional
   (:meth:`~graphinvariants.embeddings.Functional.to_arrays`). Write it with
   ``to_parquet``.
-* :func:`kernel_matrix`: the kernel matrix as a chunked ``dask.array``, every block
-  computed by the pair engine on two blocks of embeddings; write it with ``to_zarr``.
-* :func:`kneighbors`: the top-``k`` corpus graphs of each query, per corpus partition
-  and then merged by a tree reduction.
 * :func:`to_frame` / :func:`from_frame`: embeddings batch <-> pandas dataframe (one
   partition).
+* :func:`blocks_of`: any of these split into blocks of rows, counted, for
+  :mod:`~graphinvariants.distributed.gram` and :mod:`~graphinvariants.distributed.search`.
 
-Every number equals the in-process result bit for bit: embeddings, kernel values and
-neighbours do not depend on how the graphs are split into partitions.
+Embeddings do not depend on how the graphs are split into partitions: they equal the
+in-process ones bit for bit.
 
 Only functionals whose embeddings have a fixed shape (those implementing
 :meth:`~graphinvariants.embeddings.Functional.to_arrays`, such as the paper's
 ``"power"`` kernel) can be stored in a dataframe; others get a ``TypeError``.
-
-To run :func:`graphinvariants.evaluate_kernel` on a cluster, no function is needed:
-``with joblib.parallel_config(backend="dask"): gi.evaluate_kernel(K, y, n_jobs=...)``
-sends its outer folds to the workers of the active ``distributed.Client``.
 """
 
-try:
-    import dask
-    import dask.array as da
-    import dask.bag as db
-    import dask.dataframe as dd
-    import pandas as pd
-except ImportError as err:  # pragma: no cover - exercised by a test with dask hidden
-    raise ImportError(
-        f'graphinvariants.dask needs Dask and pandas ({err}); install them with: pip install "graphinvariants[dask]"'
-    ) from err
-
-import numbers
 import operator
 import re
 
+import dask
+import dask.array as da
+import dask.bag as db
+import dask.dataframe as dd
 import numpy as np
+import pandas as pd
 import scipy.sparse as sp
 
-from ._validation import check_int
-from .graphs import GraphBatch
-from .graphs.adjacency import check_weights, describe
-from .graphs.csr import edges_to_csr
-from .kernels import make_functional, pairwise_kernels
-from .kernels.engine import check_not_same_iterator
-from .kernels.neighbors import kneighbors_of_embeddings, merge_top_k
+from .._validation import check_int
+from ..graphs import GraphBatch
+from ..graphs.adjacency import check_weights, describe
+from ..graphs.csr import edges_to_csr
+from ..kernels import make_functional
 
-__all__ = ["embed", "embedding_columns", "from_frame", "kernel_matrix", "kneighbors", "to_frame"]
-
-#: Rows per block of :func:`kernel_matrix` by default: 2048 x 2048 float64 is 32 MiB.
-DEFAULT_CHUNKS = 2048
-
-#: Block labels of :func:`kneighbors`: ``block << _SHIFT | position in the block``.
-_SHIFT = 40
+__all__ = ["edge_table_batch", "embed", "embedding_columns", "from_frame", "to_frame"]
 
 
 # -- layout of a functional's arrays as dataframe columns ------------------------------
-def _functional(kernel, params):
+def functional_of(kernel, params):
+    """The functional of ``kernel`` with ``params`` (one per call: its random map, if any, is new)."""
     return make_functional(kernel, **params)
 
 
-def _layout(functional, kernel):
+def layout_of(functional, kernel):
     """``[(key, trailing shape, dtype, column names)]`` of the functional's arrays."""
     empty = functional.embed(GraphBatch(sp.csr_array((0, 0)), np.zeros(1, dtype=np.int64)))
     arrays = functional.to_arrays(empty)
@@ -77,7 +56,7 @@ def _layout(functional, kernel):
         raise TypeError(
             f"kernel {kernel!r}: {type(functional).__name__} embeddings have no fixed shape "
             "(its to_arrays returns None), so they cannot be stored in a dataframe; "
-            "graphinvariants.dask supports the kernels whose functional implements to_arrays, "
+            "graphinvariants.distributed supports the kernels whose functional implements to_arrays, "
             "such as 'power'"
         )
     layout = []
@@ -113,11 +92,11 @@ def embedding_columns(*, kernel="power", **params):
 
     Examples
     --------
-    >>> from graphinvariants.dask import embedding_columns
+    >>> from graphinvariants.distributed import embedding_columns
     >>> embedding_columns(k=2)
     ['mean_0', 'mean_1', 'covariance_0_0', 'covariance_0_1', 'covariance_1_0', 'covariance_1_1', 'n_nodes', 'params_hash']
     """
-    return _column_names(_layout(_functional(kernel, params), kernel))
+    return _column_names(layout_of(functional_of(kernel, params), kernel))
 
 
 def _meta(layout, id_dtype):
@@ -142,7 +121,7 @@ def _frame_of(functional, layout, embedded, graph_ids, id_dtype=None):
 def _check_embedding_columns(columns, functional, layout, what):
     """Refuse a frame whose columns are not those of ``functional``'s embeddings:
     missing ones, or another number of them (made with another ``k``)."""
-    origin = "it must come from graphinvariants.dask.embed or to_frame with the same kernel and parameters"
+    origin = "it must come from graphinvariants.distributed.embed or to_frame with the same kernel and parameters"
     if "graph_id" not in columns:
         raise ValueError(f"{what} has no column 'graph_id'; {origin}")
     for key, shape, _, names in layout:
@@ -158,7 +137,7 @@ def _check_embedding_columns(columns, functional, layout, what):
             raise ValueError(f"{what} has no column {missing[0]!r}; {origin}")
 
 
-def _batch_of(functional, layout, frame):
+def batch_of(functional, layout, frame):
     _check_embedding_columns(frame.columns, functional, layout, "the frame")
     n = len(frame)
     # C order, as the functional's own arrays are: pandas hands the columns over in
@@ -192,7 +171,7 @@ def to_frame(embeddings, graph_ids=None, *, kernel="power", **params):
     Examples
     --------
     >>> import networkx as nx
-    >>> from graphinvariants.dask import from_frame, to_frame
+    >>> from graphinvariants.distributed import from_frame, to_frame
     >>> frame = to_frame([nx.path_graph(4), nx.star_graph(3)], ["path", "star"], k=2)
     >>> frame[["graph_id", "mean_0", "mean_1", "n_nodes"]]
       graph_id  mean_0    mean_1  n_nodes
@@ -201,8 +180,8 @@ def to_frame(embeddings, graph_ids=None, *, kernel="power", **params):
     >>> from_frame(frame, k=2)
     <GaussianBatch: 2 graphs, k=2>
     """
-    functional = _functional(kernel, params)
-    layout = _layout(functional, kernel)
+    functional = functional_of(kernel, params)
+    layout = layout_of(functional, kernel)
     embedded = functional.as_embeddings(embeddings, what="embeddings")
     if graph_ids is None:
         graph_ids = np.arange(len(embedded))
@@ -245,7 +224,7 @@ def from_frame(frame, *, kernel="power", **params):
     --------
     >>> import networkx as nx
     >>> import graphinvariants as gi
-    >>> from graphinvariants.dask import from_frame, to_frame
+    >>> from graphinvariants.distributed import from_frame, to_frame
     >>> graphs = [nx.path_graph(5), nx.cycle_graph(6)]
     >>> batch = from_frame(to_frame(graphs))
     >>> (batch.means == gi.batch_power_invariants(graphs).means).all()
@@ -255,8 +234,8 @@ def from_frame(frame, *, kernel="power", **params):
         raise TypeError("from_frame takes one partition (a pandas DataFrame); use frame.map_partitions or compute it")
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"from_frame takes a pandas DataFrame, got {describe(frame)}")
-    functional = _functional(kernel, params)
-    return _batch_of(functional, _layout(functional, kernel), frame)
+    functional = functional_of(kernel, params)
+    return batch_of(functional, layout_of(functional, kernel), frame)
 
 
 # -- embed -----------------------------------------------------------------------------
@@ -326,7 +305,7 @@ def embed(graphs, *, kernel="power", nodes=None, directed=False, npartitions=Non
     >>> import networkx as nx
     >>> import pandas as pd
     >>> import graphinvariants as gi
-    >>> from graphinvariants.dask import embed
+    >>> from graphinvariants.distributed import embed
     >>> edges = pd.DataFrame({"graph_id": ["a", "b", "a", "b", "a"],
     ...                       "source": [1, "x", 2, "y", 3], "target": [2, "y", 3, "z", 1]})
     >>> frame = embed(dd.from_pandas(edges, npartitions=2), k=3).compute()
@@ -339,16 +318,16 @@ def embed(graphs, *, kernel="power", nodes=None, directed=False, npartitions=Non
     >>> bool((frame[["mean_0", "mean_1", "mean_2"]].to_numpy() == expected.means).all())
     True
     """
-    functional = _functional(kernel, params)
-    layout = _layout(functional, kernel)
+    functional = functional_of(kernel, params)
+    layout = layout_of(functional, kernel)
     if not isinstance(directed, (bool, np.bool_)):
         raise TypeError(f"directed must be a bool, got {directed!r}")
     if npartitions is not None:
         npartitions = check_int(npartitions, "npartitions", minimum=1)
-    return _embed_with(graphs, functional, layout, nodes, directed, npartitions)
+    return embed_with(graphs, functional, layout, nodes, directed, npartitions)
 
 
-def _embed_with(graphs, functional, layout, nodes=None, directed=False, npartitions=None):
+def embed_with(graphs, functional, layout, nodes=None, directed=False, npartitions=None):
     """:func:`embed` with a given functional (its random map, if any, shared with the
     caller's other uses of it)."""
     if isinstance(graphs, db.Bag):
@@ -569,7 +548,7 @@ class _Blocks:
         self.meta = meta
 
 
-def _check_chunk(chunk, name):
+def check_chunk(chunk, name):
     if chunk is None:
         return None
     return check_int(chunk, name, minimum=1)
@@ -580,7 +559,7 @@ def _is_edge_table(x, layout):
     return isinstance(x, dd.DataFrame) and {"source", "target"} <= set(x.columns) and names[0] not in x.columns
 
 
-def _blocks(x, functional, layout, chunk, what, *, embed_graphs, persist=False):
+def blocks_of(x, functional, layout, chunk, what, *, embed_graphs, persist=False):
     """Split ``x`` (a Dask dataframe of embeddings, a pandas one, or anything the
     functional embeds in memory) into blocks of ``chunk`` rows (None: its partitions).
 
@@ -648,259 +627,3 @@ def _concat_pieces(meta, ranges, *frames):
     if not frames:
         return meta
     return pd.concat([frame.iloc[lo:hi] for frame, (lo, hi) in zip(frames, ranges)], ignore_index=True)
-
-
-# -- kernel matrix ---------------------------------------------------------------------
-def _embedded_block(frame, functional, layout):
-    batch = _batch_of(functional, layout, frame)
-    functional.prepare(batch, "block")  # cached on the batch, shared by its blocks
-    return batch
-
-
-def _cross_block(left, right, functional):
-    return pairwise_kernels(left, right, functional=functional)
-
-
-def _gram_block(batch, functional):
-    return pairwise_kernels(batch, functional=functional)
-
-
-def _transposed_cross_block(left, right, functional):
-    return np.ascontiguousarray(pairwise_kernels(left, right, functional=functional).T)
-
-
-def _check_chunks(chunks, symmetric):
-    if chunks is None or isinstance(chunks, numbers.Integral):
-        row = col = _check_chunk(chunks, "chunks")
-    elif isinstance(chunks, tuple) and len(chunks) == 2:
-        row, col = _check_chunk(chunks[0], "chunks[0]"), _check_chunk(chunks[1], "chunks[1]")
-    else:
-        raise TypeError(f"chunks must be None, an int or a pair of them, got {chunks!r}")
-    if symmetric and row != col:
-        raise ValueError(f"the square matrix (b=None) needs the same chunks for rows and columns, got {chunks!r}")
-    return row, col
-
-
-def kernel_matrix(a, b=None, *, kernel="power", chunks=DEFAULT_CHUNKS, **params):
-    """Kernel matrix of collections held by Dask, as a chunked ``dask.array``.
-
-    Every block is computed, on a worker, by the pair engine
-    (:func:`~graphinvariants.kernels.pairwise_kernels`) from the embeddings of its
-    row block and its column block; nothing is gathered to the client.
-
-    Parameters
-    ----------
-    a : dask.dataframe.DataFrame, dask.bag.Bag, pandas.DataFrame or in-memory collection
-        Embeddings from :func:`embed` (or read back from its Parquet files), anything
-        :func:`embed` takes (a Bag of graphs or an edge table: embedded here, with
-        the same kernel and parameters), a frame from :func:`to_frame`, or graphs or
-        embeddings in memory (embedded here and sent to the workers with the task
-        graph: fine for small collections).
-    b : same as ``a``, optional
-        The other side; ``None`` gives the square, symmetric matrix of ``a``, with a
-        unit diagonal; a block below the diagonal is the transpose of its mirror
-        image, computed again rather than kept in memory until it is written.
-    kernel : str, keyword-only
-        One of :data:`~graphinvariants.KERNELS` whose functional has ``to_arrays``.
-    chunks : int, None or (int or None, int or None), keyword-only
-        Rows (and columns) per block, default 2048 (32 MiB blocks). Regular chunks
-        are what Zarr needs. ``None`` makes one block per partition (irregular; use
-        ``.rechunk`` before ``to_zarr``).
-    **params
-        Parameters of the kernel (``k``, ``ridge``): the same as for :func:`embed`.
-
-    Returns
-    -------
-    dask.array.Array of float64, shape (len(a), len(b))
-        Rows in the order of ``a``'s partitions, columns in ``b``'s.
-
-    Notes
-    -----
-    The shape must be known before anything is computed, so the number of rows of
-    every partition is counted when this function is called. To that end the
-    embeddings of a Dask dataframe (or Bag, or edge table) are persisted first: they
-    are computed once, when this function is called, and held in the cluster's
-    memory (32 numbers per graph for ``"power"`` with ``k=5``, little next to the
-    ``n x n`` matrix) for as long as the returned array lives. The count and every
-    block then use the same computed partitions, so no task is ever submitted twice,
-    however Dask optimises the array's graph.
-
-    Examples
-    --------
-    >>> import dask.bag as db
-    >>> import networkx as nx
-    >>> import numpy as np
-    >>> import graphinvariants as gi
-    >>> from graphinvariants import dask as gid
-    >>> graphs = [nx.gnp_random_graph(20, 0.2, seed=s) for s in range(10)]
-    >>> embeddings = gid.embed(db.from_sequence(graphs, npartitions=3)).persist()
-    >>> K = gid.kernel_matrix(embeddings, chunks=4)
-    >>> K
-    dask.array<concatenate, shape=(10, 10), dtype=float64, chunksize=(4, 4), chunktype=numpy.ndarray>
-    >>> bool((K.compute() == gi.kernel_matrix(graphs)).all())
-    True
-    """
-    functional = _functional(kernel, params)
-    layout = _layout(functional, kernel)
-    check_not_same_iterator(a, b, ("a", "b"), hint="or b=None for the square matrix")
-    symmetric = b is None
-    row_chunk, col_chunk = _check_chunks(chunks, symmetric)
-
-    def embed_graphs(graphs, functional=functional):  # one functional for every side
-        return _embed_with(graphs, functional, layout)
-
-    left = _blocks(a, functional, layout, row_chunk, "a", embed_graphs=embed_graphs, persist=True)
-    right = left if symmetric else _blocks(b, functional, layout, col_chunk, "b", embed_graphs=embed_graphs, persist=True)
-    functional = functional.for_pairs(sum(left.lengths) * sum(right.lengths))  # as the whole matrix would
-    A = [dask.delayed(_embedded_block)(f, functional, layout) for f in left.frames]
-    B = A if symmetric else [dask.delayed(_embedded_block)(f, functional, layout) for f in right.frames]
-    rows = []
-    for i, n_i in enumerate(left.lengths):
-        row = []
-        for j, m_j in enumerate(right.lengths):
-            if symmetric and i == j:
-                block = dask.delayed(_gram_block)(A[i], functional)
-            elif symmetric and i > j:
-                # block (j, i) again, transposed: the same numbers as its mirror image, to
-                # the last bit, with no task depending on another block. (Depending on the
-                # block above the diagonal made Dask keep it in memory until its own store
-                # ran, which its ordering puts late: 2.7 GB per worker for 50,000 graphs.)
-                block = dask.delayed(_transposed_cross_block)(A[j], A[i], functional)
-            else:
-                block = dask.delayed(_cross_block)(A[i], B[j], functional)
-            row.append(da.from_delayed(block, shape=(n_i, m_j), dtype=np.float64))
-        rows.append(row)
-    return da.block(rows)
-
-
-# -- nearest neighbours ----------------------------------------------------------------
-def _leaf(queries, frame, block, functional, layout, n_neighbors):
-    """Top-k of one corpus block: labels ``block << _SHIFT | position``, values, ids."""
-    corpus = _batch_of(functional, layout, frame)
-    m = len(corpus)
-    graph_ids = frame["graph_id"].to_numpy()
-    if m == 0:
-        empty = np.zeros((len(queries), 0), dtype=np.int64)
-        return empty, empty.astype(np.float64), graph_ids[empty]
-    idx, val = kneighbors_of_embeddings(queries, corpus, functional, min(n_neighbors, m))
-    return (np.int64(block) << _SHIFT) | idx, val, graph_ids[idx]
-
-
-def _query_embeddings(frame, functional, layout):
-    batch = _batch_of(functional, layout, frame)
-    functional.prepare(batch, "queries")
-    return batch
-
-
-def _finish(roots, lengths):
-    """Global positions from block labels, rows of all query blocks stacked."""
-    offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
-    labels = np.concatenate([r[0] for r in roots])
-    values = np.concatenate([r[1] for r in roots])
-    ids = np.concatenate([r[2] for r in roots])
-    positions = offsets[labels >> _SHIFT] + (labels & ((1 << _SHIFT) - 1))
-    return positions, values, ids
-
-
-def kneighbors(queries, corpus, *, n_neighbors=10, kernel="power", chunks=None, split_every=8, return_graph_ids=False, **params):
-    """Most similar corpus graphs of every query, the corpus held by Dask.
-
-    The top ``n_neighbors`` of each corpus block are found on the workers (by the
-    in-process :func:`graphinvariants.kneighbors`), then merged in a tree of
-    ``split_every`` blocks at a time; only the final ``(n_queries, n_neighbors)``
-    arrays come back to the client. The order is that of
-    :func:`graphinvariants.kneighbors`: largest kernel value first, ties by the
-    smaller global corpus position, so the answer is the same bit for bit.
-
-    Parameters
-    ----------
-    queries : dask.dataframe.DataFrame, dask.bag.Bag, pandas.DataFrame or in-memory collection
-        As ``a`` of :func:`kernel_matrix`; rows of the result follow its order.
-    corpus : dask.dataframe.DataFrame, dask.bag.Bag, pandas.DataFrame or in-memory collection
-        The graphs searched: the output of :func:`embed` (or its Parquet files), or
-        anything :func:`embed` takes (a Bag of graphs, an edge table), embedded here
-        with the same kernel and parameters.
-    n_neighbors : int, keyword-only
-        Neighbours per query (default 10), at most the size of the corpus.
-    kernel : str, keyword-only
-        One of :data:`~graphinvariants.KERNELS` whose functional has ``to_arrays``.
-    chunks : int or None, keyword-only
-        Corpus rows per block; ``None`` (default) uses the partitions.
-    split_every : int, keyword-only
-        Blocks merged per node of the reduction tree (default 8, at least 2).
-    return_graph_ids : bool, keyword-only
-        Also return the ``graph_id`` of every neighbour.
-    **params
-        Parameters of the kernel.
-
-    Returns
-    -------
-    indices : numpy.ndarray of int64, shape (n_queries, n_neighbors)
-        Global row positions in the corpus (its partitions in order).
-    values : numpy.ndarray of float64, shape (n_queries, n_neighbors)
-    graph_ids : numpy.ndarray, shape (n_queries, n_neighbors)
-        Only with ``return_graph_ids``.
-
-    Raises
-    ------
-    ValueError
-        If ``n_neighbors`` is larger than the corpus.
-
-    Notes
-    -----
-    The rows of every partition of a Dask dataframe (queries and corpus) are counted
-    first, as :func:`kernel_matrix` does: every block then uses the engine the whole query x corpus matrix
-    would (:meth:`~graphinvariants.embeddings.Functional.for_pairs`), so values equal
-    :func:`graphinvariants.kneighbors`'s to the last bit, and ``n_neighbors`` is
-    checked before any work. Unlike :func:`kernel_matrix`, the corpus is not
-    persisted (it may be larger than the cluster's memory): on a lazy :func:`embed`
-    output, a Bag of graphs or an edge table, the count computes the embeddings once
-    more. Persist it, or write it to Parquet, first to embed it once.
-
-    Examples
-    --------
-    >>> import dask.bag as db
-    >>> import networkx as nx
-    >>> import numpy as np
-    >>> import graphinvariants as gi
-    >>> from graphinvariants import dask as gid
-    >>> graphs = [nx.gnp_random_graph(20, 0.2, seed=s) for s in range(12)]
-    >>> corpus = gid.embed(db.from_sequence(graphs, npartitions=4))
-    >>> indices, values = gid.kneighbors(graphs[:3], corpus, n_neighbors=2)
-    >>> expected = gi.kneighbors(graphs[:3], graphs, n_neighbors=2)
-    >>> bool((indices == expected[0]).all() and (values == expected[1]).all())
-    True
-    >>> bag = db.from_sequence(graphs, npartitions=4)  # embedded here, as embed would
-    >>> bool((gid.kneighbors(graphs[:3], bag, n_neighbors=2)[0] == expected[0]).all())
-    True
-    """
-    functional = _functional(kernel, params)
-    layout = _layout(functional, kernel)
-    n_neighbors = check_int(n_neighbors, "n_neighbors", minimum=1)
-    split_every = check_int(split_every, "split_every", minimum=2)
-    chunk = _check_chunk(chunks, "chunks")
-    check_not_same_iterator(queries, corpus, ("queries", "corpus"), hint=None)
-
-    def embed_graphs(graphs, functional=functional):  # one functional for every side
-        return _embed_with(graphs, functional, layout)
-
-    query_blocks = _blocks(queries, functional, layout, None, "queries", embed_graphs=embed_graphs)
-    corpus_blocks = _blocks(corpus, functional, layout, chunk, "corpus", embed_graphs=embed_graphs)
-    lengths = corpus_blocks.lengths
-    if n_neighbors > sum(lengths):
-        raise ValueError(f"n_neighbors={n_neighbors} is larger than the corpus, which has {sum(lengths)} graphs")
-    functional = functional.for_pairs(sum(query_blocks.lengths) * sum(lengths))  # as gi.kneighbors would
-    Q = [dask.delayed(_query_embeddings)(f, functional, layout) for f in query_blocks.frames]
-    roots = []
-    for q in Q:
-        level = [
-            dask.delayed(_leaf)(q, frame, p, functional, layout, n_neighbors)
-            for p, frame in enumerate(corpus_blocks.frames)
-        ]
-        while len(level) > 1:
-            level = [dask.delayed(merge_top_k)(level[s : s + split_every], n_neighbors) for s in range(0, len(level), split_every)]
-        roots.append(level[0])
-    indices, values, ids = dask.delayed(_finish)(roots, lengths).compute()
-    if return_graph_ids:
-        return indices, values, ids
-    return indices, values
