@@ -221,15 +221,17 @@ def read_features(store, parts=None):
 
     Examples
     --------
-    >>> import dask, dask.bag as db, networkx as nx, tempfile
-    >>> import graphinvariants as gi
+    A fixed member's features (Weisfeiler-Lehman label counts), written in two parts:
+
+    >>> import dask, tempfile
+    >>> import dask.bag as db, networkx as nx
+    >>> from graphinvariants import GraphFeatures
     >>> from graphinvariants.distributed import features_to_zarr, read_features
-    >>> graphs = [nx.cycle_graph(n) for n in range(6, 26)] + [nx.star_graph(n) for n in range(5, 25)]
-    >>> features = gi.GraphFeatures(n_landmarks=10, seed=0).fit(graphs, [0] * 20 + [1] * 20)
-    >>> store = tempfile.mkdtemp()
+    >>> paths = [nx.path_graph(n) for n in range(2, 12)]
+    >>> wl, store = GraphFeatures("wl").fit(paths), tempfile.mkdtemp()
     >>> with dask.config.set(scheduler="sync"):
-    ...     rows = features_to_zarr(features, db.from_sequence(graphs, npartitions=2), store)
-    >>> read_features(store, [1]).shape == (20, features.n_features_out_)
+    ...     rows = features_to_zarr(wl, db.from_sequence(paths, npartitions=2), store)
+    >>> read_features(store, [1]).shape == (5, wl.n_features_out_)
     True
     """
     group, rows, n_features, run = store_layout(store)

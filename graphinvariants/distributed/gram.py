@@ -103,7 +103,6 @@ def kernel_matrix(a, b=None, *, kernel="power", chunks=DEFAULT_CHUNKS, **params)
     --------
     >>> import dask.bag as db
     >>> import networkx as nx
-    >>> import numpy as np
     >>> import graphinvariants as gi
     >>> from graphinvariants import distributed as gid
     >>> graphs = [nx.gnp_random_graph(20, 0.2, seed=s) for s in range(10)]

@@ -122,9 +122,7 @@ def kneighbors(queries, corpus, *, n_neighbors=10, kernel="power", chunks=None, 
 
     Examples
     --------
-    >>> import dask.bag as db
-    >>> import networkx as nx
-    >>> import numpy as np
+    >>> import dask.bag as db, networkx as nx
     >>> import graphinvariants as gi
     >>> from graphinvariants import distributed as gid
     >>> graphs = [nx.gnp_random_graph(20, 0.2, seed=s) for s in range(12)]
@@ -229,14 +227,15 @@ def store_kneighbors(queries, store, *, n_neighbors=10):
 
     Examples
     --------
-    >>> import dask, dask.bag as db, networkx as nx, tempfile
-    >>> import graphinvariants as gi
+    >>> import dask, tempfile
+    >>> import dask.bag as db, networkx as nx
+    >>> from graphinvariants import GraphFeatures
     >>> from graphinvariants.distributed import features_to_zarr, store_kneighbors
-    >>> graphs = [nx.cycle_graph(n) for n in range(6, 26)] + [nx.star_graph(n) for n in range(5, 25)]
-    >>> features = gi.GraphFeatures(n_landmarks=10, seed=0).fit(graphs, [0] * 20 + [1] * 20)
+    >>> cycles, stars = [nx.cycle_graph(n) for n in range(6, 26)], [nx.star_graph(n) for n in range(5, 25)]
+    >>> features = GraphFeatures(n_landmarks=10, seed=0).fit(cycles + stars, [0] * 20 + [1] * 20)
     >>> store = tempfile.mkdtemp()
     >>> with dask.config.set(scheduler="sync"):
-    ...     rows = features_to_zarr(features, db.from_sequence(graphs, npartitions=3), store)
+    ...     rows = features_to_zarr(features, db.from_sequence(cycles + stars, npartitions=3), store)
     ...     indices, values = store_kneighbors(features.transform([nx.star_graph(20)]), store, n_neighbors=3)
     >>> bool(all(i >= 20 for i in indices[0]))  # the nearest graphs are stars
     True
