@@ -212,8 +212,8 @@ def section_embed(args, corpus_dir, client, work):
     import dask.dataframe as dd
     import pandas as pd
 
-    from graphinvariants import dask as gid
-    from graphinvariants.dask import edge_table_batch
+    from graphinvariants import distributed as gid
+    from graphinvariants.distributed import edge_table_batch
 
     print(f"\n== Invariants (k=5) of {args.n_graphs:,} graphs")
     times = {}
@@ -244,7 +244,7 @@ def section_embed(args, corpus_dir, client, work):
 def section_kneighbors(args, client, work, local, ids):
     import dask.dataframe as dd
 
-    from graphinvariants import dask as gid
+    from graphinvariants import distributed as gid
 
     print(f"\n== Top-10 neighbours of {args.queries:,} queries in {len(local):,} graphs")
     queries = gi.batch_power_invariants(queries_graphs(args.queries, args.seed + 1))
@@ -280,7 +280,7 @@ def section_kneighbors(args, client, work, local, ids):
 def section_kernel(args, client, work, local):
     import dask.dataframe as dd
 
-    from graphinvariants import dask as gid
+    from graphinvariants import distributed as gid
 
     n = min(args.kernel_graphs, len(local))
     need = 8 * n * n
@@ -321,7 +321,7 @@ def section_kernel(args, client, work, local):
 def section_scaling(args, client, corpus_dir, work):
     import dask.dataframe as dd
 
-    from graphinvariants import dask as gid
+    from graphinvariants import distributed as gid
 
     print("\n== Scaling on the cluster (embeddings to Parquet, then top-10 of the queries)")
     queries = gi.batch_power_invariants(queries_graphs(args.queries, args.seed + 1))

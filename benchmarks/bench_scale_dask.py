@@ -9,7 +9,7 @@ The map is fitted in process on 10^4 copies (weights on 1,000 of them,
 2 GB) then make their own partitions of ``--partition`` copies
 (:func:`graphinvariants.datasets.perturbed_copies` of ``--source``, no graph objects
 and no data sent from the client) and write their features to Zarr
-(:func:`graphinvariants.scale.cluster.features_to_zarr`). Prints, per size: the time,
+(:func:`graphinvariants.distributed.features_to_zarr`). Prints, per size: the time,
 each worker's peak resident memory, the rows stored, a check that ``--check-parts``
 partitions (the first, the last and some between) equal ``transform`` in process bit for bit, and the time of ``kneighbors`` for 100 queries
 over the whole store. The in-process time of the same map on the first ``--check``
@@ -62,7 +62,7 @@ def main():
     from distributed import Client, LocalCluster
 
     import graphinvariants as gi
-    from graphinvariants.scale.cluster import features_to_zarr, kneighbors, read_features
+    from graphinvariants.distributed import features_to_zarr, read_features, store_kneighbors as kneighbors
 
     train = _copies(args.source, 10_000, 0)
     t0 = time.perf_counter()

@@ -47,9 +47,10 @@ __version__ = "0.2.0"
 
 
 # The scikit-learn estimators load scikit-learn (with scipy.stats and pandas), and
-# graphinvariants.dask needs the [dask] extra: their names are imported from their modules
-# on first use (module __getattr__, SPEC 1), never by "import graphinvariants"; so is any
-# submodule not imported above (gi.estimator, gi.dask, gi.cli). tests/test_imports.py checks.
+# graphinvariants.distributed (and its alias graphinvariants.dask) needs the [dask] extra:
+# their names are imported from their modules on first use (module __getattr__, SPEC 1),
+# never by "import graphinvariants"; so is any submodule not imported above (gi.estimator,
+# gi.distributed, gi.dask, gi.cli). tests/test_imports.py checks.
 _LAZY = {
     "GraphKernel": "estimator",
     "PowerKernel": "estimator",

@@ -95,11 +95,25 @@ def test_gi_dask_is_the_module_imported_on_first_use():
         gi.dusk
 
 
+def test_old_homes_are_aliases_of_the_distributed_package():
+    import graphinvariants.distributed as dist
+    import graphinvariants.scale.cluster as cluster
+
+    for name in gid.__all__:
+        assert getattr(gid, name) is getattr(dist, name)
+    assert (cluster.features_to_zarr, cluster.read_features) == (dist.features_to_zarr, dist.read_features)
+    assert cluster.kneighbors is dist.store_kneighbors
+    assert gid.edge_table_batch is dist.edge_table_batch and gid.DEFAULT_CHUNKS == dist.DEFAULT_CHUNKS == 2048
+
+
 def test_missing_dask_gives_the_install_command(monkeypatch):
     monkeypatch.setitem(sys.modules, "dask", None)  # "import dask" now raises ImportError
-    monkeypatch.delitem(sys.modules, "graphinvariants.dask")
-    with pytest.raises(ImportError, match=r'pip install "graphinvariants\[dask\]"'):
-        importlib.import_module("graphinvariants.dask")
+    for name in [m for m in sys.modules if m == "graphinvariants.dask" or m.startswith("graphinvariants.distributed")
+                 or m == "graphinvariants.scale.cluster"]:
+        monkeypatch.delitem(sys.modules, name)
+    for module in ("graphinvariants.distributed", "graphinvariants.dask", "graphinvariants.scale.cluster"):
+        with pytest.raises(ImportError, match=r'pip install "graphinvariants\[dask\]"'):
+            importlib.import_module(module)
 
 
 def test_embed_bag_equals_the_batch_path(client, graphs):

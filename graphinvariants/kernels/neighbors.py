@@ -8,7 +8,12 @@ once, so memory is bounded by ``working_memory`` (as in
 
 Order: largest kernel value first; equal values in increasing corpus index. This is a
 total order, so the answer is unique, and a top-``k`` of top-``k``\\ s (the Dask version,
-:func:`graphinvariants.dask.kneighbors`) gives exactly the same answer.
+:func:`graphinvariants.distributed.kneighbors`) gives exactly the same answer.
+
+:class:`graphinvariants.NearestGraphs` is the search surface (any kernel, in process,
+over Zarr or on Dask, kernel-induced distances); this module is the engine it calls for
+a kernel name. ``kernels`` sits below ``search`` in the import order, so
+:func:`kneighbors` stays here as a function rather than a wrapper of ``NearestGraphs``.
 
 Leave-one-out search follows scikit-learn's convention for
 :meth:`sklearn.neighbors.NearestNeighbors.kneighbors`: ``queries=None`` makes every
@@ -86,6 +91,12 @@ def kneighbors(queries, corpus, *, n_neighbors=10, kernel=DEFAULT_KERNEL, n_jobs
 
     Notes
     -----
+    :class:`graphinvariants.NearestGraphs` is the one search surface: ``NearestGraphs(
+    kernel=name).fit(corpus).kneighbors(queries)`` gives these indices, with the
+    distances ``sqrt(max(0, 2 - 2 K))`` instead of the values, and the same search over
+    feature rows, a Zarr store or Dask. This function is the engine it calls for a
+    kernel name, kept as the lower-level call that returns kernel values.
+
     Each chunk of rows is reduced with :func:`numpy.argpartition`, whose choice
     among values equal to the ``k``-th largest is arbitrary; all such ties are then
     collected and the candidates sorted by (decreasing value, increasing index), so

@@ -1,8 +1,8 @@
 """Large collections on Dask.
 
 * :mod:`graphinvariants.scale.cluster` (needs Dask and Zarr, imported on first use):
-  the features of :class:`~graphinvariants.GraphFeatures` for a ``dask.bag.Bag`` of
-  graphs written to Zarr, and nearest neighbours over them.
+  an alias of :mod:`graphinvariants.distributed`, where the Zarr feature store now
+  lives.
 * ``LearnedFeatures`` and ``subset`` are re-exported from
   :mod:`graphinvariants.features`, where they now live.
 """

@@ -20,7 +20,7 @@ engine is a parameter, not a module.
   parts, an index is built on a worker per part, every part answers every query and the
   answers are merged; exact answers equal the in-process ones bit for bit.
 * ``store`` (a Zarr path): the features are written by
-  :func:`~graphinvariants.scale.cluster.features_to_zarr` (or read, if ``fit`` is
+  :func:`~graphinvariants.distributed.features_to_zarr` (or read, if ``fit`` is
   given no graphs), and searched a part at a time (on ``client`` if given).
 
 Distances are the kernel-induced ``sqrt(max(0, 2 - 2 K))`` (``K`` the kernel value, or
@@ -111,7 +111,7 @@ class NearestGraphs(BaseEstimator):
         exact values.
     store : None, str or path-like, keyword-only, default=None
         A Zarr group: ``fit(graphs)`` writes the features there
-        (:func:`~graphinvariants.scale.cluster.features_to_zarr`, needs a fitted or
+        (:func:`~graphinvariants.distributed.features_to_zarr`, needs a fitted or
         learned-default :class:`~graphinvariants.GraphFeatures`); ``fit()`` with no
         graphs searches what is stored (``kernel`` the map that wrote it). Searched a
         part at a time; exact only.
@@ -321,7 +321,7 @@ class NearestGraphs(BaseEstimator):
         return ApproximateIndex(seed=self._random_state(), **(self.index_params or {}))
 
     def _fit_store(self, feature_map, graphs, y):
-        from ..scale import cluster
+        from ..distributed import features_to_zarr, read_features
 
         if graphs is not None:
             import dask.bag as db
@@ -337,9 +337,9 @@ class NearestGraphs(BaseEstimator):
                 bag = db.from_sequence(list(range(len(graphs))), npartitions=n_parts).map_partitions(
                     lambda part, graphs=graphs: subset(graphs, np.asarray(part, dtype=np.int64)))
             self.feature_map_ = feature_map
-            rows = _compute(self.client, lambda: cluster.features_to_zarr(feature_map, bag, self.store))
+            rows = _compute(self.client, lambda: features_to_zarr(feature_map, bag, self.store))
         else:
-            cluster.read_features(self.store, [])  # a clear error if the store holds no features
+            read_features(self.store, [])  # a clear error if the store holds no features
             try:
                 check_is_fitted(feature_map, "n_features_out_")
             except Exception:
@@ -353,7 +353,7 @@ class NearestGraphs(BaseEstimator):
         first = next(i for i, r in enumerate(rows) if r) if any(rows) else None
         plan = ExactIndex(**(self.index_params or {}))
         self._dense_columns = (np.zeros(0, dtype=np.int64) if first is None
-                               else plan.frequent_columns(cluster.read_features(self.store, [first])))
+                               else plan.frequent_columns(read_features(self.store, [first])))
         return int(np.sum(rows))
 
     # -- searching ----------------------------------------------------------------------
@@ -443,7 +443,7 @@ class NearestGraphs(BaseEstimator):
         if self.index_ is not None:
             return self.index_.rows(start, stop)
         if self._store is not None:
-            from ..scale.cluster import read_features
+            from ..distributed import read_features
 
             return _store_rows(self._store, start, stop, read_features)
         pieces = [self.client.submit(_rows_of_part, part, max(start - a, 0), stop - a, pure=False)
@@ -534,7 +534,7 @@ def _search_store(store, Q, k, exclude, working_memory, client, index_params, de
 
 
 def _search_stored_part(store, i, start, Q, k, exclude, working_memory, index_params, dense_columns):
-    from ..scale.cluster import read_features
+    from ..distributed import read_features
 
     index = ExactIndex(working_memory=working_memory, **index_params).fit(read_features(store, [i]),
                                                                         dense_columns=dense_columns)
