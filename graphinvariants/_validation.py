@@ -76,6 +76,17 @@ def check_seed(seed, name="seed"):
     raise TypeError(f"{name} must be None, an int or a numpy.random.Generator, got {seed!r}")
 
 
+def import_extra(module, extra, needs):
+    """Import the optional ``module`` (e.g. ``"rdkit.Chem"``), or raise an ImportError
+    that says what needs it and how to install the ``extra`` that brings it."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as err:
+        raise ImportError(f'{needs} ({err}); install it with: pip install "graphinvariants[{extra}]"') from None
+
+
 def random_state_refused(owner):
     """The TypeError for ``random_state=`` given to ``owner`` (a class name, or
     ``"kernel 'meanmap'"``): the package's one seed name is ``seed``, NetworkX's

@@ -11,6 +11,7 @@ import numpy as np
 from scipy.sparse import issparse
 
 from .embeddings import PowerInvariants, power_invariants
+from ._validation import import_extra
 from .graphs.adjacency import describe
 from .kernels import power_kernel_matrix
 
@@ -486,12 +487,8 @@ def _draw_molecule(ax, mol, values, *, cmap, size):
 
     import matplotlib.image
 
-    try:
-        from rdkit import Chem
-        from rdkit.Chem.Draw import SimilarityMaps, rdMolDraw2D
-    except ImportError as err:
-        raise ImportError(f"drawing a molecule needs RDKit ({err}); install it with: "
-                          "pip install 'graphinvariants[chem]'") from None
+    Chem = import_extra("rdkit.Chem", "chem", "drawing a molecule needs RDKit")
+    from rdkit.Chem.Draw import SimilarityMaps, rdMolDraw2D
     if not isinstance(mol, Chem.Mol):
         raise TypeError(f"mol must be an RDKit molecule (rdkit.Chem.Mol), got {describe(mol)}")
     if mol.GetNumAtoms() != len(values):

@@ -18,18 +18,14 @@ these functions is first called.
 
 import networkx as nx
 
-__all__ = ["TU_MOLECULES", "from_mol", "from_smiles", "to_mol"]
+from .._validation import import_extra
 
-_INSTALL = 'pip install "graphinvariants[chem]"'
+__all__ = ["TU_MOLECULES", "from_mol", "from_smiles", "to_mol"]
 
 
 def _chem():
     """``rdkit.Chem``, or an ImportError saying how to install it."""
-    try:
-        from rdkit import Chem
-    except ImportError as err:
-        raise ImportError(f"molecules need RDKit ({err}); install it with: {_INSTALL}") from None
-    return Chem
+    return import_extra("rdkit.Chem", "chem", "molecules need RDKit")
 
 
 def from_mol(mol, *, hydrogens=False):

@@ -25,20 +25,13 @@ Mutagenicity copies recall\@10 0.738 at 2.8 ms per query (docs/search.rst), belo
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_int, check_seed
+from .._validation import check_int, check_seed, import_extra
 from .exact import as_rows, take_columns
 
 __all__ = ["ApproximateIndex"]
 
-_INSTALL = 'pip install "graphinvariants[search]"'
-
-
 def _faiss():
-    try:
-        import faiss
-    except ImportError as err:
-        raise ImportError(f'index="approximate" needs FAISS ({err}); install it with: {_INSTALL}') from None
-    return faiss
+    return import_extra("faiss", "search", 'index="approximate" needs FAISS')
 
 
 class ApproximateIndex:
