@@ -20,7 +20,7 @@ from .embeddings import (
     save_invariants,
 )
 from .evaluation import EvaluationResult, RegressionResult, evaluate_estimator, evaluate_kernel
-from .graphs import GraphAdjacency, GraphBatch, as_adjacency, as_graph_batch
+from .graphs import GraphAdjacency, GraphBatch, as_adjacency, as_graph_batch, from_edge_arrays
 from .kernels import (
     KERNELS,
     bhattacharyya_coefficient,
@@ -118,6 +118,7 @@ __all__ = [
     "explain",
     "explain_pair",
     "flip_node_pair",
+    "from_edge_arrays",
     "kernel_matrix",
     "kneighbors",
     "load_invariants",

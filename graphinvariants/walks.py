@@ -20,6 +20,7 @@ import numpy as np
 
 from ._validation import check_k
 from .graphs import as_adjacency
+from .large_graph import is_large, power_columns
 
 __all__ = ["PowerSummary", "power_summary"]
 
@@ -371,7 +372,7 @@ def _weighted_limb_matvec(A, limbs):
     return _trimmed(acc)
 
 
-def power_summary(G, *, k=5, weight=None):
+def power_summary(G, *, k=5, weight=None, n_jobs=None):
     """Return the power summary (Algorithm 1 of the paper) of a graph.
 
     Parameters
@@ -383,6 +384,10 @@ def power_summary(G, *, k=5, weight=None):
         Number of power iterations (columns), default 5 as in the paper.
     weight : str or None, keyword-only
         Edge attribute to use as weight; ``None`` (default) is the 0/1 adjacency.
+    n_jobs : int or None, keyword-only
+        Threads for the sparse products of a large graph (see Notes): ``None``
+        (default) every core numba may use, as BLAS does; ``1`` one; ``-1`` all. The
+        result does not depend on it. Smaller graphs use one thread.
 
     Returns
     -------
@@ -398,6 +403,14 @@ def power_summary(G, *, k=5, weight=None):
     Cost: ``k`` sparse matrix-vector products, ``O(k (n + m))`` time for ``n`` nodes
     and ``m`` edges.
 
+    A graph with at least ``2**20`` nodes plus stored entries
+    (:data:`graphinvariants.large_graph.LARGE_GRAPH`) is summarised by
+    :mod:`graphinvariants.large_graph`: the products straight from the CSR arrays, on
+    every core with numba (``pip install graphinvariants[fast]``), the same bits
+    whatever the thread count. Memory beyond the graph's CSR: the ``n x k`` summary.
+    There, renumbering the nodes changes entries in their last bits only; smaller
+    graphs give the same bits in any node order.
+
     Examples
     --------
     >>> import networkx as nx
@@ -412,6 +425,9 @@ def power_summary(G, *, k=5, weight=None):
     if adjacency.n_nodes == 0:
         raise ValueError("the graph has no nodes; its power summary is undefined")
     n = adjacency.n_nodes
+    if is_large(n, adjacency.matrix.nnz):
+        columns, _ = power_columns(adjacency.matrix, k, weighted=adjacency.weighted, n_jobs=n_jobs)
+        return PowerSummary(columns.T, adjacency)
     return PowerSummary(power_iteration(adjacency.matrix, np.array([0, n]), k), adjacency)
 
 

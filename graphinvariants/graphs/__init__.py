@@ -4,7 +4,7 @@ This is the bottom of the data path; nothing here knows about walks, embeddings 
 kernels.
 """
 
-from .adjacency import GraphAdjacency, as_adjacency
+from .adjacency import GraphAdjacency, as_adjacency, from_edge_arrays
 from .batch import GraphBatch, as_graph_batch
 
-__all__ = ["GraphAdjacency", "GraphBatch", "as_adjacency", "as_graph_batch"]
+__all__ = ["GraphAdjacency", "GraphBatch", "as_adjacency", "as_graph_batch", "from_edge_arrays"]

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .csr import edges_to_csr
+from .csr import edges_to_csr, index_dtype
 
-__all__ = ["GraphAdjacency", "as_adjacency"]
+__all__ = ["GraphAdjacency", "as_adjacency", "from_edge_arrays"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -41,8 +41,9 @@ class GraphAdjacency:
     matrix : scipy.sparse.csr_array
         Square float64 adjacency; ``matrix[i, j]`` is the weight of the edge from
         node ``i`` to node ``j``. Finite, non-negative.
-    nodes : tuple
-        Node names in matrix order, one per row.
+    nodes : tuple or range
+        Node names in matrix order, one per row (``range(n)`` for a matrix given
+        without names: node ``i`` is row ``i``).
     weighted : bool
         Whether the entries are edge weights (``True``) or all ones.
 
@@ -84,6 +85,16 @@ class GraphAdjacency:
         object.__setattr__(self, "matrix", sp.csr_array(A))
         object.__setattr__(self, "nodes", nodes)
         object.__setattr__(self, "weighted", bool(self.weighted))
+
+    @classmethod
+    def _trusted(cls, matrix, nodes, *, weighted):
+        """An adjacency from a matrix already checked and canonical (private to the
+        package: :func:`as_adjacency` uses it to skip a second pass over the entries)."""
+        out = object.__new__(cls)
+        object.__setattr__(out, "matrix", matrix)
+        object.__setattr__(out, "nodes", nodes)
+        object.__setattr__(out, "weighted", bool(weighted))
+        return out
 
     @property
     def n_nodes(self):
@@ -139,10 +150,12 @@ def as_adjacency(G, *, weight=None):
 
     Parameters
     ----------
-    G : networkx.Graph, igraph.Graph, scipy sparse matrix/array, numpy.ndarray or GraphAdjacency
+    G : networkx.Graph, igraph.Graph, scipy sparse matrix/array, numpy.ndarray, GraphAdjacency or pair of arrays
         The graph. NetworkX ``Graph``, ``DiGraph``, ``MultiGraph`` and
         ``MultiDiGraph`` are accepted, as is any square non-negative matrix
-        (rows are the "from" nodes).
+        (rows are the "from" nodes), and a tuple ``(sources, targets)`` of two 1-D
+        integer numpy arrays, an undirected graph on nodes ``0..max id``
+        (:func:`from_edge_arrays` takes weights, direction and isolated nodes).
     weight : str or None, keyword-only
         Edge attribute holding the weights; ``None`` (default) treats every edge as
         weight 1 and collapses parallel edges. For matrices, any string means "use the
@@ -183,10 +196,94 @@ def as_adjacency(G, *, weight=None):
         matrix, nodes = igraph_csr(G, weight)
     elif library in ("scipy", "numpy"):
         matrix = matrix_csr(G, weight)
-        nodes = range(matrix.shape[0])
+        return GraphAdjacency._trusted(matrix, range(matrix.shape[0]), weighted=weight is not None)
+    elif _edge_arrays_pair(G):
+        if weight is not None:
+            raise ValueError("a pair of edge arrays has no edge attributes: use "
+                             "graphinvariants.from_edge_arrays(sources, targets, weights=...)")
+        return from_edge_arrays(*G)
     else:
         raise TypeError(not_a_graph_message(G))
     return GraphAdjacency(matrix, tuple(nodes), weighted=weight is not None)
+
+
+def from_edge_arrays(sources, targets, *, n_nodes=None, weights=None, directed=False):
+    """A graph from two arrays of edge end points, without NetworkX.
+
+    Parameters
+    ----------
+    sources, targets : array_like of int, shape (m,)
+        Edge ``e`` joins ``sources[e]`` and ``targets[e]``; node ids are ``0..n-1``.
+    n_nodes : int, optional, keyword-only
+        Number of nodes (default: the largest id plus one); isolated nodes need it.
+    weights : array_like of float, shape (m,), optional, keyword-only
+        Edge weights (finite, non-negative); parallel edges add them and zero weights
+        store nothing. ``None`` (default): every edge counts 1 and parallel edges
+        collapse, as :func:`as_adjacency` does with ``weight=None``.
+    directed : bool, keyword-only
+        If False (default) each edge also goes back; a self-loop is stored once.
+
+    Returns
+    -------
+    GraphAdjacency
+        Nodes ``range(n)``; int32 indices when they fit.
+
+    Raises
+    ------
+    ValueError
+        If the arrays differ in length or are not 1-D, an id is negative or not below
+        ``n_nodes``, or a weight is negative, NaN or infinite.
+    TypeError
+        If the ids are not integers.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import graphinvariants as gi
+    >>> adj = gi.from_edge_arrays(np.array([0, 1, 1]), np.array([1, 2, 2]))
+    >>> adj
+    <GraphAdjacency: 3 nodes, 4 stored entries, unweighted>
+    >>> gi.as_adjacency((np.array([0, 1]), np.array([1, 2]))).matrix.nnz  # a pair of arrays
+    4
+    """
+    u, v = np.asarray(sources), np.asarray(targets)
+    for name, a in (("sources", u), ("targets", v)):
+        if a.ndim != 1:
+            raise ValueError(f"{name} must be 1-D, got shape {a.shape}")
+        if a.size and not np.issubdtype(a.dtype, np.integer):
+            raise TypeError(f"{name} must hold integer node ids, got dtype {a.dtype}")
+    if u.size != v.size:
+        raise ValueError(f"sources and targets differ in length ({u.size} and {v.size})")
+    top = int(max(u.max(initial=-1), v.max(initial=-1)))
+    low = int(min(u.min(initial=0), v.min(initial=0)))
+    if low < 0:
+        raise ValueError(f"node ids must be non-negative, got {low}")
+    if n_nodes is None:
+        n_nodes = top + 1
+    elif isinstance(n_nodes, (bool, np.bool_)) or not isinstance(n_nodes, numbers.Integral) or n_nodes < 0:
+        raise ValueError(f"n_nodes must be a non-negative integer, got {n_nodes!r}")
+    elif top >= n_nodes:
+        raise ValueError(f"node id {top} is not below n_nodes={n_nodes}")
+    data = None
+    if weights is not None:
+        data = np.asarray(weights, dtype=np.float64)
+        if data.shape != u.shape:
+            raise ValueError(f"weights must have one value per edge, shape {u.shape}, got {data.shape}")
+        check_weights(data, "weights")
+    n_nodes = int(n_nodes)
+    A = edges_to_csr(n_nodes, u, v, data, directed=bool(directed), weighted=weights is not None)
+    if index_dtype(max(n_nodes, A.nnz)) == np.int32:
+        A.indices, A.indptr = A.indices.astype(np.int32, copy=False), A.indptr.astype(np.int32, copy=False)
+    return GraphAdjacency._trusted(A, range(n_nodes), weighted=weights is not None)
+
+
+def _edge_arrays_pair(G):
+    """Whether ``G`` is a pair ``(sources, targets)`` of 1-D integer numpy arrays."""
+    return (
+        isinstance(G, tuple)
+        and len(G) == 2
+        and all(isinstance(a, np.ndarray) and a.ndim == 1 and np.issubdtype(a.dtype, np.integer) for a in G)
+    )
 
 
 def check_weights(data, what):
@@ -206,6 +303,9 @@ def matrix_csr(G, weight):
             raise ValueError(f"an adjacency array must be 2-D, got shape {G.shape}")
         if not (np.issubdtype(G.dtype, np.number) or G.dtype == bool):  # before scipy sees it
             raise TypeError(f"an adjacency array must be numeric, got dtype {G.dtype}")
+    shared = _shared_csr(G, weight)
+    if shared is not None:
+        return shared
     A = sp.csr_array(G)
     if A.ndim != 2 or A.shape[0] != A.shape[1]:
         hint = ""
@@ -222,6 +322,41 @@ def matrix_csr(G, weight):
     A.eliminate_zeros()
     if weight is None:
         A.data[:] = 1.0
+    return A
+
+
+def _shared_csr(G, weight):
+    """The CSR of a canonical float64 scipy CSR input without copying its entries, or
+    None when the general path must copy (another format or dtype, duplicates, stored
+    zeros, a ``weight=None`` matrix whose entries are not all ones).
+
+    Two passes over the stored values (minimum and maximum) check them; the index
+    arrays are shared when they are int32, or int32 copies when they fit. For one
+    graph of ten million entries this is what keeps the input from costing a copy of
+    the matrix.
+    """
+    if not (sp.issparse(G) and G.format == "csr" and G.ndim == 2 and G.shape[0] == G.shape[1]):
+        return None
+    if G.dtype != np.float64 or not G.has_canonical_format:
+        return None
+    data = G.data
+    if data.size:
+        low, high = float(data.min()), float(data.max())
+        if np.isnan(low) or np.isnan(high) or np.isinf(high):
+            raise ValueError("the adjacency matrix contains NaN or infinite weights")
+        if low < 0:
+            raise ValueError(f"the adjacency matrix contains negative weights (min {low})")
+        if low == 0:
+            return None  # stored zeros are not edges: the general path drops them
+        if weight is None and not low == high == 1.0:
+            data = np.ones(data.size)
+    n = G.shape[0]
+    indices, indptr = G.indices, G.indptr
+    if index_dtype(max(n, G.nnz)) == np.int32:
+        indices, indptr = indices.astype(np.int32, copy=False), indptr.astype(np.int32, copy=False)
+    A = sp.csr_array((data, indices, indptr), shape=G.shape, copy=False)
+    A.has_sorted_indices = True
+    A.has_canonical_format = True
     return A
 
 
