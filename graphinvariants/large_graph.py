@@ -151,6 +151,9 @@ def power_columns(A, k, *, weighted, n_jobs=None):
     n_blocks = -(-n // BLOCK)
     block_sums = np.empty(n_blocks)
     x, total = np.ones(n), float(n)
+    # unsigned views of the (non-negative) indices: numba then indexes without the
+    # check for negative indices, which halves the speed of the gather (measured)
+    indptr, indices = _unsigned(A.indptr), _unsigned(A.indices)
     with _Threads(module, n_jobs):
         for t in range(k):
             out = columns[t]
@@ -158,9 +161,9 @@ def power_columns(A, k, *, weighted, n_jobs=None):
                 np.divide(A @ x, total, out=out)
                 block_sums[:] = _plain_block_sums(out)
             elif weighted:
-                module.weighted_product(A.indptr, A.indices, A.data, x, total, out, block_sums)
+                module.weighted_product(indptr, indices, A.data, x, total, out, block_sums)
             else:
-                module.pattern_product(A.indptr, A.indices, x, total, out, block_sums)
+                module.pattern_product(indptr, indices, x, total, out, block_sums)
             if t == 0 and weighted:
                 top = float(out.max(initial=0.0)) * n
                 if top > _MAX_ROW_SUM or 0 < top < 1 / _MAX_ROW_SUM:
@@ -174,6 +177,10 @@ def power_columns(A, k, *, weighted, n_jobs=None):
                 break
             x, total = out, sums[t]
     return columns, sums
+
+
+def _unsigned(index):
+    return index.view(np.uint32 if index.dtype.itemsize == 4 else np.uint64)
 
 
 def column_sums(columns, *, n_jobs=None):
