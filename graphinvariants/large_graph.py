@@ -8,8 +8,11 @@ that bookkeeping costs several times the arithmetic, so a graph with at least
 
 * **Products.** ``k`` sparse products ``x_t = A x_{t-1} / ||x_{t-1}||_1`` straight
   from the CSR arrays. With numba (the ``[fast]`` extra) a compiled loop reads only
-  ``indptr`` and ``indices`` of a 0/1 matrix (no data array: half the bytes of
-  scipy's product) on every core; without it, scipy's product on one core.
+  ``indptr`` and ``indices`` of a 0/1 matrix (two thirds of the bytes of scipy's
+  product; an unweighted graph built by the library holds no data array at all, see
+  :func:`graphinvariants.graphs.csr.pattern_only`) on every core; without numba,
+  scipy's product on one core (with one temporary array of ones for a graph without
+  a data array).
 * **Moments, two passes.** The column sums (the L1 norms the iteration needs anyway)
   give the mean; a second pass adds ``d d^T`` and ``d`` over the centred rows
   ``d = x - mean``, and ``Sigma = (sum d d^T - (sum d)(sum d)^T / n) / n`` (the
@@ -28,6 +31,7 @@ relative; the tests bound it), where the small-graph path gives identical bits.
 import importlib.util
 
 import numpy as np
+import scipy.sparse as sp
 
 from ._validation import check_n_jobs
 from .graphs.adjacency import graph_library
@@ -154,6 +158,10 @@ def power_columns(A, k, *, weighted, n_jobs=None):
     # unsigned views of the (non-negative) indices: numba then indexes without the
     # check for negative indices, which halves the speed of the gather (measured)
     indptr, indices = _unsigned(A.indptr), _unsigned(A.indices)
+    if module is None and A.data.strides == (0,):
+        # a pattern-only CSR (graphs.csr.pattern_only): scipy would copy its broadcast
+        # data for every product; one array of ones for all k products instead
+        A = sp.csr_array((np.ones(A.nnz), A.indices, A.indptr), shape=A.shape, copy=False)
     with _Threads(module, n_jobs):
         for t in range(k):
             out = columns[t]

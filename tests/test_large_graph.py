@@ -203,3 +203,26 @@ def test_edge_arrays_are_checked():
         gi.from_edge_arrays(np.array([0.5]), np.array([1.0]))
     with pytest.raises(ValueError, match="negative"):
         gi.from_edge_arrays(np.array([0]), np.array([1]), weights=[-1.0])
+
+
+def test_a_large_unweighted_graph_stores_no_ones():
+    n = 2**19
+    rng = np.random.default_rng(11)
+    u, v = rng.integers(0, n, n), rng.integers(0, n, n)
+    built = {"arrays": gi.from_edge_arrays(u, v, n_nodes=n), "pair": gi.as_adjacency((u, v))}
+    for name, adj in built.items():
+        assert adj.matrix.data.strides == (0,) and not adj.matrix.data.flags.writeable, name
+        assert adj.matrix.indices.dtype == np.int32
+    A = built["arrays"].matrix
+    reference = sp.csr_array((np.ones(A.nnz), A.indices.copy(), A.indptr.copy()), shape=A.shape)
+    assert gi.power_invariants(A) == gi.power_invariants(reference)
+    assert np.array_equal(A @ np.arange(n, dtype=float), reference @ np.arange(n, dtype=float))
+
+
+def test_plain_path_reads_a_pattern_only_graph(monkeypatch):
+    n = 2**19
+    rng = np.random.default_rng(12)
+    adj = gi.from_edge_arrays(rng.integers(0, n, n), rng.integers(0, n, n), n_nodes=n)
+    compiled = gi.power_summary(adj).matrix
+    monkeypatch.setattr(large_graph, "_compiled", False)
+    assert np.array_equal(gi.power_summary(adj).matrix, compiled)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .csr import edges_to_csr, index_dtype
+from .csr import edges_to_csr, index_dtype, pattern_only
 
 __all__ = ["GraphAdjacency", "as_adjacency", "from_edge_arrays"]
 
@@ -40,7 +40,10 @@ class GraphAdjacency:
     ----------
     matrix : scipy.sparse.csr_array
         Square float64 adjacency; ``matrix[i, j]`` is the weight of the edge from
-        node ``i`` to node ``j``. Finite, non-negative.
+        node ``i`` to node ``j``. Finite, non-negative. An unweighted graph of at
+        least ``2**20`` nodes plus stored entries built by the library stores no
+        ones: its ``data`` is a read-only broadcast of ``1.0`` (copy the matrix to
+        edit it).
     nodes : tuple or range
         Node names in matrix order, one per row (``range(n)`` for a matrix given
         without names: node ``i`` is row ``i``).
@@ -274,6 +277,8 @@ def from_edge_arrays(sources, targets, *, n_nodes=None, weights=None, directed=F
     A = edges_to_csr(n_nodes, u, v, data, directed=bool(directed), weighted=weights is not None)
     if index_dtype(max(n_nodes, A.nnz)) == np.int32:
         A.indices, A.indptr = A.indices.astype(np.int32, copy=False), A.indptr.astype(np.int32, copy=False)
+    if weights is None:
+        A = pattern_only(A)
     return GraphAdjacency._trusted(A, range(n_nodes), weighted=weights is not None)
 
 
@@ -349,7 +354,7 @@ def _shared_csr(G, weight):
         if low == 0:
             return None  # stored zeros are not edges: the general path drops them
         if weight is None and not low == high == 1.0:
-            data = np.ones(data.size)
+            data = np.broadcast_to(np.float64(1.0), data.shape)  # read-only, no memory (pattern_only)
     n = G.shape[0]
     indices, indptr = G.indices, G.indptr
     if index_dtype(max(n, G.nnz)) == np.int32:
@@ -393,7 +398,7 @@ def networkx_csr(G, weight):
         )
         data = weight_values([w for _, _, w in triples], weight, ((u, v) for u, v, _ in triples))
     A = edges_to_csr(len(nodes), flat[0::2], flat[1::2], data, directed=G.is_directed(), weighted=weight is not None)
-    return A, nodes
+    return (A if weight is not None else pattern_only(A)), nodes
 
 
 def igraph_csr(G, weight):
@@ -406,4 +411,4 @@ def igraph_csr(G, weight):
         data = weight_values(values, weight, G.get_edgelist())
     names = G.vs["name"] if "name" in G.vs.attributes() else range(n)
     A = edges_to_csr(n, flat[0::2], flat[1::2], data, directed=G.is_directed(), weighted=weight is not None)
-    return A, tuple(names)
+    return (A if weight is not None else pattern_only(A)), tuple(names)

@@ -55,6 +55,24 @@ def edges_to_csr(n, rows, cols, data=None, *, directed, weighted):
     return A
 
 
+#: Nodes plus stored entries from which an unweighted CSR built here holds no data
+#: array (2**20, the size from which one graph takes graphinvariants.large_graph).
+PATTERN_ONLY = 2**20
+
+
+def pattern_only(A):
+    """``A`` (canonical, every stored value 1) with its data array replaced by a read-only
+    broadcast of ``1.0``: no memory per stored entry. scipy reads it as any array; the
+    large-graph products read only ``indptr`` and ``indices``. Graphs below
+    :data:`PATTERN_ONLY` are returned as they are (small graphs' arrays stay writable)."""
+    if A.shape[0] + A.nnz < PATTERN_ONLY:
+        return A
+    out = sp.csr_array((np.broadcast_to(np.float64(1.0), (A.nnz,)), A.indices, A.indptr), shape=A.shape, copy=False)
+    out.has_sorted_indices = True
+    out.has_canonical_format = True
+    return out
+
+
 def concatenated_ranges(starts, lengths):
     """``concatenate([arange(s, s + n) for s, n in zip(starts, lengths)])``, vectorised."""
     starts = np.asarray(starts, dtype=np.int64)
