@@ -29,6 +29,7 @@ relative; the tests bound it), where the small-graph path gives identical bits.
 """
 
 import importlib.util
+import threading
 
 import numpy as np
 import scipy.sparse as sp
@@ -86,20 +87,27 @@ def compiled():
     return _compiled or None
 
 
+#: One compiled call at a time: numba's default threading layer (workqueue) aborts the
+#: process when two Python threads launch parallel loops at once (a threaded Dask
+#: worker, joblib threads); each call already uses every core it is given.
+_COMPILED_CALLS = threading.Lock()
+
+
 class _Threads:
-    """numba's thread count for the duration of a ``with`` block."""
+    """numba's thread count for the duration of a ``with`` block, one block at a time."""
 
     def __init__(self, module, n_jobs):
         self.module = module
-        self.n_jobs = n_jobs
+        self.wanted = None if n_jobs is None else check_n_jobs(n_jobs)  # checked before any lock
 
     def __enter__(self):
         if self.module is not None:
             import numba
 
+            most = numba.config.NUMBA_NUM_THREADS
+            _COMPILED_CALLS.acquire()
             self.before = numba.get_num_threads()
-            wanted = numba.config.NUMBA_NUM_THREADS if self.n_jobs is None else check_n_jobs(self.n_jobs)
-            numba.set_num_threads(max(1, min(wanted, numba.config.NUMBA_NUM_THREADS)))
+            numba.set_num_threads(max(1, min(most if self.wanted is None else self.wanted, most)))
         return self
 
     def __exit__(self, *exc):
@@ -107,6 +115,7 @@ class _Threads:
             import numba
 
             numba.set_num_threads(self.before)
+            _COMPILED_CALLS.release()
 
 
 def power_columns(A, k, *, weighted, n_jobs=None):

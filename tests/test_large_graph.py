@@ -226,3 +226,16 @@ def test_plain_path_reads_a_pattern_only_graph(monkeypatch):
     compiled = gi.power_summary(adj).matrix
     monkeypatch.setattr(large_graph, "_compiled", False)
     assert np.array_equal(gi.power_summary(adj).matrix, compiled)
+
+
+def test_threads_calling_at_once_and_bad_n_jobs(everything_large):
+    from concurrent.futures import ThreadPoolExecutor
+
+    A = random_csr(20_000, 80_000, seed=13)
+    reference = gi.power_invariants(A)
+    with ThreadPoolExecutor(4) as pool:  # numba's workqueue layer would abort the process
+        results = list(pool.map(lambda _: gi.power_invariants(A), range(8)))
+    assert all(r == reference for r in results)
+    with pytest.raises(ValueError, match="n_jobs"):
+        gi.power_invariants(A, n_jobs=0)
+    assert gi.power_invariants(A, n_jobs=1) == reference  # the lock was released
