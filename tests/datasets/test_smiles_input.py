@@ -61,9 +61,9 @@ def test_from_smiles_of_a_list_says_where_lists_go():
         from_smiles(["CCO", "CC"])
 
 
-def test_tu_molecules_and_smiles_share_one_vocabulary():
+def test_tu_molecules_and_smiles_share_one_vocabulary(tu_load):
     Chem = pytest.importorskip("rdkit.Chem")
-    mutag = gi.load_tu("MUTAG")
+    mutag = tu_load("MUTAG")
     atoms_read = gi.GraphKernel(kernel="wl", node_label="label", edge_label="label")
     with pytest.raises(TypeError, match=r"numbers and of the other strings.*as_molecules"):
         gi.NearestGraphs(kernel=atoms_read, n_neighbors=1).fit(mutag).kneighbors(["c1ccccc1[N+](=O)[O-]"])
@@ -84,9 +84,9 @@ def test_tu_molecules_and_smiles_share_one_vocabulary():
         as_molecules(gi.TUDataset("NCI1", mutag.batch, mutag.y))
 
 
-def test_to_mol_of_a_tu_graph_uses_its_tables():
+def test_to_mol_of_a_tu_graph_uses_its_tables(tu_load):
     Chem = pytest.importorskip("rdkit.Chem")
-    mutag = gi.load_tu("MUTAG")
+    mutag = tu_load("MUTAG")
     mol = to_mol(mutag[150])
     atoms, bonds = TU_MOLECULES["MUTAG"]
     assert [a.GetSymbol() for a in mol.GetAtoms()] == [atoms[label] for _, label in mutag[150].nodes(data="label")]
