@@ -39,7 +39,7 @@ from .._validation import check_int, check_n_jobs, check_seed, check_working_mem
 from ..estimator import GraphKernel
 from ..graphs import GraphBatch
 from ..graphs.batch import check_not_single_graph, subset
-from ..graphs.smiles import is_smiles, read_smiles
+from ..graphs.smiles import is_smiles
 from ..kernels import make_functional, molecule_parameters
 from ..kernels.neighbors import kneighbors_of_embeddings, merge_top_k
 from ..kernels.registry import LEARNED
@@ -73,8 +73,8 @@ def _collection(graphs, what):
                         "wrap it in a list")
     if isinstance(graphs, np.ndarray) and graphs.dtype.kind in "US":
         graphs = graphs.tolist()
-    if _is_smiles(graphs):
-        return read_smiles(graphs, what=what)
+    if _is_smiles(graphs):  # read where graphs are read (as_graph_batch), so that a kernel or feature map
+        return list(graphs)  # named for them reads their atoms and bonds (kernels.molecule_parameters)
     check_not_single_graph(graphs, what)
     if isinstance(graphs, GraphBatch) or isinstance(getattr(graphs, "batch", None), GraphBatch):
         return graphs

@@ -20,6 +20,10 @@ def test_the_readme_search_tells_atoms_and_bonds_apart():
     distances, _ = search.kneighbors(["C1CCCCC1", "c1ccncc1", "c1ccccc1"])
     assert distances[0, 0] > 0.1 and distances[1, 0] > 0.1  # cyclohexane (single bonds), pyridine (a nitrogen)
     assert distances[2, 0] == pytest.approx(0.0, abs=1e-7)  # benzene itself
+    features = gi.NearestGraphs(kernel=gi.GraphFeatures("wl"), n_neighbors=3).fit(["CCO", "CCN", "CCC"])
+    assert features.kneighbors(["CCS"])[0].min() > 0.1  # an unfitted feature map named for SMILES too
+    learned = gi.NearestGraphs(n_neighbors=1, seed=0).fit(["CCO", "CCN", "CCC", "CCS"], [0, 1, 0, 1])
+    assert learned.kneighbors(["CCS"])[1][0, 0] == 3  # the learned default reads atoms and bonds anyway
     approximate = gi.NearestGraphs(kernel="wl", n_neighbors=1, index="approximate", seed=0)
     pytest.importorskip("faiss")
     distances, _ = approximate.fit(["c1ccccc1", "CCO"]).kneighbors(["C1CCCCC1"])
