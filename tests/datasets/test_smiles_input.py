@@ -61,6 +61,8 @@ def test_a_bad_smiles_string_is_reported_with_its_position():
 
 
 def test_from_smiles_of_a_list_says_where_lists_go():
+    with pytest.raises(TypeError, match=r"got builtins.str; one SMILES string is not a graph: .*from_smiles\(s\)"):
+        gi.as_adjacency("CCO")
     with pytest.raises(TypeError, match=r"one SMILES string.*every function that takes graphs takes a list of SMILES"):
         from_smiles(["CCO", "CC"])
 
