@@ -425,7 +425,7 @@ class GaussianEmbedding(Functional):
         each gives ``K(G, G) == 1.0`` exactly. The first use of numba in an
         environment compiles, once per ``k``, cached on disk for later processes, which
         still pay about half a second to import numba and load the code (NCI1's first
-        matrix: 4.3 s with an empty numba cache, 0.64 s later, 0.96 s by numpy; see the
+        matrix: 2.8 s with an empty numba cache, 0.37 s later, 0.68 s by numpy; see the
         user guide); the choice of ``"auto"`` does not depend on the cache, so the bits
         do not either. Embedding a collection
         whose Gram matrix will use numba starts that loading in a background thread,
