@@ -19,13 +19,21 @@ What the rest of a first call is made of is printed too, from the same kind of f
 processes: importing numba, the first call of the compiled code (loading it from
 numba's cache), and the first touch of a fresh 4,110 x 4,110 output (135 MB, page
 faults; its cost depends on whether the kernel finds huge pages free).
+
+``--cold`` measures instead what a new environment pays once: each run gives numba an
+empty cache (``NUMBA_CACHE_DIR``, a new folder) and times, in fresh processes, the
+library's first call there (**cold**: numba compiles), then a later process on that
+cache (**warm**), then the numpy engine (**numpy**: ``engine="auto"`` kept off the
+compiled engine), and prints the medians and the ratios to numpy.
 """
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 CHILD = r"""
@@ -35,6 +43,8 @@ import graphinvariants as gi
 from graphinvariants.embeddings import _bhattacharyya
 if sys.argv[2] == "straightforward":
     _bhattacharyya.warm_up = lambda engine, k, n_graphs: None
+if sys.argv[2] == "numpy":
+    _bhattacharyya.AUTO_MIN_PAIRS = 10**18  # every matrix below it: the numpy engine
 data = gi.load_tu("NCI1", data_home=sys.argv[1], download=False)
 start = time.perf_counter()
 invariants = gi.batch_power_invariants(data, k=5)
@@ -70,16 +80,39 @@ print(json.dumps(times))
 """
 
 
-def _child(code, *args):
-    result = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True, text=True, check=True)
+def _child(code, *args, env=None):
+    result = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True, text=True, check=True,
+                            env=env)
     return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def cold(data, runs):
+    """First calls with an empty numba cache, a warm one, and the numpy engine."""
+    rows = {"cold": [], "warm": [], "numpy": []}
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory() as cache:
+            env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+            rows["cold"].append(_child(CHILD, data, "warm-up", env=env))
+            rows["warm"].append(_child(CHILD, data, "warm-up", env=env))
+            rows["numpy"].append(_child(CHILD, data, "numpy", env=env))
+    print(f"NCI1, k = 5, one thread; median of {runs} fresh processes per variant (seconds)")
+    print(f"{'variant':<8} {'invariants':>10} {'call 1':>8} {'call 3':>8} {'call 1 / numpy call 1':>22}")
+    medians = {variant: {key: statistics.median(run[key] for run in runs_) for key in runs_[0]}
+               for variant, runs_ in rows.items()}
+    for variant, m in medians.items():
+        print(f"{variant:<8} {m['invariants']:>10.3f} {m['call 1']:>8.3f} {m['call 3']:>8.3f} "
+              f"{m['call 1'] / medians['numpy']['call 1']:>22.2f}")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared" / "data" / "TU"))
     parser.add_argument("--runs", type=int, default=5, help="fresh processes per variant (default: %(default)s)")
+    parser.add_argument("--cold", action="store_true", help="first calls with an empty numba cache (see above)")
     args = parser.parse_args()
+    if args.cold:
+        cold(args.data, args.runs)
+        return
 
     _child(CHILD, args.data, "warm-up")  # compiles into numba's cache if this checkout never did
     rows = {"warm-up": [], "straightforward": []}

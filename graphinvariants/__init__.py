@@ -43,7 +43,8 @@ from .plotting import NodeValuesDisplay, PairValuesDisplay
 from .walks import PowerSummary, power_summary
 from .closed_walks import closed_walk_profile
 
-__version__ = "0.2.0"
+#: The version, written only here: pyproject.toml reads it (tool.setuptools.dynamic).
+__version__ = "0.3.0"
 
 
 # The scikit-learn estimators load scikit-learn (with scipy.stats and pandas), and

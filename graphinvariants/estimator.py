@@ -10,9 +10,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._validation import check_n_jobs, random_state_refused
 from .embeddings import DEFAULT_RIDGE
+from .graphs.smiles import is_smiles
 from .kernels import pairwise_kernels
 from .kernels.learned import CANDIDATES, LearnedCombination
-from .kernels.registry import LEARNED, check_kernel_names, kernel_parameters, make_functional
+from .kernels.registry import LEARNED, check_kernel_names, kernel_parameters, make_functional, molecule_parameters
 
 __all__ = ["GraphKernel", "PowerKernel"]
 
@@ -20,8 +21,13 @@ __all__ = ["GraphKernel", "PowerKernel"]
 class _KernelTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """What both transformers share: fit embeds once, transform compares with it."""
 
-    def _functional(self):
-        return make_functional(self.kernel, **self._kernel_parameters())
+    def _functional(self, X=None):
+        """The functional of the kernel, for training graphs ``X`` (SMILES strings:
+        molecules, whose atoms and bonds the members that read labels read)."""
+        params = self._kernel_parameters()
+        if is_smiles(X):
+            params = molecule_parameters(self.kernel, params)
+        return make_functional(self.kernel, **params)
 
     def fit(self, X, y=None):
         """Embed and keep the training graphs (and their kernel-ready form, once).
@@ -36,7 +42,7 @@ class _KernelTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Base
         self
         """
         check_n_jobs(self.n_jobs)
-        functional = self._functional()
+        functional = self._functional(X)
         embeddings = functional.as_embeddings(X, what="X")
         if not len(embeddings):
             raise ValueError(f"{type(self).__name__}.fit needs at least one graph")
@@ -320,10 +326,10 @@ class GraphKernel(_KernelTransformer):
             return f"{text} fitted on {self.n_train_} graphs"
         return text
 
-    def _functional(self):
+    def _functional(self, X=None):
         if isinstance(self.kernel, str):
             check_kernel_names(self.kernel, also=(LEARNED,))  # the registry's names, and this class's default
-        return super()._functional()
+        return super()._functional(X)
 
     def learned_combination(self):
         """The unfitted :class:`~graphinvariants.kernels.learned.LearnedCombination` that
@@ -345,7 +351,11 @@ class GraphKernel(_KernelTransformer):
 
         Parameters
         ----------
-        X : sequence of graphs, GraphBatch or TUDataset
+        X : sequence of graphs, GraphBatch or TUDataset, or list of SMILES strings
+            SMILES strings are molecules: a named kernel's members that read labels
+            read their atoms and bonds unless told otherwise
+            (:func:`~graphinvariants.kernels.molecule_parameters`), and the learned
+            default's label members are used.
         y : array_like of shape (n_graphs,)
             Class labels or regression targets; required by ``kernel="learned"``,
             ignored by a named kernel.

@@ -53,6 +53,7 @@ from .embeddings.counts import CountFeatures, squared_norms
 from .embeddings.shortest_path import ShortestPath
 from .estimator import GraphKernel, PowerKernel
 from .graphs import GraphBatch
+from .graphs.adjacency import describe
 from .graphs.batch import check_not_single_graph
 from .kernels import pairwise_kernels
 from .kernels.registry import make_functional
@@ -589,7 +590,8 @@ def explain(model, graphs, *, n_permutations=DEFAULT_PERMUTATIONS, seed=None):
     TypeError
         If the model is not such a pipeline, or ``graphs`` is a single graph.
     ValueError
-        If the model has more than one output, or an SVC was fitted on another kernel.
+        If the model has more than one output, an SVC was fitted on another kernel,
+        or ``graphs`` is empty.
     sklearn.exceptions.NotFittedError
         If the model is not fitted.
 
@@ -623,6 +625,8 @@ def explain(model, graphs, *, n_permutations=DEFAULT_PERMUTATIONS, seed=None):
     check_seed(seed)
     if not hasattr(graphs, "__len__"):
         graphs = list(graphs)
+    if len(graphs) == 0:
+        raise ValueError("graphs is empty: explain needs at least one graph to explain")
     batch = anatomy.batch(graphs)
     n = batch.n_nodes
     exact, sampled, errors = np.zeros(n), np.zeros(n), np.zeros(n)
@@ -709,6 +713,19 @@ class PairExplanation:
                 f"{len(self.values_G)} and {len(self.values_H)} nodes>")
 
 
+def _check_one_graph(graph, name):
+    """Refuse a collection (a list, a GraphBatch, a TUDataset or a slice of one) where
+    :func:`explain_pair` takes one graph, saying how to take one."""
+    batch = graph if isinstance(graph, GraphBatch) else getattr(graph, "batch", None)
+    if isinstance(batch, GraphBatch) or isinstance(graph, (list, tuple)):
+        n = len(batch) if isinstance(batch, GraphBatch) else len(graph)
+        kind = type(graph).__name__ if type(graph).__module__.startswith("graphinvariants") else describe(graph)
+        raise TypeError(f"{name} must be one graph, got a collection of {n} graph{'' if n == 1 else 's'} ({kind}"
+                        f"{' ' + graph.name if hasattr(graph, 'name') and isinstance(graph.name, str) else ''}): a "
+                        "slice such as mutag[0:1] is a collection; take one graph by its position, mutag[0]; "
+                        "explain() takes collections")
+
+
 def explain_pair(G, H, *, kernel="wl", n_permutations=DEFAULT_PERMUTATIONS, seed=None, **params):
     """Which nodes of ``G`` and of ``H`` carry their kernel value ``K(G, H)``.
 
@@ -730,6 +747,12 @@ def explain_pair(G, H, *, kernel="wl", n_permutations=DEFAULT_PERMUTATIONS, seed
         ``<c_v(G), c(H)> / (|c(G)| |c(H)|)`` for node ``v`` of ``G`` (the shared WL
         subtrees, walks or rooted subgraphs rooted at ``v``), and likewise for ``H``.
 
+    Raises
+    ------
+    TypeError
+        If ``G`` or ``H`` is a collection (a list, a GraphBatch, a TUDataset or a
+        one-graph slice ``mutag[0:1]`` of one) rather than one graph (``mutag[0]``).
+
     Examples
     --------
     >>> import networkx as nx
@@ -743,8 +766,7 @@ def explain_pair(G, H, *, kernel="wl", n_permutations=DEFAULT_PERMUTATIONS, seed
     [0.0, 0.112, 0.112, 0.112]
     """
     for name, graph in (("G", G), ("H", H)):
-        if isinstance(graph, (list, tuple, GraphBatch)):
-            raise TypeError(f"{name} must be one graph, got {type(graph).__name__}; explain() takes collections")
+        _check_one_graph(graph, name)
     n_permutations = _check_permutations(n_permutations)
     functional = make_functional(kernel, **params)
     batches = [functional.graph_batch([graph], what=name) for name, graph in (("G", G), ("H", H))]

@@ -112,3 +112,19 @@ def define():
 
     yield define
     sys.modules.pop(name, None)
+
+
+@pytest.fixture(scope="module")
+def dask_client():
+    """A ``distributed.Client`` of an in-process ``LocalCluster`` (two workers, one thread
+    each), for the tests of one module. Module scope, not session: a cluster left open
+    past its module outlives it into modules whose tests start and close clusters of
+    their own (the command line's ``--scheduler``, the walk-through of
+    docs/large_collections.rst), and its client then prints Dask's shutdown tracebacks
+    (``ConnectionPool is closed``, ``CommClosedError``) at exit though every test passes.
+    The client is closed before its cluster."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(processes=False, n_workers=2, threads_per_worker=1,
+                                  dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client:
+            yield client

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import zarr
-from distributed import Client, LocalCluster, get_task_stream
+from distributed import get_task_stream
 
 import graphinvariants as gi
 from graphinvariants import dask as gid
@@ -28,11 +28,10 @@ from graphinvariants import dask as gid
 from .test_docs_code import rst_blocks
 
 
-@pytest.fixture(scope="session")
-def client():
-    with LocalCluster(processes=False, n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster:
-        with Client(cluster) as client:
-            yield client
+@pytest.fixture(scope="module")
+def client(dask_client):
+    """The module's cluster (tests/conftest.py's ``dask_client``)."""
+    return dask_client
 
 
 def _molecule(n, seed):
@@ -552,3 +551,19 @@ def test_walk_through_reruns_over_its_outputs_and_logs_nothing(tmp_path):
     assert logged == []
     assert zarr.open_array(str(tmp_path / "kernel.zarr"), mode="r").shape == (300, 300)
     assert not (tmp_path / "edges" / "part.9.parquet").exists()
+
+
+def test_clusters_of_one_module_are_closed_before_the_next_starts_its_own():
+    """A run of a module that uses the shared cluster, then a test that starts and closes
+    a cluster of its own (the walk-through of docs/large_collections.rst), ends quietly:
+    a shared cluster kept for the whole session made its client print Dask's shutdown
+    tracebacks at exit ("ConnectionPool is closed", CommClosedError), all tests passing."""
+    root = Path(__file__).resolve().parents[1]
+    ids = ["tests/search/test_distributed.py::test_client_equals_in_process_bit_for_bit",
+           "tests/test_docs_code.py::test_python_block_runs[docs/large_collections.rst:536]"]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", *ids],
+                          cwd=root, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-2000:]
+    assert "2 passed" in done.stdout
+    assert "Traceback" not in done.stderr and "ConnectionPool is closed" not in done.stderr, done.stderr[-2000:]

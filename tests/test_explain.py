@@ -349,6 +349,24 @@ def test_clear_errors_for_models_it_does_not_take():
         gi.explain_pair(NEW, NEW[0])
 
 
+def test_no_graph_and_a_one_graph_slice_get_our_own_errors(tu_load):
+    model = Pipeline([("k", gi.GraphKernel(kernel="wl")), ("m", SVC(kernel="precomputed"))]).fit(GRAPHS, Y)
+    for empty in ([], (), np.array([], dtype=object), gi.as_graph_batch(GRAPHS).take([])):
+        with pytest.raises(ValueError, match=r"graphs is empty: explain needs at least one graph to explain"):
+            gi.explain(model, empty)
+    mutag = tu_load("MUTAG")
+    for one in (mutag[0:1], gi.as_graph_batch([NEW[0]]), [NEW[0]]):
+        with pytest.raises(TypeError, match=r"H must be one graph, got a collection of 1 graph .*take one graph by "
+                                            r"its position.*explain\(\) takes collections"):
+            gi.explain_pair(NEW[0], one)
+    with pytest.raises(TypeError, match=r"G must be one graph, got a collection of 1 graph \(TUDataset .*\): "
+                                        r"a slice such as mutag\[0:1\] is a collection; take one graph by its "
+                                        r"position, mutag\[0\]"):
+        gi.explain_pair(mutag[0:1], NEW[0])
+    pair = gi.explain_pair(mutag[0], mutag[1], node_label="label")  # one graph each: fine
+    assert 0 < pair.value <= 1
+
+
 # -- pictures -------------------------------------------------------------------------------
 def test_node_values_display_colours_nodes_around_zero():
     plt = pytest.importorskip("matplotlib.pyplot")

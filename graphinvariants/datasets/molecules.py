@@ -11,127 +11,27 @@ whose edges are the bonds, with what the labelled members read:
   ``"bond_order"`` (float: 1, 2, 3, 1.5 for aromatic) too.
 
 So ``node_label="label"`` compares atoms by element and ``edge_label="label"`` bonds by
-type, as in the TU molecule data sets (whose labels are integer codes of the same).
+type, as in the TU molecule data sets, whose labels are integer codes of the same:
+:func:`as_molecules` gives such a data set element symbols and bond type names
+(:data:`TU_MOLECULES`), so that it and molecules from SMILES share one vocabulary, and
+:func:`to_mol` reads a TU graph's codes by its data set's tables.
 RDKit is optional: ``pip install "graphinvariants[chem]"``; it is imported when one of
-these functions is first called.
+these functions is first called (:func:`as_molecules` does not need it).
 """
 
-import networkx as nx
+import numpy as np
 
 from .._validation import import_extra
+from ..graphs import GraphBatch
+from ..graphs.smiles import from_mol, from_smiles
+from .tu import TUDataset
 
-__all__ = ["TU_MOLECULES", "from_mol", "from_smiles", "to_mol"]
+__all__ = ["TU_MOLECULES", "as_molecules", "from_mol", "from_smiles", "to_mol"]
 
 
 def _chem():
     """``rdkit.Chem``, or an ImportError saying how to install it."""
     return import_extra("rdkit.Chem", "chem", "molecules need RDKit")
-
-
-def from_mol(mol, *, hydrogens=False):
-    """Return an RDKit molecule as a labelled ``networkx.Graph``.
-
-    Parameters
-    ----------
-    mol : rdkit.Chem.Mol
-        The molecule.
-    hydrogens : bool, keyword-only
-        If True, hydrogens are added as atoms (``Chem.AddHs``); by default only the
-        atoms the molecule holds are nodes (RDKit keeps hydrogens implicit).
-
-    Returns
-    -------
-    networkx.Graph
-        Nodes ``0..n-1`` in RDKit's atom order with attributes ``"label"`` (element
-        symbol), ``"atomic_number"`` and ``"formal_charge"``; edges with ``"label"``
-        (bond type name) and ``"bond_order"``. See the module's description.
-
-    Raises
-    ------
-    ImportError
-        If RDKit is not installed (the message says how to install it).
-    TypeError
-        If ``mol`` is not an RDKit molecule.
-
-    Examples
-    --------
-    >>> from rdkit import Chem
-    >>> from graphinvariants.datasets import from_mol
-    >>> G = from_mol(Chem.MolFromSmiles("C=O"))
-    >>> G.nodes(data="label"), G.edges[0, 1]
-    (NodeDataView({0: 'C', 1: 'O'}, data='label'), {'label': 'DOUBLE', 'bond_order': 2.0})
-    """
-    Chem = _chem()
-    if not isinstance(mol, Chem.Mol):
-        raise TypeError(f"mol must be an RDKit molecule (rdkit.Chem.Mol), got {type(mol).__name__}; "
-                        "for a SMILES string use from_smiles")
-    if not isinstance(hydrogens, bool):
-        raise TypeError(f"hydrogens must be True or False, got {hydrogens!r}")
-    if hydrogens:
-        mol = Chem.AddHs(mol)
-    G = nx.Graph()
-    for atom in mol.GetAtoms():
-        G.add_node(atom.GetIdx(), label=atom.GetSymbol(), atomic_number=atom.GetAtomicNum(),
-                   formal_charge=atom.GetFormalCharge())
-    for bond in mol.GetBonds():
-        G.add_edge(bond.GetBeginAtomIdx(), bond.GetEndAtomIdx(), label=str(bond.GetBondType()),
-                   bond_order=float(bond.GetBondTypeAsDouble()))
-    return G
-
-
-def from_smiles(smiles, *, hydrogens=False):
-    """Return the molecule of a SMILES string as a labelled ``networkx.Graph``.
-
-    Parameters
-    ----------
-    smiles : str
-        One molecule in SMILES notation, e.g. ``"c1ccccc1"`` (benzene).
-    hydrogens : bool, keyword-only
-        If True, hydrogens are added as atoms (see :func:`from_mol`).
-
-    Returns
-    -------
-    networkx.Graph
-        As :func:`from_mol`; the graph attribute ``"smiles"`` holds the string.
-
-    Raises
-    ------
-    ImportError
-        If RDKit is not installed (the message says how to install it).
-    TypeError
-        If ``smiles`` is not a string (for many, ``[from_smiles(s) for s in smiles]``).
-    ValueError
-        If RDKit cannot read the string (or it holds no atom).
-
-    Examples
-    --------
-    >>> import networkx as nx
-    >>> import graphinvariants as gi
-    >>> from graphinvariants.datasets import from_smiles
-    >>> benzene, pyridine = from_smiles("c1ccccc1"), from_smiles("c1ccncc1")
-    >>> sorted(set(nx.get_node_attributes(pyridine, "label").values()))
-    ['C', 'N']
-    >>> set(nx.get_edge_attributes(benzene, "label").values())
-    {'AROMATIC'}
-    >>> K = gi.kernel_matrix([benzene, pyridine], kernel="wl", node_label="label")
-    >>> bool(K[0, 1] < 1)  # the same ring, told apart by the nitrogen
-    True
-    """
-    Chem = _chem()
-    if not isinstance(smiles, str):
-        hint = "; for many molecules: [from_smiles(s) for s in smiles]" if isinstance(smiles, (list, tuple)) else ""
-        raise TypeError(f"smiles must be a SMILES string, got {type(smiles).__name__}{hint}")
-    from rdkit import rdBase
-
-    with rdBase.BlockLogs():  # RDKit would print its own complaint to stderr
-        mol = Chem.MolFromSmiles(smiles)
-    if mol is None:
-        raise ValueError(f"RDKit cannot read {smiles!r} as a SMILES string")
-    if mol.GetNumAtoms() == 0:
-        raise ValueError(f"the SMILES string {smiles!r} holds no atom")
-    G = from_mol(mol, hydrogens=hydrogens)
-    G.graph["smiles"] = smiles
-    return G
 
 
 #: Element symbols and bond types of the TU molecule data sets, by their integer node
@@ -145,12 +45,100 @@ TU_MOLECULES = {
 }
 
 
+def _tables_of(name):
+    """The :data:`TU_MOLECULES` entry of a data set or graph name such as ``"MUTAG"``,
+    ``"MUTAG[0:10]"`` or ``"MUTAG[3]"`` (what a TUDataset calls its slices and
+    graphs), or None."""
+    if not isinstance(name, str):
+        return None, None
+    base = name.partition("[")[0]
+    return base, TU_MOLECULES.get(base)
+
+
+def as_molecules(dataset, *, atoms=None, bonds=None):
+    """Return a TU molecule data set with element symbols and bond type names as labels.
+
+    The TU molecule sets (MUTAG, Mutagenicity) label atoms and bonds by integer codes;
+    molecules read from SMILES (:func:`from_smiles`, or a list of SMILES strings given
+    wherever graphs are taken) carry element symbols and bond type names. Kernels
+    compare labels by equality, so the two are searched and compared together only on
+    one vocabulary: this one.
+
+    Parameters
+    ----------
+    dataset : TUDataset
+        A TU data set (or a slice of one) with node and edge labels.
+    atoms, bonds : dict, optional, keyword-only
+        Node label -> element symbol and edge label -> bond type name; by default
+        ``TU_MOLECULES[name]`` for the data set's name (slices keep it).
+
+    Returns
+    -------
+    TUDataset
+        The same graphs, classes and attributes, with string labels; its name is the
+        data set's. MUTAG, like SMILES read without ``hydrogens``, has heavy atoms
+        only and aromatic bonds as ``"AROMATIC"``; Mutagenicity holds its hydrogens
+        as atoms and Kekulé bonds (read SMILES for it with
+        ``from_smiles(s, hydrogens=True)`` after ``Chem.Kekulize``).
+
+    Raises
+    ------
+    TypeError
+        If ``dataset`` is not a TUDataset.
+    ValueError
+        If it has no node or edge labels, there is no table for its name and none is
+        given, or a label has no entry in the table (the message names it).
+
+    Examples
+    --------
+    >>> import graphinvariants as gi
+    >>> from graphinvariants.datasets import as_molecules
+    >>> mutag = as_molecules(gi.load_tu("MUTAG"))
+    >>> mutag
+    <TUDataset MUTAG: 188 graphs, 2 classes, 3371 nodes, 3721 edges; node labels, edge labels>
+    >>> sorted(set(dict(mutag[0].nodes(data="label")).values())), mutag[0].edges[0, 1]
+    (['C', 'N', 'O'], {'label': 'AROMATIC'})
+    >>> search = gi.NearestGraphs(kernel="wl", n_neighbors=1).fit(mutag)
+    >>> distances, indices = search.kneighbors(["c1ccc2ccccc2c1[N+](=O)[O-]"])  # SMILES against MUTAG
+    """
+    if not isinstance(dataset, TUDataset):
+        raise TypeError(f"dataset must be a TUDataset (gi.load_tu), got {type(dataset).__name__}")
+    name, tables = _tables_of(dataset.name)
+    if atoms is None or bonds is None:
+        if tables is None:
+            raise ValueError(f"there are no atom and bond tables for {name!r} (TU_MOLECULES has "
+                             f"{', '.join(sorted(TU_MOLECULES))}): pass atoms= (node label -> element symbol) and "
+                             "bonds= (edge label -> bond type name) from the data set's README")
+        atoms = tables[0] if atoms is None else atoms
+        bonds = tables[1] if bonds is None else bonds
+    batch = dataset.batch
+    if batch.node_labels is None or batch.edge_labels is None:
+        raise ValueError(f"{dataset.name} has no {'node' if batch.node_labels is None else 'edge'} labels to "
+                         "read as atoms and bonds")
+    node_labels = _translated(batch.node_labels, atoms, "atoms", "node")
+    edge_labels = _translated(batch.edge_labels, bonds, "bonds", "edge")
+    molecules = GraphBatch(batch.matrix, batch.offsets, weighted=batch.weighted, node_labels=node_labels,
+                           edge_labels=edge_labels, node_attributes=batch.node_attributes)
+    return TUDataset(dataset.name, molecules, dataset.y, dataset.path, dataset.edge_attributes)
+
+
+def _translated(labels, table, option, kind):
+    """``labels`` through ``table`` as one string array (the codes looked up once)."""
+    codes, place = np.unique(labels, return_inverse=True)
+    missing = [code for code in codes.tolist() if code not in table]
+    if missing:
+        raise ValueError(f"{kind} label {missing[0]!r} has no entry in {option}= ({dict(table)!r})")
+    return np.array([str(table[code]) for code in codes.tolist()])[place.reshape(-1)]
+
+
 def to_mol(G, *, atoms=None, bonds=None):
     """Return a labelled graph as an RDKit molecule, atoms in the graph's node order.
 
     The inverse of :func:`from_mol` (node ``"label"``: element symbol; edge
     ``"label"``: bond type name), and for the TU molecule sets, whose labels are
-    integer codes, with their maps (:data:`TU_MOLECULES`).
+    integer codes, with their maps (:data:`TU_MOLECULES`): a graph of a TU data set
+    (``mutag[150]``, whose ``G.graph["name"]`` is ``"MUTAG[150]"``) is read by its
+    data set's tables unless ``atoms`` or ``bonds`` is given.
 
     Parameters
     ----------
@@ -159,7 +147,8 @@ def to_mol(G, *, atoms=None, bonds=None):
         code that ``atoms`` maps to one) and optionally ``"formal_charge"``; edges with a ``"label"`` (a bond type name
         such as ``"DOUBLE"``, or a code that ``bonds`` maps to one).
     atoms, bonds : dict, optional, keyword-only
-        Node label -> element symbol, edge label -> bond type name.
+        Node label -> element symbol, edge label -> bond type name; by default, for a
+        graph named after a data set of :data:`TU_MOLECULES`, that data set's.
 
     Returns
     -------
@@ -174,7 +163,8 @@ def to_mol(G, *, atoms=None, bonds=None):
     ImportError
         If RDKit is not installed.
     ValueError
-        If a node or edge has no label, or a label is not an element or bond type.
+        If a node or edge has no label, or a label is not an element or bond type
+        (integer bond codes without a table: the message says how to give one).
 
     Examples
     --------
@@ -187,8 +177,15 @@ def to_mol(G, *, atoms=None, bonds=None):
     >>> G = nx.Graph([(0, 1, {"label": 1})]); nx.set_node_attributes(G, {0: 0, 1: 1}, "label")
     >>> Chem.MolToSmiles(to_mol(G, atoms=TU_MOLECULES["Mutagenicity"][0], bonds=TU_MOLECULES["Mutagenicity"][1]))
     'C=O'
+    >>> import graphinvariants as gi
+    >>> Chem.MolToSmiles(to_mol(gi.load_tu("MUTAG")[0]))  # MUTAG's own tables (its neutral nitro N)
+    'O=N(O)c1ccc2c(ccc3ccccc32)c1'
     """
     Chem = _chem()
+    if atoms is None and bonds is None:
+        name, tables = _tables_of(G.graph.get("name"))
+        if tables is not None:
+            atoms, bonds = tables
     index = {v: i for i, v in enumerate(G)}
     mol = Chem.RWMol()
     for v, data in G.nodes(data=True):
@@ -207,7 +204,13 @@ def to_mol(G, *, atoms=None, bonds=None):
         name = bonds.get(data["label"], data["label"]) if bonds is not None else data["label"]
         kind = getattr(Chem.BondType, str(name).upper(), None) if isinstance(name, str) else None
         if kind is None:
-            raise ValueError(f"edge {(u, v)!r}: {name!r} is not a bond type name (SINGLE, DOUBLE, TRIPLE, AROMATIC)")
+            hint = ""
+            if isinstance(name, (int, np.integer)) and not isinstance(name, bool):
+                hint = ("; integer codes, as a TU data set's: pass atoms=TU_MOLECULES[NAME][0], "
+                        "bonds=TU_MOLECULES[NAME][1] (data sets: " + ", ".join(sorted(TU_MOLECULES)) + "), or take the "
+                        "graph from as_molecules(dataset), whose labels are element symbols and bond type names")
+            raise ValueError(f"edge {(u, v)!r}: {name!r} is not a bond type name (SINGLE, DOUBLE, TRIPLE, "
+                             f"AROMATIC){hint}")
         mol.AddBond(index[u], index[v], kind)
         if kind == Chem.BondType.AROMATIC:
             for end in (u, v):

@@ -205,6 +205,14 @@ def warm_up(engine, k, n_graphs):
     themselves). Started when the invariants of such a collection are computed, that
     work runs beside the power iterations instead of before the first matrix. Returns
     the thread, or None when there is nothing to load.
+
+    With an empty numba cache (a new environment, or ``NUMBA_CACHE_DIR`` pointing to a
+    new folder) the code is compiled instead, once: on NCI1 the first matrix of the
+    first process then took 2.8 s against 0.37 s in a later process and 0.68 s by
+    numpy (median of three fresh processes each, ``benchmarks/bench_first_call.py
+    --cold``). The engine is not switched to numpy while it compiles: "auto" chooses by
+    the size of the matrix only, so a matrix's bits never depend on the state of a
+    cache.
     """
     if not may_use_compiled(engine, k) or (engine == "auto" and n_graphs * n_graphs < AUTO_MIN_PAIRS):
         return None
@@ -220,8 +228,11 @@ def warm_up(engine, k, n_graphs):
 
 
 def _load_compiled(k):
-    """Import the compiled engine and run its functions once on two tiny Gaussians of
-    dimension ``k``, so that their compiled code is loaded (or compiled, the first time)."""
+    """Import the compiled engine and run what a Gram matrix calls (``pack_side``,
+    ``tile_values``) once on two tiny Gaussians of dimension ``k``, so that their
+    compiled code is loaded (or compiled, the first time). Not ``paired_values``: a
+    Gram matrix never calls it, and with an empty numba cache compiling it too took
+    0.5-0.85 s more beside the matrix (and at exit: the thread is not a daemon)."""
     try:
         module = _compiled_module()
         if module is None:
@@ -230,8 +241,6 @@ def _load_compiled(k):
         halves = np.repeat(np.eye(k)[None] / 2, 2, axis=0)
         A, logdets = module.pack_side(means, halves)
         module.tile_values(module.token(k), A, logdets, 0, 2, A, logdets, 0, 2)
-        index = np.arange(2, dtype=np.int64)
-        module.paired_values(A, logdets, index, A, logdets, index, k)
     except Exception:  # noqa: BLE001 - only a head start: the caller meets any real error itself
         pass
 

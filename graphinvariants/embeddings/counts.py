@@ -178,7 +178,10 @@ def merged_labels(left, right, kind="node"):
     "1" one label)."""
     kinds = {"text" if labels.dtype.kind in "US" else "numbers" for labels in (left, right) if len(labels)}
     if len(kinds) > 1:
-        raise TypeError(f"the {kind} labels of one collection are numbers and of the other strings; give them one type")
+        raise TypeError(f"the {kind} labels of one collection are numbers and of the other strings; give them one "
+                        "type (a TU molecule data set labels atoms and bonds by integer codes, molecules from SMILES "
+                        "by element and bond type: graphinvariants.datasets.as_molecules(dataset) gives the data set "
+                        "those names)")
     merged, place = np.unique(concatenate_labels(left, right, kind), return_inverse=True)
     return merged, place.reshape(-1)
 

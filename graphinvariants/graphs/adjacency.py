@@ -136,6 +136,9 @@ def not_a_graph_message(G):
         hint = "; for an edge table use networkx.from_pandas_edgelist(df) (or igraph.Graph.DataFrame)"
     elif isinstance(G, (list, tuple)):
         hint = "; for an edge list use networkx.Graph(edges)"
+    elif isinstance(G, str):
+        hint = ("; one SMILES string is not a graph: graphinvariants.datasets.from_smiles(s) makes it one, and a "
+                "list of SMILES strings is taken wherever a collection of graphs is")
     return (
         "expected a networkx graph, an igraph.Graph, a scipy sparse matrix or a square "
         f"numpy array, got {describe(G)}{hint}"

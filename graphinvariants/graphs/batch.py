@@ -16,6 +16,7 @@ import scipy.sparse as sp
 from .adjacency import GraphAdjacency, check_weight_argument, check_weights, describe, graph_library
 from .csr import block_entries, concatenated_ranges, take_blocks
 from .reader import read_graphs
+from .smiles import is_smiles, read_smiles
 
 __all__ = ["GraphBatch", "as_graph_batch", "subset"]
 
@@ -254,9 +255,12 @@ def as_graph_batch(graphs, *, weight=None, node_label=None, edge_label=None, nod
 
     Parameters
     ----------
-    graphs : sequence of graphs, GraphBatch, or an object with a ``batch`` attribute
+    graphs : sequence of graphs or of SMILES strings, GraphBatch, or an object with a ``batch`` attribute
         Graphs are anything :func:`as_adjacency` accepts; a GraphBatch (or the batch
-        of a :class:`~graphinvariants.datasets.TUDataset`) is returned as it is.
+        of a :class:`~graphinvariants.datasets.TUDataset`) is returned as it is. A
+        list (tuple, array) of SMILES strings is read as molecules
+        (:func:`~graphinvariants.graphs.smiles.read_smiles`: element symbol and bond
+        type as ``"label"``; the ``[chem]`` extra).
     weight : str or None, keyword-only
         Edge attribute to use as weight (see :func:`as_adjacency`). A batch carries
         its own weights: for one, any name is accepted if it is weighted, and an
@@ -289,7 +293,10 @@ def as_graph_batch(graphs, *, weight=None, node_label=None, edge_label=None, nod
     ValueError
         If an item has no nodes, a bad weight, or a node or edge lacks an attribute
         asked for (the message gives its position and the node or edge); or a batch
-        passed through lacks what is asked for.
+        passed through lacks what is asked for; or RDKit cannot read a SMILES string
+        (the message gives its position and the string).
+    ImportError
+        If SMILES strings are given and RDKit is not installed (the ``[chem]`` extra).
 
     Notes
     -----
@@ -328,6 +335,8 @@ def as_graph_batch(graphs, *, weight=None, node_label=None, edge_label=None, nod
     for option, value in (("node_label", node_label), ("edge_label", edge_label), ("node_attributes", node_attributes)):
         if value is not None and not isinstance(value, str):
             raise TypeError(f"{option} must be None or the name of an attribute (a str), got {value!r}")
+    if is_smiles(graphs):  # molecules (RDKit, imported here and only here)
+        graphs = read_smiles(graphs, what=what)
     check_not_single_graph(graphs, what)
     if isinstance(graphs, (str, bytes)) or not hasattr(graphs, "__iter__"):
         raise TypeError(f"{what} must be a sequence of graphs, got {describe(graphs)}")

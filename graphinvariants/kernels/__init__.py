@@ -9,7 +9,9 @@
 from .engine import KernelBlocks, kernel_row_chunks, paired_kernels, pairwise_kernels
 from .neighbors import kneighbors
 from .power import bhattacharyya_coefficient, paired_power_kernel, power_kernel, power_kernel_matrix
-from .registry import DEFAULT_KERNEL, KERNELS, LEARNED, RECOMMENDED, kernel_matrix, make_functional, parse_kernel_spec
+from .registry import (
+    DEFAULT_KERNEL, KERNELS, LEARNED, RECOMMENDED, kernel_matrix, make_functional, molecule_parameters, parse_kernel_spec,
+)
 
 __all__ = [
     "DEFAULT_KERNEL",
@@ -22,6 +24,7 @@ __all__ = [
     "kernel_row_chunks",
     "kneighbors",
     "make_functional",
+    "molecule_parameters",
     "parse_kernel_spec",
     "paired_kernels",
     "paired_power_kernel",

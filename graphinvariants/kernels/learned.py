@@ -30,6 +30,7 @@ from .._blas import one_blas_thread
 from .._validation import check_choice, check_n_jobs, check_seed, check_working_memory, python_scalar
 from ..graphs import GraphBatch, as_graph_batch
 from ..graphs.attributes import graphs_lacking, set_everywhere
+from ..graphs.smiles import is_smiles, read_smiles
 from .alignment import COMBINATIONS, TASKS, alignment_weights, check_max_samples, loo_ridge_error, read_targets
 from .blockwise import MatrixBlocks, combine_blockwise
 from .engine import KernelBlocks, pairwise_kernels
@@ -377,6 +378,8 @@ class LearnedCombination:
         among node labels, edge labels and node attributes (``carries``: option ->
         bool). With ``require`` (new graphs for a fitted combination), exactly what it
         names is read, and must be there."""
+        if is_smiles(X):  # molecules, read once here rather than once per option tried below
+            X = read_smiles(X, what=what)
         reads = {option: name for option, name in self._reads().items() if name is not None}
         batch = X if isinstance(X, GraphBatch) else getattr(X, "batch", None)
         if isinstance(batch, GraphBatch):

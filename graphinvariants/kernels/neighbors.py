@@ -27,7 +27,8 @@ import numpy as np
 
 from .._validation import check_int, check_n_jobs, check_working_memory
 from .engine import check_not_same_iterator, kernel_row_chunks
-from .registry import DEFAULT_KERNEL, make_functional
+from ..graphs.smiles import is_smiles
+from .registry import DEFAULT_KERNEL, make_functional, molecule_parameters
 
 __all__ = ["kneighbors"]
 
@@ -133,6 +134,8 @@ def kneighbors(queries, corpus, *, n_neighbors=10, kernel=DEFAULT_KERNEL, n_jobs
     n_neighbors = check_int(n_neighbors, "n_neighbors", minimum=1)
     n_jobs = check_n_jobs(n_jobs)
     working_memory = check_working_memory(working_memory)
+    if is_smiles(queries) or is_smiles(corpus):
+        params = molecule_parameters(kernel, params)
     functional = make_functional(kernel, **params)
     if corpus is None:
         raise TypeError("corpus must be a collection of graphs, got None")

@@ -12,6 +12,7 @@ import functools
 import inspect
 
 from .._validation import random_state_refused
+from ..graphs.smiles import MOLECULE_LABEL, is_smiles
 from ..embeddings import Combination, GaussianEmbedding, LabelledWalkHistogram, MeanMap, WalkHistogram, WeisfeilerLehman
 from ..embeddings import (
     LabelledWalkHistogramOptimalAssignment,
@@ -24,7 +25,7 @@ from .engine import pairwise_kernels
 
 __all__ = [
     "DEFAULT_KERNEL", "KERNELS", "LEARNED", "RECOMMENDED", "kernel_matrix", "kernel_parameters", "make_functional",
-    "parse_kernel_spec",
+    "molecule_parameters", "parse_kernel_spec",
 ]
 
 _FUNCTIONALS = {
@@ -175,6 +176,36 @@ def shared_parameters(kernel, **params):
     return {key: value for key, value in params.items() if key in accepted and key not in spelled}
 
 
+def molecule_parameters(kernel, params):
+    """``params`` for ``kernel`` over molecules read from SMILES strings: the members that
+    take ``node_label`` or ``edge_label`` read the element and the bond type
+    (``"label"``), unless ``params`` (or the name, ``"wl:node_label=None"``) says otherwise.
+
+    A kernel named by string reads node degrees by default (the published figures on
+    the TU sets are for that); a list of SMILES strings has no structure but its atoms
+    and bonds, so degrees alone would put ``"CCS"`` at distance 0 from ``"CCO"`` and
+    cyclohexane on benzene. :func:`kernel_matrix`, :func:`~graphinvariants.kneighbors`,
+    :class:`~graphinvariants.GraphKernel` and :class:`~graphinvariants.NearestGraphs`
+    call this when they are given SMILES strings (graphs, even molecules from
+    :func:`~graphinvariants.datasets.from_smiles`, are read as the parameters say).
+
+    Examples
+    --------
+    >>> from graphinvariants.kernels import molecule_parameters
+    >>> molecule_parameters("power*wl", {"k": 4})
+    {'k': 4, 'node_label': 'label', 'edge_label': 'label'}
+    >>> molecule_parameters("wl", {"node_label": None}), molecule_parameters("power", {})
+    ({'node_label': None, 'edge_label': 'label'}, {})
+    """
+    if not isinstance(kernel, str) or kernel == LEARNED:  # the learned default reads "label" already
+        return dict(params)
+    taken = shared_parameters(kernel, node_label=MOLECULE_LABEL, edge_label=MOLECULE_LABEL)
+    out = dict(params)
+    for key, value in taken.items():
+        out.setdefault(key, value)
+    return out
+
+
 def check_kernel_names(names, *, also=()):
     """Refuse the first of ``names`` that is neither a kernel of :data:`KERNELS` nor in
     ``also`` (names a caller takes besides, such as ``"learned"``), with the closest
@@ -274,7 +305,9 @@ def kernel_matrix(graphs, other=None, *, kernel=DEFAULT_KERNEL, n_jobs=None, **p
     ----------
     graphs : collection of graphs
         Any sequence of graphs, a GraphBatch or a TUDataset (or precomputed
-        embeddings of that kernel's functional).
+        embeddings of that kernel's functional), or a list of SMILES strings:
+        molecules, whose atoms and bonds the members that read labels read
+        (:func:`molecule_parameters`).
     other : collection of graphs, optional
         If given, the ``len(graphs) x len(other)`` cross matrix; otherwise the square,
         symmetric matrix of ``graphs`` (unit diagonal).
@@ -305,6 +338,8 @@ def kernel_matrix(graphs, other=None, *, kernel=DEFAULT_KERNEL, n_jobs=None, **p
            [0.807, 1.   , 0.415],
            [0.236, 0.415, 1.   ]])
     """
+    if is_smiles(graphs) or is_smiles(other):
+        params = molecule_parameters(kernel, params)
     functional = make_functional(kernel, **params)
     return pairwise_kernels(graphs, other, functional=functional, n_jobs=n_jobs)
 

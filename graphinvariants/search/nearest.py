@@ -39,7 +39,8 @@ from .._validation import check_int, check_n_jobs, check_seed, check_working_mem
 from ..estimator import GraphKernel
 from ..graphs import GraphBatch
 from ..graphs.batch import check_not_single_graph, subset
-from ..kernels import make_functional
+from ..graphs.smiles import is_smiles
+from ..kernels import make_functional, molecule_parameters
 from ..kernels.neighbors import kneighbors_of_embeddings, merge_top_k
 from ..kernels.registry import LEARNED
 from ..features import GraphFeatures
@@ -72,10 +73,8 @@ def _collection(graphs, what):
                         "wrap it in a list")
     if isinstance(graphs, np.ndarray) and graphs.dtype.kind in "US":
         graphs = graphs.tolist()
-    if _is_smiles(graphs):
-        from ..datasets.molecules import from_smiles
-
-        return [from_smiles(s) for s in graphs]
+    if _is_smiles(graphs):  # read where graphs are read (as_graph_batch), so that a kernel or feature map
+        return list(graphs)  # named for them reads their atoms and bonds (kernels.molecule_parameters)
     check_not_single_graph(graphs, what)
     if isinstance(graphs, GraphBatch) or isinstance(getattr(graphs, "batch", None), GraphBatch):
         return graphs
@@ -199,8 +198,9 @@ class NearestGraphs(BaseEstimator):
         check_seed(seed)
         return seed
 
-    def _make_map(self, n_graphs=None):
-        """(feature map or None, kernel name, kernel params) of ``kernel``."""
+    def _make_map(self, n_graphs=None, molecules=False):
+        """(feature map or None, kernel name, kernel params) of ``kernel``; for
+        ``molecules`` (SMILES given), a name's members read atoms and bonds."""
         kernel = self.kernel
         if kernel is None:
             return GraphFeatures(seed=self._random_state(), n_jobs=self.n_jobs), None, None
@@ -212,6 +212,8 @@ class NearestGraphs(BaseEstimator):
         else:
             params = {}
         if isinstance(kernel, str):
+            if molecules:
+                params = molecule_parameters(kernel, params)
             make_functional(kernel, **params)  # an unknown name or parameter fails here
             if self.index == "approximate":
                 n_landmarks = NYSTROEM_COMPONENTS if n_graphs is None else min(NYSTROEM_COMPONENTS, n_graphs)
@@ -246,7 +248,7 @@ class NearestGraphs(BaseEstimator):
         self._check_params()
         sized = hasattr(graphs, "__len__") and not isinstance(graphs, str) and not _is_bag(graphs)
         n_graphs = len(graphs) if sized else None  # (a Bag's len would compute it)
-        feature_map, name, params = self._make_map(n_graphs)
+        feature_map, name, params = self._make_map(n_graphs, molecules=is_smiles(graphs))
         self._name, self._params = name, params
         self.index_, self._parts, self._embeddings, self._store = None, None, None, None
         bag = _is_bag(graphs)

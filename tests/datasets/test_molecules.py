@@ -13,6 +13,7 @@ from graphinvariants.datasets import from_mol, from_smiles
 
 def test_without_rdkit_the_error_says_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "rdkit", None)  # import rdkit now raises ImportError
+    monkeypatch.setitem(sys.modules, "rdkit.Chem", None)  # (and so does rdkit.Chem, imported already or not)
     with pytest.raises(ImportError, match=r'install it with: pip install "graphinvariants\[chem\]"'):
         from_smiles("CCO")
     with pytest.raises(ImportError, match=r"graphinvariants\[chem\]"):
@@ -70,9 +71,18 @@ def test_bad_input_is_refused_clearly():
         from_smiles("C1CC")
     with pytest.raises(ValueError, match="holds no atom"):
         from_smiles("")
-    with pytest.raises(TypeError, match=r"got list; for many molecules: \[from_smiles\(s\) for s in smiles\]"):
+    with pytest.raises(TypeError, match=r"got list; from_smiles reads one SMILES string, and every function that "
+                                        r"takes graphs takes a list of SMILES strings as it is"):
         from_smiles(["CCO", "CC"])
     with pytest.raises(TypeError, match="mol must be an RDKit molecule .* for a SMILES string use from_smiles"):
         from_mol("CCO")
     with pytest.raises(TypeError, match="hydrogens must be True or False"):
         from_mol(Chem.MolFromSmiles("C"), hydrogens="yes")
+
+
+def test_smiles_in_a_collection_without_rdkit_name_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "rdkit", None)
+    monkeypatch.setitem(sys.modules, "rdkit.Chem", None)
+    with pytest.raises(ImportError, match=r'molecules need RDKit .*pip install "graphinvariants\[chem\]"'):
+        gi.kernel_matrix(["CCO", "CC"], kernel="power")
+    gi.kernel_matrix([nx.path_graph(3)], kernel="power")  # graphs never import RDKit

@@ -7,7 +7,6 @@ import pytest
 dask = pytest.importorskip("dask")
 db = pytest.importorskip("dask.bag")
 zarr = pytest.importorskip("zarr")
-from distributed import Client, LocalCluster  # noqa: E402
 
 from graphinvariants.datasets import perturbed_copies  # noqa: E402
 from graphinvariants.features import GraphFeatures  # noqa: E402
@@ -15,10 +14,9 @@ from graphinvariants.scale.cluster import features_to_zarr, kneighbors, read_fea
 
 
 @pytest.fixture(scope="module")
-def client():
-    with LocalCluster(processes=False, n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster:
-        with Client(cluster) as client:
-            yield client
+def client(dask_client):
+    """The module's cluster (tests/conftest.py's ``dask_client``)."""
+    return dask_client
 
 
 @pytest.fixture(scope="module")

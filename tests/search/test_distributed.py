@@ -9,7 +9,12 @@ import graphinvariants as gi
 pytest.importorskip("dask")
 pytest.importorskip("zarr")
 pytest.importorskip("distributed")
-from ..test_dask import client  # noqa: E402,F401  the suite's LocalCluster(processes=False)
+
+
+@pytest.fixture(scope="module")
+def client(dask_client):
+    """The module's cluster (tests/conftest.py's ``dask_client``, closed with the module)."""
+    return dask_client
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,215 @@
+"""Molecules in: SMILES strings and RDKit molecules as labelled graphs (needs RDKit).
+
+:func:`from_smiles` and :func:`from_mol` turn a SMILES string or an RDKit molecule into
+a ``networkx.Graph`` whose nodes are the atoms (numbered as RDKit numbers them) and
+whose edges are the bonds, with what the labelled members read:
+
+* node attribute ``"label"``: the element symbol (``"C"``, ``"N"``, ``"Cl"``);
+  ``"atomic_number"`` (int) and ``"formal_charge"`` (int) too;
+* edge attribute ``"label"``: the bond type's name, ``"SINGLE"``, ``"DOUBLE"``,
+  ``"TRIPLE"`` or ``"AROMATIC"`` (RDKit's other types by their names);
+  ``"bond_order"`` (float: 1, 2, 3, 1.5 for aromatic) too.
+
+A list of SMILES strings is a collection of graphs wherever one is taken:
+:func:`~graphinvariants.graphs.as_graph_batch` reads it through :func:`read_smiles`
+(errors name the string's position), and the kernels named by string read the atoms and
+bonds of molecules given so (``node_label="label"``, ``edge_label="label"``, unless told
+otherwise; see :func:`graphinvariants.kernels.registry.molecule_parameters`).
+RDKit is optional: ``pip install "graphinvariants[chem]"``; it is imported when a
+string is first read.
+"""
+
+import networkx as nx
+import numpy as np
+
+from .._validation import import_extra
+
+__all__ = ["MOLECULE_LABEL", "from_mol", "from_smiles", "is_smiles", "read_smiles"]
+
+#: The node and edge attribute that molecules carry their element and bond type in.
+MOLECULE_LABEL = "label"
+
+
+def _chem():
+    """``rdkit.Chem``, or an ImportError saying how to install it."""
+    return import_extra("rdkit.Chem", "chem", "molecules need RDKit")
+
+
+def from_mol(mol, *, hydrogens=False):
+    """Return an RDKit molecule as a labelled ``networkx.Graph``.
+
+    Parameters
+    ----------
+    mol : rdkit.Chem.Mol
+        The molecule.
+    hydrogens : bool, keyword-only
+        If True, hydrogens are added as atoms (``Chem.AddHs``); by default only the
+        atoms the molecule holds are nodes (RDKit keeps hydrogens implicit).
+
+    Returns
+    -------
+    networkx.Graph
+        Nodes ``0..n-1`` in RDKit's atom order with attributes ``"label"`` (element
+        symbol), ``"atomic_number"`` and ``"formal_charge"``; edges with ``"label"``
+        (bond type name) and ``"bond_order"``. See the module's description.
+
+    Raises
+    ------
+    ImportError
+        If RDKit is not installed (the message says how to install it).
+    TypeError
+        If ``mol`` is not an RDKit molecule.
+
+    Examples
+    --------
+    >>> from rdkit import Chem
+    >>> from graphinvariants.datasets import from_mol
+    >>> G = from_mol(Chem.MolFromSmiles("C=O"))
+    >>> G.nodes(data="label"), G.edges[0, 1]
+    (NodeDataView({0: 'C', 1: 'O'}, data='label'), {'label': 'DOUBLE', 'bond_order': 2.0})
+    """
+    Chem = _chem()
+    if not isinstance(mol, Chem.Mol):
+        raise TypeError(f"mol must be an RDKit molecule (rdkit.Chem.Mol), got {type(mol).__name__}; "
+                        "for a SMILES string use from_smiles")
+    if not isinstance(hydrogens, bool):
+        raise TypeError(f"hydrogens must be True or False, got {hydrogens!r}")
+    if hydrogens:
+        mol = Chem.AddHs(mol)
+    G = nx.Graph()
+    for atom in mol.GetAtoms():
+        G.add_node(atom.GetIdx(), label=atom.GetSymbol(), atomic_number=atom.GetAtomicNum(),
+                   formal_charge=atom.GetFormalCharge())
+    for bond in mol.GetBonds():
+        G.add_edge(bond.GetBeginAtomIdx(), bond.GetEndAtomIdx(), label=str(bond.GetBondType()),
+                   bond_order=float(bond.GetBondTypeAsDouble()))
+    return G
+
+
+def from_smiles(smiles, *, hydrogens=False):
+    """Return the molecule of a SMILES string as a labelled ``networkx.Graph``.
+
+    One string, one graph. For many molecules there is nothing to convert: every
+    function that takes graphs takes a list of SMILES strings too (they are read as
+    :func:`read_smiles` reads them).
+
+    Parameters
+    ----------
+    smiles : str
+        One molecule in SMILES notation, e.g. ``"c1ccccc1"`` (benzene).
+    hydrogens : bool, keyword-only
+        If True, hydrogens are added as atoms (see :func:`from_mol`).
+
+    Returns
+    -------
+    networkx.Graph
+        As :func:`from_mol`; the graph attribute ``"smiles"`` holds the string.
+
+    Raises
+    ------
+    ImportError
+        If RDKit is not installed (the message says how to install it).
+    TypeError
+        If ``smiles`` is not a string (a list gets a hint: see above).
+    ValueError
+        If RDKit cannot read the string (or it holds no atom).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> import graphinvariants as gi
+    >>> from graphinvariants.datasets import from_smiles
+    >>> benzene, pyridine = from_smiles("c1ccccc1"), from_smiles("c1ccncc1")
+    >>> sorted(set(nx.get_node_attributes(pyridine, "label").values()))
+    ['C', 'N']
+    >>> set(nx.get_edge_attributes(benzene, "label").values())
+    {'AROMATIC'}
+    >>> K = gi.kernel_matrix([benzene, pyridine], kernel="wl", node_label="label")
+    >>> bool(K[0, 1] < 1)  # the same ring, told apart by the nitrogen
+    True
+    >>> K = gi.kernel_matrix(["c1ccccc1", "c1ccncc1"], kernel="wl")  # SMILES: atoms and bonds read
+    >>> bool(K[0, 1] < 1)
+    True
+    """
+    Chem = _chem()
+    if not isinstance(smiles, str):
+        hint = ""
+        if isinstance(smiles, (list, tuple, np.ndarray)):
+            hint = ("; from_smiles reads one SMILES string, and every function that takes graphs takes a list of "
+                    "SMILES strings as it is (or [from_smiles(s) for s in smiles])")
+        raise TypeError(f"smiles must be a SMILES string, got {type(smiles).__name__}{hint}")
+    from rdkit import rdBase
+
+    with rdBase.BlockLogs():  # RDKit would print its own complaint to stderr
+        mol = Chem.MolFromSmiles(smiles)
+    if mol is None:
+        raise ValueError(f"RDKit cannot read {smiles!r} as a SMILES string")
+    if mol.GetNumAtoms() == 0:
+        raise ValueError(f"the SMILES string {smiles!r} holds no atom")
+    G = from_mol(mol, hydrogens=hydrogens)
+    G.graph["smiles"] = smiles
+    return G
+
+
+def is_smiles(graphs):
+    """Whether ``graphs`` is a collection of SMILES strings: a list, tuple or numpy
+    array whose first item is a string (an array of strings counts whole).
+
+    Examples
+    --------
+    >>> from graphinvariants.graphs.smiles import is_smiles
+    >>> is_smiles(["CCO", "CC"]), is_smiles("CCO"), is_smiles([])
+    (True, False, False)
+    """
+    if isinstance(graphs, np.ndarray):
+        return graphs.ndim == 1 and graphs.size > 0 and (graphs.dtype.kind in "US" or isinstance(graphs[0], str))
+    return isinstance(graphs, (list, tuple)) and len(graphs) > 0 and isinstance(graphs[0], str)
+
+
+def read_smiles(graphs, *, what="graphs"):
+    """The molecules of a collection of SMILES strings, as :func:`from_smiles` reads
+    each (heavy atoms; element and bond type as ``"label"``).
+
+    Parameters
+    ----------
+    graphs : list, tuple or numpy array of str
+    what : str, keyword-only
+        Name of the argument, for error messages.
+
+    Returns
+    -------
+    list of networkx.Graph
+
+    Raises
+    ------
+    ImportError
+        If RDKit is not installed (the ``[chem]`` extra).
+    TypeError
+        If an item is not a string (strings and graphs are not mixed); the message
+        gives its position.
+    ValueError
+        If RDKit cannot read a string; the message gives its position and the string.
+
+    Examples
+    --------
+    >>> from graphinvariants.graphs.smiles import read_smiles
+    >>> [G.number_of_nodes() for G in read_smiles(["CCO", "c1ccccc1"])]
+    [3, 6]
+    >>> read_smiles(["CCO", "C1CC"])
+    Traceback (most recent call last):
+    ...
+    ValueError: graphs[1]: RDKit cannot read 'C1CC' as a SMILES string
+    """
+    items = graphs.tolist() if isinstance(graphs, np.ndarray) else graphs
+    _chem()  # the extra's message before anything else
+    out = []
+    for i, smiles in enumerate(items):
+        if not isinstance(smiles, str):
+            raise TypeError(f"{what}[{i}] is a {type(smiles).__name__}, but {what}[0] is a SMILES string: a "
+                            "collection is SMILES strings or graphs (SMILES strings and graphs are not mixed; "
+                            "from_smiles turns one string into a graph)")
+        try:
+            out.append(from_smiles(smiles))
+        except ValueError as err:
+            raise ValueError(f"{what}[{i}]: {err}") from None
+    return out
