@@ -1,0 +1,130 @@
+"""The perturbation study on one large network: time per flip against one floor summary.
+
+Run from the project root, alone on the machine:
+
+    flock /tmp/gi-bench.lock python benchmarks/bench_perturbation_large.py [--sizes 100000 1000000]
+
+For Barabasi-Albert (m = 5), Erdos-Renyi (mean degree 10) and 2-D grid graphs of each
+size, prints
+
+* the floor, measured in the same run: ``k = 5`` sparse products ``x <- A (x / |x|_1)``
+  on the int32 CSR and the mean and covariance of the ``n x k`` summary, plain
+  numpy/scipy (median of 7);
+* the time per flip of ``perturbation_study(G, n_sequences=..., n_steps=20)`` (its
+  whole run divided by its flips: the edits, the incremental or full updates, the
+  kernel curve), and its ratio to the floor (target: at most 3x);
+* how many updates took the incremental branch, and the time per flip of each branch
+  with the choice forced (``full_fraction=0`` and ``inf``), so that the default
+  threshold can be judged;
+
+and the paper's protocol (100 sequences of 20 flips) on the 10^5-node graphs.
+"""
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+import scipy.sparse as sp
+
+import graphinvariants as gi
+from graphinvariants.perturbation import PerturbedGraph
+
+
+def ba_graph(n, m, seed):
+    import igraph as ig
+
+    import random
+
+    ig.set_random_number_generator(random.Random(seed))
+    return _csr(n, np.array(ig.Graph.Barabasi(n, m).get_edgelist()))
+
+
+def er_graph(n, mean_degree, seed):
+    rng = np.random.default_rng(seed)
+    m = n * mean_degree // 2
+    edges = rng.integers(0, n, size=(int(m * 1.05), 2))
+    edges = edges[edges[:, 0] != edges[:, 1]][:m]
+    return _csr(n, edges)
+
+
+def grid_graph(n):
+    side = int(round(np.sqrt(n)))
+    path = sp.diags([np.ones(side - 1), np.ones(side - 1)], [-1, 1], shape=(side, side))
+    eye = sp.identity(side)
+    return sp.csr_array(sp.kron(path, eye) + sp.kron(eye, path))
+
+
+def _csr(n, edges):
+    rows = np.concatenate((edges[:, 0], edges[:, 1]))
+    cols = np.concatenate((edges[:, 1], edges[:, 0]))
+    A = sp.csr_array((np.ones(rows.size), (rows, cols)), shape=(n, n))
+    A.sum_duplicates()
+    A.data[:] = 1.0
+    return A
+
+
+def floor_summary(A, k=5):
+    """The arithmetic floor: k products and the moments of the summary."""
+    n = A.shape[0]
+    S = np.empty((n, k))
+    x = np.ones(n)
+    for t in range(k):
+        x = A @ (x / x.sum())
+        S[:, t] = x
+    mean = S.mean(axis=0)
+    centred = S - mean
+    return mean, centred.T @ centred / n
+
+
+def median_time(fn, repeat):
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def per_flip(A, n_sequences, n_steps, **options):
+    start = time.perf_counter()
+    study = gi.perturbation_study(A, n_sequences=n_sequences, n_steps=n_steps, seed=0, **options)
+    return (time.perf_counter() - start) / (n_sequences * n_steps), study
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000])
+    parser.add_argument("--sequences", type=int, default=3, help="sequences of 20 flips timed per graph")
+    parser.add_argument("--protocol", action=argparse.BooleanOptionalAction, default=True,
+                        help="also run 100 sequences x 20 flips on the 10^5-node graphs")
+    args = parser.parse_args()
+    print(f"{'graph':<22} {'nnz':>9} {'floor ms':>9} {'flip ms':>8} {'ratio':>6} {'incr.':>6} "
+          f"{'incr-only':>10} {'full-only':>10}")
+    for n in args.sizes:
+        graphs = {"Barabasi-Albert m=5": ba_graph(n, 5, 0), "Erdos-Renyi deg 10": er_graph(n, 10, 0),
+                  "2-D grid": grid_graph(n)}
+        for name, A in graphs.items():
+            A32 = sp.csr_array((A.data, A.indices.astype(np.int32), A.indptr.astype(np.int32)), shape=A.shape)
+            floor = median_time(lambda: floor_summary(A32), 7)
+            flip, _ = per_flip(A, args.sequences, 20)
+            state = PerturbedGraph(A)
+            rng = np.random.default_rng(0)
+            for _ in range(20):
+                state.apply("flip", rng)
+            forced = {}
+            for label, fraction in (("incremental", float("inf")), ("full", 0.0)):
+                forced[label] = per_flip(A, 1, 20, full_fraction=fraction)[0]
+            print(f"{name + f' {n:.0e}':<22} {A.nnz:>9d} {1e3 * floor:>9.1f} {1e3 * flip:>8.2f} "
+                  f"{flip / floor:>5.2f}x {state.n_incremental:>3d}/20 {1e3 * forced['incremental']:>8.2f}ms "
+                  f"{1e3 * forced['full']:>8.2f}ms", flush=True)
+        if args.protocol and n == 100_000:
+            for name, A in graphs.items():
+                start = time.perf_counter()
+                gi.perturbation_study(A, n_sequences=100, n_steps=20, seed=0)
+                total = time.perf_counter() - start
+                print(f"  protocol 100 x 20 flips on {name} {n:.0e}: {total:.1f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()
