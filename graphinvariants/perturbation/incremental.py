@@ -50,7 +50,7 @@ from ..embeddings import PowerInvariants
 from ..graphs.adjacency import as_adjacency, graph_library
 from ..graphs.csr import concatenated_ranges
 from ..walks import power_iteration
-from .edits import PerturbationError, check_kind
+from .kinds import PerturbationError, check_kind
 
 __all__ = ["PerturbedGraph"]
 
@@ -73,8 +73,8 @@ class PerturbedGraph:
         Anything :func:`~graphinvariants.as_adjacency` accepts (scipy sparse matrix,
         :class:`~graphinvariants.graphs.GraphAdjacency`, NetworkX or igraph graph).
         Weights are ignored: the 0/1 pattern is perturbed.
-    k : int, keyword-only
-        Power iterations (default 5).
+    k : int or None, keyword-only
+        Power iterations (default 5); ``None`` edits the graph only (no invariants).
     directed : bool or None, keyword-only
         Perturb arc by arc. ``None`` (default): directed if the graph says so
         (NetworkX, igraph, a ``directed`` attribute) or its matrix is asymmetric.
@@ -100,21 +100,20 @@ class PerturbedGraph:
     >>> import numpy as np
     >>> import graphinvariants as gi
     >>> from graphinvariants.perturbation import PerturbedGraph
-    >>> grid = nx.grid_2d_graph(30, 30)
-    >>> state = PerturbedGraph(grid, k=5)
+    >>> state = PerturbedGraph(nx.grid_2d_graph(100, 100), k=5)
     >>> rng = np.random.default_rng(0)
-    >>> for _ in range(3):
-    ...     state.apply("flip", rng)
+    >>> [state.apply("flip", rng) for _ in range(3)]  # a grid: small balls
+    ['incremental', 'incremental', 'incremental']
     >>> inv = state.invariants()
     >>> scratch = gi.power_invariants(state.to_csr(), k=5)
     >>> bool(np.allclose(inv.mean, scratch.mean, rtol=1e-12, atol=0))
     True
-    >>> state.n_incremental, state.n_full
-    (3, 0)
+    >>> state
+    <PerturbedGraph: 10000 nodes, 19803 edges, undirected, k=5; 3 incremental and 0 full updates>
     """
 
     def __init__(self, G, *, k=5, directed=None, full_fraction=FULL_FRACTION):
-        self.k = check_k(k)
+        self.k = None if k is None else check_k(k)
         self.full_fraction = _check_fraction(full_fraction)
         declared = directed
         if declared is None:
@@ -146,7 +145,8 @@ class PerturbedGraph:
         out = object.__new__(PerturbedGraph)
         out.__dict__.update(self.__dict__)
         for name in ("alive", "W", "totals", "rinv", "m0", "s1", "s2"):
-            setattr(out, name, getattr(self, name).copy())
+            value = getattr(self, name)
+            setattr(out, name, None if value is None else value.copy())
         out.overlay = dict(self.overlay)
         return out
 
@@ -155,9 +155,10 @@ class PerturbedGraph:
         extra = check_int(extra, "extra")
         if extra == 0:
             return
-        n = self.W.shape[0] + extra
+        n = self.n_cap + extra
         self.alive = np.concatenate((self.alive, np.zeros(extra, bool)))
-        self.W = np.concatenate((self.W, np.zeros((extra, self.k))))
+        if self.W is not None:
+            self.W = np.concatenate((self.W, np.zeros((extra, self.k))))
         self.indptr = np.concatenate((self.indptr, np.full(extra, self.indptr[-1])))
         if self.directed:
             self.indptr_t = np.concatenate((self.indptr_t, np.full(extra, self.indptr_t[-1])))
@@ -176,7 +177,10 @@ class PerturbedGraph:
             self.indptr_t, self.indices_t = T.indptr.astype(A.indptr.dtype), T.indices.astype(A.indices.dtype)
         self.overlay = {}  # (row, col) -> +1 added / -1 removed, against the base
         self._overlay_arrays()
-        W = power_iteration(A, np.array([0, self.n_cap]), self.k)
+        if self.k is None:  # edits only
+            self.W = self.totals = self.rinv = self.m0 = self.s1 = self.s2 = None
+            return
+        W = _full_summary(A, self.k)
         sums = W.sum(axis=0)
         # w_t = A w_{t-1} / rinv[t - 1]: rinv is n_cap, then the sums of the columns
         rinv = np.concatenate(([float(self.n_cap)], sums[:-1]))
@@ -408,6 +412,8 @@ class PerturbedGraph:
             self.n_alive -= 1
             changed_nodes.append(died)
             d0.append(-1.0)
+        if self.k is None:
+            return None
         deltas = self._propagate(er, ec, ev, w0_old, np.array(changed_nodes, np.int64), np.array(d0))
         if deltas is None:
             self._set_base(self.merged_csr())
@@ -482,6 +488,8 @@ class PerturbedGraph:
     # -- results ---------------------------------------------------------------------------
     def invariants(self):
         """The :class:`~graphinvariants.PowerInvariants` of the edited graph."""
+        if self.k is None:
+            raise ValueError("this PerturbedGraph was made with k=None: it edits the graph and has no invariants")
         n = self.n_alive
         offset = self.s1 / n
         mean_w = self.m0 + offset
@@ -497,6 +505,12 @@ class PerturbedGraph:
         kind = "directed" if self.directed else "undirected"
         return (f"<PerturbedGraph: {self.n_alive} nodes, {self.n_edges} edges, {kind}, k={self.k}; "
                 f"{self.n_incremental} incremental and {self.n_full} full updates>")
+
+
+def _full_summary(A, k):
+    """Algorithm 1 from scratch on the CSR ``A``: the full branch (one graph: the
+    single-graph path of :func:`graphinvariants.walks.power_iteration`)."""
+    return power_iteration(A, np.array([0, A.shape[0]]), k)
 
 
 def _check_fraction(value):
