@@ -13,9 +13,9 @@ size, prints
 * the time per flip of ``perturbation_study(G, n_sequences=..., n_steps=20)`` (its
   whole run divided by its flips: the edits, the incremental or full updates, the
   kernel curve), and its ratio to the floor (target: at most 3x);
-* how many updates took the incremental branch, and the time per flip of each branch
-  with the choice forced (``full_fraction=0`` and ``inf``), so that the default
-  threshold can be judged;
+* how the updates went (incremental / with full products for the large balls / from
+  scratch), and the time per flip with each way forced (``ball_fraction=inf``,
+  ``1e-9`` and ``0``), so that the default threshold can be judged;
 
 and the paper's protocol (100 sequences of 20 flips) on the 10^5-node graphs.
 """
@@ -28,7 +28,6 @@ import numpy as np
 import scipy.sparse as sp
 
 import graphinvariants as gi
-from graphinvariants.perturbation import PerturbedGraph
 
 
 def ba_graph(n, m, seed):
@@ -99,25 +98,21 @@ def main():
     parser.add_argument("--protocol", action=argparse.BooleanOptionalAction, default=True,
                         help="also run 100 sequences x 20 flips on the 10^5-node graphs")
     args = parser.parse_args()
-    print(f"{'graph':<22} {'nnz':>9} {'floor ms':>9} {'flip ms':>8} {'ratio':>6} {'incr.':>6} "
-          f"{'incr-only':>10} {'full-only':>10}")
+    print(f"{'graph':<22} {'nnz':>9} {'floor ms':>9} {'flip ms':>8} {'ratio':>6} {'updates i/p/s':>13} "
+          f"{'incremental':>11} {'products':>9} {'scratch':>8}  (forced, ms per flip)")
     for n in args.sizes:
         graphs = {"Barabasi-Albert m=5": ba_graph(n, 5, 0), "Erdos-Renyi deg 10": er_graph(n, 10, 0),
                   "2-D grid": grid_graph(n)}
         for name, A in graphs.items():
             A32 = sp.csr_array((A.data, A.indices.astype(np.int32), A.indptr.astype(np.int32)), shape=A.shape)
             floor = median_time(lambda: floor_summary(A32), 7)
-            flip, _ = per_flip(A, args.sequences, 20)
-            state = PerturbedGraph(A)
-            rng = np.random.default_rng(0)
-            for _ in range(20):
-                state.apply("flip", rng)
-            forced = {}
-            for label, fraction in (("incremental", float("inf")), ("full", 0.0)):
-                forced[label] = per_flip(A, 1, 20, full_fraction=fraction)[0]
+            flip, study = per_flip(A, args.sequences, 20)
+            updates = "/".join(str(v) for v in study.params["updates"].values())
+            forced = {label: per_flip(A, 1, 20, ball_fraction=fraction)[0]
+                      for label, fraction in (("incremental", float("inf")), ("products", 1e-9), ("scratch", 0.0))}
             print(f"{name + f' {n:.0e}':<22} {A.nnz:>9d} {1e3 * floor:>9.1f} {1e3 * flip:>8.2f} "
-                  f"{flip / floor:>5.2f}x {state.n_incremental:>3d}/20 {1e3 * forced['incremental']:>8.2f}ms "
-                  f"{1e3 * forced['full']:>8.2f}ms", flush=True)
+                  f"{flip / floor:>5.2f}x {updates:>13} {1e3 * forced['incremental']:>11.2f} "
+                  f"{1e3 * forced['products']:>9.2f} {1e3 * forced['scratch']:>8.2f}", flush=True)
         if args.protocol and n == 100_000:
             for name, A in graphs.items():
                 start = time.perf_counter()

@@ -4,35 +4,45 @@
 written) plus a small *overlay* of stored entries added (+1) or removed (-1) since, and
 the graph's power summary with the moments of its rows. An edit (a flip, an edge
 removed or added, a swap, a node removed or added) only writes the overlay; the
-summary is then brought up to date in one of two ways, chosen by size:
+summary is then brought up to date where the walk counts change. With ``w_0`` the
+indicator of the live nodes and ``w_t = A w_{t-1} / s_t`` (``s_t`` fixed scales, so
+that ``w_t`` is the power summary column ``x_t`` of the base graph), the change
+``d_t = w'_t - w_t`` after the edit ``A' = A + E`` obeys
 
-* **incremental** (where the walk counts change). With ``w_0`` the indicator of the
-  live nodes and ``w_t = A w_{t-1} / s_t`` (``s_t`` fixed scales, so that ``w_t`` is
-  the power summary column ``x_t`` of the base graph), the change ``d_t = w'_t - w_t``
-  after the edit ``A' = A + E`` obeys
+``d_t = (A' d_{t-1} + E w_{t-1}) / s_t``, with ``d_0`` the change of ``w_0``,
 
-  ``d_t = (A' d_{t-1} + E w_{t-1}) / s_t``, with ``d_0`` the change of ``w_0``,
+so ``d_t`` lives in the ``(t - 1)``-hop ball of the edited rows. Each power step is
+chosen by size, the ball's stored entries against ``nnz``:
 
-  so ``d_t`` lives in the ``(t - 1)``-hop ball of the edited rows. It is propagated on
-  its support only (a gather of the base rows of that support, plus the overlay);
-  the sums ``sum(w_t)`` over the live nodes and the moments of the rows (the sum and
-  the sum of outer products of ``w_i - m``, around a fixed shift ``m``, the mean of
-  the last full computation, which keeps them free of cancellation) are updated over
-  the changed rows. The power summary of the edited graph is ``x'_t = w'_t s_t /
-  sum(w'_{t-1})`` (Algorithm 1's L1 renormalisation), so its mean and covariance are
-  those of ``w'`` scaled column by column: nothing of size ``n`` is touched.
-* **full**, when the ball is large (hubs, small worlds): as soon as the stored entries
-  gathered for the propagation pass ``full_fraction * k * nnz`` (a share of the
-  ``k`` sparse products of a full computation), the overlay is merged into a new base
-  CSR (sorted inserts and deletes: one pass over the index array) and the summary is
-  computed from scratch on it by :func:`graphinvariants.walks.power_iteration`
-  (Algorithm 1, the engine of :func:`~graphinvariants.power_summary`), the moments by
-  one product of the centred summary with itself.
+* **incremental**, while the ball is small (a road map, a grid, a sparse random
+  graph at small ``t``): ``d_t`` is propagated on its support only, a gather of the
+  base rows of that support plus the overlay's entries. When every step is
+  incremental, the sums ``sum(w_t)`` over the live nodes and the moments of the rows
+  (the sum and the sum of outer products of ``w_i - m``, around a fixed shift ``m``,
+  the mean of the last computation from scratch, which keeps them free of
+  cancellation) are updated over the changed rows only: nothing of size ``n`` is
+  touched.
+* **a full product**, from the first step whose ball has more than ``ball_fraction *
+  nnz`` stored entries (hubs, small worlds): ``d_t`` becomes a dense vector and each
+  remaining step one sparse product with the edited matrix (the base CSR, plus the
+  overlay's few entries); the moments are then recomputed from the updated summary,
+  one product of the centred ``n x k`` matrix with itself. On a Barabasi-Albert graph
+  that is two or three products of ``k``, for the steps beyond the 2-hop ball.
 
-Both give the invariants of the edited graph as :func:`~graphinvariants.power_invariants`
-computes them on the edited CSR, within a few units of 1e-16 relative per step (the
-tests hold every step to 1e-12). A full computation is Algorithm 1 on the edited
-matrix itself, so drift never accumulates past it.
+The power summary of the edited graph is ``x'_t = w'_t s_t / sum(w'_{t-1})``
+(Algorithm 1's L1 renormalisation), so its mean and covariance are those of ``w'``
+scaled column by column.
+
+Once the overlay holds more than 1% of the stored entries (or always, with
+``ball_fraction=0``), it is merged into a new base CSR (sorted inserts and deletes:
+one pass over the index array) and the summary is computed **from scratch** on it by
+:func:`graphinvariants.walks.power_iteration` (Algorithm 1, the engine of
+:func:`~graphinvariants.power_summary`).
+
+Every path gives the invariants of the edited graph as
+:func:`~graphinvariants.power_invariants` computes them on the edited CSR, within a few
+units of 1e-16 relative per step (the tests hold every step to 1e-12, including 150
+incremental steps in a row).
 
 The graph is unweighted (the 0/1 pattern of the input, as the paper's flips) and
 simple (self-loops of the input are kept and never created). A directed graph is
@@ -54,9 +64,13 @@ from .kinds import PerturbationError, check_kind
 
 __all__ = ["PerturbedGraph"]
 
-#: Default share of the ``k`` sparse products of a full computation that the gathers
-#: of an incremental update may cost before the full computation is chosen instead.
-FULL_FRACTION = 0.02
+#: Default share of the stored entries that the gather of one power step may read
+#: (the ball's rows) before that step is a full sparse product instead.
+BALL_FRACTION = 0.05
+
+#: The overlay is merged into a new base CSR (and the summary recomputed from scratch)
+#: once it holds more than this share of the stored entries.
+_MAX_OVERLAY = 0.01
 
 _REJECTION_TRIES = 64
 _SWAP_TRIES = 200
@@ -78,21 +92,25 @@ class PerturbedGraph:
     directed : bool or None, keyword-only
         Perturb arc by arc. ``None`` (default): directed if the graph says so
         (NetworkX, igraph, a ``directed`` attribute) or its matrix is asymmetric.
-    full_fraction : float, keyword-only
-        The incremental update is abandoned for a full computation once its gathers
-        have read more than ``full_fraction * k * nnz`` stored entries (default
-        0.02, measured in ``benchmarks/bench_perturbation_large.py``). ``0`` always
-        recomputes in full; ``float("inf")`` never does.
+    ball_fraction : float, keyword-only
+        A power step gathers the rows of its ball while they hold at most
+        ``ball_fraction * nnz`` stored entries, and is a full sparse product beyond
+        (default 0.05, measured in ``benchmarks/bench_perturbation_large.py``).
+        ``float("inf")``: always incremental (the overlay never merged); ``0``: every
+        update from scratch on the merged CSR. The invariants are the same to rounding whatever it is.
 
     Attributes
     ----------
-    n_incremental, n_full : int
-        How many updates took each branch.
+    n_incremental, n_products, n_full : int
+        How many updates were incremental in every step, had full products for the
+        steps with large balls, or were computed from scratch.
 
     Notes
     -----
     Memory: the base CSR (shared by :meth:`copy`), the ``n x k`` summary of each copy,
-    and after a full computation that copy's own CSR (and transpose, if directed).
+    and after a computation from scratch that copy's own CSR (and transpose, if
+    directed). An incremental update costs time in proportion to the stored entries
+    of its balls; a full product, ``nnz``.
 
     Examples
     --------
@@ -109,12 +127,12 @@ class PerturbedGraph:
     >>> bool(np.allclose(inv.mean, scratch.mean, rtol=1e-12, atol=0))
     True
     >>> state
-    <PerturbedGraph: 10000 nodes, 19803 edges, undirected, k=5; 3 incremental and 0 full updates>
+    <PerturbedGraph: 10000 nodes, 19803 edges, undirected, k=5; updates: 3 incremental, 0 with products, 0 from scratch>
     """
 
-    def __init__(self, G, *, k=5, directed=None, full_fraction=FULL_FRACTION):
+    def __init__(self, G, *, k=5, directed=None, ball_fraction=BALL_FRACTION):
         self.k = None if k is None else check_k(k)
-        self.full_fraction = _check_fraction(full_fraction)
+        self.ball_fraction = _check_fraction(ball_fraction)
         declared = directed
         if declared is None:
             if graph_library(G) in ("networkx", "igraph"):
@@ -128,15 +146,16 @@ class PerturbedGraph:
         itype = np.int32 if max(n, A.nnz) < 2**31 - 1 else np.int64
         A = sp.csr_array((np.ones(A.nnz), A.indices.astype(itype), A.indptr.astype(itype)), shape=A.shape)
         A.sort_indices()
-        self.directed = bool(declared) or (A != A.T).nnz > 0
+        T = A.T.tocsr()  # canonical too: sorted, no duplicates
+        symmetric = np.array_equal(A.indptr, T.indptr) and np.array_equal(A.indices, T.indices)
+        self.directed = bool(declared) or not symmetric
         loops = int(np.count_nonzero(A.diagonal()))
         self.n_loops = loops
         self.n_edges = A.nnz if self.directed else (A.nnz - loops) // 2 + loops
         self.alive = np.ones(n, bool)
         self.n_alive = n
         self.next_id = n
-        self.n_incremental = 0
-        self.n_full = 0
+        self.n_incremental = self.n_products = self.n_full = 0
         self._set_base(A)
 
     # -- copies ---------------------------------------------------------------------
@@ -160,6 +179,7 @@ class PerturbedGraph:
         if self.W is not None:
             self.W = np.concatenate((self.W, np.zeros((extra, self.k))))
         self.indptr = np.concatenate((self.indptr, np.full(extra, self.indptr[-1])))
+        self._A = sp.csr_array((self._A.data, self.indices, self.indptr), shape=(n, n))
         if self.directed:
             self.indptr_t = np.concatenate((self.indptr_t, np.full(extra, self.indptr_t[-1])))
         self.n_cap = n
@@ -168,6 +188,7 @@ class PerturbedGraph:
     def _set_base(self, A):
         """Make ``A`` (canonical 0/1 CSR of ``n_cap`` rows) the base; summary from scratch."""
         self.n_cap = A.shape[0]
+        self._A = A
         self.indptr = A.indptr
         self.indices = A.indices
         self.nnz = int(A.nnz)
@@ -290,8 +311,8 @@ class PerturbedGraph:
     # -- the perturbations -------------------------------------------------------------
     def apply(self, kind, rng):
         """Apply one random perturbation of ``kind`` (see :data:`PERTURBATIONS`) with the
-        random generator ``rng``; returns ``"incremental"`` or ``"full"``, the branch
-        that updated the invariants.
+        random generator ``rng``; returns how the invariants were updated:
+        ``"incremental"``, ``"products"`` or ``"full"`` (from scratch).
 
         Raises
         ------
@@ -414,32 +435,50 @@ class PerturbedGraph:
             d0.append(-1.0)
         if self.k is None:
             return None
-        deltas = self._propagate(er, ec, ev, w0_old, np.array(changed_nodes, np.int64), np.array(d0))
-        if deltas is None:
+        large = len(self.overlay) > _MAX_OVERLAY * self.nnz + 64 and self.ball_fraction != np.inf
+        if self.ball_fraction == 0 or large:
             self._set_base(self.merged_csr())
             self.n_full += 1
             return "full"
-        self._apply_deltas(deltas, np.array(changed_nodes, np.int64))
+        changed_nodes = np.array(changed_nodes, np.int64)
+        deltas = self._propagate(er, ec, ev, w0_old, changed_nodes, np.array(d0))
+        if any(d[0] is None for d in deltas):
+            self._apply_dense(deltas, changed_nodes)
+            self.n_products += 1
+            return "products"
+        self._apply_deltas(deltas, changed_nodes)
         self.n_incremental += 1
         return "incremental"
 
     def _propagate(self, er, ec, ev, w0_old, idx, val):
-        """``[(support, d_t)]`` for ``t = 1..k``, or None once the gathers pass the budget."""
-        if self.full_fraction == 0:
-            return None
-        budget = self.full_fraction * self.k * max(self.nnz, 1)
-        used = 0
+        """``d_t`` for ``t = 1..k``: ``(support, values)`` while the ball is small,
+        ``(None, dense vector)`` from the first step whose gather would read more than
+        ``ball_fraction * nnz`` stored entries on."""
+        limit = self.ball_fraction * self.nnz
         ptr, ind = (self.indptr_t, self.indices_t) if self.directed else (self.indptr, self.indices)
         ov_r, ov_c, ov_v = self._ov
         out = []
+        dense = None
         for t in range(self.k):
-            targets, values = [], []
-            if idx.size:
+            # E w_{t-1}, w of the graph before the edit
+            edit = ev * (w0_old if t == 0 else self.W[ec, t - 1])
+            if dense is None and idx.size:
                 starts = ptr[idx]
                 lengths = ptr[idx + 1] - starts
-                used += int(lengths.sum())
-                if used > budget:
-                    return None
+                if int(lengths.sum()) > limit:  # a large ball: a full product from here on
+                    dense = np.zeros(self.n_cap)
+                    dense[idx] = val
+            if dense is not None:
+                # A' d as one sparse product with the base, corrected by the overlay
+                product = self._A @ dense
+                if ov_r.size:
+                    np.add.at(product, ov_r, ov_v * dense[ov_c])
+                np.add.at(product, er, edit)
+                dense = product / self.rinv[t]
+                out.append((None, dense))
+                continue
+            targets, values = [er], [edit]
+            if idx.size:
                 # A' d: the base's arcs into the support's rows (the transpose's rows) ...
                 targets.append(ind[concatenated_ranges(starts, lengths)])
                 values.append(np.repeat(val, lengths))
@@ -451,13 +490,21 @@ class PerturbedGraph:
                     if hit.any():
                         targets.append(ov_r[hit])
                         values.append(ov_v[hit] * val[pos[hit]])
-            # E w_{t-1}, w of the graph before the edit
-            targets.append(er)
-            values.append(ev * (w0_old if t == 0 else self.W[ec, t - 1]))
             idx, val = _summed(np.concatenate(targets), np.concatenate(values), self.n_cap)
             val = val / self.rinv[t]
             out.append((idx, val))
         return out
+
+    def _apply_dense(self, deltas, changed_nodes):
+        """Write deltas some of which are dense; the moments then from scratch."""
+        for t, (idx, val) in enumerate(deltas):
+            if idx is None:
+                self.W[:, t] += val
+            else:
+                self.W[idx, t] += val
+        gone = changed_nodes[~self.alive[changed_nodes]]
+        self.W[gone] = 0.0  # a removed node: no walks (exactly, not up to rounding)
+        self._full_moments()
 
     def _apply_deltas(self, deltas, changed_nodes):
         parts = [changed_nodes] + [idx for idx, _ in deltas]
@@ -504,7 +551,7 @@ class PerturbedGraph:
     def __repr__(self):
         kind = "directed" if self.directed else "undirected"
         return (f"<PerturbedGraph: {self.n_alive} nodes, {self.n_edges} edges, {kind}, k={self.k}; "
-                f"{self.n_incremental} incremental and {self.n_full} full updates>")
+                f"updates: {self.n_incremental} incremental, {self.n_products} with products, {self.n_full} from scratch>")
 
 
 def _full_summary(A, k):
@@ -517,9 +564,9 @@ def _check_fraction(value):
     try:
         value = float(value)
     except (TypeError, ValueError):
-        raise TypeError(f"full_fraction must be a number, got {value!r}") from None
+        raise TypeError(f"ball_fraction must be a number, got {value!r}") from None
     if not value >= 0:  # NaN too
-        raise ValueError(f"full_fraction must be >= 0, got {value}")
+        raise ValueError(f"ball_fraction must be >= 0, got {value}")
     return value
 
 

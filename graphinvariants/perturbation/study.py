@@ -27,7 +27,7 @@ from ..graphs.csr import edges_to_csr
 from ..kernels import paired_power_kernel, pairwise_kernels
 from ..kernels.registry import make_functional, parse_kernel_spec, shared_parameters
 from .edits import GraphState, PerturbationError, check_kind
-from .incremental import FULL_FRACTION, PerturbedGraph
+from .incremental import BALL_FRACTION, PerturbedGraph
 
 __all__ = ["PerturbationStudy", "perturbation_study"]
 
@@ -228,7 +228,7 @@ def perturbation_study(
     n_flips=None,
     progress=False,
     n_sequences=None,
-    full_fraction=None,
+    ball_fraction=None,
 ):
     """Run the paper's perturbation study on a collection of graphs, or on one graph.
 
@@ -281,12 +281,12 @@ def perturbation_study(
         100, the paper's protocol); sequence ``i`` draws from
         ``SeedSequence(seed).spawn(n_sequences)[i]``, so it does not depend on
         ``n_sequences``' other members or on ``n_jobs``. Only for one graph.
-    full_fraction : float, optional
-        For one graph: the share of a full recomputation's sparse products that an
-        incremental update may cost before a full recomputation is chosen instead
-        (default :data:`~graphinvariants.perturbation.incremental.FULL_FRACTION`;
-        ``0``: always full, ``float("inf")``: always incremental; the result is the
-        same to rounding). Only for one graph.
+    ball_fraction : float, optional
+        For one graph: a power step of an update is incremental while the ball of
+        the edit holds at most ``ball_fraction * nnz`` stored entries, and a full
+        sparse product beyond (default 0.05; ``float("inf")``: always incremental,
+        ``0``: every update from scratch; the result is the same to rounding). See
+        :class:`~graphinvariants.perturbation.PerturbedGraph`. Only for one graph.
 
     Returns
     -------
@@ -328,8 +328,8 @@ def perturbation_study(
         return _one_graph_study(graphs, n_sequences=100 if n_sequences is None else n_sequences, n_steps=n_steps,
                                 k=k, kind=kind, seed=seed, ridge=ridge, n_jobs=n_jobs, name=name, kernel=kernel,
                                 kernel_params=kernel_params, baseline=baseline, progress=progress,
-                                full_fraction=FULL_FRACTION if full_fraction is None else full_fraction)
-    for option, value in (("n_sequences", n_sequences), ("full_fraction", full_fraction)):
+                                ball_fraction=BALL_FRACTION if ball_fraction is None else ball_fraction)
+    for option, value in (("n_sequences", n_sequences), ("ball_fraction", ball_fraction)):
         if value is not None:
             raise ValueError(f"{option} is for the study of one graph; a collection runs one sequence per "
                              "sampled graph (pass the graph itself, not in a list)")
@@ -397,7 +397,7 @@ def is_single_graph(graphs):
 
 
 def _one_graph_study(G, *, n_sequences, n_steps, k, kind, seed, ridge, n_jobs, name, kernel, kernel_params,
-                     baseline, progress, full_fraction):
+                     baseline, progress, ball_fraction):
     """The study of one graph: ``n_sequences`` sequences of in-place edits, each step's
     invariants updated incrementally, then the kernel of every step with the original."""
     if kernel != "power" or kernel_params:
@@ -411,7 +411,7 @@ def _one_graph_study(G, *, n_sequences, n_steps, k, kind, seed, ridge, n_jobs, n
     n_steps = check_int(n_steps, "n_steps")
     n_sequences = check_int(n_sequences, "n_sequences", minimum=1)
     seeds = check_seed_sequence(seed).spawn(n_sequences)
-    original = PerturbedGraph(G, k=k, full_fraction=full_fraction)
+    original = PerturbedGraph(G, k=k, ball_fraction=ball_fraction)
     if kind == "add_node":
         original.reserve(n_steps)
     start = original.invariants()
@@ -427,7 +427,7 @@ def _one_graph_study(G, *, n_sequences, n_steps, k, kind, seed, ridge, n_jobs, n
                 raise ValueError(f"sequence {i}, step {t + 1}: {err}") from None
             inv = state.invariants()
             means[t], covs[t], sizes[t] = inv.mean, inv.covariance, inv.n_nodes
-        return means, covs, sizes, state.n_incremental
+        return means, covs, sizes, (state.n_incremental, state.n_products, state.n_full)
 
     from joblib import Parallel, delayed
 
@@ -455,7 +455,8 @@ def _one_graph_study(G, *, n_sequences, n_steps, k, kind, seed, ridge, n_jobs, n
     params = {"n_graphs": 1, "n_sequences": n_sequences, "n_steps": n_steps, "kind": kind, "k": k,
               "seed": "Generator" if isinstance(seed, np.random.Generator) else None if seed is None else int(seed),
               "ridge": ridge, "name": name, "kernel": kernel, "kernel_params": {},
-              "n_incremental": int(sum(r[3] for r in results))}
+              "updates": dict(zip(("incremental", "products", "from scratch"),
+                                  np.sum([r[3] for r in results], axis=0).tolist()))}
     return PerturbationStudy(curves, np.zeros(n_sequences, np.int64), params, None)
 
 

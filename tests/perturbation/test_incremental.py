@@ -19,7 +19,7 @@ GRAPHS = {
     "small-world": lambda: nx.watts_strogatz_graph(300, 6, 0.2, seed=2),
     "directed": lambda: nx.gnp_random_graph(150, 0.03, seed=3, directed=True),
 }
-BRANCHES = {"full": 0.0, "incremental": float("inf"), "chosen": None}
+BRANCHES = {"full": 0.0, "incremental": float("inf"), "products": 1e-9, "chosen": None}
 
 
 def assert_matches_scratch(state, k=5):
@@ -36,36 +36,49 @@ def assert_matches_scratch(state, k=5):
 @pytest.mark.parametrize("branch", list(BRANCHES))
 def test_every_step_equals_scratch(graph, kind, branch):
     fraction = BRANCHES[branch]
-    options = {} if fraction is None else {"full_fraction": fraction}
+    options = {} if fraction is None else {"ball_fraction": fraction}
     state = PerturbedGraph(GRAPHS[graph](), k=5, **options)
     rng = np.random.default_rng(7)
     used = set()
     for _ in range(12):
         used.add(state.apply(kind, rng))
         assert_matches_scratch(state)
-    if branch != "chosen":
+    if branch in ("full", "incremental"):
         assert used == {branch}
+    elif branch == "products" and (graph, kind) != ("directed", "add_node"):
+        # (a directed new arc u -> v that no walk reaches leaves nothing to gather, so
+        # incremental; a large overlay is merged and computed from scratch)
+        assert "products" in used
 
 
 def test_the_size_choice():
     """A grid's balls are small: incremental; a Barabasi-Albert graph's hubs make the
-    2- and 3-hop balls most of the graph: full."""
+    2- and 3-hop balls most of the graph: full products for those steps."""
     grid = PerturbedGraph(nx.grid_2d_graph(60, 60))
     ba = PerturbedGraph(nx.barabasi_albert_graph(2000, 3, seed=0))
     rng = np.random.default_rng(0)
     for _ in range(10):
         grid.apply("flip", rng)
         ba.apply("flip", rng)
-    assert (grid.n_incremental, grid.n_full) == (10, 0)
-    assert ba.n_full >= 8
+    assert (grid.n_incremental, grid.n_products, grid.n_full) == (10, 0, 0)
+    assert ba.n_products >= 8 and ba.n_full == 0
 
 
 def test_no_drift_over_a_long_sequence():
-    state = PerturbedGraph(nx.grid_2d_graph(30, 30), full_fraction=float("inf"))
+    state = PerturbedGraph(nx.grid_2d_graph(30, 30), ball_fraction=float("inf"))
     rng = np.random.default_rng(1)
     for kind in ["flip", "swap_edges", "remove_node", "add_node", "remove_edge", "add_edge"] * 25:
         state.apply(kind, rng)
-    assert state.n_full == 0
+    assert state.n_full == state.n_products == 0
+    assert_matches_scratch(state)
+
+
+def test_a_large_overlay_is_merged():
+    state = PerturbedGraph(nx.grid_2d_graph(10, 10))  # 360 entries: merged past 67 in the overlay
+    rng = np.random.default_rng(5)
+    for _ in range(40):
+        state.apply("flip", rng)
+    assert state.n_full > 0 and len(state.overlay) <= 67
     assert_matches_scratch(state)
 
 
@@ -158,7 +171,7 @@ def test_copies_are_independent():
     rng = np.random.default_rng(0)
     for _ in range(5):
         a.apply("flip", rng)
-    b.full_fraction = 0.0
+    b.ball_fraction = 0.0  # from scratch: b gets its own CSR
     b.apply("remove_node", rng)
     assert base.invariants() == before
     assert_matches_scratch(a)
@@ -177,8 +190,8 @@ def test_impossible_perturbations_raise_and_change_nothing():
     assert complete.n_edges == 6 and complete.overlay == {}
     with pytest.raises(ValueError, match="has no nodes"):
         PerturbedGraph(sp.csr_array((0, 0)))
-    with pytest.raises(ValueError, match="full_fraction must be >= 0"):
-        PerturbedGraph(nx.path_graph(3), full_fraction=-1)
+    with pytest.raises(ValueError, match="ball_fraction must be >= 0"):
+        PerturbedGraph(nx.path_graph(3), ball_fraction=-1)
     with pytest.raises(ValueError, match="perturbation"):
         complete.apply("teleport", np.random.default_rng(0))
     with pytest.raises(ValueError, match="k=None"):
@@ -190,7 +203,7 @@ def test_an_edgeless_start_and_dying_walks():
     G = nx.DiGraph()
     G.add_nodes_from(range(6))
     G.add_edge(0, 1)
-    state = PerturbedGraph(G, full_fraction=float("inf"))
+    state = PerturbedGraph(G, ball_fraction=float("inf"))
     for u, v in [(1, 2), (2, 3), (3, 4), (4, 5), (1, 2)]:
         state.toggle(u, v)
         assert_matches_scratch(state)
@@ -223,7 +236,7 @@ def test_study_of_one_graph_is_reproducible_and_branch_independent():
     fewer = gi.perturbation_study(A, n_sequences=3, n_steps=5, seed=11)
     np.testing.assert_array_equal(fewer.curves, one.curves[:3])
     for fraction in (0.0, float("inf")):
-        forced = gi.perturbation_study(A, n_sequences=5, n_steps=5, seed=11, full_fraction=fraction)
+        forced = gi.perturbation_study(A, n_sequences=5, n_steps=5, seed=11, ball_fraction=fraction)
         np.testing.assert_allclose(forced.curves, one.curves, rtol=0, atol=1e-8)
     assert one.mean[-1] < one.mean[1] < 1
 
