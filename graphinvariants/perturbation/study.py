@@ -10,6 +10,13 @@ graphs: it perturbs an indexed edge set, stacks every perturbed graph into one
 :class:`~graphinvariants.graphs.GraphBatch`, embeds it in one batched pass, and
 evaluates all (original, perturbed) pairs in one call of the pair engine; each
 original is embedded and prepared once.
+
+Given one graph instead of a collection (``perturbation_study(G, n_sequences=100)``),
+the study runs ``n_sequences`` independent sequences from it, each with its own random
+stream ``SeedSequence(seed).spawn(n_sequences)[i]``: a copy of a
+:class:`~graphinvariants.perturbation.PerturbedGraph` edits the graph in place and
+updates its power invariants incrementally at each step, and the kernel of every step
+with the original is evaluated in one paired call.
 """
 
 import csv
