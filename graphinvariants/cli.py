@@ -495,7 +495,7 @@ def _read_networks(files, args):
     networks = {}
     for path in files:
         start = time.perf_counter()
-        G = read_edgelist(path)
+        G = read_edgelist(path, directed=True) if args.directed else read_edgelist(path)
         A = G.matrix if hasattr(G, "matrix") else None
         size = f"{A.shape[0]} nodes, {A.nnz} stored entries" if A is not None else "read"
         print(f"{path}: {size} in {time.perf_counter() - start:.2f} s; {args.sequences} sequences of "
@@ -722,6 +722,9 @@ def build_parser():
     pt.add_argument("--sequences", type=_int_at_least(1), default=100,
                     help="independent sequences of perturbations of a network read from a file "
                          "(default: %(default)s, the paper's protocol)")
+    pt.add_argument("--directed", action="store_true",
+                    help="read a network file's lines as arcs u -> v, perturbed arc by arc (default: undirected "
+                         "edges; a file whose arcs all come in pairs is perturbed as undirected)")
     pt.add_argument("--steps", "--flips", dest="steps", type=_int_at_least(1), default=20,
                     help="perturbations applied in sequence to each graph (default: %(default)s)")
     pt.add_argument("--kind", default="flip", choices=PERTURBATIONS, metavar="KIND",

@@ -54,3 +54,15 @@ def test_perturb_a_missing_file_or_another_kernel_is_an_error(tmp_path, capsys):
     write_grid(edges)
     status, _, err = run(capsys, "perturb", edges, "--kernel", "wl", "--out", tmp_path / "p.png")
     assert status == 2 and "runs the power kernel" in err
+
+
+def test_perturb_a_directed_network_file(tmp_path, capsys):
+    pytest.importorskip("graphinvariants.graphs.edgelist")
+    edges = tmp_path / "arcs.csv"
+    G = nx.gnp_random_graph(120, 0.05, seed=0, directed=True)
+    edges.write_text("u,v\n" + "".join(f"{u},{v}\n" for u, v in G.edges()))
+    figure = tmp_path / "decay.svg"
+    status, out, err = run(capsys, "perturb", edges, "--directed", "--sequences", "3", "--steps", "2",
+                           "--out", figure, "--quiet")
+    assert status == 0, err
+    assert f"{G.number_of_edges()} stored entries" in out
