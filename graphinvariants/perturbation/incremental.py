@@ -551,7 +551,8 @@ class PerturbedGraph:
     def __repr__(self):
         kind = "directed" if self.directed else "undirected"
         return (f"<PerturbedGraph: {self.n_alive} nodes, {self.n_edges} edges, {kind}, k={self.k}; "
-                f"updates: {self.n_incremental} incremental, {self.n_products} with products, {self.n_full} from scratch>")
+                f"updates: {self.n_incremental} incremental, {self.n_products} with products, "
+                f"{self.n_full} from scratch>")
 
 
 def _full_summary(A, k):
