@@ -293,3 +293,9 @@ def test_perturbation_sequence_of_a_matrix():
     assert [H.nodes for H in grown] == [("a", "b", "c", "d", 0), ("a", "b", "c", "d", 0, 1)]
     shrunk = gi.perturbation_sequence(adjacency, 1, kind="remove_node", seed=0)[0]
     assert len(shrunk.nodes) == 3 and shrunk.matrix.shape == (3, 3)
+
+
+def test_study_of_one_graph_progress_bar(capsys):
+    gi.perturbation_study(nx.grid_2d_graph(8, 8), n_sequences=3, n_steps=1, seed=0, progress=True, name="grid")
+    err = capsys.readouterr().err
+    assert "perturbation study of grid" in err and "3/3" in err
