@@ -18,6 +18,17 @@ size, prints
   ``1e-9`` and ``0``), so that the default threshold can be judged;
 
 and the paper's protocol (100 sequences of 20 flips) on the 10^5-node graphs.
+
+Measured (two runs under the lock on the shared 2-core machine, per flip against the
+floor of the same run; 3 sequences x 20 flips each):
+
+==========================  ============  ============  ==============================
+graph                       10^5 nodes    10^6 nodes    100 x 20 flips, 10^5 nodes
+==========================  ============  ============  ==============================
+Barabasi-Albert (m = 5)     0.77x, 0.96x  0.50x, 0.59x  26.5 s, 20.6 s (was 14 min)
+Erdos-Renyi (degree 10)     0.56x, 0.56x  0.13x, 0.12x  22.6 s, 20.3 s
+2-D grid                    0.12x, 0.14x  0.07x, 0.05x  1.4 s, 2.5 s
+==========================  ============  ============  ==============================
 """
 
 import argparse
