@@ -1,5 +1,8 @@
 """Command line: ``graphinvariants demo | evaluate | perturb``.
 
+``graphinvariants perturb edges.txt`` runs the perturbation study on one network read
+from a file (:func:`graphinvariants.read_edgelist`), its edits made in place.
+
 Errors the commands can foresee (a data set that cannot be loaded, a malformed file, an
 output path that cannot be written) are printed as ``graphinvariants: error: ...`` with
 exit status 2, like argparse's own usage errors, and no traceback.
@@ -432,9 +435,18 @@ def _write_perturbation_outputs(figure, studies, args):
 
     fig, ax = plt.subplots(figsize=(6.4, 4.4))
     try:
-        gi.KernelDecayDisplay.from_studies(studies).plot(ax=ax)
+        if all("n_sequences" in study.params for study in studies.values()):
+            # one large network: K stays within 1e-6 of 1 for many flips; plot 1 - K, log scale
+            decay = {name: (s.steps[1:], 1 - s.mean[1:], s.stderr[1:]) for name, s in studies.items()}
+            gi.KernelDecayDisplay(decay, ylabel="1 - power kernel with the original graph").plot(ax=ax)
+            ax.set_yscale("log")
+            ax.autoscale(axis="y")
+        else:
+            gi.KernelDecayDisplay.from_studies(studies).plot(ax=ax)
         kernels = ", ".join(_kernel_label(spec, args) for spec, _, _ in args.kernel)
-        title = f"{kernels} after random {args.kind} steps, {args.graphs} graphs each"
+        each = sorted({f"{args.sequences} sequences of one network" if "n_sequences" in study.params
+                       else f"{args.graphs} graphs each" for study in studies.values()})
+        title = f"{kernels} after random {args.kind} steps, {' and '.join(each)}"
         ax.set_title(textwrap.fill(title, 90), fontsize=9)
         fig.tight_layout()
         with _written_atomically(figure, binary=True) as fh:
@@ -453,21 +465,69 @@ def _write_perturbation_outputs(figure, studies, args):
     return figure, csv_path, json_path
 
 
+def _network_files(arguments):
+    """``(files, data set names)``: an argument naming an existing file, or written as
+    a path (a folder separator or a dot, which no TU name has), is an edge-list file."""
+    files, names = [], []
+    for text in arguments:
+        path = Path(text)
+        if path.is_file() or "/" in text or os.sep in text or "." in text:
+            if not path.is_file():
+                what = "is a folder" if path.is_dir() else "does not exist"
+                raise ValueError(f"the edge-list file {text} {what}")
+            files.append(path)
+        else:
+            names.append(text)
+    return files, names
+
+
+def _read_networks(files, args):
+    """The graphs of the edge-list files, by file name (read by gi.read_edgelist)."""
+    import time
+
+    try:
+        from .graphs.edgelist import read_edgelist
+    except ImportError:
+        raise ValueError("reading an edge-list file needs graphinvariants.read_edgelist, which this "
+                         "installation does not have; update graphinvariants") from None
+    if [spec for spec, _, _ in args.kernel] != ["power"]:
+        raise ValueError("the study of one network runs the power kernel; leave --kernel out with an edge-list file")
+    networks = {}
+    for path in files:
+        start = time.perf_counter()
+        G = read_edgelist(path, directed=True) if args.directed else read_edgelist(path)
+        A = G.matrix if hasattr(G, "matrix") else None
+        size = f"{A.shape[0]} nodes, {A.nnz} stored entries" if A is not None else "read"
+        print(f"{path}: {size} in {time.perf_counter() - start:.2f} s; {args.sequences} sequences of "
+              f"{args.steps} {args.kind} steps")
+        networks[path.name] = G
+    return networks
+
+
 def _cmd_perturb(args):
     import time
 
     import graphinvariants as gi
 
     start = time.perf_counter()
+    files, args.datasets = _network_files(args.datasets)
     if args.datasets:
         collections = _load_data_sets(args)
-    else:
+    elif not files:
         print(f"no data set named: running on graph families generated on the spot "
               f"({args.graphs} graphs each, 20 to 200 nodes, seed {args.seed})")
         collections = generated_families(args.graphs, args.seed)
+    else:
+        collections = {}
     figure = _out_figure(args.out)
+    networks = _read_networks(files, args) if files else {}
     several = len(args.kernel) > 1
     studies = {}
+    for name, G in networks.items():
+        studies[name] = gi.perturbation_study(
+            G, n_sequences=args.sequences, n_steps=args.steps, k=args.k, kind=args.kind, seed=args.seed,
+            n_jobs=args.n_jobs, name=name, progress=False if args.quiet else None,
+        )
     for name, graphs in collections.items():
         for spec, kernel, params in args.kernel:
             label = f"{name} / {spec}" if several else name
@@ -476,21 +536,28 @@ def _cmd_perturb(args):
                 n_jobs=args.n_jobs, name=label, kernel=kernel, kernel_params=params, baseline=True,
                 progress=False if args.quiet else None,
             )
+    collections = {**networks, **collections}
     elapsed = time.perf_counter() - start
     shown = sorted({t for t in (0, 1, 2, 5, 10, args.steps) if t <= args.steps})
     width = max(32, *(len(label) for label in studies))
     # the crossing column only when some row crossed: else it would read the same on every row
     crossed = any(study.crossing_step is not None for study in studies.values())
-    print(f"mean kernel between each graph and its copy after 0, 1, 2, ... {args.kind} steps:")
-    print(f"{'collection':<{width}} " + " ".join(f"{t:>6d}" for t in shown)
+    # a large network barely moves with each flip (1 - K of 1e-8 after 10 flips of 10^4
+    # nodes): its table shows 1 - K, in scientific notation
+    network = any("n_sequences" in study.params for study in studies.values())
+    column = 9 if network else 6
+    print(f"{'1 - ' if network else ''}mean kernel between each graph and its copy after 0, 1, 2, ... "
+          f"{args.kind} steps:")
+    print(f"{'collection':<{width}} " + " ".join(f"{t:>{column}d}" for t in shown)
           + (f"  {CROSSING_COLUMN}" if crossed else ""))
     for label, study in studies.items():
         crossing = study.crossing_step
         after = f"{crossing} steps" if crossing is not None else f"more than {args.steps} steps"
-        print(f"{label:<{width}} " + " ".join(f"{study.mean[t]:6.3f}" for t in shown) + (f"  {after}" if crossed else ""))
+        cells = (f"{1 - study.mean[t]:9.2e}" if network else f"{study.mean[t]:6.3f}" for t in shown)
+        print(f"{label:<{width}} " + " ".join(cells) + (f"  {after}" if crossed else ""))
     if crossed:
         print("\n" + textwrap.fill(f"{CROSSING_COLUMN}: {CROSSING_MEANING}", 100))
-    else:
+    elif any(study.baseline is not None for study in studies.values()):
         print("\n" + textwrap.fill(f"{NO_CROSSING.format(steps=args.steps)}; --steps N looks further.", 100))
     paths = _write_perturbation_outputs(figure, studies, args)
     print(f"\n{_what_ran(studies, collections, args)} in {elapsed:.2f} s; "
@@ -520,7 +587,8 @@ NO_CROSSING = (
 def _what_ran(studies, collections, args):
     """``"100 graphs from each of 3 collections x 20 flip steps, under 2 kernels (power, wl)"``."""
     sizes = sorted({len(study.curves) for study in studies.values()})
-    graphs = " or ".join(map(str, sizes)) + f" graph{'s' if sizes[-1] != 1 else ''}"
+    unit = "sequence" if all("n_sequences" in study.params for study in studies.values()) else "graph"
+    graphs = " or ".join(map(str, sizes)) + f" {unit}{'s' if sizes[-1] != 1 else ''}"
     where = f"from each of {len(collections)} collections" if len(collections) > 1 else f"from {next(iter(collections))}"
     kernels = ", ".join(spec for spec, _, _ in args.kernel)
     under = f"under {len(args.kernel)} kernels ({kernels})" if len(args.kernel) > 1 else f"under {kernels}"
@@ -644,11 +712,19 @@ def build_parser():
                                     "kernel) between each graph and its copy after 0, 1, 2, ... random "
                                     "perturbations, averaged over the graphs. "
                                     f"The table's last column, '{CROSSING_COLUMN}', is {CROSSING_MEANING}.")
-    pt.add_argument("datasets", nargs="*", metavar="DATASET",
-                    help="TU data set names (default: none, and graphs generated on the spot: Erdos-Renyi, "
-                         "Barabasi-Albert, Watts-Strogatz)")
+    pt.add_argument("datasets", nargs="*", metavar="DATASET_OR_FILE",
+                    help="TU data set names, or edge-list files of one network each (SNAP text, CSV, Parquet: "
+                         "anything named as a path, such as edges.txt), perturbed in place --sequences times "
+                         "(default: none, and graphs generated on the spot: Erdos-Renyi, Barabasi-Albert, "
+                         "Watts-Strogatz)")
     pt.add_argument("--graphs", type=_int_at_least(1), default=100,
                     help="graphs sampled per collection (default: %(default)s)")
+    pt.add_argument("--sequences", type=_int_at_least(1), default=100,
+                    help="independent sequences of perturbations of a network read from a file "
+                         "(default: %(default)s, the paper's protocol)")
+    pt.add_argument("--directed", action="store_true",
+                    help="read a network file's lines as arcs u -> v, perturbed arc by arc (default: undirected "
+                         "edges; a file whose arcs all come in pairs is perturbed as undirected)")
     pt.add_argument("--steps", "--flips", dest="steps", type=_int_at_least(1), default=20,
                     help="perturbations applied in sequence to each graph (default: %(default)s)")
     pt.add_argument("--kind", default="flip", choices=PERTURBATIONS, metavar="KIND",

@@ -20,20 +20,15 @@ from collections import defaultdict
 
 import numpy as np
 
-from .._validation import check_choice, check_int, check_seed
+from .._validation import check_int, check_seed
 from ..graphs.adjacency import describe, graph_library
+from .incremental import PerturbedGraph
+from .kinds import PERTURBATIONS, PerturbationError, check_kind
 
 __all__ = ["PERTURBATIONS", "flip_node_pair", "perturbation_sequence", "random_flips"]
 
-#: Kinds of perturbation understood by :func:`perturbation_sequence`.
-PERTURBATIONS = ("flip", "remove_edge", "add_edge", "swap_edges", "remove_node", "add_node")
-
 _REJECTION_TRIES = 64
 _SWAP_TRIES = 200
-
-
-class PerturbationError(ValueError):
-    """A perturbation cannot be applied to this graph (no edge left to remove, ...)."""
 
 
 class _IndexedSet:
@@ -233,11 +228,6 @@ class GraphState:
         return len(alive), np.searchsorted(alive, pairs[:, 0]), np.searchsorted(alive, pairs[:, 1])
 
 
-def check_kind(kind):
-    """Return ``kind`` if it is one of :data:`PERTURBATIONS`, else raise."""
-    return check_choice(kind, "perturbation", PERTURBATIONS)
-
-
 def _state_of(G):
     """(state, rebuild) for a NetworkX or igraph graph; rebuild(state) makes the output."""
     library = graph_library(G)
@@ -369,8 +359,13 @@ def perturbation_sequence(G, n_steps, *, kind="flip", seed=None):
 
     Parameters
     ----------
-    G : networkx.Graph or igraph.Graph
-        A simple graph; it is not modified.
+    G : networkx.Graph, igraph.Graph, scipy sparse matrix or GraphAdjacency
+        A simple graph; it is not modified. A matrix (one large graph) is edited in
+        place (:class:`~graphinvariants.perturbation.PerturbedGraph`: its CSR plus an
+        overlay of the edits) and each step is returned as a 0/1 ``csr_array`` of the
+        live nodes in their order (a removed node's row and column are dropped, an
+        added node comes last); a GraphAdjacency gives GraphAdjacency objects whose
+        added nodes are named by fresh integers.
     n_steps : int
         Number of successive perturbations.
     kind : {"flip", "remove_edge", "add_edge", "swap_edges", "remove_node", "add_node"}, keyword-only
@@ -405,10 +400,15 @@ def perturbation_sequence(G, n_steps, *, kind="flip", seed=None):
     >>> steps = gi.perturbation_sequence(nx.cycle_graph(8), 3, kind="remove_edge", seed=0)
     >>> [H.number_of_edges() for H in steps]
     [7, 6, 5]
+    >>> A = nx.to_scipy_sparse_array(nx.cycle_graph(8), format="csr")
+    >>> [H.nnz for H in gi.perturbation_sequence(A, 3, kind="remove_edge", seed=0)]
+    [14, 12, 10]
     """
     check_kind(kind)
     n_steps = check_int(n_steps, "n_steps")
     rng = check_seed(seed)
+    if graph_library(G) in ("scipy", "adjacency"):
+        return _matrix_sequence(G, n_steps, kind, rng)
     state, rebuild = _state_of(G)
     out = []
     for _ in range(n_steps):
@@ -417,6 +417,30 @@ def perturbation_sequence(G, n_steps, *, kind="flip", seed=None):
         except PerturbationError as err:
             raise ValueError(f"step {len(out) + 1} of {n_steps}: {err}") from None
         out.append(rebuild(state))
+    return out
+
+
+def _matrix_sequence(G, n_steps, kind, rng):
+    """perturbation_sequence of a matrix or GraphAdjacency: edited in place (CSR and
+    overlay), each step merged into a CSR of the live nodes."""
+    from ..graphs.adjacency import GraphAdjacency
+
+    state = PerturbedGraph(G, k=None)
+    state.reserve(n_steps if kind == "add_node" else 0)
+    fresh = _fresh_labels(G.nodes, n_steps) if isinstance(G, GraphAdjacency) and kind == "add_node" else None
+    out = []
+    for _ in range(n_steps):
+        try:
+            state.apply(kind, rng)
+        except PerturbationError as err:
+            raise ValueError(f"step {len(out) + 1} of {n_steps}: {err}") from None
+        A = state.to_csr()
+        if isinstance(G, GraphAdjacency):
+            alive = np.flatnonzero(state.alive)
+            n = len(G.nodes)
+            names = [G.nodes[i] if i < n else fresh[i - n] for i in alive.tolist()]
+            A = GraphAdjacency(A, tuple(names))
+        out.append(A)
     return out
 
 

@@ -10,6 +10,13 @@ graphs: it perturbs an indexed edge set, stacks every perturbed graph into one
 :class:`~graphinvariants.graphs.GraphBatch`, embeds it in one batched pass, and
 evaluates all (original, perturbed) pairs in one call of the pair engine; each
 original is embedded and prepared once.
+
+Given one graph instead of a collection (``perturbation_study(G, n_sequences=100)``),
+the study runs ``n_sequences`` independent sequences from it, each with its own random
+stream ``SeedSequence(seed).spawn(n_sequences)[i]``: a copy of a
+:class:`~graphinvariants.perturbation.PerturbedGraph` edits the graph in place and
+updates its power invariants incrementally at each step, and the kernel of every step
+with the original is evaluated in one paired call.
 """
 
 import csv
@@ -20,13 +27,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._validation import check_int, check_k, check_n_jobs, check_ridge, check_seed_sequence
-from ..embeddings import DEFAULT_RIDGE
+from ..embeddings import DEFAULT_RIDGE, GaussianBatch
 from ..graphs import GraphBatch
 from ..graphs.adjacency import graph_library
 from ..graphs.csr import edges_to_csr
-from ..kernels import pairwise_kernels
+from ..kernels import paired_power_kernel, pairwise_kernels
 from ..kernels.registry import make_functional, parse_kernel_spec, shared_parameters
 from .edits import GraphState, PerturbationError, check_kind
+from .incremental import BALL_FRACTION, PerturbedGraph
 
 __all__ = ["PerturbationStudy", "perturbation_study"]
 
@@ -39,7 +47,8 @@ class PerturbationStudy:
     ----------
     curves : numpy.ndarray of shape (n_graphs, n_steps + 1)
         ``curves[i, t]``: kernel between sampled graph ``i`` after ``t`` perturbations
-        and the original; ``curves[:, 0] == 1``.
+        and the original; ``curves[:, 0] == 1``. For the study of one graph, one row
+        per sequence: shape ``(n_sequences, n_steps + 1)``.
     graph_indices : numpy.ndarray of shape (n_graphs,)
         Positions of the sampled graphs in the input collection.
     params : dict
@@ -117,7 +126,9 @@ class PerturbationStudy:
         """Write one row per step: ``step, mean, std, stderr``, then one column per graph."""
         with open(path, "w", newline="") as fh:
             writer = csv.writer(fh)
-            writer.writerow(["step", "mean", "std", "stderr"] + [f"graph_{i}" for i in self.graph_indices])
+            columns = ([f"sequence_{i}" for i in range(len(self.curves))] if "n_sequences" in self.params
+                       else [f"graph_{i}" for i in self.graph_indices])
+            writer.writerow(["step", "mean", "std", "stderr"] + columns)
             for t in self.steps:
                 writer.writerow([int(t), self.mean[t], self.std[t], self.stderr[t]] + self.curves[:, t].tolist())
 
@@ -130,8 +141,9 @@ class PerturbationStudy:
 
     def __repr__(self):
         name = self.params.get("name") or "graphs"
+        rows = "sequences of one graph" if "n_sequences" in self.params else "graphs"
         return (
-            f"<PerturbationStudy {name}: {len(self.curves)} graphs x {self.curves.shape[1] - 1} "
+            f"<PerturbationStudy {name}: {len(self.curves)} {rows} x {self.curves.shape[1] - 1} "
             f"{self.params.get('kind')} steps, final mean kernel {self.mean[-1]:.4f}>"
         )
 
@@ -222,17 +234,25 @@ def perturbation_study(
     baseline=False,
     n_flips=None,
     progress=False,
+    n_sequences=None,
+    ball_fraction=None,
 ):
-    """Run the paper's perturbation study on a collection of graphs.
+    """Run the paper's perturbation study on a collection of graphs, or on one graph.
 
     Parameters
     ----------
-    graphs : sequence of graphs, GraphBatch or TUDataset
+    graphs : sequence of graphs, GraphBatch, TUDataset, or one graph
         NetworkX or igraph graphs, adjacency matrices, or a loaded TU data set.
-        Weights are ignored: the study perturbs the 0/1 graph.
+        Weights are ignored: the study perturbs the 0/1 graph. One graph (a
+        NetworkX or igraph graph, a scipy sparse matrix or a
+        :class:`~graphinvariants.graphs.GraphAdjacency`, not in a list) runs
+        ``n_sequences`` independent sequences of ``n_steps`` perturbations from it,
+        each edit made in place and the invariants updated incrementally (see
+        :class:`~graphinvariants.perturbation.PerturbedGraph`): the study for one
+        large network. A list holding one graph is a collection of one graph.
     n_graphs : int or None, keyword-only
         Graphs sampled without replacement (default 100, as in the paper); ``None``
-        uses every graph, in order.
+        uses every graph, in order. Not used for one graph.
     n_steps : int, keyword-only
         Perturbations applied in sequence to each graph (default 20).
     k : int, keyword-only
@@ -263,16 +283,30 @@ def perturbation_study(
         Show a tqdm progress bar: one step per sampled graph perturbed, one for the
         kernel values, one for the baseline; ``None``: only when standard error is a
         terminal. Default False.
+    n_sequences : int, optional
+        For one graph: independent sequences of ``n_steps`` perturbations (default
+        100, the paper's protocol); sequence ``i`` draws from
+        ``SeedSequence(seed).spawn(n_sequences)[i]``, so it does not depend on
+        ``n_sequences``' other members or on ``n_jobs``. Only for one graph.
+    ball_fraction : float, optional
+        For one graph: a power step of an update is incremental while the ball of
+        the edit holds at most ``ball_fraction * nnz`` stored entries, and a full
+        sparse product beyond (default 0.05; ``float("inf")``: always incremental,
+        ``0``: every update from scratch; the result is the same to rounding). See
+        :class:`~graphinvariants.perturbation.PerturbedGraph`. Only for one graph.
 
     Returns
     -------
     PerturbationStudy
+        For one graph, ``curves`` has one row per sequence and ``graph_indices`` is
+        all zeros.
 
     Raises
     ------
     ValueError
         If ``n_graphs`` exceeds the number of graphs, or a perturbation cannot proceed
-        on a sampled graph (the message says which).
+        on a sampled graph (the message says which); for one graph, if ``kernel`` is
+        not ``"power"``, or ``n_sequences`` is given with a collection.
 
     Examples
     --------
@@ -286,10 +320,26 @@ def perturbation_study(
     1.0
     >>> bool(study.mean[5] < study.mean[1] < 1)
     True
+
+    One network, 10 sequences of 5 flips:
+
+    >>> grid = nx.grid_2d_graph(40, 40)
+    >>> study = gi.perturbation_study(grid, n_sequences=10, n_steps=5, seed=0)
+    >>> study.curves.shape, study.params["n_sequences"]
+    ((10, 6), 10)
     """
     if n_flips is not None:
         warnings.warn("n_flips is deprecated; use n_steps", FutureWarning, stacklevel=2)
         n_steps = n_flips
+    if is_single_graph(graphs):
+        return _one_graph_study(graphs, n_sequences=100 if n_sequences is None else n_sequences, n_steps=n_steps,
+                                k=k, kind=kind, seed=seed, ridge=ridge, n_jobs=n_jobs, name=name, kernel=kernel,
+                                kernel_params=kernel_params, baseline=baseline, progress=progress,
+                                ball_fraction=BALL_FRACTION if ball_fraction is None else ball_fraction)
+    for option, value in (("n_sequences", n_sequences), ("ball_fraction", ball_fraction)):
+        if value is not None:
+            raise ValueError(f"{option} is for the study of one graph; a collection runs one sequence per "
+                             "sampled graph (pass the graph itself, not in a list)")
     k = check_k(k)
     ridge = check_ridge(ridge)
     n_jobs = check_n_jobs(n_jobs)
@@ -345,6 +395,76 @@ def perturbation_study(
               "ridge": ridge, "name": name, "kernel": kernel,
               "kernel_params": {key: _plain(value) for key, value in (kernel_params or {}).items()}}
     return PerturbationStudy(curves, np.asarray(indices), params, reference)
+
+
+def is_single_graph(graphs):
+    """Whether ``graphs`` is one graph (a NetworkX or igraph graph, a scipy sparse
+    matrix, a GraphAdjacency) rather than a collection."""
+    return graph_library(graphs) in ("networkx", "igraph", "scipy", "adjacency")
+
+
+def _one_graph_study(G, *, n_sequences, n_steps, k, kind, seed, ridge, n_jobs, name, kernel, kernel_params,
+                     baseline, progress, ball_fraction):
+    """The study of one graph: ``n_sequences`` sequences of in-place edits, each step's
+    invariants updated incrementally, then the kernel of every step with the original."""
+    if kernel != "power" or kernel_params:
+        raise ValueError(f"the study of one graph compares power invariants (kernel='power'), got kernel={kernel!r}"
+                         f"{' with kernel_params' if kernel_params else ''}; for another kernel pass a list "
+                         "of graphs")
+    k = check_k(k)
+    ridge = check_ridge(ridge)
+    n_jobs = check_n_jobs(n_jobs)
+    check_kind(kind)
+    n_steps = check_int(n_steps, "n_steps")
+    n_sequences = check_int(n_sequences, "n_sequences", minimum=1)
+    seeds = check_seed_sequence(seed).spawn(n_sequences)
+    original = PerturbedGraph(G, k=k, ball_fraction=ball_fraction)
+    if kind == "add_node":
+        original.reserve(n_steps)
+    start = original.invariants()
+
+    def run(i):
+        state = original.copy()
+        rng = np.random.default_rng(seeds[i])
+        means, covs, sizes = np.empty((n_steps, k)), np.empty((n_steps, k, k)), np.empty(n_steps, np.int64)
+        for t in range(n_steps):
+            try:
+                state.apply(kind, rng)
+            except PerturbationError as err:
+                raise ValueError(f"sequence {i}, step {t + 1}: {err}") from None
+            inv = state.invariants()
+            means[t], covs[t], sizes[t] = inv.mean, inv.covariance, inv.n_nodes
+        return means, covs, sizes, (state.n_incremental, state.n_products, state.n_full)
+
+    from joblib import Parallel, delayed
+
+    bar = _progress_bar(progress, n_sequences, name)
+    results = []
+    try:
+        bar.set_postfix_str("perturbing")
+        parts = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(
+            delayed(run)(i) for i in range(n_sequences))
+        for part in parts:
+            results.append(part)
+            bar.update(1)
+    finally:
+        bar.close()
+    curves = np.ones((n_sequences, n_steps + 1))
+    if n_steps:
+        means = np.concatenate([r[0] for r in results])
+        covs = np.concatenate([r[1] for r in results])
+        sizes = np.concatenate([r[2] for r in results])
+        perturbed = GaussianBatch(means, covs, sizes)
+        originals = GaussianBatch(np.repeat(start.mean[None], len(means), axis=0),
+                                  np.repeat(start.covariance[None], len(means), axis=0),
+                                  np.full(len(means), start.n_nodes))
+        curves[:, 1:] = paired_power_kernel(originals, perturbed, k=k, ridge=ridge).reshape(n_sequences, n_steps)
+    params = {"n_graphs": 1, "n_sequences": n_sequences, "n_steps": n_steps, "kind": kind, "k": k,
+              "seed": "Generator" if isinstance(seed, np.random.Generator) else None if seed is None else int(seed),
+              "ridge": ridge, "name": name, "kernel": kernel, "kernel_params": {},
+              "updates": dict(zip(("incremental", "products", "from scratch"),
+                                  np.sum([r[3] for r in results], axis=0).tolist()))}
+    return PerturbationStudy(curves, np.zeros(n_sequences, np.int64), params, None)
 
 
 def _progress_bar(progress, total, name):

@@ -1,0 +1,17 @@
+"""The kinds of perturbation, shared by the graph-object edits and the in-place ones."""
+
+from .._validation import check_choice
+
+__all__ = ["PERTURBATIONS", "PerturbationError", "check_kind"]
+
+#: Kinds of perturbation understood by :func:`perturbation_sequence`.
+PERTURBATIONS = ("flip", "remove_edge", "add_edge", "swap_edges", "remove_node", "add_node")
+
+
+class PerturbationError(ValueError):
+    """A perturbation cannot be applied to this graph (no edge left to remove, ...)."""
+
+
+def check_kind(kind):
+    """Return ``kind`` if it is one of :data:`PERTURBATIONS`, else raise."""
+    return check_choice(kind, "perturbation", PERTURBATIONS)
