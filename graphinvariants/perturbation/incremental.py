@@ -59,6 +59,7 @@ from .._validation import check_int, check_k
 from ..embeddings import PowerInvariants
 from ..graphs.adjacency import as_adjacency, graph_library
 from ..graphs.csr import concatenated_ranges
+from ..large_graph import is_large, power_columns
 from ..walks import power_iteration
 from .kinds import PerturbationError, check_kind
 
@@ -556,8 +557,11 @@ class PerturbedGraph:
 
 
 def _full_summary(A, k):
-    """Algorithm 1 from scratch on the CSR ``A``: the full branch (one graph: the
-    single-graph path of :func:`graphinvariants.walks.power_iteration`)."""
+    """Algorithm 1 from scratch on the 0/1 CSR ``A``: the full branch, by the path
+    :func:`graphinvariants.power_summary` takes for a graph of this size (the
+    compiled products of :mod:`graphinvariants.large_graph` for a large one)."""
+    if is_large(A.shape[0], A.nnz):
+        return power_columns(A, k, weighted=False)[0].T
     return power_iteration(A, np.array([0, A.shape[0]]), k)
 
 

@@ -51,6 +51,22 @@ def test_every_step_equals_scratch(graph, kind, branch):
         assert "products" in used
 
 
+@pytest.mark.parametrize("graph", ["grid", "barabasi-albert", "directed"])
+@pytest.mark.parametrize("branch", ["full", "chosen"])
+def test_every_step_equals_scratch_on_the_large_graph_path(graph, branch, monkeypatch):
+    """The full branch and the reference both through graphinvariants.large_graph (the
+    path of a graph of 2**20 nodes plus entries, forced here on a small one)."""
+    from graphinvariants import large_graph
+
+    monkeypatch.setattr(large_graph, "LARGE_GRAPH", 0)
+    fraction = BRANCHES[branch]
+    state = PerturbedGraph(GRAPHS[graph](), k=5, **({} if fraction is None else {"ball_fraction": fraction}))
+    rng = np.random.default_rng(8)
+    for kind in PERTURBATIONS:
+        state.apply(kind, rng)
+        assert_matches_scratch(state)
+
+
 def test_the_size_choice():
     """A grid's balls are small: incremental; a Barabasi-Albert graph's hubs make the
     2- and 3-hop balls most of the graph: full products for those steps."""
