@@ -47,10 +47,10 @@ import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
 from ._validation import check_int, check_seed, check_seed_sequence
+from .attribution import NodeBatch, Shape, TermPaths, is_path_member, node_sum_embedding, owner_sum
 from .embeddings.assignment import OptimalAssignment
 from .embeddings.combination import Combination
 from .embeddings.counts import CountFeatures, squared_norms
-from .embeddings.shortest_path import ShortestPath
 from .estimator import GraphKernel, PowerKernel
 from .graphs import GraphBatch
 from .graphs.batch import check_not_single_graph
@@ -69,29 +69,7 @@ _CELLS = 2**24
 
 
 # -- per-node counts --------------------------------------------------------------------
-class _NodeBatch:
-    """A :class:`GraphBatch` seen as one graph per node, for counting: the structure,
-    labels and graph bounds (``offsets``) are the batch's, but ``len`` is the number of
-    nodes and every node owns its own row of counts (``sizes`` all 1)."""
-
-    def __init__(self, batch):
-        self._batch = batch
-
-    def __getattr__(self, name):
-        return getattr(self._batch, name)
-
-    def __len__(self):
-        return self._batch.n_nodes
-
-    @property
-    def sizes(self):
-        return np.ones(self._batch.n_nodes, dtype=np.int64)
-
-
-def _is_node_sum(functional):
-    """Whether the functional's counts are sums of per-node counts that :func:`node_counts`
-    makes (the shortest-path counts are over node pairs, kept apart)."""
-    return isinstance(functional, CountFeatures) and not isinstance(functional, ShortestPath)
+_is_node_sum = node_sum_embedding
 
 
 def node_counts(graphs, functional):
@@ -135,23 +113,16 @@ def node_counts(graphs, functional):
         raise TypeError(f"{type(functional).__name__} counts are not sums of per-node counts; node_counts takes "
                         "Weisfeiler-Lehman, walk-histogram and rooted-subgraph functionals")
     batch = graphs if isinstance(graphs, GraphBatch) else functional.graph_batch(graphs, what="graphs")
-    return functional.embed(_NodeBatch(batch))
-
-
-def _owner_sum(batch, rows):
-    """Rows summed graph by graph (sparse ``(n_graphs, n_columns)``)."""
-    owner = np.repeat(np.arange(len(batch)), batch.sizes)
-    S = sp.csr_array((np.ones(batch.n_nodes), (owner, np.arange(batch.n_nodes))), shape=(len(batch), batch.n_nodes))
-    return sp.csr_array(S @ rows)
+    return functional.embed(NodeBatch(batch))
 
 
 def _exact_node_values(functional, batch, train, coef):
     """Node values of the term ``sum_j coef_j K(G, train_j)`` of a count functional: one
     float per node of ``batch``, summing graph by graph to the term."""
-    nodes = functional.embed(_NodeBatch(batch))
+    nodes = functional.embed(NodeBatch(batch))
     A, B = functional.merge(train, nodes)
     A, B = sp.csr_array(A, dtype=np.float64), sp.csr_array(B, dtype=np.float64)
-    C = _owner_sum(batch, B)  # each graph's counts
+    C = owner_sum(batch, B)  # each graph's counts
     owner = np.repeat(np.arange(len(batch)), batch.sizes)
     coef = np.asarray(coef, dtype=np.float64)
     if not isinstance(functional, OptimalAssignment):
@@ -253,6 +224,17 @@ class _Term:
     train: object = None
     coef: object = None
     member: object = None
+    members: object = None  # a path term: [(functional, training embeddings)], its Shape
+    shape: object = None
+
+
+def _takes_path(functionals):
+    """Whether a term multiplying these members' kernels is split by path integrals
+    (:mod:`~graphinvariants.attribution`): count members and the power kernel, an
+    optimal-assignment member only alone."""
+    if not all(is_path_member(f) for f in functionals):
+        return False
+    return len(functionals) == 1 or not any(isinstance(f, OptimalAssignment) for f in functionals)
 
 
 def _readout(final, n_columns, what):
@@ -304,9 +286,12 @@ class _KernelAnatomy:
                                 f"({sorted(combination.externals)}): their kernels cannot be evaluated on subgraphs")
             self.combination = combination
             for label, parts, shape, w in combination.chosen:
-                f = combination.functionals[parts[0]]
-                if len(parts) == 1 and shape == ("power", 1) and _is_node_sum(f):
-                    self.terms.append(_Term(label, True, f, combination.embeddings[parts[0]], w * alpha))
+                functionals = [combination.functionals[p] for p in parts]
+                members = [(f, combination.embeddings[p]) for f, p in zip(functionals, parts)]
+                if _takes_path(functionals):
+                    median = getattr(combination, "medians", {}).get("*".join(parts), 1.0)
+                    self.terms.append(_Term(label, True, coef=w * alpha, members=members,
+                                            shape=Shape(shape, median)))
                 else:
                     self.terms.append(_Term(label, False))
                     self._sampled.append((label, parts, shape, w))
@@ -319,10 +304,24 @@ class _KernelAnatomy:
         else:
             members, share = [(f, train, transformer.kernel)], 1.0
         for functional, embedded, label in members:
-            exact = _is_node_sum(functional)
-            self.terms.append(_Term(str(label), exact, functional, embedded, share * alpha))
-            if not exact:
+            parts = (list(zip(functional.functionals, embedded.members))
+                     if isinstance(functional, Combination) and functional.operation == "*" else [(functional, embedded)])
+            if _is_node_sum(functional):
+                self.terms.append(_Term(str(label), True, functional, embedded, share * alpha))
+            elif _takes_path([p for p, _ in parts]):
+                self.terms.append(_Term(str(label), True, coef=share * alpha, members=parts,
+                                        shape=Shape(("power", 1))))
+            else:
+                self.terms.append(_Term(str(label), False, functional, embedded, share * alpha))
                 self._sampled.append((str(label), functional, embedded, share))
+
+    def term_value(self, term, batch):
+        """One exact term's value on every graph of ``batch`` (for a graph where its path
+        integral falls back to sampling)."""
+        if term.members is None:
+            return pairwise_kernels(batch, term.train, functional=term.functional) @ term.coef
+        grams = [pairwise_kernels(batch, train, functional=f) for f, train in term.members]
+        return term.shape(np.prod(grams, axis=0)) @ term.coef
 
     def batch(self, X):
         if self.combination is not None:
@@ -330,7 +329,17 @@ class _KernelAnatomy:
         return self.transformer.functional_.graph_batch(X, what="graphs")
 
     def exact_values(self, term, batch):
-        return _exact_node_values(term.functional, batch, term.train, term.coef)
+        """``(node values, baseline per graph, graphs whose path integral did not
+        converge)`` of an exact term."""
+        if term.members is None:
+            return _exact_node_values(term.functional, batch, term.train, term.coef), np.zeros(len(batch)), []
+        paths = TermPaths(term.members, term.shape, term.coef, batch)
+        values, baseline = paths.node_values()
+        flat = np.zeros(batch.n_nodes)
+        for g, v in enumerate(values):
+            if v is not None:
+                flat[batch.offsets[g] : batch.offsets[g + 1]] = v
+        return flat, baseline, list(paths.failed)
 
     def term_values(self, batch):
         """Each term's value on every graph of ``batch`` (label -> array)."""
@@ -344,7 +353,8 @@ class _KernelAnatomy:
                 out[label] = w * c.term(grams, parts, shape) @ self.alpha
             return out
         for term in self.terms:
-            out[term.label] = pairwise_kernels(batch, term.train, functional=term.functional) @ term.coef
+            out[term.label] = self.term_value(term, batch) if term.exact else \
+                pairwise_kernels(batch, term.train, functional=term.functional) @ term.coef
         return out
 
     def sampled_value(self, batch):
@@ -382,16 +392,16 @@ class _FeatureAnatomy:
     def exact_values(self, term, batch):
         member = term.member
         f = member.functional
-        nodes = f.embed(_NodeBatch(batch))
+        nodes = f.embed(NodeBatch(batch))
         place, B = f.merge(member.probe, nodes)
         B = sp.csr_array(B, dtype=np.float64)
-        C = _owner_sum(batch, B)  # all of each graph's counts (unseen labels too): the norm
+        C = owner_sum(batch, B)  # all of each graph's counts (unseen labels too): the norm
         owner = np.repeat(np.arange(len(batch)), batch.sizes)
         place = sp.csr_array(place, dtype=np.float64)  # fitted label -> merged column (one-hot rows)
         kept = sp.csr_array(B @ place.T)  # node counts on the fitted labels
         if not member.assignment:
             norms = np.sqrt(squared_norms(C))
-            return member.scale * (kept @ term.coef) / norms[owner]
+            return member.scale * (kept @ term.coef) / norms[owner], np.zeros(len(batch)), []
         # unary columns (j, 1..min(c_G(j), width_j)) of a graph split evenly over its c_G(j) nodes of label j
         widths = np.asarray(member.widths, dtype=np.int64)
         starts = np.concatenate(([0], np.cumsum(widths)[:-1]))
@@ -408,7 +418,7 @@ class _FeatureAnatomy:
             per_label = (cumulative[starts[j] + covered] - cumulative[starts[j]]) / c
             lo, hi = batch.offsets[g], batch.offsets[g + 1]
             out[lo:hi] = kept[lo:hi][:, j] @ per_label * member.scale / np.sqrt(norms[g])
-        return out
+        return out, np.zeros(len(batch)), []
 
     def term_values(self, batch):
         X = self.features.transform_block(batch)
@@ -503,6 +513,7 @@ class Explanation:
     exact_members: list
     sampled_members: list
     n_permutations: int
+    fallback: dict = field(default_factory=dict)
 
     def __len__(self):
         return len(self.node_values)
@@ -626,13 +637,31 @@ def explain(model, graphs, *, n_permutations=DEFAULT_PERMUTATIONS, seed=None):
     batch = anatomy.batch(graphs)
     n = batch.n_nodes
     exact, sampled, errors = np.zeros(n), np.zeros(n), np.zeros(n)
+    fallback = {}
     for term in anatomy.terms:
         if term.exact:
-            exact += anatomy.exact_values(term, batch)
+            values, baseline, failed = anatomy.exact_values(term, batch)
+            exact += values
+            if term.members is not None:  # the term on a graph sharing nothing with the training graphs
+                base += float(term.shape(0.0)) * float(np.sum(term.coef))
+            if failed:
+                fallback[term.label] = (term, failed)
     sampled_members = [t.label for t in anatomy.terms if not t.exact]
+    seeds = check_seed_sequence(seed).spawn(len(batch))
     if sampled_members:
-        seeds = check_seed_sequence(seed).spawn(len(batch))
         sampled, errors = _shapley(batch, anatomy.sampled_value, n_permutations, seeds)
+    for label, (term, failed) in fallback.items():
+        # a path integral that did not converge (a power kernel whose covariance is the ridge
+        # alone in some direction, against a training graph alike: a needle at t = 1): that
+        # term on that graph by sampled Shapley values, of its value less its baseline
+        h0 = float(term.shape(0.0)) * float(np.sum(term.coef))
+        sub = batch.take(np.asarray(failed))
+        v, e = _shapley(sub, lambda b, term=term, h0=h0: anatomy.term_value(term, b) - h0, n_permutations,
+                        [seeds[g].spawn(1)[0] for g in failed])
+        for i, g in enumerate(failed):
+            lo, hi = batch.offsets[g], batch.offsets[g + 1]
+            sampled[lo:hi] += v[sub.offsets[i] : sub.offsets[i + 1]]
+            errors[lo:hi] = np.sqrt(errors[lo:hi] ** 2 + e[sub.offsets[i] : sub.offsets[i + 1]] ** 2)
     members = anatomy.term_values(batch)
     output = np.asarray(getattr(model, method)(graphs), dtype=np.float64).reshape(-1)
     if output.shape != (len(batch),):
@@ -643,6 +672,7 @@ def explain(model, graphs, *, n_permutations=DEFAULT_PERMUTATIONS, seed=None):
         exact_values=split(exact), sampled_values=split(sampled), node_errors=split(errors),
         member_values=members, exact_members=[t.label for t in anatomy.terms if t.exact],
         sampled_members=sampled_members, n_permutations=n_permutations,
+        fallback={label: list(failed) for label, (_, failed) in fallback.items()},
     )
     _check_complete(result, members)
     return result

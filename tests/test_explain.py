@@ -111,12 +111,15 @@ def test_the_members_are_split_as_documented():
     assert len(result.exact_members) == 2 and not result.sampled_members  # a mean of two count members
     model = MODELS["power*wl"][0]().fit(GRAPHS, Y)
     result = gi.explain(model, NEW, n_permutations=4, seed=0)
-    assert result.sampled_members == ["power*wl"] and not result.exact_members  # a product: sampled
+    assert result.exact_members == ["power*wl"] and not result.sampled_members  # a product: a path integral
+    model = Pipeline([("k", gi.GraphKernel(kernel="shortest_path")), ("m", SVC(kernel="precomputed"))]).fit(GRAPHS, Y)
+    result = gi.explain(model, NEW, n_permutations=4, seed=0)
+    assert result.sampled_members == ["shortest_path"] and not result.exact_members  # node pairs: sampled
     model = MODELS["learned+krr"][0]().fit(GRAPHS, TARGET)
     result = gi.explain(model, NEW, n_permutations=4, seed=0)
     chosen = model.named_steps["k"].combination_.chosen
     for label, parts, shape, _ in chosen:
-        expected = len(parts) == 1 and shape == ("power", 1) and parts[0] != "power" and parts[0] != "attributes"
+        expected = "attributes" not in parts  # count members and the power kernel, in every shape
         assert (label in result.exact_members) == expected, label
     repr(result)
     assert result.asdict()["method"] == "predict" and len(result.asdict(0)["node_values"]) == 7
@@ -242,7 +245,7 @@ def test_induced_subgraphs_match_networkx():
 def test_all_orders_give_the_shapley_values_of_the_subsets():
     """With all orders (5! = 120), the sampled part is the Shapley value computed from
     its definition over subsets, each subset's value from networkx's induced subgraph."""
-    model = Pipeline([("k", gi.PowerKernel(k=3)), ("m", SVR(kernel="precomputed"))]).fit(GRAPHS, TARGET)
+    model = Pipeline([("k", gi.GraphKernel(kernel="shortest_path")), ("m", SVR(kernel="precomputed"))]).fit(GRAPHS, TARGET)
     G = _labelled(nx.lollipop_graph(3, 2), 7)
     result = gi.explain(model, [G], n_permutations=120, seed=0)
     assert np.all(result.node_errors[0] == 0)
@@ -263,7 +266,7 @@ def test_all_orders_give_the_shapley_values_of_the_subsets():
 
 
 def test_sampled_values_follow_the_seed_and_their_error():
-    model = Pipeline([("k", gi.PowerKernel(k=3)), ("m", SVR(kernel="precomputed"))]).fit(GRAPHS, TARGET)
+    model = Pipeline([("k", gi.GraphKernel(kernel="shortest_path")), ("m", SVR(kernel="precomputed"))]).fit(GRAPHS, TARGET)
     a = gi.explain(model, NEW, n_permutations=20, seed=3)
     b = gi.explain(model, NEW, n_permutations=20, seed=3)
     for x, y in zip(a.node_values, b.node_values):
