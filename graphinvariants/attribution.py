@@ -95,9 +95,15 @@ def node_sum_embedding(functional):
     return isinstance(functional, CountFeatures) and not isinstance(functional, ShortestPath)
 
 
+def _power_member(functional):
+    """The power kernel itself (its profiles the power summary's rows; subclasses such as
+    the closed-walk Gaussian read other profiles)."""
+    return type(functional) is GaussianEmbedding
+
+
 def is_path_member(functional):
     """Whether :class:`TermPaths` takes the functional as a member."""
-    return node_sum_embedding(functional) or isinstance(functional, GaussianEmbedding)
+    return node_sum_embedding(functional) or _power_member(functional)
 
 
 class NodeBatch:
@@ -272,7 +278,7 @@ class _PowerPath:
 
 
 def _path(functional, batch, train, columns):
-    if isinstance(functional, GaussianEmbedding):
+    if _power_member(functional):
         return _PowerPath(functional, batch, train, columns)
     if isinstance(functional, OptimalAssignment):
         return _AssignmentPath(functional, batch, train, columns)
