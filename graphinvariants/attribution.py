@@ -36,7 +36,8 @@ How the integral is computed:
   coefficient along the line is ``t^(k/4)`` times a smooth function: in ``t = u^4`` the
   integrand is smooth, and the number of nodes is doubled (8, 16, ... up to
   :data:`MAX_NODES`) until the node values add up to ``T(G) - T(0)`` within
-  :data:`TOLERANCE` (absolute, per graph and term).
+  :data:`TOLERANCE` relative to the term's size ``sum_j |coef_j (h(P_j) - h(0))|``
+  (per graph and term; each panel of ``u`` its share).
 
 ``T(0)`` is not 0 for a Gaussian shape (``h(0) = exp(-2 / (s m))``): it belongs to the
 output of a graph that shares nothing with any training graph, the baseline.
@@ -55,7 +56,7 @@ from .walks import batch_power_summary
 __all__ = ["MAX_EVALUATIONS", "QUADRATURE_ORDER", "TOLERANCE", "NodeBatch", "Shape", "TermPaths", "is_path_member",
            "node_sum_embedding", "owner_sum"]
 
-#: Completeness required of a quadrature (absolute, per graph and term).
+#: Completeness required of a quadrature, relative to the term's size (per graph and term).
 TOLERANCE = 1e-10
 #: Gauss-Legendre nodes per panel of the adaptive quadrature.
 QUADRATURE_ORDER = 16
@@ -449,6 +450,9 @@ class TermPaths:
         panels = [(0.0, 1.0)]
         evaluations = 0
         h0 = float(self.shape(0.0)) * float(self.coef.sum())
+        # the term's size without cancellation between training graphs: sum_j |coef_j (h(P_j) - h(0))|
+        P1 = np.prod(self._Ks(g, np.array([1.0]), sums), axis=0)[0]
+        scale = float(np.abs(self.coef * (self.shape(P1) - self.shape(0.0))).sum())
         while panels:
             a, b = panels.pop()
             if a > 0:
@@ -457,7 +461,7 @@ class TermPaths:
                 F_a, F_b = h0, self._F(g, np.array([b**4]), sums)[0]
             values = self._panel(g, a, b, u, w, const, sums)
             evaluations += QUADRATURE_ORDER
-            if abs(float(values.sum()) - float(F_b - F_a)) <= TOLERANCE * max(b - a, 1 / 64):
+            if abs(float(values.sum()) - float(F_b - F_a)) <= TOLERANCE * scale * max(b - a, 1 / 64):
                 total += values
                 continue
             if evaluations > MAX_EVALUATIONS:

@@ -374,7 +374,7 @@ class _FeatureAnatomy:
 
     def __init__(self, features, w):
         self.features = features
-        self.combination = features.kernel_.combination_
+        self.combination = features.kernel_.__dict__.get("combination_")  # None for a fixed kernel
         self.terms, start = [], 0
         for member in features._exact:
             self.terms.append(_Term(member.name, True, member.functional, coef=w[start : start + member.n_columns],
@@ -387,6 +387,8 @@ class _FeatureAnatomy:
             self.terms.append(_Term("nystroem(" + " + ".join(self._sampled) + ")", False))
 
     def batch(self, X):
+        if self.combination is None:
+            return self.features.kernel_.functional_.graph_batch(X, what="graphs")
         return self.combination.graph_batch(X, "graphs", require=self.combination.requires)[0]
 
     def exact_values(self, term, batch):
@@ -433,7 +435,9 @@ class _FeatureAnatomy:
         return out
 
     def sampled_value(self, batch, X=None):
-        X = self.features.transform_block(batch) if X is None else X
+        # subgraphs made by taking nodes away: no warning about their labels (_block's rows
+        # are transform_block's without it)
+        X = self.features._block(batch)[0] if X is None else X
         return X[:, self._nystroem] @ self._w[self._nystroem]
 
 
@@ -453,9 +457,6 @@ def _anatomy(model):
         return _KernelAnatomy(first, w), final, b, method
     if isinstance(first, GraphFeatures):
         check_is_fitted(first, "n_features_out_")
-        if "combination_" not in first.kernel_.__dict__:
-            raise TypeError(f"explain reads GraphFeatures of the learned default (kernel=\"learned\"), got "
-                            f"kernel={first.kernel!r}; for a fixed kernel use GraphKernel(kernel=...) in the model")
         w, b, method = _readout(final, first.n_features_out_, "model")
         return _FeatureAnatomy(first, w), final, b, method
     raise TypeError(f"model's first step must be a graph kernel of this library (GraphKernel, PowerKernel) or "
@@ -558,9 +559,12 @@ class Explanation:
         err = max((float(e.max()) for e in self.node_errors if len(e)), default=0.0)
         sampled = (f"; sampled: {', '.join(self.sampled_members)} ({self.n_permutations} orders, "
                    f"largest node standard error {err:.2g})" if self.sampled_members else "")
+        fallback = sum(len(graphs) for graphs in self.fallback.values())
+        fallback = (f"; sampled on {fallback} graph-term{'s' * (fallback != 1)} whose path integral did not "
+                    "converge" if fallback else "")
         return (f"<Explanation of {self.method} on {n} graph{'s' * (n != 1)} ({sizes} nodes): "
                 f"base_value {self.base_value:.4g}, exact share {self.exact_share:.1%}; "
-                f"exact: {', '.join(self.exact_members) or 'none'}{sampled}>")
+                f"exact: {', '.join(self.exact_members) or 'none'}{sampled}{fallback}>")
 
 
 def _check_permutations(n_permutations):
@@ -700,7 +704,8 @@ class PairExplanation:
     value : float
         ``K(G, H)``.
     values_G, values_H : numpy.ndarray
-        One value per node of each graph (its own node order), each summing to ``value``.
+        One value per node of each graph (its own node order), each summing to
+        ``value - base_value``.
     errors_G, errors_H : numpy.ndarray
         Standard errors of sampled values (0 for an exact split).
     kernel : str
@@ -708,6 +713,9 @@ class PairExplanation:
         Whether the split is exact (count members) or sampled (Shapley values).
     n_permutations : int
         Orders drawn per graph (0 for an exact split).
+    base_value : float
+        The kernel between a graph sharing nothing with the other and it (0 but for the
+        Gaussian shapes of a learned kernel, ``exp(-2 / (s m))`` times their weights).
 
     Examples
     --------
@@ -726,6 +734,7 @@ class PairExplanation:
     kernel: str
     exact: bool
     n_permutations: int = field(default=0)
+    base_value: float = 0.0
 
     def asdict(self):
         """Plain view (Python floats and lists)."""
@@ -746,19 +755,23 @@ def explain_pair(G, H, *, kernel="wl", n_permutations=DEFAULT_PERMUTATIONS, seed
     ----------
     G, H : graph
         NetworkX or igraph graphs (anything :func:`~graphinvariants.as_adjacency` takes).
-    kernel : str, keyword-only, default="wl"
+    kernel : str or GraphKernel, keyword-only, default="wl"
         A kernel name of :data:`~graphinvariants.KERNELS` (or a combination), with its
-        ``**params``.
+        ``**params``; or a fitted :class:`~graphinvariants.GraphKernel` of the learned
+        default, whose weighted sum is split term by term (no ``**params``).
     n_permutations, seed : keyword-only
-        For kernels that are not count members: Shapley values over nodes as in
-        :func:`explain`, for each graph against the other one whole.
+        For kernels with members whose features are not sums over nodes (the
+        shortest-path kernel, node attributes, mean maps): Shapley values over nodes as
+        in :func:`explain`, for each graph against the other one whole.
 
     Returns
     -------
     PairExplanation
-        ``values_G.sum() == values_H.sum() == value`` to rounding: for count members,
-        ``<c_v(G), c(H)> / (|c(G)| |c(H)|)`` for node ``v`` of ``G`` (the shared WL
-        subtrees, walks or rooted subgraphs rooted at ``v``), and likewise for ``H``.
+        ``base_value + values_G.sum() == base_value + values_H.sum() == value`` to
+        rounding: for count members, ``<c_v(G), c(H)> / (|c(G)| |c(H)|)`` for node ``v``
+        of ``G`` (the shared WL subtrees, walks or rooted subgraphs rooted at ``v``), and
+        likewise for ``H``; for the power kernel, its shapes and products, integrated
+        gradients (:mod:`~graphinvariants.attribution`).
 
     Examples
     --------
@@ -776,19 +789,98 @@ def explain_pair(G, H, *, kernel="wl", n_permutations=DEFAULT_PERMUTATIONS, seed
         if isinstance(graph, (list, tuple, GraphBatch)):
             raise TypeError(f"{name} must be one graph, got {type(graph).__name__}; explain() takes collections")
     n_permutations = _check_permutations(n_permutations)
+    seeds = check_seed_sequence(seed).spawn(2)
+    if isinstance(kernel, GraphKernel):
+        return _learned_pair(G, H, kernel, params, n_permutations, seeds)
+    if kernel == "learned":
+        raise ValueError("the learned kernel has weights learned from labelled graphs: pass a fitted "
+                         "GraphKernel() as kernel, e.g. explain_pair(G, H, kernel=model[0])")
     functional = make_functional(kernel, **params)
     batches = [functional.graph_batch([graph], what=name) for name, graph in (("G", G), ("H", H))]
     embedded = [functional.as_embeddings(b, what="graphs") for b in batches]
     value = float(pairwise_kernels(embedded[0], embedded[1], functional=functional)[0, 0])
-    exact = _is_node_sum(functional)
-    seeds = check_seed_sequence(seed).spawn(2)
-    out = []
+    out, exact = [], True
     for side in (0, 1):
         batch, other = batches[side], embedded[1 - side]
-        if exact:
-            out.append((_exact_node_values(functional, batch, other, np.ones(1)), np.zeros(batch.n_nodes)))
+        terms = _pair_terms(functional, other)
+        values = None
+        if terms is not None:
+            values = np.zeros(batch.n_nodes)
+            for parts, share in terms:
+                paths = TermPaths(parts, Shape(("power", 1)), np.array([share]), batch)
+                v, _ = paths.node_values()
+                if v[0] is None:  # a power-kernel needle: sampled, as any other kernel
+                    values = None
+                    break
+                values += v[0]
+        if values is not None:
+            out.append((values, np.zeros(batch.n_nodes)))
         else:
+            exact = False
             value_of = lambda sub, other=other: pairwise_kernels(sub, other, functional=functional)[:, 0]  # noqa: E731
             out.append(_shapley(batch, value_of, n_permutations, [seeds[side]]))
     return PairExplanation(value, out[0][0], out[1][0], out[0][1], out[1][1], str(kernel), exact,
                            0 if exact else n_permutations)
+
+
+def _pair_terms(functional, other):
+    """``K(., H)`` as a sum of path terms, ``[(members, share)]`` (members: functional and
+    ``H``'s embeddings), or None when some member has no node-sum features."""
+    if isinstance(functional, Combination) and functional.operation == "+":
+        pieces = list(zip(functional.functionals, other.members))
+    else:
+        pieces = [(functional, other)]
+    terms = []
+    for f, o in pieces:
+        parts = (list(zip(f.functionals, o.members)) if isinstance(f, Combination) and f.operation == "*"
+                 else [(f, o)])
+        if not _takes_path([p for p, _ in parts]):
+            return None
+        terms.append((parts, 1.0 / len(pieces)))
+    return terms
+
+
+def _learned_pair(G, H, kernel, params, n_permutations, seeds):
+    """:func:`explain_pair` of a fitted learned default: every chosen term by its path
+    integral (Shapley values for the members without node-sum features)."""
+    if params:
+        raise TypeError(f"explain_pair of a fitted GraphKernel takes no kernel parameters, got {sorted(params)}")
+    combination = getattr(kernel, "combination_", None)
+    if combination is None:
+        raise ValueError("kernel must be a fitted GraphKernel of the learned default (kernel='learned'), "
+                         f"got {'an unfitted one' if kernel.kernel == 'learned' else f'kernel={kernel.kernel!r}'}")
+    batches = [combination.graph_batch([graph], name, require=combination.requires)[0]
+               for name, graph in (("G", G), ("H", H))]
+    needed = {p for _, parts, _, _ in combination.chosen for p in parts}
+    embedded = [{p: combination.functionals[p].as_embeddings(b, what="graphs") for p in needed} for b in batches]
+    grams = {p: pairwise_kernels(embedded[0][p], embedded[1][p], functional=combination.functionals[p])
+             for p in needed}
+    value = float(combination.combine(grams)[0, 0])
+    base, out, exact = 0.0, [], True
+    for side in (0, 1):
+        batch, other = batches[side], embedded[1 - side]
+        values, sampled = np.zeros(batch.n_nodes), []
+        for label, parts, shape, w in combination.chosen:
+            members = [(combination.functionals[p], other[p]) for p in parts]
+            h = Shape(shape, getattr(combination, "medians", {}).get("*".join(parts), 1.0))
+            if side == 0:
+                base += float(h(0.0)) * w if _takes_path([f for f, _ in members]) else 0.0
+            v = None
+            if _takes_path([f for f, _ in members]):
+                v = TermPaths(members, h, np.array([w]), batch).node_values()[0][0]
+            if v is None:
+                sampled.append((parts, shape, w, float(h(0.0)) * w if _takes_path([f for f, _ in members]) else 0.0))
+            else:
+                values += v
+        errors = np.zeros(batch.n_nodes)
+        if sampled:
+            exact = False
+
+            def value_of(sub, other=other, sampled=sampled):
+                subs = {p: pairwise_kernels(sub, other[p], functional=combination.functionals[p]) for p in needed}
+                return sum(w * combination.term(subs, parts, shape)[:, 0] - h0 for parts, shape, w, h0 in sampled)
+            v, errors = _shapley(batch, value_of, n_permutations, [seeds[side]])
+            values += v
+        out.append((values, errors))
+    return PairExplanation(value, out[0][0], out[1][0], out[0][1], out[1][1], "learned", exact,
+                           0 if exact else n_permutations, base_value=base)

@@ -100,7 +100,7 @@ def test_complete_on_every_supported_model(name):
     assert set(result.member_values) == set(result.exact_members) | set(result.sampled_members)
     for exact, errors in zip(result.exact_values, result.node_errors):
         assert np.all(errors >= 0)
-    if not result.sampled_members:
+    if not result.sampled_members and not result.fallback:
         assert result.exact_share == 1.0
         assert all(np.all(v == 0) for v in result.sampled_values)
 
@@ -315,7 +315,7 @@ def test_pair_values_add_up_to_the_kernel(kernel, params):
     assert pair.values_G.sum() == pytest.approx(value, rel=RTOL, abs=1e-12)
     assert pair.values_H.sum() == pytest.approx(value, rel=RTOL, abs=1e-12)
     assert pair.values_G.shape == (7,) and pair.values_H.shape == (8,)
-    assert pair.exact == (kernel in ("wl", "wloa", "histogram"))
+    assert pair.exact  # count members and the power kernel (integrated gradients): deterministic
     assert set(pair.asdict()) >= {"value", "values_G", "values_H"}
 
 
@@ -363,6 +363,15 @@ def test_node_values_display_colours_nodes_around_zero():
     assert norm.vcenter == 0 and norm.vmin == -norm.vmax == -np.abs(result.node_values[1]).max()
     assert display.figure_ is display.ax_.figure and display.colorbar_ is not None
     assert "predict" in display.ax_.get_title()
+    with pytest.raises(IndexError, match=r"index must be an int from -3 to 2 .*got 3"):
+        gi.NodeValuesDisplay.from_explanation(result, NEW, 3)
+    with pytest.raises(ValueError, match="the 3 graphs explained, got 2"):
+        gi.NodeValuesDisplay.from_explanation(result, NEW[:2], 0)
+    pair = gi.explain_pair(NEW[0], NEW[1], kernel="wl", n_iter=2)
+    both = gi.PairValuesDisplay.from_explanation(pair, NEW[0], NEW[1]).plot()
+    assert len(both.ax_) == 2
+    with pytest.raises(ValueError, match="one per node"):
+        gi.PairValuesDisplay.from_explanation(pair, NEW[1], NEW[0])
     with pytest.raises(ValueError, match="one per node"):
         gi.NodeValuesDisplay(NEW[0], np.zeros(3))
     _, ax = plt.subplots()
@@ -415,8 +424,41 @@ def test_to_mol_round_trips_and_reads_the_tu_codes():
         to_mol(G, atoms=atoms)
 
 
-def test_features_of_a_fixed_kernel_are_refused_by_name():
-    # GraphFeatures maps fixed kernels too (issue 30); explain reads the learned default's map only
-    model = Pipeline([("k", gi.GraphFeatures("wl")), ("m", LogisticRegression())]).fit(GRAPHS, Y)
-    with pytest.raises(TypeError, match=r"GraphFeatures of the learned default .*kernel='wl'"):
-        gi.explain(model, NEW)
+@pytest.mark.parametrize("kernel", ["wl", "histogram_oa", "power"])
+def test_features_of_a_fixed_kernel_are_explained(kernel):
+    # GraphFeatures maps fixed kernels too (issue 30); explain reads them all (issue 37)
+    model = Pipeline([("k", gi.GraphFeatures(kernel, n_landmarks=12, seed=0)), ("m", Ridge())]).fit(GRAPHS, TARGET)
+    result = gi.explain(model, NEW, n_permutations=4, seed=0)
+    _check_complete(result, model, NEW)
+    assert (result.exact_members == [kernel]) == (kernel != "power")
+
+
+def test_no_warning_about_the_subgraphs_taken():
+    """The Nystroem part is evaluated on subgraphs: their labels are no business of the
+    user's, so no warning about them (one per explained graph before)."""
+    import warnings
+
+    model = MODELS["features+logistic"][0]().fit(GRAPHS, Y)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        gi.explain(model, GRAPHS[:3], n_permutations=4, seed=0)
+    assert not [w for w in caught if "labels that no graph" in str(w.message)]
+
+
+def test_pairs_of_the_learned_default():
+    model = MODELS["learned+krr"][0]().fit(GRAPHS, TARGET)
+    G, H = NEW[0], NEW[1]
+    pair = gi.explain_pair(G, H, kernel=model.named_steps["k"])
+    c = model.named_steps["k"].combination_
+    needed = {p for _, parts, _, _ in c.chosen for p in parts}
+    grams = {p: gi.kernels.pairwise_kernels(c.functionals[p].graph_batch([G]), c.functionals[p].graph_batch([H]),
+                                            functional=c.functionals[p]) for p in needed}
+    assert pair.value == pytest.approx(float(c.combine(grams)[0, 0]), rel=1e-12)
+    expected = gi.explain_pair(G, H, kernel=model.named_steps["k"], seed=1)
+    np.testing.assert_array_equal(pair.values_G, expected.values_G)
+    assert pair.base_value + pair.values_G.sum() == pytest.approx(pair.value, abs=1e-9)
+    assert pair.base_value + pair.values_H.sum() == pytest.approx(pair.value, abs=1e-9)
+    with pytest.raises(ValueError, match="fitted GraphKernel"):
+        gi.explain_pair(G, H, kernel="learned")
+    with pytest.raises(ValueError, match="fitted GraphKernel of the learned default"):
+        gi.explain_pair(G, H, kernel=gi.GraphKernel())
