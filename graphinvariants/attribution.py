@@ -36,8 +36,9 @@ How the integral is computed:
   coefficient along the line is ``t^(k/4)`` times a smooth function: in ``t = u^4`` the
   integrand is smooth, and the number of nodes is doubled (8, 16, ... up to
   :data:`MAX_NODES`) until the node values add up to ``T(G) - T(0)`` within
-  :data:`TOLERANCE` relative to the term's size ``sum_j |coef_j (h(P_j) - h(0))|``
-  (per graph and term; each panel of ``u`` its share).
+  :data:`TOLERANCE` relative to the term's change ``T(G) - T(0)`` (or to a thousandth
+  of ``sum_j |coef_j (h(P_j) - h(0))|`` when that is larger; per graph and term, each
+  panel of ``u`` its share).
 
 ``T(0)`` is not 0 for a Gaussian shape (``h(0) = exp(-2 / (s m))``): it belongs to the
 output of a graph that shares nothing with any training graph, the baseline.
@@ -56,7 +57,7 @@ from .walks import batch_power_summary
 __all__ = ["MAX_EVALUATIONS", "QUADRATURE_ORDER", "TOLERANCE", "NodeBatch", "Shape", "TermPaths", "is_path_member",
            "node_sum_embedding", "owner_sum"]
 
-#: Completeness required of a quadrature, relative to the term's size (per graph and term).
+#: Completeness required of a quadrature, relative to the term's change (per graph and term).
 TOLERANCE = 1e-10
 #: Gauss-Legendre nodes per panel of the adaptive quadrature.
 QUADRATURE_ORDER = 16
@@ -450,9 +451,11 @@ class TermPaths:
         panels = [(0.0, 1.0)]
         evaluations = 0
         h0 = float(self.shape(0.0)) * float(self.coef.sum())
-        # the term's size without cancellation between training graphs: sum_j |coef_j (h(P_j) - h(0))|
+        # the term's change, or a thousandth of its size without cancellation between the training
+        # graphs (sum_j |coef_j (h(P_j) - h(0))|) when the change is smaller
         P1 = np.prod(self._Ks(g, np.array([1.0]), sums), axis=0)[0]
-        scale = float(np.abs(self.coef * (self.shape(P1) - self.shape(0.0))).sum())
+        changes = self.coef * (self.shape(P1) - self.shape(0.0))
+        scale = max(abs(float(changes.sum())), 1e-3 * float(np.abs(changes).sum()))
         while panels:
             a, b = panels.pop()
             if a > 0:
