@@ -336,10 +336,14 @@ class TermPaths:
     >>> wl = WeisfeilerLehman(n_iter=1)
     >>> train = wl.embed(wl.graph_batch([nx.path_graph(4), nx.star_graph(3)]))
     >>> batch = wl.graph_batch([nx.path_graph(3)])
-    >>> term = TermPaths([(wl, train)], Shape(("gauss", 1.0)), np.array([1.0, -1.0]), batch)
-    >>> values, baseline = term.node_values()
-    >>> values.round(4).tolist(), baseline.round(4).tolist()
-    [[0.2171, 0.0593, 0.2171], [0.0]]
+    >>> coef, shape = np.array([1.0, -0.5]), Shape(("gauss", 1.0))
+    >>> values, baseline = TermPaths([(wl, train)], shape, coef, batch).node_values()
+    >>> values[0].round(4).tolist(), baseline.round(4).tolist()  # the ends alike, by symmetry
+    ([0.1638, 0.1045, 0.1638], [0.0677])
+    >>> from graphinvariants.kernels import pairwise_kernels
+    >>> term = shape(pairwise_kernels(batch, train, functional=wl)[0]) @ coef  # the term itself
+    >>> bool(abs(baseline[0] + values[0].sum() - term) < 1e-12)
+    True
     """
 
     def __init__(self, members, shape, coef, batch):

@@ -10,30 +10,41 @@ columns (or features), ``f(G) = sum_j a_j K(G, G_j) + b``; the kernel is a weigh
 of terms (one for a named kernel, the learned candidates with weight for the default),
 and each term's share is split over the nodes in one of two ways.
 
-* **Exact**, for the count members (Weisfeiler-Lehman subtrees, walk-count histograms,
-  labelled and closed walks, rooted subgraphs, in their plain shape ``K^1``): their
-  count vector is a sum over nodes, ``c(G) = sum_v c_v(G)`` (a subtree is rooted at a
-  node, a walk starts at one, a rooted subgraph has a root), so the cosine kernel
-  ``<c(G), c(H)> / (|c(G)| |c(H)|)`` is the sum of the node terms
-  ``<c_v(G), c(H)> / (|c(G)| |c(H)|)`` (the norm of ``G`` is one number for ``G``). For
-  their optimal-assignment forms, ``sum_j min(c_G(j), c_H(j)) / sqrt(n_G n_H)``, the
-  share of label ``j`` is split evenly among the nodes of ``G`` that carry it (they are
-  interchangeable for that label). Each rooted feature goes to its root; neighbours
-  that shaped it get nothing for it.
-* **Sampled**, for every other term (the power kernel, products of members, the powers
-  ``K^p`` and Gaussian shapes, node attributes, the shortest-path kernel, the Nystroem
-  part of :class:`~graphinvariants.GraphFeatures`): Shapley values over nodes, a
-  node taken away meaning the node *deleted with its edges* (the term evaluated on the
-  induced subgraph of the nodes kept; the empty graph's value is 0, as the count
-  members' is). They are estimated from ``n_permutations`` random orders of the
+* **Exact and deterministic**, for every term made of count members (Weisfeiler-Lehman
+  subtrees, walk-count histograms, labelled and closed walks, rooted subgraphs, their
+  optimal-assignment forms) and the power kernel, in every shape the learned default
+  offers (``K^p``, Gaussians ``exp(-(2 - 2K) / (s m))``, products): these members read
+  a graph through features that are sums over its nodes (a WL colour is a subtree
+  rooted at a node, a walk starts at one; the power kernel's mean and covariance are
+  sums of the node profiles ``x_v`` and ``(x_v - mu)(x_v - mu)^T`` over ``n``). The
+  term's change from a graph that shares nothing with the training graphs is split by
+  integrated gradients along the straight line from no features to the graph's
+  (:mod:`~graphinvariants.attribution`), each feature's share going to the nodes that
+  own it. For a count member in its plain shape this is the exact split
+  ``<c_v(G), c(H)> / (|c(G)| |c(H)|)`` (the norm of ``G`` is one number for ``G``), and
+  for an optimal assignment label ``j``'s share split evenly among the nodes of ``G``
+  that carry it. Each rooted feature goes to its root; neighbours that shaped it get
+  nothing for it.
+* **Sampled**, for the terms with a member whose features are not sums over nodes (node
+  attributes, the shortest-path kernel's node pairs, mean maps, the Nystroem part of
+  :class:`~graphinvariants.GraphFeatures` but for the power kernel's path integral
+  there), and for a power-kernel term on a graph where its path integral does not
+  converge (``fallback``: a covariance that is the ridge alone in some direction,
+  against a training graph alike, makes the kernel a needle near the graph itself):
+  Shapley values over nodes, a node taken away meaning the node *deleted with its
+  edges* (the term evaluated on the induced subgraph of the nodes kept; the empty
+  graph's value is 0). They are estimated from ``n_permutations`` random orders of the
   nodes (all orders when there are no more than that), drawn with ``seed``: in each
   order the marginal values telescope to the term's value on the whole graph, so
   their mean is complete exactly, whatever the number of orders. ``node_errors``
   holds each node's standard error over the orders (0 for all orders and for the
   exact part).
 
-``base_value`` is the readout's intercept. The share of the output each part carries
-is in ``exact_part`` and ``sampled_part`` (per graph) and ``member_values`` (per term).
+``base_value`` is the readout's intercept plus the Gaussian-shaped terms' value on a
+graph that shares nothing with the training graphs (``exp(-2 / (s m))`` times their
+coefficients): the output such a graph gets, which no node of ``G`` caused. The share
+of the output each part carries is in ``exact_part`` and ``sampled_part`` (per graph)
+and ``member_values`` (per term).
 :func:`explain_pair` splits one kernel value ``K(G, H)`` the same way over the nodes of
 each graph. The pictures are :class:`~graphinvariants.plotting.NodeValuesDisplay` and
 :class:`~graphinvariants.plotting.PairValuesDisplay`.
@@ -474,12 +485,15 @@ class Explanation:
         One array per graph, in the graph's own node order;
         ``base_value + node_values[i].sum() == output[i]`` to rounding.
     base_value : float
-        The readout's intercept.
+        The output of a graph sharing nothing with the training graphs: the readout's
+        intercept, plus ``exp(-2 / (s m))`` times the coefficients of the Gaussian-shaped
+        terms split exactly.
     output : numpy.ndarray of shape (n_graphs,)
         The model's ``method`` on the graphs (``decision_function`` or ``predict``).
     method : str
     exact_values, sampled_values : list of numpy.ndarray
-        The two parts of ``node_values`` (count members' exact split; Shapley estimates).
+        The two parts of ``node_values`` (integrated gradients of the count members and
+        the power kernel; Shapley estimates).
     node_errors : list of numpy.ndarray
         Standard error of each node's sampled value over the orders drawn (0 where exact).
     member_values : dict
@@ -487,6 +501,9 @@ class Explanation:
     exact_members, sampled_members : list of str
         The terms split exactly and by sampling.
     n_permutations : int
+    fallback : dict
+        Terms split exactly elsewhere but sampled on some graphs, where their path
+        integral did not converge (term label -> positions of those graphs).
 
     Examples
     --------
@@ -586,7 +603,8 @@ def explain(model, graphs, *, n_permutations=DEFAULT_PERMUTATIONS, seed=None):
         The graphs to explain (as the model reads them: same labels, attributes).
     n_permutations : int, keyword-only, default=32
         Orders of the nodes drawn per graph for the sampled part (all orders when a
-        graph has no more). Unused when every term is exact.
+        graph has no more). Unused when every term is exact (the count members and the
+        power kernel, in every shape: the learned default but for node attributes).
     seed : None, int or numpy.random.Generator, keyword-only
         Seed of the orders; each graph gets its own stream (spawned from it by its
         position), so a graph's values depend on the seed and its place in ``graphs``,
@@ -610,10 +628,11 @@ def explain(model, graphs, *, n_permutations=DEFAULT_PERMUTATIONS, seed=None):
 
     Notes
     -----
-    See the module's description: the count members' terms are split exactly, each
-    rooted feature to its root; the others by sampled Shapley values over nodes (a
-    node taken away is deleted with its edges), whose standard errors are in
-    ``node_errors``.
+    See the module's description: the terms of count members and the power kernel, in
+    every shape, are split by integrated gradients in their node-sum features (exact,
+    no randomness), each feature to the nodes that own it; the others by sampled
+    Shapley values over nodes (a node taken away is deleted with its edges), whose
+    standard errors are in ``node_errors``.
 
     Examples
     --------
