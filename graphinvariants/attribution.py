@@ -32,13 +32,19 @@ How the integral is computed:
   ``sum_f min(t c_f, d_f) / N``, piecewise linear in ``t`` with a break where a
   feature reaches the training graph's count): on each piece the integral of
   ``h'(K(t)) K'(t)`` is the change of ``h``, shared by the features still growing;
-* **Gauss-Legendre quadrature** for terms with the power kernel, whose Bhattacharyya
-  coefficient along the line is ``t^(k/4)`` times a smooth function: in ``t = u^4`` the
-  integrand is smooth, and the number of nodes is doubled (8, 16, ... up to
-  :data:`MAX_NODES`) until the node values add up to ``T(G) - T(0)`` within
-  :data:`TOLERANCE` relative to the term's change ``T(G) - T(0)`` (or to a thousandth
-  of ``sum_j |coef_j (h(P_j) - h(0))|`` when that is larger; per graph and term, each
-  panel of ``u`` its share).
+* **adaptive Gauss-Legendre quadrature** for terms with the power kernel, whose
+  Bhattacharyya coefficient along the line (mean ``t mu``, covariance ``t Sigma``, the
+  ridge ``t r s``) is ``t^(k/4)`` times a smooth function: in ``t = u^4`` the integrand
+  is smooth. Panels of ``u`` (from ``[0, 1]``, :data:`QUADRATURE_ORDER` nodes each)
+  are bisected until each panel's node values add up to the term's change over it,
+  computed directly, within its share of :data:`TOLERANCE` relative to the term's
+  change ``T(G) - T(0)`` (or to a thousandth of ``sum_j |coef_j (h(P_j) - h(0))|``
+  when that is larger); the pair matrices ``(t A + C_j) / 2`` are diagonalised for
+  every ``t`` at once, in the basis that whitens them at ``t = 1``. A graph whose
+  covariance is the ridge alone in some direction, against a training graph alike, is
+  a needle near ``t = 1`` that no quadrature resolves in double precision: after
+  :data:`MAX_EVALUATIONS` evaluations the graph is reported (``failed``) and
+  :func:`~graphinvariants.explain` samples that term there.
 
 ``T(0)`` is not 0 for a Gaussian shape (``h(0) = exp(-2 / (s m))``): it belongs to the
 output of a graph that shares nothing with any training graph, the baseline.

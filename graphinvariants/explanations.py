@@ -315,8 +315,8 @@ class _KernelAnatomy:
         else:
             members, share = [(f, train, transformer.kernel)], 1.0
         for functional, embedded, label in members:
-            parts = (list(zip(functional.functionals, embedded.members))
-                     if isinstance(functional, Combination) and functional.operation == "*" else [(functional, embedded)])
+            product = isinstance(functional, Combination) and functional.operation == "*"
+            parts = list(zip(functional.functionals, embedded.members)) if product else [(functional, embedded)]
             if _is_node_sum(functional):
                 self.terms.append(_Term(str(label), True, functional, embedded, share * alpha))
             elif _takes_path([p for p, _ in parts]):
