@@ -201,3 +201,25 @@ def test_learned_default_is_exact_complete_and_deterministic():
     totals = a.base_value + np.array([v.sum() for v in a.node_values])
     np.testing.assert_allclose(totals, model.decision_function(graphs), rtol=0, atol=1e-8)
     assert all(np.all(e == 0) for e in a.node_errors)
+
+
+def test_a_quadrature_that_does_not_converge_falls_back_to_sampling(monkeypatch):
+    """A graph whose power-kernel integral does not converge (a needle; here forced by
+    allowing two evaluations) gets that term by sampled Shapley values: still complete,
+    named in ``fallback``, with standard errors, the same bits for the same seed."""
+    import graphinvariants.attribution as attribution
+
+    monkeypatch.setattr(attribution, "QUADRATURE_ORDER", 2)
+    monkeypatch.setattr(attribution, "MAX_EVALUATIONS", 2)
+    graphs = _graphs(3, 12)
+    y = np.arange(12) % 2
+    model = Pipeline([("k", gi.GraphKernel(kernel="power*wl")), ("m", SVC(kernel="precomputed"))]).fit(graphs, y)
+    explained = _graphs(4, 2)
+    a = gi.explain(model, explained, n_permutations=16, seed=0)
+    b = gi.explain(model, explained, n_permutations=16, seed=0)
+    assert a.fallback == {"power*wl": [0, 1]} and "did not converge" in repr(a)
+    totals = a.base_value + np.array([v.sum() for v in a.node_values])
+    np.testing.assert_allclose(totals, model.decision_function(explained), rtol=0, atol=1e-9)
+    assert all(e.max() > 0 for e in a.node_errors)
+    for x, z in zip(a.node_values, b.node_values):
+        np.testing.assert_array_equal(x, z)
