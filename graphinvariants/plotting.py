@@ -424,8 +424,6 @@ class NodeValuesDisplay:
         if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not -n <= index < n:
             raise IndexError(f"index must be an int from {-n} to {n - 1} (the explanation holds {n} "
                              f"graph{'s' * (n != 1)}), got {index!r}")
-        if len(graphs) != n:
-            raise ValueError(f"graphs must be the {n} graphs explained, got {len(graphs)}")
         graph = graphs[index]
         output, base = float(explanation.output[index]), explanation.base_value
         title = (f"{explanation.method} {output:.3g} = base {base:.3g} + "
