@@ -388,6 +388,9 @@ class _FeatureAnatomy:
         self.combination = features.kernel_.__dict__.get("combination_")  # None for a fixed kernel
         self.terms, start = [], 0
         for member in features._exact:
+            if not hasattr(member, "probe"):  # random features (a mean map's n_features form): no node split
+                raise TypeError(f"explain cannot split GraphFeatures' member {member.name!r} over nodes: its columns "
+                                "are random features, not counts; use its exact form (no n_features) or GraphKernel")
             self.terms.append(_Term(member.name, True, member.functional, coef=w[start : start + member.n_columns],
                                     member=member))
             start += member.n_columns
@@ -568,7 +571,8 @@ class Explanation:
         return {"node_values": [v.tolist() for v in self.node_values], "base_value": self.base_value,
                 "output": self.output.tolist(), "method": self.method,
                 "exact_members": list(self.exact_members), "sampled_members": list(self.sampled_members),
-                "exact_share": self.exact_share, "n_permutations": self.n_permutations}
+                "exact_share": self.exact_share, "n_permutations": self.n_permutations,
+                "fallback": {k: list(v) for k, v in self.fallback.items()}}
 
     def __repr__(self):
         n = len(self)

@@ -431,6 +431,12 @@ def test_features_of_a_fixed_kernel_are_explained(kernel):
     assert (result.exact_members == [kernel]) == (kernel != "power")
 
 
+def test_features_with_random_columns_are_refused_by_name():
+    model = Pipeline([("k", gi.GraphFeatures("meanmap:n_features=20", seed=0)), ("m", Ridge())]).fit(GRAPHS, TARGET)
+    with pytest.raises(TypeError, match="random features"):
+        gi.explain(model, NEW)
+
+
 def test_no_warning_about_the_subgraphs_taken():
     """The Nystroem part is evaluated on subgraphs: their labels are no business of the
     user's, so no warning about them (one per explained graph before)."""
