@@ -4,9 +4,11 @@ Which atoms make a molecule "mutagen"?
 
 :func:`graphinvariants.explain` splits a fitted model's output on a graph into one value
 per node, *complete*: the intercept and the node values add up to the model's
-``decision_function``. For the count members of the learned default (Weisfeiler-Lehman
-subtrees, walks, rooted subgraphs) the split is exact, each rooted feature going to its
-root; the rest is split by Shapley values over nodes (see :doc:`/explanations`).
+``decision_function``. Every member of the learned default here (Weisfeiler-Lehman
+subtrees, walks, the power kernel, in every shape) reads the molecule through features
+that are sums over its atoms, and its share is split exactly and deterministically by
+integrated gradients, each feature going to the atoms that own it (see
+:doc:`/explanations`).
 
 Here the learned default and an SVM are fitted on part of Mutagenicity (4,337
 molecules with explicit hydrogens, label 0 = mutagen), and the atoms that push test
@@ -30,7 +32,7 @@ chosen = rng.choice(len(data), size=600, replace=False)
 train, test = data[chosen[:400]], data[chosen[400:]]
 mutagen = lambda part: (np.asarray(part.y) == 0).astype(int)  # noqa: E731  (1: mutagen, the positive class)
 
-# the plain candidates only (no Gaussian shapes): more of the output is split exactly
+# the plain candidates only (no Gaussian shapes), as in 0.3.0's example
 model = Pipeline([("kernel", gi.GraphKernel(seed=0, bandwidths=())), ("svm", SVC(kernel="precomputed", C=10))])
 model.fit(train, mutagen(train))
 print(f"accuracy on {len(test)} held-out molecules: {model.score(test, mutagen(test)):.3f}")
@@ -38,7 +40,7 @@ print(model.named_steps["kernel"])
 
 # %%
 # Explain the held-out molecules the model calls mutagen (a positive decision value;
-# the first 40), with 8 orders of the nodes for the part that is not split exactly.
+# the first 40); 8 orders of the nodes for a part that could not be split exactly.
 called = np.flatnonzero(model.decision_function(test) > 0)[:40]
 graphs = [test[int(i)] for i in called]
 result = gi.explain(model, graphs, n_permutations=8, seed=0)

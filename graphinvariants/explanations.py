@@ -10,30 +10,41 @@ columns (or features), ``f(G) = sum_j a_j K(G, G_j) + b``; the kernel is a weigh
 of terms (one for a named kernel, the learned candidates with weight for the default),
 and each term's share is split over the nodes in one of two ways.
 
-* **Exact**, for the count members (Weisfeiler-Lehman subtrees, walk-count histograms,
-  labelled and closed walks, rooted subgraphs, in their plain shape ``K^1``): their
-  count vector is a sum over nodes, ``c(G) = sum_v c_v(G)`` (a subtree is rooted at a
-  node, a walk starts at one, a rooted subgraph has a root), so the cosine kernel
-  ``<c(G), c(H)> / (|c(G)| |c(H)|)`` is the sum of the node terms
-  ``<c_v(G), c(H)> / (|c(G)| |c(H)|)`` (the norm of ``G`` is one number for ``G``). For
-  their optimal-assignment forms, ``sum_j min(c_G(j), c_H(j)) / sqrt(n_G n_H)``, the
-  share of label ``j`` is split evenly among the nodes of ``G`` that carry it (they are
-  interchangeable for that label). Each rooted feature goes to its root; neighbours
-  that shaped it get nothing for it.
-* **Sampled**, for every other term (the power kernel, products of members, the powers
-  ``K^p`` and Gaussian shapes, node attributes, the shortest-path kernel, the Nystroem
-  part of :class:`~graphinvariants.GraphFeatures`): Shapley values over nodes, a
-  node taken away meaning the node *deleted with its edges* (the term evaluated on the
-  induced subgraph of the nodes kept; the empty graph's value is 0, as the count
-  members' is). They are estimated from ``n_permutations`` random orders of the
+* **Exact and deterministic**, for every term made of count members (Weisfeiler-Lehman
+  subtrees, walk-count histograms, labelled and closed walks, rooted subgraphs, their
+  optimal-assignment forms) and the power kernel, in every shape the learned default
+  offers (``K^p``, Gaussians ``exp(-(2 - 2K) / (s m))``, products): these members read
+  a graph through features that are sums over its nodes (a WL colour is a subtree
+  rooted at a node, a walk starts at one; the power kernel's mean and covariance are
+  sums of the node profiles ``x_v`` and ``(x_v - mu)(x_v - mu)^T`` over ``n``). The
+  term's change from a graph that shares nothing with the training graphs is split by
+  integrated gradients along the straight line from no features to the graph's
+  (:mod:`~graphinvariants.attribution`), each feature's share going to the nodes that
+  own it. For a count member in its plain shape this is the exact split
+  ``<c_v(G), c(H)> / (|c(G)| |c(H)|)`` (the norm of ``G`` is one number for ``G``), and
+  for an optimal assignment label ``j``'s share split evenly among the nodes of ``G``
+  that carry it. Each rooted feature goes to its root; neighbours that shaped it get
+  nothing for it.
+* **Sampled**, for the terms with a member whose features are not sums over nodes (node
+  attributes, the shortest-path kernel's node pairs, mean maps, the Nystroem part of
+  :class:`~graphinvariants.GraphFeatures` but for the power kernel's path integral
+  there), and for a power-kernel term on a graph where its path integral does not
+  converge (``fallback``: a covariance that is the ridge alone in some direction,
+  against a training graph alike, makes the kernel a needle near the graph itself):
+  Shapley values over nodes, a node taken away meaning the node *deleted with its
+  edges* (the term evaluated on the induced subgraph of the nodes kept; the empty
+  graph's value is 0). They are estimated from ``n_permutations`` random orders of the
   nodes (all orders when there are no more than that), drawn with ``seed``: in each
   order the marginal values telescope to the term's value on the whole graph, so
   their mean is complete exactly, whatever the number of orders. ``node_errors``
   holds each node's standard error over the orders (0 for all orders and for the
   exact part).
 
-``base_value`` is the readout's intercept. The share of the output each part carries
-is in ``exact_part`` and ``sampled_part`` (per graph) and ``member_values`` (per term).
+``base_value`` is the readout's intercept plus the Gaussian-shaped terms' value on a
+graph that shares nothing with the training graphs (``exp(-2 / (s m))`` times their
+coefficients): the output such a graph gets, which no node of ``G`` caused. The share
+of the output each part carries is in ``exact_part`` and ``sampled_part`` (per graph)
+and ``member_values`` (per term).
 :func:`explain_pair` splits one kernel value ``K(G, H)`` the same way over the nodes of
 each graph. The pictures are :class:`~graphinvariants.plotting.NodeValuesDisplay` and
 :class:`~graphinvariants.plotting.PairValuesDisplay`.
@@ -47,10 +58,10 @@ import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
 from ._validation import check_int, check_seed, check_seed_sequence
+from .attribution import NodeBatch, Shape, TermPaths, is_path_member, node_sum_embedding, owner_sum
 from .embeddings.assignment import OptimalAssignment
 from .embeddings.combination import Combination
 from .embeddings.counts import CountFeatures, squared_norms
-from .embeddings.shortest_path import ShortestPath
 from .estimator import GraphKernel, PowerKernel
 from .graphs import GraphBatch
 from .graphs.adjacency import describe
@@ -70,29 +81,7 @@ _CELLS = 2**24
 
 
 # -- per-node counts --------------------------------------------------------------------
-class _NodeBatch:
-    """A :class:`GraphBatch` seen as one graph per node, for counting: the structure,
-    labels and graph bounds (``offsets``) are the batch's, but ``len`` is the number of
-    nodes and every node owns its own row of counts (``sizes`` all 1)."""
-
-    def __init__(self, batch):
-        self._batch = batch
-
-    def __getattr__(self, name):
-        return getattr(self._batch, name)
-
-    def __len__(self):
-        return self._batch.n_nodes
-
-    @property
-    def sizes(self):
-        return np.ones(self._batch.n_nodes, dtype=np.int64)
-
-
-def _is_node_sum(functional):
-    """Whether the functional's counts are sums of per-node counts that :func:`node_counts`
-    makes (the shortest-path counts are over node pairs, kept apart)."""
-    return isinstance(functional, CountFeatures) and not isinstance(functional, ShortestPath)
+_is_node_sum = node_sum_embedding
 
 
 def node_counts(graphs, functional):
@@ -136,23 +125,16 @@ def node_counts(graphs, functional):
         raise TypeError(f"{type(functional).__name__} counts are not sums of per-node counts; node_counts takes "
                         "Weisfeiler-Lehman, walk-histogram and rooted-subgraph functionals")
     batch = graphs if isinstance(graphs, GraphBatch) else functional.graph_batch(graphs, what="graphs")
-    return functional.embed(_NodeBatch(batch))
-
-
-def _owner_sum(batch, rows):
-    """Rows summed graph by graph (sparse ``(n_graphs, n_columns)``)."""
-    owner = np.repeat(np.arange(len(batch)), batch.sizes)
-    S = sp.csr_array((np.ones(batch.n_nodes), (owner, np.arange(batch.n_nodes))), shape=(len(batch), batch.n_nodes))
-    return sp.csr_array(S @ rows)
+    return functional.embed(NodeBatch(batch))
 
 
 def _exact_node_values(functional, batch, train, coef):
     """Node values of the term ``sum_j coef_j K(G, train_j)`` of a count functional: one
     float per node of ``batch``, summing graph by graph to the term."""
-    nodes = functional.embed(_NodeBatch(batch))
+    nodes = functional.embed(NodeBatch(batch))
     A, B = functional.merge(train, nodes)
     A, B = sp.csr_array(A, dtype=np.float64), sp.csr_array(B, dtype=np.float64)
-    C = _owner_sum(batch, B)  # each graph's counts
+    C = owner_sum(batch, B)  # each graph's counts
     owner = np.repeat(np.arange(len(batch)), batch.sizes)
     coef = np.asarray(coef, dtype=np.float64)
     if not isinstance(functional, OptimalAssignment):
@@ -254,6 +236,17 @@ class _Term:
     train: object = None
     coef: object = None
     member: object = None
+    members: object = None  # a path term: [(functional, training embeddings)], its Shape
+    shape: object = None
+
+
+def _takes_path(functionals):
+    """Whether a term multiplying these members' kernels is split by path integrals
+    (:mod:`~graphinvariants.attribution`): count members and the power kernel, an
+    optimal-assignment member only alone."""
+    if not all(is_path_member(f) for f in functionals):
+        return False
+    return len(functionals) == 1 or not any(isinstance(f, OptimalAssignment) for f in functionals)
 
 
 def _readout(final, n_columns, what):
@@ -305,9 +298,12 @@ class _KernelAnatomy:
                                 f"({sorted(combination.externals)}): their kernels cannot be evaluated on subgraphs")
             self.combination = combination
             for label, parts, shape, w in combination.chosen:
-                f = combination.functionals[parts[0]]
-                if len(parts) == 1 and shape == ("power", 1) and _is_node_sum(f):
-                    self.terms.append(_Term(label, True, f, combination.embeddings[parts[0]], w * alpha))
+                functionals = [combination.functionals[p] for p in parts]
+                members = [(f, combination.embeddings[p]) for f, p in zip(functionals, parts)]
+                if _takes_path(functionals):
+                    median = getattr(combination, "medians", {}).get("*".join(parts), 1.0)
+                    self.terms.append(_Term(label, True, coef=w * alpha, members=members,
+                                            shape=Shape(shape, median)))
                 else:
                     self.terms.append(_Term(label, False))
                     self._sampled.append((label, parts, shape, w))
@@ -320,10 +316,24 @@ class _KernelAnatomy:
         else:
             members, share = [(f, train, transformer.kernel)], 1.0
         for functional, embedded, label in members:
-            exact = _is_node_sum(functional)
-            self.terms.append(_Term(str(label), exact, functional, embedded, share * alpha))
-            if not exact:
+            product = isinstance(functional, Combination) and functional.operation == "*"
+            parts = list(zip(functional.functionals, embedded.members)) if product else [(functional, embedded)]
+            if _is_node_sum(functional):
+                self.terms.append(_Term(str(label), True, functional, embedded, share * alpha))
+            elif _takes_path([p for p, _ in parts]):
+                self.terms.append(_Term(str(label), True, coef=share * alpha, members=parts,
+                                        shape=Shape(("power", 1))))
+            else:
+                self.terms.append(_Term(str(label), False, functional, embedded, share * alpha))
                 self._sampled.append((str(label), functional, embedded, share))
+
+    def term_value(self, term, batch):
+        """One exact term's value on every graph of ``batch`` (for a graph where its path
+        integral falls back to sampling)."""
+        if term.members is None:
+            return pairwise_kernels(batch, term.train, functional=term.functional) @ term.coef
+        grams = [pairwise_kernels(batch, train, functional=f) for f, train in term.members]
+        return term.shape(np.prod(grams, axis=0)) @ term.coef
 
     def batch(self, X):
         if self.combination is not None:
@@ -331,7 +341,17 @@ class _KernelAnatomy:
         return self.transformer.functional_.graph_batch(X, what="graphs")
 
     def exact_values(self, term, batch):
-        return _exact_node_values(term.functional, batch, term.train, term.coef)
+        """``(node values, baseline per graph, graphs whose path integral did not
+        converge)`` of an exact term."""
+        if term.members is None:
+            return _exact_node_values(term.functional, batch, term.train, term.coef), np.zeros(len(batch)), []
+        paths = TermPaths(term.members, term.shape, term.coef, batch)
+        values, baseline = paths.node_values()
+        flat = np.zeros(batch.n_nodes)
+        for g, v in enumerate(values):
+            if v is not None:
+                flat[batch.offsets[g] : batch.offsets[g + 1]] = v
+        return flat, baseline, list(paths.failed)
 
     def term_values(self, batch):
         """Each term's value on every graph of ``batch`` (label -> array)."""
@@ -345,7 +365,8 @@ class _KernelAnatomy:
                 out[label] = w * c.term(grams, parts, shape) @ self.alpha
             return out
         for term in self.terms:
-            out[term.label] = pairwise_kernels(batch, term.train, functional=term.functional) @ term.coef
+            out[term.label] = self.term_value(term, batch) if term.exact else \
+                pairwise_kernels(batch, term.train, functional=term.functional) @ term.coef
         return out
 
     def sampled_value(self, batch):
@@ -365,9 +386,12 @@ class _FeatureAnatomy:
 
     def __init__(self, features, w):
         self.features = features
-        self.combination = features.kernel_.combination_
+        self.combination = features.kernel_.__dict__.get("combination_")  # None for a fixed kernel
         self.terms, start = [], 0
         for member in features._exact:
+            if not hasattr(member, "probe"):  # random features (a mean map's n_features form): no node split
+                raise TypeError(f"explain cannot split GraphFeatures' member {member.name!r} over nodes: its columns "
+                                "are random features, not counts; use its exact form (no n_features) or GraphKernel")
             self.terms.append(_Term(member.name, True, member.functional, coef=w[start : start + member.n_columns],
                                     member=member))
             start += member.n_columns
@@ -378,21 +402,23 @@ class _FeatureAnatomy:
             self.terms.append(_Term("nystroem(" + " + ".join(self._sampled) + ")", False))
 
     def batch(self, X):
+        if self.combination is None:
+            return self.features.kernel_.functional_.graph_batch(X, what="graphs")
         return self.combination.graph_batch(X, "graphs", require=self.combination.requires)[0]
 
     def exact_values(self, term, batch):
         member = term.member
         f = member.functional
-        nodes = f.embed(_NodeBatch(batch))
+        nodes = f.embed(NodeBatch(batch))
         place, B = f.merge(member.probe, nodes)
         B = sp.csr_array(B, dtype=np.float64)
-        C = _owner_sum(batch, B)  # all of each graph's counts (unseen labels too): the norm
+        C = owner_sum(batch, B)  # all of each graph's counts (unseen labels too): the norm
         owner = np.repeat(np.arange(len(batch)), batch.sizes)
         place = sp.csr_array(place, dtype=np.float64)  # fitted label -> merged column (one-hot rows)
         kept = sp.csr_array(B @ place.T)  # node counts on the fitted labels
         if not member.assignment:
             norms = np.sqrt(squared_norms(C))
-            return member.scale * (kept @ term.coef) / norms[owner]
+            return member.scale * (kept @ term.coef) / norms[owner], np.zeros(len(batch)), []
         # unary columns (j, 1..min(c_G(j), width_j)) of a graph split evenly over its c_G(j) nodes of label j
         widths = np.asarray(member.widths, dtype=np.int64)
         starts = np.concatenate(([0], np.cumsum(widths)[:-1]))
@@ -409,7 +435,7 @@ class _FeatureAnatomy:
             per_label = (cumulative[starts[j] + covered] - cumulative[starts[j]]) / c
             lo, hi = batch.offsets[g], batch.offsets[g + 1]
             out[lo:hi] = kept[lo:hi][:, j] @ per_label * member.scale / np.sqrt(norms[g])
-        return out
+        return out, np.zeros(len(batch)), []
 
     def term_values(self, batch):
         X = self.features.transform_block(batch)
@@ -424,7 +450,9 @@ class _FeatureAnatomy:
         return out
 
     def sampled_value(self, batch, X=None):
-        X = self.features.transform_block(batch) if X is None else X
+        # subgraphs made by taking nodes away: no warning about their labels (_block's rows
+        # are transform_block's without it)
+        X = self.features._block(batch)[0] if X is None else X
         return X[:, self._nystroem] @ self._w[self._nystroem]
 
 
@@ -444,9 +472,6 @@ def _anatomy(model):
         return _KernelAnatomy(first, w), final, b, method
     if isinstance(first, GraphFeatures):
         check_is_fitted(first, "n_features_out_")
-        if "combination_" not in first.kernel_.__dict__:
-            raise TypeError(f"explain reads GraphFeatures of the learned default (kernel=\"learned\"), got "
-                            f"kernel={first.kernel!r}; for a fixed kernel use GraphKernel(kernel=...) in the model")
         w, b, method = _readout(final, first.n_features_out_, "model")
         return _FeatureAnatomy(first, w), final, b, method
     raise TypeError(f"model's first step must be a graph kernel of this library (GraphKernel, PowerKernel) or "
@@ -464,12 +489,15 @@ class Explanation:
         One array per graph, in the graph's own node order;
         ``base_value + node_values[i].sum() == output[i]`` to rounding.
     base_value : float
-        The readout's intercept.
+        The output of a graph sharing nothing with the training graphs: the readout's
+        intercept, plus ``exp(-2 / (s m))`` times the coefficients of the Gaussian-shaped
+        terms split exactly.
     output : numpy.ndarray of shape (n_graphs,)
         The model's ``method`` on the graphs (``decision_function`` or ``predict``).
     method : str
     exact_values, sampled_values : list of numpy.ndarray
-        The two parts of ``node_values`` (count members' exact split; Shapley estimates).
+        The two parts of ``node_values`` (integrated gradients of the count members and
+        the power kernel; Shapley estimates).
     node_errors : list of numpy.ndarray
         Standard error of each node's sampled value over the orders drawn (0 where exact).
     member_values : dict
@@ -477,6 +505,9 @@ class Explanation:
     exact_members, sampled_members : list of str
         The terms split exactly and by sampling.
     n_permutations : int
+    fallback : dict
+        Terms split exactly elsewhere but sampled on some graphs, where their path
+        integral did not converge (term label -> positions of those graphs).
 
     Examples
     --------
@@ -504,6 +535,7 @@ class Explanation:
     exact_members: list
     sampled_members: list
     n_permutations: int
+    fallback: dict = field(default_factory=dict)
 
     def __len__(self):
         return len(self.node_values)
@@ -540,7 +572,8 @@ class Explanation:
         return {"node_values": [v.tolist() for v in self.node_values], "base_value": self.base_value,
                 "output": self.output.tolist(), "method": self.method,
                 "exact_members": list(self.exact_members), "sampled_members": list(self.sampled_members),
-                "exact_share": self.exact_share, "n_permutations": self.n_permutations}
+                "exact_share": self.exact_share, "n_permutations": self.n_permutations,
+                "fallback": {k: list(v) for k, v in self.fallback.items()}}
 
     def __repr__(self):
         n = len(self)
@@ -548,9 +581,12 @@ class Explanation:
         err = max((float(e.max()) for e in self.node_errors if len(e)), default=0.0)
         sampled = (f"; sampled: {', '.join(self.sampled_members)} ({self.n_permutations} orders, "
                    f"largest node standard error {err:.2g})" if self.sampled_members else "")
+        fallback = sum(len(graphs) for graphs in self.fallback.values())
+        fallback = (f"; sampled on {fallback} graph-term{'s' * (fallback != 1)} whose path integral did not "
+                    "converge" if fallback else "")
         return (f"<Explanation of {self.method} on {n} graph{'s' * (n != 1)} ({sizes} nodes): "
                 f"base_value {self.base_value:.4g}, exact share {self.exact_share:.1%}; "
-                f"exact: {', '.join(self.exact_members) or 'none'}{sampled}>")
+                f"exact: {', '.join(self.exact_members) or 'none'}{sampled}{fallback}>")
 
 
 def _check_permutations(n_permutations):
@@ -572,7 +608,8 @@ def explain(model, graphs, *, n_permutations=DEFAULT_PERMUTATIONS, seed=None):
         The graphs to explain (as the model reads them: same labels, attributes).
     n_permutations : int, keyword-only, default=32
         Orders of the nodes drawn per graph for the sampled part (all orders when a
-        graph has no more). Unused when every term is exact.
+        graph has no more). Unused when every term is exact (the count members and the
+        power kernel, in every shape: the learned default but for node attributes).
     seed : None, int or numpy.random.Generator, keyword-only
         Seed of the orders; each graph gets its own stream (spawned from it by its
         position), so a graph's values depend on the seed and its place in ``graphs``,
@@ -597,10 +634,11 @@ def explain(model, graphs, *, n_permutations=DEFAULT_PERMUTATIONS, seed=None):
 
     Notes
     -----
-    See the module's description: the count members' terms are split exactly, each
-    rooted feature to its root; the others by sampled Shapley values over nodes (a
-    node taken away is deleted with its edges), whose standard errors are in
-    ``node_errors``.
+    See the module's description: the terms of count members and the power kernel, in
+    every shape, are split by integrated gradients in their node-sum features (exact,
+    no randomness), each feature to the nodes that own it; the others by sampled
+    Shapley values over nodes (a node taken away is deleted with its edges), whose
+    standard errors are in ``node_errors``.
 
     Examples
     --------
@@ -630,13 +668,31 @@ def explain(model, graphs, *, n_permutations=DEFAULT_PERMUTATIONS, seed=None):
     batch = anatomy.batch(graphs)
     n = batch.n_nodes
     exact, sampled, errors = np.zeros(n), np.zeros(n), np.zeros(n)
+    fallback = {}
     for term in anatomy.terms:
         if term.exact:
-            exact += anatomy.exact_values(term, batch)
+            values, baseline, failed = anatomy.exact_values(term, batch)
+            exact += values
+            if term.members is not None:  # the term on a graph sharing nothing with the training graphs
+                base += float(term.shape(0.0)) * float(np.sum(term.coef))
+            if failed:
+                fallback[term.label] = (term, failed)
     sampled_members = [t.label for t in anatomy.terms if not t.exact]
+    seeds = check_seed_sequence(seed).spawn(len(batch))
     if sampled_members:
-        seeds = check_seed_sequence(seed).spawn(len(batch))
         sampled, errors = _shapley(batch, anatomy.sampled_value, n_permutations, seeds)
+    for label, (term, failed) in fallback.items():
+        # a path integral that did not converge (a power kernel whose covariance is the ridge
+        # alone in some direction, against a training graph alike: a needle at t = 1): that
+        # term on that graph by sampled Shapley values, of its value less its baseline
+        h0 = float(term.shape(0.0)) * float(np.sum(term.coef))
+        sub = batch.take(np.asarray(failed))
+        v, e = _shapley(sub, lambda b, term=term, h0=h0: anatomy.term_value(term, b) - h0, n_permutations,
+                        [seeds[g].spawn(1)[0] for g in failed])
+        for i, g in enumerate(failed):
+            lo, hi = batch.offsets[g], batch.offsets[g + 1]
+            sampled[lo:hi] += v[sub.offsets[i] : sub.offsets[i + 1]]
+            errors[lo:hi] = np.sqrt(errors[lo:hi] ** 2 + e[sub.offsets[i] : sub.offsets[i + 1]] ** 2)
     members = anatomy.term_values(batch)
     output = np.asarray(getattr(model, method)(graphs), dtype=np.float64).reshape(-1)
     if output.shape != (len(batch),):
@@ -647,6 +703,7 @@ def explain(model, graphs, *, n_permutations=DEFAULT_PERMUTATIONS, seed=None):
         exact_values=split(exact), sampled_values=split(sampled), node_errors=split(errors),
         member_values=members, exact_members=[t.label for t in anatomy.terms if t.exact],
         sampled_members=sampled_members, n_permutations=n_permutations,
+        fallback={label: list(failed) for label, (_, failed) in fallback.items()},
     )
     _check_complete(result, members)
     return result
@@ -674,7 +731,8 @@ class PairExplanation:
     value : float
         ``K(G, H)``.
     values_G, values_H : numpy.ndarray
-        One value per node of each graph (its own node order), each summing to ``value``.
+        One value per node of each graph (its own node order), each summing to
+        ``value - base_value``.
     errors_G, errors_H : numpy.ndarray
         Standard errors of sampled values (0 for an exact split).
     kernel : str
@@ -682,6 +740,9 @@ class PairExplanation:
         Whether the split is exact (count members) or sampled (Shapley values).
     n_permutations : int
         Orders drawn per graph (0 for an exact split).
+    base_value : float
+        The kernel between a graph sharing nothing with the other and it (0 but for the
+        Gaussian shapes of a learned kernel, ``exp(-2 / (s m))`` times their weights).
 
     Examples
     --------
@@ -700,6 +761,7 @@ class PairExplanation:
     kernel: str
     exact: bool
     n_permutations: int = field(default=0)
+    base_value: float = 0.0
 
     def asdict(self):
         """Plain view (Python floats and lists)."""
@@ -733,19 +795,23 @@ def explain_pair(G, H, *, kernel="wl", n_permutations=DEFAULT_PERMUTATIONS, seed
     ----------
     G, H : graph
         NetworkX or igraph graphs (anything :func:`~graphinvariants.as_adjacency` takes).
-    kernel : str, keyword-only, default="wl"
+    kernel : str or GraphKernel, keyword-only, default="wl"
         A kernel name of :data:`~graphinvariants.KERNELS` (or a combination), with its
-        ``**params``.
+        ``**params``; or a fitted :class:`~graphinvariants.GraphKernel` of the learned
+        default, whose weighted sum is split term by term (no ``**params``).
     n_permutations, seed : keyword-only
-        For kernels that are not count members: Shapley values over nodes as in
-        :func:`explain`, for each graph against the other one whole.
+        For kernels with members whose features are not sums over nodes (the
+        shortest-path kernel, node attributes, mean maps): Shapley values over nodes as
+        in :func:`explain`, for each graph against the other one whole.
 
     Returns
     -------
     PairExplanation
-        ``values_G.sum() == values_H.sum() == value`` to rounding: for count members,
-        ``<c_v(G), c(H)> / (|c(G)| |c(H)|)`` for node ``v`` of ``G`` (the shared WL
-        subtrees, walks or rooted subgraphs rooted at ``v``), and likewise for ``H``.
+        ``base_value + values_G.sum() == base_value + values_H.sum() == value`` to
+        rounding: for count members, ``<c_v(G), c(H)> / (|c(G)| |c(H)|)`` for node ``v``
+        of ``G`` (the shared WL subtrees, walks or rooted subgraphs rooted at ``v``), and
+        likewise for ``H``; for the power kernel, its shapes and products, integrated
+        gradients (:mod:`~graphinvariants.attribution`).
 
     Raises
     ------
@@ -768,19 +834,98 @@ def explain_pair(G, H, *, kernel="wl", n_permutations=DEFAULT_PERMUTATIONS, seed
     for name, graph in (("G", G), ("H", H)):
         _check_one_graph(graph, name)
     n_permutations = _check_permutations(n_permutations)
+    seeds = check_seed_sequence(seed).spawn(2)
+    if isinstance(kernel, GraphKernel):
+        return _learned_pair(G, H, kernel, params, n_permutations, seeds)
+    if kernel == "learned":
+        raise ValueError("the learned kernel has weights learned from labelled graphs: pass a fitted "
+                         "GraphKernel() as kernel, e.g. explain_pair(G, H, kernel=model[0])")
     functional = make_functional(kernel, **params)
     batches = [functional.graph_batch([graph], what=name) for name, graph in (("G", G), ("H", H))]
     embedded = [functional.as_embeddings(b, what="graphs") for b in batches]
     value = float(pairwise_kernels(embedded[0], embedded[1], functional=functional)[0, 0])
-    exact = _is_node_sum(functional)
-    seeds = check_seed_sequence(seed).spawn(2)
-    out = []
+    out, exact = [], True
     for side in (0, 1):
         batch, other = batches[side], embedded[1 - side]
-        if exact:
-            out.append((_exact_node_values(functional, batch, other, np.ones(1)), np.zeros(batch.n_nodes)))
+        terms = _pair_terms(functional, other)
+        values = None
+        if terms is not None:
+            values = np.zeros(batch.n_nodes)
+            for parts, share in terms:
+                paths = TermPaths(parts, Shape(("power", 1)), np.array([share]), batch)
+                v, _ = paths.node_values()
+                if v[0] is None:  # a power-kernel needle: sampled, as any other kernel
+                    values = None
+                    break
+                values += v[0]
+        if values is not None:
+            out.append((values, np.zeros(batch.n_nodes)))
         else:
+            exact = False
             value_of = lambda sub, other=other: pairwise_kernels(sub, other, functional=functional)[:, 0]  # noqa: E731
             out.append(_shapley(batch, value_of, n_permutations, [seeds[side]]))
     return PairExplanation(value, out[0][0], out[1][0], out[0][1], out[1][1], str(kernel), exact,
                            0 if exact else n_permutations)
+
+
+def _pair_terms(functional, other):
+    """``K(., H)`` as a sum of path terms, ``[(members, share)]`` (members: functional and
+    ``H``'s embeddings), or None when some member has no node-sum features."""
+    if isinstance(functional, Combination) and functional.operation == "+":
+        pieces = list(zip(functional.functionals, other.members))
+    else:
+        pieces = [(functional, other)]
+    terms = []
+    for f, o in pieces:
+        parts = (list(zip(f.functionals, o.members)) if isinstance(f, Combination) and f.operation == "*"
+                 else [(f, o)])
+        if not _takes_path([p for p, _ in parts]):
+            return None
+        terms.append((parts, 1.0 / len(pieces)))
+    return terms
+
+
+def _learned_pair(G, H, kernel, params, n_permutations, seeds):
+    """:func:`explain_pair` of a fitted learned default: every chosen term by its path
+    integral (Shapley values for the members without node-sum features)."""
+    if params:
+        raise TypeError(f"explain_pair of a fitted GraphKernel takes no kernel parameters, got {sorted(params)}")
+    combination = getattr(kernel, "combination_", None)
+    if combination is None:
+        raise ValueError("kernel must be a fitted GraphKernel of the learned default (kernel='learned'), "
+                         f"got {'an unfitted one' if kernel.kernel == 'learned' else f'kernel={kernel.kernel!r}'}")
+    batches = [combination.graph_batch([graph], name, require=combination.requires)[0]
+               for name, graph in (("G", G), ("H", H))]
+    needed = {p for _, parts, _, _ in combination.chosen for p in parts}
+    embedded = [{p: combination.functionals[p].as_embeddings(b, what="graphs") for p in needed} for b in batches]
+    grams = {p: pairwise_kernels(embedded[0][p], embedded[1][p], functional=combination.functionals[p])
+             for p in needed}
+    value = float(combination.combine(grams)[0, 0])
+    base, out, exact = 0.0, [], True
+    for side in (0, 1):
+        batch, other = batches[side], embedded[1 - side]
+        values, sampled = np.zeros(batch.n_nodes), []
+        for label, parts, shape, w in combination.chosen:
+            members = [(combination.functionals[p], other[p]) for p in parts]
+            h = Shape(shape, getattr(combination, "medians", {}).get("*".join(parts), 1.0))
+            if side == 0:
+                base += float(h(0.0)) * w if _takes_path([f for f, _ in members]) else 0.0
+            v = None
+            if _takes_path([f for f, _ in members]):
+                v = TermPaths(members, h, np.array([w]), batch).node_values()[0][0]
+            if v is None:
+                sampled.append((parts, shape, w, float(h(0.0)) * w if _takes_path([f for f, _ in members]) else 0.0))
+            else:
+                values += v
+        errors = np.zeros(batch.n_nodes)
+        if sampled:
+            exact = False
+
+            def value_of(sub, other=other, sampled=sampled):
+                subs = {p: pairwise_kernels(sub, other[p], functional=combination.functionals[p]) for p in needed}
+                return sum(w * combination.term(subs, parts, shape)[:, 0] - h0 for parts, shape, w, h0 in sampled)
+            v, errors = _shapley(batch, value_of, n_permutations, [seeds[side]])
+            values += v
+        out.append((values, errors))
+    return PairExplanation(value, out[0][0], out[1][0], out[0][1], out[1][1], "learned", exact,
+                           0 if exact else n_permutations, base_value=base)

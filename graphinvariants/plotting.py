@@ -420,6 +420,10 @@ class NodeValuesDisplay:
     def from_explanation(cls, explanation, graphs, index=0):
         """The display of graph ``index`` of an explanation of ``graphs`` (the same
         collection, as networkx graphs: a TUDataset gives them by position)."""
+        n = len(explanation.node_values)
+        if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not -n <= index < n:
+            raise IndexError(f"index must be an int from {-n} to {n - 1} (the explanation holds {n} "
+                             f"graph{'s' * (n != 1)}), got {index!r}")
         graph = graphs[index]
         output, base = float(explanation.output[index]), explanation.base_value
         title = (f"{explanation.method} {output:.3g} = base {base:.3g} + "
@@ -525,6 +529,27 @@ class PairValuesDisplay:
         self.values_G = _check_values(G, pair.values_G, "G")
         self.values_H = _check_values(H, pair.values_H, "H")
         self.G, self.H, self.pair = G, H, pair
+
+    @classmethod
+    def from_explanation(cls, pair, G, H):
+        """The display of a :class:`~graphinvariants.PairExplanation` of ``G`` and ``H``
+        (:func:`~graphinvariants.explain_pair`), as :meth:`NodeValuesDisplay.from_explanation`
+        is of an :class:`~graphinvariants.Explanation`; each graph must have as many nodes
+        as its values.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> import graphinvariants as gi
+        >>> G, H = nx.path_graph(4), nx.star_graph(3)
+        >>> pair = gi.explain_pair(G, H, n_iter=1)
+        >>> display = gi.PairValuesDisplay.from_explanation(pair, G, H)
+        >>> bool(abs(display.values_G.sum() - pair.value) < 1e-12)
+        True
+        """
+        if not hasattr(pair, "values_G") or not hasattr(pair, "values_H"):
+            raise TypeError(f"pair must be a PairExplanation (from explain_pair), got {type(pair).__name__}")
+        return cls(G, H, pair)
 
     def plot(self, ax=None, *, cmap="RdBu_r", colorbar=True, labels="label", node_size=300, seed=0, **kwargs):
         """Draw both graphs on one colour scale (``ax``: two Axes, or a new 1 x 2 figure).

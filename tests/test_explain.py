@@ -100,7 +100,7 @@ def test_complete_on_every_supported_model(name):
     assert set(result.member_values) == set(result.exact_members) | set(result.sampled_members)
     for exact, errors in zip(result.exact_values, result.node_errors):
         assert np.all(errors >= 0)
-    if not result.sampled_members:
+    if not result.sampled_members and not result.fallback:
         assert result.exact_share == 1.0
         assert all(np.all(v == 0) for v in result.sampled_values)
 
@@ -111,12 +111,15 @@ def test_the_members_are_split_as_documented():
     assert len(result.exact_members) == 2 and not result.sampled_members  # a mean of two count members
     model = MODELS["power*wl"][0]().fit(GRAPHS, Y)
     result = gi.explain(model, NEW, n_permutations=4, seed=0)
-    assert result.sampled_members == ["power*wl"] and not result.exact_members  # a product: sampled
+    assert result.exact_members == ["power*wl"] and not result.sampled_members  # a product: a path integral
+    model = Pipeline([("k", gi.GraphKernel(kernel="shortest_path")), ("m", SVC(kernel="precomputed"))]).fit(GRAPHS, Y)
+    result = gi.explain(model, NEW, n_permutations=4, seed=0)
+    assert result.sampled_members == ["shortest_path"] and not result.exact_members  # node pairs: sampled
     model = MODELS["learned+krr"][0]().fit(GRAPHS, TARGET)
     result = gi.explain(model, NEW, n_permutations=4, seed=0)
     chosen = model.named_steps["k"].combination_.chosen
     for label, parts, shape, _ in chosen:
-        expected = len(parts) == 1 and shape == ("power", 1) and parts[0] != "power" and parts[0] != "attributes"
+        expected = "attributes" not in parts  # count members and the power kernel, in every shape
         assert (label in result.exact_members) == expected, label
     repr(result)
     assert result.asdict()["method"] == "predict" and len(result.asdict(0)["node_values"]) == 7
@@ -242,7 +245,7 @@ def test_induced_subgraphs_match_networkx():
 def test_all_orders_give_the_shapley_values_of_the_subsets():
     """With all orders (5! = 120), the sampled part is the Shapley value computed from
     its definition over subsets, each subset's value from networkx's induced subgraph."""
-    model = Pipeline([("k", gi.PowerKernel(k=3)), ("m", SVR(kernel="precomputed"))]).fit(GRAPHS, TARGET)
+    model = Pipeline([("k", gi.GraphKernel(kernel="shortest_path")), ("m", SVR(kernel="precomputed"))]).fit(GRAPHS, TARGET)
     G = _labelled(nx.lollipop_graph(3, 2), 7)
     result = gi.explain(model, [G], n_permutations=120, seed=0)
     assert np.all(result.node_errors[0] == 0)
@@ -263,7 +266,7 @@ def test_all_orders_give_the_shapley_values_of_the_subsets():
 
 
 def test_sampled_values_follow_the_seed_and_their_error():
-    model = Pipeline([("k", gi.PowerKernel(k=3)), ("m", SVR(kernel="precomputed"))]).fit(GRAPHS, TARGET)
+    model = Pipeline([("k", gi.GraphKernel(kernel="shortest_path")), ("m", SVR(kernel="precomputed"))]).fit(GRAPHS, TARGET)
     a = gi.explain(model, NEW, n_permutations=20, seed=3)
     b = gi.explain(model, NEW, n_permutations=20, seed=3)
     for x, y in zip(a.node_values, b.node_values):
@@ -312,7 +315,7 @@ def test_pair_values_add_up_to_the_kernel(kernel, params):
     assert pair.values_G.sum() == pytest.approx(value, rel=RTOL, abs=1e-12)
     assert pair.values_H.sum() == pytest.approx(value, rel=RTOL, abs=1e-12)
     assert pair.values_G.shape == (7,) and pair.values_H.shape == (8,)
-    assert pair.exact == (kernel in ("wl", "wloa", "histogram"))
+    assert pair.exact  # count members and the power kernel (integrated gradients): deterministic
     assert set(pair.asdict()) >= {"value", "values_G", "values_H"}
 
 
@@ -378,6 +381,13 @@ def test_node_values_display_colours_nodes_around_zero():
     assert norm.vcenter == 0 and norm.vmin == -norm.vmax == -np.abs(result.node_values[1]).max()
     assert display.figure_ is display.ax_.figure and display.colorbar_ is not None
     assert "predict" in display.ax_.get_title()
+    with pytest.raises(IndexError, match=r"index must be an int from -3 to 2 .*got 3"):
+        gi.NodeValuesDisplay.from_explanation(result, NEW, 3)
+    pair = gi.explain_pair(NEW[0], NEW[1], kernel="wl", n_iter=2)
+    both = gi.PairValuesDisplay.from_explanation(pair, NEW[0], NEW[1]).plot()
+    assert len(both.ax_) == 2
+    with pytest.raises(ValueError, match="one per node"):
+        gi.PairValuesDisplay.from_explanation(pair, NEW[1], NEW[0])
     with pytest.raises(ValueError, match="one per node"):
         gi.NodeValuesDisplay(NEW[0], np.zeros(3))
     _, ax = plt.subplots()
@@ -430,8 +440,47 @@ def test_to_mol_round_trips_and_reads_the_tu_codes():
         to_mol(G, atoms=atoms)
 
 
-def test_features_of_a_fixed_kernel_are_refused_by_name():
-    # GraphFeatures maps fixed kernels too (issue 30); explain reads the learned default's map only
-    model = Pipeline([("k", gi.GraphFeatures("wl")), ("m", LogisticRegression())]).fit(GRAPHS, Y)
-    with pytest.raises(TypeError, match=r"GraphFeatures of the learned default .*kernel='wl'"):
+@pytest.mark.parametrize("kernel", ["wl", "histogram_oa", "power"])
+def test_features_of_a_fixed_kernel_are_explained(kernel):
+    # GraphFeatures maps fixed kernels too (issue 30); explain reads them all (issue 37)
+    model = Pipeline([("k", gi.GraphFeatures(kernel, n_landmarks=12, seed=0)), ("m", Ridge())]).fit(GRAPHS, TARGET)
+    result = gi.explain(model, NEW, n_permutations=4, seed=0)
+    _check_complete(result, model, NEW)
+    assert (result.exact_members == [kernel]) == (kernel != "power")
+
+
+def test_features_with_random_columns_are_refused_by_name():
+    model = Pipeline([("k", gi.GraphFeatures("meanmap:n_features=20", seed=0)), ("m", Ridge())]).fit(GRAPHS, TARGET)
+    with pytest.raises(TypeError, match="random features"):
         gi.explain(model, NEW)
+
+
+def test_no_warning_about_the_subgraphs_taken():
+    """The Nystroem part is evaluated on subgraphs: their labels are no business of the
+    user's, so no warning about them (one per explained graph before)."""
+    import warnings
+
+    model = MODELS["features+logistic"][0]().fit(GRAPHS, Y)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        gi.explain(model, GRAPHS[:3], n_permutations=4, seed=0)
+    assert not [w for w in caught if "labels that no graph" in str(w.message)]
+
+
+def test_pairs_of_the_learned_default():
+    model = MODELS["learned+krr"][0]().fit(GRAPHS, TARGET)
+    G, H = NEW[0], NEW[1]
+    pair = gi.explain_pair(G, H, kernel=model.named_steps["k"])
+    c = model.named_steps["k"].combination_
+    needed = {p for _, parts, _, _ in c.chosen for p in parts}
+    grams = {p: gi.kernels.pairwise_kernels(c.functionals[p].graph_batch([G]), c.functionals[p].graph_batch([H]),
+                                            functional=c.functionals[p]) for p in needed}
+    assert pair.value == pytest.approx(float(c.combine(grams)[0, 0]), rel=1e-12)
+    expected = gi.explain_pair(G, H, kernel=model.named_steps["k"], seed=1)
+    np.testing.assert_array_equal(pair.values_G, expected.values_G)
+    assert pair.base_value + pair.values_G.sum() == pytest.approx(pair.value, abs=1e-9)
+    assert pair.base_value + pair.values_H.sum() == pytest.approx(pair.value, abs=1e-9)
+    with pytest.raises(ValueError, match="fitted GraphKernel"):
+        gi.explain_pair(G, H, kernel="learned")
+    with pytest.raises(ValueError, match="fitted GraphKernel of the learned default"):
+        gi.explain_pair(G, H, kernel=gi.GraphKernel())
