@@ -495,7 +495,7 @@ def _read_parquet(path, source, target, weight, nodetype):
             bad = ~np.isfinite(w) | (w < 0)
             if bad.any():
                 i = int(np.flatnonzero(bad)[0])
-                raise ValueError(f"{path!r}, row {row + i + 1}: weight {w[i]!r} in column {wanted[2]!r} is "
+                raise ValueError(f"{path!r}, row {row + i + 1}: weight {float(w[i])!r} in column {wanted[2]!r} is "
                                  "negative, NaN or infinite")
             weights.append(w)
         row += batch.num_rows
