@@ -51,6 +51,7 @@ import graphinvariants as gi
 def erdos_renyi_edges(n, m, rng):
     """``m`` uniform random pairs of distinct nodes (G(n, m) with the rare repeats kept)."""
     u = rng.integers(0, n, m)
+    u[:n] = np.arange(n)  # every node has an edge, so the file names all n of them
     v = (u + rng.integers(1, n, m)) % n
     return u, v
 

@@ -10,7 +10,7 @@ peak memory is a small multiple of the final CSR, never of a NetworkX graph.
 
 Node ids and their order
     Ids are integers when every id of the file is written as one (an optional sign
-    and the digits 0-9; ``01`` and ``1`` are then the same node), strings as written
+    and the digits 0-9, within 64 bits; ``01`` and ``1`` are then the same node), strings as written
     otherwise; ``nodetype=int`` or ``nodetype=str`` decides instead. The nodes are the
     distinct ids in increasing order (numbers by value, strings by code point), so the
     order does not depend on the order of the lines. Parquet columns keep their type.
@@ -86,8 +86,10 @@ def read_edgelist(path, *, directed=False, weight=None, source=None, target=None
         ``names`` has its column names on its first line (after any comments); a text
         file has no header line.
     nodetype : None, int or str, keyword-only
-        ``None`` (default): integer ids when every id is written as an integer, strings
-        otherwise (for Parquet: the columns' type). ``int``: integers, an id that is not
+        ``None`` (default): integer ids when every id is written as an integer (that
+        fits in 64 bits), strings otherwise (for Parquet: the columns' type). A text file
+        has no header line: a line such as ``FromNodeId ToNodeId`` must be a comment,
+        or it is read as an edge between two string ids. ``int``: integers, an id that is not
         one is an error naming its line. ``str``: the ids as written.
     format : {"text", "csv", "parquet"} or None, keyword-only
         ``None`` (default) infers it from the suffix: ``.txt``, ``.tsv``, ``.edges``,
@@ -268,6 +270,7 @@ def _read_delimited(path, fmt, compression, source, target, weight, comments, de
         # SNAP's files are tab-separated: the C parser's one-character split is faster than
         # its whitespace rule; a line it reads differently gives an anomaly, read again
         first = _first_data_line(path, compression, encoding, comments)
+        first = None if first is None else first[1]
         if first is not None and "\t" in first and " " not in first and first == first.strip():
             modes.insert(0, "int-tab")
     for mode in modes:
@@ -297,13 +300,14 @@ def _with_sep(options, sep):
 
 
 def _first_data_line(path, compression, encoding, comments):
-    """The first line of a text file that is not blank once its comment is cut, or None."""
+    """``(number, text)`` of the first line of a text file that is not blank once its
+    comment is cut (the text without the comment), or None."""
     with _open_text(path, compression, encoding) as lines:
-        for raw in lines:
+        for number, raw in enumerate(lines, 1):
             content = raw.rstrip("\r\n")
             content = content if comments is None else content.split(comments, 1)[0]
             if content.strip():
-                return content
+                return number, content
     return None
 
 
@@ -361,18 +365,21 @@ def _integer_ids(ids_u, ids_v, *, required, scan):
     if not chunks:
         return ids_u, ids_v
     codes, uniques = pd.factorize(np.concatenate(chunks))
-    values = []
-    for text in uniques:
-        if not _INTEGER.match(text):
-            if required:
-                _raise_bad_line(**scan, integer_ids=True)
-            return ids_u, ids_v
-        value = int(text)
-        if not _INT64[0] <= value <= _INT64[1]:
-            if required:
-                _raise_bad_line(**scan, integer_ids=True)
-            return ids_u, ids_v
-        values.append(value)
+    integer = np.array([bool(_INTEGER.match(text)) and _INT64[0] <= int(text) <= _INT64[1] for text in uniques])
+    if not integer.all():
+        if required:
+            _raise_bad_line(**scan, integer_ids=True)
+            raise ValueError(f"{scan['path']!r}: node id {uniques[~integer][0]!r} is not a 64-bit integer")
+        if scan["fmt"] == "text" and ids_u[0].size:
+            # strings only on the first line, integers everywhere else: a header line, not an edge
+            first = {0, sum(len(c) for c in ids_u)}
+            if set(np.flatnonzero(~integer[codes]).tolist()) <= first and len(codes) > 2:
+                number, text = _first_data_line(scan["path"], scan["compression"], scan["encoding"],
+                                                 scan["comments"])
+                raise ValueError(f"{scan['path']!r}, line {number}: looks like a header, as every other id is an "
+                                 f"integer: make it a comment, or pass nodetype=str to read it as an edge: {text!r}")
+        return ids_u, ids_v
+    values = [int(text) for text in uniques]
     as_int = np.array(values, dtype=np.int64)[codes]
     bounds = np.cumsum([0] + [len(c) for c in chunks])
     parts = [as_int[a:b] for a, b in itertools.pairwise(bounds)]

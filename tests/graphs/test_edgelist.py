@@ -327,3 +327,12 @@ def test_bad_options_and_paths(tmp_path):
     with pytest.raises(ValueError, match=r"source column 'u' not in the columns .*\['a', 'b'\]"):
         gi.read_edgelist(csv_path)
     assert gi.read_edgelist(csv_path, source="a", target="b").nodes == (1, 2)
+
+
+def test_a_header_line_in_a_text_file_is_named(tmp_path):
+    path = write(tmp_path / "header.txt", "# made by hand\nFromNodeId\tToNodeId\n1\t2\n2\t3\n")
+    with pytest.raises(ValueError, match=r"line 2: looks like a header.*'FromNodeId\\tToNodeId'"):
+        gi.read_edgelist(path)
+    assert gi.read_edgelist(path, nodetype=str).n_nodes == 5  # asked for: an edge between two names
+    with pytest.raises(ValueError, match="line 2: node id 'FromNodeId' is not an integer"):
+        gi.read_edgelist(path, nodetype=int)
