@@ -74,8 +74,7 @@ def pattern_only(A):
 
 
 def compress_entries(n, entries, *, weighted):
-    """Canonical CSR of stored entries in linear time (two counting sorts, no sort by
-    comparison); the arrays are consumed so that the peak holds at most two copies.
+    """Canonical CSR of stored entries, releasing the inputs as soon as they are used.
 
     Parameters
     ----------
@@ -83,34 +82,28 @@ def compress_entries(n, entries, *, weighted):
         Number of nodes.
     entries : list of [rows, cols, data]
         The stored entries, undirected edges already mirrored (``data`` None means 1).
-        The list is emptied: the caller must hold no other reference to the arrays
-        for the memory to be freed as soon as they are used.
+        The list is emptied: when the caller holds no other reference to the arrays,
+        the peak is the entries plus one CSR, not two copies of the entries.
     weighted : bool
         As in :func:`edges_to_csr`.
 
     Returns
     -------
     scipy.sparse.csr_array
-        The matrix :func:`edges_to_csr` gives for the same entries: the same indices and
-        structure, and bit for bit the same values wherever at most two entries land on
-        one position (larger sums are added in the order of ``entries`` here, in an
-        unspecified order there). The entries are first bucketed by column (scipy's
-        ``coo_tocsr``, stable) and then by row (``csc -> csr``, stable), which leaves
-        every row's columns sorted with duplicates adjacent, so summing them is one
-        linear pass; scipy's ``coo -> csr`` instead sorts every row by comparison.
+        The matrix :func:`edges_to_csr` gives for the same entries, to the bit: the same
+        conversion (scipy's ``coo -> csr``, a counting sort by row, then each row sorted
+        and its duplicates summed). Two counting sorts (by column, then by row) would
+        avoid the sorts but were 1.4x slower at 10^7 edges (two random scatters of the
+        entries against one scatter and short sorts).
     """
     rows, cols, data = entries
     entries.clear()
     if data is None:
         data = np.ones(rows.size)
-    transposed = sp.coo_array((data, (cols, rows)), shape=(n, n))
+    coo = sp.coo_array((data, (rows, cols)), shape=(n, n))
     del rows, cols, data
-    transposed.has_canonical_format = True  # not true, but tocsr then buckets without sorting rows
-    by_column = transposed.tocsr()
-    del transposed
-    A = by_column.T.tocsr()  # csc -> csr: a stable counting sort, marked as sorted
-    del by_column
-    A.sum_duplicates()  # sorted already: one pass
+    A = coo.tocsr()
+    del coo
     if weighted:
         A.eliminate_zeros()
     else:

@@ -5,8 +5,9 @@ space-separated columns, an optional weight column), CSV and Parquet into a
 :class:`~graphinvariants.graphs.GraphAdjacency`, which every function of the library
 takes. The file is read in chunks of about a million rows (pandas' C parser for text
 and CSV, pyarrow's row batches for Parquet); node ids are mapped to ``0..n-1`` once,
-and the CSR is assembled by two counting sorts (``csr.compress_entries``), so the
-peak memory is a small multiple of the final CSR, never of a NetworkX graph.
+written straight into the mirrored entry arrays (int32 where they fit), chunk by chunk,
+and the CSR is assembled by scipy (``csr.compress_entries``), so the peak memory is a
+small multiple of the final CSR, never of a NetworkX graph.
 
 Node ids and their order
     Ids are integers when every id of the file is written as one (an optional sign
@@ -125,10 +126,10 @@ def read_edgelist(path, *, directed=False, weight=None, source=None, target=None
 
     Notes
     -----
-    Time: the pandas parse of the file plus a few linear passes over the edges (no
-    sort by comparison, unless the integer ids are spread over a range much wider than
-    their number, when pandas' hash factorisation maps them). Memory: at most about
-    three times the returned CSR (``benchmarks/bench_edgelist.py`` measures it). A text
+    Time: the pandas parse of the file, a few linear passes over the edges (the ids are
+    mapped by a table indexed by value; by a sort of the distinct ids when they are
+    spread over a range much wider than their number), and scipy's ``coo -> csr``.
+    Memory: a small multiple of the returned CSR (``benchmarks/bench_edgelist.py`` measures it). A text
     file whose ids are not all integers is parsed as strings, which is several times
     slower; when the first non-integer id comes late in the file, the file is read
     twice.
