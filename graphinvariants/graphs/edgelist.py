@@ -47,6 +47,7 @@ FORMATS = ("text", "csv", "parquet")
 CHUNK_ROWS = 1 << 20
 _INTEGER = re.compile(r"\s*[+-]?[0-9]+\s*\Z")
 _INT64 = (-(2**63), 2**63 - 1)
+_INT32 = (-(2**31), 2**31 - 1)
 
 
 class _Anomaly(Exception):
@@ -341,7 +342,7 @@ def _read_chunks(pd, path, options, sep, fmt, positions, labels, mode):
             if mode != "str":
                 if u.dtype.kind != "i" or v.dtype.kind != "i":
                     raise _Anomaly
-                u, v = u.to_numpy(np.int64), v.to_numpy(np.int64)
+                u, v = _narrow(u.to_numpy(np.int64)), _narrow(v.to_numpy(np.int64))
             else:
                 if u.hasnans or v.hasnans:
                     raise _Anomaly
@@ -356,6 +357,13 @@ def _read_chunks(pd, path, options, sep, fmt, positions, labels, mode):
             ids_u.append(u)
             ids_v.append(v)
     return ids_u, ids_v, weights
+
+
+def _narrow(ids):
+    """int32 ids where they fit (half the memory until they are mapped), else int64."""
+    if ids.size and _INT32[0] <= ids.min() and ids.max() <= _INT32[1]:
+        return ids.astype(np.int32)
+    return ids
 
 
 def _integer_ids(ids_u, ids_v, *, required, scan):
@@ -539,7 +547,7 @@ def _arrow_ids(array, kind, pa, path, name, row):
         if t.is_unsigned_integer(array.type) and array.type.bit_width == 64 and len(array) \
                 and pc.max(array).as_py() > _INT64[1]:
             raise ValueError(f"{path!r}: node ids in column {name!r} do not fit in 64-bit signed integers")
-        return array.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+        return _narrow(array.to_numpy(zero_copy_only=False).astype(np.int64, copy=False))
     values = array.to_numpy(zero_copy_only=False)
     out = np.empty(len(values), dtype=np.int64)
     for i, text in enumerate(values):
@@ -565,19 +573,19 @@ def _node_codes(ids_u, ids_v):
     if span <= 2 * total + 1024:  # dense enough for a table indexed by value: no sort, no hashing
         present = np.zeros(span, dtype=bool)
         for chunk in chunks:
-            present[chunk - lo] = True
+            present[np.subtract(chunk, lo, dtype=np.int64)] = True
         nodes = np.flatnonzero(present) + lo
         n = nodes.size
         itype = index_dtype(n)
         if n == span:
             def codes(chunk, start):
-                return (chunk - lo).astype(itype)
+                return np.subtract(chunk, lo, dtype=np.int64).astype(itype, copy=False)
         else:
             rank = (np.cumsum(present, dtype=np.int64) - 1).astype(itype)
             del present
 
             def codes(chunk, start):
-                return rank[chunk - lo]
+                return rank[np.subtract(chunk, lo, dtype=np.int64)]
         return n, tuple(nodes.tolist()), codes
     uniques = np.unique(np.concatenate([np.unique(c) for c in chunks]))  # sparse ids: sort the distinct ones
     n = uniques.size
