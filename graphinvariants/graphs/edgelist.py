@@ -160,7 +160,7 @@ def read_edgelist(path, *, directed=False, weight=None, source=None, target=None
         ids_u, ids_v, weights = _read_delimited(path, fmt, compression, source, target, weight, comments,
                                                 delimiter, names, nodetype, encoding)
     if not any(len(chunk) for chunk in ids_u):
-        raise ValueError(f"{path} contains no edge (it is empty, or holds only comments and blank lines): "
+        raise ValueError(f"{path!r} contains no edge (it is empty, or holds only comments and blank lines): "
                          "an edge list without edges names no node")
     n, nodes, codes = _node_codes(ids_u, ids_v)
     entries = _stored_entries(n, codes, ids_u, ids_v, weights, directed=bool(directed))
@@ -249,7 +249,7 @@ def _read_delimited(path, fmt, compression, source, target, weight, comments, de
         try:
             columns = list(pd.read_csv(path, nrows=0, header=0, **_with_sep(options, sep)).columns)
         except pd.errors.EmptyDataError:
-            raise ValueError(f"{path} contains no edge (it is empty, or holds only comments and blank lines): "
+            raise ValueError(f"{path!r} contains no edge (it is empty, or holds only comments and blank lines): "
                              "an edge list without edges names no node") from None
         except (ValueError, pd.errors.ParserError) as err:
             raise ValueError(f"{path!r}: cannot read the header line of the CSV file ({err})") from None
@@ -421,10 +421,12 @@ def _raise_bad_line(*, path, fmt, compression, positions, comments, delimiter, h
                 fields = content.split()
                 if not fields:
                     continue
+            elif not content:
+                continue
+            elif fmt == "text":
+                fields = content.split(delimiter)
             else:
-                if not content:
-                    continue
-                fields = content.split(delimiter) if fmt == "text" else next(csv.reader([content], delimiter=csv_delimiter))
+                fields = next(csv.reader([content], delimiter=csv_delimiter))
             if header:
                 header = False
                 continue
