@@ -336,3 +336,25 @@ def test_a_header_line_in_a_text_file_is_named(tmp_path):
     assert gi.read_edgelist(path, nodetype=str).n_nodes == 5  # asked for: an edge between two names
     with pytest.raises(ValueError, match="line 2: node id 'FromNodeId' is not an integer"):
         gi.read_edgelist(path, nodetype=int)
+
+
+@pytest.mark.parametrize("newline", ["\r\n", "\n"])
+@pytest.mark.parametrize("suffix", [".txt.bz2", ".txt.xz", ".csv.gz"])
+def test_line_endings_and_compressions(tmp_path, newline, suffix):
+    import bz2
+    import lzma
+
+    lines = ["u,v,w", "1,2,0.5", "2,3,2"] if ".csv" in suffix else ["# c", "1\t2\t0.5", "2\t3\t2"]
+    text = newline.join(lines) + newline
+    opener = {".bz2": bz2.open, ".xz": lzma.open, ".gz": gzip.open}[suffix[suffix.rindex("."):]]
+    path = tmp_path / f"g{suffix}"
+    with opener(path, "wb") as f:
+        f.write(text.encode())
+    adj = gi.read_edgelist(path, weight="w" if ".csv" in suffix else 2)
+    assert adj.nodes == (1, 2, 3)
+    assert adj.matrix.toarray().tolist() == [[0, 0.5, 0], [0.5, 0, 2], [0, 2, 0]]
+    bad = text.replace("2,3,2", "2,3,x").replace("2\t3\t2", "2\t3\tx")
+    with opener(path, "wb") as f:
+        f.write(bad.encode())
+    with pytest.raises(ValueError, match="line 3: weight 'x' is not a number"):
+        gi.read_edgelist(path, weight="w" if ".csv" in suffix else 2)
