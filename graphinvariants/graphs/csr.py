@@ -92,7 +92,8 @@ def compress_entries(n, entries, *, weighted):
     scipy.sparse.csr_array
         The matrix :func:`edges_to_csr` gives for the same entries, to the bit: the same
         conversion, with one byte per entry for the values of an unweighted graph until
-        the float64 ones of the result (scipy's ``coo -> csr``, a counting sort by row, then each row sorted
+        its ones, which are, as :func:`pattern_only` makes them, a read-only broadcast
+        (no memory) from :data:`PATTERN_ONLY` nodes plus entries on (scipy's ``coo -> csr``, a counting sort by row, then each row sorted
         and its duplicates summed). Two counting sorts (by column, then by row) would
         avoid the sorts but were 1.4x slower at 10^7 edges (two random scatters of the
         entries against one scatter and short sorts).
@@ -107,11 +108,13 @@ def compress_entries(n, entries, *, weighted):
     del coo
     if weighted:
         A.eliminate_zeros()
-    else:
-        A = sp.csr_array((np.ones(A.nnz), A.indices, A.indptr), shape=(n, n))
+    else:  # as pattern_only: no data array from PATTERN_ONLY nodes plus entries on
+        small = n + A.nnz < PATTERN_ONLY
+        ones = np.ones(A.nnz) if small else np.broadcast_to(np.float64(1.0), (A.nnz,))
+        A = sp.csr_array((ones, A.indices, A.indptr), shape=(n, n), copy=False)
         A.has_sorted_indices = True
         A.has_canonical_format = True
-    return sp.csr_array(A)
+    return sp.csr_array(A, copy=False)
 
 
 def concatenated_ranges(starts, lengths):

@@ -103,7 +103,9 @@ def read_edgelist(path, *, directed=False, weight=None, source=None, target=None
     Returns
     -------
     GraphAdjacency
-        Canonical float64 CSR (int32 indices up to 2**31 - 1 nodes) and the node ids in
+        Canonical float64 CSR (int32 indices up to 2**31 - 1 nodes; unweighted, from
+        2**20 nodes plus stored entries on, no data array but a read-only broadcast of
+        1.0, as every other input gets) and the node ids in
         increasing order (numbers by value, strings by code point), so that row ``i`` is
         ``nodes[i]``. An edge list cannot name an isolated node: every node has an edge.
 
@@ -164,8 +166,8 @@ def read_edgelist(path, *, directed=False, weight=None, source=None, target=None
                          "an edge list without edges names no node")
     n, nodes, codes = _node_codes(ids_u, ids_v)
     entries = _stored_entries(n, codes, ids_u, ids_v, weights, directed=bool(directed))
-    matrix = compress_entries(n, entries, weighted=weighted)
-    return GraphAdjacency(matrix, nodes, weighted=weighted)
+    matrix = compress_entries(n, entries, weighted=weighted)  # canonical, its weights checked per chunk
+    return GraphAdjacency._trusted(matrix, nodes, weighted=weighted)
 
 
 # ---------------------------------------------------------------- options

@@ -358,3 +358,21 @@ def test_line_endings_and_compressions(tmp_path, newline, suffix):
         f.write(bad.encode())
     with pytest.raises(ValueError, match="line 3: weight 'x' is not a number"):
         gi.read_edgelist(path, weight="w" if ".csv" in suffix else 2)
+
+
+def test_a_large_unweighted_graph_holds_no_data_array(tmp_path, monkeypatch):
+    from graphinvariants.graphs import csr
+
+    monkeypatch.setattr(csr, "PATTERN_ONLY", 10)  # as from 2**20 nodes plus entries
+    path = write(tmp_path / "web.txt", SNAP)
+    ours = gi.read_edgelist(path)
+    assert ours.matrix.data.strides == (0,) and not ours.matrix.data.flags.writeable
+    assert_same_graph(ours, networkx_adjacency(path))
+    monkeypatch.undo()
+    small = gi.read_edgelist(path)
+    assert small.matrix.data.flags.writeable
+    # the same graph with or without a data array: the same invariants (the products read
+    # the same values; 1e-12 relative in case the two take different product code)
+    np.testing.assert_allclose(gi.power_invariants(ours, k=4).mean, gi.power_invariants(small, k=4).mean, rtol=1e-12)
+    weighted = gi.read_edgelist(write(tmp_path / "w.edges", WEIGHTED), weight=2, comments="%")
+    assert weighted.matrix.data.flags.writeable  # weights are values: an array
