@@ -20,7 +20,7 @@ from .embeddings import (
     save_invariants,
 )
 from .evaluation import EvaluationResult, RegressionResult, evaluate_estimator, evaluate_kernel
-from .graphs import GraphAdjacency, GraphBatch, as_adjacency, as_graph_batch, from_edge_arrays
+from .graphs import GraphAdjacency, GraphBatch, as_adjacency, as_graph_batch, from_edge_arrays, read_edgelist
 from .kernels import (
     KERNELS,
     bhattacharyya_coefficient,
@@ -134,6 +134,7 @@ __all__ = [
     "power_kernel_matrix",
     "power_summary",
     "random_flips",
+    "read_edgelist",
     "RegressionResult",
     "evaluate_estimator",
     "save_invariants",

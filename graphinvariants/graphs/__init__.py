@@ -6,5 +6,6 @@ kernels.
 
 from .adjacency import GraphAdjacency, as_adjacency, from_edge_arrays
 from .batch import GraphBatch, as_graph_batch
+from .edgelist import read_edgelist
 
-__all__ = ["GraphAdjacency", "GraphBatch", "as_adjacency", "as_graph_batch", "from_edge_arrays"]
+__all__ = ["GraphAdjacency", "GraphBatch", "as_adjacency", "as_graph_batch", "from_edge_arrays", "read_edgelist"]

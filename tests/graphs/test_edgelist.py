@@ -1,0 +1,378 @@
+"""gi.read_edgelist against networkx.read_edgelist + gi.as_adjacency on the same file.
+
+NetworkX keeps its nodes in order of first appearance, read_edgelist in increasing
+order: every comparison maps one order to the other and then asks for the same CSR to
+the bit. The weights used are dyadic (0.5, 1.25, 3 ...), so their sums are exact in any
+order and the comparison can be exact for weighted graphs too.
+"""
+
+import gzip
+
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import graphinvariants as gi
+from graphinvariants.graphs import edgelist
+from graphinvariants.graphs.csr import compress_entries, edges_to_csr
+
+pd = pytest.importorskip("pandas")
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+
+
+def networkx_adjacency(path, *, directed=False, weighted=False, nodetype=int, **options):
+    """as_adjacency of NetworkX's reading of the file, as a multigraph (parallel edges
+    kept, so that weights add as as_adjacency adds them)."""
+    create = nx.MultiDiGraph if directed else nx.MultiGraph
+    data = [("weight", float)] if weighted else False
+    G = nx.read_edgelist(path, create_using=create, nodetype=nodetype, data=data, **options)
+    return gi.as_adjacency(G, weight="weight" if weighted else None)
+
+
+def assert_same_graph(ours, reference):
+    """Same node set, and the same canonical CSR once the reference is put in our order."""
+    assert sorted(ours.nodes, key=repr) == sorted(reference.nodes, key=repr)
+    where = {node: i for i, node in enumerate(reference.nodes)}
+    order = [where[node] for node in ours.nodes]
+    R = sp.csr_array(reference.matrix[order][:, order])
+    R.sort_indices()
+    A = ours.matrix
+    assert A.has_canonical_format
+    assert A.indices.dtype == np.int32
+    assert np.array_equal(A.indptr, R.indptr)
+    assert np.array_equal(A.indices, R.indices)
+    assert np.array_equal(A.data, R.data)
+    assert ours.weighted == reference.weighted
+
+
+def write(path, text):
+    path.write_text(text)
+    return path
+
+
+SNAP = """# Directed graph (each unordered pair of nodes is saved once): web-Tiny.txt
+# Nodes: 6 Edges: 9
+# FromNodeId\tToNodeId
+1000\t-7
+-7\t42
+42\t1000
+1000\t1000
+5\t42
+42 5
+5\t123456789012
+123456789012\t5
+  # an indented comment
+1000\t42\t# a trailing comment
+
+5 -7
+"""
+
+WEIGHTED = """% KONECT-style comments
+1 2 0.5
+2 1 1.25
+2 3 3
+3 3 0.75
+3 3 0.25
+1 4 0
+4 1 2
+4 2 1.5
+"""
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_snap_text_with_comments_tabs_spaces_and_arbitrary_integer_ids(tmp_path, directed):
+    path = write(tmp_path / "web.txt", SNAP)
+    ours = gi.read_edgelist(path, directed=directed)
+    assert ours.nodes == (-7, 5, 42, 1000, 123456789012)  # increasing ids, Python ints
+    assert all(type(node) is int for node in ours.nodes)
+    assert_same_graph(ours, networkx_adjacency(path, directed=directed))
+    assert ours.matrix[3, 3] == 1.0  # the loop 1000-1000: once, on the diagonal
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_weights_add_over_parallel_edges_zero_dropped_loops_once(tmp_path, directed):
+    path = write(tmp_path / "konect.edges", WEIGHTED)
+    ours = gi.read_edgelist(path, directed=directed, weight=2, comments="%")
+    reference = networkx_adjacency(path, directed=directed, weighted=True, comments="%")
+    assert_same_graph(ours, reference)
+    A = ours.matrix.toarray()
+    assert A[2, 2] == 1.0  # 0.75 + 0.25, stored once
+    assert A[0, 3] == (0 if directed else 2.0)  # the zero-weight edge 1 -> 4 adds nothing
+    if not directed:
+        assert A[0, 1] == A[1, 0] == 1.75
+
+
+def test_unweighted_read_collapses_parallel_edges(tmp_path):
+    path = write(tmp_path / "konect.edges", WEIGHTED)
+    ours = gi.read_edgelist(path, comments="%")
+    assert set(np.unique(ours.matrix.data)) == {1.0}
+    assert_same_graph(ours, networkx_adjacency(path, comments="%"))
+
+
+def test_string_ids_are_kept_as_written_and_sorted(tmp_path):
+    path = write(tmp_path / "names.txt", "carol bob\nalice bob\nbob 007\n7 alice\n")
+    ours = gi.read_edgelist(path)
+    assert ours.nodes == ("007", "7", "alice", "bob", "carol")  # not all integers: all strings
+    assert_same_graph(ours, networkx_adjacency(path, nodetype=None))
+    same = gi.read_edgelist(path, nodetype=str)
+    assert same.nodes == ours.nodes and (same.matrix != ours.matrix).nnz == 0
+
+
+def test_integer_ids_are_parsed_as_integers_so_leading_zeros_name_the_same_node(tmp_path):
+    path = write(tmp_path / "zeros.txt", "007 8\n7 9\n+9 10\n")
+    ours = gi.read_edgelist(path)
+    assert ours.nodes == (7, 8, 9, 10)
+    assert_same_graph(ours, networkx_adjacency(path))  # NetworkX's int("007") too
+    as_text = gi.read_edgelist(path, nodetype=str)
+    assert as_text.nodes == ("+9", "007", "10", "7", "8", "9")
+
+
+def test_gzip_compressed_text(tmp_path):
+    plain = write(tmp_path / "web.txt", SNAP)
+    packed = tmp_path / "web.txt.gz"
+    with gzip.open(packed, "wt") as f:
+        f.write(SNAP)
+    assert_same_graph(gi.read_edgelist(packed), gi.read_edgelist(plain))
+    assert_same_graph(gi.read_edgelist(packed), networkx_adjacency(plain))
+
+
+def test_csv_with_a_header_columns_by_name_and_extra_columns(tmp_path):
+    edges = pd.DataFrame({"time": [3, 1, 2, 5, 4], "u": [10, 20, 30, 10, 40], "v": [20, 30, 10, 10, 10],
+                          "w": [0.5, 2.0, 1.25, 4.0, 0.5]})
+    path = tmp_path / "edges.csv"
+    edges.to_csv(path, index=False)
+    ours = gi.read_edgelist(path, weight="w", directed=True)
+    G = nx.from_pandas_edgelist(edges, "u", "v", edge_attr="w", create_using=nx.MultiDiGraph)
+    assert_same_graph(ours, gi.as_adjacency(G, weight="w"))
+    by_position = gi.read_edgelist(path, source=1, target=2, weight=3, directed=True)
+    assert_same_graph(by_position, ours)
+    swapped = gi.read_edgelist(path, source="v", target="u", weight="w", directed=True)
+    assert (swapped.matrix != ours.matrix.T).nnz == 0
+
+
+def test_csv_without_header_takes_names_and_a_delimiter(tmp_path):
+    path = write(tmp_path / "edges.csv", "# exported\na;b;1.5\nb;c;2\nc;a;0.5\n")
+    ours = gi.read_edgelist(path, names=["u", "v", "weight"], delimiter=";", weight="weight")
+    assert ours.nodes == ("a", "b", "c")
+    assert_same_graph(ours, networkx_adjacency(path, nodetype=None, weighted=True, delimiter=";"))
+
+
+@pytest.mark.parametrize("kind", ["int", "str", "dictionary"])
+def test_parquet_columns_by_name(tmp_path, kind):
+    u, v, w = [5, 9, 9, 2, 5, 5], [9, 2, 2, 2, 7, 9], [1.0, 0.5, 0.25, 3.0, 0.0, 2.0]
+    table = {"u": u, "v": v, "weight": w}
+    if kind != "int":
+        table = {"u": [f"n{x}" for x in u], "v": [f"n{x}" for x in v], "weight": w}
+    table = pa.table(table)
+    if kind == "dictionary":
+        table = table.set_column(0, "u", table["u"].dictionary_encode())
+    path = tmp_path / "edges.parquet"
+    pq.write_table(table, path, row_group_size=2)  # several row groups
+    ours = gi.read_edgelist(path, weight="weight")
+    G = nx.MultiGraph()
+    G.add_weighted_edges_from(zip(*[table.column(c).to_pylist() for c in ("u", "v", "weight")]))
+    assert_same_graph(ours, gi.as_adjacency(G, weight="weight"))
+    assert ours.nodes == ((2, 5, 7, 9) if kind == "int" else ("n2", "n5", "n7", "n9"))
+
+
+def test_read_edgelist_power_invariants_equal_networkx(tmp_path):
+    G = nx.barabasi_albert_graph(300, 3, seed=1)
+    G = nx.relabel_nodes(G, {node: 1000 + 7 * node for node in G})
+    path = tmp_path / "ba.txt"
+    nx.write_edgelist(G, path, data=False, delimiter="\t")
+    ours = gi.power_invariants(gi.read_edgelist(path), k=5)
+    theirs = gi.power_invariants(nx.read_edgelist(path, nodetype=int), k=5)
+    # the same graph with its nodes in another order: the moments sum the same terms in
+    # another order, so they agree to rounding (1e-12 relative), not to the bit
+    np.testing.assert_allclose(ours.mean, theirs.mean, rtol=1e-12)
+    np.testing.assert_allclose(ours.covariance, theirs.covariance, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("ids", ["identity", "gaps", "spread"])
+def test_every_way_of_mapping_integer_ids(tmp_path, ids, monkeypatch):
+    monkeypatch.setattr(edgelist, "CHUNK_ROWS", 7)  # many chunks
+    rng = np.random.default_rng(3)
+    n = 60
+    names = {"identity": np.arange(n), "gaps": 3 * np.arange(n) + 11,
+             "spread": rng.choice(10**15, n, replace=False) - 10**14}[ids]
+    edges = rng.integers(0, n, (150, 2))
+    edges[0] = (0, n - 1)
+    path = tmp_path / "g.txt"
+    np.savetxt(path, names[edges], fmt="%d")
+    ours = gi.read_edgelist(path)
+    assert list(ours.nodes) == sorted(ours.nodes)
+    assert_same_graph(ours, networkx_adjacency(path))
+
+
+def test_ids_that_turn_out_not_to_be_integers_late_in_the_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(edgelist, "CHUNK_ROWS", 4)
+    lines = [f"{i}\t{i + 1}" for i in range(20)] + ["20\tlast"]
+    path = write(tmp_path / "late.txt", "\n".join(lines) + "\n")
+    ours = gi.read_edgelist(path)
+    assert all(isinstance(node, str) for node in ours.nodes)
+    assert_same_graph(ours, networkx_adjacency(path, nodetype=None))
+
+
+def test_tab_separated_start_then_spaces_and_indented_comments(tmp_path, monkeypatch):
+    monkeypatch.setattr(edgelist, "CHUNK_ROWS", 3)
+    text = "1\t2\n2\t3\n   # indented\n3  4\n\t4\t5\n5 1 \n"
+    path = write(tmp_path / "mixed.txt", text)
+    ours = gi.read_edgelist(path)
+    assert ours.nodes == (1, 2, 3, 4, 5)
+    assert_same_graph(ours, networkx_adjacency(path))
+
+
+def test_compress_entries_equals_edges_to_csr():
+    rng = np.random.default_rng(0)
+    n, m = 40, 400
+    rows, cols = rng.integers(0, n, m), rng.integers(0, n, m)
+    weights = rng.integers(0, 8, m) / 4  # zeros too
+    for directed in (True, False):
+        for data in (None, weights):
+            expected = edges_to_csr(n, rows, cols, data, directed=directed, weighted=data is not None)
+            keep = rows != cols
+            r, c, d = rows, cols, data
+            if not directed:
+                r, c = np.concatenate((rows, cols[keep])), np.concatenate((cols, rows[keep]))
+                d = None if data is None else np.concatenate((data, data[keep]))
+            got = compress_entries(n, [r.astype(np.int32), c.astype(np.int32), d], weighted=data is not None)
+            assert got.has_canonical_format
+            for name in ("indptr", "indices", "data"):
+                assert np.array_equal(getattr(got, name), getattr(expected, name)), name
+
+
+# ------------------------------------------------------------------ errors
+
+
+@pytest.mark.parametrize(
+    "text, options, line, message",
+    [
+        ("# c\n1 2\n3\n4 5\n", {}, 3, "1 column where 2 are needed"),
+        ("1 2 0.5\n# c\n2 3 heavy\n", {"weight": 2}, 3, "weight 'heavy' is not a number"),
+        ("1 2 0.5\n2 3\n", {"weight": 2}, 2, "no weight"),
+        ("1 2 0.5\n2 3 -1\n", {"weight": 2}, 2, "weight '-1' is negative"),
+        ("1 2 nan\n", {"weight": 2}, 1, "NaN or infinite"),
+        ("1 2 1\n2 3 inf\n", {"weight": 2}, 2, "NaN or infinite"),
+        ("1 2\n2 x\n", {"nodetype": int}, 2, "node id 'x' is not an integer"),
+        ("1,2\n,3\n", {"delimiter": ","}, 2, "node id missing"),
+    ],
+)
+def test_malformed_lines_are_named_by_number_and_text(tmp_path, text, options, line, message):
+    path = write(tmp_path / "bad.txt", text)
+    bad = text.splitlines()[line - 1]
+    with pytest.raises(ValueError, match=f"bad.txt', line {line}: ") as err:
+        gi.read_edgelist(path, **options)
+    assert message in str(err.value)
+    assert str(err.value).endswith(f": {bad!r}")
+
+
+def test_malformed_csv_rows_count_the_header_and_comments(tmp_path):
+    path = write(tmp_path / "bad.csv", "# made by hand\nu,v,w\n1,2,1\n2,,1\n")
+    with pytest.raises(ValueError, match="line 4: node id missing"):
+        gi.read_edgelist(path, weight="w")
+    path = write(tmp_path / "bad2.csv", "u,v,w\n1,2,1\n2,3,much\n")
+    with pytest.raises(ValueError, match="line 3: weight 'much' is not a number: '2,3,much'"):
+        gi.read_edgelist(path, weight="w")
+
+
+def test_malformed_parquet_rows_are_named(tmp_path):
+    path = tmp_path / "bad.parquet"
+    pq.write_table(pa.table({"u": [1, 2, None], "v": [2, 3, 4]}), path)
+    with pytest.raises(ValueError, match="row 3: node id missing in column 'u'"):
+        gi.read_edgelist(path)
+    pq.write_table(pa.table({"u": [1, 2], "v": [2, 3], "w": [1.0, -2.0]}), path)
+    with pytest.raises(ValueError, match="row 2: weight -2.0"):
+        gi.read_edgelist(path, weight="w")
+    pq.write_table(pa.table({"u": [1.5], "v": [2.0]}), path)
+    with pytest.raises(TypeError, match="node id column 'u' has type double"):
+        gi.read_edgelist(path)
+    pq.write_table(pa.table({"u": [1], "v": ["a"]}), path)
+    with pytest.raises(TypeError, match="different types"):
+        gi.read_edgelist(path)
+    assert gi.read_edgelist(path, nodetype=str).nodes == ("1", "a")
+
+
+@pytest.mark.parametrize("text", ["", "# only\n# comments\n\n", "\n\n"])
+@pytest.mark.parametrize("suffix", [".txt", ".csv"])
+def test_a_file_without_edges_is_an_error(tmp_path, text, suffix):
+    path = write(tmp_path / f"empty{suffix}", text)
+    with pytest.raises(ValueError, match="contains no edge"):
+        gi.read_edgelist(path)
+
+
+def test_bad_options_and_paths(tmp_path):
+    path = write(tmp_path / "g.txt", "1 2\n")
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        gi.read_edgelist(tmp_path / "missing.txt")
+    with pytest.raises(ValueError, match="cannot tell the format"):
+        gi.read_edgelist(write(tmp_path / "out.konect", "1 2\n"))
+    assert gi.read_edgelist(tmp_path / "out.konect", format="text").n_nodes == 2
+    with pytest.raises(ValueError, match="format must be one of"):
+        gi.read_edgelist(path, format="xlsx")
+    with pytest.raises(ValueError, match="weight column position 2 is out of range|no weight"):
+        gi.read_edgelist(path, weight=2)
+    with pytest.raises(ValueError, match="has no column names"):
+        gi.read_edgelist(path, weight="w")
+    with pytest.raises(TypeError, match="nodetype must be None, int or str"):
+        gi.read_edgelist(path, nodetype=float)
+    with pytest.raises(ValueError, match="delimiter must be one character"):
+        gi.read_edgelist(path, delimiter="::")
+    with pytest.raises(TypeError, match="directed must be a bool"):
+        gi.read_edgelist(path, directed="yes")
+    with pytest.raises(TypeError, match="weight must be None, a column name"):
+        gi.read_edgelist(path, weight=True)
+    csv_path = write(tmp_path / "g.csv", "a,b\n1,2\n")
+    with pytest.raises(ValueError, match=r"source column 'u' not in the columns .*\['a', 'b'\]"):
+        gi.read_edgelist(csv_path)
+    assert gi.read_edgelist(csv_path, source="a", target="b").nodes == (1, 2)
+
+
+def test_a_header_line_in_a_text_file_is_named(tmp_path):
+    path = write(tmp_path / "header.txt", "# made by hand\nFromNodeId\tToNodeId\n1\t2\n2\t3\n")
+    with pytest.raises(ValueError, match=r"line 2: looks like a header.*'FromNodeId\\tToNodeId'"):
+        gi.read_edgelist(path)
+    assert gi.read_edgelist(path, nodetype=str).n_nodes == 5  # asked for: an edge between two names
+    with pytest.raises(ValueError, match="line 2: node id 'FromNodeId' is not an integer"):
+        gi.read_edgelist(path, nodetype=int)
+
+
+@pytest.mark.parametrize("newline", ["\r\n", "\n"])
+@pytest.mark.parametrize("suffix", [".txt.bz2", ".txt.xz", ".csv.gz"])
+def test_line_endings_and_compressions(tmp_path, newline, suffix):
+    import bz2
+    import lzma
+
+    lines = ["u,v,w", "1,2,0.5", "2,3,2"] if ".csv" in suffix else ["# c", "1\t2\t0.5", "2\t3\t2"]
+    text = newline.join(lines) + newline
+    opener = {".bz2": bz2.open, ".xz": lzma.open, ".gz": gzip.open}[suffix[suffix.rindex("."):]]
+    path = tmp_path / f"g{suffix}"
+    with opener(path, "wb") as f:
+        f.write(text.encode())
+    adj = gi.read_edgelist(path, weight="w" if ".csv" in suffix else 2)
+    assert adj.nodes == (1, 2, 3)
+    assert adj.matrix.toarray().tolist() == [[0, 0.5, 0], [0.5, 0, 2], [0, 2, 0]]
+    bad = text.replace("2,3,2", "2,3,x").replace("2\t3\t2", "2\t3\tx")
+    with opener(path, "wb") as f:
+        f.write(bad.encode())
+    with pytest.raises(ValueError, match="line 3: weight 'x' is not a number"):
+        gi.read_edgelist(path, weight="w" if ".csv" in suffix else 2)
+
+
+def test_a_large_unweighted_graph_holds_no_data_array(tmp_path, monkeypatch):
+    from graphinvariants.graphs import csr
+
+    monkeypatch.setattr(csr, "PATTERN_ONLY", 10)  # as from 2**20 nodes plus entries
+    path = write(tmp_path / "web.txt", SNAP)
+    ours = gi.read_edgelist(path)
+    assert ours.matrix.data.strides == (0,) and not ours.matrix.data.flags.writeable
+    assert_same_graph(ours, networkx_adjacency(path))
+    monkeypatch.undo()
+    small = gi.read_edgelist(path)
+    assert small.matrix.data.flags.writeable
+    # the same graph with or without a data array: the same invariants (the products read
+    # the same values; 1e-12 relative in case the two take different product code)
+    np.testing.assert_allclose(gi.power_invariants(ours, k=4).mean, gi.power_invariants(small, k=4).mean, rtol=1e-12)
+    weighted = gi.read_edgelist(write(tmp_path / "w.edges", WEIGHTED), weight=2, comments="%")
+    assert weighted.matrix.data.flags.writeable  # weights are values: an array
