@@ -112,3 +112,14 @@ def define():
 
     yield define
     sys.modules.pop(name, None)
+
+
+@pytest.fixture(scope="session")
+def client():
+    """A Dask client on an in-process LocalCluster of two one-thread workers, shared by
+    the tests of graphinvariants.distributed (Dask is imported only when it is used)."""
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(processes=False, n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster:
+        with Client(cluster) as client:
+            yield client

@@ -20,19 +20,12 @@ import numpy as np
 import pandas as pd
 import pytest
 import zarr
-from distributed import Client, LocalCluster, get_task_stream
+from distributed import get_task_stream
 
 import graphinvariants as gi
 from graphinvariants import dask as gid
 
 from .test_docs_code import rst_blocks
-
-
-@pytest.fixture(scope="session")
-def client():
-    with LocalCluster(processes=False, n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster:
-        with Client(cluster) as client:
-            yield client
 
 
 def _molecule(n, seed):
