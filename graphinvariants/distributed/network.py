@@ -49,15 +49,19 @@ Limits and memory
   with a node table; ids are not renumbered here because a global renumbering is itself
   a shuffle of the whole table.
 * The vector is not partitioned: a worker holds whole length-``n`` vectors of
-  ``8 n`` bytes (the iterate it reads, the partial it writes, the sums of the
-  reduction, and the ``k`` summary columns on the workers that hold them). Per worker
-  thread, about ``48 m_p`` bytes for a partition of ``m_p`` rows (its columns, the
-  gathered ``x[v]``, the cast indices) plus ``(split_every + 3) * 8 n`` bytes while it
-  reduces, and ``k * 8 n`` bytes for the columns during the moments. So ``n`` is
-  limited to about a tenth of a worker's memory over ``8 (split_every + k)`` bytes:
-  ``n <= 10^8`` on 16 GB workers with the defaults, ``n <= 10^9`` on 128 GB ones; the
-  number of edges is not limited by memory at all (only by time).
-* See ``docs/large_networks_cluster.rst`` for the cost model at ``10^10`` edges.
+  ``8 n`` bytes. Per worker: per thread, a partition of ``m_p`` rows and its
+  temporaries (about ``64 m_p`` bytes with ``int64`` ids: the Parquet buffers, the
+  columns, the gathered values, the mirrored indices) and its partial product
+  (``8 n``); per reduce task ``(split_every + 1) 8 n``; one copy of the current
+  vector; and, on the workers that hold them, the ``k`` summary columns (``8 n k``).
+  So ``8 n (split_every + k + 4)`` bytes must fit in a worker next to its partitions:
+  ``n`` up to about ``10^8`` on 16 GB workers with the defaults, ``10^9`` on 128 GB
+  ones. The number of edges is not limited by memory (only by time): no task ever
+  holds more than one partition.
+* Each partition returns a dense partial of ``8 n`` bytes, so partitions should hold
+  at least about ``n`` rows, or the partials moved up the tree outweigh the edges.
+* See ``docs/large_networks_cluster.rst`` for the cost of one step and a cost model
+  at ``10^10`` edges on a cluster.
 """
 
 import math
