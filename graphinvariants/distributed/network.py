@@ -123,7 +123,10 @@ def power_invariants(
         hold each edge once (for example because it was written from
         ``drop_duplicates``): no shuffle, every pass streams the table from its
         source, and a repeated edge would count twice. Weighted tables are never
-        shuffled: parallel edges add their weights whatever their partitions.
+        shuffled: parallel edges add their weights whatever their partitions. The
+        shuffle is Dask's task-based one unless the ``dataframe.shuffle.method``
+        setting names another (``"p2p"`` suits tables far larger than the workers'
+        memory).
     split_every : int, keyword-only
         Partial products added per task of the reduction tree (at least 2). Each such
         task holds ``split_every + 1`` vectors of ``8 n`` bytes.
@@ -192,14 +195,11 @@ def power_invariants(
     node_block = check_int(node_block, "node_block", minimum=1)
     table = _edge_columns(edges, weight)
     weighted = weight is not None
-    persisted = None
     if not weighted and deduplicate:
-        table = persisted = _distinct_edges(table, n_nodes, bool(directed))
+        # persisted: its futures are released when the last reference (parts) goes
+        table = _distinct_edges(table, n_nodes, bool(directed))
     parts = table.to_delayed()
-    try:
-        return _iterate(parts, k, n_nodes, bool(directed), weighted, split_every, node_block)
-    finally:
-        del persisted  # the distinct table's futures are released with the last reference
+    return _iterate(parts, k, n_nodes, bool(directed), weighted, split_every, node_block)
 
 
 def power_kernel(
