@@ -559,8 +559,11 @@ def test_clusters_of_one_module_are_closed_before_the_next_starts_its_own():
     a shared cluster kept for the whole session made its client print Dask's shutdown
     tracebacks at exit ("ConnectionPool is closed", CommClosedError), all tests passing."""
     root = Path(__file__).resolve().parents[1]
+    # the walk-through: the block that starts its own LocalCluster (found, not numbered)
+    walk = next(line for language, line, code in rst_blocks(root / "docs" / "large_collections.rst")
+                if "LocalCluster(" in code)
     ids = ["tests/search/test_distributed.py::test_client_equals_in_process_bit_for_bit",
-           "tests/test_docs_code.py::test_python_block_runs[docs/large_collections.rst:536]"]
+           f"tests/test_docs_code.py::test_python_block_runs[docs/large_collections.rst:{walk}]"]
     env = {**os.environ, "PYTHONPATH": str(root)}
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", *ids],
                           cwd=root, env=env, capture_output=True, text=True)

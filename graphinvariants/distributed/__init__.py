@@ -3,7 +3,7 @@
 Install with ``pip install "graphinvariants[dask]"`` (Dask with its array, dataframe
 and distributed parts, pyarrow and zarr). ``import graphinvariants`` never imports
 Dask; this package does. It is split by role, and its modules import one way
-(inputs -> features -> gram, search):
+(inputs -> features -> gram, search; network stands alone):
 
 * :mod:`~graphinvariants.distributed.inputs`: Bags of graphs, edge tables and frames
   of embeddings -> partitions (:func:`embed`, :func:`to_frame`, :func:`from_frame`,
@@ -14,6 +14,9 @@ Dask; this package does. It is split by role, and its modules import one way
   :func:`read_features`).
 * :mod:`~graphinvariants.distributed.gram`: blockwise kernel matrices
   (:func:`kernel_matrix`).
+* :mod:`~graphinvariants.distributed.network`: one graph too large for one machine,
+  as an edge table: its power invariants as ``k`` map/reduce passes over the edge
+  partitions (:func:`power_invariants`, :func:`power_kernel`).
 * :mod:`~graphinvariants.distributed.search`: top-k per block merged in a tree
   (:func:`kneighbors` over embeddings on Dask, :func:`store_kneighbors` over a Zarr
   store). :class:`graphinvariants.NearestGraphs` is the search surface; it uses these.
@@ -46,6 +49,7 @@ except ImportError as err:  # pragma: no cover - exercised by a test with dask h
 from .features import features_to_zarr, read_features
 from .gram import DEFAULT_CHUNKS, kernel_matrix
 from .inputs import edge_table_batch, embed, embedding_columns, from_frame, to_frame
+from .network import power_invariants, power_kernel
 from .search import kneighbors, store_kneighbors
 
 __all__ = [
@@ -57,6 +61,8 @@ __all__ = [
     "from_frame",
     "kernel_matrix",
     "kneighbors",
+    "power_invariants",
+    "power_kernel",
     "read_features",
     "store_kneighbors",
     "to_frame",
