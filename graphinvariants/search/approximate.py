@@ -18,7 +18,7 @@ build; a build on one thread with its fixed level seed is the same graph every t
 hnswlib compiles at install on recent Pythons, PyNNDescent's build goes through numba
 (compilation, and a slower build); USearch (wheels, HNSW, save/load) would serve as
 well and was not measured. ``benchmarks/bench_search.py`` measures this index: at 10^5
-Mutagenicity copies recall\@10 0.738 at 2.8 ms per query (docs/search.rst), below the
+Mutagenicity copies recall@10 0.738 at 2.8 ms per query (docs/search.rst), below the
 0.95 wanted.
 """
 

@@ -27,6 +27,7 @@ Distances are the kernel-induced ``sqrt(max(0, 2 - 2 K))`` (``K`` the kernel val
 the features' inner product), ascending; equal distances are ordered by position.
 """
 
+import copy
 import numbers
 
 import numpy as np
@@ -35,7 +36,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.utils import metadata_routing
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_int, check_n_jobs, check_seed, check_working_memory
+from .._validation import check_int, check_n_jobs, check_seed, check_working_memory, refuses_random_state
 from ..estimator import GraphKernel
 from ..graphs import GraphBatch
 from ..graphs.batch import check_not_single_graph, subset
@@ -89,7 +90,7 @@ class NearestGraphs(BaseEstimator):
 
     Parameters
     ----------
-    kernel : None, GraphKernel, feature map or str, keyword-only, default=None
+    kernel : None, GraphKernel, feature map or str, default=None
         None: the learned default, mapped by :class:`~graphinvariants.GraphFeatures`
         (``fit`` needs ``y``). A :class:`~graphinvariants.GraphKernel`: learned (mapped
         as None is) or fixed (searched as its kernel name). A feature map
@@ -161,7 +162,8 @@ class NearestGraphs(BaseEstimator):
     __metadata_request__fit = {"graphs": metadata_routing.UNUSED, "ids": metadata_routing.UNUSED}
     __metadata_request__partial_fit = {"graphs": metadata_routing.UNUSED, "ids": metadata_routing.UNUSED}
 
-    def __init__(self, *, kernel=None, n_neighbors=10, index="exact", store=None, client=None, n_partitions=None,
+    @refuses_random_state
+    def __init__(self, kernel=None, *, n_neighbors=10, index="exact", store=None, client=None, n_partitions=None,
                  working_memory=None, seed=None, n_jobs=None, index_params=None):
         self.kernel = kernel
         self.n_neighbors = n_neighbors
@@ -246,6 +248,19 @@ class NearestGraphs(BaseEstimator):
         self._check_params()
         sized = hasattr(graphs, "__len__") and not isinstance(graphs, str) and not _is_bag(graphs)
         n_graphs = len(graphs) if sized else None  # (a Bag's len would compute it)
+        if ids is not None:
+            ids = _check_ids(ids, n_graphs)  # before any work: a refused call changes nothing
+        # fitted on a shallow copy whose state replaces this one's only once all is done,
+        # so that a refused or failed fit leaves the fitted search as it was
+        staged = copy.copy(self)
+        staged._fit(graphs, y, n_graphs)
+        if ids is not None and len(ids) != staged.n_samples_fit_:
+            raise ValueError(f"ids must have one identifier per graph, {staged.n_samples_fit_} of them, got {len(ids)}")
+        staged.ids_ = ids
+        self.__dict__.update(staged.__dict__)
+        return self
+
+    def _fit(self, graphs, y, n_graphs):
         feature_map, name, params = self._make_map(n_graphs)
         self._name, self._params = name, params
         self.index_, self._parts, self._embeddings, self._store = None, None, None, None
@@ -274,8 +289,6 @@ class NearestGraphs(BaseEstimator):
                 else:
                     rows = self._fit_rows(feature_map.transform(graphs))
         self.n_samples_fit_ = int(rows)
-        self.ids_ = None if ids is None else _check_ids(ids, self.n_samples_fit_)
-        return self
 
     def _fitted_map(self, feature_map, graphs, y):
         try:
@@ -461,9 +474,12 @@ class NearestGraphs(BaseEstimator):
         if (ids is None) != (self.ids_ is None):
             raise ValueError("give ids to partial_fit exactly when fit was given them")
         graphs = _collection(graphs, "graphs")
-        self.index_.add(self.feature_map_.transform(graphs))
+        if ids is not None:  # checked before the index grows: a refused call changes nothing
+            ids = _join_ids(self.ids_, _check_ids(ids, len(graphs)))
+        if len(graphs):
+            self.index_.add(self.feature_map_.transform(graphs))
         if ids is not None:
-            self.ids_ = np.concatenate([self.ids_, _check_ids(ids, len(graphs))])
+            self.ids_ = ids
         self.n_samples_fit_ = int(self.index_.n_rows_)
         return self
 
@@ -496,10 +512,50 @@ def _is_bag(graphs):
 
 
 def _check_ids(ids, n):
-    ids = np.asarray(ids)
-    if ids.shape != (n,):
-        raise ValueError(f"ids must have one identifier per graph, shape ({n},), got {ids.shape}")
-    return ids
+    """``ids`` as a 1-D array, one per graph (``n``; None: not known yet), unique, each
+    identifier of the type it was given: a numpy array keeps its dtype, anything else
+    becomes an object array of the very objects given (numpy would make ``[1, 2, 3]``
+    floats next to an empty list, and strings next to a string)."""
+    if isinstance(ids, (str, bytes)) or not hasattr(ids, "__iter__") or isinstance(ids, (set, frozenset, dict)):
+        raise TypeError(f"ids must be a sequence of identifiers, one per graph, got {ids!r}")
+    if isinstance(ids, np.ndarray) and ids.dtype != object:
+        if ids.ndim != 1:
+            raise ValueError(f"ids must have one identifier per graph, a 1-D sequence, got shape {ids.shape}")
+        out = ids
+    else:
+        items = list(ids)
+        out = np.empty(len(items), dtype=object)
+        for i, item in enumerate(items):
+            out[i] = item
+    if n is not None and len(out) != n:
+        raise ValueError(f"ids must have one identifier per graph, {n} of them, got {len(out)}")
+    _check_unique(out.tolist() if out.dtype != object else list(out))
+    return out
+
+
+def _check_unique(items):
+    seen = {}
+    for position, item in enumerate(items):
+        try:
+            first = seen.setdefault(item, position)
+        except TypeError:
+            raise TypeError(f"ids must be hashable (an id names one graph), got {item!r} at position {position}") from None
+        if first != position:
+            raise ValueError(f"ids must be unique: {item!r} is at positions {first} and {position}")
+
+
+def _join_ids(old, new):
+    """``old`` then ``new`` (both from :func:`_check_ids`), still unique, each id of its type."""
+    if len(new) == 0:
+        return old
+    if old.dtype == new.dtype and old.dtype != object:
+        joined = np.concatenate([old, new])
+    else:
+        joined = np.empty(len(old) + len(new), dtype=object)
+        for i, item in enumerate(list(old) + list(new)):
+            joined[i] = item
+    _check_unique(joined.tolist() if joined.dtype != object else list(joined))
+    return joined
 
 
 def _compute(client, run):
