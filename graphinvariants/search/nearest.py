@@ -41,10 +41,10 @@ from ..estimator import GraphKernel
 from ..graphs import GraphBatch
 from ..graphs.batch import check_not_single_graph, subset
 from ..kernels import make_functional
-from ..kernels.neighbors import kneighbors_of_embeddings, merge_top_k
+from ..kernels.neighbors import kneighbors_of_embeddings
 from ..kernels.registry import LEARNED
 from ..features import GraphFeatures
-from .exact import ExactIndex, split_points
+from .exact import ExactIndex, merge_nearest, split_points
 
 __all__ = ["NearestGraphs"]
 
@@ -407,10 +407,10 @@ class NearestGraphs(BaseEstimator):
                                  f"n_samples = {n} (with graphs=None each graph is left out of its own answer)")
         elif k > n:
             raise ValueError(f"Expected n_neighbors <= n_samples_fit, but n_neighbors = {k}, n_samples_fit = {n}")
-        indices, values = self._search(graphs, k)
+        indices, distances = self._search(graphs, k)
         out = []
         if return_distance:
-            out.append(kernel_distances(values))
+            out.append(distances)
         out.append(indices)
         if return_ids:
             out.append(self.ids_[indices])
@@ -421,10 +421,12 @@ class NearestGraphs(BaseEstimator):
             left = None if graphs is None else self._functional.as_embeddings(_collection(graphs, "graphs"),
                                                                                 what="graphs")
             if left is None:
-                return kneighbors_of_embeddings(self._embeddings, None, self._functional, k,
-                                                check_n_jobs(self.n_jobs), self.working_memory)
-            return kneighbors_of_embeddings(left, self._embeddings, self._functional, k,
-                                            check_n_jobs(self.n_jobs), self.working_memory)
+                indices, values = kneighbors_of_embeddings(self._embeddings, None, self._functional, k,
+                                                           check_n_jobs(self.n_jobs), self.working_memory)
+            else:
+                indices, values = kneighbors_of_embeddings(left, self._embeddings, self._functional, k,
+                                                           check_n_jobs(self.n_jobs), self.working_memory)
+            return indices, kernel_distances(values)
         if graphs is None:
             return self._leave_one_out(k)
         Q = self.feature_map_.transform(_collection(graphs, "graphs"))
@@ -438,7 +440,7 @@ class NearestGraphs(BaseEstimator):
                                  self.index_params or {}, self._dense_columns)
         futures = [self.client.submit(_search_part, part, Q, k, exclude, start, pure=False)
                    for start, part in self._parts]
-        return merge_top_k(self.client.gather(futures), k)
+        return merge_nearest(self.client.gather(futures), k)
 
     def _leave_one_out(self, k):
         """Every fitted row as a query, its own position left out, a block at a time."""
@@ -448,6 +450,10 @@ class NearestGraphs(BaseEstimator):
         step = 4096
         for start in range(0, n, step):
             stop = min(n, start + step)
+            if self.index_ is not None and not isinstance(self.index_, ExactIndex):
+                # the approximate index: its stored embeddings are the queries (it may keep no rows)
+                indices[start:stop], values[start:stop] = self.index_.search_rows(start, stop, k)
+                continue
             Q = self._rows(start, stop)
             indices[start:stop], values[start:stop] = self._search_rows(Q, k, np.arange(start, stop))
         return indices, values
@@ -586,7 +592,7 @@ def _search_store(store, Q, k, exclude, working_memory, client, index_params, de
     else:
         results = [_search_stored_part(store, i, s, Q, k, exclude, working_memory, index_params, dense_columns)
                    for i, s in parts]
-    return merge_top_k(results, k)
+    return merge_nearest(results, k)
 
 
 def _search_stored_part(store, i, start, Q, k, exclude, working_memory, index_params, dense_columns):

@@ -81,3 +81,18 @@ def test_kernel_name_approximate_uses_nystroem():
     model = gi.NearestGraphs(kernel="wl", index="approximate", seed=0, n_neighbors=3).fit(graphs)
     assert type(model.feature_map_).__name__ == "GraphFeatures"
     assert (model.kneighbors([nx.star_graph(40)])[1] >= 20).all()
+
+
+@pytest.mark.parametrize("rerank", [True, False])
+def test_leave_one_out_with_and_without_rerank(corpus, rerank):
+    # issue 38, defect 5: rerank=False then kneighbors() raised "the rows are kept only with rerank=True"
+    graphs, features = corpus
+    graphs = graphs[:200]
+    search = gi.NearestGraphs(kernel=features, index="approximate", n_neighbors=5, seed=0,
+                              index_params={"rerank": rerank}).fit(graphs)
+    distances, indices = search.kneighbors()
+    assert indices.shape == (200, 5)
+    assert not (indices == np.arange(200)[:, None]).any()
+    assert (np.diff(distances, axis=1) >= 0).all()
+    exact = gi.NearestGraphs(kernel=features, n_neighbors=5).fit(graphs).kneighbors()[1]
+    assert _recall(indices, exact) > 0.8
