@@ -573,6 +573,40 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         embedded = self._fit(X, y, keep=True)
         return self._transform(X, embedded)
 
+    def digest(self):
+        """SHA-256 hex digest of what makes this fitted map's rows: its class, its
+        parameters (not ``n_jobs``, ``progress`` or ``block_size``, which change no
+        row) and its fitted state (weights, the exact members' vocabularies, the
+        landmarks' embeddings and the Nystroem normalisation). Two maps with one
+        digest give the same rows; a Zarr store records the digest of the map that
+        wrote it (:func:`~graphinvariants.distributed.features_to_zarr`), and
+        :class:`~graphinvariants.NearestGraphs` refuses to search it with another.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> import graphinvariants as gi
+        >>> graphs = [nx.path_graph(n) for n in range(3, 9)]
+        >>> a, b = gi.GraphFeatures("wl").fit(graphs), gi.GraphFeatures("wl").fit(graphs)
+        >>> a.digest() == b.digest(), a.digest() == gi.GraphFeatures("wl").fit(graphs[:3]).digest()
+        (True, False)
+        """
+        from ..graphs.identity import content_digest
+
+        check_is_fitted(self, "n_features_out_")
+        params = {k: v for k, v in self.get_params(deep=False).items() if k not in ("n_jobs", "progress", "block_size")}
+        # objects by their attributes (their pickled bytes depend on how they were made)
+        members = [(type(x).__name__, vars(x)) for x in
+                   (m.probe if hasattr(m, "probe") else m.functional for m in self._exact)]
+        landmarks = {name: (type(x).__name__, vars(x)) for name, x in self._landmarks.items()}
+        return content_digest(type(self).__name__, params, self.n_features_out_, self.weights_, self.exact_,
+                              self.approximate_, members, [m.scale for m in self._exact], self.normalization_,
+                              landmarks, self.landmark_indices_)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.two_d_array = False

@@ -132,6 +132,9 @@ class NearestGraphs(BaseEstimator):
         (``dense_share``, ``block_rows``) or
         :class:`~graphinvariants.search.approximate.ApproximateIndex`'s (``n_dims``,
         ``n_candidates``, ``M``, ``ef_construction``, ``rerank``, ``svd_samples``).
+    overwrite : bool, keyword-only, default=False
+        ``fit(graphs)`` with ``store``: replace the features the store holds (False:
+        such a store is refused; ``fit()`` with no graphs searches it as it is).
 
     Attributes
     ----------
@@ -164,7 +167,7 @@ class NearestGraphs(BaseEstimator):
 
     @refuses_random_state
     def __init__(self, kernel=None, *, n_neighbors=10, index="exact", store=None, client=None, n_partitions=None,
-                 working_memory=None, seed=None, n_jobs=None, index_params=None):
+                 working_memory=None, seed=None, n_jobs=None, index_params=None, overwrite=False):
         self.kernel = kernel
         self.n_neighbors = n_neighbors
         self.index = index
@@ -175,6 +178,7 @@ class NearestGraphs(BaseEstimator):
         self.seed = seed
         self.n_jobs = n_jobs
         self.index_params = index_params
+        self.overwrite = overwrite
 
     # -- parameters ----------------------------------------------------------------------
     def _check_params(self):
@@ -191,6 +195,8 @@ class NearestGraphs(BaseEstimator):
         if self.store is not None and self.index != "exact":
             raise ValueError("store= is searched exactly; use index='exact' (or build an approximate index in "
                              "process from the stored features)")
+        if not isinstance(self.overwrite, (bool, np.bool_)):
+            raise TypeError(f"overwrite must be True or False, got {self.overwrite!r}")
         if self.client is not None and not hasattr(self.client, "submit"):
             raise TypeError(f"client must be a dask.distributed.Client, got {self.client!r}")
 
@@ -350,7 +356,9 @@ class NearestGraphs(BaseEstimator):
                 bag = db.from_sequence(list(range(len(graphs))), npartitions=n_parts).map_partitions(
                     lambda part, graphs=graphs: subset(graphs, np.asarray(part, dtype=np.int64)))
             self.feature_map_ = feature_map
-            rows = _compute(self.client, lambda: features_to_zarr(feature_map, bag, self.store))
+            rows = _compute(self.client, lambda: features_to_zarr(
+                feature_map, bag, self.store, overwrite=bool(self.overwrite),
+                hint="NearestGraphs(..., overwrite=True), or fit() with no graphs to search what it holds"))
         else:
             read_features(self.store, [])  # a clear error if the store holds no features
             try:
@@ -358,6 +366,7 @@ class NearestGraphs(BaseEstimator):
             except Exception:
                 raise ValueError("fit() with no graphs searches the store as it is: kernel must be the fitted "
                                  "GraphFeatures that wrote it") from None
+            _check_store_map(self.store, feature_map)
             self.feature_map_ = feature_map
             rows = _stored_rows(self.store)
         self._store = self.store
@@ -571,6 +580,24 @@ def _compute(client, run):
         with dask.config.set(scheduler="threads"):
             return run()
     return run()  # the client is Dask's default scheduler while it is open
+
+
+def _check_store_map(store, feature_map):
+    """Refuse a store written by another feature map than ``feature_map`` (its rows
+    would be compared with rows of other columns, and the answer would be wrong)."""
+    import zarr
+
+    recorded = zarr.open_group(store, mode="r").attrs.get("feature_map")
+    digest = feature_map.digest() if callable(getattr(feature_map, "digest", None)) else None
+    if recorded is None:
+        raise ValueError(f"store {str(store)!r} records no feature map (written before stores recorded one), so "
+                         "whether kernel wrote it cannot be checked: write it again with fit(graphs, ...) and "
+                         "overwrite=True")
+    if digest != recorded:
+        raise ValueError(f"store {str(store)!r} was written by another feature map (digest {recorded[:12]}...) than "
+                         f"kernel ({'not a GraphFeatures' if digest is None else 'digest ' + digest[:12] + '...'}): "
+                         "give the fitted GraphFeatures that wrote it (or an equal one: same parameters, fitted "
+                         "alike), or write the store again with this one: fit(graphs) with overwrite=True")
 
 
 def _stored_rows(store):
