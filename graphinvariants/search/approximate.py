@@ -24,12 +24,26 @@ Mutagenicity copies recall@10 0.738 at 2.8 ms per query (docs/search.rst), below
 """
 
 import numpy as np
+import scipy.linalg
 import scipy.sparse as sp
 
+from .._blas import one_blas_thread
+from .._progress import progress_bar
 from .._validation import check_int, check_seed, import_extra
 from .exact import as_rows, pair_inner_products, take_columns
 
 __all__ = ["ApproximateIndex"]
+
+#: Entries of the SVD sample (rows x columns it holds) up to which the projection is
+#: LAPACK's full SVD of the dense sample (32 MiB); above, scikit-learn's randomised SVD.
+DENSE_SVD_ENTRIES = 2**22
+
+#: Rows from which ``progress=None`` shows a bar over the graph's build on a terminal.
+PROGRESS_ROWS = 100_000
+
+#: Rows added to the graph per step (of the progress bar).
+ADD_ROWS = 8192
+
 
 def _faiss():
     return import_extra("faiss", "search", 'index="approximate" needs FAISS')
@@ -57,6 +71,17 @@ class ApproximateIndex:
         Rows the projection is fitted on.
     seed : None, int or Generator, keyword-only, default=None
         Draws the SVD's sample and its random start.
+    progress : bool or None, keyword-only, default=None
+        A progress bar over the rows added to the graph: True always, False never,
+        None on a terminal (or in a notebook) from :data:`PROGRESS_ROWS` rows.
+
+    Attributes
+    ----------
+    svd_solver_ : {"full", "randomized"} or None
+        How the projection was fitted: LAPACK's full SVD of a sample of at most
+        :data:`DENSE_SVD_ENTRIES` entries (exact, milliseconds: MUTAG's 188 rows), or
+        scikit-learn's randomised SVD above; None: no projection (narrow dense rows).
+        Both on one BLAS thread.
 
     Examples
     --------
@@ -72,7 +97,7 @@ class ApproximateIndex:
     """
 
     def __init__(self, *, n_dims=128, n_candidates=100, M=32, ef_construction=80, rerank=True, svd_samples=20000,
-                 seed=None):
+                 seed=None, progress=None):
         self.n_dims = n_dims
         self.n_candidates = n_candidates
         self.M = M
@@ -80,6 +105,7 @@ class ApproximateIndex:
         self.rerank = rerank
         self.svd_samples = svd_samples
         self.seed = seed
+        self.progress = progress
 
     def fit(self, X):
         """Fit the projection on (a sample of) ``X`` and index its rows."""
@@ -92,6 +118,7 @@ class ApproximateIndex:
         self.n_features_ = X.shape[1]
         if X.shape[1] <= n_dims or min(X.shape) < 2:
             self.components_ = self.columns_ = None  # dense and narrow: the rows themselves
+            self.svd_solver_ = None
             dims = X.shape[1]
         else:
             from sklearn.decomposition import TruncatedSVD
@@ -108,10 +135,21 @@ class ApproximateIndex:
                 S = take_columns(S, self._lookup, len(self.columns_))
             else:
                 self.columns_ = None
-            svd = TruncatedSVD(n_components=max(1, min(n_dims, S.shape[1] - 1, len(sample) - 1)),
-                               random_state=int(rng.integers(2**31 - 1)))
-            svd.fit(S)
-            self.components_ = np.ascontiguousarray(svd.components_.T)  # (columns, dims)
+            n_components = max(1, min(n_dims, S.shape[1] - 1, len(sample) - 1))
+            random_state = int(rng.integers(2**31 - 1))
+            # one BLAS thread: the randomised SVD's LU and QR steps on every core, beside
+            # FAISS's threads and other jobs, took 5-10 s on 188 rows (issue 38)
+            with one_blas_thread():
+                if S.shape[0] * S.shape[1] <= DENSE_SVD_ENTRIES:
+                    # small: LAPACK's full SVD of the dense sample, exact and fast
+                    _, _, vt = scipy.linalg.svd(S.toarray() if sp.issparse(S) else S, full_matrices=False)
+                    components = vt[:n_components]
+                    self.svd_solver_ = "full"
+                else:
+                    svd = TruncatedSVD(n_components=n_components, random_state=random_state)
+                    components = svd.fit(S).components_
+                    self.svd_solver_ = "randomized"
+            self.components_ = np.ascontiguousarray(components.T)  # (columns, dims)
             dims = self.components_.shape[1]
         self.n_dims_ = dims
         self._index = faiss.IndexHNSWFlat(dims, check_int(self.M, "M", minimum=2), faiss.METRIC_INNER_PRODUCT)
@@ -136,11 +174,15 @@ class ApproximateIndex:
         if X.shape[1] != self.n_features_:
             raise ValueError(f"X has {X.shape[1]} features, the index {self.n_features_}")
         norms = [self._norms]
-        for start in range(0, X.shape[0], 65536):
-            E = self._embed(X[start : start + 65536])
-            self._index.add(E)
-            if not self.rerank:
-                norms.append(_embedded_norms(E))
+        n = X.shape[0]
+        show = self.progress if self.progress is not None or n >= PROGRESS_ROWS else False
+        with progress_bar(show, total=n, desc="approximate index", unit="row") as bar:
+            for start in range(0, n, ADD_ROWS):
+                E = self._embed(X[start : start + ADD_ROWS])
+                self._index.add(E)
+                if not self.rerank:
+                    norms.append(_embedded_norms(E))
+                bar.update(E.shape[0])
         if self.rerank:
             block = sp.csr_array(X)
             block.sort_indices()
