@@ -5,13 +5,12 @@ engine is a parameter, not a module.
 
 * ``kernel``: the learned default (None or a :class:`~graphinvariants.GraphKernel` of
   ``kernel="learned"``: mapped by :class:`~graphinvariants.GraphFeatures`, which
-  needs ``y`` at ``fit``, or give it fitted), any fitted or unfitted feature map
-  (:class:`~graphinvariants.GraphFeatures`, or the deprecated
-  :class:`~graphinvariants.NystroemGraphKernel` and :class:`~graphinvariants.MeanMapFeatures`), or a kernel name (``"wl"``,
+  needs ``y`` at ``fit``, or give it fitted), any fitted or unfitted
+  :class:`~graphinvariants.GraphFeatures` (of any kernel), or a kernel name (``"wl"``,
   ``"power*histogram"``, a :class:`~graphinvariants.GraphKernel` of a fixed kernel):
-  searched exactly by the pair engine (:func:`graphinvariants.kneighbors`'s blockwise
-  path), or, with ``index="approximate"``, over its :class:`~graphinvariants.GraphFeatures`
-  rows (exact counts where the kernel has them, Nystroem for the rest).
+  searched exactly by the pair engine (blockwise, in bounded memory), or, with
+  ``index="approximate"``, over its :class:`~graphinvariants.GraphFeatures` rows (exact
+  counts where the kernel has them, Nystroem for the rest).
 * ``index="exact"`` searches feature rows by :class:`~graphinvariants.search.exact.ExactIndex`
   (exact top-k, bounded memory); ``index="approximate"`` by a graph of neighbours
   (:class:`~graphinvariants.search.approximate.ApproximateIndex`, the ``[search]``
@@ -23,8 +22,12 @@ engine is a parameter, not a module.
   :func:`~graphinvariants.distributed.features_to_zarr` (or read, if ``fit`` is
   given no graphs), and searched a part at a time (on ``client`` if given).
 
-Distances are the kernel-induced ``sqrt(max(0, 2 - 2 K))`` (``K`` the kernel value, or
-the features' inner product), ascending; equal distances are ordered by position.
+Distances are kernel-induced, ascending, equal distances ordered by position: for a
+kernel name ``sqrt(max(0, 2 - 2 K))`` (``K(G, G) = 1``); for feature rows their
+Euclidean distance ``sqrt(max(0, <q, q> + <x, x> - 2 <q, x>))``, every inner product one
+fixed sum per pair (:func:`~graphinvariants.search.exact.pair_inner_products`), so the
+exact answer does not depend on blocks, batches or parts, and identical graphs are at
+distance 0.
 """
 
 import copy
@@ -95,9 +98,9 @@ class NearestGraphs(BaseEstimator):
         (``fit`` needs ``y``). A :class:`~graphinvariants.GraphKernel`: learned (mapped
         as None is) or fixed (searched as its kernel name). A feature map
         (:class:`~graphinvariants.GraphFeatures`,
-        :class:`~graphinvariants.NystroemGraphKernel`,
-        :class:`~graphinvariants.MeanMapFeatures`): used as it is if fitted, else
-        cloned and fitted on the graphs of ``fit``. A kernel name for
+        of any kernel; the deprecated ``NystroemGraphKernel``, ``MeanMapFeatures`` and
+        ``LearnedFeatures`` are spellings of it): used as it is if fitted, else cloned
+        and fitted on the graphs of ``fit``. A kernel name for
         :func:`~graphinvariants.kernel_matrix` (``"wl"``, ``"power*histogram"``):
         searched exactly by the pair engine (no feature rows), or with
         ``index="approximate"`` over its :class:`~graphinvariants.GraphFeatures` rows
@@ -145,7 +148,15 @@ class NearestGraphs(BaseEstimator):
     n_samples_fit_ : int
         Graphs searched.
     ids_ : numpy.ndarray or None
-        Identifiers given to ``fit``.
+        Identifiers given to ``fit`` (and ``partial_fit``): the array given, or an
+        object array of the identifiers as given (each keeps its type).
+
+    Notes
+    -----
+    A fitted search pickles (``joblib.dump``). Loading a pickle runs code the file
+    holds: load only files you made or trust. The feature rows can be kept without
+    pickle in a Zarr store (``store=``), which records the digest of the map that wrote
+    it (docs/search.rst, "Saving a search").
 
     Examples
     --------
@@ -158,6 +169,9 @@ class NearestGraphs(BaseEstimator):
     True
     >>> search.ids_[indices[0]].tolist()
     ['g19', 'g18', 'g17']
+    >>> copies = gi.NearestGraphs(gi.GraphFeatures("wl"), n_neighbors=2).fit(graphs + graphs[10:11])
+    >>> copies.kneighbors(graphs[10:11])  # a star and its copy, at distance exactly 0
+    (array([[0., 0.]]), array([[10, 20]]))
     """
 
     # the graphs are the data, not metadata for scikit-learn's routing (it takes any first

@@ -91,3 +91,17 @@ def test_approximate_module_compiles_without_warnings():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         compile(source.read_text(), str(source), "exec")
+
+
+def test_the_search_page_first_example_runs_without_warnings():
+    # issue 38, friction 16: it warned "1 of the 1 graphs transformed have mostly labels
+    # that no graph given to fit has" for graphs that have no labels
+    import re
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "search.rst").read_text()
+    code = re.search(r"\.\. code-block:: python\n\n(.*?)\n\n(?=\S)", page, flags=re.S).group(1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        namespace = {}
+        exec(compile("\n".join(line[3:] for line in code.splitlines()), "search.rst", "exec"), namespace)
+    assert namespace["indices"].shape == (40, 3)
