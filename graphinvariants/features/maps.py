@@ -451,11 +451,6 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
             self.n_landmarks_ = 0
             return
         m = min(check_int(self.n_landmarks, "n_landmarks", minimum=1), len(sample))
-        if m < self.n_landmarks and self.n_landmarks != DEFAULT_LANDMARKS:
-            warnings.warn(f"n_landmarks={self.n_landmarks} asked, but the sample holds {len(sample)} graphs: "
-                          f"{m} landmarks (every graph of the sample); the Nystroem part has at most {m} columns "
-                          "(n_landmarks_, and the columns named nystroem_* by get_feature_names_out)",
-                          UserWarning, stacklevel=4)
         chosen = np.sort(rng.permutation(len(sample))[:m]).astype(np.int64)
         landmarks = subset(sample_graphs, chosen)
         self._landmarks = {name: f.as_embeddings(landmarks, what="X") for name, f in self._functionals.items()}
@@ -468,6 +463,12 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         self.normalization_ = vectors[:, keep] / np.sqrt(values[keep])
         self.landmark_indices_ = sample[chosen]
         self.n_landmarks_ = m
+        if m < self.n_landmarks and self.n_landmarks != DEFAULT_LANDMARKS:
+            warnings.warn(f"n_landmarks={self.n_landmarks} asked, but the sample holds {len(sample)} graphs: {m} "
+                          f"landmarks (every graph of the sample), and {int(keep.sum())} Nystroem columns (one per "
+                          f"eigenvalue of their kernel matrix above {EIGENVALUE_FLOOR:g} of the largest; "
+                          "n_landmarks_, and the columns get_feature_names_out names nystroem_*)",
+                          UserWarning, stacklevel=4)
 
     def _side(self, block):
         """What :meth:`_rest` reads of ``block``: member name -> its embeddings (library
