@@ -1,11 +1,10 @@
-"""Exact top-k by inner product over feature rows, in bounded memory.
+"""Exact k nearest feature rows, in bounded memory.
 
 :class:`ExactIndex` holds the rows of a feature map (sparse, dense or both, as
 :class:`~graphinvariants.GraphFeatures` returns them: sparse counts of the exact
-members, then the dense Nystroem columns) and answers "the ``k`` rows with the largest
-inner product with each query" exactly: the result is the first ``k`` columns of a
-stable sort of the full row of inner products (largest first, ties by the smaller row
-position), as :func:`graphinvariants.kneighbors` orders its answers.
+members, then the dense Nystroem columns) and answers "the ``k`` rows nearest each
+query" exactly: the result is the first ``k`` columns of a stable sort of the full row
+of distances (nearest first, ties by the smaller row position; see "Distances" below).
 
 Layout (chosen at :meth:`ExactIndex.fit`, measured on Mutagenicity copies, see
 ``benchmarks/bench_search.py``):
