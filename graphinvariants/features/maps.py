@@ -603,7 +603,7 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
 
         Returns
         -------
-        numpy.ndarray of str, shape (n_features_out_,)
+        numpy.ndarray of str, one name per column of the output
 
         Examples
         --------
