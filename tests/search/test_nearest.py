@@ -105,3 +105,27 @@ def test_the_search_page_first_example_runs_without_warnings():
         namespace = {}
         exec(compile("\n".join(line[3:] for line in code.splitlines()), "search.rst", "exec"), namespace)
     assert namespace["indices"].shape == (40, 3)
+
+
+def _page():
+    return (Path(__file__).resolve().parents[2] / "docs" / "search.rst").read_text()
+
+
+def test_saving_says_that_loading_a_pickle_runs_code():
+    # issue 38, defect 7: saving was pickle only, in one sentence, with no word of the risk
+    page = " ".join(_page().split())
+    assert "Loading a pickle runs code" in page and "allow_pickle=False" in page
+    assert "Loading a pickle runs code" in " ".join(gi.NearestGraphs.__doc__.split())
+
+
+def test_the_search_page_explains_engines_by_graph_features():
+    # issue 38, friction 21: the engines were explained by LearnedFeatures,
+    # NystroemGraphKernel and MeanMapFeatures, all deprecated
+    import re
+
+    page = _page()
+    section = page[page.index("Which kernel, which engine"):page.index("Speed against FPSim2")]
+    assert "GraphFeatures" in section
+    for sentence in re.split(r"(?<=[.)])\s+(?=[A-Z(])", " ".join(section.split())):
+        if re.search(r"LearnedFeatures|NystroemGraphKernel|MeanMapFeatures", sentence):
+            assert "deprecated" in sentence, sentence
