@@ -96,18 +96,19 @@ def pair_inner_products(Q, which, R):
     keys = np.repeat(np.asarray(which, dtype=np.int64), lengths) * width + R.indices
     pos = np.minimum(np.searchsorted(qkeys, keys), len(qkeys) - 1)
     products = np.where(qkeys[pos] == keys, Q.data[pos], 0.0) * R.data
-    # one add per entry and pair, in column order: the pairs sorted by length, so that
-    # the pairs still adding at step t are a prefix
-    order = np.argsort(-lengths, kind="stable")
-    starts = R.indptr[:-1].astype(np.int64)[order]
-    by_length = lengths[order]
-    sums = np.zeros(n)
-    active = n
-    for t in range(int(by_length[0])):
-        while active and by_length[active - 1] <= t:
-            active -= 1
-        sums[:active] += products[starts[:active] + t]
-    out[order] = sums
+    # one add per entry and pair, in column order: the products laid out one pair per
+    # row (zeros after the last: they change no sum) and accumulated along the rows,
+    # which numpy does strictly left to right (a reduction may sum pairwise)
+    longest = int(lengths.max())
+    place = np.arange(len(products)) - np.repeat(R.indptr[:-1].astype(np.int64), lengths)
+    step = max(1, _PAIR_ENTRIES // longest)  # pairs per layout: bounded memory
+    for a in range(0, n, step):
+        b = min(n, a + step)
+        first, last = int(R.indptr[a]), int(R.indptr[b])
+        laid = np.zeros((b - a, longest))
+        laid[np.repeat(np.arange(b - a), lengths[a:b]), place[first:last]] = products[first:last]
+        np.add.accumulate(laid, axis=1, out=laid)
+        out[a:b] = laid[:, -1]
     return out
 
 
