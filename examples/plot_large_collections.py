@@ -6,7 +6,7 @@ Two ways around the ``n x n`` kernel matrix of a large collection, on MUTAG:
 :class:`~graphinvariants.GraphFeatures` of the power kernel (Nystroem), whose inner
 products approach the kernel as landmarks are added (exactly, with every graph a
 landmark), and
-:func:`~graphinvariants.kneighbors`, the most similar molecules of a query computed in
+:class:`~graphinvariants.NearestGraphs`, the most similar molecules of a query computed in
 bounded memory. See :doc:`/large_collections` for the Dask versions.
 """
 
@@ -34,6 +34,8 @@ ax.set_title("Nystroem approximation of the power kernel,\nMUTAG", fontsize=11)
 fig.tight_layout()  # after the title, so that the figure makes room for both of its lines
 
 # %%
-# The five molecules most similar to the first one (itself first, kernel value 1).
-indices, values = gi.kneighbors(invariants[:1], invariants, n_neighbors=5, working_memory=1)
-print(indices[0], values[0].round(3), mutag.y[indices[0]])
+# The five molecules most similar to the first one (itself first, at distance 0), by
+# the power kernel, the corpus searched a block at a time in 1 MiB.
+search = gi.NearestGraphs(kernel="power", n_neighbors=5, working_memory=1).fit(invariants)
+distances, indices = search.kneighbors(invariants[:1])
+print(indices[0], distances[0].round(3), mutag.y[indices[0]])

@@ -23,6 +23,7 @@ import zarr
 from distributed import get_task_stream
 
 import graphinvariants as gi
+from graphinvariants.kernels.neighbors import _kneighbors  # the engine (gi.kneighbors is deprecated)
 from graphinvariants import dask as gid
 
 from .test_docs_code import rst_blocks
@@ -242,7 +243,7 @@ def test_kneighbors_equals_in_process(client, graphs):
     ids = frame["graph_id"].compute().to_numpy()
     corpus = [graphs[i - 1000] for i in ids]
     queries = graphs[::4] + [graphs[3]]
-    expected = gi.kneighbors(queries, corpus, n_neighbors=6)
+    expected = _kneighbors(queries, corpus, n_neighbors=6)
     assert len(set(expected[0][0].tolist())) == 6
     for kw in ({}, {"split_every": 2}, {"chunks": 5, "split_every": 3}, {"chunks": 1000}):
         idx, val, graph_ids = gid.kneighbors(queries, frame, n_neighbors=6, return_graph_ids=True, **kw)
@@ -255,7 +256,7 @@ def test_kneighbors_equals_in_process(client, graphs):
     np.testing.assert_array_equal(idx[-1, :3], dupes)
     # queries held by Dask too, and every corpus graph its own neighbour
     idx, val = gid.kneighbors(frame, frame, n_neighbors=len(corpus), split_every=2)
-    full = gi.kneighbors(corpus, corpus, n_neighbors=len(corpus))
+    full = _kneighbors(corpus, corpus, n_neighbors=len(corpus))
     np.testing.assert_array_equal(idx, full[0])
     np.testing.assert_array_equal(val, full[1])
     with pytest.raises(ValueError, match="larger than the corpus, which has 43 graphs"):
@@ -355,7 +356,7 @@ def test_lazy_inputs_without_a_cluster(graphs):
             K = gid.kernel_matrix(frame, chunks=5).compute()
             np.testing.assert_array_equal(K, gi.kernel_matrix(in_order))
             idx, val = gid.kneighbors(graphs[:3], frame, n_neighbors=4)
-            expected = gi.kneighbors(graphs[:3], in_order, n_neighbors=4)
+            expected = _kneighbors(graphs[:3], in_order, n_neighbors=4)
             np.testing.assert_array_equal(idx, expected[0])
             np.testing.assert_array_equal(val, expected[1])
 
@@ -376,7 +377,7 @@ def test_top_k_blocks_use_the_engine_the_whole_matrix_would(client):
     invariants = gi.batch_power_invariants(graphs)
     corpus = dd.from_pandas(gid.to_frame(invariants[:2000]), npartitions=20)
     idx, val = gid.kneighbors(invariants, corpus, n_neighbors=3)
-    expected = gi.kneighbors(invariants, invariants[:2000], n_neighbors=3)
+    expected = _kneighbors(invariants, invariants[:2000], n_neighbors=3)
     np.testing.assert_array_equal(idx, expected[0])
     np.testing.assert_array_equal(val, expected[1])
     with pytest.raises(ValueError, match="larger than the corpus, which has 2000 graphs"):
@@ -395,7 +396,7 @@ def test_meanmap_random_features_equal_in_process_bit_for_bit(client, graphs):
     np.testing.assert_array_equal(gid.kernel_matrix(queries, bag, chunks=(3, 11), **params).compute(),
                                   gi.kernel_matrix(queries, graphs, **params))
     idx, val = gid.kneighbors(queries, bag, n_neighbors=5, chunks=9, **params)
-    top = gi.kneighbors(queries, graphs, n_neighbors=5, **params)
+    top = _kneighbors(queries, graphs, n_neighbors=5, **params)
     np.testing.assert_array_equal(idx, top[0])
     np.testing.assert_array_equal(val, top[1])
 
@@ -486,7 +487,7 @@ def test_kneighbors_and_kernel_matrix_take_what_embed_takes(client, graphs):
     """A Bag of graphs or an edge table is embedded by the call, as embed would."""
     bag = db.from_sequence(graphs, npartitions=3)
     queries = db.from_sequence(graphs[:5], npartitions=2)
-    expected = gi.kneighbors(graphs[:5], graphs, n_neighbors=4, k=4)
+    expected = _kneighbors(graphs[:5], graphs, n_neighbors=4, k=4)
     # exact: the same embeddings and tiles as in process (see test_kneighbors_equals_in_process)
     for q in (queries, graphs[:5]):
         idx, val = gid.kneighbors(q, bag, n_neighbors=4, k=4)
@@ -495,7 +496,7 @@ def test_kneighbors_and_kernel_matrix_take_what_embed_takes(client, graphs):
     edges = dd.from_pandas(_edge_table(graphs, seed=0), npartitions=3, sort=False)
     idx, val, ids = gid.kneighbors(graphs[:5], edges, n_neighbors=4, k=4, return_graph_ids=True)
     order = gid.embed(edges, k=4)["graph_id"].compute().to_numpy() - 1000  # rows follow id hashes
-    in_order = gi.kneighbors(graphs[:5], [graphs[i] for i in order], n_neighbors=4, k=4)
+    in_order = _kneighbors(graphs[:5], [graphs[i] for i in order], n_neighbors=4, k=4)
     np.testing.assert_array_equal(idx, in_order[0])
     np.testing.assert_array_equal(val, in_order[1])
     np.testing.assert_array_equal(ids, 1000 + order[idx])

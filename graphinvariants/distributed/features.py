@@ -17,15 +17,24 @@ Part of :mod:`graphinvariants.distributed` (the ``[dask]`` extra: Dask, with
 A store records whether its last write finished: its group attribute ``status`` is
 ``"incomplete"`` from the start of a write (before any part is written) and becomes
 ``"complete"`` only after every part is, with the write's identity (``run``, a random
-hex string every part records too), the rows of every part (``rows``) and the number of
-columns (``n_features``). Both readers refuse a store whose status is not
+hex string every part records too), the rows of every part (``rows``), the number of
+columns (``n_features``) and the identity of the map that wrote it (``feature_map``:
+:meth:`GraphFeatures.digest <graphinvariants.GraphFeatures.digest>`, which
+:class:`~graphinvariants.NearestGraphs` checks before it searches the store). Both readers refuse a store whose status is not
 ``"complete"`` or whose parts are not all of its last run, so a write that failed
 half-way (a graph without the labels the features were fitted on, a worker lost) never
 reads as a whole. Writing into a store that holds features is refused unless
 ``overwrite=True``; there is no resuming: an unfinished store is written again whole.
+
+Where a store goes: a new path or an empty folder (made a Zarr group), or an existing
+Zarr group, whose own attributes are kept (only ``status``, ``run``, ``rows``,
+``n_features`` and ``feature_map`` are the store's). A folder that holds other files
+and is not a Zarr group is refused, so that Zarr's files never land among a user's.
 """
 
+import os
 import uuid
+from pathlib import Path
 
 import dask
 import dask.bag as db
@@ -47,14 +56,40 @@ def _part_names(group):
     return [name for name in group.group_keys() if name.startswith("part_")]
 
 
-def _check_target(group, store, overwrite):
+#: The group attributes that are the store's own; any other attribute of the group is kept.
+STORE_ATTRIBUTES = ("status", "run", "rows", "n_features", "feature_map")
+
+
+def _check_folder(store):
+    """Refuse a local folder that holds files and is not a Zarr group (v2 or v3)."""
+    if not isinstance(store, (str, os.PathLike)):
+        return
+    path = Path(store)
+    if path.is_file():
+        raise ValueError(f"store {str(store)!r} is a file, not a Zarr group; give a new or empty folder")
+    if path.is_dir() and any(path.iterdir()) and not any((path / name).exists()
+                                                          for name in ("zarr.json", ".zgroup")):
+        raise ValueError(f"store {str(store)!r} is a folder that holds other files and is not a Zarr group: "
+                         "give a new or empty folder (or an existing Zarr group), e.g. a subfolder "
+                         f"{str(path / 'features.zarr')!r}")
+
+
+def _check_target(group, store, overwrite, hint="features_to_zarr(..., overwrite=True)"):
     """Refuse to write into a store that holds features unless ``overwrite``."""
     if overwrite or ("status" not in group.attrs and not _part_names(group)):
         return
     status = group.attrs.get("status")
     held = (f"the features of an unfinished write (run {group.attrs.get('run')})" if status == INCOMPLETE
             else f"features (run {group.attrs.get('run')})" if status == COMPLETE else "parts of features")
-    raise ValueError(f"store {str(store)!r} already holds {held}; pass overwrite=True to replace them")
+    raise ValueError(f"store {str(store)!r} already holds {held}; to replace them pass overwrite=True: {hint}")
+
+
+def _set_attributes(group, values):
+    """The store's own attributes set to ``values`` (those not given removed), the
+    group's other attributes kept."""
+    attrs = {k: v for k, v in group.attrs.asdict().items() if k not in STORE_ATTRIBUTES}
+    attrs.update(values)
+    group.attrs.put(attrs)
 
 
 def _start(store, run, overwrite):
@@ -62,7 +97,7 @@ def _start(store, run, overwrite):
     before any part of this one is written."""
     group = zarr.open_group(store, mode="a")
     _check_target(group, store, overwrite)
-    group.attrs.put({"status": INCOMPLETE, "run": run})
+    _set_attributes(group, {"status": INCOMPLETE, "run": run})
     for name in _part_names(group):
         del group[name]
 
@@ -82,7 +117,8 @@ def _write_part(graphs, index, features, store, run, started):
     return F.shape[0]
 
 
-def features_to_zarr(features, graphs, store, *, overwrite=False, compute=True):
+def features_to_zarr(features, graphs, store, *, overwrite=False, compute=True,
+                     hint="features_to_zarr(..., overwrite=True)"):
     """Write the features of a Bag of graphs to Zarr, a partition per task.
 
     Parameters
@@ -103,18 +139,24 @@ def features_to_zarr(features, graphs, store, *, overwrite=False, compute=True):
     compute : bool, keyword-only, default=True
         False: return the ``dask.delayed`` write instead of running it (the store is
         not touched until it runs).
+    hint : str, keyword-only
+        How the caller passes ``overwrite=True``, named in the error of a store that
+        holds features (NearestGraphs names its own parameter).
 
     Returns
     -------
     numpy.ndarray of int64
         Rows of every part, in order (their sum is the number of graphs); the group's
         attributes record them too (``rows``), the number of columns (``n_features``),
-        the write's identity (``run``) and ``status="complete"``.
+        the write's identity (``run``), the map's (``feature_map``, its
+        :meth:`~graphinvariants.GraphFeatures.digest`) and ``status="complete"``;
+        the group's other attributes are kept.
 
     Raises
     ------
     ValueError
-        If ``store`` holds features and ``overwrite`` is False. A write that fails in a
+        If ``store`` holds features and ``overwrite`` is False, or is a folder that
+        holds other files and is not a Zarr group. A write that fails in a
         task (a graph without the node labels the features need, a worker lost) raises
         its error and leaves the store marked ``status="incomplete"``, which
         :func:`read_features` and
@@ -140,18 +182,19 @@ def features_to_zarr(features, graphs, store, *, overwrite=False, compute=True):
     if not isinstance(overwrite, (bool, np.bool_)):
         raise TypeError(f"overwrite must be True or False, got {overwrite!r}")
     # fails here, not in a task, if the store cannot be written or holds features
-    _check_target(zarr.open_group(store, mode="a"), store, overwrite)
+    _check_folder(store)
+    _check_target(zarr.open_group(store, mode="a"), store, overwrite, hint)
     run = uuid.uuid4().hex
     started = dask.delayed(_start, pure=False)(store, run, bool(overwrite))
     parts = graphs.to_delayed()
     shared = dask.delayed(features, pure=True)
     writes = [dask.delayed(_write_part, pure=False)(part, i, shared, store, run, started)
               for i, part in enumerate(parts)]
-    done = dask.delayed(_finish, pure=False)(writes, store, run, int(features.n_features_out_))
+    done = dask.delayed(_finish, pure=False)(writes, store, run, int(features.n_features_out_), features.digest())
     return done.compute() if compute else done
 
 
-def _finish(rows, store, run, n_features):
+def _finish(rows, store, run, n_features, feature_map):
     """Mark the store complete once every part of run ``run`` is written."""
     group = zarr.open_group(store, mode="a")
     if group.attrs.get("run") != run:
@@ -160,7 +203,8 @@ def _finish(rows, store, run, n_features):
     rows = [int(r) for r in rows]
     for i in range(len(rows)):
         _check_part(group, store, i, run)
-    group.attrs.put({"status": COMPLETE, "run": run, "rows": rows, "n_features": n_features})
+    _set_attributes(group, {"status": COMPLETE, "run": run, "rows": rows, "n_features": n_features,
+                            "feature_map": feature_map})
     return np.asarray(rows, dtype=np.int64)
 
 

@@ -127,6 +127,11 @@ class _ExactMember:
         self.widths = column_maxima(embedded.counts) if self.assignment else None
         self.scale = float(np.sqrt(weight))
         self.n_columns = int(self.widths.sum()) if self.assignment else n_labels
+        # a member that reads node or edge labels reports the graphs whose labels the
+        # fitted graphs lack; a structural one (degrees, walk counts) has no labels to
+        # report, and its rows are exact against the fitted graphs all the same
+        self.labelled = (getattr(functional, "node_label", None) is not None
+                         or getattr(functional, "edge_label", None) is not None)
 
     def features(self, block, embedded=None):
         """``(rows, unseen, total)``: the rows of ``block`` and, per graph, its label
@@ -151,6 +156,8 @@ class _ExactMember:
             scale = np.where(norms > 0, self.scale / np.sqrt(norms), 0.0)
         kept = sp.csr_array(kept)
         kept.data = kept.data * np.repeat(scale, np.diff(kept.indptr))
+        if not self.labelled:
+            unseen = total = np.zeros(len(total))
         return kept, unseen, total
 
 
@@ -187,6 +194,11 @@ class _OneTerm:
         return grams[parts[0]]
 
 
+#: ``n_landmarks``' default: no warning when the sample holds fewer graphs (every
+#: graph of the sample is then a landmark, as documented).
+DEFAULT_LANDMARKS = 300
+
+
 def _is_random_map(functional):
     return callable(getattr(functional, "random_map", None)) and getattr(functional, "n_features", None) is not None
 
@@ -214,8 +226,11 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         :class:`~graphinvariants.GraphKernel` (cloned at ``fit``; a learned one's
         ``max_samples`` is replaced by this transformer's).
     n_landmarks : int, default=300
-        Landmarks of the Nystroem part (at most ``max_samples``); unused when every term
-        is mapped exactly.
+        Landmarks of the Nystroem part (at most the graphs of the sample: ``fit`` warns
+        when a value other than the default is more); unused when every term is mapped
+        exactly. The Nystroem part has one column per eigenvalue of the landmarks'
+        matrix kept, at most ``n_landmarks_`` (:meth:`get_feature_names_out` names them
+        ``nystroem_*``).
     max_samples : int or None, default=1000
         Fit the kernel (learn the weights) on at most this many of the graphs given to
         ``fit`` (None: all; the learned default's cost grows as its square).
@@ -448,6 +463,12 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         self.normalization_ = vectors[:, keep] / np.sqrt(values[keep])
         self.landmark_indices_ = sample[chosen]
         self.n_landmarks_ = m
+        if m < self.n_landmarks and self.n_landmarks != DEFAULT_LANDMARKS:
+            warnings.warn(f"n_landmarks={self.n_landmarks} asked, but the sample holds {len(sample)} graphs: {m} "
+                          f"landmarks (every graph of the sample), and {int(keep.sum())} Nystroem columns (one per "
+                          f"eigenvalue of their kernel matrix above {EIGENVALUE_FLOOR:g} of the largest; "
+                          "n_landmarks_, and the columns get_feature_names_out names nystroem_*)",
+                          UserWarning, stacklevel=4)
 
     def _side(self, block):
         """What :meth:`_rest` reads of ``block``: member name -> its embeddings (library
@@ -527,7 +548,8 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         selves = np.asarray(rows.multiply(rows).sum(axis=1)).reshape(-1)
         warnings.warn(f"{len(mostly)} of the {len(total)} graphs transformed have mostly labels that no graph given "
                       f"to fit has: {unseen[mostly].sum() / total[mostly].sum():.0%} of their label counts in the "
-                      f"exactly mapped members {self.exact_} are unseen, and an unseen label adds nothing to a row, "
+                      f"exactly mapped members {[m.name for m in self._exact if getattr(m, 'labelled', False)]} "
+                      "are unseen, and an unseen label adds nothing to a row, "
                       f"so their features' inner products with themselves are {selves.min():.3g} to "
                       f"{selves.max():.3g}, not the kernel's 1; fit on graphs that carry their labels",
                       UserWarning, stacklevel=stacklevel)
@@ -572,6 +594,63 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         X = _as_collection(X, "X")
         embedded = self._fit(X, y, keep=True)
         return self._transform(X, embedded)
+
+    def get_feature_names_out(self, input_features=None):
+        """Names of the output's columns: ``{member}_{j}`` for the ``j``-th column of an
+        exactly mapped member (its ``j``-th fitted label, in the vocabulary's order),
+        then ``nystroem_{j}`` for the Nystroem part's columns (as many as the landmarks'
+        matrix has eigenvalues kept, at most :attr:`n_landmarks_`).
+
+        Returns
+        -------
+        numpy.ndarray of str, one name per column of the output
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> import graphinvariants as gi
+        >>> graphs = [nx.path_graph(n) for n in range(3, 9)]
+        >>> gi.GraphFeatures("wl:n_iter=1").fit(graphs).get_feature_names_out()[:3].tolist()
+        ['wl_0', 'wl_1', 'wl_2']
+        """
+        check_is_fitted(self, "n_features_out_")
+        names = [f"{m.name}_{j}" for m in self._exact for j in range(m.n_columns)]
+        names += [f"nystroem_{j}" for j in range(self.normalization_.shape[1])]
+        return np.asarray(names, dtype=object)
+
+    def digest(self):
+        """SHA-256 hex digest of what makes this fitted map's rows: its class, its
+        parameters (not ``n_jobs``, ``progress`` or ``block_size``, which change no
+        row) and its fitted state (weights, the exact members' vocabularies, the
+        landmarks' embeddings and the Nystroem normalisation). Two maps with one
+        digest give the same rows; a Zarr store records the digest of the map that
+        wrote it (:func:`~graphinvariants.distributed.features_to_zarr`), and
+        :class:`~graphinvariants.NearestGraphs` refuses to search it with another.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> import graphinvariants as gi
+        >>> graphs = [nx.path_graph(n) for n in range(3, 9)]
+        >>> a, b = gi.GraphFeatures("wl").fit(graphs), gi.GraphFeatures("wl").fit(graphs)
+        >>> a.digest() == b.digest(), a.digest() == gi.GraphFeatures("wl").fit(graphs[:3]).digest()
+        (True, False)
+        """
+        from ..graphs.identity import content_digest
+
+        check_is_fitted(self, "n_features_out_")
+        params = {k: v for k, v in self.get_params(deep=False).items() if k not in ("n_jobs", "progress", "block_size")}
+        # objects by their attributes (their pickled bytes depend on how they were made)
+        members = [(type(x).__name__, vars(x)) for x in
+                   (m.probe if hasattr(m, "probe") else m.functional for m in self._exact)]
+        landmarks = {name: (type(x).__name__, vars(x)) for name, x in self._landmarks.items()}
+        return content_digest(type(self).__name__, params, self.n_features_out_, self.weights_, self.exact_,
+                              self.approximate_, members, [m.scale for m in self._exact], self.normalization_,
+                              landmarks, self.landmark_indices_)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

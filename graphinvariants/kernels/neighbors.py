@@ -10,10 +10,14 @@ Order: largest kernel value first; equal values in increasing corpus index. This
 total order, so the answer is unique, and a top-``k`` of top-``k``\\ s (the Dask version,
 :func:`graphinvariants.distributed.kneighbors`) gives exactly the same answer.
 
-:class:`graphinvariants.NearestGraphs` is the search surface (any kernel, in process,
-over Zarr or on Dask, kernel-induced distances); this module is the engine it calls for
-a kernel name. ``kernels`` sits below ``search`` in the import order, so
-:func:`kneighbors` stays here as a function rather than a wrapper of ``NearestGraphs``.
+:class:`graphinvariants.NearestGraphs` is the one search surface (any kernel, in
+process, over Zarr or on Dask, kernel-induced distances, scikit-learn's ``(distances,
+indices)``); this module is the engine it calls for a kernel name
+(:func:`kneighbors_of_embeddings`). :func:`kneighbors`, which returned ``(indices,
+kernel values)``, a second door with another convention, is deprecated since 0.3.0
+and goes in 0.4.0: ``NearestGraphs(kernel=name, n_neighbors=k).fit(corpus)
+.kneighbors(queries)`` gives the same indices, and the kernel values are
+``1 - distances**2 / 2``.
 
 Leave-one-out search follows scikit-learn's convention for
 :meth:`sklearn.neighbors.NearestNeighbors.kneighbors`: ``queries=None`` makes every
@@ -38,7 +42,15 @@ _BYTES_PER_PAIR = 17
 
 
 def kneighbors(queries, corpus, *, n_neighbors=10, kernel=DEFAULT_KERNEL, n_jobs=None, working_memory=None, **params):
-    """Most similar corpus graphs of every query graph, by kernel value.
+    """Deprecated: most similar corpus graphs of every query graph, by kernel value.
+
+    .. deprecated:: 0.3.0
+       :class:`~graphinvariants.NearestGraphs` is the one door:
+       ``NearestGraphs(kernel=name, n_neighbors=k, working_memory=...).fit(corpus)
+       .kneighbors(queries)`` returns ``(distances, indices)`` as scikit-learn does, the
+       same indices, and ``distances = sqrt(max(0, 2 - 2 K))`` (so ``K = 1 -
+       distances**2 / 2``); ``kneighbors()`` with no queries is the leave-one-out
+       search. This function warns with :class:`FutureWarning` and goes in 0.4.0.
 
     Parameters
     ----------
@@ -111,26 +123,40 @@ def kneighbors(queries, corpus, *, n_neighbors=10, kernel=DEFAULT_KERNEL, n_jobs
 
     Examples
     --------
+    >>> import warnings
     >>> import networkx as nx
+    >>> import numpy as np
     >>> import graphinvariants as gi
     >>> graphs = [nx.gnp_random_graph(20, 0.2, seed=s) for s in range(8)]
     >>> corpus = graphs + graphs  # every graph twice, so kernel values tie
-    >>> indices, values = gi.kneighbors(graphs[:2], corpus, n_neighbors=4)
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     indices, values = gi.kneighbors(graphs[:2], corpus, n_neighbors=4)
+    >>> caught[0].category.__name__
+    'FutureWarning'
     >>> indices  # equal values: the smaller corpus position first
     array([[ 0,  8,  1,  9],
            [ 1,  9,  5, 13]])
-    >>> values.round(3)
-    array([[1.   , 1.   , 0.356, 0.356],
-           [1.   , 1.   , 0.822, 0.822]])
 
-    Leave-one-out: each graph's copy is found, the graph itself is not.
+    The one door, with scikit-learn's convention:
 
-    >>> indices, values = gi.kneighbors(None, corpus, n_neighbors=2)
-    >>> indices[[0, 8, 1]]
-    array([[8, 1],
-           [0, 1],
-           [9, 5]])
+    >>> search = gi.NearestGraphs(kernel="power", n_neighbors=4).fit(corpus)
+    >>> distances, same = search.kneighbors(graphs[:2])
+    >>> bool((same == indices).all()), bool(np.allclose(1 - distances**2 / 2, values))
+    (True, True)
     """
+    warnings.warn("graphinvariants.kneighbors is deprecated since 0.3.0 and goes in 0.4.0: use "
+                  "NearestGraphs(kernel=name, n_neighbors=k).fit(corpus).kneighbors(queries), which returns "
+                  "(distances, indices) as scikit-learn does; the kernel values are 1 - distances**2 / 2",
+                  FutureWarning, stacklevel=2)
+    return _kneighbors(queries, corpus, n_neighbors=n_neighbors, kernel=kernel, n_jobs=n_jobs,
+                       working_memory=working_memory, **params)
+
+
+def _kneighbors(queries, corpus, *, n_neighbors=10, kernel=DEFAULT_KERNEL, n_jobs=None, working_memory=None,
+                **params):
+    """:func:`kneighbors` without its deprecation warning: the engine the tests and
+    benchmarks measure (and compare the Dask engine with)."""
     n_neighbors = check_int(n_neighbors, "n_neighbors", minimum=1)
     n_jobs = check_n_jobs(n_jobs)
     working_memory = check_working_memory(working_memory)

@@ -5,13 +5,12 @@ engine is a parameter, not a module.
 
 * ``kernel``: the learned default (None or a :class:`~graphinvariants.GraphKernel` of
   ``kernel="learned"``: mapped by :class:`~graphinvariants.GraphFeatures`, which
-  needs ``y`` at ``fit``, or give it fitted), any fitted or unfitted feature map
-  (:class:`~graphinvariants.GraphFeatures`, or the deprecated
-  :class:`~graphinvariants.NystroemGraphKernel` and :class:`~graphinvariants.MeanMapFeatures`), or a kernel name (``"wl"``,
+  needs ``y`` at ``fit``, or give it fitted), any fitted or unfitted
+  :class:`~graphinvariants.GraphFeatures` (of any kernel), or a kernel name (``"wl"``,
   ``"power*histogram"``, a :class:`~graphinvariants.GraphKernel` of a fixed kernel):
-  searched exactly by the pair engine (:func:`graphinvariants.kneighbors`'s blockwise
-  path), or, with ``index="approximate"``, over its :class:`~graphinvariants.GraphFeatures`
-  rows (exact counts where the kernel has them, Nystroem for the rest).
+  searched exactly by the pair engine (blockwise, in bounded memory), or, with
+  ``index="approximate"``, over its :class:`~graphinvariants.GraphFeatures` rows (exact
+  counts where the kernel has them, Nystroem for the rest).
 * ``index="exact"`` searches feature rows by :class:`~graphinvariants.search.exact.ExactIndex`
   (exact top-k, bounded memory); ``index="approximate"`` by a graph of neighbours
   (:class:`~graphinvariants.search.approximate.ApproximateIndex`, the ``[search]``
@@ -23,10 +22,15 @@ engine is a parameter, not a module.
   :func:`~graphinvariants.distributed.features_to_zarr` (or read, if ``fit`` is
   given no graphs), and searched a part at a time (on ``client`` if given).
 
-Distances are the kernel-induced ``sqrt(max(0, 2 - 2 K))`` (``K`` the kernel value, or
-the features' inner product), ascending; equal distances are ordered by position.
+Distances are kernel-induced, ascending, equal distances ordered by position: for a
+kernel name ``sqrt(max(0, 2 - 2 K))`` (``K(G, G) = 1``); for feature rows their
+Euclidean distance ``sqrt(max(0, <q, q> + <x, x> - 2 <q, x>))``, every inner product one
+fixed sum per pair (:func:`~graphinvariants.search.exact.pair_inner_products`), so the
+exact answer does not depend on blocks, batches or parts, and identical graphs are at
+distance 0.
 """
 
+import copy
 import numbers
 
 import numpy as np
@@ -35,16 +39,16 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.utils import metadata_routing
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_int, check_n_jobs, check_seed, check_working_memory
+from .._validation import check_int, check_n_jobs, check_seed, check_working_memory, refuses_random_state
 from ..estimator import GraphKernel
 from ..graphs import GraphBatch
 from ..graphs.batch import check_not_single_graph, subset
 from ..graphs.smiles import is_smiles
 from ..kernels import make_functional, molecule_parameters
-from ..kernels.neighbors import kneighbors_of_embeddings, merge_top_k
+from ..kernels.neighbors import kneighbors_of_embeddings
 from ..kernels.registry import LEARNED
 from ..features import GraphFeatures
-from .exact import ExactIndex, split_points
+from .exact import ExactIndex, merge_nearest, split_points
 
 __all__ = ["NearestGraphs"]
 
@@ -88,14 +92,14 @@ class NearestGraphs(BaseEstimator):
 
     Parameters
     ----------
-    kernel : None, GraphKernel, feature map or str, keyword-only, default=None
+    kernel : None, GraphKernel, feature map or str, default=None
         None: the learned default, mapped by :class:`~graphinvariants.GraphFeatures`
         (``fit`` needs ``y``). A :class:`~graphinvariants.GraphKernel`: learned (mapped
         as None is) or fixed (searched as its kernel name). A feature map
         (:class:`~graphinvariants.GraphFeatures`,
-        :class:`~graphinvariants.NystroemGraphKernel`,
-        :class:`~graphinvariants.MeanMapFeatures`): used as it is if fitted, else
-        cloned and fitted on the graphs of ``fit``. A kernel name for
+        of any kernel; the deprecated ``NystroemGraphKernel``, ``MeanMapFeatures`` and
+        ``LearnedFeatures`` are spellings of it): used as it is if fitted, else cloned
+        and fitted on the graphs of ``fit``. A kernel name for
         :func:`~graphinvariants.kernel_matrix` (``"wl"``, ``"power*histogram"``):
         searched exactly by the pair engine (no feature rows), or with
         ``index="approximate"`` over its :class:`~graphinvariants.GraphFeatures` rows
@@ -130,6 +134,9 @@ class NearestGraphs(BaseEstimator):
         (``dense_share``, ``block_rows``) or
         :class:`~graphinvariants.search.approximate.ApproximateIndex`'s (``n_dims``,
         ``n_candidates``, ``M``, ``ef_construction``, ``rerank``, ``svd_samples``).
+    overwrite : bool, keyword-only, default=False
+        ``fit(graphs)`` with ``store``: replace the features the store holds (False:
+        such a store is refused; ``fit()`` with no graphs searches it as it is).
 
     Attributes
     ----------
@@ -140,7 +147,15 @@ class NearestGraphs(BaseEstimator):
     n_samples_fit_ : int
         Graphs searched.
     ids_ : numpy.ndarray or None
-        Identifiers given to ``fit``.
+        Identifiers given to ``fit`` (and ``partial_fit``): the array given, or an
+        object array of the identifiers as given (each keeps its type).
+
+    Notes
+    -----
+    A fitted search pickles (``joblib.dump``). Loading a pickle runs code the file
+    holds: load only files you made or trust. The feature rows can be kept without
+    pickle in a Zarr store (``store=``), which records the digest of the map that wrote
+    it (docs/search.rst, "Saving a search").
 
     Examples
     --------
@@ -153,6 +168,9 @@ class NearestGraphs(BaseEstimator):
     True
     >>> search.ids_[indices[0]].tolist()
     ['g19', 'g18', 'g17']
+    >>> copies = gi.NearestGraphs(gi.GraphFeatures("wl"), n_neighbors=2).fit(graphs + graphs[10:11])
+    >>> copies.kneighbors(graphs[10:11])  # a star and its copy, at distance exactly 0
+    (array([[0., 0.]]), array([[10, 20]]))
     """
 
     # the graphs are the data, not metadata for scikit-learn's routing (it takes any first
@@ -160,8 +178,9 @@ class NearestGraphs(BaseEstimator):
     __metadata_request__fit = {"graphs": metadata_routing.UNUSED, "ids": metadata_routing.UNUSED}
     __metadata_request__partial_fit = {"graphs": metadata_routing.UNUSED, "ids": metadata_routing.UNUSED}
 
-    def __init__(self, *, kernel=None, n_neighbors=10, index="exact", store=None, client=None, n_partitions=None,
-                 working_memory=None, seed=None, n_jobs=None, index_params=None):
+    @refuses_random_state
+    def __init__(self, kernel=None, *, n_neighbors=10, index="exact", store=None, client=None, n_partitions=None,
+                 working_memory=None, seed=None, n_jobs=None, index_params=None, overwrite=False):
         self.kernel = kernel
         self.n_neighbors = n_neighbors
         self.index = index
@@ -172,6 +191,7 @@ class NearestGraphs(BaseEstimator):
         self.seed = seed
         self.n_jobs = n_jobs
         self.index_params = index_params
+        self.overwrite = overwrite
 
     # -- parameters ----------------------------------------------------------------------
     def _check_params(self):
@@ -188,6 +208,8 @@ class NearestGraphs(BaseEstimator):
         if self.store is not None and self.index != "exact":
             raise ValueError("store= is searched exactly; use index='exact' (or build an approximate index in "
                              "process from the stored features)")
+        if not isinstance(self.overwrite, (bool, np.bool_)):
+            raise TypeError(f"overwrite must be True or False, got {self.overwrite!r}")
         if self.client is not None and not hasattr(self.client, "submit"):
             raise TypeError(f"client must be a dask.distributed.Client, got {self.client!r}")
 
@@ -248,6 +270,19 @@ class NearestGraphs(BaseEstimator):
         self._check_params()
         sized = hasattr(graphs, "__len__") and not isinstance(graphs, str) and not _is_bag(graphs)
         n_graphs = len(graphs) if sized else None  # (a Bag's len would compute it)
+        if ids is not None:
+            ids = _check_ids(ids, n_graphs)  # before any work: a refused call changes nothing
+        # fitted on a shallow copy whose state replaces this one's only once all is done,
+        # so that a refused or failed fit leaves the fitted search as it was
+        staged = copy.copy(self)
+        staged._fit(graphs, y, n_graphs)
+        if ids is not None and len(ids) != staged.n_samples_fit_:
+            raise ValueError(f"ids must have one identifier per graph, {staged.n_samples_fit_} of them, got {len(ids)}")
+        staged.ids_ = ids
+        self.__dict__.update(staged.__dict__)
+        return self
+
+    def _fit(self, graphs, y, n_graphs):
         feature_map, name, params = self._make_map(n_graphs, molecules=is_smiles(graphs))
         self._name, self._params = name, params
         self.index_, self._parts, self._embeddings, self._store = None, None, None, None
@@ -276,8 +311,6 @@ class NearestGraphs(BaseEstimator):
                 else:
                     rows = self._fit_rows(feature_map.transform(graphs))
         self.n_samples_fit_ = int(rows)
-        self.ids_ = None if ids is None else _check_ids(ids, self.n_samples_fit_)
-        return self
 
     def _fitted_map(self, feature_map, graphs, y):
         try:
@@ -339,7 +372,9 @@ class NearestGraphs(BaseEstimator):
                 bag = db.from_sequence(list(range(len(graphs))), npartitions=n_parts).map_partitions(
                     lambda part, graphs=graphs: subset(graphs, np.asarray(part, dtype=np.int64)))
             self.feature_map_ = feature_map
-            rows = _compute(self.client, lambda: features_to_zarr(feature_map, bag, self.store))
+            rows = _compute(self.client, lambda: features_to_zarr(
+                feature_map, bag, self.store, overwrite=bool(self.overwrite),
+                hint="NearestGraphs(..., overwrite=True), or fit() with no graphs to search what it holds"))
         else:
             read_features(self.store, [])  # a clear error if the store holds no features
             try:
@@ -347,6 +382,7 @@ class NearestGraphs(BaseEstimator):
             except Exception:
                 raise ValueError("fit() with no graphs searches the store as it is: kernel must be the fitted "
                                  "GraphFeatures that wrote it") from None
+            _check_store_map(self.store, feature_map)
             self.feature_map_ = feature_map
             rows = _stored_rows(self.store)
         self._store = self.store
@@ -396,10 +432,10 @@ class NearestGraphs(BaseEstimator):
                                  f"n_samples = {n} (with graphs=None each graph is left out of its own answer)")
         elif k > n:
             raise ValueError(f"Expected n_neighbors <= n_samples_fit, but n_neighbors = {k}, n_samples_fit = {n}")
-        indices, values = self._search(graphs, k)
+        indices, distances = self._search(graphs, k)
         out = []
         if return_distance:
-            out.append(kernel_distances(values))
+            out.append(distances)
         out.append(indices)
         if return_ids:
             out.append(self.ids_[indices])
@@ -410,10 +446,12 @@ class NearestGraphs(BaseEstimator):
             left = None if graphs is None else self._functional.as_embeddings(_collection(graphs, "graphs"),
                                                                                 what="graphs")
             if left is None:
-                return kneighbors_of_embeddings(self._embeddings, None, self._functional, k,
-                                                check_n_jobs(self.n_jobs), self.working_memory)
-            return kneighbors_of_embeddings(left, self._embeddings, self._functional, k,
-                                            check_n_jobs(self.n_jobs), self.working_memory)
+                indices, values = kneighbors_of_embeddings(self._embeddings, None, self._functional, k,
+                                                           check_n_jobs(self.n_jobs), self.working_memory)
+            else:
+                indices, values = kneighbors_of_embeddings(left, self._embeddings, self._functional, k,
+                                                           check_n_jobs(self.n_jobs), self.working_memory)
+            return indices, kernel_distances(values)
         if graphs is None:
             return self._leave_one_out(k)
         Q = self.feature_map_.transform(_collection(graphs, "graphs"))
@@ -427,7 +465,7 @@ class NearestGraphs(BaseEstimator):
                                  self.index_params or {}, self._dense_columns)
         futures = [self.client.submit(_search_part, part, Q, k, exclude, start, pure=False)
                    for start, part in self._parts]
-        return merge_top_k(self.client.gather(futures), k)
+        return merge_nearest(self.client.gather(futures), k)
 
     def _leave_one_out(self, k):
         """Every fitted row as a query, its own position left out, a block at a time."""
@@ -437,6 +475,10 @@ class NearestGraphs(BaseEstimator):
         step = 4096
         for start in range(0, n, step):
             stop = min(n, start + step)
+            if self.index_ is not None and not isinstance(self.index_, ExactIndex):
+                # the approximate index: its stored embeddings are the queries (it may keep no rows)
+                indices[start:stop], values[start:stop] = self.index_.search_rows(start, stop, k)
+                continue
             Q = self._rows(start, stop)
             indices[start:stop], values[start:stop] = self._search_rows(Q, k, np.arange(start, stop))
         return indices, values
@@ -463,9 +505,12 @@ class NearestGraphs(BaseEstimator):
         if (ids is None) != (self.ids_ is None):
             raise ValueError("give ids to partial_fit exactly when fit was given them")
         graphs = _collection(graphs, "graphs")
-        self.index_.add(self.feature_map_.transform(graphs))
+        if ids is not None:  # checked before the index grows: a refused call changes nothing
+            ids = _join_ids(self.ids_, _check_ids(ids, len(graphs)))
+        if len(graphs):
+            self.index_.add(self.feature_map_.transform(graphs))
         if ids is not None:
-            self.ids_ = np.concatenate([self.ids_, _check_ids(ids, len(graphs))])
+            self.ids_ = ids
         self.n_samples_fit_ = int(self.index_.n_rows_)
         return self
 
@@ -498,10 +543,50 @@ def _is_bag(graphs):
 
 
 def _check_ids(ids, n):
-    ids = np.asarray(ids)
-    if ids.shape != (n,):
-        raise ValueError(f"ids must have one identifier per graph, shape ({n},), got {ids.shape}")
-    return ids
+    """``ids`` as a 1-D array, one per graph (``n``; None: not known yet), unique, each
+    identifier of the type it was given: a numpy array keeps its dtype, anything else
+    becomes an object array of the very objects given (numpy would make ``[1, 2, 3]``
+    floats next to an empty list, and strings next to a string)."""
+    if isinstance(ids, (str, bytes)) or not hasattr(ids, "__iter__") or isinstance(ids, (set, frozenset, dict)):
+        raise TypeError(f"ids must be a sequence of identifiers, one per graph, got {ids!r}")
+    if isinstance(ids, np.ndarray) and ids.dtype != object:
+        if ids.ndim != 1:
+            raise ValueError(f"ids must have one identifier per graph, a 1-D sequence, got shape {ids.shape}")
+        out = ids
+    else:
+        items = list(ids)
+        out = np.empty(len(items), dtype=object)
+        for i, item in enumerate(items):
+            out[i] = item
+    if n is not None and len(out) != n:
+        raise ValueError(f"ids must have one identifier per graph, {n} of them, got {len(out)}")
+    _check_unique(out.tolist() if out.dtype != object else list(out))
+    return out
+
+
+def _check_unique(items):
+    seen = {}
+    for position, item in enumerate(items):
+        try:
+            first = seen.setdefault(item, position)
+        except TypeError:
+            raise TypeError(f"ids must be hashable (an id names one graph), got {item!r} at position {position}") from None
+        if first != position:
+            raise ValueError(f"ids must be unique: {item!r} is at positions {first} and {position}")
+
+
+def _join_ids(old, new):
+    """``old`` then ``new`` (both from :func:`_check_ids`), still unique, each id of its type."""
+    if len(new) == 0:
+        return old
+    if old.dtype == new.dtype and old.dtype != object:
+        joined = np.concatenate([old, new])
+    else:
+        joined = np.empty(len(old) + len(new), dtype=object)
+        for i, item in enumerate(list(old) + list(new)):
+            joined[i] = item
+    _check_unique(joined.tolist() if joined.dtype != object else list(joined))
+    return joined
 
 
 def _compute(client, run):
@@ -511,6 +596,24 @@ def _compute(client, run):
         with dask.config.set(scheduler="threads"):
             return run()
     return run()  # the client is Dask's default scheduler while it is open
+
+
+def _check_store_map(store, feature_map):
+    """Refuse a store written by another feature map than ``feature_map`` (its rows
+    would be compared with rows of other columns, and the answer would be wrong)."""
+    import zarr
+
+    recorded = zarr.open_group(store, mode="r").attrs.get("feature_map")
+    digest = feature_map.digest() if callable(getattr(feature_map, "digest", None)) else None
+    if recorded is None:
+        raise ValueError(f"store {str(store)!r} records no feature map (written before stores recorded one), so "
+                         "whether kernel wrote it cannot be checked: write it again with fit(graphs, ...) and "
+                         "overwrite=True")
+    if digest != recorded:
+        raise ValueError(f"store {str(store)!r} was written by another feature map (digest {recorded[:12]}...) than "
+                         f"kernel ({'not a GraphFeatures' if digest is None else 'digest ' + digest[:12] + '...'}): "
+                         "give the fitted GraphFeatures that wrote it (or an equal one: same parameters, fitted "
+                         "alike), or write the store again with this one: fit(graphs) with overwrite=True")
 
 
 def _stored_rows(store):
@@ -532,7 +635,7 @@ def _search_store(store, Q, k, exclude, working_memory, client, index_params, de
     else:
         results = [_search_stored_part(store, i, s, Q, k, exclude, working_memory, index_params, dense_columns)
                    for i, s in parts]
-    return merge_top_k(results, k)
+    return merge_nearest(results, k)
 
 
 def _search_stored_part(store, i, start, Q, k, exclude, working_memory, index_params, dense_columns):

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import graphinvariants as gi
+from graphinvariants.kernels.neighbors import _kneighbors  # the engine (gi.kneighbors is deprecated)
 from tests.conftest import renumbered as renumbered_graph
 from graphinvariants.embeddings import MeanMap
 from graphinvariants.kernels import paired_kernels, pairwise_kernels
@@ -105,7 +106,7 @@ def test_one_functional_has_one_random_map_whatever_its_seed(graphs, seed):
         np.testing.assert_array_equal(W, MeanMap(k=3, n_features=64, seed=7).random_map()[0])
     else:  # a new functional draws a new map
         assert not np.array_equal(W, MeanMap(k=3, n_features=64, seed=seed).random_map()[0])
-    values = gi.kneighbors(graphs, graphs, n_neighbors=1, kernel="meanmap", k=3, n_features=64,
+    values = _kneighbors(graphs, graphs, n_neighbors=1, kernel="meanmap", k=3, n_features=64,
                            seed=seed)[1]
     np.testing.assert_allclose(values[:, 0], 1.0, atol=1e-12)
     assert "_seed" not in repr(functional)
@@ -154,11 +155,11 @@ def test_exact_to_the_last_bit_whatever_the_batch_or_chunk(n_features, mean_map_
     np.testing.assert_array_equal(gi.kernel_matrix(graphs[:7], graphs[30:], **kwargs), K[:7, 30:])
     G = graphs[20]
     union = nx.disjoint_union(G, G)
-    indices, values = gi.kneighbors([G], [G, union], n_neighbors=2, **kwargs)
+    indices, values = _kneighbors([G], [G, union], n_neighbors=2, **kwargs)
     assert indices.tolist() == [[0, 1]] and values[0, 0] == 1.0
     if n_features is None:  # the exact mean map: S(G, G + G) = 2 S(G, G) exactly
         assert values[0, 1] == 1.0
-    by_memory = [gi.kneighbors(graphs[:9], graphs, n_neighbors=5, working_memory=m, **kwargs) for m in (0.01, 1, 64)]
+    by_memory = [_kneighbors(graphs[:9], graphs, n_neighbors=5, working_memory=m, **kwargs) for m in (0.01, 1, 64)]
     for indices, values in by_memory[1:]:
         np.testing.assert_array_equal(indices, by_memory[0][0])
         np.testing.assert_array_equal(values, by_memory[0][1])

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import graphinvariants as gi
+from graphinvariants.kernels.neighbors import _kneighbors  # the engine (gi.kneighbors is deprecated)
 from graphinvariants.embeddings import GaussianEmbedding, MeanMap, WalkHistogram
 from graphinvariants.kernels import make_functional, pairwise_kernels
 
@@ -50,8 +51,8 @@ def test_every_use_of_embeddings_made_with_other_parameters_names_them(graphs, k
     uses = [
         lambda: gi.kernel_matrix(embedded, kernel=kernel, **asked),
         lambda: gi.kernel_matrix(graphs, embedded, kernel=kernel, **asked),
-        lambda: gi.kneighbors(graphs[:2], embedded, kernel=kernel, n_neighbors=2, **asked),
-        lambda: gi.kneighbors(embedded, graphs, kernel=kernel, n_neighbors=2, **asked),
+        lambda: _kneighbors(graphs[:2], embedded, kernel=kernel, n_neighbors=2, **asked),
+        lambda: _kneighbors(embedded, graphs, kernel=kernel, n_neighbors=2, **asked),
         lambda: gi.GraphKernel(kernel=kernel, **asked).fit(embedded),
         lambda: gi.GraphKernel(kernel=kernel, **asked).fit(graphs).transform(embedded),
     ]

@@ -346,3 +346,41 @@ def test_mostly_unseen_labels_warn_once_per_call(mutag):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         features.transform(mutag[60:100])  # graphs with the fitted labels: no warning
+
+
+def test_no_label_warning_for_graphs_without_labels():
+    # issue 38, friction 16: the first example of docs/search.rst warned "1 of the 1
+    # graphs transformed have mostly labels ..." for unlabelled graphs (a star larger
+    # than any fitted one: closed-walk counts no fitted graph has, not labels)
+    import warnings
+
+    graphs = [nx.cycle_graph(n) for n in range(6, 26)] + [nx.star_graph(n) for n in range(5, 25)]
+    y = [0] * 20 + [1] * 20
+    features = gi.GraphFeatures(n_landmarks=10, seed=0).fit(graphs, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        features.transform([nx.star_graph(30)])
+        gi.GraphFeatures("wl").fit(graphs).transform([nx.star_graph(30)])
+    # graphs with labels no fitted graph has still warn
+    labelled = [nx.relabel_nodes(g, {v: v for v in g}) for g in graphs]
+    for g in labelled:
+        nx.set_node_attributes(g, "C", "label")
+    odd = nx.star_graph(6)
+    nx.set_node_attributes(odd, "Xe", "label")
+    with pytest.warns(UserWarning, match="mostly labels that no graph given to fit has"):
+        gi.GraphFeatures("wl:node_label=label").fit(labelled).transform([odd])
+
+
+def test_fewer_landmarks_than_asked_warns_and_names_say_what_they_are():
+    # issue 38, friction 14: GraphFeatures("power", n_landmarks=500) on 188 graphs gave
+    # 139 columns without a word, named graphfeatures0...
+    graphs = [nx.gnp_random_graph(int(n), 0.3, seed=int(n)) for n in np.arange(30) + 8]
+    with pytest.warns(UserWarning, match=r"n_landmarks=500.*30 graphs: 30 landmarks.*, and \d+ Nystroem columns"):
+        power = gi.GraphFeatures("power", n_landmarks=500, seed=0).fit(graphs)
+    assert power.n_landmarks_ == 30
+    names = power.get_feature_names_out()
+    assert len(names) == power.n_features_out_ and all(n.startswith("nystroem_") for n in names)
+    mixed = gi.GraphFeatures("learned:members=wl+power", n_landmarks=10, seed=0).fit(graphs, [0, 1] * 15)
+    names = mixed.get_feature_names_out()
+    assert len(names) == mixed.n_features_out_
+    assert {n.rsplit("_", 1)[0] for n in names} == set(mixed.exact_) | ({"nystroem"} if mixed.approximate_ else set())

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import graphinvariants as gi
+from graphinvariants.kernels.neighbors import _kneighbors  # the engine (gi.kneighbors is deprecated)
 from graphinvariants.kernels import neighbors
 from graphinvariants.kernels.neighbors import merge_top_k, top_k
 
@@ -52,7 +53,7 @@ def test_equals_brute_force_with_ties(queries, corpus, kernel, params, n_neighbo
     # the corpus really has ties among the neighbours found
     K = gi.kernel_matrix(queries, corpus, kernel=kernel, **params)
     assert any(len(np.unique(row)) < len(row) for row in K)
-    idx, val = gi.kneighbors(queries, corpus, n_neighbors=n_neighbors, kernel=kernel, **params)
+    idx, val = _kneighbors(queries, corpus, n_neighbors=n_neighbors, kernel=kernel, **params)
     assert idx.dtype == np.int64 and val.dtype == np.float64
     assert idx.shape == val.shape == (len(queries), n_neighbors)
     # exact: kneighbors copies its values from the tiles kernel_matrix computes (each a function of its pair)
@@ -65,7 +66,7 @@ def test_ties_at_the_boundary_go_to_the_smaller_index(corpus):
     G = corpus[5]
     copies = [i for i, H in enumerate(corpus) if gi.power_kernel(G, H) == 1.0]
     assert len(copies) >= 2
-    idx, val = gi.kneighbors([G], corpus, n_neighbors=len(copies) - 1)
+    idx, val = _kneighbors([G], corpus, n_neighbors=len(copies) - 1)
     assert idx[0].tolist() == copies[:-1]
     assert np.all(val == 1.0)
 
@@ -83,18 +84,18 @@ def test_small_working_memory_gives_the_same_answer_in_many_chunks(queries, corp
 
     monkeypatch.setattr(neighbors, "kernel_row_chunks", spy)
     row_mib = neighbors._BYTES_PER_PAIR * len(corpus) / 2**20
-    idx, val = gi.kneighbors(queries, corpus, n_neighbors=5, kernel=kernel, working_memory=2.5 * row_mib)
+    idx, val = _kneighbors(queries, corpus, n_neighbors=5, kernel=kernel, working_memory=2.5 * row_mib)
     assert max(chunk_rows) == 2 and len(chunk_rows) == -(-len(queries) // 2)
     chunk_rows.clear()
     with sklearn.config_context(working_memory=3.5 * row_mib):  # working_memory=None reads the global config
-        idx2, val2 = gi.kneighbors(queries, corpus, n_neighbors=5, kernel=kernel)
+        idx2, val2 = _kneighbors(queries, corpus, n_neighbors=5, kernel=kernel)
     assert max(chunk_rows) == 3
     chunk_rows.clear()
     with pytest.warns(UserWarning, match="Could not adhere to working_memory"):
-        idx3, val3 = gi.kneighbors(queries, corpus, n_neighbors=5, kernel=kernel, working_memory=row_mib / 10)
+        idx3, val3 = _kneighbors(queries, corpus, n_neighbors=5, kernel=kernel, working_memory=row_mib / 10)
     assert set(chunk_rows) == {1}
     chunk_rows.clear()
-    idx4, val4 = gi.kneighbors(queries, corpus, n_neighbors=5, kernel=kernel, working_memory=1024)
+    idx4, val4 = _kneighbors(queries, corpus, n_neighbors=5, kernel=kernel, working_memory=1024)
     assert chunk_rows == [len(queries)]
     for i, v in ((idx2, val2), (idx3, val3), (idx4, val4)):
         # exact: chunks of rows change which tiles are computed, not any value
@@ -105,20 +106,20 @@ def test_small_working_memory_gives_the_same_answer_in_many_chunks(queries, corp
 def test_default_working_memory_does_not_warn(queries, corpus):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        gi.kneighbors(queries, corpus, n_neighbors=2)
+        _kneighbors(queries, corpus, n_neighbors=2)
 
 
 def test_every_input_form_gives_the_same_answer(tu_datasets):
     mutag = tu_datasets["MUTAG"]
     q, c = mutag[:15], mutag[10:]
-    expected = gi.kneighbors(list(q), list(c), n_neighbors=6)
+    expected = _kneighbors(list(q), list(c), n_neighbors=6)
     for queries, corpus in (
         (q, c),
         (q.batch, c.batch),
         (gi.batch_power_invariants(q), gi.batch_power_invariants(c)),
         (list(gi.batch_power_invariants(q)), c),
     ):
-        got = gi.kneighbors(queries, corpus, n_neighbors=6)
+        got = _kneighbors(queries, corpus, n_neighbors=6)
         # exact: every input form gives the same invariants, so the same values
         np.testing.assert_array_equal(got[0], expected[0])
         np.testing.assert_array_equal(got[1], expected[1])
@@ -126,49 +127,49 @@ def test_every_input_form_gives_the_same_answer(tu_datasets):
 
 
 def test_n_neighbors_equal_to_the_corpus_sorts_every_row(queries, corpus):
-    idx, val = gi.kneighbors(queries[:3], corpus, n_neighbors=len(corpus))
+    idx, val = _kneighbors(queries[:3], corpus, n_neighbors=len(corpus))
     np.testing.assert_array_equal(idx, _brute_force(queries[:3], corpus, len(corpus))[0])
     assert np.all(np.diff(val, axis=1) <= 0)
 
 
 def test_empty_queries():
-    idx, val = gi.kneighbors(gi.batch_power_invariants([nx.path_graph(5)])[:0], [nx.path_graph(4)], n_neighbors=1)
+    idx, val = _kneighbors(gi.batch_power_invariants([nx.path_graph(5)])[:0], [nx.path_graph(4)], n_neighbors=1)
     assert idx.shape == val.shape == (0, 1)
 
 
 def test_arguments_are_checked(corpus):
     with pytest.raises(ValueError, match=r"n_neighbors=50 is larger than the corpus, which has 40 graphs"):
-        gi.kneighbors(corpus[:2], corpus[:40], n_neighbors=50)
+        _kneighbors(corpus[:2], corpus[:40], n_neighbors=50)
     with pytest.raises(ValueError, match="n_neighbors"):
-        gi.kneighbors(corpus[:2], corpus, n_neighbors=0)
+        _kneighbors(corpus[:2], corpus, n_neighbors=0)
     with pytest.raises(TypeError, match="n_neighbors"):
-        gi.kneighbors(corpus[:2], corpus, n_neighbors=2.0)
+        _kneighbors(corpus[:2], corpus, n_neighbors=2.0)
     with pytest.raises(ValueError, match="working_memory"):
-        gi.kneighbors(corpus[:2], corpus, working_memory=0)
+        _kneighbors(corpus[:2], corpus, working_memory=0)
     with pytest.raises(TypeError, match="working_memory"):
-        gi.kneighbors(corpus[:2], corpus, working_memory="1GB")
+        _kneighbors(corpus[:2], corpus, working_memory="1GB")
     with pytest.raises(ValueError, match="unknown kernel"):
-        gi.kneighbors(corpus[:2], corpus, kernel="rbf")
+        _kneighbors(corpus[:2], corpus, kernel="rbf")
     with pytest.raises(ValueError, match="takes the parameters"):
-        gi.kneighbors(corpus[:2], corpus, kernel="histogram", ridge=1e-3)
+        _kneighbors(corpus[:2], corpus, kernel="histogram", ridge=1e-3)
     with pytest.raises(ValueError, match="n_jobs"):
-        gi.kneighbors(corpus[:2], corpus, n_jobs=0)
+        _kneighbors(corpus[:2], corpus, n_jobs=0)
     with pytest.raises(TypeError, match="single"):
-        gi.kneighbors(corpus[0], corpus)
+        _kneighbors(corpus[0], corpus)
     with pytest.raises(ValueError, match="queries and corpus are the same one-shot iterator"):
         g = iter(corpus)
-        gi.kneighbors(g, g, n_neighbors=1)
+        _kneighbors(g, g, n_neighbors=1)
     pd = pytest.importorskip("pandas")
     frame = pd.DataFrame({"graph_id": [0], "mean_0": [0.5]})  # what graphinvariants.dask stores
     with pytest.raises(TypeError, match=r"corpus is a data frame .*graphinvariants\.dask\.from_frame"):
-        gi.kneighbors(corpus[:2], frame)
+        _kneighbors(corpus[:2], frame)
     with pytest.raises(TypeError, match="graphs is a data frame"):
         gi.kernel_matrix(frame)
 
 
 def test_n_jobs_does_not_change_the_answer(queries, corpus):
-    a = gi.kneighbors(queries, corpus, n_neighbors=5, working_memory=0.001)
-    b = gi.kneighbors(queries, corpus, n_neighbors=5, working_memory=0.001, n_jobs=2)
+    a = _kneighbors(queries, corpus, n_neighbors=5, working_memory=0.001)
+    b = _kneighbors(queries, corpus, n_neighbors=5, working_memory=0.001, n_jobs=2)
     # exact: threads split the tiles; each value is a function of its pair
     np.testing.assert_array_equal(a[0], b[0])
     np.testing.assert_array_equal(a[1], b[1])
@@ -233,12 +234,12 @@ def test_chunked_equals_unchunked_exactly(queries, corpus, kernel, params):
         queries = corpus[::4]
         params = dict(params, node_label="label")
     row_mib = neighbors._BYTES_PER_PAIR * len(corpus) / 2**20
-    expected = gi.kneighbors(queries, corpus, n_neighbors=6, kernel=kernel, working_memory=1024, **params)
+    expected = _kneighbors(queries, corpus, n_neighbors=6, kernel=kernel, working_memory=1024, **params)
     np.testing.assert_array_equal(expected[0], _brute_force(queries, corpus, 6, kernel=kernel, **params)[0])
     for working_memory in (row_mib / 10, 2.5 * row_mib, 7.5 * row_mib):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # one row above working_memory: intended
-            got = gi.kneighbors(queries, corpus, n_neighbors=6, kernel=kernel, working_memory=working_memory, **params)
+            got = _kneighbors(queries, corpus, n_neighbors=6, kernel=kernel, working_memory=working_memory, **params)
         np.testing.assert_array_equal(got[0], expected[0])
         np.testing.assert_array_equal(got[1], expected[1])
 
@@ -275,7 +276,7 @@ def test_leave_one_out_excludes_only_the_query_itself(corpus, kernel, params):
     np.fill_diagonal(K, -np.inf)
     order = np.argsort(-K, axis=1, kind="stable")[:, :4]
     for working_memory in (1024, neighbors._BYTES_PER_PAIR * len(corpus) * 3 / 2**20):
-        idx, val = gi.kneighbors(None, corpus, n_neighbors=4, kernel=kernel, working_memory=working_memory, **params)
+        idx, val = _kneighbors(None, corpus, n_neighbors=4, kernel=kernel, working_memory=working_memory, **params)
         assert idx.shape == (len(corpus), 4)
         np.testing.assert_array_equal(idx, order)
         np.testing.assert_array_equal(val, np.take_along_axis(K, order, axis=1))
@@ -290,26 +291,40 @@ def test_leave_one_out_of_copies_only():
     """Three identical graphs: each one's neighbours are the two others, smaller first,
     though all kernel values tie (kneighbors(ds, ds) would list the query among them)."""
     G = nx.cycle_graph(6)
-    idx, val = gi.kneighbors(None, [G, G, G], n_neighbors=2)
+    idx, val = _kneighbors(None, [G, G, G], n_neighbors=2)
     assert idx.tolist() == [[1, 2], [0, 2], [0, 1]]
     assert np.all(val == 1.0)
-    same, _ = gi.kneighbors([G, G, G], [G, G, G], n_neighbors=1)
+    same, _ = _kneighbors([G, G, G], [G, G, G], n_neighbors=1)
     assert same.ravel().tolist() == [0, 0, 0]  # without None: the smaller index, not the query
 
 
 def test_leave_one_out_on_mutag_never_returns_the_query(tu_datasets):
     mutag = tu_datasets["MUTAG"]
-    idx, _ = gi.kneighbors(None, mutag, n_neighbors=3)
+    idx, _ = _kneighbors(None, mutag, n_neighbors=3)
     assert idx.shape == (len(mutag), 3)
     assert not np.any(idx == np.arange(len(mutag))[:, None])
-    first, _ = gi.kneighbors(mutag, mutag, n_neighbors=1)
+    first, _ = _kneighbors(mutag, mutag, n_neighbors=1)
     assert np.mean(first[:, 0] == np.arange(len(mutag))) < 1  # why the option exists
 
 
 def test_leave_one_out_arguments_are_checked(corpus):
     with pytest.raises(ValueError, match=r"n_neighbors=40, but with queries=None each of the 40 corpus graphs has only 39 others"):
-        gi.kneighbors(None, corpus[:40], n_neighbors=40)
+        _kneighbors(None, corpus[:40], n_neighbors=40)
     with pytest.raises(TypeError, match="corpus must be a collection of graphs, got None"):
-        gi.kneighbors(None, None)
-    idx, _ = gi.kneighbors(None, corpus[:2], n_neighbors=1)
+        _kneighbors(None, None)
+    idx, _ = _kneighbors(None, corpus[:2], n_neighbors=1)
     assert idx.tolist() == [[1], [0]]
+
+
+def test_gi_kneighbors_is_deprecated_for_nearest_graphs():
+    # issue 38, friction 12: two doors, two conventions; NearestGraphs is the one door
+    graphs = [nx.gnp_random_graph(12, 0.3, seed=s) for s in range(10)]
+    corpus = graphs + graphs[:3]
+    with pytest.warns(FutureWarning, match=r"deprecated since 0\.3\.0 and goes in 0\.4\.0: use NearestGraphs"):
+        indices, values = gi.kneighbors(graphs[:4], corpus, n_neighbors=3, kernel="wl")
+    distances, same = gi.NearestGraphs(kernel="wl", n_neighbors=3).fit(corpus).kneighbors(graphs[:4])
+    np.testing.assert_array_equal(same, indices)
+    np.testing.assert_allclose(1 - distances**2 / 2, values, rtol=0, atol=1e-12)  # sqrt rounds: 1e-16 * 2/d
+    with pytest.warns(FutureWarning):
+        loo, _ = gi.kneighbors(None, corpus, n_neighbors=2, kernel="wl")
+    np.testing.assert_array_equal(gi.NearestGraphs(kernel="wl", n_neighbors=2).fit(corpus).kneighbors()[1], loo)

@@ -81,3 +81,45 @@ def test_kernel_name_approximate_uses_nystroem():
     model = gi.NearestGraphs(kernel="wl", index="approximate", seed=0, n_neighbors=3).fit(graphs)
     assert type(model.feature_map_).__name__ == "GraphFeatures"
     assert (model.kneighbors([nx.star_graph(40)])[1] >= 20).all()
+
+
+@pytest.mark.parametrize("rerank", [True, False])
+def test_leave_one_out_with_and_without_rerank(corpus, rerank):
+    # issue 38, defect 5: rerank=False then kneighbors() raised "the rows are kept only with rerank=True"
+    graphs, features = corpus
+    graphs = graphs[:200]
+    search = gi.NearestGraphs(kernel=features, index="approximate", n_neighbors=5, seed=0,
+                              index_params={"rerank": rerank}).fit(graphs)
+    distances, indices = search.kneighbors()
+    assert indices.shape == (200, 5)
+    assert not (indices == np.arange(200)[:, None]).any()
+    assert (np.diff(distances, axis=1) >= 0).all()
+    exact = gi.NearestGraphs(kernel=features, n_neighbors=5).fit(graphs).kneighbors()[1]
+    assert _recall(indices, exact) > 0.8
+
+
+def test_small_builds_take_the_full_svd_and_large_ones_show_progress(capsys):
+    # issue 38, friction 15: 188 rows took 5-10 s in the randomised SVD under thread
+    # oversubscription; a sample this small is now LAPACK's full SVD, on one BLAS thread
+    from graphinvariants.search.approximate import DENSE_SVD_ENTRIES, ApproximateIndex
+
+    rng = np.random.default_rng(0)
+    X = rng.random((188, 400))
+    index = ApproximateIndex(n_dims=16, seed=0).fit(X)
+    assert index.svd_solver_ == "full"
+    _, _, vt = np.linalg.svd(X, full_matrices=False)
+    # the same 16 directions (to sign): |<v_i, w_i>| = 1 up to rounding (1e-8: LAPACK
+    # drivers differ in the last bits of singular vectors)
+    np.testing.assert_allclose(np.abs(np.sum(vt[:16] * index.components_.T, axis=1)), 1, atol=1e-8)
+    wide = 1 + DENSE_SVD_ENTRIES // 40
+    S = np.zeros((40, wide))
+    S[np.arange(40), np.arange(40)] = 1.0 + np.arange(40)
+    import scipy.sparse as sp
+
+    assert ApproximateIndex(n_dims=8, seed=0).fit(sp.csr_array(S)).svd_solver_ == "full"  # 40 columns held
+    big = sp.random(50, DENSE_SVD_ENTRIES // 40, density=0.05, random_state=0, format="csr")
+    assert ApproximateIndex(n_dims=8, seed=0).fit(big).svd_solver_ == "randomized"
+    ApproximateIndex(n_dims=16, seed=0, progress=True).fit(X)
+    assert "approximate index" in capsys.readouterr().err
+    ApproximateIndex(n_dims=16, seed=0).fit(X)  # None: no bar below PROGRESS_ROWS
+    assert "approximate index" not in capsys.readouterr().err

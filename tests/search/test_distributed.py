@@ -46,11 +46,11 @@ def test_store_equals_in_process(client, data, tmp_path):
     local = gi.NearestGraphs(kernel=features, n_neighbors=5).fit(graphs)
     stored = gi.NearestGraphs(kernel=features, n_neighbors=5, store=str(tmp_path / "f.zarr"), n_partitions=3).fit(graphs)
     assert stored.index_ is None and stored.n_samples_fit_ == len(graphs)
-    # each part is its own index: values to rounding (1e-15), positions equal
+    # each part is its own index, and every distance the same sum per pair: bit for bit
     for q in (queries, None):
         (da, ia), (db, ib) = local.kneighbors(q), stored.kneighbors(q)
         np.testing.assert_array_equal(ia, ib)
-        np.testing.assert_allclose(da, db, rtol=0, atol=1e-7)
+        np.testing.assert_array_equal(da, db)
     # an existing store searched as it is, on the cluster
     again = gi.NearestGraphs(kernel=features, n_neighbors=5, store=str(tmp_path / "f.zarr"), client=client).fit()
     np.testing.assert_array_equal(again.kneighbors(queries)[1], local.kneighbors(queries)[1])
@@ -85,3 +85,57 @@ def test_client_approximate_merges_parts(client, data):
     np.testing.assert_allclose(d[same], d_e[same], atol=1e-7)  # reranked: exact values
     d, i = remote.kneighbors(n_neighbors=2)
     assert not (i == np.arange(len(graphs))[:, None]).any()
+
+
+def test_store_refuses_another_feature_map(data, tmp_path):
+    # issue 38, defect 2: a map of the same width and another seed answered silently
+    graphs, features, queries = data
+    store = str(tmp_path / "f.zarr")
+    gi.NearestGraphs(kernel=features, n_neighbors=3, store=store).fit(graphs)
+    other = gi.GraphFeatures(n_landmarks=20, seed=1).fit(graphs, [0] * 40 + [1] * 40 + [0] * 30)
+    with pytest.raises(ValueError, match="written by another feature map"):
+        gi.NearestGraphs(kernel=other, n_neighbors=3, store=store).fit()
+    wl = gi.GraphFeatures("wl").fit(graphs)
+    with pytest.raises(ValueError, match="written by another feature map"):
+        gi.NearestGraphs(kernel=wl, n_neighbors=3, store=store).fit()
+    # the map that wrote it, or an equal one (fitted alike, or unpickled), is accepted
+    same = gi.GraphFeatures(n_landmarks=20, seed=0).fit(graphs, [0] * 40 + [1] * 40 + [0] * 30)
+    assert same.digest() == features.digest() != other.digest()
+    found = gi.NearestGraphs(kernel=same, n_neighbors=3, store=store).fit().kneighbors(queries)[1]
+    np.testing.assert_array_equal(found, gi.NearestGraphs(kernel=features, n_neighbors=3).fit(graphs).kneighbors(queries)[1])
+
+
+def test_refit_onto_a_store(data, tmp_path):
+    # issue 38, defect 6: "pass overwrite=True", which NearestGraphs did not take
+    graphs, features, _ = data
+    store = str(tmp_path / "f.zarr")
+    gi.NearestGraphs(kernel=features, store=store).fit(graphs)
+    with pytest.raises(ValueError, match=r"NearestGraphs\(\.\.\., overwrite=True\)"):
+        gi.NearestGraphs(kernel=features, store=store).fit(graphs[:20])
+    search = gi.NearestGraphs(kernel=features, store=store, n_neighbors=2, overwrite=True).fit(graphs[:20])
+    assert search.n_samples_fit_ == 20
+
+
+def test_a_zarr_group_keeps_its_attributes(data, tmp_path):
+    import zarr
+
+    graphs, features, _ = data
+    group = zarr.open_group(str(tmp_path / "mine.zarr"), mode="w")
+    group.attrs["project"] = "solubility"
+    gi.NearestGraphs(kernel=features, store=str(tmp_path / "mine.zarr")).fit(graphs[:10])
+    gi.NearestGraphs(kernel=features, store=str(tmp_path / "mine.zarr"), overwrite=True).fit(graphs[:12])
+    attrs = dict(zarr.open_group(str(tmp_path / "mine.zarr"), mode="r").attrs)
+    assert attrs["project"] == "solubility" and attrs["status"] == "complete" and attrs["rows"] == [12]
+
+
+def test_a_plain_folder_is_not_written_into(data, tmp_path):
+    graphs, features, _ = data
+    folder = tmp_path / "my documents"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("mine")
+    with pytest.raises(ValueError, match="not a Zarr group"):
+        gi.NearestGraphs(kernel=features, store=str(folder)).fit(graphs[:10])
+    assert sorted(p.name for p in folder.iterdir()) == ["notes.txt"]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert gi.NearestGraphs(kernel=features, store=str(empty)).fit(graphs[:10]).n_samples_fit_ == 10

@@ -6,6 +6,7 @@ import pytest
 import scipy.sparse as sp
 
 import graphinvariants as gi
+from graphinvariants.kernels.neighbors import _kneighbors  # the engine (gi.kneighbors is deprecated)
 from graphinvariants.search.exact import BLOCK_ROWS, ExactIndex, brute_force, split_points
 
 
@@ -19,16 +20,11 @@ def _rows(n, d, seed, density=0.05, dense=3):
 
 
 def _check_same(got, want):
-    """Same positions, values equal to rounding (the index sums the dense and sparse
-    columns apart, 1e-15 relative): positions compared where the reference's values
-    are apart by more than that, ties at one value compared as sets."""
-    (gi_, gv), (wi, wv) = got, want
-    np.testing.assert_allclose(gv, wv, rtol=0, atol=1e-12)
-    for r in range(len(wi)):
-        for value in np.unique(np.round(wv[r], 9)):
-            sel = np.round(wv[r], 9) == value
-            if sel.all() or not sel[-1]:  # the whole group is inside the top k
-                assert sorted(gi_[r][sel]) == sorted(wi[r][sel])
+    """Equal to the last bit: the index and the reference sum every inner product in
+    the same documented order (pair_inner_products), so positions and distances are
+    equal by construction, ties by position included."""
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
 
 
 @pytest.mark.parametrize("dense_share", [0.0, 0.01, 1.1])
@@ -37,14 +33,13 @@ def test_exact_index_equals_brute_force(dense_share):
     Q = _rows(20, 40, 1)
     index = ExactIndex(dense_share=dense_share).fit(X)
     got = index.search(Q, 7)
-    want = brute_force(X, Q, 7)
-    _check_same(got, want)
-    # duplicates (row i and i + 150) tie exactly: the smaller position first
-    i = got[0]
+    _check_same(got, brute_force(X, Q, 7))
+    # duplicates (row i and i + 150) are at the same distance: the smaller position first
+    i, d = got
     for r in range(len(i)):
-        for a, b in zip(i[r][:-1], i[r][1:]):
-            if got[1][r][list(i[r]).index(a)] == got[1][r][list(i[r]).index(b)]:
-                assert a < b
+        for a in range(len(i[r]) - 1):
+            if d[r, a] == d[r, a + 1]:
+                assert i[r, a] < i[r, a + 1]
 
 
 def test_exact_index_dense_rows_and_exclude():
@@ -63,8 +58,7 @@ def test_exact_index_tiny_working_memory_gives_same_answer():
     Q = _rows(30, 30, 5)
     a = ExactIndex().fit(X).search(Q, 5)
     b = ExactIndex(working_memory=0.01).fit(X).search(Q, 5)  # one query per batch
-    np.testing.assert_array_equal(a[0], b[0])
-    np.testing.assert_allclose(a[1], b[1], rtol=0, atol=1e-14)
+    _check_same(a, b)
 
 
 def test_exact_index_add_and_rows():
@@ -94,14 +88,11 @@ def test_nearest_graphs_feature_rows_equal_brute_force():
     search = gi.NearestGraphs(kernel=features, n_neighbors=4).fit(graphs)
     queries = [nx.cycle_graph(30), nx.star_graph(3), nx.path_graph(20)]
     distances, indices = search.kneighbors(queries)
-    want_i, want_v = brute_force(X, features.transform(queries), 4)
-    np.testing.assert_array_equal(indices, want_i)
-    np.testing.assert_allclose(distances, np.sqrt(np.maximum(0, 2 - 2 * want_v)), atol=1e-7)
+    _check_same((indices, distances), brute_force(X, features.transform(queries), 4))
     assert (np.diff(distances, axis=1) >= 0).all()
     # leave-one-out: own position never returned
     distances, indices = search.kneighbors()
-    want_i, want_v = brute_force(X, X, 4, exclude=np.arange(30))
-    np.testing.assert_array_equal(indices, want_i)
+    _check_same((indices, distances), brute_force(X, X, 4, exclude=np.arange(30)))
     assert not (indices == np.arange(30)[:, None]).any()
 
 
@@ -116,11 +107,11 @@ def test_nearest_graphs_kernel_name_matches_kneighbors():
     graphs = _graphs()
     search = gi.NearestGraphs(kernel="wl", n_neighbors=5).fit(graphs)
     distances, indices = search.kneighbors(graphs[:4])
-    want_i, want_v = gi.kneighbors(graphs[:4], graphs, n_neighbors=5, kernel="wl")
+    want_i, want_v = _kneighbors(graphs[:4], graphs, n_neighbors=5, kernel="wl")
     np.testing.assert_array_equal(indices, want_i)
     np.testing.assert_array_equal(distances, np.sqrt(np.maximum(0, 2 - 2 * want_v)))
     d, i = search.kneighbors()
-    np.testing.assert_array_equal(i, gi.kneighbors(None, graphs, n_neighbors=5, kernel="wl")[0])
+    np.testing.assert_array_equal(i, _kneighbors(None, graphs, n_neighbors=5, kernel="wl")[0])
     fixed = gi.NearestGraphs(kernel=gi.GraphKernel(kernel="wl"), n_neighbors=5).fit(graphs)
     np.testing.assert_array_equal(fixed.kneighbors(graphs[:4])[1], want_i)
 
@@ -155,3 +146,53 @@ def test_molecules_in_molecules_out():
     graphs = [gi.datasets.from_smiles(s) for s in smiles]
     same = gi.NearestGraphs(kernel=gi.GraphKernel(kernel="wl", node_label="label"), n_neighbors=2).fit(graphs)
     np.testing.assert_array_equal(same.kneighbors([gi.datasets.from_smiles("c1ccccc1CCC")])[1], indices[:1])
+
+
+def _labelled(n, seed):
+    rng = np.random.default_rng(seed)
+    graphs = []
+    for _ in range(n):
+        G = nx.gnp_random_graph(int(rng.integers(6, 14)), 0.3, seed=int(rng.integers(2**31)))
+        nx.set_node_attributes(G, {v: "CNO"[int(rng.integers(3))] for v in G}, "label")
+        graphs.append(G)
+    return graphs
+
+
+def _check_at_every_block(graphs, features, n_neighbors):
+    """Issue 38, defect 4: at every block size, working_memory and block_rows, the
+    answer is a stable sort of the brute-force distances, identical graphs are at
+    distance exactly 0, leave-one-out equals querying the same graph (its position
+    left out) and a batch equals single queries."""
+    X = features.transform(graphs)
+    n = len(graphs)
+    want = brute_force(X, X, n_neighbors)
+    want_loo = brute_force(X, X, n_neighbors, exclude=np.arange(n))
+    for working_memory, block_rows in [(None, 32768), (0.01, 32768), (None, 7), (1, 50)]:
+        search = gi.NearestGraphs(kernel=features, n_neighbors=n_neighbors, working_memory=working_memory,
+                                  index_params={"block_rows": block_rows}).fit(graphs)
+        distances, indices = search.kneighbors(graphs)
+        _check_same((indices, distances), want)
+        assert (distances[:, 0] == 0).all()  # each graph finds itself (or an earlier copy) at 0
+        loo = search.kneighbors()
+        _check_same((loo[1], loo[0]), want_loo)
+        for q in range(0, n, 37):  # one at a time, as in the batch
+            d, i = search.kneighbors([graphs[q]])
+            np.testing.assert_array_equal(i[0], indices[q])
+            np.testing.assert_array_equal(d[0], distances[q])
+    return want
+
+
+def test_ties_and_duplicates_do_not_depend_on_the_block():
+    base = _labelled(80, 0)
+    graphs = base + base[:30]  # 30 copies: ties by position, copies at distance 0
+    features = gi.GraphFeatures("wl").fit(graphs)
+    indices, distances = _check_at_every_block(graphs, features, 7)
+    for i in range(30):  # a copy finds the other copy at distance exactly 0
+        assert {i, 80 + i} <= set(indices[i][distances[i] == 0])
+
+
+def test_ties_and_duplicates_on_mutag(tu_load):
+    # the issue's reproduction: MUTAG plus 50 duplicates, GraphFeatures("wl"), 7 neighbours
+    mutag = list(tu_load("MUTAG"))
+    graphs = mutag + mutag[:50]
+    _check_at_every_block(graphs, gi.GraphFeatures("wl").fit(graphs), 7)
