@@ -26,7 +26,7 @@ larger graphs of the same family are not tried (``skipped``). Medians of
 (the count is printed next to each median); the peak resident memory of each process
 is printed too.
 
-Then the decay under ``--steps`` sequential random flips (the paper's perturbation
+First, the decay under ``--steps`` sequential random flips (the paper's perturbation
 study, ``gi.perturbation_sequence(G, 20, kind="flip")``) of a Barabasi-Albert graph
 of ``--decay-edges`` edges (default 5,000: portrait divergence takes about 20 s per
 pair at 10^4 edges), the same ``--sequences`` sequences for every method:
@@ -35,8 +35,8 @@ NetLSD (``netlsd.compare``), the distance for the others, mean and standard
 deviation over the sequences; printed as a table and plotted one panel per method
 (``--figure``, default docs/_static/large_networks_decay.png).
 
-Full run (about 45 minutes on 2 cores with the default budget of 120 s; figures in
-docs/large_networks.rst)::
+Full run (about 40 minutes on 2 cores with the default budget of 60 s per call; figures
+in docs/large_networks.rst; ``--budget 600`` for the peers' 10-minute times)::
 
     flock /tmp/gi-bench.lock python benchmarks/bench_large_peers.py
 
@@ -314,7 +314,7 @@ def main():
     parser.add_argument("--sizes", default="1e4,1e5,1e6,1e7", help="edge counts, comma-separated")
     parser.add_argument("--families", default=",".join(FAMILIES))
     parser.add_argument("--methods", default=",".join(METHODS))
-    parser.add_argument("--budget", type=float, default=120.0, help="seconds per call before it counts as not finishing")
+    parser.add_argument("--budget", type=float, default=60.0, help="seconds per call before it counts as not finishing")
     parser.add_argument("--memory-gb", type=float, default=8.0, help="address-space limit of a peer's process")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--repeat-time", type=float, default=30.0,
@@ -345,11 +345,32 @@ def main():
 
     print(f"{os.cpu_count()} cores, numba threads {numba.config.NUMBA_NUM_THREADS}; k={K}; budget {args.budget:g} s per "
           f"call; peers limited to {args.memory_gb:g} GB of address space; medians of up to {args.repeats} calls")
-    rows = []
+    output = {"settings": {**vars(args), "cores": os.cpu_count()}, "rows": []}
+    if not args.no_decay:
+        print(f"Decay under {args.steps} random flips, Barabasi-Albert of {args.decay_edges:,} edges, "
+              f"{args.sequences} sequences (the same for every method)")
+        result = decay(args.decay_edges, args.steps, args.sequences, args.seed, methods)
+        marks = [s for s in (1, 2, 5, 10, 15, 20) if s <= args.steps]
+        print(f"{'method':<20}" + "".join(f"{'t=' + str(s):>11}" for s in marks)
+              + f"{'std/mean t=' + str(args.steps):>16}{'Spearman':>10}{'time':>9}")
+        for method, values in result["curves"].items():
+            mean = values.mean(axis=0)
+            cv = values[:, -1].std() / mean[-1] if mean[-1] else float("nan")
+            print(f"{METHODS[method]:<20}" + "".join(f"{mean[s - 1]:>11.3g}" for s in marks)
+                  + f"{cv:>16.2f}{spearman_with_steps(mean):>10.2f}{result['seconds'][method]:>8.1f}s")
+        print("(power: 1 - K; NetLSD: L2 distance of heat signatures; others: the distance. Spearman: rank "
+              "correlation of the mean with the number of flips, 1 = strictly increasing)")
+        if args.figure:
+            plot_decay(result, args.figure)
+            print(f"figure: {args.figure}")
+        output["decay"] = {**{k: v for k, v in result.items() if k != "curves"},
+                           "curves": {m: c.tolist() for m, c in result["curves"].items()}}
+
+    rows = output["rows"]
     with tempfile.TemporaryDirectory(prefix="gi-peers-") as tmp:
         failed = {}  # (family, method) -> the size it failed at
-        for family in families:
-            for size in sizes:
+        for size in sizes:  # size by size: an interrupted run leaves a full table of the smaller sizes
+            for family in families:
                 start = time.perf_counter()
                 u, v, n = generate(family, size, args.seed)
                 u2, v2 = flipped(u, v, n, 20, args.seed + 1)
@@ -372,6 +393,8 @@ def main():
                         failed[family, method] = size
                 rows.append(row)
                 path.unlink()
+                if args.json:
+                    Path(args.json).write_text(json.dumps(output, indent=1, default=str))
 
     print(f"\nTime per graph (power, NetLSD) or per pair of snapshots (netrd distances); median (calls); "
           f"'> {args.budget:g} s': did not finish in the budget; 'skipped': did not finish a smaller graph")
@@ -390,26 +413,6 @@ def main():
         print("\nSpeed-up of power_invariants from 1 thread to all: "
               + ", ".join(f"{FAMILIES[r['family']]} {r['n_edges']:.0e} {x:.2f}x" for r, x in ratios))
 
-    output = {"settings": {**vars(args), "cores": os.cpu_count()}, "rows": rows}
-    if not args.no_decay:
-        print(f"\nDecay under {args.steps} random flips, Barabasi-Albert of {args.decay_edges:,} edges, "
-              f"{args.sequences} sequences (the same for every method)")
-        result = decay(args.decay_edges, args.steps, args.sequences, args.seed, methods)
-        marks = [s for s in (1, 2, 5, 10, 15, 20) if s <= args.steps]
-        print(f"{'method':<20}" + "".join(f"{'t=' + str(s):>11}" for s in marks)
-              + f"{'std/mean t=' + str(args.steps):>16}{'Spearman':>10}{'time':>9}")
-        for method, values in result["curves"].items():
-            mean = values.mean(axis=0)
-            cv = values[:, -1].std() / mean[-1] if mean[-1] else float("nan")
-            print(f"{METHODS[method]:<20}" + "".join(f"{mean[s - 1]:>11.3g}" for s in marks)
-                  + f"{cv:>16.2f}{spearman_with_steps(mean):>10.2f}{result['seconds'][method]:>8.1f}s")
-        print("(power: 1 - K; NetLSD: L2 distance of heat signatures; others: the distance. Spearman: rank "
-              "correlation of the mean with the number of flips, 1 = strictly increasing)")
-        if args.figure:
-            plot_decay(result, args.figure)
-            print(f"figure: {args.figure}")
-        output["decay"] = {**{k: v for k, v in result.items() if k != "curves"},
-                           "curves": {m: c.tolist() for m, c in result["curves"].items()}}
     if args.json:
         Path(args.json).write_text(json.dumps(output, indent=1, default=str))
 
