@@ -180,6 +180,10 @@ def test_empty_collections_and_bad_arguments():
     with pytest.raises(ValueError, match="n_jobs"):
         gi.power_kernel_matrix([nx.path_graph(6)], n_jobs=0)
     with pytest.raises(TypeError, match="expected a networkx graph"):
+        gi.power_kernel(nx.path_graph(3), 3.5)
+    # a string is read as SMILES (every entry point takes them): one that is not says so
+    pytest.importorskip("rdkit")
+    with pytest.raises(ValueError, match="cannot read 'graph' as a SMILES string"):
         gi.power_kernel(nx.path_graph(3), "graph")
 
 
