@@ -46,6 +46,14 @@ How the integral is computed:
   :data:`MAX_EVALUATIONS` evaluations the graph is reported (``failed``) and
   :func:`~graphinvariants.explain` samples that term there.
 
+Where a feature's share goes (``spread``): to the nodes it is rooted at (``"root"``,
+above), or to the nodes it reads (``"field"``): a feature of depth ``h`` (a WL colour
+of round ``h``, a walk-count prefix of length ``h``, a rooted subgraph of radius
+``h``; :func:`column_depths`) rooted at ``v`` is spread evenly over the ``h``-hop ball
+of ``v``. This is a fixed linear map of each graph's per-node rows that keeps their sum
+(:func:`node_rows`), so every formula below and completeness hold unchanged. The power
+kernel's profiles stay with their nodes.
+
 ``T(0)`` is not 0 for a Gaussian shape (``h(0) = exp(-2 / (s m))``): it belongs to the
 output of a graph that shares nothing with any training graph, the baseline.
 """
@@ -143,19 +151,61 @@ class NodeBatch:
 
 
 def check_spread(spread):
-    """``spread`` if it is one of :data:`SPREADS`, else a ValueError naming them."""
+    """``spread`` if it is one of :data:`SPREADS`.
+
+    Raises
+    ------
+    ValueError
+        Naming the spreads taken, for anything else.
+
+    Examples
+    --------
+    >>> from graphinvariants.attribution import check_spread
+    >>> check_spread("field")
+    'field'
+    """
     if not isinstance(spread, str) or spread not in SPREADS:
         raise ValueError(f"spread must be one of {SPREADS}, got {spread!r}")
     return spread
 
 
 def column_depths(functional, nodes, batch):
-    """The depth of every count column of ``nodes`` (``functional.embed(NodeBatch(batch))``):
-    the largest distance from its root of a node the feature reads. A WL colour of round
-    ``h`` reads the ``h``-hop ball (``h + closed_walks // 2`` with closed walks in its
-    initial label), a walk-count prefix of length ``t`` the ``t``-hop ball (a closed walk
-    of length ``t`` the ``t // 2``-hop ball), a rooted subgraph of radius ``r`` the
-    ``r``-hop ball."""
+    """The depth of every count column of a per-node embedding.
+
+    The depth is the largest distance from its root of a node the feature reads. A WL
+    colour of round ``h`` reads the ``h``-hop ball (``h + closed_walks // 2`` with
+    closed walks in its initial label), a walk-count prefix of length ``t`` the
+    ``t``-hop ball (a closed walk of length ``t`` the ``t // 2``-hop ball), a rooted
+    subgraph of radius ``r`` the ``r``-hop ball.
+
+    Parameters
+    ----------
+    functional : CountFeatures
+        Weisfeiler-Lehman (and its optimal assignment), a walk-count histogram (plain,
+        closed, labelled, their optimal assignments) or rooted subgraphs.
+    nodes : embedding batch
+        ``functional.embed(NodeBatch(batch))``.
+    batch : GraphBatch
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n_columns,)
+
+    Raises
+    ------
+    TypeError
+        For a functional whose features have no known depth.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from graphinvariants.attribution import NodeBatch, column_depths
+    >>> from graphinvariants.embeddings import WeisfeilerLehman
+    >>> wl = WeisfeilerLehman(n_iter=1)
+    >>> batch = wl.graph_batch([nx.path_graph(3)])
+    >>> column_depths(wl, wl.embed(NodeBatch(batch)), batch).tolist()
+    [0, 0, 1, 1]
+    """
     n_columns = nodes.counts.shape[1]
     if isinstance(nodes, WLBatch):
         depths = np.repeat(np.arange(len(nodes.sizes)), nodes.sizes) + int(nodes.closed_walks) // 2
@@ -202,10 +252,37 @@ def _ball_spreads(batch, max_depth):
 
 
 def node_rows(functional, batch, spread="root"):
-    """Per-node count rows of ``batch`` (``functional.embed(NodeBatch(batch))``); with
-    ``spread="field"`` each rooted feature's count moved from its root ``v`` evenly onto
-    the nodes within its depth of ``v`` (:func:`column_depths`), so that every graph's
-    rows still sum to its counts (the rows are then fractional)."""
+    """Per-node count rows, each rooted feature at its root or spread over its ball.
+
+    Parameters
+    ----------
+    functional : CountFeatures
+        A count member whose features are sums over nodes (:func:`node_sum_embedding`).
+    batch : GraphBatch
+    spread : {"root", "field"}, default="root"
+        ``"root"``: ``functional.embed(NodeBatch(batch))``, a feature's count on the
+        node it is rooted at. ``"field"``: each feature's count moved from its root
+        ``v`` evenly onto the nodes within its depth of ``v`` (:func:`column_depths`;
+        the ball stops at ``v``'s connected component), so every graph's rows still
+        sum to its counts (the rows are then fractional).
+
+    Returns
+    -------
+    embedding batch
+        Of ``functional``'s type, one row of ``counts`` per node of ``batch``.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from graphinvariants.attribution import node_rows
+    >>> from graphinvariants.embeddings import WeisfeilerLehman
+    >>> wl = WeisfeilerLehman(n_iter=1)
+    >>> batch = wl.graph_batch([nx.path_graph(3)])
+    >>> node_rows(wl, batch, "field").counts.toarray().round(3)  # round 1: over the 1-hop ball
+    array([[1.   , 0.   , 0.5  , 0.333],
+           [0.   , 1.   , 1.   , 0.333],
+           [1.   , 0.   , 0.5  , 0.333]])
+    """
     nodes = functional.embed(NodeBatch(batch))
     if check_spread(spread) == "root" or nodes.counts.shape[1] == 0:
         return nodes
@@ -419,6 +496,8 @@ class TermPaths:
         The readout's coefficient of every training graph times the term's weight.
     batch : GraphBatch
         The graphs explained.
+    spread : {"root", "field"}, keyword-only, default="root"
+        Where a rooted feature's share goes (:func:`node_rows`).
 
     Examples
     --------

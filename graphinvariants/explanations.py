@@ -23,8 +23,10 @@ and each term's share is split over the nodes in one of two ways.
   own it. For a count member in its plain shape this is the exact split
   ``<c_v(G), c(H)> / (|c(G)| |c(H)|)`` (the norm of ``G`` is one number for ``G``), and
   for an optimal assignment label ``j``'s share split evenly among the nodes of ``G``
-  that carry it. Each rooted feature goes to its root; neighbours that shaped it get
-  nothing for it.
+  that carry it. With ``spread="root"`` (the default) each rooted feature goes to its
+  root, and neighbours that shaped it get nothing for it; with ``spread="field"`` it
+  goes evenly to the nodes it reads, the ball of its depth around the root (a WL
+  colour of round ``h``: the nodes within ``h`` hops).
 * **Sampled**, for the terms with a member whose features are not sums over nodes (node
   attributes, the shortest-path kernel's node pairs, mean maps, the Nystroem part of
   :class:`~graphinvariants.GraphFeatures` but for the power kernel's path integral
