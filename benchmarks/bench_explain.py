@@ -194,7 +194,8 @@ def main(argv=None):
             train, test = all_graphs[: args.n_train], all_graphs[args.n_train :]
             ytr, yte, answers = y[: args.n_train], y[args.n_train :], answers[args.n_train :]
             models = [("learned", gi.GraphKernel(seed=0)), ("wl", gi.GraphKernel(kernel="wl", n_iter=3))]
-            results = [r for name, k in models for r in _ours(name, k, train, ytr, test, yte, answers, args.orders, args.seed)]
+            results = [r for name, k in models
+                       for r in _ours(name, k, train, ytr, test, yte, answers, args.orders, args.seed)]
             n_pos = int(yte.sum())
         else:
             everything = _answers(mols, SUBSTRUCTURES[task])
@@ -208,7 +209,8 @@ def main(argv=None):
             answers = [everything[i] for i in te]
             models = [("learned", gi.GraphKernel(seed=0)),
                       ("wl", gi.GraphKernel(kernel="wl", n_iter=3, node_label="label", edge_label="label"))]
-            results = [r for name, k in models for r in _ours(name, k, train, ytr, test, yte, answers, args.orders, args.seed)]
+            results = [r for name, k in models
+                       for r in _ours(name, k, train, ytr, test, yte, answers, args.orders, args.seed)]
             results.append(_rdkit([mols[i] for i in tr], ytr, [mols[i] for i in te], yte, answers))
             n_pos = int(yte.sum())
         for r in results:

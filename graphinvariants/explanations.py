@@ -60,7 +60,8 @@ import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
 from ._validation import check_int, check_seed, check_seed_sequence
-from .attribution import NodeBatch, Shape, TermPaths, check_spread, is_path_member, node_rows, node_sum_embedding, owner_sum
+from .attribution import (NodeBatch, Shape, TermPaths, check_spread, is_path_member, node_rows, node_sum_embedding,
+                          owner_sum)
 from .embeddings.assignment import OptimalAssignment
 from .embeddings.combination import Combination
 from .embeddings.counts import CountFeatures, squared_norms
