@@ -46,6 +46,14 @@ How the integral is computed:
   :data:`MAX_EVALUATIONS` evaluations the graph is reported (``failed``) and
   :func:`~graphinvariants.explain` samples that term there.
 
+Where a feature's share goes (``spread``): to the nodes it is rooted at (``"root"``,
+above), or to the nodes it reads (``"field"``): a feature of depth ``h`` (a WL colour
+of round ``h``, a walk-count prefix of length ``h``, a rooted subgraph of radius
+``h``; :func:`column_depths`) rooted at ``v`` is spread evenly over the ``h``-hop ball
+of ``v``. This is a fixed linear map of each graph's per-node rows that keeps their sum
+(:func:`node_rows`), so every formula below and completeness hold unchanged. The power
+kernel's profiles stay with their nodes.
+
 ``T(0)`` is not 0 for a Gaussian shape (``h(0) = exp(-2 / (s m))``): it belongs to the
 output of a graph that shares nothing with any training graph, the baseline.
 """
@@ -56,12 +64,21 @@ import scipy.sparse as sp
 from .embeddings.assignment import OptimalAssignment
 from .embeddings.counts import CountFeatures, squared_norms
 from .embeddings.gaussian import GaussianEmbedding
+from .embeddings.histogram import HistogramBatch
+from .embeddings.closed import ClosedHistogramBatch
+from .embeddings.labelled import LabelledHistogramBatch
+from .embeddings.rooted import RootedSubgraph
 from .embeddings.shortest_path import ShortestPath
+from .embeddings.wl import WLBatch
 from .graphs import GraphBatch
 from .walks import batch_power_summary
 
-__all__ = ["MAX_EVALUATIONS", "QUADRATURE_ORDER", "TOLERANCE", "NodeBatch", "Shape", "TermPaths", "is_path_member",
-           "node_sum_embedding", "owner_sum"]
+__all__ = ["MAX_EVALUATIONS", "QUADRATURE_ORDER", "TOLERANCE", "NodeBatch", "SPREADS", "Shape", "TermPaths",
+           "check_spread", "column_depths", "is_path_member", "node_rows", "node_sum_embedding", "owner_sum"]
+
+#: How a rooted feature's share is given to nodes: ``"root"`` (to the node it is rooted
+#: at) or ``"field"`` (evenly over the nodes within its depth of the root).
+SPREADS = ("root", "field")
 
 #: Completeness required of a quadrature, relative to the term's change (per graph and term).
 TOLERANCE = 1e-10
@@ -133,6 +150,153 @@ class NodeBatch:
         return np.ones(self._batch.n_nodes, dtype=np.int64)
 
 
+def check_spread(spread):
+    """``spread`` if it is one of :data:`SPREADS`.
+
+    Raises
+    ------
+    ValueError
+        Naming the spreads taken, for anything else.
+
+    Examples
+    --------
+    >>> from graphinvariants.attribution import check_spread
+    >>> check_spread("field")
+    'field'
+    """
+    if not isinstance(spread, str) or spread not in SPREADS:
+        raise ValueError(f"spread must be one of {SPREADS}, got {spread!r}")
+    return spread
+
+
+def column_depths(functional, nodes, batch):
+    """The depth of every count column of a per-node embedding.
+
+    The depth is the largest distance from its root of a node the feature reads. A WL
+    colour of round ``h`` reads the ``h``-hop ball (``h + closed_walks // 2`` with
+    closed walks in its initial label), a walk-count prefix of length ``t`` the
+    ``t``-hop ball (a closed walk of length ``t`` the ``t // 2``-hop ball), a rooted
+    subgraph of radius ``r`` the ``r``-hop ball.
+
+    Parameters
+    ----------
+    functional : CountFeatures
+        Weisfeiler-Lehman (and its optimal assignment), a walk-count histogram (plain,
+        closed, labelled, their optimal assignments) or rooted subgraphs.
+    nodes : embedding batch
+        ``functional.embed(NodeBatch(batch))``.
+    batch : GraphBatch
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n_columns,)
+
+    Raises
+    ------
+    TypeError
+        For a functional whose features have no known depth.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from graphinvariants.attribution import NodeBatch, column_depths
+    >>> from graphinvariants.embeddings import WeisfeilerLehman
+    >>> wl = WeisfeilerLehman(n_iter=1)
+    >>> batch = wl.graph_batch([nx.path_graph(3)])
+    >>> column_depths(wl, wl.embed(NodeBatch(batch)), batch).tolist()
+    [0, 0, 1, 1]
+    """
+    n_columns = nodes.counts.shape[1]
+    if isinstance(nodes, WLBatch):
+        depths = np.repeat(np.arange(len(nodes.sizes)), nodes.sizes) + int(nodes.closed_walks) // 2
+    elif isinstance(nodes, HistogramBatch):
+        lengths = np.repeat(np.arange(1, len(nodes.rounds) + 1), [len(r[0]) for r in nodes.rounds])
+        depths = lengths // 2 if isinstance(nodes, ClosedHistogramBatch) else lengths
+    elif isinstance(nodes, LabelledHistogramBatch):
+        sizes = [len(nodes.labels)] + [sum(len(rows) for rows in r.values()) for r in nodes.rounds]
+        depths = np.repeat(np.arange(len(sizes)), sizes)
+    elif isinstance(functional, RootedSubgraph):
+        # a class's name differs from every class of another radius: the radius at which it appears
+        depths = np.full(n_columns, -1, dtype=np.int64)
+        names = {tuple(row): i for i, row in enumerate(np.asarray(nodes.vocabulary).tolist())}
+        for r in range(functional.radius + 1):
+            smaller = RootedSubgraph(r, node_label=functional.node_label, edge_label=functional.edge_label,
+                                     max_nodes=functional.max_nodes).embed(NodeBatch(batch))
+            for row in np.asarray(smaller.vocabulary).tolist():
+                i = names.get(tuple(row))
+                if i is not None and depths[i] < 0:
+                    depths[i] = r
+    else:
+        raise TypeError(f"spread='field' does not know the depth of {type(functional).__name__}'s features")
+    depths = np.asarray(depths, dtype=np.int64)
+    if depths.shape != (n_columns,) or np.any(depths < 0):
+        raise RuntimeError(f"{type(functional).__name__}: the depths of {n_columns} columns could not be read")
+    return depths
+
+
+def _ball_spreads(batch, max_depth):
+    """For ``h = 0 .. max_depth`` the sparse ``(n, n)`` matrix ``S_h`` whose column ``v``
+    is ``1 / |ball(v, h)|`` on the nodes within ``h`` hops of ``v`` (its graph's only)."""
+    n = batch.n_nodes
+    step = sp.csr_array(batch.matrix != 0, dtype=np.float64)
+    step = sp.csr_array(step + step.T + sp.eye_array(n, format="csr"))
+    reach = sp.eye_array(n, format="csr", dtype=np.float64)
+    out = []
+    for h in range(max_depth + 1):
+        if h:
+            reach = sp.csr_array(reach @ step)
+            reach.data[:] = 1.0
+        size = np.asarray(reach.sum(axis=0)).reshape(-1)
+        out.append(sp.csr_array(reach @ sp.diags_array(1.0 / size)))
+    return out
+
+
+def node_rows(functional, batch, spread="root"):
+    """Per-node count rows, each rooted feature at its root or spread over its ball.
+
+    Parameters
+    ----------
+    functional : CountFeatures
+        A count member whose features are sums over nodes (:func:`node_sum_embedding`).
+    batch : GraphBatch
+    spread : {"root", "field"}, default="root"
+        ``"root"``: ``functional.embed(NodeBatch(batch))``, a feature's count on the
+        node it is rooted at. ``"field"``: each feature's count moved from its root
+        ``v`` evenly onto the nodes within its depth of ``v`` (:func:`column_depths`;
+        the ball stops at ``v``'s connected component), so every graph's rows still
+        sum to its counts (the rows are then fractional).
+
+    Returns
+    -------
+    embedding batch
+        Of ``functional``'s type, one row of ``counts`` per node of ``batch``.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from graphinvariants.attribution import node_rows
+    >>> from graphinvariants.embeddings import WeisfeilerLehman
+    >>> wl = WeisfeilerLehman(n_iter=1)
+    >>> batch = wl.graph_batch([nx.path_graph(3)])
+    >>> node_rows(wl, batch, "field").counts.toarray().round(3)  # round 1: over the 1-hop ball
+    array([[1.   , 0.   , 0.5  , 0.333],
+           [0.   , 1.   , 1.   , 0.333],
+           [1.   , 0.   , 0.5  , 0.333]])
+    """
+    nodes = functional.embed(NodeBatch(batch))
+    if check_spread(spread) == "root" or nodes.counts.shape[1] == 0:
+        return nodes
+    depths = column_depths(functional, nodes, batch)
+    counts = sp.csc_array(nodes.counts, dtype=np.float64)
+    spreads = _ball_spreads(batch, int(depths.max()))
+    blocks = []
+    for h, S in enumerate(spreads):
+        keep = sp.diags_array((depths == h).astype(np.float64))
+        blocks.append(S @ sp.csr_array(counts @ keep))
+    nodes.counts = sp.csr_array(sum(blocks[1:], blocks[0]))
+    return nodes
+
+
 def owner_sum(batch, rows):
     """Rows of a per-node matrix summed graph by graph (sparse ``(n_graphs, n_columns)``)."""
     owner = np.repeat(np.arange(len(batch)), batch.sizes)
@@ -146,8 +310,8 @@ class _CountPath:
 
     kind = "count"
 
-    def __init__(self, functional, batch, train, columns):
-        nodes = functional.embed(NodeBatch(batch))
+    def __init__(self, functional, batch, train, columns, spread="root"):
+        nodes = node_rows(functional, batch, spread)
         A, B = functional.merge(train, nodes)
         A = sp.csr_array(A, dtype=np.float64)[columns]
         B = sp.csr_array(B, dtype=np.float64)
@@ -170,8 +334,8 @@ class _AssignmentPath:
 
     kind = "assignment"
 
-    def __init__(self, functional, batch, train, columns):
-        nodes = functional.embed(NodeBatch(batch))
+    def __init__(self, functional, batch, train, columns, spread="root"):
+        nodes = node_rows(functional, batch, spread)
         A, B = functional.merge(train, nodes)
         self._A = sp.csc_array(sp.csr_array(A, dtype=np.float64)[columns])
         self._train_sums = np.asarray(self._A.sum(axis=1), dtype=np.float64).reshape(-1)
@@ -198,7 +362,7 @@ class _PowerPath:
 
     kind = "power"
 
-    def __init__(self, functional, batch, train, columns):
+    def __init__(self, functional, batch, train, columns, spread="root"):
         self.k = functional.k
         self.ridge = functional.ridge
         embedded = functional.embed(batch)
@@ -285,12 +449,12 @@ class _PowerPath:
         return K, values
 
 
-def _path(functional, batch, train, columns):
+def _path(functional, batch, train, columns, spread):
     if _power_member(functional):
         return _PowerPath(functional, batch, train, columns)
     if isinstance(functional, OptimalAssignment):
-        return _AssignmentPath(functional, batch, train, columns)
-    return _CountPath(functional, batch, train, columns)
+        return _AssignmentPath(functional, batch, train, columns, spread)
+    return _CountPath(functional, batch, train, columns, spread)
 
 
 def _assignment_values(shape, coef, node, counts, D, N):
@@ -332,6 +496,8 @@ class TermPaths:
         The readout's coefficient of every training graph times the term's weight.
     batch : GraphBatch
         The graphs explained.
+    spread : {"root", "field"}, keyword-only, default="root"
+        Where a rooted feature's share goes (:func:`node_rows`).
 
     Examples
     --------
@@ -352,7 +518,7 @@ class TermPaths:
     True
     """
 
-    def __init__(self, members, shape, coef, batch):
+    def __init__(self, members, shape, coef, batch, *, spread="root"):
         if not isinstance(batch, GraphBatch):
             raise TypeError("batch must be a GraphBatch")
         coef = np.asarray(coef, dtype=np.float64)
@@ -360,7 +526,8 @@ class TermPaths:
         self.coef = coef[self.columns]
         self.shape = shape
         self.batch = batch
-        self.paths = [_path(f, batch, train, self.columns) for f, train in members]
+        check_spread(spread)
+        self.paths = [_path(f, batch, train, self.columns, spread) for f, train in members]
         kinds = [p.kind for p in self.paths]
         if "assignment" in kinds and len(kinds) > 1:
             raise TypeError("an optimal-assignment member is taken alone, not in a product")

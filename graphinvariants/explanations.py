@@ -23,8 +23,10 @@ and each term's share is split over the nodes in one of two ways.
   own it. For a count member in its plain shape this is the exact split
   ``<c_v(G), c(H)> / (|c(G)| |c(H)|)`` (the norm of ``G`` is one number for ``G``), and
   for an optimal assignment label ``j``'s share split evenly among the nodes of ``G``
-  that carry it. Each rooted feature goes to its root; neighbours that shaped it get
-  nothing for it.
+  that carry it. With ``spread="root"`` (the default) each rooted feature goes to its
+  root, and neighbours that shaped it get nothing for it; with ``spread="field"`` it
+  goes evenly to the nodes it reads, the ball of its depth around the root (a WL
+  colour of round ``h``: the nodes within ``h`` hops).
 * **Sampled**, for the terms with a member whose features are not sums over nodes (node
   attributes, the shortest-path kernel's node pairs, mean maps, the Nystroem part of
   :class:`~graphinvariants.GraphFeatures` but for the power kernel's path integral
@@ -58,7 +60,8 @@ import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
 from ._validation import check_int, check_seed, check_seed_sequence
-from .attribution import NodeBatch, Shape, TermPaths, is_path_member, node_sum_embedding, owner_sum
+from .attribution import (NodeBatch, Shape, TermPaths, check_spread, is_path_member, node_rows, node_sum_embedding,
+                          owner_sum)
 from .embeddings.assignment import OptimalAssignment
 from .embeddings.combination import Combination
 from .embeddings.counts import CountFeatures, squared_norms
@@ -128,10 +131,10 @@ def node_counts(graphs, functional):
     return functional.embed(NodeBatch(batch))
 
 
-def _exact_node_values(functional, batch, train, coef):
+def _exact_node_values(functional, batch, train, coef, spread="root"):
     """Node values of the term ``sum_j coef_j K(G, train_j)`` of a count functional: one
     float per node of ``batch``, summing graph by graph to the term."""
-    nodes = functional.embed(NodeBatch(batch))
+    nodes = node_rows(functional, batch, spread)
     A, B = functional.merge(train, nodes)
     A, B = sp.csr_array(A, dtype=np.float64), sp.csr_array(B, dtype=np.float64)
     C = owner_sum(batch, B)  # each graph's counts
@@ -340,12 +343,13 @@ class _KernelAnatomy:
             return self.combination.graph_batch(X, "graphs", require=self.combination.requires)[0]
         return self.transformer.functional_.graph_batch(X, what="graphs")
 
-    def exact_values(self, term, batch):
+    def exact_values(self, term, batch, spread="root"):
         """``(node values, baseline per graph, graphs whose path integral did not
         converge)`` of an exact term."""
         if term.members is None:
-            return _exact_node_values(term.functional, batch, term.train, term.coef), np.zeros(len(batch)), []
-        paths = TermPaths(term.members, term.shape, term.coef, batch)
+            return (_exact_node_values(term.functional, batch, term.train, term.coef, spread), np.zeros(len(batch)),
+                    [])
+        paths = TermPaths(term.members, term.shape, term.coef, batch, spread=spread)
         values, baseline = paths.node_values()
         flat = np.zeros(batch.n_nodes)
         for g, v in enumerate(values):
@@ -406,10 +410,10 @@ class _FeatureAnatomy:
             return self.features.kernel_.functional_.graph_batch(X, what="graphs")
         return self.combination.graph_batch(X, "graphs", require=self.combination.requires)[0]
 
-    def exact_values(self, term, batch):
+    def exact_values(self, term, batch, spread="root"):
         member = term.member
         f = member.functional
-        nodes = f.embed(NodeBatch(batch))
+        nodes = node_rows(f, batch, spread)
         place, B = f.merge(member.probe, nodes)
         B = sp.csr_array(B, dtype=np.float64)
         C = owner_sum(batch, B)  # all of each graph's counts (unseen labels too): the norm
@@ -593,7 +597,7 @@ def _check_permutations(n_permutations):
     return check_int(n_permutations, "n_permutations", minimum=1)
 
 
-def explain(model, graphs, *, n_permutations=DEFAULT_PERMUTATIONS, seed=None):
+def explain(model, graphs, *, n_permutations=DEFAULT_PERMUTATIONS, seed=None, spread="root"):
     """Each node's contribution to a fitted model's output on ``graphs``, complete.
 
     Parameters
@@ -614,6 +618,13 @@ def explain(model, graphs, *, n_permutations=DEFAULT_PERMUTATIONS, seed=None):
         Seed of the orders; each graph gets its own stream (spawned from it by its
         position), so a graph's values depend on the seed and its place in ``graphs``,
         not on how large the other graphs are.
+    spread : {"root", "field"}, keyword-only, default="root"
+        Where an exact term gives a rooted feature's share: to its root (``"root"``),
+        or evenly over the nodes it reads, the ball of its depth around the root
+        (``"field"``: a WL colour of round ``h``, a walk-count prefix of length ``h``, a
+        rooted subgraph of radius ``h`` go to the ``h``-hop ball). Either way the
+        shares of a feature add up to its attribution, so completeness holds. The
+        power kernel's moments and the sampled part are not spread.
 
     Returns
     -------
@@ -661,6 +672,7 @@ def explain(model, graphs, *, n_permutations=DEFAULT_PERMUTATIONS, seed=None):
     check_not_single_graph(graphs, "graphs")
     n_permutations = _check_permutations(n_permutations)
     check_seed(seed)
+    check_spread(spread)
     if not hasattr(graphs, "__len__"):
         graphs = list(graphs)
     if len(graphs) == 0:
@@ -671,7 +683,7 @@ def explain(model, graphs, *, n_permutations=DEFAULT_PERMUTATIONS, seed=None):
     fallback = {}
     for term in anatomy.terms:
         if term.exact:
-            values, baseline, failed = anatomy.exact_values(term, batch)
+            values, baseline, failed = anatomy.exact_values(term, batch, spread)
             exact += values
             if term.members is not None:  # the term on a graph sharing nothing with the training graphs
                 base += float(term.shape(0.0)) * float(np.sum(term.coef))
