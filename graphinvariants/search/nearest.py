@@ -104,8 +104,13 @@ class NearestGraphs(BaseEstimator):
         searched exactly by the pair engine (no feature rows), or with
         ``index="approximate"`` over its :class:`~graphinvariants.GraphFeatures` rows
         (:data:`NYSTROEM_COMPONENTS` landmarks for the Nystroem part).
-    n_neighbors : int, keyword-only, default=10
-        Neighbours returned by :meth:`kneighbors` when it is not told.
+    n_neighbors : int, keyword-only, default=5
+        Neighbours returned by :meth:`kneighbors` and :meth:`kneighbors_graph` when
+        they are not told (5, as scikit-learn's ``NearestNeighbors``).
+    radius : float, keyword-only, default=1.0
+        Distance within which :meth:`radius_neighbors` and
+        :meth:`radius_neighbors_graph` look when they are not told (distances lie in
+        ``[0, 2]`` for rows of norm 1).
     index : {"exact", "approximate"}, keyword-only, default="exact"
         Exact top-k (:class:`~graphinvariants.search.exact.ExactIndex`), or a graph of
         neighbours over a dense embedding of the features
@@ -179,10 +184,11 @@ class NearestGraphs(BaseEstimator):
     __metadata_request__partial_fit = {"graphs": metadata_routing.UNUSED, "ids": metadata_routing.UNUSED}
 
     @refuses_random_state
-    def __init__(self, kernel=None, *, n_neighbors=10, index="exact", store=None, client=None, n_partitions=None,
-                 working_memory=None, seed=None, n_jobs=None, index_params=None, overwrite=False):
+    def __init__(self, kernel=None, *, n_neighbors=5, radius=1.0, index="exact", store=None, client=None,
+                 n_partitions=None, working_memory=None, seed=None, n_jobs=None, index_params=None, overwrite=False):
         self.kernel = kernel
         self.n_neighbors = n_neighbors
+        self.radius = radius
         self.index = index
         self.store = store
         self.client = client
@@ -440,6 +446,127 @@ class NearestGraphs(BaseEstimator):
         if return_ids:
             out.append(self.ids_[indices])
         return tuple(out) if len(out) > 1 else out[0]
+
+    def kneighbors_graph(self, graphs=None, n_neighbors=None, mode="connectivity"):
+        """The k nearest neighbours as a sparse graph, as scikit-learn's ``kneighbors_graph``.
+
+        Parameters
+        ----------
+        graphs : collection of graphs, SMILES strings or None
+            The queries, as for :meth:`kneighbors` (None: every fitted graph, itself left out).
+        n_neighbors : int or None
+            As for :meth:`kneighbors`.
+        mode : {"connectivity", "distance"}, default="connectivity"
+            Stored values: 1 per neighbour, or its distance (an identical graph is then a
+            stored 0: CSR keeps it).
+
+        Returns
+        -------
+        scipy.sparse.csr_array of shape (n_queries, n_samples_fit_)
+            Row ``i`` holds query ``i``'s neighbours in the order :meth:`kneighbors` gives.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> import graphinvariants as gi
+        >>> graphs = [nx.path_graph(n) for n in range(4, 9)]
+        >>> search = gi.NearestGraphs("wl", n_neighbors=2).fit(graphs)
+        >>> search.kneighbors_graph().toarray().astype(int)
+        array([[0, 1, 1, 0, 0],
+               [0, 0, 1, 1, 0],
+               [0, 0, 0, 1, 1],
+               [0, 0, 1, 0, 1],
+               [0, 0, 1, 1, 0]])
+        """
+        if mode not in ("connectivity", "distance"):
+            raise ValueError(f'mode must be "connectivity" or "distance", got {mode!r}')
+        distances, indices = self.kneighbors(graphs, n_neighbors)
+        values = np.ones(indices.size) if mode == "connectivity" else distances.reshape(-1)
+        indptr = np.arange(0, indices.size + 1, indices.shape[1] if indices.size else 1)
+        return sp.csr_array((values, indices.reshape(-1), indptr[: len(indices) + 1]),
+                            shape=(len(indices), self.n_samples_fit_))
+
+    def radius_neighbors(self, graphs=None, radius=None, return_distance=True, sort_results=True):
+        """The fitted graphs within a distance of each graph, as scikit-learn's ``radius_neighbors``.
+
+        Exact: every fitted graph is ranked for every query (``n_queries x
+        n_samples_fit_`` distances held at once: pass queries in batches when that is
+        large), so it needs ``index="exact"``.
+
+        Parameters
+        ----------
+        graphs : collection of graphs, SMILES strings or None
+            The queries (None: every fitted graph, itself left out).
+        radius : float or None
+            Largest distance returned (None: the constructor's ``radius``).
+        return_distance : bool, default=True
+        sort_results : bool, default=True
+            Nearest first (ties by position); False keeps the same order too (the
+            search is sorted anyway), accepted for scikit-learn's signature.
+
+        Returns
+        -------
+        distances : numpy.ndarray of object, shape (n_queries,)
+            One float64 array per query (only with ``return_distance``).
+        indices : numpy.ndarray of object, shape (n_queries,)
+            One int64 array of positions per query.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> import graphinvariants as gi
+        >>> graphs = [nx.path_graph(n) for n in range(4, 9)] + [nx.path_graph(4)]
+        >>> search = gi.NearestGraphs("wl").fit(graphs)
+        >>> distances, indices = search.radius_neighbors([nx.path_graph(4)], radius=0.0)
+        >>> indices[0].tolist()  # the two copies, at distance exactly 0
+        [0, 5]
+        """
+        check_is_fitted(self, "n_samples_fit_")
+        radius = self.radius if radius is None else radius
+        if isinstance(radius, bool) or not isinstance(radius, numbers.Real) or not radius >= 0:
+            raise ValueError(f"radius must be a non-negative number, got {radius!r}")
+        if self.index != "exact":
+            raise ValueError('radius_neighbors scores every fitted graph: it needs index="exact"')
+        n = self.n_samples_fit_
+        k = n - 1 if graphs is None else n
+        if k < 1:
+            empty = np.empty(0 if graphs is None else len(graphs), dtype=object)
+            return (empty, empty.copy()) if return_distance else empty
+        distances, indices = self.kneighbors(graphs, k)
+        counts = (distances <= radius).sum(axis=1)  # ascending: a prefix of each row
+        out_d = np.empty(len(indices), dtype=object)
+        out_i = np.empty(len(indices), dtype=object)
+        for q, c in enumerate(counts.tolist()):
+            out_d[q], out_i[q] = distances[q, :c].copy(), indices[q, :c].copy()
+        return (out_d, out_i) if return_distance else out_i
+
+    def radius_neighbors_graph(self, graphs=None, radius=None, mode="connectivity", sort_results=True):
+        """:meth:`radius_neighbors` as a sparse graph (scikit-learn's ``radius_neighbors_graph``).
+
+        Returns
+        -------
+        scipy.sparse.csr_array of shape (n_queries, n_samples_fit_)
+            1 per neighbour within ``radius`` (``mode="connectivity"``) or its distance
+            (``mode="distance"``).
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> import graphinvariants as gi
+        >>> graphs = [nx.path_graph(n) for n in range(4, 9)] + [nx.path_graph(4)]
+        >>> search = gi.NearestGraphs("wl").fit(graphs)
+        >>> search.radius_neighbors_graph(radius=0.0).nnz  # graphs 0 and 5, each the other's
+        2
+        """
+        if mode not in ("connectivity", "distance"):
+            raise ValueError(f'mode must be "connectivity" or "distance", got {mode!r}')
+        distances, indices = self.radius_neighbors(graphs, radius, sort_results=sort_results)
+        lengths = np.array([len(i) for i in indices], dtype=np.int64)
+        flat_i = np.concatenate(list(indices)) if len(indices) else np.zeros(0, np.int64)
+        flat_d = np.concatenate(list(distances)) if len(distances) else np.zeros(0)
+        values = np.ones(flat_i.size) if mode == "connectivity" else flat_d
+        indptr = np.concatenate(([0], np.cumsum(lengths)))
+        return sp.csr_array((values, flat_i.astype(np.int64), indptr), shape=(len(indices), self.n_samples_fit_))
 
     def _search(self, graphs, k):
         if self._embeddings is not None:  # a kernel without feature rows: the pair engine
