@@ -45,6 +45,12 @@ LARGE_GRAPH = 2**20
 #: Rows per block (the compiled module's ``BLOCK``, repeated so numba is not imported).
 BLOCK = 4096
 
+#: Why a covariance that is not finite is refused (here and for collections).
+COVARIANCE_OVERFLOW = (
+    "the covariance of the power summary overflows: edge weights are too large for double precision; "
+    "divide all weights by a common factor (the kernel between graphs scaled alike does not change)"
+)
+
 #: Largest row sum (and inverse of the smallest non-zero one) accepted, as in walks.py.
 _MAX_ROW_SUM = 1e150
 
@@ -295,9 +301,5 @@ def summary_moments(columns, sums, *, n_jobs=None):
     cov = (cov + cov.T) / 2
     np.fill_diagonal(cov, np.maximum(np.diag(cov), 0.0))  # a regular graph's rounding, never below 0
     if not np.all(np.isfinite(cov)):
-        raise ValueError(
-            "the covariance of the power summary overflows: edge weights are too large for "
-            "double precision; divide all weights by a common factor (the kernel between "
-            "graphs scaled alike does not change)"
-        )
+        raise ValueError(COVARIANCE_OVERFLOW)
     return mean, cov

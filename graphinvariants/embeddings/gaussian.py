@@ -25,7 +25,7 @@ import numpy as np
 
 from .._validation import check_choice, check_k, check_ridge
 from ..graphs import as_adjacency, as_graph_batch
-from ..large_graph import column_sums, is_large, is_large_graph, power_columns, summary_moments
+from ..large_graph import COVARIANCE_OVERFLOW, column_sums, is_large, is_large_graph, power_columns, summary_moments
 from ..graphs.adjacency import describe
 from ..walks import NORMALIZATIONS, PowerSummary, batch_power_summary, power_summary
 from . import _bhattacharyya
@@ -359,11 +359,7 @@ def stacked_moments(S, offsets):
     covs = _sums_of_outer_products(centred, starts, sizes).reshape(-1, k, k) / sizes[:, None, None]
     covs = (covs + covs.transpose(0, 2, 1)) / 2
     if not np.all(np.isfinite(covs)):
-        raise ValueError(
-            "the covariance of the power summary overflows: edge weights are too large for "
-            "double precision; divide all weights by a common factor (the kernel between "
-            "graphs scaled alike does not change)"
-        )
+        raise ValueError(COVARIANCE_OVERFLOW)
     return means, covs
 
 

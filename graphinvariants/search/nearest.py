@@ -64,6 +64,20 @@ def kernel_distances(values):
     return np.sqrt(np.maximum(0.0, 2.0 - 2.0 * np.asarray(values, dtype=np.float64)))
 
 
+def _check_mode(mode):
+    if mode not in ("connectivity", "distance"):
+        raise ValueError(f'mode must be "connectivity" or "distance", got {mode!r}')
+
+
+def _neighbors_graph(distances, indices, mode, n_fit):
+    """CSR of one row of neighbours per query (1s, or the distances), in their order."""
+    lengths = np.array([len(i) for i in indices], dtype=np.int64)
+    flat_i = np.concatenate(indices).astype(np.int64) if indices else np.zeros(0, np.int64)
+    flat_d = np.concatenate(distances) if distances else np.zeros(0)
+    values = np.ones(flat_i.size) if mode == "connectivity" else flat_d
+    return sp.csr_array((values, flat_i, np.concatenate(([0], np.cumsum(lengths)))), shape=(len(indices), n_fit))
+
+
 def _is_smiles(graphs):
     return isinstance(graphs, (list, tuple, np.ndarray)) and len(graphs) > 0 and all(
         isinstance(g, str) for g in graphs)
@@ -478,13 +492,9 @@ class NearestGraphs(BaseEstimator):
                [0, 0, 1, 0, 1],
                [0, 0, 1, 1, 0]])
         """
-        if mode not in ("connectivity", "distance"):
-            raise ValueError(f'mode must be "connectivity" or "distance", got {mode!r}')
+        _check_mode(mode)
         distances, indices = self.kneighbors(graphs, n_neighbors)
-        values = np.ones(indices.size) if mode == "connectivity" else distances.reshape(-1)
-        indptr = np.arange(0, indices.size + 1, indices.shape[1] if indices.size else 1)
-        return sp.csr_array((values, indices.reshape(-1), indptr[: len(indices) + 1]),
-                            shape=(len(indices), self.n_samples_fit_))
+        return _neighbors_graph(list(distances), list(indices), mode, self.n_samples_fit_)
 
     def radius_neighbors(self, graphs=None, radius=None, return_distance=True, sort_results=True):
         """The fitted graphs within a distance of each graph, as scikit-learn's ``radius_neighbors``.
@@ -558,15 +568,9 @@ class NearestGraphs(BaseEstimator):
         >>> search.radius_neighbors_graph(radius=0.0).nnz  # graphs 0 and 5, each the other's
         2
         """
-        if mode not in ("connectivity", "distance"):
-            raise ValueError(f'mode must be "connectivity" or "distance", got {mode!r}')
+        _check_mode(mode)
         distances, indices = self.radius_neighbors(graphs, radius, sort_results=sort_results)
-        lengths = np.array([len(i) for i in indices], dtype=np.int64)
-        flat_i = np.concatenate(list(indices)) if len(indices) else np.zeros(0, np.int64)
-        flat_d = np.concatenate(list(distances)) if len(distances) else np.zeros(0)
-        values = np.ones(flat_i.size) if mode == "connectivity" else flat_d
-        indptr = np.concatenate(([0], np.cumsum(lengths)))
-        return sp.csr_array((values, flat_i.astype(np.int64), indptr), shape=(len(indices), self.n_samples_fit_))
+        return _neighbors_graph(list(distances), list(indices), mode, self.n_samples_fit_)
 
     def _search(self, graphs, k):
         if self._embeddings is not None:  # a kernel without feature rows: the pair engine
