@@ -8,7 +8,7 @@ that bookkeeping costs several times the arithmetic, so a graph with at least
 
 * **Products.** ``k`` sparse products ``x_t = A x_{t-1} / ||x_{t-1}||_1`` straight
   from the CSR arrays. With numba (the ``[fast]`` extra) a compiled loop reads only
-  ``indptr`` and ``indices`` of a 0/1 matrix (two thirds of the bytes of scipy's
+  ``indptr`` and ``indices`` of a 0/1 matrix (a third of the bytes of scipy's
   product; an unweighted graph built by the library holds no data array at all, see
   :func:`graphinvariants.graphs.csr.pattern_only`) on every core; without numba,
   scipy's product on one core (with one temporary array of ones for a graph without
@@ -24,7 +24,7 @@ that bookkeeping costs several times the arithmetic, so a graph with at least
 
 Memory beyond the input: the ``n x k`` summary (held column by column) and a few
 numbers per block, nothing per stored entry. Renumbering the nodes changes the order
-of the additions, so the invariants change in their last bits only (about ``1e-16``
+of the additions, so the invariants change in their last bits only (about ``1e-15``
 relative; the tests bound it), where the small-graph path gives identical bits.
 """
 
@@ -64,10 +64,12 @@ def is_large(n_nodes, n_entries):
 
 def is_large_graph(G):
     """Whether a graph object (NetworkX, igraph, scipy, GraphAdjacency, a pair of edge
-    arrays) takes this path,
-    judged from its sizes without reading its edges (anything else: False)."""
+    arrays) takes this path, judged from its sizes without reading its edges (anything
+    else: False)."""
     library = graph_library(G)
     if library == "networkx":
+        # below 1,024 nodes even a complete graph with loops stays under 2**20 entries,
+        # and NetworkX counts edges by a pass over the nodes: small graphs skip it
         return len(G) >= 1024 and is_large(len(G), 2 * G.number_of_edges())
     if library == "igraph":
         return is_large(G.vcount(), 2 * G.ecount())
