@@ -476,8 +476,8 @@ class NearestGraphs(BaseEstimator):
 
         Returns
         -------
-        scipy.sparse.csr_array of shape (n_queries, n_samples_fit_)
-            Row ``i`` holds query ``i``'s neighbours in the order :meth:`kneighbors` gives.
+        scipy.sparse.csr_array of shape (n_queries, n_fitted)
+            ``n_fitted`` is :attr:`n_samples_fit_`. Row ``i`` holds query ``i``'s neighbours in the order :meth:`kneighbors` gives.
 
         Examples
         --------
@@ -555,7 +555,7 @@ class NearestGraphs(BaseEstimator):
 
         Returns
         -------
-        scipy.sparse.csr_array of shape (n_queries, n_samples_fit_)
+        scipy.sparse.csr_array of shape (n_queries, n_fitted)
             1 per neighbour within ``radius`` (``mode="connectivity"``) or its distance
             (``mode="distance"``).
 
