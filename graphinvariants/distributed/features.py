@@ -190,8 +190,28 @@ def features_to_zarr(features, graphs, store, *, overwrite=False, compute=True,
     shared = dask.delayed(features, pure=True)
     writes = [dask.delayed(_write_part, pure=False)(part, i, shared, store, run, started)
               for i, part in enumerate(parts)]
-    done = dask.delayed(_finish, pure=False)(writes, store, run, int(features.n_features_out_), features.digest())
-    return done.compute() if compute else done
+    finish = (store, run, int(features.n_features_out_), features.digest())
+    client = _active_client() if compute else None
+    if client is None:
+        done = dask.delayed(_finish, pure=False)(writes, *finish)
+        return done.compute() if compute else done
+    # on a cluster, a failed part must not leave the others writing behind the caller's
+    # back (a next write would find their files): every part ends before any error is raised
+    from distributed import wait
+
+    futures = client.compute(writes)
+    wait(futures)
+    return _finish(client.gather(futures), *finish)
+
+
+def _active_client():
+    """The distributed client Dask would compute on, or None (local schedulers)."""
+    try:
+        from distributed import get_client
+
+        return get_client()
+    except (ImportError, ValueError):
+        return None
 
 
 def _finish(rows, store, run, n_features, feature_map):
