@@ -11,25 +11,15 @@ Needs the ``[search]`` extra (FAISS) and the shared TU data.
 
 import argparse
 import os
-import time
 import warnings
 from pathlib import Path
 
-import numpy as np
 
 import graphinvariants as gi
 from graphinvariants.search.approximate import ApproximateIndex
+from timing import median_time  # benchmarks/timing.py
 
 TU = Path(os.environ.get("GRAPHINVARIANTS_DATA", Path(__file__).resolve().parents[1].parent / "shared" / "data" / "TU"))
-
-
-def _median(run, repeats):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
 
 
 def main():
@@ -57,9 +47,9 @@ def main():
         with one_blas_thread():
             scipy.linalg.svd(S, full_matrices=False)
 
-    old = _median(randomized, args.repeats)
-    new = _median(full, args.repeats)
-    build = _median(lambda: ApproximateIndex(seed=0).fit(X), args.repeats)
+    old = median_time(randomized, args.repeats)
+    new = median_time(full, args.repeats)
+    build = median_time(lambda: ApproximateIndex(seed=0).fit(X), args.repeats)
     print(f"MUTAG learned features: {X.shape[0]} rows, {X.shape[1]} columns ({S.shape[1]} held), "
           f"{n_components} dimensions, solver {index.svd_solver_!r}; medians of {args.repeats}")
     print(f"projection: randomised TruncatedSVD (all BLAS threads) {old * 1e3:.1f} ms, "

@@ -15,7 +15,6 @@ PYTHONPATH=old python benchmarks/bench_exact_ties.py'``
 
 import argparse
 import os
-import time
 import warnings
 from pathlib import Path
 
@@ -24,17 +23,9 @@ import numpy as np
 import graphinvariants as gi
 from graphinvariants.datasets import perturbed_copies
 from graphinvariants.search.exact import ExactIndex
+from timing import median_time  # benchmarks/timing.py
 
 TU = Path(os.environ.get("GRAPHINVARIANTS_DATA", Path(__file__).resolve().parents[1].parent / "shared" / "data" / "TU"))
-
-
-def _median(run, repeats):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
 
 
 def main():
@@ -50,14 +41,14 @@ def main():
         X = features.transform(perturbed_copies(mutag, args.n, seed=0))
         Q = features.transform(perturbed_copies(mutag, args.queries, seed=1))
     index = ExactIndex().fit(X)
-    batch = _median(lambda: index.search(Q, 10), args.repeats) / Q.shape[0]
-    single = _median(lambda: [index.search(Q[i : i + 1], 10) for i in range(20)], args.repeats) / 20
+    batch = median_time(lambda: index.search(Q, 10), args.repeats) / Q.shape[0]
+    single = median_time(lambda: [index.search(Q[i : i + 1], 10) for i in range(20)], args.repeats) / 20
 
     def straightforward():
         S = (Q @ X.T).toarray()
         np.argsort(-S, axis=1, kind="stable")[:, :10]
 
-    plain = _median(straightforward, args.repeats) / Q.shape[0]
+    plain = median_time(straightforward, args.repeats) / Q.shape[0]
     print(f"{gi.__file__}: {X.shape[0]} rows x {X.shape[1]} columns, {Q.shape[0]} queries, medians of {args.repeats}")
     print(f"ExactIndex batch {batch * 1e3:.2f} ms/query, single {single * 1e3:.2f} ms/query; straightforward "
           f"{plain * 1e3:.2f} ms/query; ratios to it: batch {batch / plain:.2f}, single {single / plain:.2f}")

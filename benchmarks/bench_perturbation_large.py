@@ -32,13 +32,13 @@ Erdos-Renyi (degree 10)     0.56x, 0.56x  0.13x, 0.12x  22.6 s, 20.3 s
 """
 
 import argparse
-import statistics
 import time
 
 import numpy as np
 import scipy.sparse as sp
 
 import graphinvariants as gi
+from timing import median_time  # benchmarks/timing.py
 
 
 def ba_graph(n, m, seed):
@@ -85,15 +85,6 @@ def floor_summary(A, k=5):
     mean = S.mean(axis=0)
     centred = S - mean
     return mean, centred.T @ centred / n
-
-
-def median_time(fn, repeat):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def per_flip(A, n_sequences, n_steps, **options):
