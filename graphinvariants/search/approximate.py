@@ -30,7 +30,8 @@ import scipy.sparse as sp
 from .._blas import one_blas_thread
 from .._progress import progress_bar
 from .._validation import check_int, check_seed, import_extra
-from .exact import as_rows, pair_inner_products, take_columns
+from .exact import pair_inner_products
+from .rows import as_rows, take_columns
 
 __all__ = ["ApproximateIndex"]
 

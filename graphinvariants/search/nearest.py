@@ -360,8 +360,10 @@ class NearestGraphs(BaseEstimator):
             points = np.unique(np.linspace(0, n, n_parts + 1).astype(np.int64))
         X = sp.csr_array(X) if sp.issparse(X) else np.asarray(X)
         options = {}
-        if self.index == "exact":  # the columns of the whole, so that every part sums alike
-            options["dense_columns"] = self._new_index().frequent_columns(X)
+        if self.index == "exact":  # one plan of columns and bounds for every part (fitted once)
+            plan = self._new_index()
+            options["dense_columns"] = plan.frequent_columns(X)
+            options["projection"] = plan.fit_projection(X)
         self._parts = []
         for a, b in zip(points[:-1], points[1:]):
             rows = self.client.scatter(X[a:b])
@@ -370,7 +372,8 @@ class NearestGraphs(BaseEstimator):
 
     def _new_index(self):
         if self.index == "exact":
-            return ExactIndex(working_memory=self.working_memory, **(self.index_params or {}))
+            return ExactIndex(working_memory=self.working_memory, **{"seed": self._random_state(),
+                                                                     **(self.index_params or {})})
         from .approximate import ApproximateIndex
 
         return ApproximateIndex(seed=self._random_state(), **(self.index_params or {}))
@@ -406,12 +409,15 @@ class NearestGraphs(BaseEstimator):
             self.feature_map_ = feature_map
             rows = _stored_rows(self.store)
         self._store = self.store
-        # one plan of dense columns for every part (from the first part that holds
-        # rows), so that every row's inner products are summed alike in every part
+        # one plan of dense columns and of bounds for every part (from the first part
+        # that holds rows), fitted once rather than at every search
         first = next(i for i, r in enumerate(rows) if r) if any(rows) else None
-        plan = ExactIndex(**(self.index_params or {}))
-        self._dense_columns = (np.zeros(0, dtype=np.int64) if first is None
-                               else plan.frequent_columns(read_features(self.store, [first])))
+        if first is None:
+            self._plan = {"dense_columns": np.zeros(0, dtype=np.int64)}
+        else:
+            plan = self._new_index()
+            part = read_features(self.store, [first])
+            self._plan = {"dense_columns": plan.frequent_columns(part), "projection": plan.fit_projection(part)}
         return int(np.sum(rows))
 
     # -- searching ----------------------------------------------------------------------
@@ -593,7 +599,7 @@ class NearestGraphs(BaseEstimator):
             return self.index_.search(Q, k, exclude=exclude)
         if self._store is not None:
             return _search_store(self._store, Q, k, exclude, self.working_memory, self.client,
-                                 self.index_params or {}, self._dense_columns)
+                                 self.index_params or {}, self._plan)
         futures = [self.client.submit(_search_part, part, Q, k, exclude, start, pure=False)
                    for start, part in self._parts]
         return merge_nearest(self.client.gather(futures), k)
@@ -753,27 +759,26 @@ def _stored_rows(store):
     return [int(r) for r in zarr.open_group(store, mode="r").attrs["rows"]]
 
 
-def _search_store(store, Q, k, exclude, working_memory, client, index_params, dense_columns):
+def _search_store(store, Q, k, exclude, working_memory, client, index_params, plan):
     """Exact top-k over a store, an index built per part (on ``client``'s workers)."""
     rows = _stored_rows(store)
     starts = np.concatenate(([0], np.cumsum(rows)[:-1])).astype(np.int64)
     parts = [(i, int(s)) for i, s in enumerate(starts) if rows[i]]
     if client is not None:
         futures = [client.submit(_search_stored_part, store, i, s, Q, k, exclude, working_memory, index_params,
-                                 dense_columns, pure=False)
+                                 plan, pure=False)
                    for i, s in parts]
         results = client.gather(futures)
     else:
-        results = [_search_stored_part(store, i, s, Q, k, exclude, working_memory, index_params, dense_columns)
+        results = [_search_stored_part(store, i, s, Q, k, exclude, working_memory, index_params, plan)
                    for i, s in parts]
     return merge_nearest(results, k)
 
 
-def _search_stored_part(store, i, start, Q, k, exclude, working_memory, index_params, dense_columns):
+def _search_stored_part(store, i, start, Q, k, exclude, working_memory, index_params, plan):
     from ..distributed import read_features
 
-    index = ExactIndex(working_memory=working_memory, **index_params).fit(read_features(store, [i]),
-                                                                        dense_columns=dense_columns)
+    index = ExactIndex(working_memory=working_memory, **index_params).fit(read_features(store, [i]), **plan)
     return index.search(Q, k, exclude=exclude, offset=start)
 
 

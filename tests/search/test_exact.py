@@ -196,3 +196,87 @@ def test_ties_and_duplicates_on_mutag(tu_load):
     mutag = list(tu_load("MUTAG"))
     graphs = mutag + mutag[:50]
     _check_at_every_block(graphs, gi.GraphFeatures("wl").fit(graphs), 7)
+
+
+# -- the bounds: rows skipped only with proof ------------------------------------------------------
+def _hard_rows(seed):
+    """Rows made to stress the bounds: near-duplicates a rounding apart, rows inside the
+    projection's span (residual ~ 0), rows of very different norms, zero rows."""
+    rng = np.random.default_rng(seed)
+    base = rng.random((40, 12))
+    near = base[:20] * (1 + 1e-15 * rng.standard_normal((20, 12)))  # a rounding apart
+    scaled = np.vstack([base[:5] * 1e6, base[5:10] * 1e-6, np.zeros((2, 12))])
+    low_rank = rng.random((15, 2)) @ rng.random((2, 12))  # residual ~ 0 beyond 2 directions
+    X = np.vstack([base, near, scaled, low_rank, base[:10]])  # and exact duplicates
+    return X
+
+
+@pytest.mark.parametrize("n_dims", [0, 2, 8, 32])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_bounds_never_drop_a_neighbour(n_dims, dtype):
+    X = _hard_rows(0)
+    Q = np.vstack([X[:12], _hard_rows(1)[:12], np.zeros((1, 12))])
+    index = ExactIndex(n_dims=n_dims, dtype=dtype, seed=0).fit(X)
+    stored = X.astype(np.float32).astype(np.float64) if dtype == "float32" else X
+    for k in (1, 7, X.shape[0]):
+        _check_same(index.search(Q, k), brute_force(stored, Q, k))
+    exclude = np.arange(12)
+    _check_same(index.search(X[:12], X.shape[0], exclude=exclude), brute_force(stored, X[:12], X.shape[0],
+                                                                               exclude=exclude))
+
+
+def test_bounds_skip_rows_on_clustered_data():
+    # tight clusters: a query near one scores few rows beyond its own cluster
+    rng = np.random.default_rng(2)
+    centres = rng.random((50, 30)) * 10
+    X = np.repeat(centres, 40, axis=0) + 0.01 * rng.standard_normal((2000, 30))
+    Q = centres[:10] + 0.01 * rng.standard_normal((10, 30))
+    index = ExactIndex(n_dims=8, seed=0).fit(X)
+    _check_same(index.search(Q, 5), brute_force(X, Q, 5))
+    assert index.scored_.max() < 400  # of 2,000 (the 40 of the cluster and the first rows taken)
+
+
+def test_compiled_and_numpy_passes_give_the_same_answer(monkeypatch):
+    from graphinvariants.search import exact
+
+    X = _rows(400, 50, 6)
+    Q = _rows(25, 50, 7)
+    index = ExactIndex(n_dims=6, seed=1).fit(X)
+    compiled = index.search(Q, 9)
+    monkeypatch.setattr(exact, "_compiled", False)  # numpy and BLAS (float32) instead
+    _check_same(index.search(Q, 9), compiled)
+    _check_same(compiled, brute_force(X, Q, 9))
+
+
+def test_answer_does_not_depend_on_seed_dims_batch_or_add():
+    X = _rows(300, 40, 8)
+    Q = _rows(30, 40, 9)
+    want = brute_force(X, Q, 6)
+    for n_dims, seed in [(1, 0), (4, 1), (16, 2)]:
+        _check_same(ExactIndex(n_dims=n_dims, seed=seed).fit(X).search(Q, 6), want)
+    grown = ExactIndex(seed=0).fit(X[:100]).add(X[100:])  # codes of the added rows clip: still bounds
+    _check_same(grown.search(Q, 6), want)
+    single = [grown.search(Q[i : i + 1], 6) for i in range(Q.shape[0])]
+    _check_same((np.vstack([s[0] for s in single]), np.vstack([s[1] for s in single])), want)
+
+
+def test_float32_rows_are_smaller_and_exact_for_the_stored_rows():
+    X = _rows(300, 40, 10)
+    Q = _rows(10, 40, 11)
+    wide = ExactIndex(seed=0).fit(X)
+    narrow = ExactIndex(dtype="float32", seed=0).fit(X)
+    assert narrow.nbytes < wide.nbytes
+    stored = sp.csr_array(X, dtype=np.float32).astype(np.float64)
+    _check_same(narrow.search(Q, 5), brute_force(stored, Q, 5))
+
+
+def test_bad_rows_and_options_are_refused():
+    with pytest.raises(ValueError, match="not finite"):
+        ExactIndex().fit(np.array([[1.0, np.nan]]))
+    with pytest.raises(ValueError, match=r"row 1, column 0"):
+        ExactIndex().fit(sp.csr_array(np.array([[1.0, 0.0], [np.inf, 0.0]])))
+    with pytest.raises(ValueError, match="dtype"):
+        ExactIndex(dtype="float16").fit(np.eye(3))
+    index = ExactIndex().fit(np.eye(3))
+    with pytest.raises(ValueError, match="not finite"):
+        index.search(np.array([[np.nan, 0.0, 0.0]]), 1)
