@@ -36,13 +36,16 @@ def _keep(heap_val, heap_idx, j, value, i):  # pragma: no cover - compiled
         heap_idx[j, pos] = i
 
 
-@numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract"}, inline="always")
-def _dot8(C, i, w):  # pragma: no cover - compiled
-    """``<C[i], w>`` of int8 codes and float32 weights, in float32, in any order."""
-    s = np.float32(0.0)
-    for t in range(w.shape[0]):
-        s += np.float32(C[i, t]) * w[t]
-    return s
+@numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
+def _dots(C, start, stop, w, out):  # pragma: no cover - compiled
+    """``out[i - start] = <C[i], w>`` for rows ``start:stop``: int8 codes by float32
+    weights, summed in float32 in any order (the caller's margin bounds any order's
+    error, ``gamma_d`` relative); the only loop compiled with reassociation."""
+    for i in range(start, stop):
+        s = np.float32(0.0)
+        for t in range(w.shape[0]):
+            s += np.float32(C[i, t]) * w[t]
+        out[i - start] = s
 
 
 @numba.njit(cache=True, nogil=True)
@@ -59,44 +62,45 @@ def scan_codes(C, W, own_x, err_x, res_x, norm_x, own_q, pnorm_q, norm_q, res_q,
         for a in range(heap_val.shape[1]):
             heap_val[j, a] = np.inf
             heap_idx[j, a] = -1
+    dots = np.empty(BLOCK, dtype=np.float32)
     for start in range(0, n, BLOCK):
         stop = min(n, start + BLOCK)
         for j in range(b):
+            _dots(C, start, stop, W[j], dots)
+            row = lb[j]
             for i in range(start, stop):
-                s = np.float64(_dot8(C, i, W[j]))
                 both = own_q[j] + np.float64(own_x[i])
-                ub = s + pnorm_q[j] * np.float64(err_x[i]) + res_q[j] * np.float64(res_x[i])
+                ub = np.float64(dots[i - start]) + pnorm_q[j] * np.float64(err_x[i]) + res_q[j] * np.float64(res_x[i])
                 value = (both - 2.0 * ub) - (relative * norm_q[j] * np.float64(norm_x[i]) + absolute * both)
-                if i == exclude[j]:
-                    value = np.inf
-                lb[j, i] = value
-                _keep(heap_val, heap_idx, j, value, i)
+                row[i] = value
+            if exclude[j] >= start and exclude[j] < stop:
+                row[exclude[j]] = np.inf
+            for i in range(start, stop):
+                if row[i] < heap_val[j, 0]:
+                    _keep(heap_val, heap_idx, j, row[i], i)
 
 
 @numba.njit(cache=True, nogil=True)
-def rescore(q, dense_columns, dense_values, indptr, indices, data, rows, out):  # pragma: no cover - compiled
-    """``out[p] = <q, x_rows[p]>``, ``q`` a dense query; the row's stored entries (its
-    dense columns and its sparse ones, merged) in increasing column order."""
+def rescore(q, q_dense, dense_columns, dense_values, indptr, indices, data, rows, out):  # pragma: no cover - compiled
+    """``out[p] = <q, x_rows[p]>``, ``q`` a dense query (``q_dense``: its values at the
+    dense columns); the row's entries (its dense columns and its sparse ones, merged) in
+    increasing column order, every product added: a zero product changes no sum (a sum
+    is never -0: it starts at +0, and +0 + -0 is +0), so this is
+    :func:`~graphinvariants.search.exact.pair_inner_products`' value, bit for bit."""
     c = dense_columns.shape[0]
     for p in range(rows.shape[0]):
         i = rows[p]
         s = 0.0
         a = 0
-        e = indptr[i]
-        end = indptr[i + 1]
-        while a < c or e < end:
-            if e >= end or (a < c and dense_columns[a] < indices[e]):
-                v = np.float64(dense_values[i, a])
-                column = dense_columns[a]
+        for e in range(indptr[i], indptr[i + 1]):
+            column = indices[e]
+            while a < c and dense_columns[a] < column:  # the dense run before it
+                s += q_dense[a] * np.float64(dense_values[i, a])
                 a += 1
-            else:
-                v = np.float64(data[e])
-                column = indices[e]
-                e += 1
-            if v != 0.0:
-                w = q[column]
-                if w != 0.0:  # a zero product changes no sum (never -0: see the module)
-                    s += w * v
+            s += q[column] * np.float64(data[e])
+        while a < c:
+            s += q_dense[a] * np.float64(dense_values[i, a])
+            a += 1
         out[p] = s
 
 

@@ -535,7 +535,8 @@ class _Scorer:
             columns = self.Qs.indices[a:b]
             if self.module is not None:
                 self.dense[columns] = self.Qs.data[a:b]
-                self.module.rescore(self.dense, index.dense_columns_, index._dense, index._sparse.indptr,
+                self.module.rescore(self.dense, self.dense[index.dense_columns_], index.dense_columns_, index._dense,
+                                    index._sparse.indptr,
                                     index._sparse.indices, index._sparse.data, positions, inner)
                 self.dense[columns] = 0.0
             else:

@@ -12,7 +12,8 @@ engine is a parameter, not a module.
   ``index="approximate"``, over its :class:`~graphinvariants.GraphFeatures` rows (exact
   counts where the kernel has them, Nystroem for the rest).
 * ``index="exact"`` searches feature rows by :class:`~graphinvariants.search.exact.ExactIndex`
-  (exact top-k, bounded memory); ``index="approximate"`` by a graph of neighbours
+  (exact top-k, scoring only the rows a projection bound cannot rule out, bounded
+  memory); ``index="approximate"`` by a graph of neighbours
   (:class:`~graphinvariants.search.approximate.ApproximateIndex`, the ``[search]``
   extra).
 * ``client`` (a ``dask.distributed.Client``): the rows are split into ``n_partitions``
@@ -126,7 +127,8 @@ class NearestGraphs(BaseEstimator):
         :meth:`radius_neighbors_graph` look when they are not told (distances lie in
         ``[0, 2]`` for rows of norm 1).
     index : {"exact", "approximate"}, keyword-only, default="exact"
-        Exact top-k (:class:`~graphinvariants.search.exact.ExactIndex`), or a graph of
+        Exact top-k (:class:`~graphinvariants.search.exact.ExactIndex`: rows whose
+        projection bound cannot beat the ``k``-th distance are skipped), or a graph of
         neighbours over a dense embedding of the features
         (:class:`~graphinvariants.search.approximate.ApproximateIndex`; needs
         ``pip install "graphinvariants[search]"``), its candidates ranked by their
@@ -144,13 +146,13 @@ class NearestGraphs(BaseEstimator):
     working_memory : float or None, keyword-only, default=None
         MiB for one batch of scores (None: scikit-learn's setting).
     seed : None, int or numpy.random.Generator, keyword-only, default=None
-        Seeds the feature map made here (its ``seed``) and the approximate
-        index.
+        Seeds the feature map made here (its ``seed``) and the indexes' samples (the
+        exact answer does not depend on it).
     n_jobs : int or None, keyword-only, default=None
         Threads of the pair engine.
     index_params : dict or None, keyword-only, default=None
         Options of the index: :class:`~graphinvariants.search.exact.ExactIndex`'s
-        (``dense_share``, ``block_rows``) or
+        (``n_dims``, ``dtype``, ``dense_share``, ``block_rows``, ``svd_samples``) or
         :class:`~graphinvariants.search.approximate.ApproximateIndex`'s (``n_dims``,
         ``n_candidates``, ``M``, ``ef_construction``, ``rerank``, ``svd_samples``).
     overwrite : bool, keyword-only, default=False
