@@ -280,3 +280,18 @@ def test_bad_rows_and_options_are_refused():
     index = ExactIndex().fit(np.eye(3))
     with pytest.raises(ValueError, match="not finite"):
         index.search(np.array([[np.nan, 0.0, 0.0]]), 1)
+
+
+@pytest.mark.parametrize("share", [0.0, 1.0])
+def test_bound_path_and_full_pass_give_the_same_answer(monkeypatch, share):
+    # share 0: every query takes the full BLAS pass; 1: every query the bound path
+    from graphinvariants.search import exact
+
+    monkeypatch.setattr(exact, "FULL_PASS_SHARE", share)
+    X = _rows(300, 40, 12)
+    Q = _rows(20, 40, 13)
+    index = ExactIndex(n_dims=4, seed=0).fit(X)
+    _check_same(index.search(Q, 8), brute_force(X, Q, 8))
+    exclude = np.arange(20)
+    _check_same(index.search(X[:20], 299, exclude=exclude), brute_force(X, X[:20], 299, exclude=exclude))
+    _check_same(index.search(X[:20], 300, exclude=exclude), brute_force(X, X[:20], 300, exclude=exclude))
