@@ -669,3 +669,10 @@ def brute_force(X, Q, k, exclude=None):
         D[np.arange(len(exclude)), exclude] = np.inf
     order = np.argsort(D, axis=1, kind="stable")[:, :k]
     return order.astype(np.int64), np.take_along_axis(D, order, axis=1)
+
+
+def candidate_scorer(index, Q):
+    """Exact squared distances of chosen rows of ``index`` to each query of ``Q``
+    (sorted CSR): ``scorer.squares(j, <q_j, q_j>, positions)``, every inner product
+    the bits of :func:`pair_inner_products` (for the approximate index's rerank)."""
+    return _Scorer(index, Q)

@@ -129,10 +129,11 @@ class NearestGraphs(BaseEstimator):
     index : {"exact", "approximate"}, keyword-only, default="exact"
         Exact top-k (:class:`~graphinvariants.search.exact.ExactIndex`: rows whose
         projection bound cannot beat the ``k``-th distance are skipped), or a graph of
-        neighbours over a dense embedding of the features
+        neighbours over the features' projections
         (:class:`~graphinvariants.search.approximate.ApproximateIndex`; needs
         ``pip install "graphinvariants[search]"``), its candidates ranked by their
-        exact values.
+        exact values, the number of candidates calibrated at fit for a recall@10
+        (``index_params={"recall": 0.95}`` by default).
     store : None, str or path-like, keyword-only, default=None
         A Zarr group: ``fit(graphs)`` writes the features there
         (:func:`~graphinvariants.distributed.features_to_zarr`, needs a fitted or
@@ -153,8 +154,9 @@ class NearestGraphs(BaseEstimator):
     index_params : dict or None, keyword-only, default=None
         Options of the index: :class:`~graphinvariants.search.exact.ExactIndex`'s
         (``n_dims``, ``dtype``, ``dense_share``, ``block_rows``, ``svd_samples``) or
-        :class:`~graphinvariants.search.approximate.ApproximateIndex`'s (``n_dims``,
-        ``n_candidates``, ``M``, ``ef_construction``, ``rerank``, ``svd_samples``).
+        :class:`~graphinvariants.search.approximate.ApproximateIndex`'s (``recall``,
+        ``n_candidates``, ``n_dims``, ``dtype``, ``M``, ``ef_construction``,
+        ``rerank``, ``svd_samples``, ``calibration_queries``).
     overwrite : bool, keyword-only, default=False
         ``fit(graphs)`` with ``store``: replace the features the store holds (False:
         such a store is refused; ``fit()`` with no graphs searches it as it is).

@@ -100,26 +100,150 @@ def test_leave_one_out_with_and_without_rerank(corpus, rerank):
 
 def test_small_builds_take_the_full_svd_and_large_ones_show_progress(capsys):
     # issue 38, friction 15: 188 rows took 5-10 s in the randomised SVD under thread
-    # oversubscription; a sample this small is now LAPACK's full SVD, on one BLAS thread
-    from graphinvariants.search.approximate import DENSE_SVD_ENTRIES, ApproximateIndex
+    # oversubscription; a sample this small is LAPACK's full SVD, on one BLAS thread
+    from graphinvariants.search.approximate import ApproximateIndex
 
     rng = np.random.default_rng(0)
     X = rng.random((188, 400))
     index = ApproximateIndex(n_dims=16, seed=0).fit(X)
-    assert index.svd_solver_ == "full"
     _, _, vt = np.linalg.svd(X, full_matrices=False)
     # the same 16 directions (to sign): |<v_i, w_i>| = 1 up to rounding (1e-8: LAPACK
     # drivers differ in the last bits of singular vectors)
-    np.testing.assert_allclose(np.abs(np.sum(vt[:16] * index.components_.T, axis=1)), 1, atol=1e-8)
-    wide = 1 + DENSE_SVD_ENTRIES // 40
-    S = np.zeros((40, wide))
-    S[np.arange(40), np.arange(40)] = 1.0 + np.arange(40)
-    import scipy.sparse as sp
-
-    assert ApproximateIndex(n_dims=8, seed=0).fit(sp.csr_array(S)).svd_solver_ == "full"  # 40 columns held
-    big = sp.random(50, DENSE_SVD_ENTRIES // 40, density=0.05, random_state=0, format="csr")
-    assert ApproximateIndex(n_dims=8, seed=0).fit(big).svd_solver_ == "randomized"
+    components = index.exact_.projection_.components_
+    np.testing.assert_allclose(np.abs(np.sum(vt[:16] * components.T, axis=1)), 1, atol=1e-8)
     ApproximateIndex(n_dims=16, seed=0, progress=True).fit(X)
     assert "approximate index" in capsys.readouterr().err
     ApproximateIndex(n_dims=16, seed=0).fit(X)  # None: no bar below PROGRESS_ROWS
     assert "approximate index" not in capsys.readouterr().err
+
+
+# -- ApproximateIndex itself, against brute force ----------------------------------------
+
+def _clustered_rows(n, seed):
+    """Rows near 40 centres: a dense part (60 columns) and a sparse count part (300
+    columns, a few per row), so that the projection keeps much but not all."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(size=(40, 60))
+    dense = centres[rng.integers(40, size=n)] + 0.3 * rng.normal(size=(n, 60))
+    counts = sp.random(n, 300, density=0.02, random_state=seed, format="csr",
+                       data_rvs=lambda size: rng.integers(1, 4, size=size).astype(float))
+    return sp.csr_array(sp.hstack([sp.csr_array(dense), counts], format="csr"))
+
+
+@pytest.fixture(scope="module")
+def clustered():
+    rows = _clustered_rows(1540, 3)
+    return rows[:1500], rows[1500:]  # stored rows, held-out queries near the same centres
+
+
+def _tie_aware_recall(distances, kth):
+    """Share of the k returned rows at most the k-th exact distance away, per query."""
+    k = distances.shape[1]
+    return np.minimum((distances <= kth[:, None]).sum(axis=1), k) / k
+
+
+def test_calibration_reaches_its_target_on_the_rows_it_drew(clustered):
+    from graphinvariants.search.approximate import ApproximateIndex
+    from graphinvariants.search.exact import brute_force
+
+    X, _ = clustered
+    n = X.shape[0]
+    # every row a calibration query: the recall measured is that of all leave-one-out queries
+    index = ApproximateIndex(recall=0.9, n_dims=8, calibration_queries=n, seed=0).fit(X)
+    assert index.calibrated_recall_ >= 0.9
+    assert (index.n_candidates_, index.calibrated_recall_) in index.calibration_
+    # every smaller count tried fell short: the count kept is the smallest of those tried
+    assert all(r < 0.9 for c, r in index.calibration_ if c < index.n_candidates_)
+    assert index.calibration_[0][0] == 10 and index.n_candidates_ < n  # not everything fetched
+    _, truth = brute_force(X, X, 10, exclude=np.arange(n))
+    found, distances = index.search_rows(0, n, 10)
+    recall = _tie_aware_recall(distances, truth[:, 9]).mean()
+    assert recall == pytest.approx(index.calibrated_recall_, abs=1e-12)  # the same sums, the same answer
+    # a higher target takes more candidates and reaches it
+    strict = ApproximateIndex(recall=0.99, n_dims=8, calibration_queries=n, seed=0).fit(X)
+    assert strict.n_candidates_ > index.n_candidates_ and strict.calibrated_recall_ >= 0.99
+    # calibrate() again: the same rows drawn, the same count
+    again = ApproximateIndex(recall=0.9, n_dims=8, calibration_queries=200, seed=0).fit(X)
+    count, measured = again.n_candidates_, again.calibrated_recall_
+    again.calibrate()
+    assert (again.n_candidates_, again.calibrated_recall_) == (count, measured)
+    # n_candidates given: no calibration
+    fixed = ApproximateIndex(n_candidates=25, n_dims=8, seed=0).fit(X)
+    assert fixed.n_candidates_ == 25 and fixed.calibrated_recall_ is None and fixed.calibration_ == []
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_returned_distances_are_brute_force_bits(clustered, dtype):
+    from graphinvariants.search.approximate import ApproximateIndex
+    from graphinvariants.search.exact import brute_force
+
+    X, Q = clustered
+    index = ApproximateIndex(n_dims=8, dtype=dtype, seed=1).fit(X)
+    stored = index.rows(0, X.shape[0])  # as stored (float32-rounded with dtype="float32")
+    found, distances = index.search(Q, 10)
+    order, every = brute_force(stored, Q, X.shape[0])  # every row's distance, sorted
+    full = np.empty_like(every)
+    np.put_along_axis(full, order, every, axis=1)
+    # equal by construction: both sum each inner product one column at a time in column order
+    np.testing.assert_array_equal(distances, np.take_along_axis(full, found, axis=1))
+    assert (np.diff(distances, axis=1) >= 0).all()
+    recall = _tie_aware_recall(distances, every[:, 9]).mean()
+    assert recall >= 0.9  # held-out queries, calibrated for 0.95 on leave-one-out ones
+
+
+def test_pickle_round_trip_gives_identical_answers(clustered):
+    import pickle
+
+    from graphinvariants.search.approximate import ApproximateIndex
+
+    X, Q = clustered
+    index = ApproximateIndex(n_dims=8, seed=2).fit(X[:1000])
+    loaded = pickle.loads(pickle.dumps(index))
+    assert loaded.n_candidates_ == index.n_candidates_ and loaded.nbytes == index.nbytes
+    for a, b in zip(index.search(Q, 10), loaded.search(Q, 10)):
+        np.testing.assert_array_equal(a, b)
+    for a, b in zip(index.search_rows(0, 100, 5), loaded.search_rows(0, 100, 5)):
+        np.testing.assert_array_equal(a, b)
+    index.add(X[1000:])
+    loaded.add(X[1000:])
+    for a, b in zip(index.search(Q, 10), loaded.search(Q, 10)):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("recall, error, match", [
+    (0.0, ValueError, r"recall must be in \(0, 1\]"),
+    (1.5, ValueError, r"recall must be in \(0, 1\]"),
+    (float("nan"), ValueError, r"recall must be in \(0, 1\]"),
+    (-0.2, ValueError, r"recall must be in \(0, 1\]"),
+    (True, TypeError, "recall must be a number"),
+    ("high", TypeError, "recall must be a number"),
+])
+def test_bad_recall_is_refused(clustered, recall, error, match):
+    from graphinvariants.search.approximate import ApproximateIndex
+
+    with pytest.raises(error, match=match):
+        ApproximateIndex(recall=recall).fit(clustered[0][:50])
+    with pytest.raises(ValueError, match="n_candidates must be an integer >= 1"):
+        ApproximateIndex(n_candidates=0).fit(clustered[0][:50])
+
+
+def test_leave_one_out_excludes_self_even_beside_duplicates(clustered):
+    import scipy.sparse as sp
+
+    from graphinvariants.search.approximate import ApproximateIndex
+
+    X, _ = clustered
+    X = sp.csr_array(sp.vstack([X[:300], X[:50]], format="csr"))  # rows 300..349 repeat rows 0..49
+    index = ApproximateIndex(n_dims=8, seed=0).fit(X)
+    found, distances = index.search_rows(0, 350, 3)
+    assert not (found == np.arange(350)[:, None]).any()
+    # the duplicate is found first, at distance exactly 0
+    twin = np.r_[np.arange(300, 350), np.arange(50)]
+    np.testing.assert_array_equal(found[np.r_[0:50, 300:350], 0], twin)
+    assert (distances[np.r_[0:50, 300:350], 0] == 0).all()
+    # search with exclude= equals search_rows
+    again = index.search(index.rows(0, 350), 3, exclude=np.arange(350))
+    np.testing.assert_array_equal(again[0], found)
+    np.testing.assert_array_equal(again[1], distances)
