@@ -199,9 +199,10 @@ def main():
         t = time.perf_counter()
         exact = ExactIndex(n_dims=args.n_dims, dtype=args.dtype, seed=0).fit(X)
         build = time.perf_counter() - t
+        kept = float(np.mean((exact._P.astype(np.float64) ** 2).sum(axis=1) / np.maximum(exact._norms, 1e-300)))
         print(f"exact ({args.dtype}, {args.n_dims} directions): build {build:.1f} s, {exact.nbytes / 2**30:.2f} GiB "
-              f"({len(exact.dense_columns_)} dense columns, {exact._sparse.nnz / n:.0f} sparse non-zeros per row)",
-              flush=True)
+              f"({len(exact.dense_columns_)} dense columns, {exact._sparse.nnz / n:.0f} sparse non-zeros per row); "
+              f"norm kept by the projection {kept:.2f}", flush=True)
         exact.search(Q[:1], 10)  # compiled loops loaded
         e_single, e_batch, (truth, truth_d) = per_query(lambda q: exact.search(q, 10), Q, args.single)
         scored = exact.scored_

@@ -7,7 +7,7 @@ set and ``n_dims``: the rows scored exactly per query as a share of the set (med
 mean, 90th percentile) and the share of the squared norm the projection keeps (mean
 over rows of ``|p_x|^2 / |x|^2``). The answers are exact whatever the share; the share
 is the work. The bound path is kept for every query (``FULL_PASS_SHARE = 1``; the index
-itself switches a query whose bounds leave more than 1/8 of the rows to one BLAS pass),
+itself switches a query whose bounds leave more than 1/8 of the rows, after scoring its first 256, to one BLAS pass),
 so the share and the ms per query are the bounds'. On one thread.
 
 Run: ``flock /tmp/gi-bench.lock python benchmarks/bench_search_bounds.py`` (about 25 minutes;

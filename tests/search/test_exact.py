@@ -291,7 +291,11 @@ def test_bound_path_and_full_pass_give_the_same_answer(monkeypatch, share):
     X = _rows(300, 40, 12)
     Q = _rows(20, 40, 13)
     index = ExactIndex(n_dims=4, seed=0).fit(X)
-    _check_same(index.search(Q, 8), brute_force(X, Q, 8))
+    _check_same(index.search(Q, 8), brute_force(X, Q, 8))  # 20 queries: sparse x sparse
+    _check_same(index.search(Q[:3], 8), brute_force(X, Q[:3], 8))  # a few: their sparse part dense
+    narrow = ExactIndex(n_dims=4, dtype="float32", seed=0).fit(X)  # float32 products, their margin
+    stored = sp.csr_array(X, dtype=np.float32).astype(np.float64)
+    _check_same(narrow.search(Q, 8), brute_force(stored, Q, 8))
     exclude = np.arange(20)
     _check_same(index.search(X[:20], 299, exclude=exclude), brute_force(X, X[:20], 299, exclude=exclude))
     _check_same(index.search(X[:20], 300, exclude=exclude), brute_force(X, X[:20], 300, exclude=exclude))
