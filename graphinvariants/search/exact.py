@@ -289,8 +289,11 @@ class ExactIndex:
         check_choice(self.dtype, "dtype", ("float64", "float32"))
         check_int(self.svd_samples, "svd_samples", minimum=1)
         self._type = np.dtype(self.dtype)
-        return Projection(n_dims=self.n_dims, n_samples=self.svd_samples).fit(self._stored(as_rows(X)),
-                                                                              seed=check_seed(self.seed))
+        X = as_rows(X)
+        rng = check_seed(self.seed)
+        # the sample first: rounding a copy of every row as stored would double the input
+        sample = np.sort(rng.choice(X.shape[0], size=min(X.shape[0], self.svd_samples), replace=False))
+        return Projection(n_dims=self.n_dims, n_samples=self.svd_samples).fit(self._stored(X[sample]), seed=rng)
 
     def frequent_columns(self, X):
         """Columns of ``X`` held by at least ``dense_share`` of its rows (all columns of
