@@ -7,6 +7,8 @@ numpy, scipy or scikit-learn.
 """
 
 import functools
+import importlib
+import importlib.util
 import numbers
 import os
 import warnings
@@ -161,3 +163,11 @@ def check_choice(value, name, choices):
     if not isinstance(value, str) or value not in choices:
         raise ValueError(f"unknown {name} {value!r}; choose one of {tuple(choices)}")
     return value
+
+
+def compiled_module(name):
+    """The compiled loops of module ``name`` (``"graphinvariants.x._y_numba"``, imported
+    on first use), or False without numba (the caller's numpy path does the work)."""
+    if importlib.util.find_spec("numba") is None:
+        return False
+    return importlib.import_module(name)

@@ -28,13 +28,12 @@ of the additions, so the invariants change in their last bits only (about ``1e-1
 relative; the tests bound it), where the small-graph path gives identical bits.
 """
 
-import importlib.util
 import threading
 
 import numpy as np
 import scipy.sparse as sp
 
-from ._validation import check_n_jobs
+from ._validation import check_n_jobs, compiled_module
 from .graphs.adjacency import graph_library
 
 __all__ = ["LARGE_GRAPH", "column_sums", "is_large", "is_large_graph", "power_columns", "summary_moments"]
@@ -86,12 +85,7 @@ def compiled():
     """The compiled loops, or None without numba (then scipy and numpy do the work)."""
     global _compiled
     if _compiled is None:
-        if importlib.util.find_spec("numba") is None:
-            _compiled = False
-        else:
-            from . import _large_graph_numba
-
-            _compiled = _large_graph_numba
+        _compiled = compiled_module("graphinvariants._large_graph_numba")
     return _compiled or None
 
 

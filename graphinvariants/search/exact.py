@@ -56,13 +56,11 @@ compiled loops; without it BLAS (float32) and numpy do them, slower, with the sa
 answers.
 """
 
-import importlib.util
-
 import numpy as np
 import scipy.sparse as sp
 
 from .._blas import one_blas_thread
-from .._validation import check_choice, check_int, check_seed, check_working_memory
+from .._validation import check_choice, check_int, check_seed, check_working_memory, compiled_module
 from .projection import Projection, rounding_margin
 from .rows import as_rows, take_columns
 
@@ -101,12 +99,7 @@ def compiled():
     """The compiled loops, or None without numba."""
     global _compiled
     if _compiled is None:
-        if importlib.util.find_spec("numba") is None:
-            _compiled = False
-        else:
-            from . import _bounds_numba
-
-            _compiled = _bounds_numba
+        _compiled = compiled_module("graphinvariants.search._bounds_numba")
     return _compiled or None
 
 
