@@ -23,7 +23,8 @@ distance returned is exact and only a row the graph or the bound missed can be m
 (their own position left out) against the exact index's answer, for ``k``, ``2k``,
 ``4k``, ... candidates until the mean recall@``k``, less two standard errors of it
 (:data:`CONFIDENCE`), reaches ``recall``, then for counts bisecting the last step (to
-within an eighth), and the smallest count that reaches it is kept (:attr:`~ApproximateIndex.n_candidates_`, with its measured recall,
+within an eighth), and the smallest count that reaches it is kept
+(:attr:`~ApproximateIndex.n_candidates_`, with its measured recall,
 :attr:`~ApproximateIndex.calibrated_recall_`). Recall counts ties: a returned row
 counts if its exact distance is at most the ``k``-th exact distance. Its speed cost:
 the table under :class:`ApproximateIndex`'s ``recall``.
@@ -87,22 +88,24 @@ class ApproximateIndex:
         Mean recall@10 wanted, in (0, 1]: :meth:`fit` picks the smallest number of
         candidates whose recall on leave-one-out queries of stored rows, less two
         standard errors, reaches it (the first of ``10, 20, 40, ...`` that does,
-        bisected down to within an eighth). Its speed cost, measured on 10^5 perturbed Mutagenicity copies
-        (learned default, ``n_dims=32``, one thread; 100 held-out copies one at a
-        time, median; the exact index: 9.1 ms per query in a batch):
+        bisected down to within an eighth). Its speed cost, measured on 10^5
+        perturbed Mutagenicity copies (learned default, ``n_dims=32``, float32 rows,
+        one thread; 100 held-out copies one at a time, median;
+        ``benchmarks/bench_search.py``, one run; the exact index: 4.7 ms per query,
+        FPSim2 2.0 ms):
 
         ======  ==========  ===================  ===============  ============
         recall  candidates  leave-one-out (fit)  held-out recall  ms per query
         ======  ==========  ===================  ===============  ============
-        0.90    45          0.902                0.914            0.65
-        0.95    100         0.950                0.965            0.91
-        0.99    480         0.992                0.998            2.63
+        0.90    55          0.919                0.926            0.89
+        0.95    110         0.963                0.971            0.97
+        0.99    440         0.996                0.998            3.18
         ======  ==========  ===================  ===============  ============
 
-        At 10^6 copies the same targets took 14, 27 and 320 candidates (0.54, 0.58
-        and 1.74 ms per query; held-out recall 0.915, 0.935 and 0.984): the
-        calibration measures queries drawn like the stored rows, and other queries
-        may be a little harder or easier.
+        At 10^6 copies ``recall=0.95`` took 45 candidates (0.65 ms per query) and
+        gave a held-out recall of 0.931, ``recall=0.99`` 220 (1.26 ms, held-out recall 0.974; FPSim2 16-21 ms): the
+        calibration measures queries drawn like the stored rows, and the held-out
+        copies (of the set's first 100 molecules) were harder.
     n_candidates : int or None, keyword-only, default=None
         Rows fetched from the graph per query (at least ``k``), the graph's search
         breadth ``efSearch`` the same; given, no calibration (``recall`` is unused).
