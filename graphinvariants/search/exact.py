@@ -429,6 +429,11 @@ class ExactIndex:
             raise ValueError(f"queries have {Q.shape[1]} features, the index {self.n_features_}")
         n_q = Q.shape[0]
         width = min(check_int(k, "k", minimum=1), self.n_rows_)
+        if exclude is not None:
+            exclude = np.asarray(exclude)
+            if exclude.shape != (n_q,) or not np.issubdtype(exclude.dtype, np.integer):
+                raise ValueError(f"exclude must hold one integer position per query ({n_q}), got "
+                                 f"{exclude.dtype} of shape {exclude.shape}")
         indices = np.empty((n_q, width), dtype=np.int64)
         distances = np.empty((n_q, width))
         self.scored_ = np.zeros(n_q, dtype=np.int64)

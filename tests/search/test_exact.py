@@ -280,6 +280,8 @@ def test_bad_rows_and_options_are_refused():
     index = ExactIndex().fit(np.eye(3))
     with pytest.raises(ValueError, match="not finite"):
         index.search(np.array([[np.nan, 0.0, 0.0]]), 1)
+    with pytest.raises(ValueError, match="one integer position per query"):
+        index.search(np.eye(3), 1, exclude=np.arange(2))
 
 
 @pytest.mark.parametrize("share", [0.0, 1.0])
