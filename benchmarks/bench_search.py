@@ -8,7 +8,8 @@ of 10^5 at a time and cached in ``--cache``. FPSim2 (Morgan radius 2, 2,048 bits
 Tanimoto, top 10, one worker) searches the Morgan fingerprints of the same copies
 (atoms and bond orders from the TU labels, RDKit's ring perception, no sanitisation;
 its file is built once per size, streaming the molecules, and cached). Queries: 100
-other copies (``seed=1``), none of them in the corpus by position.
+other copies (``seed=1``: copies of the set's first 100 molecules, none of them in the
+corpus by position).
 
 Printed per size, everything on one thread (BLAS, numba, FAISS, FPSim2): build time and
 bytes of each index; ms per query one query at a time (median of ``--single``) and in
@@ -19,7 +20,8 @@ the ratios; the process' peak resident memory.
 
 ``--dtype float32`` stores the rows rounded to float32 (the 4 GB budget at 10^6);
 ``--compare-float64`` (10^5) also builds the float64 index and counts the queries whose
-ten neighbours differ between the two.
+ten neighbours differ between the two; ``--recall 0.9 0.95 0.99`` builds one approximate
+index per target.
 
 Run: ``flock /tmp/gi-bench.lock python benchmarks/bench_search.py --sizes 100000 1000000``
 (about 25 minutes the first time: features and FPSim2 files; minutes once cached).
