@@ -246,17 +246,15 @@ def main():
 def recall_at(found, truth_distances, exact, Q, k=10):
     """Tie-aware recall@k: the share of found rows whose exact distance (the exact
     index's sum) is at most the exact k-th distance (copies of a molecule tie)."""
-    from graphinvariants.search.exact import pair_inner_products
+    from graphinvariants.search.exact import candidate_scorer, pair_inner_products
 
     Qs = sp.csr_array(Q)
     Qs.sort_indices()
+    own = pair_inner_products(Qs, np.arange(Qs.shape[0]), Qs)
+    scorer = candidate_scorer(exact, Qs)
     hits = []
     for i in range(Qs.shape[0]):
-        q = sp.csr_array(Qs[[i]])
-        rows = exact._take(np.asarray(found[i], dtype=np.int64))
-        own = pair_inner_products(q, np.zeros(1, np.int64), q)[0]
-        inner = pair_inner_products(q, np.zeros(rows.shape[0], np.int64), rows)
-        distances = np.sqrt(np.maximum((own + exact._norms[found[i]]) - 2.0 * inner, 0.0))
+        distances = np.sqrt(np.maximum(scorer.squares(i, own[i], found[i]), 0.0))
         hits.append(min(k, int(np.sum(distances <= truth_distances[i, k - 1]))) / k)
     return float(np.mean(hits))
 

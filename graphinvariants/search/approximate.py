@@ -32,7 +32,8 @@ the table under :class:`ApproximateIndex`'s ``recall``.
 The graph is FAISS's ``IndexHNSWFlat`` (``pip install "graphinvariants[search]"``,
 imported on first use). Why FAISS: wheels for Linux, macOS and Windows on x86_64 and
 arm64; an index serialised to bytes (so an :class:`ApproximateIndex` pickles, and
-``joblib.dump`` saves it); rows added after the build. hnswlib compiles at install on
+``joblib.dump`` saves it); rows added after the build. The graph is built on one thread,
+so the same rows (and seed) make the same graph and the same answers every run. hnswlib compiles at install on
 recent Pythons; PyNNDescent's build goes through numba (compilation, a slower build);
 USearch (wheels, HNSW, save/load) would serve as well and was not measured.
 """
@@ -220,12 +221,20 @@ class ApproximateIndex:
 
     def _add_vectors(self, n):
         """Add the graph's vectors of the last ``n`` rows of the exact index."""
+        faiss = _faiss()
         show = self.progress if self.progress is not None or n >= PROGRESS_ROWS else False
-        with progress_bar(show, total=n, desc="approximate index", unit="row") as bar:
-            for start in range(self.n_rows_, self.n_rows_ + n, ADD_ROWS):
-                stop = min(self.n_rows_ + n, start + ADD_ROWS)
-                self._index.add(_vectors(self.exact_._P[start:stop], self.exact_._residual[start:stop]))
-                bar.update(stop - start)
+        # one thread: FAISS inserts rows on several threads in an order that varies from
+        # run to run; on one, with its fixed level seed, the same rows make the same graph
+        threads = faiss.omp_get_max_threads()
+        faiss.omp_set_num_threads(1)
+        try:
+            with progress_bar(show, total=n, desc="approximate index", unit="row") as bar:
+                for start in range(self.n_rows_, self.n_rows_ + n, ADD_ROWS):
+                    stop = min(self.n_rows_ + n, start + ADD_ROWS)
+                    self._index.add(_vectors(self.exact_._P[start:stop], self.exact_._residual[start:stop]))
+                    bar.update(stop - start)
+        finally:
+            faiss.omp_set_num_threads(threads)
         self.n_rows_ += n
 
     def calibrate(self):

@@ -272,7 +272,7 @@ class ExactIndex:
         self._P = np.zeros((0, 0), dtype=np.float32)
         self._residual = np.zeros(0)
         self._max_entries = 0
-        self.projection_ = self.fit_projection(X) if projection is None else projection
+        self.projection_ = self._fit_projection(X) if projection is None else projection
         self._P = np.zeros((0, self.projection_.n_dims_), dtype=np.float32)
         return self.add(X)
 
@@ -280,9 +280,12 @@ class ExactIndex:
         """The :class:`~.projection.Projection` of the bounds, fitted on a sample of ``X``
         (``n_dims``, ``svd_samples``, ``seed``); the parts of one collection may share one."""
         check_choice(self.dtype, "dtype", ("float64", "float32"))
-        check_int(self.svd_samples, "svd_samples", minimum=1)
         self._type = np.dtype(self.dtype)
-        X = as_rows(X)
+        return self._fit_projection(as_rows(X))
+
+    def _fit_projection(self, X):
+        """:meth:`fit_projection` of rows already checked by ``as_rows`` (fit's)."""
+        check_int(self.svd_samples, "svd_samples", minimum=1)
         rng = check_seed(self.seed)
         # the sample first: rounding a copy of every row as stored would double the input
         sample = np.sort(rng.choice(X.shape[0], size=min(X.shape[0], self.svd_samples), replace=False))

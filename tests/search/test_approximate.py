@@ -63,6 +63,7 @@ def test_persist_reload_and_add(corpus):
     buffer.seek(0)
     loaded = joblib.load(buffer)
     queries = _random_graphs(10, 2)
+    # equal by construction: the same stored state searched by the same code in this process
     for a, b in zip(model.kneighbors(queries), loaded.kneighbors(queries)):
         np.testing.assert_array_equal(a, b)
     loaded.partial_fit(rest, ids=np.arange(600, 800))
@@ -201,6 +202,8 @@ def test_pickle_round_trip_gives_identical_answers(clustered):
     X, Q = clustered
     index = ApproximateIndex(n_dims=8, seed=2).fit(X[:1000])
     loaded = pickle.loads(pickle.dumps(index))
+    # equal by construction: the same state, the same code; rows added on one FAISS thread
+    # (fixed level seed) make the same graph in both
     assert loaded.n_candidates_ == index.n_candidates_ and loaded.nbytes == index.nbytes
     for a, b in zip(index.search(Q, 10), loaded.search(Q, 10)):
         np.testing.assert_array_equal(a, b)
@@ -243,7 +246,7 @@ def test_leave_one_out_excludes_self_even_beside_duplicates(clustered):
     twin = np.r_[np.arange(300, 350), np.arange(50)]
     np.testing.assert_array_equal(found[np.r_[0:50, 300:350], 0], twin)
     assert (distances[np.r_[0:50, 300:350], 0] == 0).all()
-    # search with exclude= equals search_rows
+    # search with exclude= equals search_rows (the same stored rows as queries, the same code)
     again = index.search(index.rows(0, 350), 3, exclude=np.arange(350))
     np.testing.assert_array_equal(again[0], found)
     np.testing.assert_array_equal(again[1], distances)
