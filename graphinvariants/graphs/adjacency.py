@@ -17,6 +17,7 @@ Conventions (the same for every input type, so they all give identical numbers):
 * Weights must be finite and non-negative; zero-weight edges are dropped.
 """
 
+import functools
 import itertools
 import numbers
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .csr import edges_to_csr, index_dtype, pattern_only
+from .csr import check_summed_weights, edges_to_csr, index_dtype, is_symmetric, pattern_only
 
 __all__ = ["GraphAdjacency", "as_adjacency", "from_edge_arrays"]
 
@@ -85,6 +86,7 @@ class GraphAdjacency:
         if not A.has_canonical_format:
             A = A.copy()
             A.sum_duplicates()
+            check_summed_weights(A, nodes)
         object.__setattr__(self, "matrix", sp.csr_array(A))
         object.__setattr__(self, "nodes", nodes)
         object.__setattr__(self, "weighted", bool(self.weighted))
@@ -103,6 +105,31 @@ class GraphAdjacency:
     def n_nodes(self):
         """Number of nodes (int)."""
         return self.matrix.shape[0]
+
+    @functools.cached_property
+    def n_edges(self):
+        """Number of edges (int): an undirected edge counts once, as a self-loop does.
+
+        A GraphAdjacency does not record whether its graph was directed; its matrix
+        tells. A symmetric matrix (the same stored entries, with the same values, as
+        its transpose) is an undirected graph: its edges are the pairs ``{i, j}``
+        with ``A[i, j] != 0``, ``(nnz + self-loops) / 2``. Any other matrix is a
+        directed graph: every stored entry is one arc, ``nnz``. So a directed graph
+        whose arcs all come in pairs of equal weight counts its pairs (count its
+        arcs with ``matrix.nnz``). Computed once, in time ``O(nnz)``.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> import graphinvariants as gi
+        >>> gi.as_adjacency(nx.path_graph(4)).n_edges  # 6 stored entries
+        3
+        >>> gi.as_adjacency(nx.DiGraph([(0, 1), (1, 2), (2, 1)])).n_edges
+        3
+        """
+        A = self.matrix
+        loops = int(np.count_nonzero(A.indices == np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))))
+        return (A.nnz - loops) // 2 + loops if is_symmetric(A) else int(A.nnz)
 
     def __repr__(self):
         kind = "weighted" if self.weighted else "unweighted"
@@ -223,8 +250,8 @@ def from_edge_arrays(sources, targets, *, n_nodes=None, weights=None, directed=F
     n_nodes : int, optional, keyword-only
         Number of nodes (default: the largest id plus one); isolated nodes need it.
     weights : array_like of float, shape (m,), optional, keyword-only
-        Edge weights (finite, non-negative); parallel edges add them and zero weights
-        store nothing. ``None`` (default): every edge counts 1 and parallel edges
+        Edge weights (finite, non-negative numbers, not booleans); parallel edges add
+        them, their sums must be finite too, and zero weights store nothing. ``None`` (default): every edge counts 1 and parallel edges
         collapse, as :func:`as_adjacency` does with ``weight=None``.
     directed : bool, keyword-only
         If False (default) each edge also goes back; a self-loop is stored once.
@@ -238,9 +265,10 @@ def from_edge_arrays(sources, targets, *, n_nodes=None, weights=None, directed=F
     ------
     ValueError
         If the arrays differ in length or are not 1-D, an id is negative or not below
-        ``n_nodes``, or a weight is negative, NaN or infinite.
+        ``n_nodes``, a weight is negative, NaN or infinite, or the weights of parallel
+        edges add up to infinity (the message names the edge).
     TypeError
-        If the ids are not integers.
+        If the ids are not integers, or the weights are booleans.
 
     Examples
     --------
@@ -272,6 +300,8 @@ def from_edge_arrays(sources, targets, *, n_nodes=None, weights=None, directed=F
         raise ValueError(f"node id {top} is not below n_nodes={n_nodes}")
     data = None
     if weights is not None:
+        if _holds_booleans(weights):
+            raise TypeError("weights must be numbers, not booleans (True would count as a weight of 1.0)")
         data = np.asarray(weights, dtype=np.float64)
         if data.shape != u.shape:
             raise ValueError(f"weights must have one value per edge, shape {u.shape}, got {data.shape}")
@@ -283,6 +313,14 @@ def from_edge_arrays(sources, targets, *, n_nodes=None, weights=None, directed=F
     if weights is None:
         A = pattern_only(A)
     return GraphAdjacency._trusted(A, range(n_nodes), weighted=weights is not None)
+
+
+def _holds_booleans(values):
+    """Whether an array of weights is boolean, or a sequence holds a bool (which numpy
+    would turn into 1.0 among floats)."""
+    if isinstance(values, np.ndarray):
+        return values.dtype == bool or (values.dtype == object and any(isinstance(x, (bool, np.bool_)) for x in values.flat))
+    return any(isinstance(x, (bool, np.bool_)) for x in np.ravel(np.asarray(values, dtype=object)))
 
 
 def _edge_arrays_pair(G):
@@ -400,7 +438,8 @@ def networkx_csr(G, weight):
             count=2 * m,
         )
         data = weight_values([w for _, _, w in triples], weight, ((u, v) for u, v, _ in triples))
-    A = edges_to_csr(len(nodes), flat[0::2], flat[1::2], data, directed=G.is_directed(), weighted=weight is not None)
+    A = edges_to_csr(len(nodes), flat[0::2], flat[1::2], data, directed=G.is_directed(), weighted=weight is not None,
+                     nodes=nodes)
     return (A if weight is not None else pattern_only(A)), nodes
 
 
@@ -413,5 +452,6 @@ def igraph_csr(G, weight):
         values = G.es[weight] if weight in G.es.attributes() else [None] * m
         data = weight_values(values, weight, G.get_edgelist())
     names = G.vs["name"] if "name" in G.vs.attributes() else range(n)
-    A = edges_to_csr(n, flat[0::2], flat[1::2], data, directed=G.is_directed(), weighted=weight is not None)
+    A = edges_to_csr(n, flat[0::2], flat[1::2], data, directed=G.is_directed(), weighted=weight is not None,
+                     nodes=names)
     return (A if weight is not None else pattern_only(A)), tuple(names)

@@ -17,7 +17,7 @@ def index_dtype(n):
     return np.int32 if n < 2**31 - 1 else np.int64
 
 
-def edges_to_csr(n, rows, cols, data=None, *, directed, weighted):
+def edges_to_csr(n, rows, cols, data=None, *, directed, weighted, nodes=None):
     """CSR from edge arrays; undirected edges are mirrored, loops stored once.
 
     Parameters
@@ -34,6 +34,14 @@ def edges_to_csr(n, rows, cols, data=None, *, directed, weighted):
     weighted : bool
         If True, parallel edges add their weights and zero weights are dropped;
         otherwise every stored entry is 1.
+    nodes : sequence, optional
+        The nodes' names, for the message of weights that add up to infinity.
+
+    Raises
+    ------
+    ValueError
+        If ``weighted`` and the weights of parallel edges add up to infinity
+        (:func:`check_summed_weights`).
     """
     itype = index_dtype(n)
     rows = np.asarray(rows).astype(itype, copy=False)
@@ -49,6 +57,7 @@ def edges_to_csr(n, rows, cols, data=None, *, directed, weighted):
     A = sp.csr_array((values, (rows, cols)), shape=(n, n))
     A.sum_duplicates()
     if weighted:
+        check_summed_weights(A, nodes)
         A.eliminate_zeros()
     else:
         A.data[:] = 1.0
@@ -73,7 +82,37 @@ def pattern_only(A):
     return out
 
 
-def compress_entries(n, entries, *, weighted):
+def is_symmetric(A):
+    """Whether a canonical CSR equals its transpose: the same stored entries with the
+    same values (one transpose of the pattern, ``O(nnz)``; the values compared only
+    if they are not all ones)."""
+    n, nnz = A.shape[0], A.nnz
+    order = np.arange(nnz, dtype=index_dtype(max(n, nnz)))
+    T = sp.csr_array((order, A.indices, A.indptr), shape=A.shape).T.tocsr()  # T.data: where each entry came from
+    T.sort_indices()
+    if not (np.array_equal(T.indptr, A.indptr) and np.array_equal(T.indices, A.indices)):
+        return False
+    data = A.data
+    return data.strides == (0,) or bool(np.array_equal(data[T.data], data))
+
+
+def check_summed_weights(A, nodes=None, where=None):
+    """Refuse a canonical CSR whose summed weights overflowed to infinity (finite
+    weights of parallel edges, or of an undirected edge listed both ways, whose sum
+    does not fit in a float64), naming the first such edge by ``nodes`` (positions
+    when None); ``where`` (a file name) starts the message."""
+    data = A.data
+    if data.size == 0 or np.isfinite(data).all():
+        return
+    e = int(np.flatnonzero(~np.isfinite(data))[0])
+    i, j = int(np.searchsorted(A.indptr, e, side="right")) - 1, int(A.indices[e])
+    edge = (i, j) if nodes is None else (nodes[i], nodes[j])
+    raise ValueError(f"{where + ': ' if where else ''}the weights of the edge {edge!r} add up to {float(data[e])} "
+                     "(parallel edges, or an edge listed in both directions of an undirected graph, whose finite "
+                     "weights sum beyond the largest float64): rescale the weights")
+
+
+def compress_entries(n, entries, *, weighted, nodes=None, where=None):
     """Canonical CSR of stored entries, releasing the inputs as soon as they are used.
 
     Parameters
@@ -86,6 +125,9 @@ def compress_entries(n, entries, *, weighted):
         the peak is the entries plus one CSR, not two copies of the entries.
     weighted : bool
         As in :func:`edges_to_csr`.
+    nodes, where : optional
+        The nodes' names and the file, for the message of weights that add up to
+        infinity (:func:`check_summed_weights`).
 
     Returns
     -------
@@ -107,6 +149,7 @@ def compress_entries(n, entries, *, weighted):
     A = coo.tocsr()
     del coo
     if weighted:
+        check_summed_weights(A, nodes, where)
         A.eliminate_zeros()
     else:  # as pattern_only: no data array from PATTERN_ONLY nodes plus entries on
         small = n + A.nnz < PATTERN_ONLY

@@ -24,14 +24,23 @@ zero weights are dropped and negative, NaN or infinite ones refused. The result 
 with its nodes reordered (``tests/graphs/test_edgelist.py``).
 """
 
+import bz2
+import codecs
+import collections
 import csv
+import gzip
+import io
 import itertools
+import lzma
 import math
 import os
 import re
+import warnings
+import zlib
 
 import numpy as np
 
+from .._validation import check_int
 from .adjacency import GraphAdjacency
 from .csr import compress_entries, index_dtype
 
@@ -43,8 +52,11 @@ SUFFIXES = {
     ".csv": "csv", ".parquet": "parquet", ".pq": "parquet",
 }
 COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz"}
+_OPENERS = {"gzip": gzip.open, "bz2": bz2.open, "xz": lzma.open}
 FORMATS = ("text", "csv", "parquet")
 CHUNK_ROWS = 1 << 20
+#: Characters read at a time from a file whose first or last lines are skipped.
+TEXT_BLOCK = 1 << 20
 _INTEGER = re.compile(r"\s*[+-]?[0-9]+\s*\Z")
 _INT64 = (-(2**63), 2**63 - 1)
 _INT32 = (-(2**31), 2**31 - 1)
@@ -56,13 +68,17 @@ class _Anomaly(Exception):
 
 
 def read_edgelist(path, *, directed=False, weight=None, source=None, target=None, comments="#",
-                  delimiter=None, names=None, nodetype=None, format=None, encoding="utf-8"):
+                  delimiter=None, names=None, nodetype=None, format=None, encoding="utf-8", skiprows=0,
+                  skipfooter=0):
     """Read a network from an edge-list file (text, CSV or Parquet) into CSR.
 
     Parameters
     ----------
     path : str or os.PathLike
-        The file. Text and CSV may be compressed (``.gz``, ``.bz2``, ``.xz``).
+        The file. Text and CSV may be compressed (``.gz``, ``.bz2``, ``.xz``). A
+        folder of Parquet files (such as ``edges.parquet/`` written by Dask's
+        ``to_parquet``) is read as one table, its files in natural order of their
+        names (``part.2`` before ``part.10``).
     directed : bool, keyword-only
         If False (default), every line ``u v`` is an undirected edge: both ``A[u, v]``
         and ``A[v, u]`` are stored (a self-loop once). If True, ``A[u, v]`` only.
@@ -71,7 +87,8 @@ def read_edgelist(path, *, directed=False, weight=None, source=None, target=None
         column). ``None`` (default): every edge counts 1 and parallel edges collapse
         to one edge. Otherwise parallel edges add their weights, zero-weight edges are
         dropped, and a weight that is missing, not a number, negative, NaN or infinite
-        is an error naming its line.
+        is an error naming its line (booleans such as ``True`` are not numbers), as is
+        an edge whose parallel weights add up to infinity.
     source, target : str or int, optional, keyword-only
         The columns of the edges' end points, by name or position. Default: the first
         two columns of a text file, the columns ``"u"`` and ``"v"`` of a CSV or Parquet
@@ -79,7 +96,9 @@ def read_edgelist(path, *, directed=False, weight=None, source=None, target=None
     comments : str or None, keyword-only
         One character that starts a comment (text and CSV): the rest of the line is
         ignored, and a line left empty is skipped, as NetworkX does. Default ``"#"``
-        (SNAP); KONECT's files need ``"%"``; ``None`` for no comments.
+        (SNAP); KONECT's and Matrix Market files need ``"%"`` (a file whose first
+        line that is not a comment starts with ``%`` is refused with that hint);
+        ``None`` for no comments.
     delimiter : str or None, keyword-only
         One character between columns. ``None`` (default): any run of spaces and tabs
         for text, ``","`` for CSV.
@@ -98,7 +117,16 @@ def read_edgelist(path, *, directed=False, weight=None, source=None, target=None
         ``.el``, ``.edgelist`` are text; ``.csv`` CSV; ``.parquet``, ``.pq`` Parquet;
         before ``.gz``, ``.bz2`` or ``.xz`` for compressed text and CSV.
     encoding : str, keyword-only
-        Encoding of text and CSV files (default UTF-8).
+        Encoding of text and CSV files (default UTF-8); bytes it cannot decode are
+        an error naming their line.
+    skiprows : int, keyword-only
+        Lines skipped at the top of a text or CSV file, every line counted (comments
+        and blank lines too), as pandas' ``skiprows``: ``1`` for a node count on the
+        first line, as course and benchmark files often have. Default 0.
+    skipfooter : int, keyword-only
+        Lines skipped at the end of a text or CSV file, counting only the lines that
+        hold data (not blank lines or comments), such as a terminator line. Default
+        0. Line numbers in messages still count every line of the file.
 
     Returns
     -------
@@ -112,12 +140,18 @@ def read_edgelist(path, *, directed=False, weight=None, source=None, target=None
     Raises
     ------
     FileNotFoundError
-        If there is no such file.
+        If there is no such file or folder.
     ValueError
         If a line is malformed: too few columns, a missing id, an id that is not an
-        integer under ``nodetype=int``, a weight that is not a non-negative finite
-        number; the message gives the file, the line number (1-based, counting every
+        integer under ``nodetype=int``, an integer id that does not fit in 64 bits
+        (under ``nodetype=None`` too, whatever its line: ``nodetype=str`` reads it),
+        a weight that is not a non-negative finite number, bytes that ``encoding``
+        cannot decode, a first line that starts with ``%`` while ``comments`` is not
+        ``"%"``; the message gives the file, the line number (1-based, counting every
         line, comments and header too; a row number for Parquet) and the line's text.
+        Also if a compressed file cannot be decompressed (truncated, damaged, or not
+        compressed), if the weights of an edge add up to infinity (the message names
+        the edge), or if a folder holds no Parquet file.
         Also if the file holds no edge (empty, or only comments and blank lines): an
         edge list names no node then, and a graph without nodes has no invariants;
         if a column asked for does not exist; or if the format cannot be inferred.
@@ -135,7 +169,10 @@ def read_edgelist(path, *, directed=False, weight=None, source=None, target=None
     Memory: a small multiple of the returned CSR (``benchmarks/bench_edgelist.py`` measures it). A text
     file whose ids are not all integers is parsed as strings, which is several times
     slower; when the first non-integer id comes late in the file, the file is read
-    twice.
+    twice. With ``skiprows`` or ``skipfooter``, the text passes through Python in
+    blocks of a million characters on its way to pandas. Warnings of pandas about
+    its own parsing (mixed types in a column) do not reach the caller: the reader
+    decides what an id is itself.
 
     Examples
     --------
@@ -152,30 +189,65 @@ def read_edgelist(path, *, directed=False, weight=None, source=None, target=None
     (10, 20, 30)
     >>> round(gi.power_kernel(adj, adj, k=3), 12)
     1.0
+
+    A course file that starts with its node count and ends with a terminator:
+
+    >>> with TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "course.txt"
+    ...     _ = path.write_text("3\\n1 2\\n2 3\\n3 1\\n-1\\n")
+    ...     adj = gi.read_edgelist(path, skiprows=1, skipfooter=1)
+    >>> adj.nodes, adj.n_edges
+    ((1, 2, 3), 3)
     """
-    path, fmt, compression = _check_path(path, format)
+    path, fmt, compression, parts = _check_path(path, format)
     _check_options(directed, weight, source, target, comments, delimiter, names, nodetype)
+    skiprows, skipfooter = check_int(skiprows, "skiprows"), check_int(skipfooter, "skipfooter")
+    if fmt == "parquet" and (skiprows or skipfooter):
+        raise ValueError("skiprows and skipfooter skip lines of a text or CSV file; a Parquet file has no lines")
     weighted = weight is not None
-    if fmt == "parquet":
-        ids_u, ids_v, weights = _read_parquet(path, source, target, weight, nodetype)
-    else:
-        ids_u, ids_v, weights = _read_delimited(path, fmt, compression, source, target, weight, comments,
-                                                delimiter, names, nodetype, encoding)
+    with warnings.catch_warnings():
+        _quiet_parsers()
+        if fmt == "parquet":
+            ids_u, ids_v, weights = _read_parquet(path, parts, source, target, weight, nodetype)
+        else:
+            text = _Text(path, compression, encoding, comments, skiprows, skipfooter)
+            try:
+                ids_u, ids_v, weights = _read_delimited(text, fmt, source, target, weight, comments, delimiter,
+                                                        names, nodetype)
+            except (EOFError, OSError, zlib.error, lzma.LZMAError) as err:
+                if compression is None or isinstance(err, (PermissionError, FileNotFoundError, IsADirectoryError)):
+                    raise
+                raise ValueError(f"{path!r} cannot be decompressed as {compression} ({err}): it is truncated, "
+                                 f"damaged, or not {compression}-compressed") from None
     if not any(len(chunk) for chunk in ids_u):
         raise ValueError(f"{path!r} contains no edge (it is empty, or holds only comments and blank lines): "
                          "an edge list without edges names no node")
     n, nodes, codes = _node_codes(ids_u, ids_v)
     entries = _stored_entries(n, codes, ids_u, ids_v, weights, directed=bool(directed))
-    matrix = compress_entries(n, entries, weighted=weighted)  # canonical, its weights checked per chunk
+    # canonical, its weights checked per chunk and their sums here
+    matrix = compress_entries(n, entries, weighted=weighted, nodes=nodes, where=repr(path))
     return GraphAdjacency._trusted(matrix, nodes, weighted=weighted)
+
+
+def _quiet_parsers():
+    """Inside ``warnings.catch_warnings()``: silence pandas' warnings about its own
+    parsing decisions (``DtypeWarning``: mixed types in a column of a long file;
+    ``ParserWarning``), which the reader makes itself."""
+    pd = _pandas()
+    for category in (pd.errors.DtypeWarning, pd.errors.ParserWarning):
+        warnings.simplefilter("ignore", category)
 
 
 # ---------------------------------------------------------------- options
 
 def _check_path(path, format):
+    """``(path, format, compression, parts)``: ``parts`` lists the Parquet files of a
+    folder (None for one file)."""
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
     path = os.fspath(path)
+    if os.path.isdir(path):
+        return path, "parquet", None, _parquet_parts(path, format)
     if not os.path.isfile(path):
         raise FileNotFoundError(f"no such file: {path!r}")
     stem, suffix = os.path.splitext(path)
@@ -191,7 +263,26 @@ def _check_path(path, format):
         raise ValueError(f"format must be one of {FORMATS} or None, got {format!r}")
     if format == "parquet" and compression is not None:
         raise ValueError(f"{path!r}: a Parquet file is compressed inside; it cannot be {compression}-compressed")
-    return path, format, compression
+    return path, format, compression, None
+
+
+def _parquet_parts(folder, format):
+    """The Parquet files of a folder (a dataset written in parts), in natural order."""
+    if format not in (None, "parquet"):
+        raise ValueError(f"{folder!r} is a folder: a text or CSV edge list is one file (a folder is read as the "
+                         "Parquet files it holds)")
+    parts = []
+    for root, folders, files in os.walk(folder):
+        folders[:] = [f for f in folders if not f.startswith((".", "_"))]
+        parts += [os.path.join(root, f) for f in files
+                  if not f.startswith((".", "_")) and os.path.splitext(f)[1].lower() in (".parquet", ".pq")]
+    if not parts:
+        raise ValueError(f"{folder!r} is a folder with no Parquet files (*.parquet, *.pq) in it: read_edgelist "
+                         "reads one edge-list file, or a folder of Parquet parts such as Dask's to_parquet writes")
+
+    def natural(name):
+        return [int(piece) if piece.isdigit() else piece for piece in re.split(r"(\d+)", name)]
+    return sorted(parts, key=lambda p: natural(os.path.relpath(p, folder)))
 
 
 def _check_options(directed, weight, source, target, comments, delimiter, names, nodetype):
@@ -234,27 +325,172 @@ def _column(value, default, columns, what, path):
 
 # ---------------------------------------------------------------- text and CSV
 
-def _read_delimited(path, fmt, compression, source, target, weight, comments, delimiter, names,
-                    nodetype, encoding):
+class _Text:
+    """A text or CSV file as the reader sees it: decompressed, decoded, its first
+    ``skiprows`` lines and last ``skipfooter`` data lines left out."""
+
+    def __init__(self, path, compression, encoding, comments, skiprows, skipfooter):
+        self.path, self.compression, self.encoding = path, compression, encoding
+        self.comments, self.skiprows, self.skipfooter = comments, skiprows, skipfooter
+
+    def source(self):
+        """``(what pandas reads, its compression and encoding options)``: the path
+        itself, or a new stream of the lines kept."""
+        if not (self.skiprows or self.skipfooter):
+            return self.path, {"compression": self.compression, "encoding": self.encoding}
+        return _Trimmed(self), {}
+
+    def open(self):
+        """The decoded text, every line (``newline=""``: line ends kept as written)."""
+        opener = _OPENERS.get(self.compression, open)
+        if opener is open:
+            return open(self.path, encoding=self.encoding, newline="")
+        return opener(self.path, "rt", encoding=self.encoding, newline="")
+
+    def is_data(self, line):
+        content = line if self.comments is None else line.split(self.comments, 1)[0]
+        return bool(content.strip())
+
+    def lines(self, *, skip=True):
+        """``(number, text)`` of the lines kept (every line with ``skip=False``), the
+        line end cut off; numbers count every line of the file."""
+        footer = self.skipfooter if skip else 0
+        pending, data = collections.deque(), 0  # lines that may still be footer, and their data lines
+        try:
+            with self.open() as stream:
+                for number, raw in enumerate(stream, 1):
+                    if skip and number <= self.skiprows:
+                        continue
+                    line = raw.rstrip("\r\n")
+                    if not footer:
+                        yield number, line
+                        continue
+                    is_data = self.is_data(line)
+                    pending.append((number, line, is_data))
+                    data += is_data
+                    # a line is kept once ``footer`` data lines follow it
+                    while pending and data - pending[0][2] >= footer:
+                        number, line, is_data = pending.popleft()
+                        data -= is_data
+                        yield number, line
+        except UnicodeDecodeError as err:
+            raise self.decode_error(err) from None
+
+    def decode_error(self, err):
+        """The ValueError naming the line of the first bytes ``encoding`` cannot decode."""
+        decoder = codecs.getincrementaldecoder(self.encoding)()
+        number = 1
+        with _OPENERS.get(self.compression, open)(self.path, "rb") as stream:
+            for piece in stream:  # pieces end at b"\n": "\r\n" stays in one piece
+                try:
+                    text = decoder.decode(piece)
+                except UnicodeDecodeError as bad:
+                    err = bad
+                    break
+                number += len(_LINE_END.findall(text))
+        byte = err.object[err.start:err.start + 1]
+        return ValueError(f"{self.path!r}, line {number}: cannot be decoded as {self.encoding} ({err.reason}, byte "
+                          f"{byte!r}): pass the file's encoding, e.g. encoding='latin-1'")
+
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+class _Trimmed(io.TextIOBase):
+    """The text of a :class:`_Text` without its skipped lines, as a stream for pandas:
+    the first ``skiprows`` lines are read and dropped, then blocks of
+    :data:`TEXT_BLOCK` characters pass through, minus a held-back tail that always
+    holds the last ``skipfooter`` data lines seen, dropped at the end."""
+
+    def __init__(self, text):
+        self.text, self.stream = text, text.open()
+        self.ready, self.held, self.done = "", "", False
+        try:
+            for _ in range(text.skiprows):
+                if not self.stream.readline():
+                    break
+        except UnicodeDecodeError as err:
+            self.close()
+            raise text.decode_error(err) from None
+
+    def readable(self):
+        return True
+
+    def close(self):
+        self.stream.close()
+        super().close()
+
+    def read(self, size=-1):
+        size = None if size is None or size < 0 else size
+        try:
+            while not self.done and (size is None or len(self.ready) < size):
+                block = self.stream.read(TEXT_BLOCK)
+                self.held += block
+                if not block:
+                    self.done = True
+                cut = self._footer_start()
+                if cut is None:  # fewer data lines than the footer: all of it may be footer
+                    cut = 0
+                elif self.done:
+                    self.held = self.held[:cut]  # the footer goes
+                    cut = len(self.held)
+                self.ready += self.held[:cut]
+                self.held = self.held[cut:]
+        except UnicodeDecodeError as err:
+            raise self.text.decode_error(err) from None
+        if size is None:
+            out, self.ready = self.ready, ""
+        else:
+            out, self.ready = self.ready[:size], self.ready[size:]
+        return out
+
+    def _footer_start(self):
+        """Where the last ``skipfooter`` data lines of the held text begin (the end
+        when there is no footer), or None if it holds fewer."""
+        held, wanted = self.held, self.text.skipfooter
+        stop = len(held)
+        if wanted == 0:
+            return stop
+        while stop > 0:
+            while stop > 0 and held[stop - 1] in "\r\n":
+                stop -= 1
+            start = max(held.rfind("\n", 0, stop), held.rfind("\r", 0, stop)) + 1
+            if self.text.is_data(held[start:stop]):
+                wanted -= 1
+                if wanted == 0:
+                    return start
+            stop = start
+        return None
+
+
+def _read_delimited(text, fmt, source, target, weight, comments, delimiter, names, nodetype):
     """Lists of chunks (``ids_u``, ``ids_v``, ``weights`` or None) of a text or CSV file."""
     pd = _pandas()
+    path = text.path
     header = fmt == "csv" and names is None
     sep = delimiter if delimiter is not None else ("," if fmt == "csv" else None)
     options = dict(
-        sep=sep, comment=comments, encoding=encoding, compression=compression, engine="c",
+        sep=sep, comment=comments, engine="c",
         keep_default_na=False, na_values=[""], index_col=False, skip_blank_lines=True,
     )
     if fmt == "text":
         options["quoting"] = csv.QUOTE_NONE
+    _check_first_line(text, nodetype)
     columns = None if names is None else list(names)
     if header:
+        where, opened = text.source()
         try:
-            columns = list(pd.read_csv(path, nrows=0, header=0, **_with_sep(options, sep)).columns)
+            columns = list(pd.read_csv(where, nrows=0, header=0, **_with_sep(options, sep), **opened).columns)
         except pd.errors.EmptyDataError:
             raise ValueError(f"{path!r} contains no edge (it is empty, or holds only comments and blank lines): "
                              "an edge list without edges names no node") from None
+        except UnicodeDecodeError as err:
+            raise text.decode_error(err) from None
         except (ValueError, pd.errors.ParserError) as err:
             raise ValueError(f"{path!r}: cannot read the header line of the CSV file ({err})") from None
+        finally:
+            if not isinstance(where, str):
+                where.close()
     default_u, default_v = (0, 1) if fmt == "text" else ("u", "v")
     positions = [_column(source, default_u, columns, "source", path),
                  _column(target, default_v, columns, "target", path)]
@@ -267,23 +503,24 @@ def _read_delimited(path, fmt, compression, source, target, weight, comments, de
     if len(labels) < width:
         labels = labels + [f"_column{i}" for i in range(len(labels), width)]
     options.update(header=0 if header else None, names=labels, usecols=positions)
-    scan = dict(path=path, fmt=fmt, compression=compression, positions=positions, comments=comments,
-                delimiter=delimiter, header=header, encoding=encoding)
+    scan = dict(text=text, fmt=fmt, positions=positions, delimiter=delimiter, header=header)
     modes = ["int", "str"] if nodetype is not str else ["str"]
     if fmt == "text" and sep is None and nodetype is not str:
         # SNAP's files are tab-separated: the C parser's one-character split is faster than
         # its whitespace rule; a line it reads differently gives an anomaly, read again
-        first = _first_data_line(path, compression, encoding, comments)
+        first = _first_data_line(text)
         first = None if first is None else first[1]
         if first is not None and "\t" in first and " " not in first and first == first.strip():
             modes.insert(0, "int-tab")
     for mode in modes:
         failure = None
         try:
-            ids_u, ids_v, weights = _read_chunks(pd, path, options, sep, fmt, positions, labels, mode)
+            ids_u, ids_v, weights = _read_chunks(pd, text, options, sep, fmt, positions, labels, mode)
         except _Anomaly:
             failure = "an unexpected row"
-        except (ValueError, pd.errors.ParserError) as err:  # UnicodeDecodeError too
+        except UnicodeDecodeError as err:
+            raise text.decode_error(err) from None
+        except (ValueError, pd.errors.ParserError) as err:
             failure = str(err)
         if failure is None:
             if mode == "str" and nodetype is not str:
@@ -303,61 +540,97 @@ def _with_sep(options, sep):
     return options
 
 
-def _first_data_line(path, compression, encoding, comments):
-    """``(number, text)`` of the first line of a text file that is not blank once its
-    comment is cut (the text without the comment), or None."""
-    with _open_text(path, compression, encoding) as lines:
-        for number, raw in enumerate(lines, 1):
-            content = raw.rstrip("\r\n")
-            content = content if comments is None else content.split(comments, 1)[0]
-            if content.strip():
-                return number, content
+def _first_data_line(text):
+    """``(number, text)`` of the first line kept that is not blank once its comment
+    is cut (the text without the comment), or None."""
+    for number, line in text.lines():
+        content = line if text.comments is None else line.split(text.comments, 1)[0]
+        if content.strip():
+            return number, content
     return None
 
 
-def _read_chunks(pd, path, options, sep, fmt, positions, labels, mode):
+def _check_first_line(text, nodetype):
+    """Refuse a file whose first data line is a ``%`` comment while ``comments`` is
+    not ``"%"`` (KONECT, Matrix Market), or is the size line of a Matrix Market file."""
+    first = _first_data_line(text)
+    if first is None:
+        return
+    number, content = first
+    matrix_market = _matrix_market_size_line(text)
+    skip = f" and skiprows={matrix_market} (the size line of a Matrix Market file)" if matrix_market else ""
+    if text.comments != "%" and content.lstrip().startswith("%") and nodetype is not str:
+        raise ValueError(f"{text.path!r}, line {number}: starts with '%', which starts a comment in KONECT and Matrix "
+                         f"Market files, but comments={text.comments!r}: pass comments='%'{skip}: {content!r}")
+    if matrix_market == number:
+        raise ValueError(f"{text.path!r}, line {number}: the size line of a Matrix Market file (rows, columns, "
+                         f"entries), not an edge: pass skiprows={number}: {content!r}")
+
+
+def _matrix_market_size_line(text):
+    """The number of the size line of a Matrix Market file (its first line that is
+    neither blank nor a ``%`` comment), or None for any other file."""
+    lines = text.lines(skip=False)
+    try:
+        first = next(lines, (1, ""))[1]
+        if not first.lower().startswith("%%matrixmarket"):
+            return None
+        for number, line in lines:
+            if line.strip() and not line.lstrip().startswith("%"):
+                return number
+        return None
+    finally:
+        lines.close()
+
+
+def _read_chunks(pd, text, options, sep, fmt, positions, labels, mode):
     """Read every chunk in ``mode`` ``"int"`` (ids parsed as numbers: fast, raises
     :class:`_Anomaly` unless every id is an integer) or ``"str"``."""
     options = _with_sep(options, "\t" if mode == "int-tab" else sep)
     whitespace = fmt == "text" and sep is None and mode != "int-tab"
     u_label, v_label = labels[positions[0]], labels[positions[1]]
     w_label = labels[positions[2]] if len(positions) > 2 else None
-    if mode == "str":
-        options["dtype"] = {u_label: str, v_label: str}
-        if w_label is not None:
-            options["dtype"][w_label] = np.float64
+    if mode == "str":  # the weights as written too: pandas would read True as 1.0 into a float column
+        options["dtype"] = {label: str for label in (u_label, v_label, w_label) if label is not None}
     ids_u, ids_v, weights = [], [], None if w_label is None else []
+    where, opened = text.source()
     try:
-        reader = pd.read_csv(path, chunksize=CHUNK_ROWS, **options)
-    except pd.errors.EmptyDataError:
-        return ids_u, ids_v, weights
-    with reader:
-        for chunk in reader:
-            u, v = chunk[u_label], chunk[v_label]
-            w = None if w_label is None else chunk[w_label]
-            if whitespace:  # a line of only spaces and a comment is a row of nothing
-                blank = u.isna() & v.isna()
+        try:
+            reader = pd.read_csv(where, chunksize=CHUNK_ROWS, **options, **opened)
+        except pd.errors.EmptyDataError:
+            return ids_u, ids_v, weights
+        with reader:
+            for chunk in reader:
+                u, v = chunk[u_label], chunk[v_label]
+                w = None if w_label is None else chunk[w_label]
+                if whitespace:  # a line of only spaces and a comment is a row of nothing
+                    blank = u.isna() & v.isna()
+                    if w is not None:
+                        blank &= w.isna()
+                    if blank.any():
+                        u, v, w = u[~blank], v[~blank], None if w is None else w[~blank]
+                if mode != "str":
+                    if u.dtype.kind != "i" or v.dtype.kind != "i":
+                        raise _Anomaly
+                    u, v = _narrow(u.to_numpy(np.int64)), _narrow(v.to_numpy(np.int64))
+                else:
+                    if u.hasnans or v.hasnans:
+                        raise _Anomaly
+                    u, v = u.to_numpy(object), v.to_numpy(object)
                 if w is not None:
-                    blank &= w.isna()
-                if blank.any():
-                    u, v, w = u[~blank], v[~blank], None if w is None else w[~blank]
-            if mode != "str":
-                if u.dtype.kind != "i" or v.dtype.kind != "i":
-                    raise _Anomaly
-                u, v = _narrow(u.to_numpy(np.int64)), _narrow(v.to_numpy(np.int64))
-            else:
-                if u.hasnans or v.hasnans:
-                    raise _Anomaly
-                u, v = u.to_numpy(object), v.to_numpy(object)
-            if w is not None:
-                if w.dtype.kind not in "iuf":
-                    raise _Anomaly
-                w = w.to_numpy(np.float64)
-                if not np.all(np.isfinite(w)) or (w.size and w.min() < 0):
-                    raise _Anomaly
-                weights.append(w)
-            ids_u.append(u)
-            ids_v.append(v)
+                    if mode == "str":
+                        w = pd.to_numeric(w, errors="coerce")  # "True", "x": NaN, named below
+                    if w.dtype.kind not in "iuf":  # a bool column too
+                        raise _Anomaly
+                    w = w.to_numpy(np.float64)
+                    if not np.all(np.isfinite(w)) or (w.size and w.min() < 0):
+                        raise _Anomaly
+                    weights.append(w)
+                ids_u.append(u)
+                ids_v.append(v)
+    finally:
+        if not isinstance(where, str):
+            where.close()
     return ids_u, ids_v, weights
 
 
@@ -370,72 +643,61 @@ def _narrow(ids):
 
 def _integer_ids(ids_u, ids_v, *, required, scan):
     """String chunks as integer chunks when every id is written as an integer (or when
-    ``required``: else the first line with another id is named)."""
+    ``required``: else the first line with another id is named). An id written as an
+    integer that does not fit in 64 bits is an error naming its line, wherever it is."""
     pd = _pandas()
     chunks = ids_u + ids_v
     if not chunks:
         return ids_u, ids_v
     codes, uniques = pd.factorize(np.concatenate(chunks))
-    integer = np.array([bool(_INTEGER.match(text)) and _INT64[0] <= int(text) <= _INT64[1] for text in uniques])
-    if not integer.all():
+    written = np.array([bool(_INTEGER.match(text)) for text in uniques], dtype=bool)
+    if not written.all():
         if required:
             _raise_bad_line(**scan, integer_ids=True)
-            raise ValueError(f"{scan['path']!r}: node id {uniques[~integer][0]!r} is not a 64-bit integer")
+            raise ValueError(f"{scan['text'].path!r}: node id {uniques[~written][0]!r} is not a 64-bit integer")
         if scan["fmt"] == "text" and ids_u[0].size:
             # strings only on the first line, integers everywhere else: a header line, not an edge
             first = {0, sum(len(c) for c in ids_u)}
-            if set(np.flatnonzero(~integer[codes]).tolist()) <= first and len(codes) > 2:
-                number, text = _first_data_line(scan["path"], scan["compression"], scan["encoding"],
-                                                 scan["comments"])
-                raise ValueError(f"{scan['path']!r}, line {number}: looks like a header, as every other id is an "
-                                 f"integer: make it a comment, or pass nodetype=str to read it as an edge: {text!r}")
+            if set(np.flatnonzero(~written[codes]).tolist()) <= first and len(codes) > 2:
+                number, text = _first_data_line(scan["text"])
+                raise ValueError(f"{scan['text'].path!r}, line {number}: looks like a header, as every other id is "
+                                 "an integer: make it a comment, or pass nodetype=str to read it as an edge: "
+                                 f"{text!r}")
         return ids_u, ids_v
     values = [int(text) for text in uniques]
+    if not all(_INT64[0] <= value <= _INT64[1] for value in values):
+        _raise_bad_line(**scan, integer_ids=True)  # names the line of the first one
+        raise AssertionError("unreachable: an id that does not fit in 64 bits is on some line")
     as_int = np.array(values, dtype=np.int64)[codes]
     bounds = np.cumsum([0] + [len(c) for c in chunks])
     parts = [as_int[a:b] for a, b in itertools.pairwise(bounds)]
     return parts[: len(ids_u)], parts[len(ids_u):]
 
 
-def _open_text(path, compression, encoding):
-    if compression == "gzip":
-        import gzip
-        return gzip.open(path, "rt", encoding=encoding, newline="")
-    if compression == "bz2":
-        import bz2
-        return bz2.open(path, "rt", encoding=encoding, newline="")
-    if compression == "xz":
-        import lzma
-        return lzma.open(path, "rt", encoding=encoding, newline="")
-    return open(path, encoding=encoding, newline="")
-
-
-def _raise_bad_line(*, path, fmt, compression, positions, comments, delimiter, header, encoding, integer_ids):
+def _raise_bad_line(*, text, fmt, positions, delimiter, header, integer_ids):
     """Raise the ValueError naming the first malformed line, read line by line in
     Python (only after the fast reader found something wrong); return if none is."""
     need = max(positions) + 1
     csv_delimiter = delimiter if delimiter is not None else ","
-    with _open_text(path, compression, encoding) as lines:
-        for number, raw in enumerate(lines, 1):
-            text = raw.rstrip("\r\n")
-            content = text if comments is None else text.split(comments, 1)[0]
-            if fmt == "text" and delimiter is None:
-                fields = content.split()
-                if not fields:
-                    continue
-            elif not content:
+    comments = text.comments
+    for number, line in text.lines():
+        content = line if comments is None else line.split(comments, 1)[0]
+        if fmt == "text" and delimiter is None:
+            fields = content.split()
+            if not fields:
                 continue
-            elif fmt == "text":
-                fields = content.split(delimiter)
-            else:
-                fields = next(csv.reader([content], delimiter=csv_delimiter))
-            if header:
-                header = False
-                continue
-            problem = _line_problem(fields, positions, need, integer_ids)
-            if problem:
-                where = f"{path!r}, line {number}"
-                raise ValueError(f"{where}: {problem}: {text!r}")
+        elif not content:
+            continue
+        elif fmt == "text":
+            fields = content.split(delimiter)
+        else:
+            fields = next(csv.reader([content], delimiter=csv_delimiter))
+        if header:
+            header = False
+            continue
+        problem = _line_problem(fields, positions, need, integer_ids)
+        if problem:
+            raise ValueError(f"{text.path!r}, line {number}: {problem}: {line!r}")
 
 
 def _line_problem(fields, positions, need, integer_ids):
@@ -452,7 +714,7 @@ def _line_problem(fields, positions, need, integer_ids):
             if not _INTEGER.match(field):
                 return f"node id {field!r} is not an integer"
             if not _INT64[0] <= int(field) <= _INT64[1]:
-                return f"node id {field!r} does not fit in 64 bits"
+                return f"node id {field!r} does not fit in 64 bits (pass nodetype=str to read the ids as strings)"
     if len(positions) > 2:
         field = fields[positions[2]]
         try:
@@ -468,8 +730,27 @@ def _line_problem(fields, positions, need, integer_ids):
 
 # ---------------------------------------------------------------- Parquet
 
-def _read_parquet(path, source, target, weight, nodetype):
-    """Lists of chunks (``ids_u``, ``ids_v``, ``weights`` or None) of a Parquet file."""
+def _read_parquet(path, parts, source, target, weight, nodetype):
+    """Lists of chunks (``ids_u``, ``ids_v``, ``weights`` or None) of a Parquet file,
+    or of the Parquet files ``parts`` of a folder, one after the other."""
+    if parts is None:
+        return _read_parquet_file(path, source, target, weight, nodetype)
+    ids_u, ids_v, weights = [], [], None if weight is None else []
+    for part in parts:
+        u, v, w = _read_parquet_file(part, source, target, weight, nodetype)
+        ids_u += u
+        ids_v += v
+        if weights is not None:
+            weights += w
+    kinds = {chunk.dtype == object for chunk in ids_u + ids_v if len(chunk)}
+    if len(kinds) > 1:
+        raise TypeError(f"{path!r}: some of its files hold integer ids, others strings: pass nodetype=int or "
+                        "nodetype=str")
+    return ids_u, ids_v, weights
+
+
+def _read_parquet_file(path, source, target, weight, nodetype):
+    """Lists of chunks (``ids_u``, ``ids_v``, ``weights`` or None) of one Parquet file."""
     from .._validation import import_extra
 
     pq = import_extra("pyarrow.parquet", "io", "reading Parquet edge lists needs pyarrow")

@@ -129,3 +129,23 @@ def test_empty_graph_converts_but_summary_rejects_it():
         gi.power_summary(nx.Graph())
     with pytest.raises(ValueError, match="no nodes"):
         gi.power_kernel(nx.Graph(), nx.path_graph(3))
+
+
+def test_n_edges_counts_an_undirected_edge_once_and_an_arc_once():
+    # issue 44 item 14
+    G = nx.Graph([(0, 1), (1, 2), (2, 2)])
+    assert gi.as_adjacency(G).n_edges == 3
+    D = nx.DiGraph([(0, 1), (1, 0), (1, 2), (2, 2)])
+    assert gi.as_adjacency(D).n_edges == 4  # asymmetric: every stored entry is an arc
+    M = nx.MultiGraph([(0, 1), (0, 1), (1, 2)])
+    assert gi.as_adjacency(M).n_edges == 2  # parallel edges collapse without weight
+    assert gi.from_edge_arrays(np.array([0, 1]), np.array([1, 2])).n_edges == 2
+    assert gi.from_edge_arrays(np.array([0, 1]), np.array([1, 2]), directed=True).n_edges == 2
+    # a directed graph whose arcs all come in pairs has a symmetric matrix: counted as pairs
+    assert gi.as_adjacency(nx.DiGraph([(0, 1), (1, 0)])).n_edges == 1
+    W = nx.DiGraph()
+    W.add_edge(0, 1, weight=1.0)
+    W.add_edge(1, 0, weight=2.0)  # the same pattern, other weights: two arcs
+    assert gi.as_adjacency(W, weight="weight").n_edges == 2
+    assert gi.as_adjacency(np.zeros((3, 3))).n_edges == 0
+    assert isinstance(gi.as_adjacency(G).n_edges, int)

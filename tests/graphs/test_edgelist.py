@@ -376,3 +376,222 @@ def test_a_large_unweighted_graph_holds_no_data_array(tmp_path, monkeypatch):
     np.testing.assert_allclose(gi.power_invariants(ours, k=4).mean, gi.power_invariants(small, k=4).mean, rtol=1e-12)
     weighted = gi.read_edgelist(write(tmp_path / "w.edges", WEIGHTED), weight=2, comments="%")
     assert weighted.matrix.data.flags.writeable  # weights are values: an array
+
+
+# ------------------------------------------------------------------ issue 44 (sixth trial)
+
+
+@pytest.mark.parametrize("suffix", [".txt", ".csv", ".parquet"])
+@pytest.mark.parametrize("directed", [False, True])
+def test_weights_that_add_up_to_infinity_are_refused_naming_the_edge(tmp_path, suffix, directed):
+    # item 2: each weight is finite, their sum is not; every reader path checks the sums
+    rows = [("a7", "b9", 1e308), ("c", "a7", 1.0), ("a7", "b9", 1e308)]
+    if not directed:
+        rows[2] = ("b9", "a7", 1e308)  # the same undirected edge, written the other way
+    path = tmp_path / f"huge{suffix}"
+    if suffix == ".parquet":
+        pq.write_table(pa.table({"u": [r[0] for r in rows], "v": [r[1] for r in rows], "w": [r[2] for r in rows]}), path)
+        weight = "w"
+    elif suffix == ".csv":
+        write(path, "u,v,w\n" + "".join(f"{u},{v},{w!r}\n" for u, v, w in rows))
+        weight = "w"
+    else:
+        write(path, "".join(f"{u} {v} {w!r}\n" for u, v, w in rows))
+        weight = 2
+    with pytest.raises(ValueError, match=r"huge.*edge \('a7', 'b9'\).*add up to .*inf"):
+        gi.read_edgelist(path, weight=weight, directed=directed)
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_from_edge_arrays_refuses_weights_that_add_up_to_infinity(directed):
+    u, v = np.array([0, 2, 1 if not directed else 0]), np.array([1, 0, 0 if not directed else 1])
+    with pytest.raises(ValueError, match=r"edge \(0, 1\).*add up to .*inf"):
+        gi.from_edge_arrays(u, v, weights=[1e308, 1.0, 1e308], directed=directed)
+    # and as_adjacency on a NetworkX multigraph, the same check
+    G = nx.MultiDiGraph() if directed else nx.MultiGraph()
+    G.add_edge(0, 1, weight=1e308)
+    G.add_edge(0, 1, weight=1e308)
+    with pytest.raises(ValueError, match=r"edge \(0, 1\).*add up to .*inf"):
+        gi.as_adjacency(G, weight="weight")
+
+
+@pytest.mark.parametrize("line", [1, 2, 3])
+@pytest.mark.parametrize("big", [str(2**64 + 5), str(-(2**63) - 1), str(2**63)])
+def test_an_id_past_64_bits_is_refused_on_any_line(tmp_path, line, big):
+    # item 3: the same answer wherever the id is, text or CSV
+    lines = ["2\t3", "3\t4", "4\t2"]
+    lines[line - 1] = f"{big}\t2"
+    for suffix, header in ((".txt", ""), (".csv", "u\tv\n")):
+        path = write(tmp_path / f"big{suffix}", header + "\n".join(lines) + "\n")
+        number = line + (suffix == ".csv")
+        with pytest.raises(ValueError, match=f"line {number}: node id '{big}' does not fit in 64 bits.*nodetype=str"):
+            gi.read_edgelist(path, delimiter="\t" if suffix == ".csv" else None)
+        as_text = gi.read_edgelist(path, nodetype=str, delimiter="\t" if suffix == ".csv" else None)
+        assert big in as_text.nodes and "2" in as_text.nodes
+
+
+def test_an_id_past_64_bits_among_string_ids_is_a_string(tmp_path):
+    big = str(2**70)
+    path = write(tmp_path / "names.txt", f"alice {big}\nbob alice\n")
+    assert gi.read_edgelist(path).nodes == (big, "alice", "bob")
+
+
+@pytest.mark.parametrize("suffix", [".txt", ".csv", ".txt.gz"])
+def test_undecodable_bytes_are_named_by_file_and_line(tmp_path, suffix):
+    # item 4
+    text = ("u,v\n" if suffix == ".csv" else "") + "1 2\n2 3\n3 caf\xe9\n".replace(" ", "," if suffix == ".csv" else " ")
+    data = text.encode("latin-1")
+    path = tmp_path / f"latin{suffix}"
+    path.write_bytes(gzip.compress(data) if suffix.endswith(".gz") else data)
+    line = 4 if suffix == ".csv" else 3
+    with pytest.raises(ValueError, match=f"latin.*line {line}.*cannot be decoded as utf-8.*encoding="):
+        gi.read_edgelist(path)
+    assert "café" in gi.read_edgelist(path, encoding="latin-1").nodes
+
+
+@pytest.mark.parametrize("kind", ["fake", "truncated", "corrupt"])
+@pytest.mark.parametrize("suffix", [".txt.gz", ".csv.gz", ".txt.bz2", ".txt.xz"])
+def test_a_damaged_compressed_file_is_a_value_error_naming_it(tmp_path, kind, suffix):
+    # item 5
+    import bz2
+    import lzma
+
+    compress = {".gz": gzip.compress, ".bz2": bz2.compress, ".xz": lzma.compress}[suffix[suffix.rindex("."):]]
+    body = ("u,v\n" if ".csv" in suffix else "") + "".join(f"{i},{i + 1}\n" for i in range(3000))
+    if ".txt" in suffix:
+        body = body.replace(",", " ")
+    packed = compress(body.encode())
+    data = {"fake": body.encode(), "truncated": packed[: len(packed) // 2],
+            "corrupt": packed[:20] + bytes(200) + packed[220:]}[kind]
+    path = tmp_path / f"damaged{suffix}"
+    path.write_bytes(data)
+    with pytest.raises(ValueError, match=f"damaged{suffix}.*cannot be decompressed"):
+        gi.read_edgelist(path)
+
+
+@pytest.mark.parametrize("value", ["True", "TRUE", "true", "False", "FALSE"])
+@pytest.mark.parametrize("suffix", [".txt", ".csv"])
+def test_boolean_weights_are_refused_in_text_and_csv(tmp_path, value, suffix):
+    # item 6: whole columns of booleans, and one among numbers
+    for rows in ([("1", "2", value), ("2", "3", value)], [("1", "2", "0.5"), ("2", "3", value)]):
+        sep = "," if suffix == ".csv" else " "
+        header = "u,v,w\n" if suffix == ".csv" else ""
+        path = write(tmp_path / f"bool{suffix}", header + "".join(sep.join(r) + "\n" for r in rows))
+        bad = [i for i, r in enumerate(rows) if r[2] == value][0] + 1 + (suffix == ".csv")
+        with pytest.raises(ValueError, match=f"line {bad}: weight '{value}' is not a number"):
+            gi.read_edgelist(path, weight="w" if suffix == ".csv" else 2)
+
+
+def test_boolean_weights_are_refused_in_parquet_and_edge_arrays(tmp_path):
+    path = tmp_path / "bool.parquet"
+    pq.write_table(pa.table({"u": [1, 2], "v": [2, 3], "w": [True, False]}), path)
+    with pytest.raises(TypeError, match="weight column 'w' has type bool"):
+        gi.read_edgelist(path, weight="w")
+    for weights in (np.array([True, False]), [True, 1.0], [1.0, np.True_]):
+        with pytest.raises(TypeError, match="weights must be numbers, not booleans"):
+            gi.from_edge_arrays(np.array([0, 1]), np.array([1, 2]), weights=weights)
+
+
+KONECT = "% sym unweighted\n% 4 3 3\n1 2\n2 3\n3 1\n"
+MATRIX_MARKET = "%%MatrixMarket matrix coordinate pattern symmetric\n% made by hand\n3 3 3\n2 1\n3 2\n3 1\n"
+
+
+@pytest.mark.parametrize("text, line", [
+    (KONECT, 1), (MATRIX_MARKET, 1), ("# SNAP first\n%header\n1 2\n", 2), ("   % indented\n1 2\n", 1),
+    ("% one\n% two\n% three\n10 20\n20 30\n", 1), ("%\n1 2 0.5\n", 1),
+])
+@pytest.mark.parametrize("suffix", [".txt", ".csv"])
+def test_percent_comment_headers_are_refused_with_the_hint(tmp_path, text, line, suffix):
+    # item 7: any file whose header is %-commented, read with comments="#"
+    if suffix == ".csv":  # the fields joined by commas, the indentation kept
+        text = "".join(line[: len(line) - len(line.lstrip())] + ",".join(line.split()) + "\n"
+                       for line in text.splitlines())
+    path = write(tmp_path / f"konect{suffix}", text)
+    names = ["u", "v"] if suffix == ".csv" else None
+    with pytest.raises(ValueError, match=f"line {line}: .*comments='%'") as err:
+        gi.read_edgelist(path, names=names)
+    assert ("skiprows" in str(err.value)) == text.startswith("%%MatrixMarket")
+
+
+def test_konect_and_matrix_market_files_read_with_the_hints(tmp_path):
+    konect = gi.read_edgelist(write(tmp_path / "out.txt", KONECT), comments="%")
+    assert konect.nodes == (1, 2, 3) and konect.n_edges == 3
+    mm = gi.read_edgelist(write(tmp_path / "m.txt", MATRIX_MARKET), comments="%", skiprows=3)
+    assert mm.nodes == (1, 2, 3) and mm.n_edges == 3
+
+
+def test_a_folder_of_parquet_parts_is_read_as_one_table(tmp_path):
+    # item 12: a Dask-written edges.parquet/ folder
+    folder = tmp_path / "edges.parquet"
+    folder.mkdir()
+    rng = np.random.default_rng(0)
+    u, v = rng.integers(0, 50, 300), rng.integers(0, 50, 300)
+    for i, part in enumerate(np.array_split(np.arange(300), 12)):
+        pq.write_table(pa.table({"u": u[part], "v": v[part]}), folder / f"part.{i}.parquet")
+    (folder / "_SUCCESS").write_text("")
+    ours = gi.read_edgelist(folder)
+    G = nx.MultiGraph()
+    G.add_edges_from(zip(u.tolist(), v.tolist()))
+    assert_same_graph(ours, gi.as_adjacency(G))
+    pq.write_table(pa.table({"u": [1, 2], "v": [2, None]}), folder / "part.12.parquet")
+    with pytest.raises(ValueError, match=r"part\.12\.parquet', row 2: node id missing"):
+        gi.read_edgelist(folder)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(ValueError, match="is a folder.*no Parquet"):
+        gi.read_edgelist(empty)
+    with pytest.raises(ValueError, match="is a folder.*a text or CSV edge list is one file"):
+        gi.read_edgelist(folder, format="csv")
+
+
+def test_a_late_string_id_in_a_long_file_warns_nothing(tmp_path):
+    # item 13: pandas' DtypeWarning ("mixed types") stays inside the reader
+    import warnings
+
+    lines = [f"{i} {i + 1}" for i in range(300_000)] + ["299999 last"]
+    path = write(tmp_path / "late.txt", "\n".join(lines) + "\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        adj = gi.read_edgelist(path)
+    assert "last" in adj.nodes and adj.n_nodes == 300_002
+
+
+@pytest.mark.parametrize("suffix", [".txt", ".csv", ".txt.gz"])
+def test_skiprows_and_skipfooter(tmp_path, suffix):
+    # item 14: a count line first, a terminator line last
+    header = "u v\n" if suffix == ".csv" else ""
+    body = "1 2\n2 3\n# a comment\n3 1\n\n3 4\n"
+    text = "4\n" + header + body + "-1\n\n"
+    if suffix == ".csv":
+        text = text.replace(" ", ",")
+    path = tmp_path / f"count{suffix}"
+    path.write_bytes(gzip.compress(text.encode()) if suffix.endswith(".gz") else text.encode())
+    with pytest.raises(ValueError, match="line 1" if suffix != ".csv" else "not in the columns"):
+        gi.read_edgelist(path)  # a CSV file: '4' is the header line
+    adj = gi.read_edgelist(path, skiprows=1, skipfooter=1)
+    assert adj.nodes == (1, 2, 3, 4) and adj.n_edges == 4
+    bad = text.replace("3,1" if suffix == ".csv" else "3 1", "3 x" if suffix != ".csv" else "3,")
+    path.write_bytes(gzip.compress(bad.encode()) if suffix.endswith(".gz") else bad.encode())
+    line = 5 + (suffix == ".csv")
+    with pytest.raises(ValueError, match=f"line {line}: "):
+        gi.read_edgelist(path, skiprows=1, skipfooter=1, nodetype=int)
+    for option in ("skiprows", "skipfooter"):
+        with pytest.raises(ValueError, match=f"{option} must be an integer >= 0"):
+            gi.read_edgelist(path, **{option: -1})
+        with pytest.raises(TypeError, match=f"{option} must be an integer"):
+            gi.read_edgelist(path, **{option: 1.5})
+
+
+def test_skipfooter_of_more_lines_than_the_file_has_leaves_no_edge(tmp_path):
+    path = write(tmp_path / "g.txt", "1 2\n2 3\n")
+    with pytest.raises(ValueError, match="contains no edge"):
+        gi.read_edgelist(path, skipfooter=2)
+    assert gi.read_edgelist(path, skipfooter=1).nodes == (1, 2)
+
+
+def test_skiprows_and_skipfooter_follow_the_chunks(tmp_path, monkeypatch):
+    monkeypatch.setattr(edgelist, "CHUNK_ROWS", 3)
+    monkeypatch.setattr(edgelist, "TEXT_BLOCK", 5)  # the footer is found across many blocks
+    path = write(tmp_path / "g.txt", "3 nodes\n" + "".join(f"{i}\t{i + 1}\n" for i in range(40)) + "END\nEND\n")
+    ours = gi.read_edgelist(path, skiprows=1, skipfooter=2)
+    assert ours.nodes == tuple(range(41))
