@@ -78,15 +78,21 @@ def check_seed(seed, name="seed"):
     raise TypeError(f"{name} must be None, an int or a numpy.random.Generator, got {seed!r}")
 
 
+class MissingExtraError(ImportError):
+    """An optional dependency is not installed; the message names the extra that
+    brings it (the command line prints it as a usage error, without a traceback)."""
+
+
 def import_extra(module, extra, needs):
-    """Import the optional ``module`` (e.g. ``"rdkit.Chem"``), or raise an ImportError
-    that says what needs it and how to install the ``extra`` that brings it."""
+    """Import the optional ``module`` (e.g. ``"rdkit.Chem"``), or raise a
+    :class:`MissingExtraError` (an ImportError) that says what needs it and how to
+    install the ``extra`` that brings it."""
     import importlib
 
     try:
         return importlib.import_module(module)
     except ImportError as err:
-        raise ImportError(f'{needs} ({err}); install it with: pip install "graphinvariants[{extra}]"') from None
+        raise MissingExtraError(f'{needs} ({err}); install it with: pip install "graphinvariants[{extra}]"') from None
 
 
 def random_state_refused(owner):

@@ -13,6 +13,7 @@ import contextlib
 import difflib
 import functools
 import os
+import re
 import sys
 import textwrap
 from pathlib import Path
@@ -495,13 +496,32 @@ def _read_networks(files, args):
     networks = {}
     for path in files:
         start = time.perf_counter()
-        G = read_edgelist(path, directed=True) if args.directed else read_edgelist(path)
-        A = G.matrix if hasattr(G, "matrix") else None
-        size = f"{A.shape[0]} nodes, {A.nnz} stored entries" if A is not None else "read"
-        print(f"{path}: {size} in {time.perf_counter() - start:.2f} s; {args.sequences} sequences of "
-              f"{args.steps} {args.kind} steps")
+        try:
+            G = read_edgelist(path, directed=args.directed, comments=args.comments, skiprows=args.skiprows,
+                              skipfooter=args.skipfooter)
+        except ValueError as err:  # its hints name keyword arguments: name the options instead
+            message = str(err)
+            for keyword in ("skiprows", "skipfooter", "comments"):
+                message = re.sub(rf"\b{keyword}=", f"--{keyword} ", message)
+            raise ValueError(message) from None
+        A = G.matrix
+        print(f"{path}: {A.shape[0]} nodes, {G.n_edges} edges ({A.nnz} stored entries) in "
+              f"{time.perf_counter() - start:.2f} s; {args.sequences} sequences of {args.steps} {args.kind} steps")
         networks[path.name] = G
     return networks
+
+
+def _check_counts(args, files):
+    """Refuse --graphs where only network files are studied and --sequences where none
+    is (each would be ignored), then give them their defaults."""
+    if files and not args.datasets and args.graphs is not None:
+        raise ValueError(f"--graphs {args.graphs} samples the graphs of a collection; a network file runs "
+                         "--sequences sequences of edits of its one graph: give --sequences instead")
+    if not files and args.sequences is not None:
+        raise ValueError(f"--sequences {args.sequences} is for a network read from a file; a collection samples "
+                         "--graphs graphs: give --graphs instead")
+    args.graphs = DEFAULT_GRAPHS if args.graphs is None else args.graphs
+    args.sequences = DEFAULT_SEQUENCES if args.sequences is None else args.sequences
 
 
 def _cmd_perturb(args):
@@ -511,6 +531,7 @@ def _cmd_perturb(args):
 
     start = time.perf_counter()
     files, args.datasets = _network_files(args.datasets)
+    _check_counts(args, files)
     if args.datasets:
         collections = _load_data_sets(args)
     elif not files:
@@ -563,6 +584,10 @@ def _cmd_perturb(args):
     print(f"\n{_what_ran(studies, collections, args)} in {elapsed:.2f} s; "
           f"wrote {', '.join(map(str, paths[:-1]))} and {paths[-1]}")
     return 0
+
+
+#: --graphs and --sequences when not given (each is refused where it would not apply).
+DEFAULT_GRAPHS = DEFAULT_SEQUENCES = 100
 
 
 #: The last column of the perturb table, and what it means (printed under the table).
@@ -717,14 +742,22 @@ def build_parser():
                          "anything named as a path, such as edges.txt), perturbed in place --sequences times "
                          "(default: none, and graphs generated on the spot: Erdos-Renyi, Barabasi-Albert, "
                          "Watts-Strogatz)")
-    pt.add_argument("--graphs", type=_int_at_least(1), default=100,
-                    help="graphs sampled per collection (default: %(default)s)")
-    pt.add_argument("--sequences", type=_int_at_least(1), default=100,
-                    help="independent sequences of perturbations of a network read from a file "
-                         "(default: %(default)s, the paper's protocol)")
+    pt.add_argument("--graphs", type=_int_at_least(1), default=None,
+                    help=f"graphs sampled per collection; refused with only network files (default: {DEFAULT_GRAPHS})")
+    pt.add_argument("--sequences", type=_int_at_least(1), default=None,
+                    help="independent sequences of perturbations of a network read from a file; refused without "
+                         f"one (default: {DEFAULT_SEQUENCES}, the paper's protocol)")
     pt.add_argument("--directed", action="store_true",
                     help="read a network file's lines as arcs u -> v, perturbed arc by arc (default: undirected "
                          "edges; a file whose arcs all come in pairs is perturbed as undirected)")
+    pt.add_argument("--skiprows", type=_int_at_least(0), default=0,
+                    help="lines skipped at the top of a network file, such as a node count (default: %(default)s)")
+    pt.add_argument("--skipfooter", type=_int_at_least(0), default=0,
+                    help="lines holding data skipped at the end of a network file, such as a terminator line "
+                         "(default: %(default)s)")
+    pt.add_argument("--comments", default="#", metavar="CHAR",
+                    help="the character that starts a comment in a network file: '%%' for KONECT and Matrix Market "
+                         "files (default: %(default)s)")
     pt.add_argument("--steps", "--flips", dest="steps", type=_int_at_least(1), default=20,
                     help="perturbations applied in sequence to each graph (default: %(default)s)")
     pt.add_argument("--kind", default="flip", choices=PERTURBATIONS, metavar="KIND",
@@ -754,6 +787,7 @@ def _refuse_unknown_arguments(parser, unknown):
 
 def main(argv=None):
     """Entry point of the ``graphinvariants`` command; returns the exit status."""
+    from ._validation import MissingExtraError
     from .datasets import DataNotFoundError
 
     args, unknown = build_parser().parse_known_args(argv)
@@ -763,8 +797,8 @@ def main(argv=None):
         return args.func(args)
     except DataNotFoundError as err:
         message = err.message(data_home_option="--data-home")
-    except (ValueError, OSError) as err:  # FileNotFoundError is an OSError
-        message = str(err)
+    except (ValueError, OSError, MissingExtraError) as err:  # FileNotFoundError is an OSError
+        message = str(err)  # a missing extra names the pip install that brings it
     print(f"graphinvariants: error: {message}", file=sys.stderr)
     return 2
 

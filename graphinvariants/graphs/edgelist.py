@@ -680,24 +680,36 @@ def _raise_bad_line(*, text, fmt, positions, delimiter, header, integer_ids):
     need = max(positions) + 1
     csv_delimiter = delimiter if delimiter is not None else ","
     comments = text.comments
-    for number, line in text.lines():
-        content = line if comments is None else line.split(comments, 1)[0]
-        if fmt == "text" and delimiter is None:
-            fields = content.split()
-            if not fields:
-                continue
-        elif not content:
+    first = True
+    lines = text.lines()
+    for number, line in lines:
+        fields = _fields(line, fmt, comments, delimiter, csv_delimiter)
+        if fields is None:
             continue
-        elif fmt == "text":
-            fields = content.split(delimiter)
-        else:
-            fields = next(csv.reader([content], delimiter=csv_delimiter))
         if header:
             header = False
             continue
         problem = _line_problem(fields, positions, need, integer_ids)
         if problem:
+            if len(fields) < need and first:
+                problem += f" (a count line? skiprows={number} skips the lines up to it)"
+            elif len(fields) < need and not any(_fields(rest, fmt, comments, delimiter, csv_delimiter)
+                                                for _, rest in lines):
+                problem += " (a terminator line? skipfooter=1 skips it)"
             raise ValueError(f"{text.path!r}, line {number}: {problem}: {line!r}")
+        first = False
+
+
+def _fields(line, fmt, comments, delimiter, csv_delimiter):
+    """The fields of one line, or None for a blank or comment line."""
+    content = line if comments is None else line.split(comments, 1)[0]
+    if fmt == "text" and delimiter is None:
+        return content.split() or None
+    if not content:
+        return None
+    if fmt == "text":
+        return content.split(delimiter)
+    return next(csv.reader([content], delimiter=csv_delimiter))
 
 
 def _line_problem(fields, positions, need, integer_ids):

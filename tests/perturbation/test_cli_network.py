@@ -66,3 +66,44 @@ def test_perturb_a_directed_network_file(tmp_path, capsys):
                            "--out", figure, "--quiet")
     assert status == 0, err
     assert f"{G.number_of_edges()} stored entries" in out
+
+
+def test_perturb_a_file_with_a_count_line_and_a_terminator(tmp_path, capsys):
+    # issue 44 item 14: --skiprows and --skipfooter reach read_edgelist
+    pytest.importorskip("graphinvariants.graphs.edgelist")
+    edges = tmp_path / "course.txt"
+    G = nx.cycle_graph(30)
+    edges.write_text("30\n" + "".join(f"{u} {v}\n" for u, v in G.edges()) + "-1\n")
+    figure = tmp_path / "decay.png"
+    status, _, err = run(capsys, "perturb", edges, "--sequences", "2", "--steps", "2", "--out", figure, "--quiet")
+    assert status == 2 and "line 1" in err and "--skiprows" in err
+    status, out, err = run(capsys, "perturb", edges, "--skiprows", "1", "--skipfooter", "1", "--sequences", "2",
+                           "--steps", "2", "--out", figure, "--quiet")
+    assert status == 0, err
+    assert "30 nodes, 30 edges" in out
+
+
+def test_perturb_a_file_without_pandas_is_an_error_saying_what_to_install(tmp_path, capsys, monkeypatch):
+    # issue 44 item 18: no traceback, status 2, as cli.rst promises
+    import sys
+
+    edges = tmp_path / "edges.txt"
+    write_grid(edges)
+    monkeypatch.setitem(sys.modules, "pandas", None)  # "import pandas" now raises ImportError
+    status, out, err = run(capsys, "perturb", edges, "--sequences", "2", "--steps", "2", "--out",
+                           tmp_path / "p.png", "--quiet")
+    assert status == 2
+    assert err.startswith("graphinvariants: error: ") and "Traceback" not in err
+    assert 'pip install "graphinvariants[io]"' in err
+
+
+@pytest.mark.parametrize("option", ["--graphs", "--sequences"])
+def test_an_option_that_does_not_apply_is_refused_not_ignored(tmp_path, capsys, option):
+    # issue 44 item 21: --graphs with only a network file, --sequences without one
+    edges = tmp_path / "edges.txt"
+    write_grid(edges)
+    argv = [edges] if option == "--graphs" else []
+    status, _, err = run(capsys, "perturb", *argv, option, "5", "--steps", "2", "--out", tmp_path / "p.png",
+                         "--quiet")
+    assert status == 2
+    assert f"{option} 5" in err and ("--sequences" if option == "--graphs" else "--graphs") in err
