@@ -52,6 +52,8 @@ never reused: a removed node's row stays, empty and excluded from the moments; a
 nodes take new rows.
 """
 
+import numbers
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -233,7 +235,12 @@ class PerturbedGraph:
         return ind[ptr[r] : ptr[r + 1]]
 
     def has_edge(self, u, v):
-        """Whether the arc ``u -> v`` (an edge, when undirected) is in the edited graph."""
+        """Whether the arc ``u -> v`` (an edge, when undirected) is in the edited graph;
+        ``u`` and ``v`` are rows (integers)."""
+        u, v = _node_id(u), _node_id(v)
+        return 0 <= u < self.n_cap and 0 <= v < self.n_cap and self._has_edge(u, v)
+
+    def _has_edge(self, u, v):
         value = self.overlay.get((u, v))
         if value is not None:
             return value > 0
@@ -324,14 +331,17 @@ class PerturbedGraph:
         return getattr(self, "_" + kind)(rng)
 
     def toggle(self, u, v):
-        """Flip the pair ``u, v`` (the arc ``u -> v`` when directed); returns the branch."""
-        u, v = int(u), int(v)
+        """Flip the pair ``u, v`` (the arc ``u -> v`` when directed); returns the branch.
+
+        ``u`` and ``v`` are rows of the graph: integers (a float such as ``1.7`` is
+        refused, not truncated)."""
+        u, v = _node_id(u), _node_id(v)
         for x in (u, v):
             if not (0 <= x < self.n_cap and self.alive[x]):
                 raise ValueError(f"node {x} is not in the graph")
         if u == v:
             raise ValueError("a flip needs two distinct nodes")
-        sign = -1 if self.has_edge(u, v) else 1
+        sign = -1 if self._has_edge(u, v) else 1
         return self._commit(self._edge_entries(u, v, sign))
 
     def _edge_entries(self, u, v, sign):
@@ -343,7 +353,7 @@ class PerturbedGraph:
         if self.n_alive < 2:
             raise PerturbationError("cannot flip a node pair in a graph with fewer than 2 nodes")
         u, v = self._two_nodes(rng)
-        return self._commit(self._edge_entries(u, v, -1 if self.has_edge(u, v) else 1))
+        return self._commit(self._edge_entries(u, v, -1 if self._has_edge(u, v) else 1))
 
     def _remove_edge(self, rng):
         if not self.n_edges:
@@ -356,7 +366,7 @@ class PerturbedGraph:
             raise PerturbationError("cannot add an edge: every pair of nodes is already joined")
         for _ in range(_REJECTION_TRIES):
             u, v = self._two_nodes(rng)
-            if not self.has_edge(u, v):
+            if not self._has_edge(u, v):
                 return self._commit(self._edge_entries(u, v, 1))
         if self.n_alive > _ENUMERATE_MISSING:
             raise PerturbationError(f"no missing edge found in {_REJECTION_TRIES} random tries on a graph of "
@@ -378,7 +388,7 @@ class PerturbedGraph:
             c, d = self._random_edge(rng)
             if not self.directed and rng.integers(2):
                 c, d = d, c
-            if len({a, b, c, d}) < 4 or self.has_edge(a, d) or self.has_edge(c, b):
+            if len({a, b, c, d}) < 4 or self._has_edge(a, d) or self._has_edge(c, b):
                 continue
             entries = (self._edge_entries(a, b, -1) + self._edge_entries(c, d, -1)
                        + self._edge_entries(a, d, 1) + self._edge_entries(c, b, 1))
@@ -563,6 +573,13 @@ def _full_summary(A, k):
     if is_large(A.shape[0], A.nnz):
         return power_columns(A, k, weighted=False)[0].T
     return power_iteration(A, np.array([0, A.shape[0]]), k)
+
+
+def _node_id(x):
+    """A node id (a row) as a Python int; anything but an integer is refused."""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Integral):
+        raise TypeError(f"node ids are integers (rows of the graph), got {x!r}")
+    return int(x)
 
 
 def _check_fraction(value):

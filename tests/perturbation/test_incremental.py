@@ -129,6 +129,19 @@ def test_toggle_edits_exactly_that_pair():
         state.toggle(0, 34)
 
 
+@pytest.mark.parametrize("u, v", [(1.7, 5.2), (1.0, 5), (0, "3"), (True, 2), (0, None), (np.float64(2), 3)])
+def test_toggle_and_has_edge_refuse_ids_that_are_not_integers(u, v):
+    # issue 44 item 11: int(1.7) would have flipped the pair (1, 5)
+    state = PerturbedGraph(nx.path_graph(8), k=3)
+    before = state.to_csr().toarray()
+    for method in (state.toggle, state.has_edge):
+        with pytest.raises(TypeError, match="node ids are integers"):
+            method(u, v)
+    np.testing.assert_array_equal(state.to_csr().toarray(), before)
+    state.toggle(np.int64(1), np.int32(5))  # numpy integers are integers
+    assert state.has_edge(1, 5) and state.has_edge(np.int64(5), 1)
+
+
 def _edges(A, directed):
     coo = sp.coo_array(A)
     pairs = zip(coo.row.tolist(), coo.col.tolist())
