@@ -27,6 +27,7 @@ import numpy as np
 from ..graphs import as_graph_batch
 from ..graphs.adjacency import describe
 from ..graphs.batch import check_not_single_graph
+from ..graphs.files import path_hint
 
 __all__ = ["Functional", "check_params", "params_difference", "params_hash"]
 
@@ -267,6 +268,8 @@ def check_not_other_batch(functional, items, what):
 
 
 def check_not_single(items, single_types, what):
-    """Refuse one embedding where a sequence is expected."""
+    """Refuse one embedding where a sequence is expected (and a path)."""
     if isinstance(items, single_types):
         raise TypeError(f"{what} must be a sequence, got a single {describe(items)}; wrap it in a list")
+    if path_hint(items):
+        raise TypeError(f"{what} must be a sequence, got {describe(items)}{path_hint(items)}")

@@ -26,6 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .csr import check_summed_weights, edges_to_csr, index_dtype, is_symmetric, pattern_only
+from .files import path_hint
 
 __all__ = ["GraphAdjacency", "as_adjacency", "from_edge_arrays"]
 
@@ -163,6 +164,8 @@ def not_a_graph_message(G):
         hint = "; for an edge table use networkx.from_pandas_edgelist(df) (or igraph.Graph.DataFrame)"
     elif isinstance(G, (list, tuple)):
         hint = "; for an edge list use networkx.Graph(edges)"
+    elif path_hint(G):
+        hint = path_hint(G)
     elif isinstance(G, str):
         hint = ("; one SMILES string is not a graph: graphinvariants.datasets.from_smiles(s) makes it one, and a "
                 "list of SMILES strings is taken wherever a collection of graphs is")

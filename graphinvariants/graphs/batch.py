@@ -15,6 +15,7 @@ import scipy.sparse as sp
 
 from .adjacency import GraphAdjacency, check_weight_argument, check_weights, describe, graph_library
 from .csr import block_entries, concatenated_ranges, take_blocks
+from .files import path_hint
 from .reader import read_graphs
 from .smiles import is_smiles, read_smiles
 
@@ -248,6 +249,8 @@ def check_not_single_graph(items, what):
             f"{what} must be a sequence of graphs, got a single {describe(items)}; "
             f"wrap it in a list: [G]"
         )
+    if path_hint(items):
+        raise TypeError(f"{what} must be a sequence of graphs, got {describe(items)}{path_hint(items)}")
 
 
 def as_graph_batch(graphs, *, weight=None, node_label=None, edge_label=None, node_attributes=None, what="graphs"):
@@ -339,7 +342,7 @@ def as_graph_batch(graphs, *, weight=None, node_label=None, edge_label=None, nod
         graphs = read_smiles(graphs, what=what)
     check_not_single_graph(graphs, what)
     if isinstance(graphs, (str, bytes)) or not hasattr(graphs, "__iter__"):
-        raise TypeError(f"{what} must be a sequence of graphs, got {describe(graphs)}")
+        raise TypeError(f"{what} must be a sequence of graphs, got {describe(graphs)}{path_hint(graphs)}")
     matrix, offsets, node_labels, edge_labels, attributes = read_graphs(
         graphs, weight=weight, node_label=node_label, edge_label=edge_label, node_attributes=node_attributes, what=what)
     return GraphBatch(matrix, offsets, weighted=weight is not None, node_labels=node_labels,

@@ -43,15 +43,10 @@ import numpy as np
 from .._validation import check_int
 from .adjacency import GraphAdjacency
 from .csr import compress_entries, index_dtype
+from .files import COMPRESSIONS, SUFFIXES
 
 __all__ = ["read_edgelist"]
 
-#: File suffixes and the format they mean; a compression suffix may follow.
-SUFFIXES = {
-    ".txt": "text", ".tsv": "text", ".edges": "text", ".el": "text", ".edgelist": "text",
-    ".csv": "csv", ".parquet": "parquet", ".pq": "parquet",
-}
-COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz"}
 _OPENERS = {"gzip": gzip.open, "bz2": bz2.open, "xz": lzma.open}
 FORMATS = ("text", "csv", "parquet")
 CHUNK_ROWS = 1 << 20

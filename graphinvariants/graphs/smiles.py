@@ -23,6 +23,7 @@ import networkx as nx
 import numpy as np
 
 from .._validation import import_extra
+from .files import path_hint
 
 __all__ = ["MOLECULE_LABEL", "from_mol", "from_smiles", "is_smiles", "read_smiles"]
 
@@ -201,6 +202,10 @@ def read_smiles(graphs, *, what="graphs"):
     ValueError: graphs[1]: RDKit cannot read 'C1CC' as a SMILES string
     """
     items = graphs.tolist() if isinstance(graphs, np.ndarray) else graphs
+    for i, item in enumerate(items):  # file names are not SMILES strings: say so before RDKit is asked
+        hint = path_hint(item)
+        if hint:
+            raise TypeError(f"{what}[{i}] is a string, but not a SMILES string{hint}")
     _chem()  # the extra's message before anything else
     out = []
     for i, smiles in enumerate(items):

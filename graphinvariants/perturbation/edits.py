@@ -22,6 +22,7 @@ import numpy as np
 
 from .._validation import check_int, check_seed
 from ..graphs.adjacency import describe, graph_library
+from ..graphs.files import path_hint
 from .incremental import PerturbedGraph
 from .kinds import PERTURBATIONS, PerturbationError, check_kind
 
@@ -243,7 +244,7 @@ def _state_of(G):
             raise TypeError("perturbations need a simple graph; remove multi-edges with G.simplify(loops=False)")
         state = GraphState(G.vcount(), G.get_edgelist(), G.is_directed())
         return state, lambda s: _to_igraph(G, s)
-    raise TypeError(f"perturbations take a networkx or igraph graph, got {describe(G)}")
+    raise TypeError(f"perturbations take a networkx or igraph graph, got {describe(G)}{path_hint(G)}")
 
 
 def _fresh_labels(G, count):

@@ -149,3 +149,43 @@ def test_n_edges_counts_an_undirected_edge_once_and_an_arc_once():
     assert gi.as_adjacency(W, weight="weight").n_edges == 2
     assert gi.as_adjacency(np.zeros((3, 3))).n_edges == 0
     assert isinstance(gi.as_adjacency(G).n_edges, int)
+
+
+def _graph_functions():
+    from graphinvariants.perturbation import PerturbedGraph
+
+    G = nx.path_graph(4)
+    return {
+        "as_adjacency": gi.as_adjacency,
+        "power_invariants": lambda x: gi.power_invariants(x, k=3),
+        "power_kernel": lambda x: gi.power_kernel(x, G, k=3),
+        "perturbation_study": lambda x: gi.perturbation_study(x, n_steps=2, seed=0),
+        "PerturbedGraph": PerturbedGraph,
+        "flip_node_pair": lambda x: gi.flip_node_pair(x, 0, 1),
+        "power_kernel_matrix": lambda x: gi.power_kernel_matrix(x, k=3),
+        "power_kernel_matrix of a list": lambda x: gi.power_kernel_matrix([x, x], k=3),
+        "GraphKernel": lambda x: gi.GraphKernel(kernel="wl").fit([x, G]),
+        "kernel_matrix of a list": lambda x: gi.kernel_matrix([G, x], kernel="wl"),
+    }
+
+
+@pytest.mark.parametrize("function", list(_graph_functions()))
+@pytest.mark.parametrize("kind", ["existing", "suffix", "compressed", "pathlib"])
+def test_a_path_given_as_a_graph_names_read_edgelist(tmp_path, monkeypatch, function, kind):
+    # issue 44 item 19: one helper of the input layer, used by every graph argument
+    from pathlib import Path
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "karate").write_text("1 2\n")  # a file without suffix, found on disk
+    value = {"existing": "karate", "suffix": "data/web-Google.txt", "compressed": "edges.csv.gz",
+             "pathlib": Path("edges.parquet")}[kind]
+    with pytest.raises((TypeError, ValueError), match=r"read_edgelist") as err:
+        _graph_functions()[function](value)
+    assert "from_smiles" not in str(err.value)
+
+
+@pytest.mark.parametrize("smiles", ["CCO", "F/C=C/F", "[Na+].[Cl-]"])
+def test_a_smiles_string_given_as_a_graph_still_names_from_smiles(smiles):
+    with pytest.raises(TypeError, match="from_smiles") as err:
+        gi.power_invariants(smiles, k=3)
+    assert "read_edgelist" not in str(err.value)
