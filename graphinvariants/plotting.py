@@ -51,6 +51,11 @@ class KernelDecayDisplay:
     perturbations, one line per collection, with a band of one standard error of the
     mean on each side.
 
+    The y limits follow the data (matplotlib's autoscaling), on either scale. The study
+    of one large network (``perturbation_study(G, n_sequences=...)``) moves the kernel
+    by 1e-8 to 1e-4 per flip: :meth:`from_studies` draws ``1 - K`` of such studies on
+    a log axis, as ``graphinvariants perturb edges.txt`` does.
+
     Parameters
     ----------
     curves : dict
@@ -59,6 +64,10 @@ class KernelDecayDisplay:
         Label of the x axis.
     ylabel : str, keyword-only
         Label of the y axis.
+    yscale : {"linear", "log"}, keyword-only
+        Scale of the y axis (default ``"linear"``); ``"log"`` for curves of ``1 - K``.
+        On a log axis a band's lower edge is drawn down to the bottom of the axis
+        where ``mean - stderr`` is not positive.
 
     Examples
     --------
@@ -69,19 +78,34 @@ class KernelDecayDisplay:
     >>> display = gi.KernelDecayDisplay.from_studies({"G(30, 0.1)": study}).plot()
     >>> display.ax_.get_xlabel(), tuple(float(x) for x in display.ax_.get_xlim())
     ('number of edge flips', (0.0, 5.0))
+
+    One network, 1 - K on a log axis:
+
+    >>> one = gi.perturbation_study(nx.grid_2d_graph(30, 30), n_sequences=4, n_steps=5, seed=0)
+    >>> display = one.plot()
+    >>> display.ax_.get_yscale(), display.ax_.get_ylabel()
+    ('log', '1 - power kernel with the original graph')
     """
 
-    def __init__(self, curves, *, xlabel="number of edge flips", ylabel="power kernel with the original graph"):
+    def __init__(self, curves, *, xlabel="number of edge flips", ylabel="power kernel with the original graph",
+                 yscale="linear"):
         if not curves:
             raise ValueError("nothing to plot: no curves given")
+        if yscale not in ("linear", "log"):
+            raise ValueError(f"yscale must be 'linear' or 'log', got {yscale!r}")
         self.curves = {name: tuple(np.asarray(a, dtype=float) for a in c) for name, c in curves.items()}
         self.xlabel = xlabel
         self.ylabel = ylabel
+        self.yscale = yscale
 
     @classmethod
     def from_studies(cls, studies):
         """Build from ``{name: PerturbationStudy}``, or a sequence of studies named by
-        their ``params["name"]`` (``"study i"`` where it is None)."""
+        their ``params["name"]`` (``"study i"`` where it is None).
+
+        When every study is of one network (its ``params`` hold ``n_sequences``), the
+        curves are ``1 - K`` from step 1 on, on a log axis; otherwise ``K`` from step
+        0, on a linear axis."""
         if not isinstance(studies, Mapping):
             studies = list(studies)
             # read by what a study holds, not by its class: perturbation/study.py imports
@@ -96,6 +120,10 @@ class KernelDecayDisplay:
         xlabel = "number of edge flips" if kinds == {"flip"} else "number of perturbations"
         kernels = {s.params.get("kernel", "power") for s in studies.values()}
         ylabel = f"{kernels.pop()} kernel with the original graph" if len(kernels) == 1 else "kernel with the original graph"
+        if all("n_sequences" in s.params for s in studies.values()):
+            # one network barely moves per flip (1 - K of 1e-8 after 10 flips of 10^4 nodes)
+            curves = {name: (s.steps[1:], 1 - s.mean[1:], s.stderr[1:]) for name, s in studies.items()}
+            return cls(curves, xlabel=xlabel, ylabel=f"1 - {ylabel}", yscale="log")
         return cls({name: (s.steps, s.mean, s.stderr) for name, s in studies.items()}, xlabel=xlabel, ylabel=ylabel)
 
     def plot(self, ax=None, **kwargs):
@@ -113,11 +141,16 @@ class KernelDecayDisplay:
         self
         """
         ax = _new_axes(ax, figsize=(6.4, 4.4))
+        ax.set_yscale(self.yscale)
         self.lines_ = {}
         last = 0
         for name, (steps, mean, stderr) in self.curves.items():
             (line,) = ax.plot(steps, mean, marker="o", markersize=3, label=name, **kwargs)
-            ax.fill_between(steps, mean - stderr, mean + stderr, color=line.get_color(), alpha=0.25, linewidth=0)
+            low = mean - stderr
+            if self.yscale == "log":  # not below the smallest positive value drawn: the limits follow the curves
+                floor = np.min(mean[mean > 0], initial=np.inf)
+                low = np.where(low > 0, low, floor if np.isfinite(floor) else np.nan)
+            ax.fill_between(steps, low, mean + stderr, color=line.get_color(), alpha=0.25, linewidth=0)
             self.lines_[name] = line
             last = max(last, float(steps[-1]) if len(steps) else 0.0)
         from matplotlib.patches import Patch
@@ -127,7 +160,7 @@ class KernelDecayDisplay:
         ax.set_xlim(0.0, float(max(last, 1.0)))
         ax.set_xlabel(self.xlabel)
         ax.set_ylabel(self.ylabel)
-        ax.set_ylim(0, 1.02)
+        ax.autoscale(axis="y")  # the limits follow the data, on a linear or a log axis set later
         ax.grid(True, alpha=0.3)
         handles, labels = ax.get_legend_handles_labels()
         handles.append(Patch(color="grey", alpha=0.25, linewidth=0))

@@ -89,3 +89,46 @@ def test_a_sparse_kernel_matrix_is_drawn_as_its_dense_values():
 
     display = gi.plot_kernel_matrix(sp.csr_array(np.eye(3)))
     np.testing.assert_array_equal(display.K, np.eye(3))
+
+
+def _one_network_study():
+    return gi.perturbation_study(nx.grid_2d_graph(30, 30), n_sequences=4, n_steps=5, seed=0, name="grid")
+
+
+def test_one_network_study_plots_one_minus_k_on_a_log_axis(tmp_path):
+    # issue 44 item 17: K of one network stays within 1e-4 of 1; the plot shows 1 - K
+    study = _one_network_study()
+    display = study.plot()
+    ax = display.ax_
+    line = display.lines_["grid"]
+    np.testing.assert_array_equal(line.get_xdata(), np.arange(1, 6))
+    np.testing.assert_allclose(line.get_ydata(), 1 - study.mean[1:])
+    assert ax.get_yscale() == "log" and ax.get_ylabel().startswith("1 - power kernel")
+    low, high = ax.get_ylim()
+    values = 1 - study.mean[1:]
+    # the limits follow the data: within a decade of the values on each side
+    assert values.min() / 10 < low <= values.min() and values.max() <= high < values.max() * 10
+    display.figure_.savefig(tmp_path / "one.png")
+
+
+def test_kernel_decay_display_on_a_log_axis_follows_the_data():
+    # the large_networks.rst recipe: curves given by hand, yscale="log"; and a linear
+    # plot switched to log afterwards autoscales too (its limits are not pinned)
+    study = _one_network_study()
+    curves = {"grid": (study.steps[1:], 1 - study.mean[1:], study.stderr[1:])}
+    values = 1 - study.mean[1:]
+    for display in (gi.KernelDecayDisplay(curves, yscale="log").plot(), gi.KernelDecayDisplay(curves).plot()):
+        display.ax_.set_yscale("log")
+        display.ax_.autoscale_view()
+        low, high = display.ax_.get_ylim()
+        assert values.min() / 10 < low <= values.min() and values.max() <= high < values.max() * 10
+    with pytest.raises(ValueError, match="yscale must be"):
+        gi.KernelDecayDisplay(curves, yscale="symlog")
+
+
+def test_collections_and_one_network_mixed_keep_k_on_a_linear_axis():
+    graphs = [nx.gnp_random_graph(30, 0.1, seed=i) for i in range(12)]
+    mixed = {"ER": gi.perturbation_study(graphs, n_graphs=10, n_steps=5, seed=0), "grid": _one_network_study()}
+    display = gi.KernelDecayDisplay.from_studies(mixed).plot()
+    assert display.ax_.get_yscale() == "linear"
+    np.testing.assert_allclose(display.lines_["grid"].get_ydata(), mixed["grid"].mean)
