@@ -34,7 +34,7 @@ criterion: AUROC >= 0.9 wherever the model is >= 90% accurate.
 
 Run (about 10 minutes on 2 cores)::
 
-    flock /tmp/bench.lock python benchmarks/bench_explain.py --data-home /work/shared/data/TU
+    flock /tmp/bench.lock python benchmarks/bench_explain.py --data-home ../shared/data/TU
 """
 
 import argparse

@@ -32,7 +32,7 @@ References measured in the same run:
 Run (the fits take most of the time; ``--cache`` keeps them for a second run)::
 
     flock /tmp/gi-bench.lock python benchmarks/bench_explain_mutagenicity.py \\
-        --data-home /work/shared/data/TU --cache /tmp/mutag-cache
+        --data-home ../shared/data/TU --cache /tmp/mutag-cache
 """
 
 import argparse

@@ -177,6 +177,7 @@ def sandbox(tmp_path, monkeypatch):
 @pytest.mark.parametrize("code", PYTHON_BLOCKS)
 def test_python_block_runs(code, request, sandbox):
     if "load_tu" in code:
-        request.getfixturevalue("tu_dir")  # skipped, with the reason, when the TU data is absent
+        tu_dir = request.getfixturevalue("tu_dir")  # skipped, with the reason, when the TU data is absent
+        (sandbox / "data").symlink_to(tu_dir, target_is_directory=True)  # data_home="data" holds the data sets
     name = request.node.callspec.id
     exec(compile(code, name, "exec"), {"__name__": "__main__"})

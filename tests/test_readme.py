@@ -96,3 +96,22 @@ def test_getting_started_states_how_many_tests_run(request):
     stated, collected = _stated_test_count(), config.stash[COLLECTED]
     assert abs(collected - stated) <= COUNT_MARGIN * stated, (
         f"docs/getting_started.rst says about {stated:,} tests; {collected:,} were collected")
+
+
+def test_every_readme_block_that_loads_a_tu_data_set_says_where_from():
+    """Issue 44 item 21: the block of "Large collections" called gi.load_tu("MUTAG") with
+    no data_home=, so a fresh clone downloaded into the user cache unasked."""
+    text = (ROOT / "README.md").read_text()
+    blocks = [m[1] for m in re.finditer(r"```python\n(.*?)```", text, flags=re.S)]
+    calls = [call for block in blocks for call in re.findall(r"load_tu\([^)]*\)", block)]
+    assert calls, "the README loads no TU data set: this test has nothing to check"
+    for call in calls:
+        assert "data_home=" in call, f"README.md: {call} does not say where the data set is read from"
+
+
+def test_docs_name_no_absolute_path_of_one_machine():
+    """Issue 44 item 21: explanations.rst told readers --data-home /work/shared/data/TU."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.rst"))]
+    for page in pages:
+        for number, line in enumerate(page.read_text().splitlines(), 1):
+            assert not re.search(r"(?<![\w.])/(work|home|Users)/", line), f"{page.name}:{number}: {line.strip()}"
