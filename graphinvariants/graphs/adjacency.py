@@ -162,10 +162,10 @@ def not_a_graph_message(G):
     hint = ""
     if type(G).__module__.split(".")[0] == "pandas":
         hint = "; for an edge table use networkx.from_pandas_edgelist(df) (or igraph.Graph.DataFrame)"
-    elif isinstance(G, (list, tuple)):
-        hint = "; for an edge list use networkx.Graph(edges)"
     elif path_hint(G):
         hint = path_hint(G)
+    elif isinstance(G, (list, tuple)):
+        hint = "; for an edge list use networkx.Graph(edges)"
     elif isinstance(G, str):
         hint = ("; one SMILES string is not a graph: graphinvariants.datasets.from_smiles(s) makes it one, and a "
                 "list of SMILES strings is taken wherever a collection of graphs is")

@@ -46,8 +46,13 @@ def looks_like_path(obj):
 
 def path_hint(obj):
     """``"; 'edges.txt' looks like a file: ... read_edgelist ..."`` for a graph
-    argument that looks like a path (:func:`looks_like_path`), else ``""``; for the
-    end of a TypeError's message."""
+    argument that looks like a path (:func:`looks_like_path`), or a list or tuple whose
+    first item does (one look: a collection is paths or not), else ``""``; for the end
+    of a TypeError's message."""
+    if isinstance(obj, (list, tuple)) and obj and looks_like_path(obj[0]):
+        name = os.fspath(obj[0])
+        return (f"; {name!r} looks like a file: read each network with graphinvariants.read_edgelist(path) "
+                "(text, CSV or Parquet edge lists) and pass the graphs it returns")
     if not looks_like_path(obj):
         return ""
     name = os.fspath(obj)

@@ -202,10 +202,9 @@ def read_smiles(graphs, *, what="graphs"):
     ValueError: graphs[1]: RDKit cannot read 'C1CC' as a SMILES string
     """
     items = graphs.tolist() if isinstance(graphs, np.ndarray) else graphs
-    for i, item in enumerate(items):  # file names are not SMILES strings: say so before RDKit is asked
-        hint = path_hint(item)
-        if hint:
-            raise TypeError(f"{what}[{i}] is a string, but not a SMILES string{hint}")
+    hint = path_hint(items[0]) if len(items) else ""  # file names are not SMILES: say so before RDKit is asked
+    if hint:
+        raise TypeError(f"{what}[0] is a string, but not a SMILES string{hint}")
     _chem()  # the extra's message before anything else
     out = []
     for i, smiles in enumerate(items):
@@ -216,5 +215,5 @@ def read_smiles(graphs, *, what="graphs"):
         try:
             out.append(from_smiles(smiles))
         except ValueError as err:
-            raise ValueError(f"{what}[{i}]: {err}") from None
+            raise ValueError(f"{what}[{i}]: {err}{path_hint(smiles)}") from None
     return out

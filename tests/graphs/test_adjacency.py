@@ -163,14 +163,15 @@ def _graph_functions():
         "PerturbedGraph": PerturbedGraph,
         "flip_node_pair": lambda x: gi.flip_node_pair(x, 0, 1),
         "power_kernel_matrix": lambda x: gi.power_kernel_matrix(x, k=3),
-        "power_kernel_matrix of a list": lambda x: gi.power_kernel_matrix([x, x], k=3),
+        "power_kernel_matrix of a list": lambda x: gi.power_kernel_matrix([x, x] if not isinstance(x, list) else x,
+                                                                          k=3),
         "GraphKernel": lambda x: gi.GraphKernel(kernel="wl").fit([x, G]),
-        "kernel_matrix of a list": lambda x: gi.kernel_matrix([G, x], kernel="wl"),
+        "kernel_matrix of a list": lambda x: gi.kernel_matrix([G, x] if not isinstance(x, list) else x, kernel="wl"),
     }
 
 
 @pytest.mark.parametrize("function", list(_graph_functions()))
-@pytest.mark.parametrize("kind", ["existing", "suffix", "compressed", "pathlib"])
+@pytest.mark.parametrize("kind", ["existing", "suffix", "compressed", "pathlib", "list"])
 def test_a_path_given_as_a_graph_names_read_edgelist(tmp_path, monkeypatch, function, kind):
     # issue 44 item 19: one helper of the input layer, used by every graph argument
     from pathlib import Path
@@ -178,7 +179,7 @@ def test_a_path_given_as_a_graph_names_read_edgelist(tmp_path, monkeypatch, func
     monkeypatch.chdir(tmp_path)
     (tmp_path / "karate").write_text("1 2\n")  # a file without suffix, found on disk
     value = {"existing": "karate", "suffix": "data/web-Google.txt", "compressed": "edges.csv.gz",
-             "pathlib": Path("edges.parquet")}[kind]
+             "pathlib": Path("edges.parquet"), "list": ["a.txt", "b.txt"]}[kind]
     with pytest.raises((TypeError, ValueError), match=r"read_edgelist") as err:
         _graph_functions()[function](value)
     assert "from_smiles" not in str(err.value)
