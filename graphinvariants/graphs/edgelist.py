@@ -244,7 +244,7 @@ def _check_path(path, format):
     if os.path.isdir(path):
         return path, "parquet", None, _parquet_parts(path, format)
     if not os.path.isfile(path):
-        raise FileNotFoundError(f"no such file: {path!r}")
+        raise FileNotFoundError(f"no such file or folder: {path!r}")
     stem, suffix = os.path.splitext(path)
     compression = COMPRESSIONS.get(suffix.lower())
     if compression is not None:
@@ -258,6 +258,12 @@ def _check_path(path, format):
         raise ValueError(f"format must be one of {FORMATS} or None, got {format!r}")
     if format == "parquet" and compression is not None:
         raise ValueError(f"{path!r}: a Parquet file is compressed inside; it cannot be {compression}-compressed")
+    if format != "parquet" and compression is None:  # a compressed file named as text is not read as junk
+        with open(path, "rb") as raw:
+            start = raw.read(6)
+        kind = next((kind for magic, kind in _MAGIC.items() if start.startswith(magic)), None)
+        if kind is not None:
+            raise ValueError(f"{path!r} looks like a {kind} file, not {format}: {_MAGIC_HINTS[kind]}")
     return path, format, compression, None
 
 
@@ -273,7 +279,8 @@ def _parquet_parts(folder, format):
                   if not f.startswith((".", "_")) and os.path.splitext(f)[1].lower() in (".parquet", ".pq")]
     if not parts:
         raise ValueError(f"{folder!r} is a folder with no Parquet files (*.parquet, *.pq) in it: read_edgelist "
-                         "reads one edge-list file, or a folder of Parquet parts such as Dask's to_parquet writes")
+                         "reads one edge-list file, or a folder of Parquet parts such as Dask's to_parquet writes "
+                         "(text or CSV parts: read one file at a time, or write the table as Parquet)")
 
     def natural(name):
         return [int(piece) if piece.isdigit() else piece for piece in re.split(r"(\d+)", name)]
@@ -386,6 +393,17 @@ class _Text:
         byte = err.object[err.start:err.start + 1]
         return ValueError(f"{self.path!r}, line {number}: cannot be decoded as {self.encoding} ({err.reason}, byte "
                           f"{byte!r}): pass the file's encoding, e.g. encoding='latin-1'")
+
+
+#: The first bytes of files that are not text, and what to do with them.
+_MAGIC = {b"\x1f\x8b": "gzip", b"BZh": "bz2", b"\xfd7zXZ\x00": "xz", b"PAR1": "Parquet", b"PK\x03\x04": "zip"}
+_MAGIC_HINTS = {
+    "gzip": "name it with its compression suffix (.gz), or unpack it",
+    "bz2": "name it with its compression suffix (.bz2), or unpack it",
+    "xz": "name it with its compression suffix (.xz), or unpack it",
+    "Parquet": "name it .parquet, or pass format='parquet'",
+    "zip": "unzip it and read the edge list inside",
+}
 
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
@@ -935,4 +953,4 @@ def _stored_entries(n, codes, ids_u, ids_v, weights, *, directed):
 def _pandas():
     from .._validation import import_extra
 
-    return import_extra("pandas", "io", "reading text and CSV edge lists needs pandas")
+    return import_extra("pandas", "io", "reading edge lists needs pandas")

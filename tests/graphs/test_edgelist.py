@@ -595,3 +595,27 @@ def test_skiprows_and_skipfooter_follow_the_chunks(tmp_path, monkeypatch):
     path = write(tmp_path / "g.txt", "3 nodes\n" + "".join(f"{i}\t{i + 1}\n" for i in range(40)) + "END\nEND\n")
     ours = gi.read_edgelist(path, skiprows=1, skipfooter=2)
     assert ours.nodes == tuple(range(41))
+
+
+@pytest.mark.parametrize("kind", ["gzip", "bz2", "xz", "zip"])
+def test_a_compressed_file_without_its_suffix_is_named_as_one(tmp_path, kind):
+    import bz2
+    import lzma
+    import zipfile
+
+    path = tmp_path / "edges.txt"
+    if kind == "zip":
+        with zipfile.ZipFile(path, "w") as archive:
+            archive.writestr("edges.txt", "1 2\n" * 50)
+    else:
+        path.write_bytes({"gzip": gzip.compress, "bz2": bz2.compress, "xz": lzma.compress}[kind](b"1 2\n" * 50))
+    with pytest.raises(ValueError, match=f"edges.txt' looks like a {kind} file, not text"):
+        gi.read_edgelist(path)
+
+
+def test_matrix_market_size_line_is_refused_under_comments_percent(tmp_path):
+    path = write(tmp_path / "m.txt", MATRIX_MARKET)
+    with pytest.raises(ValueError, match=r"line 3: the size line of a Matrix Market file .* skiprows=3: '3 3 3'"):
+        gi.read_edgelist(path, comments="%")
+    with pytest.raises(FileNotFoundError, match="no such file or folder"):
+        gi.read_edgelist(tmp_path / "edges.parquet")
