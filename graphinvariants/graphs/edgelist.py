@@ -11,15 +11,18 @@ small multiple of the final CSR, never of a NetworkX graph.
 
 Node ids and their order
     Ids are integers when every id of the file is written as one (an optional sign
-    and the digits 0-9, within 64 bits; ``01`` and ``1`` are then the same node), strings as written
-    otherwise; ``nodetype=int`` or ``nodetype=str`` decides instead. The nodes are the
+    and the digits 0-9; ``01`` and ``1`` are then the same node), strings as written
+    otherwise; ``nodetype=int`` or ``nodetype=str`` decides instead. An id written as
+    an integer that does not fit in 64 bits is an error naming its line, whichever
+    line it is on (``nodetype=str`` reads every id as written). The nodes are the
     distinct ids in increasing order (numbers by value, strings by code point), so the
     order does not depend on the order of the lines. Parquet columns keep their type.
 
 The conventions are :func:`~graphinvariants.as_adjacency`'s: an undirected edge gives
 both ``A[i, j]`` and ``A[j, i]``, a self-loop puts its weight (1 unweighted) once on the
 diagonal; without ``weight`` parallel edges collapse to one edge, with it they add,
-zero weights are dropped and negative, NaN or infinite ones refused. The result equals
+zero weights are dropped and negative, NaN, infinite or boolean ones refused, as are
+parallel weights whose sum is infinite. The result equals
 ``as_adjacency(networkx.read_edgelist(path, create_using=networkx.MultiGraph), ...)``
 with its nodes reordered (``tests/graphs/test_edgelist.py``).
 """
@@ -82,8 +85,8 @@ def read_edgelist(path, *, directed=False, weight=None, source=None, target=None
         column). ``None`` (default): every edge counts 1 and parallel edges collapse
         to one edge. Otherwise parallel edges add their weights, zero-weight edges are
         dropped, and a weight that is missing, not a number, negative, NaN or infinite
-        is an error naming its line (booleans such as ``True`` are not numbers), as is
-        an edge whose parallel weights add up to infinity.
+        is an error naming its line (booleans such as ``True`` are not numbers); an
+        edge whose parallel weights add up to infinity is an error naming the edge.
     source, target : str or int, optional, keyword-only
         The columns of the edges' end points, by name or position. Default: the first
         two columns of a text file, the columns ``"u"`` and ``"v"`` of a CSV or Parquet
