@@ -864,8 +864,11 @@ def _arrow_ids(array, kind, pa, path, name, row):
     values = array.to_numpy(zero_copy_only=False)
     out = np.empty(len(values), dtype=np.int64)
     for i, text in enumerate(values):
-        if not _INTEGER.match(text) or not _INT64[0] <= int(text) <= _INT64[1]:
+        if not _INTEGER.match(text):
             raise ValueError(f"{path!r}, row {row + i + 1}: node id {text!r} in column {name!r} is not an integer")
+        if not _INT64[0] <= int(text) <= _INT64[1]:
+            raise ValueError(f"{path!r}, row {row + i + 1}: node id {text!r} in column {name!r} does not fit in 64 "
+                             "bits (pass nodetype=str to read the ids as strings)")
         out[i] = int(text)
     return out
 

@@ -430,6 +430,15 @@ def test_an_id_past_64_bits_is_refused_on_any_line(tmp_path, line, big):
         assert big in as_text.nodes and "2" in as_text.nodes
 
 
+def test_an_id_past_64_bits_in_a_parquet_string_column(tmp_path):
+    path = tmp_path / "big.parquet"
+    big = str(2**64)
+    pq.write_table(pa.table({"u": ["1", big], "v": ["2", "3"]}), path)
+    assert big in gi.read_edgelist(path).nodes  # a string column: strings, as Parquet columns keep their type
+    with pytest.raises(ValueError, match=f"row 2: node id '{big}' in column 'u' does not fit in 64 bits"):
+        gi.read_edgelist(path, nodetype=int)
+
+
 def test_an_id_past_64_bits_among_string_ids_is_a_string(tmp_path):
     big = str(2**70)
     path = write(tmp_path / "names.txt", f"alice {big}\nbob alice\n")
