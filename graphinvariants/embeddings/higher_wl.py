@@ -264,7 +264,7 @@ class FolkloreWL(_NamedCounts):
             g = int(too_large[0])
             raise ValueError(
                 f"graph {g} has {int(sizes[g])} nodes: folklore 2-WL needs about "
-                f"{sizes[g] ** 2 * FWL_PAIR_BYTES / 2**20:.0f} MiB for its pair colours, more than "
+                f"{sizes[g] ** 2 * FWL_PAIR_BYTES / 2**20:.3g} MiB for its pair colours, more than "
                 f"working_memory={budget / 2**20:g} MiB; raise working_memory, or use 'lwl2' (local 2-WL)")
         compiled = compiled_module("graphinvariants.embeddings._higher_wl_numba")
         A = batch.matrix
@@ -344,6 +344,9 @@ class _Refinement:
     """Rounds of 2-FWL on one graph's pair names ``(2, n, n)``; once a round splits no
     class (the partition is stable), later rounds rename each class from one pair."""
 
+    #: Whether stable rounds are taken from one pair per class (tests turn it off).
+    shortcut = True
+
     def __init__(self, words, budget, compiled):
         self.words = np.ascontiguousarray(words)
         self.budget = budget
@@ -363,7 +366,7 @@ class _Refinement:
         if self.classes is None:
             _, self.classes = _distinct(words)
         mixed = np.ascontiguousarray(_mix(words ^ _lane(_SECOND, 2)))
-        if self.stable:  # one pair per class: the others have the same multiset
+        if self.stable and self.shortcut:  # one pair per class: the others have the same multiset
             _, first = np.unique(self.classes, return_index=True)
             us, vs = np.divmod(first.astype(np.int64), n)
         else:
@@ -371,7 +374,7 @@ class _Refinement:
         sums = self._sums(words, mixed, us, vs)
         own = words[:, us, vs]
         new = _mix(_mix(own ^ _lane(_OWN, 1)) + sums)
-        if self.stable:
+        if self.stable and self.shortcut:
             self.words = np.ascontiguousarray(new[:, self.classes].reshape(2, n, n))
             return self.words
         new = new.reshape(2, n, n)
@@ -497,7 +500,7 @@ class LocalWL(_NamedCounts):
         """End of the chunk of graphs from ``g`` whose pairs and lists fit the budget."""
         if needs[g] > budget:
             raise ValueError(
-                f"graph {g} may need about {needs[g] / 2**20:.0f} MiB for local 2-WL at radius {self.radius}, "
+                f"graph {g} may need about {needs[g] / 2**20:.3g} MiB for local 2-WL at radius {self.radius}, "
                 f"more than working_memory={budget / 2**20:g} MiB; raise working_memory or lower radius")
         total = np.cumsum(needs[g:])
         return g + max(1, int(np.searchsorted(total, budget, side="right")))

@@ -78,10 +78,10 @@ KERNELS = {
     "shortest_path": "shortest-path kernel (Borgwardt and Kriegel): histogram of (label(u), label(v), distance) over the "
                      "ordered connected node pairs, cosine-normalised; GraKeL's ShortestPath (node_label, edge_label)",
     "fwl2": "folklore 2-WL (as strong as 3-WL): counts of the colours of every ordered node pair, all rounds, "
-            "cosine-normalised; n**3 per round and graph (n_iter, node_label, edge_label, working_memory)",
+            "cosine-normalised; n**3 per round and graph (n_iter, node_label, edge_label, individualise, working_memory)",
     "fwl2_ir": "folklore 2-WL, then each node of the smallest colour class individualised in turn and refined again: "
                "past 3-WL, separates Cai-Fuerer-Immerman pairs over bases of treewidth 3 "
-               "(n_iter, node_label, edge_label, working_memory)",
+               "(n_iter, node_label, edge_label, individualise=True, working_memory)",
     "lwl2": "local 2-WL over the node pairs within a radius (delta-2-LWL-like, Morris et al. 2020): neighbours of "
             "either end, cosine-normalised; scales to large sparse graphs (n_iter, radius, node_label, edge_label, "
             "working_memory)",
