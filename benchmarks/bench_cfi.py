@@ -6,8 +6,8 @@ BREC (Wang and Zhang, 2023) ends with 100 CFI pairs of 18 to 198 nodes, where 3-
 separates 60 and the best GNNs of its table fewer (PPGN 23, I²-GNN 21, KP-GNN 11, GSN
 0). Its files are not shipped with any package, so this script builds a set of the same
 kind: 100 connected random base graphs with 4 to 12 vertices (``G(n, m)`` with ``n <=
-m <= 1.5 n`` edges, so every base has a cycle, and largest degree at most 4, so a pair
-has at most 12 * 16 = 192 nodes; seeded), and over each the CFI pair of
+m <= 1.5 n`` edges, ``--edge-ratio`` for another bound, so every base has a cycle, and
+largest degree at most 4, so a pair has at most 12 * 16 = 192 nodes; seeded), and over each the CFI pair of
 :func:`graphinvariants.datasets.cfi_pair` (the untwisted graph and its twisted partner,
 nodes renumbered at random and stored in that order).
 
@@ -33,21 +33,21 @@ from graphinvariants.datasets import cfi_pair
 
 THRESHOLD = 1 - 1e-12
 
-MEMBERS = ["wl", "shortest_path", "rooted_subgraph", "lwl2", "lwl2:radius=None", "fwl2:n_iter=16",
-           "fwl2_ir:n_iter=16"]
+MEMBERS = ["wl", "shortest_path", "rooted_subgraph", "lwl2:n_iter=16", "lwl2:radius=None,n_iter=16",
+           "fwl2", "fwl2:n_iter=16", "fwl2_ir", "fwl2_ir:n_iter=16"]
 
 #: Published separations on BREC's 100 CFI pairs (Wang and Zhang 2023, table 2).
 PUBLISHED = {"3-WL": 60, "PPGN": 23, "I²-GNN": 21, "KP-GNN": 11, "GSN": 0}
 
 
-def random_bases(n_pairs, seed=0):
-    """Connected bases with 4..12 vertices, ``n <= m <= 1.5 n`` edges, degree <= 4."""
+def random_bases(n_pairs, seed=0, edge_ratio=1.5):
+    """Connected bases with 4..12 vertices, ``n <= m <= edge_ratio * n`` edges, degree <= 4."""
     rng = np.random.default_rng(seed)
     bases = []
     for i in range(n_pairs):
         n = 4 + i % 9
         while True:
-            m = int(rng.integers(n, int(1.5 * n) + 1))
+            m = int(rng.integers(n, min(int(edge_ratio * n), 2 * n) + 1))
             B = nx.gnm_random_graph(n, m, seed=int(rng.integers(2**31)))
             if nx.is_connected(B) and max(d for _, d in B.degree) <= 4:
                 bases.append(B)
@@ -60,9 +60,11 @@ def main():
     parser.add_argument("--members", nargs="+", default=MEMBERS)
     parser.add_argument("--pairs", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--edge-ratio", type=float, default=1.5,
+                        help="largest number of base edges per base vertex (at most 2: degree <= 4)")
     args = parser.parse_args()
 
-    bases = random_bases(args.pairs, args.seed)
+    bases = random_bases(args.pairs, args.seed, args.edge_ratio)
     pairs = [cfi_pair(B, seed=args.seed * 10**6 + i) for i, B in enumerate(bases)]
     copies = [cfi_pair(B, seed=args.seed * 10**6 + 10**5 + i)[0] for i, B in enumerate(bases)]
     width = np.array([treewidth_min_fill_in(B)[0] for B in bases])
