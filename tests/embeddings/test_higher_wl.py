@@ -146,3 +146,67 @@ def test_pairwise_kernels_take_the_functional():
     graphs = list(cfi_pair(nx.cycle_graph(3)))
     K = pairwise_kernels(graphs, functional=FolkloreWL(8))
     assert K[0, 1] < THRESHOLD
+
+
+def _brute_force_rounds(graphs, n_iter, local):
+    """Textbook 2-FWL (or local 2-WL over all pairs) on all graphs at once: signatures as
+    sorted tuples, renumbered through one shared dict per round. Returns, per round, the
+    colour of every pair (u, v) of every graph."""
+    adjacency = [nx.to_numpy_array(G, nodelist=list(G)) != 0 for G in graphs]
+    colours = [{(u, v): (u == v, bool(A[u, v]), bool(A[v, u])) for u in range(len(A)) for v in range(len(A))}
+               for A in adjacency]
+    out = [colours]
+    for _ in range(n_iter):
+        signatures = []
+        for A, c in zip(adjacency, colours):
+            n = len(A)
+            if local:
+                sig = {(u, v): (c[u, v], tuple(sorted(c[w, v] for w in range(n) if A[u, w])),
+                                tuple(sorted(c[u, w] for w in range(n) if A[v, w])))
+                       for u in range(n) for v in range(n)}
+            else:
+                sig = {(u, v): (c[u, v], tuple(sorted((c[u, w], c[w, v]) for w in range(n))))
+                       for u in range(n) for v in range(n)}
+            signatures.append(sig)
+        palette = {s: i for i, s in enumerate(sorted({s for sig in signatures for s in sig.values()}, key=repr))}
+        colours = [{p: palette[s] for p, s in sig.items()} for sig in signatures]
+        out.append(colours)
+    return out
+
+
+@pytest.mark.parametrize("local", [False, True])
+def test_colours_are_those_of_textbook_refinement(local):
+    """Per round, two pairs (of one graph or of two) share a name exactly when textbook
+    refinement gives them one colour (the names are a renaming of its colours)."""
+    graphs = [nx.gnp_random_graph(n, 0.4, seed=n) for n in (5, 6, 7)] + list(cfi_pair(nx.cycle_graph(3)))
+    graphs.append(nx.relabel_nodes(graphs[0], {v: (v + 2) % 5 for v in graphs[0]}))
+    brute = _brute_force_rounds(graphs, 4, local)
+    functional = LocalWL(4, radius=None) if local else FolkloreWL(4)
+    for h in range(5):
+        pairs_by_name, pairs_by_colour = {}, {}
+        for g, G in enumerate(graphs):
+            n = G.number_of_nodes()
+            single = functional.graph_batch([G])
+            if local:
+                names = _local_names(functional, single, h)
+            else:
+                rounds = higher_wl._Refinement(higher_wl._fwl_atoms(single.matrix, 0, n, None, None), 2**30, False)
+                for _ in range(h):
+                    rounds.step()
+                names = rounds.words.reshape(2, -1).T
+            for p in range(n * n):
+                u, v = divmod(p, n)
+                pairs_by_name.setdefault(tuple(names[p].tolist()), set()).add((g, u, v))
+                pairs_by_colour.setdefault(brute[h][g][u, v], set()).add((g, u, v))
+        assert sorted(map(sorted, pairs_by_name.values())) == sorted(map(sorted, pairs_by_colour.values())), h
+
+
+def _local_names(functional, single, h):
+    n = single.n_nodes
+    keys, distance, _ = functional._pairs(single.matrix, np.asarray(single.offsets), 0, 1)
+    assert len(keys) == n * n  # radius None: every pair, in order u * n + v
+    words = higher_wl._local_atoms(single.matrix, 0, n, keys, distance, None, None)
+    lists = higher_wl._local_neighbours(single.matrix, 0, n, keys)
+    for _ in range(h):
+        words = higher_wl._local_step(words, lists)
+    return words.T
