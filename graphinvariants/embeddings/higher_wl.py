@@ -269,52 +269,61 @@ class FolkloreWL(_NamedCounts):
         compiled = compiled_module("graphinvariants.embeddings._higher_wl_numba")
         A = batch.matrix
         offsets = np.asarray(batch.offsets, dtype=np.int64)
+        row_of_node = _row_of_node(batch)
         owners, names, amounts = [], [], []
-        for g in range(len(batch)):
+        for g in range(len(offsets) - 1):
             a, b = int(offsets[g]), int(offsets[g + 1])
+            n = b - a
             words = _fwl_atoms(A, a, b, node_words, edge_words)
             rounds = _Refinement(words, budget, compiled)
             found = [rounds.names]
             for _ in range(self.n_iter):
                 found.append(rounds.step())
+            first = row_of_node[a + np.repeat(np.arange(n), n)]  # a pair (u, v) counts at u
+            tables = [(first, np.ascontiguousarray(table.reshape(2, -1).T).view(np.int64)) for table in found]
             if self.individualise:
-                found.append(self._individualised(rounds, budget, compiled))
-            for table in found:
-                distinct, ids = _distinct(table) if table.ndim == 3 else unique_rows(table)
-                owners.append(np.full(len(distinct), g, np.int64))
-                names.append(distinct)
+                nodes, histograms = self._individualised(rounds, budget, compiled)
+                tables.append((row_of_node[a + nodes], histograms))
+            for owner, table in tables:
+                distinct, ids = unique_rows(np.column_stack((owner, table)))
+                owners.append(distinct[:, 0])
+                names.append(distinct[:, 1:])
                 amounts.append(np.bincount(ids, minlength=len(distinct)))
         return self._batch(len(batch), owners, names, amounts)
 
     def _individualised(self, rounds, budget, compiled):
-        """Names of the final histograms, one per node of the target class."""
+        """The nodes of the target class and the names of their final histograms."""
         words = rounds.words
         n = words.shape[1]
+        none = np.zeros(0, np.int64), np.zeros((0, 2), np.int64)
         if n == 0:
-            return np.zeros((0, 2), np.int64)
+            return none
         diagonal = np.ascontiguousarray(words[:, np.arange(n), np.arange(n)].T).view(np.int64)
         classes, ids = unique_rows(diagonal)
         size = np.bincount(ids, minlength=len(classes))
         candidates = np.flatnonzero(size >= 2)
         if not len(candidates):  # every node has a colour of its own: nothing to individualise
-            return np.zeros((0, 2), np.int64)
+            return none
         target = candidates[np.argmin(size[candidates])]  # classes are sorted by name: ties go to the first
-        out = np.empty((0, 2), np.int64)
-        histograms = []
+        nodes = np.flatnonzero(ids == target)
+        histograms = np.empty((len(nodes), 2), np.uint64)
         code = np.zeros((n, n), np.int64)
-        for v in np.flatnonzero(ids == target).tolist():
+        for i, v in enumerate(nodes.tolist()):
             code[:] = 0
             code[v, :] += 1
             code[:, v] += 2
-            marked = _mix(words ^ _INDIVIDUAL[:, code])
-            refined = _Refinement(marked, budget, compiled)
+            refined = _Refinement(_mix(words ^ _INDIVIDUAL[:, code]), budget, compiled)
             for _ in range(self.n_iter):
                 refined.step()
             total = _mix(refined.words ^ _lane(_HISTOGRAM, 2)).reshape(2, -1).sum(axis=1, dtype=np.uint64)
-            histograms.append(_mix(total ^ _HISTOGRAM))
-        if histograms:
-            out = np.ascontiguousarray(np.stack(histograms)).view(np.int64)
-        return out
+            histograms[i] = _mix(total ^ _HISTOGRAM)
+        return nodes, histograms.view(np.int64)
+
+
+def _row_of_node(batch):
+    """The row of counts each node's items go to: its graph's (a node's own, when the
+    batch is one graph per node, as explanations ask)."""
+    return np.repeat(np.arange(len(batch)), np.asarray(batch.sizes, dtype=np.int64))
 
 
 def _fwl_atoms(A, a, b, node_words, edge_words):
@@ -456,12 +465,14 @@ class LocalWL(_NamedCounts):
         A = batch.matrix
         offsets = np.asarray(batch.offsets, dtype=np.int64)
         owners, names, amounts = [], [], []
-        g, n_graphs = 0, len(batch)
+        g, n_graphs = 0, len(offsets) - 1
+        row_of_node = _row_of_node(batch)
         needs = self._needs(A, offsets)
         while g < n_graphs:
             stop = self._chunk(needs, g, budget)
             a, b = int(offsets[g]), int(offsets[stop])
-            keys, distance, owner = self._pairs(A, offsets, g, stop)
+            keys, distance = self._pairs(A, offsets, g, stop)
+            owner = row_of_node[a + keys // max(b - a, 1)]  # a pair (u, v) counts at u
             words = _local_atoms(A, a, b, keys, distance, node_words, edge_words)
             lists = _local_neighbours(A, a, b, keys)
             tables = [words]
@@ -475,7 +486,7 @@ class LocalWL(_NamedCounts):
                 names.append(distinct[:, 1:])
                 amounts.append(np.bincount(ids, minlength=len(distinct)))
             g = stop
-        return self._batch(n_graphs, owners, names, amounts)
+        return self._batch(len(batch), owners, names, amounts)
 
     def _needs(self, A, offsets):
         """Bytes each graph may need: ``100`` per pair and ``60`` per neighbour entry, the
@@ -506,8 +517,7 @@ class LocalWL(_NamedCounts):
         return g + max(1, int(np.searchsorted(total, budget, side="right")))
 
     def _pairs(self, A, offsets, g, stop):
-        """Sorted keys ``u * n + v`` (local to the chunk) of the pairs, their distance,
-        and the graph of each."""
+        """Sorted keys ``u * n + v`` (local to the chunk) of the pairs and their distance."""
         a, b = int(offsets[g]), int(offsets[stop])
         n = b - a
         local_offsets = offsets[g : stop + 1] - a
@@ -534,8 +544,7 @@ class LocalWL(_NamedCounts):
                 new_distance = np.full(len(new_keys), r, np.int64)
                 new_distance[np.searchsorted(new_keys, keys)] = distance
                 keys, distance = new_keys, new_distance
-        owner = np.searchsorted(local_offsets, keys // max(n, 1), side="right") - 1 + g
-        return keys, distance, owner
+        return keys, distance
 
 
 def _keys(matrix, n):

@@ -13,7 +13,8 @@ import pytest
 import graphinvariants as gi
 from graphinvariants.datasets import cfi_pair
 from graphinvariants.embeddings import FolkloreWL, LocalWL, higher_wl
-from graphinvariants.kernels import pairwise_kernels
+from graphinvariants.embeddings.counts import count_matrix
+from graphinvariants.kernels import make_functional, pairwise_kernels
 from tests.conftest import renumbered
 
 THRESHOLD = 1 - 1e-12
@@ -203,10 +204,35 @@ def test_colours_are_those_of_textbook_refinement(local):
 
 def _local_names(functional, single, h):
     n = single.n_nodes
-    keys, distance, _ = functional._pairs(single.matrix, np.asarray(single.offsets), 0, 1)
+    keys, distance = functional._pairs(single.matrix, np.asarray(single.offsets), 0, 1)
     assert len(keys) == n * n  # radius None: every pair, in order u * n + v
     words = higher_wl._local_atoms(single.matrix, 0, n, keys, distance, None, None)
     lists = higher_wl._local_neighbours(single.matrix, 0, n, keys)
     for _ in range(h):
         words = higher_wl._local_step(words, lists)
     return words.T
+
+
+@pytest.mark.parametrize("name", sorted(MEMBERS))
+def test_rows_per_node_graph_features_and_search(name):
+    """A pair's count is rooted at its first node (an individualised node's histogram at
+    that node), so explanations split the counts over nodes; GraphFeatures' rows and
+    NearestGraphs take the member."""
+    from graphinvariants.explanations import node_counts
+
+    graphs = [nx.gnp_random_graph(n, 0.3, seed=n) for n in range(4, 12)] + list(cfi_pair(nx.complete_graph(4)))
+    functional = make_functional(name, **MEMBERS[name])
+    nodes = node_counts(graphs, functional)
+    whole = functional.as_embeddings(graphs)
+    assert nodes.counts.shape[0] == sum(G.number_of_nodes() for G in graphs)
+    owner = np.repeat(np.arange(len(graphs)), [G.number_of_nodes() for G in graphs])
+    by_graph = count_matrix(np.arange(len(owner)), owner, len(owner), len(graphs))  # node -> its graph
+    merged_nodes, merged_whole = functional.merge(nodes, whole)
+    np.testing.assert_array_equal((by_graph.T @ merged_nodes).toarray(), merged_whole.toarray())
+    spec = name + ("," if ":" in name else ":") + ",".join(f"{k}={v}" for k, v in MEMBERS[name].items())
+    X = gi.GraphFeatures(kernel=spec).fit(graphs).transform(graphs)
+    # unit rows of integer counts: products equal the cosine kernel up to rounding
+    np.testing.assert_allclose((X @ X.T).toarray(), gi.kernel_matrix(graphs, kernel=name, **MEMBERS[name]),
+                               atol=1e-12)
+    _, found = gi.NearestGraphs(kernel=spec).fit(graphs).kneighbors(graphs[:3], n_neighbors=1)
+    assert found.ravel().tolist() == [0, 1, 2]
