@@ -27,10 +27,12 @@ cosine-normalised inner product of those counts is the kernel, as for ``wl``):
     Leman go sparse", NeurIPS 2020): round ``h`` colours ``(u, v)`` by its colour and
     the multisets of ``C(w, v)`` over the neighbours ``w`` of ``u`` and of ``C(u, w)``
     over the neighbours ``w`` of ``v``. Only pairs at distance at most ``radius``
-    are coloured (``radius=None``: all pairs of a graph), and their distance is part
-    of their round-0 colour. Cost per graph: ``P (d_u + d_v)`` per round, ``P`` the
-    number of such pairs (``n + 2m`` for radius 1, ``sum_v |ball(v, 2)|`` for radius
-    2), so it runs on NCI1, DD and REDDIT-BINARY, where ``n**3`` would not.
+    (default 1) are coloured (``radius=None``: all pairs of a graph), and their
+    distance is part of their round-0 colour. Cost per graph and round: the sum of
+    ``d_u + d_v`` over those pairs, which number ``n + 2m`` at radius 1 (``2 sum_u
+    d_u (1 + d_u)`` entries) and ``sum_v |ball(v, 2)|`` at radius 2, so it runs on
+    NCI1, DD and REDDIT-BINARY, where ``n**3`` would not (REDDIT-BINARY's largest
+    graphs need more than 1 GiB at radius 2, and are refused there).
 
 Colours are named, not numbered: a colour is a 128-bit name, two lanes of 64 bits, each
 computed with wrapping uint64 arithmetic and the splitmix64 finaliser as mixing
@@ -79,6 +81,15 @@ _ATOM, _ODD, _SECOND, _OWN, _LOCAL_1, _LOCAL_2 = (_C[:, i] for i in range(6))
 _ODD = _ODD | np.uint64(1)
 _INDIVIDUAL = _C[:, 6:10]
 _HISTOGRAM, _NO_LABEL = _C[:, 10], _C[:, 11]
+
+#: Bytes local 2-WL may hold per coloured pair (keys, names of one round and the next,
+#: the graph of each, the segment bounds, the counting of a round) ...
+LOCAL_PAIR_BYTES = 160
+#: ... and per neighbour entry kept over the rounds (its position, as int32) ...
+LOCAL_ENTRY_BYTES = 8
+#: ... while the entries are built and summed in slices of a quarter of the budget, at
+#: about this many bytes of work arrays per entry of a slice.
+SLICE_ENTRY_BYTES = 64
 
 #: Bytes 2-FWL keeps per pair of a graph (two lanes of colours, their mixed form, the
 #: next round's, class ids and the work of one round).
@@ -415,7 +426,7 @@ class LocalWL(_NamedCounts):
     n_iter : int, default=3
         Refinement rounds after the atomic types; the counts of rounds ``0 .. n_iter``
         are the features.
-    radius : int or None, keyword-only, default=2
+    radius : int or None, keyword-only, default=1
         Pairs ``(u, v)`` at distance at most ``radius`` are coloured (their distance is
         part of their first colour); None: every pair of nodes of a graph.
     node_label : str or None, keyword-only, default=None
@@ -430,7 +441,7 @@ class LocalWL(_NamedCounts):
     Notes
     -----
     Registered as ``"lwl2"``. Cost per graph and round: ``sum over pairs (d_u + d_v)``
-    (degrees), memory about ``60`` bytes per such neighbour entry and ``100`` per pair.
+    (degrees), memory about ``8`` bytes per such neighbour entry and ``160`` per pair.
     With ``radius=1`` the pairs are the nodes and the edges (``n + 2m``). Edge weights
     are ignored; directed graphs are read along out-edges.
 
@@ -445,7 +456,7 @@ class LocalWL(_NamedCounts):
     True
     """
 
-    def __init__(self, n_iter=3, *, radius=2, node_label=None, edge_label=None, working_memory=None):
+    def __init__(self, n_iter=3, *, radius=1, node_label=None, edge_label=None, working_memory=None):
         self.n_iter = check_int(n_iter, "n_iter", minimum=0)
         self.radius = None if radius is None else check_int(radius, "radius", minimum=1)
         _check_label_names(node_label, edge_label)
@@ -474,14 +485,14 @@ class LocalWL(_NamedCounts):
             keys, distance = self._pairs(A, offsets, g, stop)
             owner = row_of_node[a + keys // max(b - a, 1)]  # a pair (u, v) counts at u
             words = _local_atoms(A, a, b, keys, distance, node_words, edge_words)
-            lists = _local_neighbours(A, a, b, keys)
-            tables = [words]
-            for _ in range(self.n_iter):
-                words = _local_step(words, lists)
-                tables.append(words)
-            for table in tables:
-                rows = np.column_stack((owner, np.ascontiguousarray(table.T).view(np.int64)))
-                distinct, ids = unique_rows(rows)
+            del distance
+            slice_entries = max(1024, int(budget // (4 * SLICE_ENTRY_BYTES)))
+            lists = _local_neighbours(A, a, b, keys, slice_entries)
+            del keys
+            for h in range(self.n_iter + 1):
+                if h:
+                    words = _local_step(words, lists, slice_entries)
+                distinct, ids = unique_rows(np.column_stack((owner, np.ascontiguousarray(words.T).view(np.int64))))
                 owners.append(distinct[:, 0])
                 names.append(distinct[:, 1:])
                 amounts.append(np.bincount(ids, minlength=len(distinct)))
@@ -489,8 +500,9 @@ class LocalWL(_NamedCounts):
         return self._batch(len(batch), owners, names, amounts)
 
     def _needs(self, A, offsets):
-        """Bytes each graph may need: ``100`` per pair and ``60`` per neighbour entry, the
-        pairs bounded by the walks of length at most ``radius`` from each node."""
+        """Bytes each graph may need: :data:`LOCAL_PAIR_BYTES` per pair and
+        :data:`LOCAL_ENTRY_BYTES` per neighbour entry kept, the pairs of a node bounded
+        by the walks of length at most ``radius`` from it (exact for radius 1)."""
         degree = np.diff(A.indptr).astype(np.float64)
         sizes = np.diff(offsets).astype(np.float64)
         size_of_node = np.repeat(sizes, np.diff(offsets))
@@ -503,9 +515,11 @@ class LocalWL(_NamedCounts):
                 walks = pattern @ walks
                 ball += walks
             ball = np.minimum(ball, size_of_node)
-        per_node = 100 * ball + 60 * 2 * ball * degree
+        # entries: sum over pairs (u, v) of d_u + d_v, at most 2 sum_u |ball(u)| d_u for
+        # an undirected graph (v is in ball(u) exactly when u is in ball(v))
+        per_node = LOCAL_PAIR_BYTES * ball + LOCAL_ENTRY_BYTES * 2 * ball * degree
         total = np.concatenate(([0.0], np.cumsum(per_node)))
-        return total[offsets[1:]] - total[offsets[:-1]]
+        return total[offsets[1:]] - total[offsets[:-1]] + SLICE_ENTRY_BYTES * 1024
 
     def _chunk(self, needs, g, budget):
         """End of the chunk of graphs from ``g`` whose pairs and lists fit the budget."""
@@ -582,34 +596,56 @@ def _lookup(sorted_keys, keys):
     return sorted_keys[at] == keys, at
 
 
-def _local_neighbours(A, a, b, keys):
-    """For each kind ``j`` (replace ``u``, replace ``v``): the pairs' positions and the
-    positions of their neighbour pairs, by pair, and the segment bounds."""
+def _local_neighbours(A, a, b, keys, slice_entries):
+    """For each kind (replace ``u``, replace ``v``): the positions of the neighbour pairs,
+    pair by pair, the bounds of each pair's segment, and the kind's constant. Built for
+    slices of pairs of at most about ``slice_entries`` candidate entries."""
     n = b - a
     block = A[a:b, a:b]
     indptr, indices = block.indptr.astype(np.int64), block.indices.astype(np.int64)
     degree = np.diff(indptr)
     u, v = np.divmod(keys, max(n, 1))
+    position = np.int32 if len(keys) < 2**31 else np.int64
     lists = []
-    for moved, kept, constant in ((u, v, _LOCAL_1), (v, u, _LOCAL_2)):
+    for replace_u, constant in ((True, _LOCAL_1), (False, _LOCAL_2)):
+        moved, kept = (u, v) if replace_u else (v, u)
         counts = degree[moved]
-        source = np.repeat(np.arange(len(keys)), counts)
-        w = indices[concatenated_ranges(indptr[moved], counts)]
-        other = np.repeat(kept, counts)
-        wanted = w * n + other if constant is _LOCAL_1 else other * n + w
-        found, at = _lookup(keys, wanted)
-        source, at = source[found], at[found]
-        bounds = np.searchsorted(source, np.arange(len(keys) + 1))
+        parts, found_per_pair = [], np.zeros(len(keys), np.int64)
+        for lo, hi in _slices(counts, slice_entries):
+            c = counts[lo:hi]
+            source = np.repeat(np.arange(lo, hi), c)
+            w = indices[concatenated_ranges(indptr[moved[lo:hi]], c)]
+            other = np.repeat(kept[lo:hi], c)
+            found, at = _lookup(keys, w * n + other if replace_u else other * n + w)
+            parts.append(at[found].astype(position))
+            found_per_pair[lo:hi] = np.bincount(source[found] - lo, minlength=hi - lo)
+        at = np.concatenate(parts) if parts else np.zeros(0, position)
+        bounds = np.concatenate(([0], np.cumsum(found_per_pair)))
         lists.append((at, bounds, constant))
     return lists
 
 
-def _local_step(words, lists):
-    """One round of local 2-WL on the pair names ``(2, P)``."""
+def _slices(counts, size):
+    """Ranges ``[lo, hi)`` of items whose ``counts`` add up to about ``size`` (one item
+    at least)."""
+    total = np.concatenate(([0], np.cumsum(counts)))
+    lo, out = 0, []
+    while lo < len(counts):
+        hi = max(lo + 1, int(np.searchsorted(total, total[lo] + size, side="right")) - 1)
+        out.append((lo, min(hi, len(counts))))
+        lo = out[-1][1]
+    return out
+
+
+def _local_step(words, lists, slice_entries):
+    """One round of local 2-WL on the pair names ``(2, P)``, in slices of pairs."""
     total = _mix(words ^ _lane(_OWN, 1))
     for at, bounds, constant in lists:
-        terms = _mix(words[:, at] ^ _lane(constant, 1))
-        running = np.zeros((2, len(at) + 1), np.uint64)
-        np.cumsum(terms, axis=1, dtype=np.uint64, out=running[:, 1:])
-        total = total + (running[:, bounds[1:]] - running[:, bounds[:-1]])
+        for lo, hi in _slices(np.diff(bounds), slice_entries):
+            first, last = bounds[lo], bounds[hi]
+            terms = _mix(words[:, at[first:last]] ^ _lane(constant, 1))
+            running = np.zeros((2, last - first + 1), np.uint64)
+            np.cumsum(terms, axis=1, dtype=np.uint64, out=running[:, 1:])
+            ends = bounds[lo : hi + 1] - first
+            total[:, lo:hi] += running[:, ends[1:]] - running[:, ends[:-1]]
     return _mix(total)

@@ -207,9 +207,9 @@ def _local_names(functional, single, h):
     keys, distance = functional._pairs(single.matrix, np.asarray(single.offsets), 0, 1)
     assert len(keys) == n * n  # radius None: every pair, in order u * n + v
     words = higher_wl._local_atoms(single.matrix, 0, n, keys, distance, None, None)
-    lists = higher_wl._local_neighbours(single.matrix, 0, n, keys)
+    lists = higher_wl._local_neighbours(single.matrix, 0, n, keys, 7)  # slices of about 7 entries
     for _ in range(h):
-        words = higher_wl._local_step(words, lists)
+        words = higher_wl._local_step(words, lists, 5)
     return words.T
 
 
