@@ -5,7 +5,7 @@ Run from the project root:  python benchmarks/bench_higher_wl.py [--datasets NCI
 For each data set: wall seconds to embed every graph (one process) with ``wl`` (5 rounds,
 the 1-WL member, for scale), ``lwl2`` at radius 1 and 2 and ``fwl2`` (3 rounds each),
 ``fwl2`` only where every graph fits ``working_memory`` (scikit-learn's, 1 GiB by
-default: about 3,600 nodes), and how many pairs were coloured. Then, on the first
+default: about 2,600 nodes), and how many pairs were coloured. Then, on the first
 ``--sample`` graphs, the same ``fwl2`` colours computed the textbook way (per pair, a
 sorted tuple of colour pairs, renumbered through a dict; the reference of
 ``tests/embeddings/test_higher_wl.py``) against ``FolkloreWL``: the ratio of times,
@@ -20,6 +20,7 @@ import numpy as np
 
 import graphinvariants as gi
 from graphinvariants.embeddings import FolkloreWL, LocalWL, WeisfeilerLehman
+from graphinvariants.embeddings.higher_wl import FWL_PAIR_BYTES
 
 
 def textbook_fwl(adjacency, n_iter):
@@ -54,7 +55,7 @@ def main():
               f"{ds.batch.matrix.nnz // 2} edges", flush=True)
         members = {"wl (5 rounds)": WeisfeilerLehman(5), "lwl2 radius 1": LocalWL(3, radius=1),
                    "lwl2 radius 2": LocalWL(3, radius=2)}
-        if float(sizes.max()) ** 2 * 80 <= 2**30:
+        if float(sizes.max()) ** 2 * FWL_PAIR_BYTES <= 2**30:
             members["fwl2"] = FolkloreWL(3)
         for label, functional in members.items():
             try:

@@ -47,8 +47,9 @@ colours, never make a graph's counts depend on how its nodes are numbered, so th
 counts are exactly invariant under renumbering.
 
 Memory is bounded by ``working_memory`` (MiB; None: scikit-learn's global setting):
-2-FWL holds a graph's ``n**2`` pair colours (about ``80 n**2`` bytes with its work
-arrays) and takes the pairs' sums in blocks that fit; local 2-WL takes graphs in
+2-FWL holds a graph's ``n**2`` pair colours (about ``160 n**2`` bytes with its work
+arrays: a graph of up to about 2,600 nodes at 1 GiB) and takes the pairs' sums in
+blocks of half the budget; local 2-WL takes graphs in
 chunks whose pairs and neighbour lists fit. A graph whose smallest working set does
 not fit is refused with a ValueError naming its size and the budget. With numba (the
 ``[fast]`` extra) 2-FWL's inner sums are compiled (same bits as the numpy blocks).
@@ -76,7 +77,7 @@ def _constants(tag, count):
 
 # per lane: [atom seed, odd multiplier, second of a pair, own colour, local j=1, local j=2,
 #            individualised (4 codes), histogram, empty label]
-_C = _constants("graphinvariants.higher_wl", 14)
+_C = _constants("graphinvariants.higher_wl", 12)
 _ATOM, _ODD, _SECOND, _OWN, _LOCAL_1, _LOCAL_2 = (_C[:, i] for i in range(6))
 _ODD = _ODD | np.uint64(1)
 _INDIVIDUAL = _C[:, 6:10]
@@ -91,9 +92,9 @@ LOCAL_ENTRY_BYTES = 8
 #: about this many bytes of work arrays per entry of a slice.
 SLICE_ENTRY_BYTES = 64
 
-#: Bytes 2-FWL keeps per pair of a graph (two lanes of colours, their mixed form, the
-#: next round's, class ids and the work of one round).
-FWL_PAIR_BYTES = 80
+#: Bytes 2-FWL may hold per pair of a graph (two lanes of colours, their mixed form, the
+#: next round's, the pairs' sums, class ids and the sort that finds them).
+FWL_PAIR_BYTES = 160
 
 
 def _mix(x):
@@ -126,7 +127,7 @@ def _plain(value):
 def label_words(labels, what):
     """Per-lane words of the label of every item: ``(2, len(labels))`` uint64 from the
     BLAKE2b digest of each distinct value, so equal values have equal words in every
-    batch (the empty label's words if ``labels`` is None)."""
+    batch (None if ``labels`` is None)."""
     if labels is None:
         return None
     values, place = np.unique(np.asarray(labels), return_inverse=True)
@@ -227,14 +228,14 @@ class FolkloreWL(_NamedCounts):
         (registered as ``"fwl2_ir"``; see the module's documentation).
     working_memory : float or None, keyword-only, default=None
         MiB the embedding may use (None: ``sklearn.get_config()["working_memory"]``);
-        a graph with more than about ``sqrt(working_memory * 2**20 / 80)`` nodes is
+        a graph with more than about ``sqrt(working_memory * 2**20 / 160)`` nodes is
         refused. It does not change the counts.
 
     Notes
     -----
     Registered as ``"fwl2"``. Cost per graph of ``n`` nodes: ``n**3`` per round
     (``(1 + c) n**3`` with individualisation, ``c`` the size of the class), memory
-    ``80 n**2`` bytes. Edge weights are ignored; a directed graph's pairs see the
+    ``160 n**2`` bytes. Edge weights are ignored; a directed graph's pairs see the
     direction of their edges.
 
     Examples
@@ -409,7 +410,7 @@ class _Refinement:
         if self.compiled:
             return self.compiled.pair_sums(words, mixed, us, vs, _ODD)
         n = words.shape[1]
-        block = max(1, int(self.budget // (3 * 8 * 2 * max(n, 1))))
+        block = max(1, int(self.budget // (2 * 3 * 8 * 2 * max(n, 1))))  # three (2, block, n) arrays
         out = np.empty((2, len(us)), np.uint64)
         for start in range(0, len(us), block):
             u, v = us[start : start + block], vs[start : start + block]

@@ -102,7 +102,7 @@ def test_compiled_blocked_and_shortcut_paths_give_the_same_counts(monkeypatch):
 
     # numpy blocks of a few pairs instead of the compiled loop: the same uint64 sums
     monkeypatch.setattr(higher_wl, "compiled_module", lambda name: False)
-    same(FolkloreWL(12, individualise=True, working_memory=0.2).as_embeddings(graphs))
+    same(FolkloreWL(12, individualise=True, working_memory=0.5).as_embeddings(graphs))  # blocks of 151 pairs
     # every round over all pairs, not one pair per class once the partition is stable
     monkeypatch.setattr(higher_wl._Refinement, "shortcut", False)
     same(FolkloreWL(12, individualise=True).as_embeddings(graphs))
