@@ -75,6 +75,15 @@ NEW_CANDIDATES = {
     "rooted_subgraph_label": ("rooted_subgraph", {"radius": 2}, ("node_label",)),
 }
 
+#: The higher-order WL members proposed for the learned default (``--higher-wl`` measures
+#: these as NEW_CANDIDATES instead of the ones above).
+HIGHER_WL_CANDIDATES = {
+    "fwl2": ("fwl2", {"n_iter": 3}, ()),
+    "fwl2_label": ("fwl2", {"n_iter": 3}, ("node_label",)),
+    "lwl2": ("lwl2", {"n_iter": 3}, ()),
+    "lwl2_label": ("lwl2", {"n_iter": 3}, ("node_label",)),
+}
+
 
 class _Candidates:
     """learned.CANDIDATES extended by NEW_CANDIDATES inside the block, restored after."""
@@ -189,12 +198,19 @@ def main():
     parser.add_argument("--members", action="store_true", help="also evaluate every candidate member on its own")
     parser.add_argument("--new-members", action="store_true",
                         help="also evaluate (or time) the default with NEW_CANDIDATES among its candidates")
+    parser.add_argument("--higher-wl", action="store_true",
+                        help="--new-members measures HIGHER_WL_CANDIDATES (fwl2, lwl2), each also on its own, and "
+                             "only the two defaults besides")
     parser.add_argument("--grakel", action="store_true", help="also run GraKeL's WL-OA (slow on large sets)")
     parser.add_argument("--check", action="store_true", help="check the sliced default against GraphKernel() on MUTAG")
     parser.add_argument("--timing-only", action="store_true", help="time fitting the default against RECOMMENDED")
     parser.add_argument("--data", default="/work/shared/data/TU")
     parser.add_argument("--out", default="results/default")
     args = parser.parse_args()
+    if args.higher_wl:
+        NEW_CANDIDATES.clear()
+        NEW_CANDIDATES.update(HIGHER_WL_CANDIDATES)
+        args.new_members = True
     C_grid = GRIDS[args.c_grid]
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -262,6 +278,12 @@ def evaluate_data_set(ds, args, protocol, out):
             extended = gi.GraphKernel(seed=0).fit(ds, ds.y).weights_
         print("  weights with the new members on the whole data set: "
               + ", ".join(f"{n} {w:.2f}" for n, w in extended.items() if w > 0))
+    if args.higher_wl:
+        for name in grams:
+            if name in NEW_CANDIDATES:
+                run(f"  member {name}", gi.evaluate_kernel(grams[name], ds.y, **protocol))
+        _write(out, ds, rows, args, {})
+        return
     if args.variants:
         for label, (options, products) in VARIANTS.items():
             kernel = FoldSlicedDefault(shared, {**options, "seed": 0}, products, names=base)
@@ -286,6 +308,10 @@ def evaluate_data_set(ds, args, protocol, out):
                 run(f"  member {name}", gi.evaluate_kernel(K, ds.y, **protocol))
     weights = gi.GraphKernel(seed=0).fit(ds, ds.y).weights_  # what the default chooses on all of the data
     print("  weights on the whole data set: " + ", ".join(f"{n} {w:.2f}" for n, w in weights.items() if w > 0))
+    _write(out, ds, rows, args, weights)
+
+
+def _write(out, ds, rows, args, weights):
     with (out / "results.jsonl").open("a") as fh:
         for label, result in rows.items():
             fh.write(json.dumps({"dataset": ds.name, "kernel": label.strip(), "accuracy": round(100 * result.mean, 2),

@@ -19,7 +19,12 @@ isomorphic. For each kernel (names as for ``gi.kernel_matrix``, parameters as
    graph, srg(16, 6, 2, 2)): K between them, which every walk count must make 1;
 5. strongly regular graphs srg(25, 12, 5, 6): the confused pairs among all fifteen
    (``graphinvariants.datasets.srg25_graphs``, 105 pairs), which no walk
-   count and no 3-WL test can separate.
+   count and no 3-WL test can separate;
+6. Cai-Fürer-Immerman pairs (``graphinvariants.datasets.cfi_pair``) over the bases of
+   :data:`CFI_BASES`, 18 to 184 nodes: which are separated (``K < 1 - 1e-12``) and the
+   largest time per pair (both graphs embedded and compared, one process). Folklore
+   2-WL separates exactly the pairs over bases of treewidth 2 (cycles, the ladder);
+   ``--cfi-only`` computes this column alone.
 
 The 1-WL test itself is measured by ``nx.weisfeiler_lehman_graph_hash`` (5 rounds), and
 GraKeL's Weisfeiler-Lehman kernel (5 rounds, vertex histogram, normalised) when GraKeL
@@ -46,7 +51,7 @@ import networkx as nx
 import numpy as np
 
 import graphinvariants as gi
-from graphinvariants.datasets import csl_graphs, srg25_graphs, strongly_regular_pair
+from graphinvariants.datasets import cfi_pair, csl_graphs, srg25_graphs, strongly_regular_pair
 from graphinvariants.embeddings import Combination, NodeCount
 from graphinvariants.kernels import kernel_row_chunks, make_functional, paired_kernels
 
@@ -64,7 +69,26 @@ DEFAULT_KERNELS = [
     "power*closed_histogram*wl",
     "rooted_subgraph:radius=1",
     "rooted_subgraph",
+    "fwl2",
+    "fwl2:n_iter=16",
+    "fwl2_ir:n_iter=16",
+    "lwl2",
+    "lwl2:radius=None,n_iter=16",
 ]
+
+#: Base graphs of the CFI pairs: name -> (graph, its treewidth).
+CFI_BASES = {
+    "C3": (nx.cycle_graph(3), 2),
+    "C6": (nx.cycle_graph(6), 2),
+    "C12": (nx.cycle_graph(12), 2),
+    "ladder10": (nx.ladder_graph(10), 2),
+    "K4": (nx.complete_graph(4), 3),
+    "K33": (nx.complete_bipartite_graph(3, 3), 3),
+    "prism": (nx.circular_ladder_graph(3), 3),
+    "cube": (nx.hypercube_graph(3), 3),
+    "K5": (nx.complete_graph(5), 4),
+    "Petersen": (nx.petersen_graph(), 4),
+}
 
 #: Counts of graphs on 8 nodes (OEIS A000088 and A001349).
 N_GRAPHS_8, N_CONNECTED_8 = 12346, 11117
@@ -178,6 +202,20 @@ def grakel_wl_matrix(graphs):
     return np.nan_to_num(K, nan=0.0)
 
 
+def cfi_separations(name):
+    """``(names of the bases whose CFI pair ``name`` separates, largest seconds per pair)``."""
+    gi.kernel_matrix(list(cfi_pair(nx.cycle_graph(3))), kernel=name)  # compile (numba) before timing
+    separated, largest = [], 0.0
+    for base, (B, _) in CFI_BASES.items():
+        G, H = cfi_pair(nx.convert_node_labels_to_integers(B), seed=0)
+        start = time.perf_counter()
+        K = gi.kernel_matrix([G, H], kernel=name)
+        largest = max(largest, time.perf_counter() - start)
+        if K[0, 1] < THRESHOLD:
+            separated.append(base)
+    return separated, largest
+
+
 def csl_accuracy(K, y, n_repeats):
     result = gi.evaluate_kernel(K, y, n_repeats=n_repeats, n_folds=10, seed=0)
     return result.mean
@@ -189,8 +227,16 @@ def main():
     parser.add_argument("--skip-8", action="store_true", help="leave out the 12,346 graphs on 8 nodes")
     parser.add_argument("--all-pairs", action="store_true", help="8 nodes: evaluate kernels without a count member on all pairs")
     parser.add_argument("--csl-repeats", type=int, default=10)
+    parser.add_argument("--cfi-only", action="store_true", help="only the CFI column, for --kernels")
     parser.add_argument("--figure", default=str(Path(__file__).resolve().parents[1] / "docs" / "_static" / "expressiveness.png"))
     args = parser.parse_args()
+    if args.cfi_only:
+        print("CFI bases: " + ", ".join(f"{b} (treewidth {w})" for b, (_, w) in CFI_BASES.items()))
+        for name in args.kernels:
+            separated, largest = cfi_separations(name)
+            print(f"  {name}: {len(separated)} of {len(CFI_BASES)} ({', '.join(separated) or 'none'}); "
+                  f"largest {largest:.2f} s per pair", flush=True)
+        return
 
     atlas = atlas_graphs()
     print(f"graph atlas: {len(atlas)} graphs, {len(atlas) * (len(atlas) - 1) // 2} pairs, none isomorphic")
@@ -209,7 +255,7 @@ def main():
     rows.append(("1-WL test (WL hash, 5 rounds)", wl_hash_confusions(atlas),
                  wl_hash_confusions(eight) if eight else None,
                  csl_accuracy(gi.kernel_matrix(csl, kernel="wl"), y, args.csl_repeats),
-                 gi.kernel_matrix([shrikhande], [rook], kernel="wl")[0, 0], wl_hash_confusions(srg25)))
+                 gi.kernel_matrix([shrikhande], [rook], kernel="wl")[0, 0], wl_hash_confusions(srg25), None))
     print(f"  {rows[-1][0]}: {time.perf_counter() - start:.1f} s", flush=True)
     try:
         import grakel  # noqa: F401
@@ -226,7 +272,7 @@ def main():
         upper = np.triu(np.ones(K_atlas.shape, dtype=bool), 1)
         rows.append(("GraKeL WeisfeilerLehman (5 rounds)", int(np.count_nonzero((K_atlas >= THRESHOLD) & upper)), None,
                      csl_accuracy(K_csl, y, args.csl_repeats), K_srg[0, 1],
-                     int(np.count_nonzero((K_srg25 >= THRESHOLD) & srg25_upper))))
+                     int(np.count_nonzero((K_srg25 >= THRESHOLD) & srg25_upper)), None))
         print(f"  {rows[-1][0]}: {time.perf_counter() - start:.1f} s", flush=True)
     for name in args.kernels:
         start = time.perf_counter()
@@ -234,9 +280,11 @@ def main():
         atlas_count = gram_confusions(atlas, functional)
         eight_count = hashed_confusions(eight, functional, args.all_pairs) if eight else None
         K_csl = gi.kernel_matrix(csl, kernel=name)
+        separated, largest = cfi_separations(name)
         rows.append((name, atlas_count, eight_count, csl_accuracy(K_csl, y, args.csl_repeats),
                      gi.kernel_matrix([shrikhande], [rook], kernel=name)[0, 0],
-                     int(np.count_nonzero((gi.kernel_matrix(srg25, kernel=name) >= THRESHOLD) & srg25_upper))))
+                     int(np.count_nonzero((gi.kernel_matrix(srg25, kernel=name) >= THRESHOLD) & srg25_upper)),
+                     f"{len(separated)} ({largest:.2f} s)"))
         print(f"  {name}: {time.perf_counter() - start:.1f} s", flush=True)
 
     print()
@@ -248,11 +296,11 @@ def main():
 
 def print_table(rows, csl_repeats):
     header = ("kernel", "atlas (<= 7 nodes)", "8 nodes", f"CSL accuracy ({csl_repeats} x 10-fold)", "K(Shrikhande, rook)",
-              "srg(25,12,5,6) pairs")
+              "srg(25,12,5,6) pairs", f"CFI separated (of {len(CFI_BASES)})")
     cells = [header] + [
         (f"``{name}``" if not name[0].isupper() and "1-WL" not in name else name,
-         str(a), "--" if e is None else str(e), f"{100 * acc:.1f}%", f"{srg:.12f}", str(srg25))
-        for name, a, e, acc, srg, srg25 in rows
+         str(a), "--" if e is None else str(e), f"{100 * acc:.1f}%", f"{srg:.12f}", str(srg25), cfi or "--")
+        for name, a, e, acc, srg, srg25, cfi in rows
     ]
     widths = [max(len(row[c]) for row in cells) for c in range(len(header))]
     line = "  ".join("=" * w for w in widths)

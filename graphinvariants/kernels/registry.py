@@ -21,6 +21,7 @@ from ..embeddings import (
 )
 from ..embeddings import ClosedWalkGaussian, ClosedWalkHistogram, NodeCount
 from ..embeddings import PropagatedAttributes, RootedSubgraph, ShortestPath
+from ..embeddings import FolkloreWL, LocalWL
 from .engine import pairwise_kernels
 
 __all__ = [
@@ -44,6 +45,9 @@ _FUNCTIONALS = {
     "attributes": PropagatedAttributes,
     "rooted_subgraph": RootedSubgraph,
     "shortest_path": ShortestPath,
+    "fwl2": FolkloreWL,
+    "fwl2_ir": functools.partial(FolkloreWL, individualise=True),
+    "lwl2": LocalWL,
 }
 
 #: Kernel names accepted by :func:`kernel_matrix`, each with a one-line description.
@@ -73,6 +77,14 @@ KERNELS = {
                        "(radius, node_label, edge_label, max_nodes)",
     "shortest_path": "shortest-path kernel (Borgwardt and Kriegel): histogram of (label(u), label(v), distance) over the "
                      "ordered connected node pairs, cosine-normalised; GraKeL's ShortestPath (node_label, edge_label)",
+    "fwl2": "folklore 2-WL (as strong as 3-WL): counts of the colours of every ordered node pair, all rounds, "
+            "cosine-normalised; n**3 per round and graph (n_iter, node_label, edge_label, individualise, working_memory)",
+    "fwl2_ir": "folklore 2-WL, then each node of the smallest colour class individualised in turn and refined again: "
+               "past 3-WL, separates Cai-Fuerer-Immerman pairs over bases of treewidth 3 "
+               "(n_iter, node_label, edge_label, individualise=True, working_memory)",
+    "lwl2": "local 2-WL over the node pairs within a radius (delta-2-LWL-like, Morris et al. 2020): neighbours of "
+            "either end, cosine-normalised; scales to large sparse graphs (n_iter, radius, node_label, edge_label, "
+            "working_memory)",
 }
 
 
