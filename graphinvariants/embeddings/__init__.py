@@ -17,6 +17,8 @@
 * :class:`ClosedWalkGaussian`: the Gaussian (power-kernel) form of the log closed-walk profiles.
 * :class:`RootedSubgraph`: counts of the exact isomorphism classes (BLISS canonical
   forms) of every node's rooted neighbourhoods, in the spirit of NSPDK.
+* :class:`MolecularDescriptors`: an RBF kernel on standardised RDKit descriptors of
+  molecules (needs RDKit).
 * :class:`NodeCount`: the kernel ``min(n) / max(n)`` on node counts (size, as a factor).
 * :class:`Combination`: products and sums of the kernels of several functionals.
 * :class:`Functional`: the protocol both implement, and any new functional too.
@@ -86,3 +88,7 @@ __all__ += ["RootedSubgraph", "RootedSubgraphBatch", "rooted_subgraph_classes"]
 from .shortest_path import ShortestPath, ShortestPathBatch  # noqa: E402
 
 __all__ += ["ShortestPath", "ShortestPathBatch"]
+
+from .descriptors import MolecularDescriptors, batch_molecules, descriptor_table  # noqa: E402
+
+__all__ += ["MolecularDescriptors", "batch_molecules", "descriptor_table"]

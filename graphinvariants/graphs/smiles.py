@@ -24,7 +24,7 @@ import numpy as np
 
 from .._validation import import_extra
 
-__all__ = ["MOLECULE_LABEL", "from_mol", "from_smiles", "is_smiles", "read_smiles"]
+__all__ = ["MOLECULE_LABEL", "from_mol", "from_smiles", "holds_molecules", "is_smiles", "read_smiles"]
 
 #: The node and edge attribute that molecules carry their element and bond type in.
 MOLECULE_LABEL = "label"
@@ -213,3 +213,37 @@ def read_smiles(graphs, *, what="graphs"):
         except ValueError as err:
             raise ValueError(f"{what}[{i}]: {err}") from None
     return out
+
+
+def holds_molecules(batch):
+    """Whether every graph of a :class:`~graphinvariants.GraphBatch` reads as a
+    molecule: its node labels are element symbols and its edge labels bond type names
+    (what :func:`from_smiles`, :func:`from_mol`, lists of SMILES strings and
+    :func:`~graphinvariants.datasets.as_molecules` give), and RDKit, which reads them,
+    is installed (False without it: nothing is imported but RDKit, and only when the
+    labels are strings).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> import graphinvariants as gi
+    >>> from graphinvariants.graphs.smiles import holds_molecules
+    >>> holds_molecules(gi.as_graph_batch(["CCO", "c1ccccc1"], node_label="label", edge_label="label"))
+    True
+    >>> holds_molecules(gi.as_graph_batch([nx.path_graph(3)]))
+    False
+    """
+    labels, bonds = batch.node_labels, batch.edge_labels
+    if labels is None or bonds is None or not len(labels):
+        return False
+    symbols, names = np.unique(labels), np.unique(bonds)
+    if not all(isinstance(v, str) for v in symbols.tolist() + names.tolist()):
+        return False
+    try:
+        from rdkit import Chem
+    except ImportError:
+        return False
+    table = Chem.GetPeriodicTable()
+    elements = {table.GetElementSymbol(z) for z in range(1, 119)}  # asked by number: RDKit prints no error
+    known = set(Chem.BondType.names)
+    return set(symbols.tolist()) <= elements and all(name.upper() in known for name in names.tolist())

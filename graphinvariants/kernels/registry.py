@@ -21,6 +21,7 @@ from ..embeddings import (
 )
 from ..embeddings import ClosedWalkGaussian, ClosedWalkHistogram, NodeCount
 from ..embeddings import PropagatedAttributes, RootedSubgraph, ShortestPath
+from ..embeddings import MolecularDescriptors
 from .engine import pairwise_kernels
 
 __all__ = [
@@ -44,6 +45,7 @@ _FUNCTIONALS = {
     "attributes": PropagatedAttributes,
     "rooted_subgraph": RootedSubgraph,
     "shortest_path": ShortestPath,
+    "descriptors": MolecularDescriptors,
 }
 
 #: Kernel names accepted by :func:`kernel_matrix`, each with a one-line description.
@@ -73,6 +75,9 @@ KERNELS = {
                        "(radius, node_label, edge_label, max_nodes)",
     "shortest_path": "shortest-path kernel (Borgwardt and Kriegel): histogram of (label(u), label(v), distance) over the "
                      "ordered connected node pairs, cosine-normalised; GraKeL's ShortestPath (node_label, edge_label)",
+    "descriptors": "molecules only (needs RDKit, the [chem] extra): RBF kernel on RDKit 2D descriptors (MolLogP, TPSA, "
+                   "MolWt, ...) standardised on the fitted molecules, median-heuristic bandwidth (descriptors, "
+                   "bandwidth, bandwidth_scale, n_features, seed, node_label, edge_label)",
 }
 
 
