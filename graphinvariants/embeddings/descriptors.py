@@ -159,6 +159,37 @@ def batch_molecules(batch, *, what="graphs"):
     return molecules
 
 
+#: Descriptor rows kept by :func:`cached_descriptor_table` (about 10 MB of 200 descriptors).
+CACHE_SIZE = 2**13
+_CACHE = {}
+
+
+def cached_descriptor_table(molecules, names, *, what="graphs"):
+    """:func:`descriptor_table`, each molecule's row kept by its canonical SMILES (with
+    explicit hydrogens spelled) and the names, up to :data:`CACHE_SIZE` rows. Molecules
+    that share a canonical SMILES, put in canonical atom order as
+    :func:`batch_molecules` does, are the same molecule atom for atom, so a kept row is
+    the row the molecule would get, to the last bit: the cache changes no value. The
+    learned default is fitted on many training parts of one collection
+    (cross-validation), and each part reads its molecules anew."""
+    from rdkit import Chem
+
+    keys = [(Chem.MolToSmiles(mol, canonical=True), tuple(names)) for mol in molecules]
+    missing = [i for i, key in enumerate(keys) if key not in _CACHE]
+    computed = descriptor_table([molecules[i] for i in missing], names, what=what)
+    table = np.empty((len(molecules), len(names)))
+    if missing:
+        table[missing] = computed
+    for i, key in enumerate(keys):
+        if key in _CACHE:
+            table[i] = _CACHE[key]
+    if len(_CACHE) + len(missing) > CACHE_SIZE:
+        _CACHE.clear()
+    for row, i in zip(computed, missing):
+        _CACHE[keys[i]] = row
+    return table
+
+
 def descriptor_table(molecules, names=BASIC_DESCRIPTORS, *, what="graphs"):
     """RDKit descriptors of molecules, one row per molecule.
 
@@ -294,12 +325,22 @@ class MolecularDescriptors(PropagatedAttributes):
     node_attributes = None  # reads no node attributes (Functional.graph_batch asks)
     k = 0
 
+    def graph_batch(self, graphs, *, what="graphs"):
+        """``graphs`` read with their element and bond labels; graphs without them are
+        refused as not molecules."""
+        try:
+            return super().graph_batch(graphs, what=what)
+        except ValueError as err:
+            if "has no attribute" not in str(err):
+                raise
+            raise _not_molecules(what, str(err)) from None
+
     def raw_values(self, batch):
         """The descriptors of every molecule of ``batch``, one row per graph."""
         for known, values in self._raw:
             if known is batch:
                 return values
-        return descriptor_table(batch_molecules(batch), self.names_)
+        return cached_descriptor_table(batch_molecules(batch), self.names_)
 
     def _fit_batch(self, *batches):
         """Fit on the batches, computing each batch's descriptors once."""
