@@ -372,6 +372,16 @@ class MolecularDescriptors(PropagatedAttributes):
             return MeanMapBatch(self.embedding_params(), X, offsets)
         return MeanMapBatch(self.embedding_params(), features=self._mean_features(X, offsets))
 
+    def prepare(self, embedded, what):
+        """As :class:`MeanMap` prepares, but the exact form's self-sums are not summed:
+        one row per molecule, ``S(G, G) = exp(0) = 1`` exactly."""
+        if embedded.features is not None:
+            return super().prepare(embedded, what)
+        return ("exact", embedded.profiles, np.asarray(embedded.offsets), np.ones(len(embedded)))
+
+    def tile_size(self, n_jobs):
+        return 256  # one row per molecule: a tile of graph pairs is a tile of row pairs
+
     def __repr__(self):
         shown = {"descriptors": repr(self.descriptors),
                  "bandwidth": repr(self.bandwidth), "bandwidth_scale": repr(self.bandwidth_scale),
