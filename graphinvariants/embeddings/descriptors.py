@@ -282,14 +282,15 @@ class MolecularDescriptors(PropagatedAttributes):
     --------
     >>> import graphinvariants as gi
     >>> from graphinvariants.embeddings import MolecularDescriptors
-    >>> functional = MolecularDescriptors()
+    >>> from graphinvariants.embeddings.descriptors import BASIC_DESCRIPTORS
+    >>> functional = MolecularDescriptors(descriptors=BASIC_DESCRIPTORS)  # the dozen: the same in every RDKit
     >>> K = gi.kernels.pairwise_kernels(["CCO", "CCCO", "c1ccccc1"], functional=functional)
     >>> K.round(3)
-    array([[1.   , 0.722, 0.102],
-           [0.722, 1.   , 0.219],
-           [0.102, 0.219, 1.   ]])
+    array([[1.   , 0.896, 0.519],
+           [0.896, 1.   , 0.607],
+           [0.519, 0.607, 1.   ]])
     >>> round(functional.bandwidth_, 3)
-    4.382
+    6.533
     """
 
     embedding_kind = "descriptors"
