@@ -144,9 +144,9 @@ def batch_molecules(batch, *, what="graphs"):
         a, b = int(offsets[g]), int(offsets[g + 1])
         G = nx.Graph()
         G.add_nodes_from((i, {"label": str(labels[a + i])}) for i in range(b - a))
-        for row in range(a, b):
+        for row in range(a, b):  # every stored entry: an arc of a directed graph is a bond too
             for p in range(A.indptr[row], A.indptr[row + 1]):
-                if A.indices[p] > row:
+                if int(A.indices[p]) != row and not G.has_edge(row - a, int(A.indices[p]) - a):
                     G.add_edge(row - a, int(A.indices[p]) - a, label=str(bonds[p]))
         try:
             mol = to_mol(G)
