@@ -75,6 +75,7 @@ def test_renumbered_molecules_give_the_same_values_to_the_bit():
     K = gi.kernels.pairwise_kernels(graphs, functional=functional)
     assert np.array_equal(gi.kernels.pairwise_kernels(moved, functional=functional), K)
     assert np.array_equal(gi.kernel_matrix(SMILES, kernel="descriptors"), K)  # SMILES and their graphs alike
+    assert np.array_equal(gi.kernel_matrix([Chem.MolFromSmiles(s) for s in SMILES], kernel="descriptors"), K)
 
 
 def test_in_combinations_by_name():
@@ -127,7 +128,7 @@ def test_without_rdkit_the_error_says_what_to_install(monkeypatch):
 
 def test_the_learned_default_offers_it_for_molecules_only(tu_load, monkeypatch):
     y = np.array([Descriptors.MolLogP(Chem.MolFromSmiles(s)) for s in SMILES])
-    for molecules in (SMILES, [from_smiles(s) for s in SMILES]):
+    for molecules in (SMILES, [from_smiles(s) for s in SMILES], [Chem.MolFromSmiles(s) for s in SMILES]):
         model = gi.GraphKernel(seed=0).fit(molecules, y)
         assert "descriptors" in model.combination_.functionals
     mutag = tu_load("MUTAG")[:30]
