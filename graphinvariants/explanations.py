@@ -28,9 +28,9 @@ and each term's share is split over the nodes in one of two ways.
   goes evenly to the nodes it reads, the ball of its depth around the root (a WL
   colour of round ``h``: the nodes within ``h`` hops).
 * **Sampled**, for the terms with a member whose features are not sums over nodes (node
-  attributes, the shortest-path kernel's node pairs, mean maps, the Nystroem part of
-  :class:`~graphinvariants.GraphFeatures` but for the power kernel's path integral
-  there), and for a power-kernel term on a graph where its path integral does not
+  attributes, the shortest-path kernel's node pairs, mean maps, molecular descriptors,
+  the Nystroem part of :class:`~graphinvariants.GraphFeatures` but for the power kernel's
+  path integral there), and for a power-kernel term on a graph where its path integral does not
   converge (``fallback``: a covariance that is the ridge alone in some direction,
   against a training graph alike, makes the kernel a needle near the graph itself):
   Shapley values over nodes, a node taken away meaning the node *deleted with its

@@ -19,6 +19,9 @@
   forms) of every node's rooted neighbourhoods, in the spirit of NSPDK.
 * :class:`FolkloreWL`, :class:`LocalWL`: higher-order Weisfeiler-Leman over node pairs
   (folklore 2-WL, with individualisation past 3-WL; local 2-WL for large graphs).
+
+* :class:`MolecularDescriptors`: an RBF kernel on standardised RDKit descriptors of
+  molecules (needs RDKit).
 * :class:`NodeCount`: the kernel ``min(n) / max(n)`` on node counts (size, as a factor).
 * :class:`Combination`: products and sums of the kernels of several functionals.
 * :class:`Functional`: the protocol both implement, and any new functional too.
@@ -92,3 +95,7 @@ __all__ += ["ShortestPath", "ShortestPathBatch"]
 from .higher_wl import FolkloreWL, HigherWLBatch, LocalWL  # noqa: E402
 
 __all__ += ["FolkloreWL", "HigherWLBatch", "LocalWL"]
+
+from .descriptors import MolecularDescriptors, batch_molecules, descriptor_table  # noqa: E402
+
+__all__ += ["MolecularDescriptors", "batch_molecules", "descriptor_table"]

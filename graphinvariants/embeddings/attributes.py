@@ -219,6 +219,13 @@ class PropagatedAttributes(MeanMap):
         self._pending = []  # (batch, sorted profiles) computed by a fit, for the embedding that follows
 
     weight = None
+    #: The ``"kind"`` its embeddings record (a subclass that standardises other values names its own).
+    embedding_kind = "attributes"
+
+    def raw_values(self, batch):
+        """The values that are standardised, one row per node: the node attributes (the
+        step a subclass replaces to fit its scaling on other values)."""
+        return _attributes_of(batch, self.node_attributes)
 
     # -- fitted parameters -------------------------------------------------------------
     def fit(self, graphs):
@@ -250,7 +257,7 @@ class PropagatedAttributes(MeanMap):
     def _fit_batch(self, *batches):
         """Fit on the batches; returns their sorted profiles (None with a fixed bandwidth)."""
         self._pending = []
-        Z = np.concatenate([_attributes_of(batch, self.node_attributes) for batch in batches])
+        Z = np.concatenate([self.raw_values(batch) for batch in batches])
         ordered = np.sort(Z, axis=0)  # statistics independent of graph and node order, to the bit
         with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused below, by name
             mean = ordered.mean(axis=0) if len(Z) else np.zeros(Z.shape[1])
@@ -293,7 +300,7 @@ class PropagatedAttributes(MeanMap):
     # -- the MeanMap steps ------------------------------------------------------------
     def embedding_params(self):
         mean, scale, bandwidth = self._check_fitted()
-        return {"kind": "attributes", "k": self.k, "propagation": self.propagation,
+        return {"kind": self.embedding_kind, "k": self.k, "propagation": self.propagation,
                 "node_attributes": self.node_attributes, "attribute_mean": tuple(mean.tolist()),
                 "attribute_scale": tuple(scale.tolist()), "bandwidth": bandwidth, "n_features": self.n_features,
                 "seed": self._seed if self.n_features else None}
@@ -301,7 +308,7 @@ class PropagatedAttributes(MeanMap):
     def _sorted_profiles(self, batch):
         """Standardised propagated attributes, nodes sorted within each graph."""
         mean, scale, _ = self._check_fitted()
-        Z = _attributes_of(batch, self.node_attributes)
+        Z = self.raw_values(batch)
         if Z.shape[1] != len(mean):
             raise ValueError(f"the graphs carry {Z.shape[1]} node attributes per node, but this functional was "
                              f"fitted on graphs with {len(mean)}")
@@ -337,7 +344,7 @@ class PropagatedAttributes(MeanMap):
 
     def check_batch(self, embedded, what):
         params = getattr(embedded, "params", None)
-        if self._fitted is None and isinstance(params, dict) and params.get("kind") == "attributes":
+        if self._fitted is None and isinstance(params, dict) and params.get("kind") == self.embedding_kind:
             # an unfitted functional meets a precomputed batch: it takes that batch's fit
             self._fitted = (np.array(params["attribute_mean"]), np.array(params["attribute_scale"]),
                             params["bandwidth"])

@@ -10,11 +10,12 @@ whose edges are the bonds, with what the labelled members read:
   ``"TRIPLE"`` or ``"AROMATIC"`` (RDKit's other types by their names);
   ``"bond_order"`` (float: 1, 2, 3, 1.5 for aromatic) too.
 
-A list of SMILES strings is a collection of graphs wherever one is taken:
-:func:`~graphinvariants.graphs.as_graph_batch` reads it through :func:`read_smiles`
-(errors name the string's position), and the kernels named by string read the atoms and
-bonds of molecules given so (``node_label="label"``, ``edge_label="label"``, unless told
-otherwise; see :func:`graphinvariants.kernels.registry.molecule_parameters`).
+A list of SMILES strings (or of RDKit molecules) is a collection of graphs wherever one
+is taken: :func:`~graphinvariants.graphs.as_graph_batch` reads it through
+:func:`read_smiles` (errors name the string's position), and the kernels named by
+string read the atoms and bonds of molecules given so (``node_label="label"``,
+``edge_label="label"``, unless told otherwise; see
+:func:`graphinvariants.kernels.registry.molecule_parameters`).
 RDKit is optional: ``pip install "graphinvariants[chem]"``; it is imported when a
 string is first read.
 """
@@ -25,7 +26,8 @@ import numpy as np
 from .._validation import import_extra
 from .files import path_hint
 
-__all__ = ["MOLECULE_LABEL", "from_mol", "from_smiles", "is_smiles", "read_smiles"]
+__all__ = ["MOLECULE_LABEL", "from_mol", "from_smiles", "holds_molecules", "is_molecule_object", "is_smiles",
+           "read_smiles"]
 
 #: The node and edge attribute that molecules carry their element and bond type in.
 MOLECULE_LABEL = "label"
@@ -152,28 +154,53 @@ def from_smiles(smiles, *, hydrogens=False):
     return G
 
 
-def is_smiles(graphs):
-    """Whether ``graphs`` is a collection of SMILES strings: a list, tuple or numpy
-    array whose first item is a string (an array of strings counts whole).
+def is_molecule_object(item):
+    """Whether ``item`` is an RDKit molecule (``rdkit.Chem.Mol``), asked without
+    importing RDKit (an object of its type exists only if RDKit was imported).
 
     Examples
     --------
+    >>> from rdkit import Chem
+    >>> from graphinvariants.graphs.smiles import is_molecule_object
+    >>> is_molecule_object(Chem.MolFromSmiles("CCO")), is_molecule_object("CCO")
+    (True, False)
+    """
+    import sys
+
+    chem = sys.modules.get("rdkit.Chem")
+    return chem is not None and isinstance(item, getattr(chem, "Mol", ()))
+
+
+def is_smiles(graphs):
+    """Whether ``graphs`` is a collection of molecules given as SMILES strings or RDKit
+    molecules: a list, tuple or numpy array whose first item is a string or an
+    ``rdkit.Chem.Mol`` (an array of strings counts whole). Such a collection is read by
+    :func:`read_smiles` wherever graphs are taken.
+
+    Examples
+    --------
+    >>> from rdkit import Chem
     >>> from graphinvariants.graphs.smiles import is_smiles
     >>> is_smiles(["CCO", "CC"]), is_smiles("CCO"), is_smiles([])
     (True, False, False)
+    >>> is_smiles([Chem.MolFromSmiles("CCO")])
+    True
     """
     if isinstance(graphs, np.ndarray):
-        return graphs.ndim == 1 and graphs.size > 0 and (graphs.dtype.kind in "US" or isinstance(graphs[0], str))
-    return isinstance(graphs, (list, tuple)) and len(graphs) > 0 and isinstance(graphs[0], str)
+        return graphs.ndim == 1 and graphs.size > 0 and (graphs.dtype.kind in "US" or isinstance(graphs[0], str)
+                                                         or is_molecule_object(graphs[0]))
+    return (isinstance(graphs, (list, tuple)) and len(graphs) > 0
+            and (isinstance(graphs[0], str) or is_molecule_object(graphs[0])))
 
 
 def read_smiles(graphs, *, what="graphs"):
-    """The molecules of a collection of SMILES strings, as :func:`from_smiles` reads
-    each (heavy atoms; element and bond type as ``"label"``).
+    """The molecules of a collection of SMILES strings (or RDKit molecules), as
+    :func:`from_smiles` (:func:`from_mol`) reads each (the atoms the string or molecule
+    holds; element and bond type as ``"label"``).
 
     Parameters
     ----------
-    graphs : list, tuple or numpy array of str
+    graphs : list, tuple or numpy array of str or rdkit.Chem.Mol
     what : str, keyword-only
         Name of the argument, for error messages.
 
@@ -208,12 +235,49 @@ def read_smiles(graphs, *, what="graphs"):
     _chem()  # the extra's message before anything else
     out = []
     for i, smiles in enumerate(items):
+        if is_molecule_object(smiles):
+            out.append(from_mol(smiles))
+            continue
         if not isinstance(smiles, str):
-            raise TypeError(f"{what}[{i}] is a {type(smiles).__name__}, but {what}[0] is a SMILES string: a "
-                            "collection is SMILES strings or graphs (SMILES strings and graphs are not mixed; "
-                            "from_smiles turns one string into a graph)")
+            raise TypeError(f"{what}[{i}] is a {type(smiles).__name__}, but {what}[0] is a molecule: a "
+                            "collection is SMILES strings (or RDKit molecules) or graphs (SMILES strings and graphs "
+                            "are not mixed; from_smiles and from_mol turn one molecule into a graph)")
         try:
             out.append(from_smiles(smiles))
         except ValueError as err:
             raise ValueError(f"{what}[{i}]: {err}{path_hint(smiles)}") from None
     return out
+
+
+def holds_molecules(batch):
+    """Whether every graph of a :class:`~graphinvariants.GraphBatch` reads as a
+    molecule: its node labels are element symbols and its edge labels bond type names
+    (what :func:`from_smiles`, :func:`from_mol`, lists of SMILES strings and
+    :func:`~graphinvariants.datasets.as_molecules` give), and RDKit, which reads them,
+    is installed (False without it: nothing is imported but RDKit, and only when the
+    labels are strings).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> import graphinvariants as gi
+    >>> from graphinvariants.graphs.smiles import holds_molecules
+    >>> holds_molecules(gi.as_graph_batch(["CCO", "c1ccccc1"], node_label="label", edge_label="label"))
+    True
+    >>> holds_molecules(gi.as_graph_batch([nx.path_graph(3)]))
+    False
+    """
+    labels, bonds = batch.node_labels, batch.edge_labels
+    if labels is None or bonds is None or not len(labels):
+        return False
+    symbols, names = np.unique(labels), np.unique(bonds)
+    if not all(isinstance(v, str) for v in symbols.tolist() + names.tolist()):
+        return False
+    try:
+        from rdkit import Chem
+    except ImportError:
+        return False
+    table = Chem.GetPeriodicTable()
+    elements = {table.GetElementSymbol(z) for z in range(1, 119)}  # asked by number: RDKit prints no error
+    known = set(Chem.BondType.names)
+    return set(symbols.tolist()) <= elements and all(name.upper() in known for name in names.tolist())

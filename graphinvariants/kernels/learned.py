@@ -30,7 +30,7 @@ from .._blas import one_blas_thread
 from .._validation import check_choice, check_n_jobs, check_seed, check_working_memory, python_scalar
 from ..graphs import GraphBatch, as_graph_batch
 from ..graphs.attributes import graphs_lacking, set_everywhere
-from ..graphs.smiles import is_smiles, read_smiles
+from ..graphs.smiles import holds_molecules, is_smiles, read_smiles
 from .alignment import COMBINATIONS, TASKS, alignment_weights, check_max_samples, loo_ridge_error, read_targets
 from .blockwise import MatrixBlocks, combine_blockwise
 from .engine import KernelBlocks, pairwise_kernels
@@ -44,7 +44,10 @@ SELECTIONS = ("loo", None)
 #: The members the learned default chooses among: name -> (kernel name, parameters,
 #: what every graph must carry). A member that needs ``"node_label"``,
 #: ``"edge_label"`` or ``"node_attributes"`` gets the estimator's attribute name for it
-#: and is left out when some graph does not carry it (or the name is None).
+#: and is left out when some graph does not carry it (or the name is None); one that
+#: needs ``"molecules"`` only when every graph reads as a molecule (element symbols and
+#: bond type names as its labels, and RDKit installed:
+#: :func:`~graphinvariants.graphs.smiles.holds_molecules`).
 CANDIDATES = {
     "power": ("power", {"k": 5}, ()),
     "histogram": ("histogram", {"k": 9}, ()),
@@ -59,6 +62,7 @@ CANDIDATES = {
     "wl_edge_label": ("wl", {"n_iter": 5}, ("node_label", "edge_label")),
     "labelled_histogram_edge_label": ("labelled_histogram", {"k": 5}, ("node_label", "edge_label")),
     "attributes": ("attributes", {"k": 2}, ("node_attributes",)),
+    "descriptors": ("descriptors", {}, ("node_label", "edge_label", "molecules")),
 }
 
 #: Elementwise products of members also offered as candidates (their Gram matrix is the
@@ -408,7 +412,13 @@ class LearnedCombination:
                     carries[option] = False
                     self._warn_partly_carried(graphs, option, reads[option], what)
             batch = as_graph_batch(graphs, **{o: reads[o] for o in reads if carries[o]}, what=what)
+        # molecules: labels that are element symbols and bond types (asked of new graphs only if needed)
+        carries["molecules"] = (carries["node_label"] and carries["edge_label"]
+                                and (require is None or "molecules" in require) and holds_molecules(batch))
         missing = [option for option in require or () if not carries.get(option)]
+        if missing == ["molecules"]:
+            raise ValueError(f"the combination was fitted on molecules and reads their descriptors, but {what} are not "
+                             "all molecules (node labels element symbols, edge labels bond type names)")
         if missing:
             raise ValueError(f"the combination was fitted on graphs carrying {', '.join(missing)} "
                              f"({', '.join(repr(reads.get(o)) for o in missing)}), but {what} carry none")
@@ -437,7 +447,9 @@ class LearnedCombination:
 
         if isinstance(carries, bool):  # graphs with or without node labels
             carries = {"node_label": carries}
+        molecules = bool(carries.get("molecules"))
         carries = {option: bool(carries.get(option)) and name is not None for option, name in self._reads().items()}
+        carries["molecules"] = molecules and carries["node_label"] and carries["edge_label"]
         names = self._names() if self.members is not None else tuple(CANDIDATES)
         chosen = [n for n in names if all(carries.get(need, False) for need in CANDIDATES[n][2])]
         if self.members is not None and len(chosen) < len(names):
@@ -451,7 +463,8 @@ class LearnedCombination:
             kernel, defaults, needs = CANDIDATES[name]
             params = dict(defaults)
             for need in needs:  # the estimator's attribute names
-                params[need] = self._reads()[need]
+                if need in self._reads():
+                    params[need] = self._reads()[need]
             takes = shared_parameters(kernel, **{key: None for key in self.params if "__" not in key})
             for key, value in self.params.items():
                 if "__" in key:

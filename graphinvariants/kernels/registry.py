@@ -22,6 +22,8 @@ from ..embeddings import (
 from ..embeddings import ClosedWalkGaussian, ClosedWalkHistogram, NodeCount
 from ..embeddings import PropagatedAttributes, RootedSubgraph, ShortestPath
 from ..embeddings import FolkloreWL, LocalWL
+
+from ..embeddings import MolecularDescriptors
 from .engine import pairwise_kernels
 
 __all__ = [
@@ -48,6 +50,8 @@ _FUNCTIONALS = {
     "fwl2": FolkloreWL,
     "fwl2_ir": functools.partial(FolkloreWL, individualise=True),
     "lwl2": LocalWL,
+
+    "descriptors": MolecularDescriptors,
 }
 
 #: Kernel names accepted by :func:`kernel_matrix`, each with a one-line description.
@@ -85,6 +89,10 @@ KERNELS = {
     "lwl2": "local 2-WL over the node pairs within a radius (delta-2-LWL-like, Morris et al. 2020): neighbours of "
             "either end, cosine-normalised; scales to large sparse graphs (n_iter, radius, node_label, edge_label, "
             "working_memory)",
+
+    "descriptors": "molecules only (needs RDKit, the [chem] extra): RBF kernel on RDKit 2D descriptors (MolLogP, TPSA, "
+                   "MolWt, ...) standardised on the fitted molecules, median-heuristic bandwidth (descriptors, "
+                   "bandwidth, bandwidth_scale, n_features, seed, node_label, edge_label)",
 }
 
 

@@ -67,7 +67,7 @@ def test_every_shared_member_slices_to_what_a_part_computes():
     combination = LearnedCombination()
     batch, carries = combination.graph_batch(graphs)
     functionals = combination.candidate_functionals(carries)
-    assert set(functionals) == set(CANDIDATES)
+    assert set(functionals) == set(CANDIDATES) - {"descriptors"}  # every member but the one for molecules
     train, test = np.arange(3, 40, 2), np.arange(0, 40, 2)
     for name, f in functionals.items():
         whole = pairwise_kernels(batch, functional=f)

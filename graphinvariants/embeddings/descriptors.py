@@ -1,0 +1,392 @@
+"""Molecules' own numbers: an RBF kernel on standardised RDKit 2D descriptors.
+
+Every other member counts local structure (subtrees, walks, rooted subgraphs). What
+drives solubility or solvation is mostly global: lipophilicity, polar surface, size.
+:class:`MolecularDescriptors` reads each graph as a molecule, computes RDKit 2D
+descriptors (by default every one but a few, :func:`rdkit_descriptors`), standardises
+each column on the data it is fitted on, and compares molecules by the RBF kernel of
+the standardised rows::
+
+    K(G, H) = exp(-|z_G - z_H|^2 / (2 h^2)),   z = (descriptors - mean) / std
+
+It is the mean map of :class:`~graphinvariants.embeddings.PropagatedAttributes` with one
+"node" per molecule (its descriptor row), so it inherits that functional's fitted scaling
+and bandwidth, its exact sums and random Fourier features: ``K(G, G) == 1`` and
+``K(G, H) == K(H, G)`` to the last bit, PSD, and ``n_features=D`` gives an explicit map
+(:class:`~graphinvariants.GraphFeatures` rows are then those random features; without
+it the exact RBF is mapped there by Nystroem, as every approximate term is).
+
+Fitted parameters, as for node attributes: the column means and standard deviations
+and the bandwidth ``h = bandwidth_scale * median distance`` between the standardised
+rows come from the graphs the functional is fitted on (the Gram matrix's, both sides of
+a cross matrix, :class:`~graphinvariants.GraphKernel`'s training graphs), and every
+later batch uses the same numbers.
+
+What a molecule is. The graph's node labels must be element symbols and its edge labels
+bond type names (``node_label="label"``, ``edge_label="label"``: what
+:func:`~graphinvariants.datasets.from_smiles`, :func:`~graphinvariants.datasets.from_mol`,
+lists of SMILES strings and :func:`~graphinvariants.datasets.as_molecules` give); each
+graph becomes an RDKit molecule by :func:`~graphinvariants.datasets.to_mol`, atoms in
+RDKit's canonical order (so a renumbered graph gives the same descriptors to the last
+bit). The molecule is read from those labels only, as the other members read it: the
+formal charges and hydrogen counts a SMILES string spells are not kept (a graph batch
+holds neither), so ``[nH]`` is read as an aromatic nitrogen without hydrogen and a
+carboxylate as its acid; :func:`~graphinvariants.datasets.to_mol`'s reading of a
+charge-separated group decides its descriptors. Reading every input the same way keeps
+the kernel of a SMILES string and of its graph equal, and explanations complete.
+"""
+
+import numpy as np
+
+from .._validation import import_extra, refuses_random_state
+from .attributes import PropagatedAttributes
+from .meanmap import MeanMapBatch
+
+__all__ = ["BASIC_DESCRIPTORS", "EXCLUDED", "MolecularDescriptors", "batch_molecules", "descriptor_table",
+           "rdkit_descriptors"]
+
+#: A dozen common descriptors (names in ``rdkit.Chem.Descriptors.descList``):
+#: lipophilicity (Crippen logP and molar refractivity), size (weight, heavy atoms, valence
+#: electrons), polarity (topological polar surface, hydrogen-bond donors and acceptors),
+#: rings and aromaticity, flexibility (rotatable bonds) and saturation (sp3 carbon share).
+#: ``descriptors=BASIC_DESCRIPTORS`` is the cheap choice (0.6 ms a molecule).
+BASIC_DESCRIPTORS = ("MolLogP", "MolWt", "TPSA", "NumHDonors", "NumHAcceptors", "RingCount", "NumRotatableBonds",
+                     "FractionCSP3", "NumAromaticRings", "HeavyAtomCount", "MolMR", "NumValenceElectrons")
+
+#: RDKit descriptors the default (``descriptors="rdkit"``) leaves out: the partial charges
+#: and the BCUT2D descriptors (Gasteiger charges, not finite for some elements), ``Ipc``
+#: (values up to 1e10; ``AvgIpc`` is kept), and ``qed`` and ``SPS``, a quarter of the
+#: time of all the rest together.
+EXCLUDED = ("MaxPartialCharge", "MinPartialCharge", "MaxAbsPartialCharge", "MinAbsPartialCharge", "Ipc", "qed",
+            "SPS", "BCUT2D_MWHI", "BCUT2D_MWLOW", "BCUT2D_CHGHI", "BCUT2D_CHGLO", "BCUT2D_LOGPHI",
+            "BCUT2D_LOGPLOW", "BCUT2D_MRHI", "BCUT2D_MRLOW")
+
+
+def rdkit_descriptors():
+    """The names of the default descriptors, ``descriptors="rdkit"``: every 2D descriptor
+    of the installed RDKit (``rdkit.Chem.Descriptors.descList``: 2026.09 has 217) but
+    :data:`EXCLUDED`, in RDKit's order.
+
+    Examples
+    --------
+    >>> from graphinvariants.embeddings.descriptors import BASIC_DESCRIPTORS, rdkit_descriptors
+    >>> set(BASIC_DESCRIPTORS) <= set(rdkit_descriptors())
+    True
+    """
+    return tuple(name for name in _rdkit_descriptors() if name not in EXCLUDED)
+
+
+def _rdkit_descriptors():
+    """``name -> function`` of RDKit's 2D descriptors, or the ImportError of the extra."""
+    module = import_extra("rdkit.Chem.Descriptors", "chem", "the descriptors member needs RDKit")
+    return dict(module.descList)
+
+
+def _not_molecules(what, reason):
+    return ValueError(f"{what} are not molecules ({reason}): the descriptors member reads graphs whose node labels "
+                      "are element symbols and edge labels bond type names (from_smiles, from_mol, a list of SMILES "
+                      "strings, or a TU molecule set through as_molecules)")
+
+
+def batch_molecules(batch, *, what="graphs"):
+    """The graphs of a :class:`~graphinvariants.GraphBatch` as RDKit molecules.
+
+    Each graph goes through :func:`~graphinvariants.datasets.to_mol` (node label: element
+    symbol, edge label: bond type name), and its atoms are put in RDKit's canonical
+    order (``CanonicalRankAtoms``, ties broken), so that a graph with its nodes numbered
+    otherwise gives the same molecule, atom for atom.
+
+    Parameters
+    ----------
+    batch : GraphBatch
+        Read with node and edge labels.
+    what : str, keyword-only
+        Name of the argument, for error messages.
+
+    Returns
+    -------
+    list of rdkit.Chem.Mol
+
+    Raises
+    ------
+    ImportError
+        If RDKit is not installed (the ``[chem]`` extra).
+    ValueError
+        If the graphs carry no node or edge labels, or labels that are not element
+        symbols and bond type names (integer codes of a TU set: read it through
+        :func:`~graphinvariants.datasets.as_molecules`); the message names the graph.
+
+    Examples
+    --------
+    >>> import graphinvariants as gi
+    >>> from rdkit import Chem
+    >>> from graphinvariants.embeddings import batch_molecules
+    >>> batch = gi.as_graph_batch(["OCC", "c1ccccc1"], node_label="label", edge_label="label")
+    >>> [Chem.MolToSmiles(m) for m in batch_molecules(batch)]
+    ['CCO', 'c1ccccc1']
+    """
+    import networkx as nx
+
+    Chem = import_extra("rdkit.Chem", "chem", "the descriptors member needs RDKit")
+    from ..datasets.molecules import to_mol
+
+    labels, bonds = batch.node_labels, batch.edge_labels
+    if labels is None or bonds is None:
+        raise _not_molecules(what, f"they carry no {'node' if labels is None else 'edge'} labels")
+    for values, kind in ((labels, "node"), (bonds, "edge")):
+        if len(values) and not (values.dtype.kind == "U" or all(isinstance(v, str) for v in values.tolist())):
+            first = next(v for v in values.tolist() if not isinstance(v, str))
+            raise _not_molecules(what, f"{kind} label {first!r} is not a name; integer codes of a TU data set "
+                                       "become element symbols and bond types through as_molecules")
+    A = batch.matrix.tocsr()
+    offsets = np.asarray(batch.offsets)
+    molecules = []
+    for g in range(len(offsets) - 1):
+        a, b = int(offsets[g]), int(offsets[g + 1])
+        G = nx.Graph()
+        G.add_nodes_from((i, {"label": str(labels[a + i])}) for i in range(b - a))
+        for row in range(a, b):  # every stored entry: an arc of a directed graph is a bond too
+            for p in range(A.indptr[row], A.indptr[row + 1]):
+                if int(A.indices[p]) != row and not G.has_edge(row - a, int(A.indices[p]) - a):
+                    G.add_edge(row - a, int(A.indices[p]) - a, label=str(bonds[p]))
+        try:
+            mol = to_mol(G)
+        except ValueError as err:
+            raise _not_molecules(f"{what}[{g}]", str(err)) from None
+        if mol.GetNumAtoms():
+            ranks = list(Chem.CanonicalRankAtoms(mol, breakTies=True))
+            mol = Chem.RenumberAtoms(mol, sorted(range(len(ranks)), key=ranks.__getitem__))
+        molecules.append(mol)
+    return molecules
+
+
+#: Descriptor rows kept by :func:`cached_descriptor_table` (about 10 MB of 200 descriptors).
+CACHE_SIZE = 2**13
+_CACHE = {}
+
+
+def cached_descriptor_table(molecules, names, *, what="graphs"):
+    """:func:`descriptor_table`, each molecule's row kept by its canonical SMILES (with
+    explicit hydrogens spelled) and the names, up to :data:`CACHE_SIZE` rows. Molecules
+    that share a canonical SMILES, put in canonical atom order as
+    :func:`batch_molecules` does, are the same molecule atom for atom, so a kept row is
+    the row the molecule would get, to the last bit: the cache changes no value. The
+    learned default is fitted on many training parts of one collection
+    (cross-validation), and each part reads its molecules anew."""
+    from rdkit import Chem
+
+    keys = [(Chem.MolToSmiles(mol, canonical=True), tuple(names)) for mol in molecules]
+    missing = [i for i, key in enumerate(keys) if key not in _CACHE]
+    computed = descriptor_table([molecules[i] for i in missing], names, what=what)
+    table = np.empty((len(molecules), len(names)))
+    if missing:
+        table[missing] = computed
+    for i, key in enumerate(keys):
+        if key in _CACHE:
+            table[i] = _CACHE[key]
+    if len(_CACHE) + len(missing) > CACHE_SIZE:
+        _CACHE.clear()
+    for row, i in zip(computed, missing):
+        _CACHE[keys[i]] = row
+    return table
+
+
+def descriptor_table(molecules, names=BASIC_DESCRIPTORS, *, what="graphs"):
+    """RDKit descriptors of molecules, one row per molecule.
+
+    Parameters
+    ----------
+    molecules : sequence of rdkit.Chem.Mol
+    names : sequence of str, default=BASIC_DESCRIPTORS
+        Names in ``rdkit.Chem.Descriptors.descList``.
+    what : str, keyword-only
+        Name of the argument, for error messages.
+
+    Returns
+    -------
+    numpy.ndarray of shape (len(molecules), len(names))
+
+    Raises
+    ------
+    ValueError
+        If a name is not an RDKit descriptor, or a value is not finite (the message
+        names the molecule and the descriptor).
+
+    Examples
+    --------
+    >>> from rdkit import Chem
+    >>> from graphinvariants.embeddings import descriptor_table
+    >>> descriptor_table([Chem.MolFromSmiles("CCO")], ["HeavyAtomCount", "NumHDonors"]).tolist()
+    [[3.0, 1.0]]
+    """
+    functions = _rdkit_descriptors()
+    missing = [name for name in names if name not in functions]
+    if missing:
+        raise ValueError(f"{missing[0]!r} is not an RDKit descriptor (rdkit.Chem.Descriptors.descList)")
+    table = np.empty((len(molecules), len(names)))
+    for i, mol in enumerate(molecules):
+        for j, name in enumerate(names):
+            try:
+                table[i, j] = functions[name](mol)
+            except Exception as err:  # RDKit raises its own errors (RuntimeError, Boost's) on broken molecules
+                raise ValueError(f"{what}[{i}]: RDKit cannot compute {name} ({type(err).__name__}: {err})") from None
+            if not np.isfinite(table[i, j]):
+                raise ValueError(f"{what}[{i}]: RDKit's {name} is {table[i, j]} for this molecule")
+    return table
+
+
+class MolecularDescriptors(PropagatedAttributes):
+    """RBF kernel on standardised RDKit 2D descriptors of molecules (registered as ``"descriptors"``).
+
+    Parameters
+    ----------
+    descriptors : "rdkit" or sequence of str, default="rdkit"
+        Names of RDKit descriptors (``rdkit.Chem.Descriptors.descList``); ``"rdkit"``:
+        every one but :data:`EXCLUDED` (:func:`rdkit_descriptors`), which did better than
+        :data:`BASIC_DESCRIPTORS` on every training fold of FreeSolv and the solubility
+        set (docs/regression.rst), at about 8 ms a molecule.
+    bandwidth : "median" or float, default="median"
+        RBF bandwidth ``h`` on the standardised rows; ``"median"`` fits it: the median
+        Euclidean distance between the rows fitted on, times ``bandwidth_scale``.
+    bandwidth_scale : float, default=1.0
+        Multiplies the median (1 measured best on the training folds of FreeSolv and
+        the solubility set, against 0.25, 0.5 and 2: docs/regression.rst).
+    n_features : int or None, default=None
+        ``None``: the exact RBF; an int ``D``: ``D`` random Fourier features (their
+        cosine-normalised inner product), an explicit map.
+    seed : int, numpy.random.Generator or None, default=0
+        Seed of the random features.
+    node_label, edge_label : str, default="label"
+        The node attribute holding the element symbol and the edge attribute holding
+        the bond type name (what :func:`~graphinvariants.datasets.from_smiles` sets).
+
+    Attributes
+    ----------
+    bandwidth_ : float
+        The bandwidth used, once fitted.
+    attribute_mean_, attribute_scale_ : numpy.ndarray of shape (n_descriptors,)
+        Column means and standard deviations (1 for a constant column) of the
+        descriptors of the molecules fitted on.
+
+    Raises
+    ------
+    ImportError
+        At construction, if RDKit is not installed (``pip install "graphinvariants[chem]"``).
+
+    Notes
+    -----
+    Read :mod:`graphinvariants.embeddings.descriptors` for how a graph is read as a
+    molecule (element and bond labels only, canonical atom order). A graph that is not a
+    molecule is refused with a ValueError that says which graph and why.
+
+    Examples
+    --------
+    >>> import graphinvariants as gi
+    >>> from graphinvariants.embeddings import MolecularDescriptors
+    >>> from graphinvariants.embeddings.descriptors import BASIC_DESCRIPTORS
+    >>> functional = MolecularDescriptors(descriptors=BASIC_DESCRIPTORS)  # the dozen: the same in every RDKit
+    >>> K = gi.kernels.pairwise_kernels(["CCO", "CCCO", "c1ccccc1"], functional=functional)
+    >>> K.round(3)
+    array([[1.   , 0.896, 0.519],
+           [0.896, 1.   , 0.607],
+           [0.519, 0.607, 1.   ]])
+    >>> round(functional.bandwidth_, 3)
+    6.533
+    """
+
+    embedding_kind = "descriptors"
+
+    @refuses_random_state
+    def __init__(self, *, descriptors="rdkit", bandwidth="median", bandwidth_scale=1.0, n_features=None, seed=0,
+                 node_label="label", edge_label="label"):
+        functions = _rdkit_descriptors()  # the extra's message at construction
+        if isinstance(descriptors, str) and descriptors == "rdkit":
+            names = rdkit_descriptors()
+        elif isinstance(descriptors, str) or not hasattr(descriptors, "__iter__"):
+            raise TypeError(f"descriptors must be 'rdkit' or a sequence of RDKit descriptor names, got {descriptors!r}")
+        else:
+            names = descriptors = tuple(descriptors)
+        if not names or not all(isinstance(name, str) for name in names):
+            raise TypeError(f"descriptors must be a non-empty sequence of names (str), got {descriptors!r}")
+        if len(set(names)) < len(names):
+            raise ValueError(f"descriptors must be distinct, got {names!r}")
+        unknown = [name for name in names if name not in functions]
+        if unknown:
+            raise ValueError(f"{unknown[0]!r} is not an RDKit descriptor (rdkit.Chem.Descriptors.descList)")
+        for option, value in (("node_label", node_label), ("edge_label", edge_label)):
+            if not isinstance(value, str):
+                raise TypeError(f"{option} must be the name of an attribute (str), got {value!r}")
+        super().__init__(0, bandwidth=bandwidth, bandwidth_scale=bandwidth_scale, n_features=n_features, seed=seed)
+        del self.k, self.propagation, self.node_attributes  # PropagatedAttributes' options that do not apply
+        self.descriptors = descriptors
+        self.names_ = names
+        self.node_label = node_label
+        self.edge_label = edge_label
+        self._raw = []  # (batch, descriptor rows) of the batches of the fit under way
+
+    node_attributes = None  # reads no node attributes (Functional.graph_batch asks)
+    k = 0
+
+    def graph_batch(self, graphs, *, what="graphs"):
+        """``graphs`` read with their element and bond labels; graphs without them are
+        refused as not molecules."""
+        try:
+            return super().graph_batch(graphs, what=what)
+        except ValueError as err:
+            if "has no attribute" not in str(err):
+                raise
+            raise _not_molecules(what, str(err)) from None
+
+    def raw_values(self, batch):
+        """The descriptors of every molecule of ``batch``, one row per graph."""
+        for known, values in self._raw:
+            if known is batch:
+                return values
+        return cached_descriptor_table(batch_molecules(batch), self.names_)
+
+    def _fit_batch(self, *batches):
+        """Fit on the batches, computing each batch's descriptors once."""
+        self._raw = [(batch, self.raw_values(batch)) for batch in batches]
+        try:
+            return super()._fit_batch(*batches)
+        finally:
+            self._raw = []
+
+    def _sorted_profiles(self, batch):
+        """The standardised descriptors, one row per molecule (nothing to sort)."""
+        mean, scale, _ = self._check_fitted()
+        return (self.raw_values(batch) - mean) / scale
+
+    def profile_width(self):
+        return len(self.names_)
+
+    def embedding_params(self):
+        mean, scale, bandwidth = self._check_fitted()
+        return {"kind": self.embedding_kind, "descriptors": self.names_, "node_label": self.node_label,
+                "edge_label": self.edge_label, "attribute_mean": tuple(mean.tolist()),
+                "attribute_scale": tuple(scale.tolist()), "bandwidth": bandwidth, "n_features": self.n_features,
+                "seed": self._seed if self.n_features else None}
+
+    def embed(self, batch):
+        X = self.node_profiles(batch)
+        offsets = np.arange(len(batch) + 1)  # one "node" per molecule: its descriptor row
+        if self.n_features is None:
+            return MeanMapBatch(self.embedding_params(), X, offsets)
+        return MeanMapBatch(self.embedding_params(), features=self._mean_features(X, offsets))
+
+    def prepare(self, embedded, what):
+        """As :class:`MeanMap` prepares, but the exact form's self-sums are not summed:
+        one row per molecule, ``S(G, G) = exp(0) = 1`` exactly."""
+        if embedded.features is not None:
+            return super().prepare(embedded, what)
+        return ("exact", embedded.profiles, np.asarray(embedded.offsets), np.ones(len(embedded)))
+
+    def tile_size(self, n_jobs):
+        return 256  # one row per molecule: a tile of graph pairs is a tile of row pairs
+
+    def __repr__(self):
+        shown = {"descriptors": repr(self.descriptors),
+                 "bandwidth": repr(self.bandwidth), "bandwidth_scale": repr(self.bandwidth_scale),
+                 "n_features": repr(self.n_features), "seed": repr(self.seed)}
+        return f"{type(self).__name__}({', '.join(f'{key}={value}' for key, value in shown.items())})"
+

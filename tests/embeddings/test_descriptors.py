@@ -1,0 +1,167 @@
+"""The descriptors member: an RBF kernel on standardised RDKit descriptors of molecules."""
+
+import sys
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import graphinvariants as gi
+from graphinvariants.datasets import as_molecules, from_smiles
+
+from ..conftest import renumbered
+
+pytest.importorskip("rdkit")
+
+from rdkit import Chem  # noqa: E402
+from rdkit.Chem import Descriptors  # noqa: E402
+
+from graphinvariants.embeddings import MolecularDescriptors  # noqa: E402
+from graphinvariants.embeddings.descriptors import BASIC_DESCRIPTORS, rdkit_descriptors  # noqa: E402
+
+#: Neutral molecules without aromatic [nH]: what their SMILES spells, their labels say.
+SMILES = ["CCO", "CCCO", "c1ccccc1", "CC(=O)N", "ClC(Cl)Cl", "c1ccncc1", "CC(C)CC(=O)O", "OCC(O)CO",
+          "c1ccc2ccccc2c1", "CCN(CC)CC", "FC(F)(F)c1ccccc1", "CC#N", "O=C1CCCCC1", "CSC", "Oc1ccccc1Cl"]
+
+
+def _brute_force(train, test=None, names=BASIC_DESCRIPTORS, scale=1.0):
+    """exp(-|z - z'|^2 / 2h^2) by hand: RDKit's descriptors of the molecules the SMILES
+    spell, standardised on ``train``, h = scale * sqrt(median squared distance)."""
+    functions = dict(Descriptors.descList)
+
+    def table(smiles):
+        return np.array([[functions[n](Chem.MolFromSmiles(s)) for n in names] for s in smiles])
+
+    A = table(train)
+    mean, std = A.mean(axis=0), A.std(axis=0)
+    std[std == 0] = 1.0
+    Z = (A - mean) / std
+    squared = ((Z[:, None, :] - Z[None, :, :]) ** 2).sum(axis=2)
+    h = scale * np.sqrt(np.median(squared[np.triu_indices(len(Z), 1)]))
+    W = Z if test is None else (table(test) - mean) / std
+    return np.exp(-((W[:, None, :] - Z[None, :, :]) ** 2).sum(axis=2) / (2 * h * h)), h
+
+
+def test_against_brute_force_rbf_over_standardised_descriptors():
+    functional = MolecularDescriptors(descriptors=BASIC_DESCRIPTORS)
+    K = gi.kernels.pairwise_kernels(SMILES, functional=functional)
+    expected, h = _brute_force(SMILES)
+    # RDKit sums atom contributions in atom order (ours canonical, the brute force's as
+    # parsed), and the exact form rounds each RBF value to a multiple of 2**-52: 1e-12
+    assert functional.bandwidth_ == pytest.approx(h, rel=1e-12)
+    np.testing.assert_allclose(K, expected, rtol=0, atol=1e-12)
+
+
+def test_cross_matrix_is_standardised_on_the_fitted_molecules():
+    train, test = SMILES[:10], SMILES[10:]
+    model = gi.GraphKernel(kernel="descriptors", descriptors=BASIC_DESCRIPTORS, bandwidth_scale=0.5).fit(train)
+    expected, _ = _brute_force(train, test, scale=0.5)
+    np.testing.assert_allclose(model.transform(test), expected, rtol=0, atol=1e-12)  # as above
+
+
+def test_unit_diagonal_symmetry_and_psd():
+    K = gi.kernel_matrix(SMILES, kernel="descriptors")  # the default set
+    assert np.array_equal(np.diag(K), np.ones(len(SMILES)))
+    assert np.array_equal(K, K.T)
+    assert np.linalg.eigvalsh(K).min() > -1e-12  # an RBF Gram matrix: PSD up to rounding
+    assert 0 < K.min() and K.max() <= 1
+
+
+def test_renumbered_molecules_give_the_same_values_to_the_bit():
+    rng = np.random.default_rng(3)
+    graphs = [from_smiles(s) for s in SMILES]
+    moved = [renumbered(G, rng) for G in graphs]
+    functional = MolecularDescriptors()
+    K = gi.kernels.pairwise_kernels(graphs, functional=functional)
+    assert np.array_equal(gi.kernels.pairwise_kernels(moved, functional=functional), K)
+    assert np.array_equal(gi.kernel_matrix(SMILES, kernel="descriptors"), K)  # SMILES and their graphs alike
+    assert np.array_equal(gi.kernel_matrix([Chem.MolFromSmiles(s) for s in SMILES], kernel="descriptors"), K)
+
+
+def test_in_combinations_by_name():
+    wl = gi.kernel_matrix(SMILES, kernel="wl")
+    descriptors = gi.kernel_matrix(SMILES, kernel="descriptors")
+    np.testing.assert_allclose(gi.kernel_matrix(SMILES, kernel="wl+descriptors"), (wl + descriptors) / 2,
+                               rtol=0, atol=1e-15)  # one sum and one halving per value
+    np.testing.assert_allclose(gi.kernel_matrix(SMILES, kernel="wl*descriptors"), wl * descriptors, rtol=0, atol=1e-15)
+    assert "descriptors" in gi.KERNELS
+
+
+def test_random_features_are_graphfeatures_rows():
+    kernel = "descriptors:n_features=300"
+    features = gi.GraphFeatures(kernel=kernel, seed=0).fit(SMILES)
+    rows = features.transform(SMILES)
+    K = features.kernel_.transform(SMILES)  # the kernel of the random map GraphFeatures drew
+    assert features.approximate_ == []
+    # the kernel's inner products are of the rows split into 22-bit integers (MeanMap's
+    # _SplitRows for 300 features), the rows' plain ones are BLAS's: they differ by ~1e-12
+    np.testing.assert_allclose((rows @ rows.T).toarray(), K, rtol=0, atol=1e-11)
+    exact = gi.kernel_matrix(SMILES, kernel="descriptors")
+    assert np.abs(K - exact).max() < 0.2  # 300 random features approximate the RBF
+
+
+def test_graphs_that_are_not_molecules_are_refused(tu_load):
+    with pytest.raises(ValueError, match="not molecules.*has no attribute 'label'"):
+        gi.kernel_matrix([nx.path_graph(3), nx.cycle_graph(4)], kernel="descriptors")
+    mutag = tu_load("MUTAG")[:5]
+    with pytest.raises(ValueError, match="not molecules.*as_molecules"):
+        gi.kernel_matrix(mutag, kernel="descriptors")
+    G = nx.path_graph(2)
+    nx.set_node_attributes(G, "Xx", "label")
+    nx.set_edge_attributes(G, "SINGLE", "label")
+    with pytest.raises(ValueError, match=r"graphs\[0\] are not molecules.*'Xx' is not an element"):
+        gi.kernel_matrix([G, G], kernel="descriptors")
+    with pytest.raises(ValueError, match="is not an RDKit descriptor"):
+        MolecularDescriptors(descriptors=("MolLogP", "LogP"))
+    assert gi.kernel_matrix(as_molecules(mutag), kernel="descriptors").shape == (5, 5)
+
+
+def test_without_rdkit_the_error_says_what_to_install(monkeypatch):
+    for name in ("rdkit", "rdkit.Chem", "rdkit.Chem.Descriptors"):
+        monkeypatch.setitem(sys.modules, name, None)  # importing it now raises ImportError
+    with pytest.raises(ImportError, match=r'pip install "graphinvariants\[chem\]"'):
+        MolecularDescriptors()
+    with pytest.raises(ImportError, match=r"graphinvariants\[chem\]"):
+        gi.make_functional("wl+descriptors") if hasattr(gi, "make_functional") else \
+            gi.kernels.make_functional("wl+descriptors")
+
+
+def test_the_learned_default_offers_it_for_molecules_only(tu_load, monkeypatch):
+    y = np.array([Descriptors.MolLogP(Chem.MolFromSmiles(s)) for s in SMILES])
+    for molecules in (SMILES, [from_smiles(s) for s in SMILES], [Chem.MolFromSmiles(s) for s in SMILES]):
+        model = gi.GraphKernel(seed=0).fit(molecules, y)
+        assert "descriptors" in model.combination_.functionals
+    mutag = tu_load("MUTAG")[:30]
+    assert "descriptors" in gi.GraphKernel(seed=0).fit(as_molecules(mutag), mutag.y).combination_.functionals
+    assert "descriptors" not in gi.GraphKernel(seed=0).fit(mutag, mutag.y).combination_.functionals  # integer codes
+    graphs = [nx.cycle_graph(n) for n in range(4, 10)] + [nx.star_graph(n) for n in range(3, 9)]
+    plain = gi.GraphKernel(seed=0).fit(graphs, [0] * 6 + [1] * 6)
+    assert "descriptors" not in plain.combination_.functionals
+    monkeypatch.setitem(sys.modules, "rdkit", None)  # without RDKit: no descriptors, nothing refused
+    assert "descriptors" not in gi.GraphKernel(seed=0).fit(as_molecules(mutag), mutag.y).combination_.functionals
+
+
+def test_a_model_fitted_with_descriptors_refuses_graphs_that_are_not_molecules():
+    y = np.array([Descriptors.TPSA(Chem.MolFromSmiles(s)) for s in SMILES])
+    model = gi.GraphKernel(seed=0, members=("descriptors", "wl")).fit(SMILES, y)
+    assert model.transform(SMILES[:3]).shape == (3, len(SMILES))
+    G = nx.path_graph(3)
+    nx.set_node_attributes(G, 1, "label")
+    nx.set_edge_attributes(G, 1, "label")
+    with pytest.raises(ValueError, match="fitted on molecules"):
+        model.transform([G])
+
+
+def test_explanations_split_its_share_over_atoms_completely():
+    from sklearn.kernel_ridge import KernelRidge
+    from sklearn.pipeline import Pipeline
+
+    y = np.array([Descriptors.MolLogP(Chem.MolFromSmiles(s)) for s in SMILES])
+    model = Pipeline([("kernel", gi.GraphKernel(seed=0, members=("descriptors", "wl_label"))),
+                      ("ridge", KernelRidge(kernel="precomputed", alpha=0.1))]).fit(SMILES, y)
+    assert model[0].weights_.get("descriptors", 0) > 0
+    result = gi.explain(model, SMILES[:3], seed=0)  # explain checks completeness before returning
+    assert "descriptors" in result.sampled_members
+    for i, values in enumerate(result.node_values):
+        assert len(values) == Chem.MolFromSmiles(SMILES[i]).GetNumAtoms()
+        assert result.base_value + values.sum() == pytest.approx(result.output[i], rel=1e-8, abs=1e-10)
