@@ -78,8 +78,11 @@ def as_molecules(dataset, *, atoms=None, bonds=None):
         The same graphs, classes and attributes, with string labels; its name is the
         data set's. MUTAG, like SMILES read without ``hydrogens``, has heavy atoms
         only and aromatic bonds as ``"AROMATIC"``; Mutagenicity holds its hydrogens
-        as atoms and Kekulé bonds (read SMILES for it with
-        ``from_smiles(s, hydrogens=True)`` after ``Chem.Kekulize``).
+        as atoms and Kekulé bonds (``"SINGLE"`` and ``"DOUBLE"``, never
+        ``"AROMATIC"``). To read SMILES into Mutagenicity's vocabulary, kekulize the
+        molecule and read it with :func:`from_mol` and ``hydrogens=True``, as in the
+        last example: ``from_smiles(s, hydrogens=True)`` parses the SMILES again and
+        keeps its aromatic bonds.
 
     Raises
     ------
@@ -100,6 +103,16 @@ def as_molecules(dataset, *, atoms=None, bonds=None):
     (['C', 'N', 'O'], {'label': 'AROMATIC'})
     >>> search = gi.NearestGraphs(kernel="wl", n_neighbors=1).fit(mutag)
     >>> distances, indices = search.kneighbors(["c1ccc2ccccc2c1[N+](=O)[O-]"])  # SMILES against MUTAG
+
+    A SMILES string in Mutagenicity's vocabulary (hydrogens as atoms, Kekulé bonds):
+
+    >>> from rdkit import Chem
+    >>> from graphinvariants.datasets import from_mol
+    >>> mol = Chem.MolFromSmiles("c1ccccc1[N+](=O)[O-]")
+    >>> Chem.Kekulize(mol, clearAromaticFlags=True)
+    >>> G = from_mol(mol, hydrogens=True)
+    >>> sorted(set(dict(G.nodes(data="label")).values())), sorted({b for _, _, b in G.edges(data="label")})
+    (['C', 'H', 'N', 'O'], ['DOUBLE', 'SINGLE'])
     """
     if not isinstance(dataset, TUDataset):
         raise TypeError(f"dataset must be a TUDataset (gi.load_tu), got {type(dataset).__name__}")

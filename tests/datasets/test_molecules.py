@@ -86,3 +86,27 @@ def test_smiles_in_a_collection_without_rdkit_name_the_extra(monkeypatch):
     with pytest.raises(ImportError, match=r'molecules need RDKit .*pip install "graphinvariants\[chem\]"'):
         gi.kernel_matrix(["CCO", "CC"], kernel="power")
     gi.kernel_matrix([nx.path_graph(3)], kernel="power")  # graphs never import RDKit
+
+
+def test_as_molecules_tells_how_to_read_smiles_in_mutagenicity_s_vocabulary(tu_load):
+    """Mutagenicity holds hydrogens as atoms and Kekulé bonds. The recipe the
+    docstring gives (kekulize, then from_mol with hydrogens=True) yields exactly that
+    vocabulary, and the recipe it gave before (from_smiles(s, hydrogens=True) after
+    Chem.Kekulize) does not: from_smiles parses again and keeps aromatic bonds."""
+    from rdkit import Chem
+
+    from graphinvariants.datasets import as_molecules
+
+    doc = as_molecules.__doc__
+    assert ":func:`from_mol` and ``hydrogens=True``" in doc and "``from_smiles(s, hydrogens=True)`` parses" in doc
+    mutagenicity = as_molecules(tu_load("Mutagenicity"))
+    atoms = set(mutagenicity.batch.node_labels.tolist())
+    bonds = set(mutagenicity.batch.edge_labels.tolist())
+    assert "H" in atoms and bonds <= {"SINGLE", "DOUBLE", "TRIPLE"}
+    for smiles in ("c1ccccc1[N+](=O)[O-]", "Cc1ccc2ccccc2c1N", "c1ccc2[nH]ccc2c1"):
+        mol = Chem.MolFromSmiles(smiles)
+        Chem.Kekulize(mol, clearAromaticFlags=True)
+        G = from_mol(mol, hydrogens=True)
+        assert set(dict(G.nodes(data="label")).values()) <= atoms and "H" in dict(G.nodes(data="label")).values()
+        assert {b for _, _, b in G.edges(data="label")} <= bonds
+        assert "AROMATIC" in {b for _, _, b in from_smiles(smiles, hydrogens=True).edges(data="label")}
