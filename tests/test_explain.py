@@ -484,3 +484,21 @@ def test_pairs_of_the_learned_default():
         gi.explain_pair(G, H, kernel="learned")
     with pytest.raises(ValueError, match="fitted GraphKernel of the learned default"):
         gi.explain_pair(G, H, kernel=gi.GraphKernel())
+
+
+def test_node_values_display_labels_atoms_by_element(tu_dir):
+    """A TU molecule's integer codes are drawn as element symbols (MUTAG's table), a
+    molecule from SMILES by its symbols, any other graph by its labels as before."""
+    pytest.importorskip("matplotlib.pyplot")
+    from graphinvariants.datasets import from_smiles
+
+    G = gi.load_tu("MUTAG", data_home=tu_dir, download=False)[0]
+    display = gi.NodeValuesDisplay(G, np.arange(G.number_of_nodes(), dtype=float)).plot(colorbar=False)
+    texts = sorted({t.get_text() for t in display.ax_.texts})
+    assert texts == ["C", "N", "O"]
+    smiles = gi.NodeValuesDisplay(from_smiles("CCS"), np.ones(3)).plot(colorbar=False)
+    assert sorted(t.get_text() for t in smiles.ax_.texts) == ["C", "C", "S"]
+    plain = nx.path_graph(3)
+    nx.set_node_attributes(plain, {0: "a", 1: "b", 2: "c"}, "label")
+    drawn = gi.NodeValuesDisplay(plain, np.ones(3)).plot(colorbar=False)
+    assert sorted(t.get_text() for t in drawn.ax_.texts) == ["a", "b", "c"]
