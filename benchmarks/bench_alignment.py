@@ -16,13 +16,12 @@ matrices of that size:
 Prints the median times, their ratio and the largest relative difference of ``M``.
 """
 
-import argparse
 
 import numpy as np
 from threadpoolctl import threadpool_limits  # a scikit-learn dependency
 
 from graphinvariants.kernels import alignment
-from timing import median_and_result  # benchmarks/timing.py
+from timing import benchmark_parser, median_and_result  # benchmarks/timing.py
 
 
 def pairwise(grams, target):
@@ -36,10 +35,9 @@ def pairwise(grams, target):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = benchmark_parser(__doc__, repeat=5)
     parser.add_argument("--graphs", type=int, default=1000)
     parser.add_argument("--candidates", type=int, default=64)
-    parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     features = rng.random((args.graphs, 20))

@@ -22,16 +22,14 @@ two matrices. Every graph of NCI1 and ENZYMES has an edge, so the definitions co
 on them (see :mod:`graphinvariants.embeddings.shortest_path`).
 """
 
-import argparse
 import statistics
 import time
-import warnings
-from pathlib import Path
 
 import numpy as np
 from threadpoolctl import threadpool_limits  # a scikit-learn dependency
 
 import graphinvariants as gi
+from timing import benchmark_parser, require_grakel  # benchmarks/timing.py
 
 
 def grakel_graphs(graphs):
@@ -89,18 +87,12 @@ def compare(name, args):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = benchmark_parser(__doc__, repeat=5, data=True)
     parser.add_argument("--datasets", nargs="+", default=["NCI1", "ENZYMES"])
-    parser.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared" / "data" / "TU"))
     parser.add_argument("--max-graphs", type=int, default=None)
-    parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--grakel-repeat", type=int, default=1)
     args = parser.parse_args()
-    try:
-        import grakel  # noqa: F401
-    except ImportError as error:
-        raise SystemExit('this benchmark compares with GraKeL: pip install "graphinvariants[baselines]"') from error
-    warnings.simplefilter("ignore")  # GraKeL's deprecation warnings
+    require_grakel()
     print("Shortest-path Gram matrix, node labels; one thread, our distances and features included")
     with threadpool_limits(limits=1):
         for name in args.datasets:

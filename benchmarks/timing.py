@@ -1,4 +1,4 @@
-"""Shared by the benchmark scripts: one timer and one arithmetic floor.
+"""Shared by the benchmark scripts: one timer, one arithmetic floor, one command line.
 
 Every script times its calls here (so that all of them measure wall time the same
 way, with ``time.perf_counter``) and compares the library's power invariants of one
@@ -6,12 +6,41 @@ graph with :func:`floor_invariants`, the straightforward numpy computation of th
 quantities under the library's own definitions.
 """
 
+import argparse
 import contextlib
 import gc
 import statistics
 import time
+import warnings
+from pathlib import Path
 
 import numpy as np
+
+
+#: The shared TU data beside the clone (``../shared/data/TU``).
+TU_DATA = str(Path(__file__).resolve().parents[2] / "shared" / "data" / "TU")
+
+
+def benchmark_parser(doc, *, repeat=None, data=False):
+    """The command line every script starts from: its docstring as the description,
+    ``--data`` (the TU folder) when ``data``, ``--repeat`` when a default is given."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    if data:
+        parser.add_argument("--data", default=TU_DATA)
+    if repeat is not None:
+        parser.add_argument("--repeat", type=int, default=repeat)
+    return parser
+
+
+def require_grakel():
+    """GraKeL (the [baselines] extra), or exit saying how to install it; its
+    deprecation warnings silenced."""
+    try:
+        import grakel
+    except ImportError as error:
+        raise SystemExit('this benchmark compares with GraKeL: pip install "graphinvariants[baselines]"') from error
+    warnings.simplefilter("ignore")  # GraKeL's deprecation warnings
+    return grakel
 
 
 def timed(fn, repeat=1, *, collect=False):

@@ -341,6 +341,16 @@ def _best_C_index(val_acc, free):
 
 def _run_task(K, y, train, test, inner_seed, C_grid, n_folds, stratify, shortcut):
     """One outer fold: validate every C on an inner split, refit, test."""
+    def matrices(rows, columns):  # the precomputed matrix, sliced
+        return K[np.ix_(rows, rows)], K[np.ix_(columns, rows)]
+
+    return _classification_outcome(matrices, y, train, test, inner_seed, C_grid, n_folds, stratify, shortcut)
+
+
+def _classification_outcome(matrices, y, train, test, inner_seed, C_grid, n_folds, stratify, shortcut):
+    """One outer fold of the C-SVM protocol; ``matrices(rows, columns)`` gives
+    ``(K[rows, rows], K[columns, rows])``, once for the inner split (C is chosen
+    without the fold's labels) and once for the fold."""
     _check_inner_split(y[train], n_folds, stratify)
     inner_train_pos, val_pos = next(_splits(y[train], n_folds, stratify, inner_seed).split(train, y[train]))
     inner_train, val = train[inner_train_pos], train[val_pos]
@@ -348,11 +358,12 @@ def _run_task(K, y, train, test, inner_seed, C_grid, n_folds, stratify, shortcut
         if len(np.unique(y[part])) < 2:
             raise _FoldError(f"its {name} holds only class {python_scalar(y[part][0])!r}; the other class is "
                              "too small for n_folds folds: use fewer")
-    K_inner, K_val = K[np.ix_(inner_train, inner_train)], K[np.ix_(val, inner_train)]  # sliced once for all C
+    K_inner, K_val = matrices(inner_train, val)  # sliced once for all C
     val_acc, free, n_fits = _validate_C(K_inner, y[inner_train], K_val, y[val], C_grid, shortcut)
     best = _best_C_index(val_acc, free)
-    model = _fit(K[np.ix_(train, train)], y[train], C_grid[best])
-    test_acc = float(np.mean(model.predict(K[np.ix_(test, train)]) == y[test]))
+    K_train, K_test = matrices(train, test)
+    model = _fit(K_train, y[train], C_grid[best])
+    test_acc = float(np.mean(model.predict(K_test) == y[test]))
     return {"C": float(C_grid[best]), "val_acc": val_acc.tolist(), "test_acc": test_acc, "n_fits": n_fits + 1}
 
 
@@ -813,20 +824,10 @@ def _shared_member_grams(kernel, graphs):
 
 
 def _classification_fold(kernel, graphs, y, train, test, inner_seed, C_grid, n_folds, stratify, shortcut):
-    _check_inner_split(y[train], n_folds, stratify)
-    inner_train_pos, val_pos = next(_splits(y[train], n_folds, stratify, inner_seed).split(train, y[train]))
-    inner_train, val = train[inner_train_pos], train[val_pos]
-    for part, name in ((train, "training part"), (inner_train, "inner training part")):
-        if len(np.unique(y[part])) < 2:
-            raise _FoldError(f"its {name} holds only class {python_scalar(y[part][0])!r}; the other class is "
-                             "too small for n_folds folds: use fewer")
-    K_inner, K_val = _fold_matrices(kernel, graphs, y, inner_train, val)  # C is chosen without the fold's labels
-    val_acc, free, n_fits = _validate_C(K_inner, y[inner_train], K_val, y[val], C_grid, shortcut)
-    best = _best_C_index(val_acc, free)
-    K_train, K_test = _fold_matrices(kernel, graphs, y, train, test)
-    model = _fit(K_train, y[train], C_grid[best])
-    test_acc = float(np.mean(model.predict(K_test) == y[test]))
-    return {"C": float(C_grid[best]), "val_acc": val_acc.tolist(), "test_acc": test_acc, "n_fits": n_fits + 1}
+    def matrices(rows, columns):  # the kernel fitted on ``rows`` only
+        return _fold_matrices(kernel, graphs, y, rows, columns)
+
+    return _classification_outcome(matrices, y, train, test, inner_seed, C_grid, n_folds, stratify, shortcut)
 
 
 def _ridge_predict(K_train, y_train, K_test, alpha):
