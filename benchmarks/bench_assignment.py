@@ -22,14 +22,12 @@ whose 4,110 graphs would keep GraKeL busy for an hour or more). The times of the
 two other assignment members on the same graphs are printed for reference.
 """
 
-import statistics
-import time
 
 import numpy as np
 from threadpoolctl import threadpool_limits  # a scikit-learn dependency
 
 import graphinvariants as gi
-from timing import benchmark_parser, require_grakel  # benchmarks/timing.py
+from timing import benchmark_parser, require_grakel, wall_and_cpu  # benchmarks/timing.py
 
 
 def grakel_graphs(graphs):
@@ -82,17 +80,6 @@ def compare(name, args, reference):
         wall, cpu = wall_and_cpu(lambda: gi.kernel_matrix(ds, kernel=kernel, n_jobs=1, **params), args.repeat)
         label = kernel + "".join(f" {k}={v}" for k, v in params.items())
         print(f"           {label:<28} ours {wall:6.3f} s (CPU {cpu:6.3f} s)")
-
-
-def wall_and_cpu(fn, repeat):
-    """Median wall-clock and median CPU time of ``repeat`` calls of ``fn()``, in seconds."""
-    walls, cpus = [], []
-    for _ in range(repeat):
-        wall, cpu = time.perf_counter(), time.process_time()
-        fn()
-        walls.append(time.perf_counter() - wall)
-        cpus.append(time.process_time() - cpu)
-    return statistics.median(walls), statistics.median(cpus)
 
 
 if __name__ == "__main__":

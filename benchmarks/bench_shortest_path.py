@@ -22,14 +22,12 @@ two matrices. Every graph of NCI1 and ENZYMES has an edge, so the definitions co
 on them (see :mod:`graphinvariants.embeddings.shortest_path`).
 """
 
-import statistics
-import time
 
 import numpy as np
 from threadpoolctl import threadpool_limits  # a scikit-learn dependency
 
 import graphinvariants as gi
-from timing import benchmark_parser, require_grakel  # benchmarks/timing.py
+from timing import benchmark_parser, require_grakel, wall_and_cpu  # benchmarks/timing.py
 
 
 def grakel_graphs(graphs):
@@ -41,19 +39,6 @@ def grakel_graphs(graphs):
 
 
 FIRST = {}
-
-
-def wall_and_cpu(fn, repeat, name=None):
-    """Median wall-clock and median CPU time of ``repeat`` calls of ``fn()``, in seconds
-    (the first call's wall time kept in ``FIRST[name]``)."""
-    walls, cpus = [], []
-    for _ in range(repeat):
-        wall, cpu = time.perf_counter(), time.process_time()
-        fn()
-        walls.append(time.perf_counter() - wall)
-        cpus.append(time.process_time() - cpu)
-    FIRST.setdefault(name, walls[0])
-    return statistics.median(walls), statistics.median(cpus)
 
 
 def compare(name, args):
@@ -74,7 +59,7 @@ def compare(name, args):
         return gi.kernel_matrix(ds, kernel="shortest_path", node_label="label", n_jobs=1)
 
     wall_grakel, cpu_grakel = wall_and_cpu(grakel, args.grakel_repeat)
-    wall_ours, cpu_ours = wall_and_cpu(ours, args.repeat, name)
+    wall_ours, cpu_ours = wall_and_cpu(ours, args.repeat, first=FIRST, name=name)
     wall_nx, _ = wall_and_cpu(lambda: gi.kernel_matrix(networkx_graphs, kernel="shortest_path", node_label="label",
                                                        n_jobs=1), args.repeat)
     difference = float(np.abs(ours() - expected).max())

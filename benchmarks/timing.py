@@ -72,6 +72,22 @@ def median_and_result(fn, repeat):
     return statistics.median(times), result
 
 
+def wall_and_cpu(fn, repeat, *, first=None, name=None, keep_result=False):
+    """Median wall-clock and median CPU time of ``repeat`` calls of ``fn()``, in
+    seconds (with ``keep_result``, ``(last result, wall, cpu)``); with ``first`` (a
+    dict), the first call's wall time is kept in ``first[name]`` unless one is there."""
+    walls, cpus, result = [], [], None
+    for _ in range(repeat):
+        wall, cpu = time.perf_counter(), time.process_time()
+        result = fn()
+        walls.append(time.perf_counter() - wall)
+        cpus.append(time.process_time() - cpu)
+    if first is not None:
+        first.setdefault(name, walls[0])
+    medians = statistics.median(walls), statistics.median(cpus)
+    return (result, *medians) if keep_result else medians
+
+
 def timed_once(fn):
     """``(result, cpu seconds, wall seconds)`` of one call of ``fn()``."""
     cpu, wall = time.process_time(), time.perf_counter()

@@ -1,14 +1,9 @@
 """Molecules as labelled graphs: atoms are nodes, bonds are edges (needs RDKit).
 
-:func:`from_smiles` and :func:`from_mol` turn a SMILES string or an RDKit molecule into
-a ``networkx.Graph`` whose nodes are the atoms (numbered as RDKit numbers them) and
-whose edges are the bonds, with what the labelled members read:
-
-* node attribute ``"label"``: the element symbol (``"C"``, ``"N"``, ``"Cl"``);
-  ``"atomic_number"`` (int) and ``"formal_charge"`` (int) too;
-* edge attribute ``"label"``: the bond type's name, ``"SINGLE"``, ``"DOUBLE"``,
-  ``"TRIPLE"`` or ``"AROMATIC"`` (RDKit's other types by their names);
-  ``"bond_order"`` (float: 1, 2, 3, 1.5 for aromatic) too.
+:func:`from_smiles` and :func:`from_mol` (from ``graphinvariants.graphs.smiles``,
+which describes their attributes) turn a SMILES string or an RDKit molecule into a
+``networkx.Graph`` of atoms labelled by element symbol and bonds labelled by bond type
+name.
 
 So ``node_label="label"`` compares atoms by element and ``edge_label="label"`` bonds by
 type, as in the TU molecule data sets, whose labels are integer codes of the same:
