@@ -553,8 +553,13 @@ def _valid_fraction(value):
     return isinstance(value, (int, float)) and not isinstance(value, bool) and 0.0 <= value <= 1.0
 
 
-def _outcome_or_problem(record, n_repeats, n_folds):
-    """``(outcome, None)`` of a checkpoint record in place, or ``(None, why not)``."""
+def _finite_nonnegative(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0.0 <= value < float("inf")
+
+
+def _outcome_or_problem(record, n_repeats, n_folds, name, grid):
+    """``(outcome, None)`` of a checkpoint record in place, or ``(None, why not)``: its
+    position, its seconds, and its hyperparameter ``name`` in ``grid``."""
     if not isinstance(record, dict):
         return None, f"a record must be a JSON object, got {type(record).__name__}"
     for key in ("repeat", "fold"):
@@ -566,18 +571,18 @@ def _outcome_or_problem(record, n_repeats, n_folds):
     if not isinstance(outcome, dict):
         return None, "the record has no outcome"
     seconds = outcome.get("seconds", 0.0)  # absent from records written before it was kept
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0.0 <= seconds < float("inf"):
+    if not _finite_nonnegative(seconds):
         return None, f"seconds must be a finite number >= 0, got {seconds!r}"
+    if outcome.get(name) not in grid:
+        return None, f"{name}={outcome.get(name)!r} is not in the grid"
     return outcome, None
 
 
 def _record_problem(record, n_repeats, n_folds, C_grid):
     """Why a checkpoint record of a classification run cannot be used (None if it can)."""
-    outcome, problem = _outcome_or_problem(record, n_repeats, n_folds)
+    outcome, problem = _outcome_or_problem(record, n_repeats, n_folds, "C", C_grid)
     if problem:
         return problem
-    if outcome.get("C") not in C_grid:
-        return f"C={outcome.get('C')!r} is not in the grid"
     val = outcome.get("val_acc")
     if not isinstance(val, list) or len(val) != len(C_grid) or not all(_valid_fraction(v) for v in val):
         return f"val_acc must be {len(C_grid)} accuracies in [0, 1]"
@@ -591,14 +596,11 @@ def _record_problem(record, n_repeats, n_folds, C_grid):
 
 def _regression_record_problem(record, n_repeats, n_folds, alpha_grid):
     """Why a checkpoint record of a regression run cannot be used (None if it can)."""
-    outcome, problem = _outcome_or_problem(record, n_repeats, n_folds)
+    outcome, problem = _outcome_or_problem(record, n_repeats, n_folds, "alpha", alpha_grid)
     if problem:
         return problem
-    if outcome.get("alpha") not in alpha_grid:
-        return f"alpha={outcome.get('alpha')!r} is not in the grid"
-    rmse = outcome.get("rmse")
-    if isinstance(rmse, bool) or not isinstance(rmse, (int, float)) or not 0.0 <= rmse < float("inf"):
-        return f"rmse must be a finite number >= 0, got {rmse!r}"
+    if not _finite_nonnegative(outcome.get("rmse")):
+        return f"rmse must be a finite number >= 0, got {outcome.get('rmse')!r}"
     return None
 
 

@@ -95,6 +95,25 @@ def renumbered(G, rng):
     return H
 
 
+def assert_gram_theorems(graphs, functional, rng):
+    """The theorems every normalised kernel meets on ``graphs``: unit diagonal,
+    symmetry, positive semidefinite, 1 between each graph and a renumbered copy (nodes
+    stored in a new order), the same matrix from igraph copies. Returns the matrix and
+    the renumbered graphs."""
+    import igraph as ig
+
+    from graphinvariants.kernels import paired_kernels, pairwise_kernels
+
+    K = pairwise_kernels(graphs, functional=functional)
+    np.testing.assert_array_equal(np.diag(K), 1.0)
+    np.testing.assert_array_equal(K, K.T)
+    assert np.linalg.eigvalsh(K).min() > -1e-12
+    copies = [renumbered(G, rng) for G in graphs]
+    np.testing.assert_array_equal(paired_kernels(graphs, copies, functional=functional), 1.0)
+    np.testing.assert_array_equal(pairwise_kernels([ig.Graph.from_networkx(G) for G in graphs], functional=functional), K)
+    return K, copies
+
+
 def cosine_of_counts(counts):
     """Brute-force cosine Gram matrix of per-graph label counts (a dict per graph)."""
     keys = sorted({key for c in counts for key in c}, key=repr)
