@@ -95,7 +95,7 @@ def renumbered(G, rng):
     return H
 
 
-def assert_gram_theorems(graphs, functional, rng):
+def assert_gram_theorems(graphs, functional, rng, *, psd_tolerance=1e-12):
     """The theorems every normalised kernel meets on ``graphs``: unit diagonal,
     symmetry, positive semidefinite, 1 between each graph and a renumbered copy (nodes
     stored in a new order), the same matrix from igraph copies. Returns the matrix and
@@ -107,7 +107,7 @@ def assert_gram_theorems(graphs, functional, rng):
     K = pairwise_kernels(graphs, functional=functional)
     np.testing.assert_array_equal(np.diag(K), 1.0)
     np.testing.assert_array_equal(K, K.T)
-    assert np.linalg.eigvalsh(K).min() > -1e-12
+    assert np.linalg.eigvalsh(K).min() > -psd_tolerance
     copies = [renumbered(G, rng) for G in graphs]
     np.testing.assert_array_equal(paired_kernels(graphs, copies, functional=functional), 1.0)
     np.testing.assert_array_equal(pairwise_kernels([ig.Graph.from_networkx(G) for G in graphs], functional=functional), K)
