@@ -95,6 +95,34 @@ def renumbered(G, rng):
     return H
 
 
+def labelled(G, seed):
+    """``G`` with random atom-like node labels and bond-like integer edge labels."""
+    rng = np.random.default_rng(seed)
+    for v in G:
+        G.nodes[v]["label"] = str(rng.choice(["C", "N", "O"], p=[0.6, 0.25, 0.15]))
+    for u, v in G.edges:
+        G.edges[u, v]["label"] = int(rng.integers(1, 3))
+    return G
+
+
+def explanation_data(*, cycle_anchor, n=24):
+    """The explanation tests' set: ``graphs, y, target, new``. Graph ``i`` is a cycle
+    (odd ``i``, with a pendant node at ``cycle_anchor``) or a path (a pendant node at
+    1) of ``6 + i % 4`` nodes, labelled; ``y`` is ``i % 2``, ``target`` a regression
+    target; ``new`` three graphs to explain."""
+    import networkx as nx
+
+    graphs, y = [], []
+    for i in range(n):
+        G = nx.cycle_graph(6 + i % 4) if i % 2 else nx.path_graph(6 + i % 4)
+        G.add_edge(cycle_anchor if i % 2 else 1, len(G))
+        graphs.append(labelled(G, i))
+        y.append(i % 2)
+    target = np.array([G.number_of_edges() / G.number_of_nodes() + 0.1 * i for i, G in enumerate(graphs)])
+    new = [labelled(nx.cycle_graph(7), 100), labelled(nx.path_graph(8), 101), labelled(nx.star_graph(5), 102)]
+    return graphs, np.array(y), target, new
+
+
 def assert_gram_theorems(graphs, functional, rng, *, psd_tolerance=1e-12):
     """The theorems every normalised kernel meets on ``graphs``: unit diagonal,
     symmetry, positive semidefinite, 1 between each graph and a renumbered copy (nodes
