@@ -35,10 +35,7 @@ def pairwise(grams, target):
 
 
 def main():
-    parser = benchmark_parser(__doc__, repeat=5)
-    parser.add_argument("--graphs", type=int, default=1000)
-    parser.add_argument("--candidates", type=int, default=64)
-    args = parser.parse_args()
+    args = benchmark_parser(__doc__, repeat=5, graphs=1000, candidates=64).parse_args()
     rng = np.random.default_rng(0)
     features = rng.random((args.graphs, 20))
     grams = []

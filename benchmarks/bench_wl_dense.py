@@ -41,10 +41,7 @@ def every_column(rows):
 
 
 def main():
-    parser = benchmark_parser(__doc__, repeat=5)
-    parser.add_argument("--graphs", type=int, default=300)
-    parser.add_argument("--density", type=float, default=0.5)
-    args = parser.parse_args()
+    args = benchmark_parser(__doc__, repeat=5, graphs=300, density=0.5).parse_args()
     rng = np.random.default_rng(0)
     sizes = rng.integers(30, 251, args.graphs)
     graphs = [nx.gnp_random_graph(int(n), args.density, seed=int(s))

@@ -21,14 +21,17 @@ import numpy as np
 TU_DATA = str(Path(__file__).resolve().parents[2] / "shared" / "data" / "TU")
 
 
-def benchmark_parser(doc, *, repeat=None, data=False):
+def benchmark_parser(doc, *, repeat=None, data=False, **options):
     """The command line every script starts from: its docstring as the description,
-    ``--data`` (the TU folder) when ``data``, ``--repeat`` when a default is given."""
+    ``--data`` (the TU folder) when ``data``, ``--repeat`` when a default is given, and
+    one ``--name`` per keyword option (``n_iter=5``: ``--n-iter``, of its default's type)."""
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     if data:
         parser.add_argument("--data", default=TU_DATA)
     if repeat is not None:
         parser.add_argument("--repeat", type=int, default=repeat)
+    for name, default in options.items():
+        parser.add_argument("--" + name.replace("_", "-"), type=type(default), default=default)
     return parser
 
 

@@ -123,6 +123,22 @@ def explanation_data(*, cycle_anchor, n=24):
     return graphs, np.array(y), target, new
 
 
+def brute_force_shapley(n, value):
+    """Shapley values of the players ``0 .. n-1`` of the game ``value(S)`` (S a tuple of
+    players), by the definition: every coalition without the player, weighted."""
+    import itertools
+    import math
+
+    shapley = np.zeros(n)
+    for u in range(n):
+        others = [x for x in range(n) if x != u]
+        for size in range(n):
+            for S in itertools.combinations(others, size):
+                weight = math.factorial(size) * math.factorial(n - size - 1) / math.factorial(n)
+                shapley[u] += weight * (value(S + (u,)) - value(S))
+    return shapley
+
+
 def assert_gram_theorems(graphs, functional, rng, *, psd_tolerance=1e-12):
     """The theorems every normalised kernel meets on ``graphs``: unit diagonal,
     symmetry, positive semidefinite, 1 between each graph and a renumbered copy (nodes

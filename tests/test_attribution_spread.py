@@ -56,13 +56,18 @@ def test_path_graph_wl_depth_one_by_hand():
     np.testing.assert_array_equal(column_depths(wl, node_rows(wl, batch), batch), [0, 0, 1, 1])
 
 
-@pytest.mark.parametrize("name", sorted(FUNCTIONALS))
-def test_depths_give_each_node_one_label_per_round(name):
+def _rows_and_depths(name, seed):
+    """The functional, three random graphs, their batch, node rows and column depths."""
     f = FUNCTIONALS[name]
-    graphs = _graphs(0, 3)
+    graphs = _graphs(seed, 3)
     batch = f.graph_batch(graphs)
     nodes = node_rows(f, batch)
-    depths = column_depths(f, nodes, batch)
+    return f, graphs, batch, nodes, column_depths(f, nodes, batch)
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONALS))
+def test_depths_give_each_node_one_label_per_round(name):
+    f, graphs, batch, nodes, depths = _rows_and_depths(name, 0)
     counts = nodes.counts.toarray()
     if name == "closed_histogram":  # lengths 1..k, depth t // 2
         rounds = np.bincount(np.arange(1, f.k + 1) // 2)
@@ -79,12 +84,8 @@ def test_depths_give_each_node_one_label_per_round(name):
 
 @pytest.mark.parametrize("name", sorted(FUNCTIONALS))
 def test_field_rows_against_breadth_first_search(name):
-    f = FUNCTIONALS[name]
-    graphs = _graphs(1, 3)
-    batch = f.graph_batch(graphs)
-    nodes = node_rows(f, batch)
+    f, graphs, batch, nodes, depths = _rows_and_depths(name, 1)
     root = nodes.counts.toarray()
-    depths = column_depths(f, nodes, batch)
     field = node_rows(f, batch, "field").counts.toarray()
     expected = np.zeros_like(root, dtype=np.float64)
     offset = 0

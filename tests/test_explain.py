@@ -1,7 +1,6 @@
 """gi.explain and gi.explain_pair: completeness, exactness against explicit loops,
 renumbering invariance, pairs, and the errors for models it does not take."""
 
-import itertools
 import math
 from collections import Counter
 
@@ -18,7 +17,7 @@ from sklearn.svm import SVC, SVR
 import graphinvariants as gi
 from graphinvariants.embeddings import WeisfeilerLehman
 from graphinvariants.explanations import _induced, node_counts
-from tests.conftest import explanation_data, labelled
+from tests.conftest import brute_force_shapley, explanation_data, labelled
 
 # Completeness holds by construction (a sum of node terms that add up to the term, and
 # telescoping marginals); what is left is rounding of sums of a few hundred floats.
@@ -231,13 +230,7 @@ def test_all_orders_give_the_shapley_values_of_the_subsets():
     def value(S):
         return 0.0 if not S else model.predict([G.subgraph([nodes[i] for i in S])])[0] - base
 
-    expected = np.zeros(n)
-    for v in range(n):
-        others = [u for u in range(n) if u != v]
-        for size in range(n):
-            for S in itertools.combinations(others, size):
-                weight = math.factorial(size) * math.factorial(n - size - 1) / math.factorial(n)
-                expected[v] += weight * (value(S + (v,)) - value(S))
+    expected = brute_force_shapley(n, value)
     np.testing.assert_allclose(result.node_values[0], expected, rtol=1e-9, atol=1e-12)
 
 
