@@ -719,14 +719,8 @@ class RegressionResult(_OverRepetitions):
         Root mean squared error on each outer test fold.
     chosen_alpha : numpy.ndarray of shape (n_repeats, n_folds)
         Ridge penalty picked on the inner split.
-    elapsed : float
-        Wall-clock seconds spent on fits in this call (resumed folds count 0).
-    params : dict
-        The protocol's parameters.
-    n_resumed : int
-        Outer folds taken from the checkpoint instead of being run.
-    resumed_seconds : float
-        Seconds the resumed folds took when they ran (recorded in the checkpoint).
+    elapsed, params, n_resumed, resumed_seconds
+        As in :class:`EvaluationResult` (there are no libsvm fits to count).
 
     Examples
     --------
