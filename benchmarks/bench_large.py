@@ -51,6 +51,7 @@ other's files, so the script can be run again, or twice at once, in one folder.
 
 import argparse
 import shutil
+import sys
 import tempfile
 import threading
 import time
@@ -62,7 +63,9 @@ import graphinvariants as gi
 from graphinvariants.kernels.neighbors import _kneighbors  # the engine NearestGraphs calls (gi.kneighbors is deprecated)
 from graphinvariants.kernels import make_functional, pairwise_kernels
 from graphinvariants.features import subset
-from timing import section  # benchmarks/timing.py
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # also when loaded by path (tests/test_docs.py)
+from timing import section  # noqa: E402 - benchmarks/timing.py
 
 NCI1_LOG_SIZE = (3.310, 0.408)  # mean and std of log(number of nodes) over NCI1
 NCI1_SIZE_RANGE = (3, 111)
