@@ -16,14 +16,12 @@ matrices of that size:
 Prints the median times, their ratio and the largest relative difference of ``M``.
 """
 
-import argparse
-import statistics
-import time
 
 import numpy as np
 from threadpoolctl import threadpool_limits  # a scikit-learn dependency
 
 from graphinvariants.kernels import alignment
+from timing import benchmark_parser, median_and_result  # benchmarks/timing.py
 
 
 def pairwise(grams, target):
@@ -36,21 +34,8 @@ def pairwise(grams, target):
     return M, np.array([np.vdot(Kc, target) for Kc in centred])
 
 
-def median_time(function, repeat):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        result = function()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
-
-
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--graphs", type=int, default=1000)
-    parser.add_argument("--candidates", type=int, default=64)
-    parser.add_argument("--repeat", type=int, default=5)
-    args = parser.parse_args()
+    args = benchmark_parser(__doc__, repeat=5, graphs=1000, candidates=64).parse_args()
     rng = np.random.default_rng(0)
     features = rng.random((args.graphs, 20))
     grams = []
@@ -60,8 +45,8 @@ def main():
         grams.append(F @ F.T)
     target = alignment.center_gram(alignment.target_gram(rng.integers(2, size=args.graphs)))
     with threadpool_limits(1):
-        plain, (M_plain, _) = median_time(lambda: pairwise(grams, target), args.repeat)
-        sliced, (M_sliced, _) = median_time(lambda: alignment._centred_inner_products(grams, target), args.repeat)
+        plain, (M_plain, _) = median_and_result(lambda: pairwise(grams, target), args.repeat)
+        sliced, (M_sliced, _) = median_and_result(lambda: alignment._centred_inner_products(grams, target), args.repeat)
     difference = float(np.max(np.abs(M_sliced - M_plain)) / np.max(np.abs(M_plain)))
     print(f"{args.candidates} candidates of {args.graphs} graphs, one thread, median of {args.repeat}: "
           f"pair by pair {plain:.2f} s, sliced {sliced:.2f} s, ratio {plain / sliced:.1f} x; "

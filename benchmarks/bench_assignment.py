@@ -22,16 +22,12 @@ whose 4,110 graphs would keep GraKeL busy for an hour or more). The times of the
 two other assignment members on the same graphs are printed for reference.
 """
 
-import argparse
-import statistics
-import time
-import warnings
-from pathlib import Path
 
 import numpy as np
 from threadpoolctl import threadpool_limits  # a scikit-learn dependency
 
 import graphinvariants as gi
+from timing import benchmark_parser, require_grakel, wall_and_cpu  # benchmarks/timing.py
 
 
 def grakel_graphs(graphs):
@@ -43,19 +39,13 @@ def grakel_graphs(graphs):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = benchmark_parser(__doc__, repeat=5, data=True)
     parser.add_argument("--datasets", nargs="+", default=["MUTAG", "ENZYMES"])
-    parser.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared" / "data" / "TU"))
     parser.add_argument("--n-iter", type=int, default=5)
     parser.add_argument("--max-graphs", type=int, default=None)
-    parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--grakel-repeat", type=int, default=1)
     args = parser.parse_args()
-    try:
-        from grakel import WeisfeilerLehmanOptimalAssignment
-    except ImportError as error:
-        raise SystemExit('this benchmark compares with GraKeL: pip install "graphinvariants[baselines]"') from error
-    warnings.simplefilter("ignore")  # GraKeL's deprecation warnings
+    WeisfeilerLehmanOptimalAssignment = require_grakel().WeisfeilerLehmanOptimalAssignment
 
     print(f"WL-OA Gram matrix, node labels, n_iter={args.n_iter}; one thread, our embedding included")
     with threadpool_limits(limits=1):
@@ -90,17 +80,6 @@ def compare(name, args, reference):
         wall, cpu = wall_and_cpu(lambda: gi.kernel_matrix(ds, kernel=kernel, n_jobs=1, **params), args.repeat)
         label = kernel + "".join(f" {k}={v}" for k, v in params.items())
         print(f"           {label:<28} ours {wall:6.3f} s (CPU {cpu:6.3f} s)")
-
-
-def wall_and_cpu(fn, repeat):
-    """Median wall-clock and median CPU time of ``repeat`` calls of ``fn()``, in seconds."""
-    walls, cpus = [], []
-    for _ in range(repeat):
-        wall, cpu = time.perf_counter(), time.process_time()
-        fn()
-        walls.append(time.perf_counter() - wall)
-        cpus.append(time.process_time() - cpu)
-    return statistics.median(walls), statistics.median(cpus)
 
 
 if __name__ == "__main__":

@@ -27,8 +27,6 @@ before the timings, on 100 graphs.
 """
 
 import argparse
-import statistics
-import time
 import warnings
 from pathlib import Path
 
@@ -37,19 +35,9 @@ from threadpoolctl import threadpool_limits  # a scikit-learn dependency
 
 import graphinvariants as gi
 from graphinvariants.embeddings import meanmap
+from timing import wall_and_cpu  # benchmarks/timing.py
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def wall_and_cpu(fn, repeat):
-    """``(result, median wall seconds, median CPU seconds)`` of ``repeat`` calls of ``fn()``."""
-    walls, cpus = [], []
-    for _ in range(repeat):
-        wall, cpu = time.perf_counter(), time.process_time()
-        out = fn()
-        walls.append(time.perf_counter() - wall)
-        cpus.append(time.process_time() - cpu)
-    return out, statistics.median(walls), statistics.median(cpus)
 
 
 def grakel_graphs(ds):
@@ -77,15 +65,15 @@ def main(argv=None):
           f"{ds.batch.node_attributes.shape[1]} attributes; BLAS one thread; medians of {args.repeat}")
     with threadpool_limits(1):
         gi.kernel_matrix(ds[:100], kernel="attributes")  # the first call: numba imported, code loaded
-        _, wl_wall, wl_cpu = wall_and_cpu(lambda: gi.kernel_matrix(ds, kernel="wl"), args.repeat)
+        _, wl_wall, wl_cpu = wall_and_cpu(lambda: gi.kernel_matrix(ds, kernel="wl"), args.repeat, keep_result=True)
         print(f"  wl                         {wl_wall:7.3f} s (CPU {wl_cpu:6.3f} s)")
         rows = []
-        K, wall, cpu = wall_and_cpu(lambda: gi.kernel_matrix(ds, kernel="attributes"), args.repeat)
+        K, wall, cpu = wall_and_cpu(lambda: gi.kernel_matrix(ds, kernel="attributes"), args.repeat, keep_result=True)
         rows.append(("attributes (exact)", wall, cpu, ""))
-        _, wall, cpu = wall_and_cpu(lambda: gi.kernel_matrix(ds, kernel="attributes", n_jobs=2), args.repeat)
+        _, wall, cpu = wall_and_cpu(lambda: gi.kernel_matrix(ds, kernel="attributes", n_jobs=2), args.repeat, keep_result=True)
         rows.append(("attributes (exact, n_jobs=2)", wall, cpu, ""))
         R, wall, cpu = wall_and_cpu(lambda: gi.kernel_matrix(ds, kernel="attributes", n_features=2000),
-                                    args.repeat)
+                                    args.repeat, keep_result=True)
         rows.append(("attributes (2000 features)", wall, cpu,
                      f"   max |K - exact| {np.abs(R - K).max():.2e}, mean {np.abs(R - K).mean():.2e}"))
         for name, wall, cpu, note in rows:
@@ -94,9 +82,9 @@ def main(argv=None):
         part, threshold = ds[: args.numpy_graphs], meanmap.COMPILED_PAIRS
         try:  # each path whatever the part's size
             meanmap.COMPILED_PAIRS = 0
-            compiled, wall_c, _ = wall_and_cpu(lambda: gi.kernel_matrix(part, kernel="attributes"), 1)
+            compiled, wall_c, _ = wall_and_cpu(lambda: gi.kernel_matrix(part, kernel="attributes"), 1, keep_result=True)
             meanmap.COMPILED_PAIRS = np.inf
-            plain, wall_n, _ = wall_and_cpu(lambda: gi.kernel_matrix(part, kernel="attributes"), 1)
+            plain, wall_n, _ = wall_and_cpu(lambda: gi.kernel_matrix(part, kernel="attributes"), 1, keep_result=True)
         finally:
             meanmap.COMPILED_PAIRS = threshold
         print(f"  first {len(part)} graphs: numpy path {wall_n:.2f} s, compiled {wall_c:.2f} s "
@@ -111,7 +99,7 @@ def main(argv=None):
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    _, wall, cpu = wall_and_cpu(lambda kernel=kernel: kernel().fit_transform(graphs), 1)
+                    _, wall, cpu = wall_and_cpu(lambda kernel=kernel: kernel().fit_transform(graphs), 1, keep_result=True)
             except Exception as err:  # GraKeL's own failure, reported rather than hidden
                 print(f"  {name:<28} failed: {type(err).__name__}: {str(err)[:100]}")
                 continue

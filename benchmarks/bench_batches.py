@@ -16,14 +16,12 @@ Prints medians and ratios measured in this run:
    of the "nothing slower" rule).
 """
 
-import argparse
-from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
 import graphinvariants as gi
-from timing import median_time  # benchmarks/timing.py
+from timing import benchmark_parser, median_time  # benchmarks/timing.py
 
 
 def object_path(ds):
@@ -59,9 +57,7 @@ def plain_loop(matrices, k=5):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared" / "data" / "TU"))
-    parser.add_argument("--repeat", type=int, default=7)
+    parser = benchmark_parser(__doc__, repeat=7, data=True)
     args = parser.parse_args()
     ds = gi.load_tu("NCI1", data_home=args.data, download=False)
     print(f"NCI1: {len(ds)} graphs, {ds.n_nodes} nodes; medians over {args.repeat} runs")

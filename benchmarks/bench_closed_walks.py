@@ -17,7 +17,6 @@ Run from the project root:  python benchmarks/bench_closed_walks.py [--data ../s
 
 import argparse
 import os
-import time
 from pathlib import Path
 
 for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -28,15 +27,9 @@ import numpy as np  # noqa: E402
 from graphinvariants.closed_walks import closed_walk_counts  # noqa: E402
 from graphinvariants.datasets import load_tu  # noqa: E402
 from graphinvariants.embeddings import ClosedWalkHistogram, WalkHistogram  # noqa: E402
+from timing import timed_once  # noqa: E402 - benchmarks/timing.py
 
 K = 8
-
-
-def timed(fn):
-    """``(result, cpu seconds, wall seconds)`` of one call."""
-    cpu, wall = time.process_time(), time.perf_counter()
-    out = fn()
-    return out, time.process_time() - cpu, time.perf_counter() - wall
 
 
 def dense_powers(batch, graphs):
@@ -72,19 +65,19 @@ def main():
         ds = load_tu(name, data_home=args.data, download=False)
         batch = ClosedWalkHistogram(K).graph_batch(ds)
         sizes = batch.sizes
-        _, cpu, wall = timed(lambda: ClosedWalkHistogram(K).embed(batch))
+        _, cpu, wall = timed_once(lambda: ClosedWalkHistogram(K).embed(batch))
         print(f"{name}: {len(sizes)} graphs, up to {sizes.max()} nodes; ClosedWalkHistogram(k={K}) of all: "
               f"{cpu:.1f} s [{wall:.1f} s]")
         if name == "NCI1":
-            _, open_cpu, open_wall = timed(lambda: WalkHistogram(K).embed(batch))
+            _, open_cpu, open_wall = timed_once(lambda: WalkHistogram(K).embed(batch))
             print(f"  WalkHistogram(k={K}) of all: {open_cpu:.1f} s [{open_wall:.1f} s]; "
                   f"closed / open = {cpu / open_cpu:.2f} (target <= 2)")
         for label, graphs in (
             (f"{args.largest} largest", np.sort(np.argsort(sizes, kind="stable")[-args.largest :])),
             (f"{args.sample} at random", np.sort(rng.choice(len(sizes), size=min(args.sample, len(sizes)), replace=False))),
         ):
-            fast, fast_cpu, fast_wall = timed(lambda: ours(batch, graphs))
-            slow, slow_cpu, slow_wall = timed(lambda: dense_powers(batch, graphs))
+            fast, fast_cpu, fast_wall = timed_once(lambda: ours(batch, graphs))
+            slow, slow_cpu, slow_wall = timed_once(lambda: dense_powers(batch, graphs))
             assert np.array_equal(fast, slow), f"{name}: counts differ from dense matrix powers"
             print(f"  {label} ({int(sizes[graphs].sum())} nodes): closed_walk_counts {fast_cpu:.2f} s [{fast_wall:.2f} s], "
                   f"dense powers {slow_cpu:.2f} s [{slow_wall:.2f} s]: {slow_cpu / max(fast_cpu, 1e-9):.1f}x faster, equal counts")

@@ -33,13 +33,10 @@ Everything is written to a fresh temporary folder (``--workdir``), removed at th
 """
 
 import argparse
-import gc
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -49,6 +46,7 @@ import pyarrow.parquet as pq
 import scipy.sparse as sp
 
 import graphinvariants as gi
+from timing import floor_invariants, median_time  # benchmarks/timing.py
 
 
 # -- graphs ----------------------------------------------------------------------------
@@ -116,19 +114,6 @@ def pandas_csr(path, fmt):
     return A
 
 
-def floor_summary(A, k=5):
-    n = A.shape[0]
-    X = np.empty((n, k))
-    x = np.ones(n)
-    for t in range(k):
-        x = A @ (x / np.abs(x).sum())
-        X[:, t] = x
-    mean = X.mean(axis=0)
-    X -= mean
-    covariance = (X.T @ X) / (n - 1)
-    return mean, covariance
-
-
 # -- measuring ---------------------------------------------------------------------------
 def _status(field):
     with open("/proc/self/status") as fh:
@@ -149,17 +134,6 @@ def peak_memory(path, fmt, what):
     ) % (str(Path(__file__).resolve().parent), str(path), what, str(path), fmt)
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     return int(out.stdout.split()[-1])
-
-
-def median_time(fn, repeats):
-    times = []
-    for _ in range(repeats):
-        gc.collect()
-        start = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - start)
-        del result
-    return statistics.median(times)
 
 
 def csr_bytes(A):
@@ -199,11 +173,11 @@ def main(argv=None):
                     assert (ours.matrix != reference).nnz == 0, "not the same graph"
                     csr = csr_bytes(ours.matrix)
                     del ours, reference
-                    t_read = median_time(lambda: gi.read_edgelist(path), args.repeats)
-                    t_pandas = median_time(lambda: pandas_csr(path, fmt), args.repeats)
+                    t_read = median_time(lambda: gi.read_edgelist(path), args.repeats, collect=True)
+                    t_pandas = median_time(lambda: pandas_csr(path, fmt), args.repeats, collect=True)
                     adjacency = gi.read_edgelist(path)
-                    t_inv = median_time(lambda: gi.power_invariants(adjacency, k=5), args.repeats)
-                    t_floor = median_time(lambda: floor_summary(adjacency.matrix), args.repeats)
+                    t_inv = median_time(lambda: gi.power_invariants(adjacency, k=5), args.repeats, collect=True)
+                    t_floor = median_time(lambda: floor_invariants(adjacency.matrix), args.repeats, collect=True)
                     del adjacency
                     mem_read = peak_memory(path, fmt, "read")
                     mem_pandas = peak_memory(path, fmt, "pandas")

@@ -11,15 +11,13 @@ Run from the project root:  python benchmarks/bench_kernels.py [--data ../shared
    both under the paper's protocol (1 repetition, C in 1e-3 .. 1e3).
 """
 
-import argparse
 import statistics
 import time
-from pathlib import Path
 
 import numpy as np
 
 import graphinvariants as gi
-from timing import median_time  # benchmarks/timing.py
+from timing import benchmark_parser, median_time  # benchmarks/timing.py
 
 KERNELS = [
     ("power", {}),
@@ -33,9 +31,7 @@ KERNELS = [
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared" / "data" / "TU"))
-    parser.add_argument("--repeat", type=int, default=3)
+    parser = benchmark_parser(__doc__, repeat=3, data=True)
     args = parser.parse_args()
 
     nci1 = gi.load_tu("NCI1", data_home=args.data, download=False)

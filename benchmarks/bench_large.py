@@ -50,8 +50,8 @@ other's files, so the script can be run again, or twice at once, in one folder.
 """
 
 import argparse
-import contextlib
 import shutil
+import sys
 import tempfile
 import threading
 import time
@@ -63,6 +63,9 @@ import graphinvariants as gi
 from graphinvariants.kernels.neighbors import _kneighbors  # the engine NearestGraphs calls (gi.kneighbors is deprecated)
 from graphinvariants.kernels import make_functional, pairwise_kernels
 from graphinvariants.features import subset
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # also when loaded by path (tests/test_docs.py)
+from timing import section  # noqa: E402 - benchmarks/timing.py
 
 NCI1_LOG_SIZE = (3.310, 0.408)  # mean and std of log(number of nodes) over NCI1
 NCI1_SIZE_RANGE = (3, 111)
@@ -194,13 +197,6 @@ class WorkerMemory:
         return text
 
 
-@contextlib.contextmanager
-def timer(label, results):
-    start = time.perf_counter()
-    yield
-    results[label] = time.perf_counter() - start
-
-
 def start_cluster(n_workers):
     from distributed import Client, LocalCluster
 
@@ -218,7 +214,7 @@ def section_embed(args, corpus_dir, client, work):
 
     print(f"\n== Invariants (k=5) of {args.n_graphs:,} graphs")
     times = {}
-    with timer("in-process", times):
+    with section("in-process", times):
         table = pd.read_parquet(corpus_dir)
         batch, ids = edge_table_batch(table)
         local = gi.batch_power_invariants(batch)
@@ -226,7 +222,7 @@ def section_embed(args, corpus_dir, client, work):
     print(f"  in process, batch path (read + build + embed): {times['in-process']:.2f} s, "
           f"{args.n_graphs / times['in-process']:,.0f} graphs/s (1 core)")
     out = work / "embeddings"
-    with WorkerMemory(client) as mem, timer("cluster", times):
+    with WorkerMemory(client) as mem, section("cluster", times):
         edges = dd.read_parquet(corpus_dir)
         gid.embed(edges, npartitions=edges.npartitions).to_parquet(out)
     print(f"  cluster, {args.workers} workers (read + shuffle + embed + write): {times['cluster']:.2f} s, "
@@ -253,11 +249,11 @@ def section_kneighbors(args, client, work, local, ids):
     order = frame["graph_id"].compute().to_numpy()
     corpus = local.take(np.searchsorted(ids, order))  # in the order of the cluster's rows
     times = {}
-    with timer("in-process", times):
+    with section("in-process", times):
         expected = _kneighbors(queries, corpus, n_neighbors=10, n_jobs=args.workers)
     pairs = args.queries * len(corpus)
     print(f"  in process, n_jobs={args.workers}: {times['in-process']:.2f} s, {pairs / times['in-process'] / 1e6:.1f} M pairs/s")
-    with WorkerMemory(client) as mem, timer("cluster", times):
+    with WorkerMemory(client) as mem, section("cluster", times):
         idx, val = gid.kneighbors(queries, frame, n_neighbors=10)
     print(f"  cluster, {args.workers} workers: {times['cluster']:.2f} s, {pairs / times['cluster'] / 1e6:.1f} M pairs/s; {mem.summary()}")
     same = np.array_equal(idx, expected[0]) and np.array_equal(val, expected[1])
@@ -293,7 +289,7 @@ def section_kernel(args, client, work, local):
     sub = local[:n]
     frame = dd.from_pandas(gid.to_frame(sub), npartitions=max(1, -(-n // args.chunks))).persist()
     times = {}
-    with WorkerMemory(client) as mem, timer("cluster", times):
+    with WorkerMemory(client) as mem, section("cluster", times):
         gid.kernel_matrix(frame, chunks=args.chunks).to_zarr(str(work / "K.zarr"))
     distinct = n * (n + 1) / 2
     sizes = np.diff(np.append(np.arange(0, n, args.chunks), n))
@@ -302,7 +298,7 @@ def section_kernel(args, client, work, local):
     print(f"  cluster: {times['cluster']:.2f} s, {rate / 1e6:.2f} M distinct pairs/s per core ({distinct:,.0f} distinct "
           f"pairs, {evaluated:,.0f} evaluated: a block below the diagonal is its mirror image computed again); {mem.summary()}")
     m = min(n, 5000)
-    with timer("in-process", times):
+    with section("in-process", times):
         gi.kernel_matrix(sub[:m])
     print(f"  in process, one core, {m:,} graphs: {m * (m + 1) / 2 / times['in-process'] / 1e6:.2f} M pairs/s")
     import zarr
@@ -336,9 +332,9 @@ def section_scaling(args, client, corpus_dir, work):
         edges = dd.read_parquet([str(f) for f in files[:n_files]], filters=[("graph_id", "<", size)])
         out = work / f"embeddings-{size}"
         times = {}
-        with timer("embed", times):
+        with section("embed", times):
             gid.embed(edges, npartitions=edges.npartitions).to_parquet(out)
-        with timer("top", times):
+        with section("top", times):
             gid.kneighbors(queries, dd.read_parquet(out), n_neighbors=10)
         print(f"  {size:>10,} {times['embed']:>9.2f} {size / times['embed']:>10,.0f} {times['top']:>9.2f} "
               f"{size * len(queries) / times['top'] / 1e6:>10.1f}")

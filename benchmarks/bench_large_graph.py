@@ -25,7 +25,6 @@ import argparse
 import importlib.util
 import os
 import statistics
-import time
 import tracemalloc
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # the floor's BLAS on one thread, as the floor
@@ -37,19 +36,9 @@ import scipy.sparse as sp
 
 import graphinvariants as gi
 from graphinvariants import large_graph
+from timing import floor_invariants, timed  # benchmarks/timing.py
 
 K = 5
-
-
-def floor(A, k=K):
-    x = np.ones(A.shape[0])
-    S = np.empty((A.shape[0], k))
-    for t in range(k):
-        x = A @ (x / x.sum())
-        S[:, t] = x
-    mean = S.mean(axis=0)
-    C = S - mean
-    return mean, C.T @ C / len(S)
 
 
 def er_edges(n, degree, rng):
@@ -61,15 +50,6 @@ def ba_edges(n, degree):
     g = ig.Graph.Barabasi(n, degree // 2)
     e = np.array(g.get_edgelist(), dtype=np.int64)
     return e[:, 0], e[:, 1]
-
-
-def timed(fn, repeat):
-    times, out = [], None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - start)
-    return times, out
 
 
 def peak_bytes(fn):
@@ -126,7 +106,7 @@ def main():
                   f"as the library builds it, without data), summary {summary_bytes / 2**20:.0f} MiB")
             gi.power_invariants(A, n_jobs=1)  # compiled code loaded
             repeat = args.repeat if n < 10**7 else max(3, args.repeat // 2)
-            floor_t, _ = timed(lambda: floor(A), repeat)
+            floor_t, _ = timed(lambda: floor_invariants(A), repeat)
             ours_t, _ = timed(lambda: gi.power_invariants(A, n_jobs=1), repeat)
             two_t, _ = timed(lambda: gi.power_invariants(A, n_jobs=2), repeat)
             print(f"  floor (scipy CSR, 1 thread)        {statistics.median(floor_t):8.3f} s")
@@ -135,7 +115,7 @@ def main():
             print(f"  power_invariants, scipy CSR, 2 thr {statistics.median(two_t):8.3f} s  "
                   f"speed-up {ratio(ours_t, two_t):.2f}x over 1 thread")
             pairs_t, _ = timed(lambda: gi.power_invariants((u, v), n_jobs=1), max(1, repeat // 2))
-            build_t, _ = timed(lambda: floor(sp.csr_array(sp.coo_array((np.ones(u.size), (u, v)), shape=(n, n))
+            build_t, _ = timed(lambda: floor_invariants(sp.csr_array(sp.coo_array((np.ones(u.size), (u, v)), shape=(n, n))
                                                           + sp.coo_array((np.ones(u.size), (v, u)), shape=(n, n)))),
                                max(1, repeat // 2))
             print(f"  edge arrays (u, v), 1 thread       {statistics.median(pairs_t):8.3f} s  "
@@ -151,7 +131,7 @@ def main():
                 G.add_nodes_from(range(n))
                 G.add_edges_from(zip(u.tolist(), v.tolist()))
                 nx_t, _ = timed(lambda: gi.power_invariants(G, n_jobs=1), max(1, repeat // 2))
-                nx_ref, _ = timed(lambda: floor(nx.to_scipy_sparse_array(G, format="csr", dtype=float)),
+                nx_ref, _ = timed(lambda: floor_invariants(nx.to_scipy_sparse_array(G, format="csr", dtype=float)),
                                   max(1, repeat // 2))
                 print(f"  NetworkX, 1 thread                 {statistics.median(nx_t):8.3f} s  "
                       f"{ratio(nx_t, nx_ref):.2f}x nx.to_scipy_sparse_array + floor")
@@ -171,7 +151,7 @@ def main():
                          f"({ratio(gb1, gb2):.2f}x)")
             print(line)
             ours_peak = peak_bytes(lambda: gi.power_invariants(A, n_jobs=1))
-            floor_peak = peak_bytes(lambda: floor(A))
+            floor_peak = peak_bytes(lambda: floor_invariants(A))
             print(f"  peak memory beyond the CSR: power_invariants {ours_peak / 2**20:.1f} MiB "
                   f"({ours_peak / summary_bytes:.2f}x the summary), floor {floor_peak / 2**20:.1f} MiB")
             del A, built, u, v

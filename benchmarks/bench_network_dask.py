@@ -36,6 +36,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from timing import floor_invariants  # benchmarks/timing.py
 
 
 def _peak_gib():
@@ -86,20 +87,6 @@ def read_csr(path, n):
     del rows, cols
     A.sum_duplicates()
     return A
-
-
-def floor_invariants(A, k):
-    """k products ``x <- A x / |x|_1`` and the moments of the summary, plain numpy."""
-    n = A.shape[0]
-    S = np.empty((n, k))
-    x = np.ones(n)
-    for t in range(k):
-        y = A @ x
-        S[:, t] = y / x.sum()
-        x = S[:, t]
-    mean = S.mean(axis=0)
-    S -= mean
-    return mean, S.T @ S / n
 
 
 def main():

@@ -34,7 +34,6 @@ import os
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -47,6 +46,7 @@ import graphinvariants as gi  # noqa: E402
 from graphinvariants.graphs.adjacency import networkx_csr  # noqa: E402
 from graphinvariants.graphs.attributes import label_array, read_labels  # noqa: E402
 from graphinvariants.graphs.csr import stack_csr  # noqa: E402
+from timing import interleaved_medians  # noqa: E402 - benchmarks/timing.py
 
 CHILD = r"""
 import json, sys, time, warnings
@@ -81,17 +81,6 @@ def per_graph_batch(graphs):
                          node_labels=label_array(labels))
 
 
-def medians(calls, repeat):
-    """Median wall time of each of ``calls`` (a dict of name -> function), run interleaved."""
-    times = {name: [] for name in calls}
-    for _ in range(repeat):
-        for name, fn in calls.items():
-            start = time.perf_counter()
-            fn()
-            times[name].append(time.perf_counter() - start)
-    return {name: statistics.median(values) for name, values in times.items()}
-
-
 def fresh_run(who, args, out):
     result = subprocess.run([sys.executable, "-c", CHILD, "NCI1", args.data, who, out], cwd=ROOT, check=True,
                             capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
@@ -115,7 +104,7 @@ def main():
 
     new, old = gi.as_graph_batch(graphs, node_label="label"), per_graph_batch(graphs)
     assert (new.matrix != old.matrix).nnz == 0 and np.array_equal(new.node_labels, old.node_labels)
-    t = medians({"one pass": lambda: gi.as_graph_batch(graphs, node_label="label"),
+    t = interleaved_medians({"one pass": lambda: gi.as_graph_batch(graphs, node_label="label"),
                  "igraph": lambda: gi.as_graph_batch(igraphs, node_label="label"),
                  "0.2": lambda: per_graph_batch(graphs)}, args.repeat)
     us = {name: 1e6 * value / n for name, value in t.items()}
@@ -126,7 +115,7 @@ def main():
     gi.kernel_matrix(ds[:50], kernel="shortest_path", node_label="label", n_jobs=1)  # numba loaded before timing
     for kernel, params in (("wl", {"node_label": "label"}), ("power", {}),
                            ("shortest_path", {"node_label": "label"})):
-        t = medians({"list": lambda: gi.kernel_matrix(graphs, kernel=kernel, n_jobs=1, **params),
+        t = interleaved_medians({"list": lambda: gi.kernel_matrix(graphs, kernel=kernel, n_jobs=1, **params),
                      "dataset": lambda: gi.kernel_matrix(ds, kernel=kernel, n_jobs=1, **params),
                      "0.2": lambda: gi.kernel_matrix(per_graph_batch(graphs), kernel=kernel, n_jobs=1, **params)},
                     args.repeat)

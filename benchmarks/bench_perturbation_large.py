@@ -38,7 +38,7 @@ import numpy as np
 import scipy.sparse as sp
 
 import graphinvariants as gi
-from timing import median_time  # benchmarks/timing.py
+from timing import floor_invariants, median_time  # benchmarks/timing.py
 
 
 def ba_graph(n, m, seed):
@@ -74,19 +74,6 @@ def _csr(n, edges):
     return A
 
 
-def floor_summary(A, k=5):
-    """The arithmetic floor: k products and the moments of the summary."""
-    n = A.shape[0]
-    S = np.empty((n, k))
-    x = np.ones(n)
-    for t in range(k):
-        x = A @ (x / x.sum())
-        S[:, t] = x
-    mean = S.mean(axis=0)
-    centred = S - mean
-    return mean, centred.T @ centred / n
-
-
 def per_flip(A, n_sequences, n_steps, **options):
     start = time.perf_counter()
     study = gi.perturbation_study(A, n_sequences=n_sequences, n_steps=n_steps, seed=0, **options)
@@ -107,7 +94,7 @@ def main():
                   "2-D grid": grid_graph(n)}
         for name, A in graphs.items():
             A32 = sp.csr_array((A.data, A.indices.astype(np.int32), A.indptr.astype(np.int32)), shape=A.shape)
-            floor = median_time(lambda: floor_summary(A32), 7)
+            floor = median_time(lambda: floor_invariants(A32), 7)
             flip, study = per_flip(A, args.sequences, 20)
             updates = "/".join(str(v) for v in study.params["updates"].values())
             forced = {label: per_flip(A, 1, 20, ball_fraction=fraction)[0]

@@ -23,7 +23,6 @@ Prints one table (reStructuredText) per part.
 """
 
 import argparse
-import statistics
 import time
 from pathlib import Path
 
@@ -32,6 +31,7 @@ import numpy as np
 import graphinvariants as gi
 from graphinvariants.embeddings import RootedSubgraph
 from graphinvariants.kernels import pairwise_kernels
+from timing import median_and_result  # benchmarks/timing.py
 
 C_GRID = tuple(10.0**e for e in range(-3, 4))
 
@@ -66,15 +66,6 @@ def ours(ds, radius):
     return RootedSubgraph(radius, **kw)
 
 
-def timed(fn, repeats):
-    times, result = [], None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared" / "data" / "TU"))
@@ -92,12 +83,12 @@ def main():
         name, radius = spec.split(":")
         ds = gi.load_tu(name, data_home=args.data, download=False)
         f = ours(ds, int(radius))
-        t_embed, embedded = timed(lambda: f.embed(f.graph_batch(ds)), args.timing_repeats)
-        t_gram, K = timed(lambda: pairwise_kernels(ds, functional=f), args.timing_repeats)
+        t_embed, embedded = median_and_result(lambda: f.embed(f.graph_batch(ds)), args.timing_repeats)
+        t_gram, K = median_and_result(lambda: pairwise_kernels(ds, functional=f), args.timing_repeats)
         print(f"  {name} radius {radius}: embed {t_embed:.2f} s, Gram matrix (embed included) {t_gram:.2f} s, "
               f"{embedded.counts.shape[1]} classes, {embedded.n_over_cap} neighbourhoods over the cap", flush=True)
         networkx_graphs = list(ds)
-        t_nx, K_nx = timed(lambda: pairwise_kernels(networkx_graphs, functional=f), args.timing_repeats)
+        t_nx, K_nx = median_and_result(lambda: pairwise_kernels(networkx_graphs, functional=f), args.timing_repeats)
         print(f"  {name} radius {radius}: Gram matrix from {len(networkx_graphs)} NetworkX graphs (conversion "
               f"included) {t_nx:.2f} s, equal to the above: {bool(np.array_equal(K, K_nx))}", flush=True)
         if name in args.grakel_timing:
@@ -105,7 +96,7 @@ def main():
 
             converted = grakel_graphs(ds)
             nspdk = grakel.NeighborhoodSubgraphPairwiseDistance(r=int(radius), d=0, normalize=True)
-            t_grakel, _ = timed(lambda: nspdk.fit_transform(converted), 1)
+            t_grakel, _ = median_and_result(lambda: nspdk.fit_transform(converted), 1)
             print(f"  {name}: GraKeL NSPDK r={radius}, d=0 (graphs converted beforehand) {t_grakel:.2f} s, one run: "
                   f"{t_grakel / t_gram:.1f} times the Gram matrix above", flush=True)
 

@@ -22,16 +22,12 @@ two matrices. Every graph of NCI1 and ENZYMES has an edge, so the definitions co
 on them (see :mod:`graphinvariants.embeddings.shortest_path`).
 """
 
-import argparse
-import statistics
-import time
-import warnings
-from pathlib import Path
 
 import numpy as np
 from threadpoolctl import threadpool_limits  # a scikit-learn dependency
 
 import graphinvariants as gi
+from timing import benchmark_parser, require_grakel, wall_and_cpu  # benchmarks/timing.py
 
 
 def grakel_graphs(graphs):
@@ -43,19 +39,6 @@ def grakel_graphs(graphs):
 
 
 FIRST = {}
-
-
-def wall_and_cpu(fn, repeat, name=None):
-    """Median wall-clock and median CPU time of ``repeat`` calls of ``fn()``, in seconds
-    (the first call's wall time kept in ``FIRST[name]``)."""
-    walls, cpus = [], []
-    for _ in range(repeat):
-        wall, cpu = time.perf_counter(), time.process_time()
-        fn()
-        walls.append(time.perf_counter() - wall)
-        cpus.append(time.process_time() - cpu)
-    FIRST.setdefault(name, walls[0])
-    return statistics.median(walls), statistics.median(cpus)
 
 
 def compare(name, args):
@@ -76,7 +59,7 @@ def compare(name, args):
         return gi.kernel_matrix(ds, kernel="shortest_path", node_label="label", n_jobs=1)
 
     wall_grakel, cpu_grakel = wall_and_cpu(grakel, args.grakel_repeat)
-    wall_ours, cpu_ours = wall_and_cpu(ours, args.repeat, name)
+    wall_ours, cpu_ours = wall_and_cpu(ours, args.repeat, first=FIRST, name=name)
     wall_nx, _ = wall_and_cpu(lambda: gi.kernel_matrix(networkx_graphs, kernel="shortest_path", node_label="label",
                                                        n_jobs=1), args.repeat)
     difference = float(np.abs(ours() - expected).max())
@@ -89,18 +72,12 @@ def compare(name, args):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = benchmark_parser(__doc__, repeat=5, data=True)
     parser.add_argument("--datasets", nargs="+", default=["NCI1", "ENZYMES"])
-    parser.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared" / "data" / "TU"))
     parser.add_argument("--max-graphs", type=int, default=None)
-    parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--grakel-repeat", type=int, default=1)
     args = parser.parse_args()
-    try:
-        import grakel  # noqa: F401
-    except ImportError as error:
-        raise SystemExit('this benchmark compares with GraKeL: pip install "graphinvariants[baselines]"') from error
-    warnings.simplefilter("ignore")  # GraKeL's deprecation warnings
+    require_grakel()
     print("Shortest-path Gram matrix, node labels; one thread, our distances and features included")
     with threadpool_limits(limits=1):
         for name in args.datasets:

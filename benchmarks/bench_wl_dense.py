@@ -20,7 +20,6 @@ Prints the median times of the whole WL embedding (5 rounds, degree labels) with
 sort, their ratio, and whether the two embeddings' Gram matrices are identical.
 """
 
-import argparse
 
 import networkx as nx
 import numpy as np
@@ -30,7 +29,7 @@ from graphinvariants.embeddings import WeisfeilerLehman
 from graphinvariants.embeddings import counts as counts_module
 from graphinvariants.embeddings import wl as wl_module
 from graphinvariants.kernels import pairwise_kernels
-from timing import median_time  # benchmarks/timing.py
+from timing import benchmark_parser, median_time  # benchmarks/timing.py
 
 
 def lexsort_within_rows(values, row, n_values):
@@ -42,11 +41,7 @@ def every_column(rows):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--graphs", type=int, default=300)
-    parser.add_argument("--density", type=float, default=0.5)
-    parser.add_argument("--repeat", type=int, default=5)
-    args = parser.parse_args()
+    args = benchmark_parser(__doc__, repeat=5, graphs=300, density=0.5).parse_args()
     rng = np.random.default_rng(0)
     sizes = rng.integers(30, 251, args.graphs)
     graphs = [nx.gnp_random_graph(int(n), args.density, seed=int(s))

@@ -83,12 +83,9 @@ class PowerKernel(_KernelTransformer):
 
     Parameters
     ----------
-    k : int, default=5
-        Number of power iterations.
-    ridge : float, default=DEFAULT_RIDGE
-        Relative ridge added to each covariance (see :func:`power_kernel`).
-    weight : str or None, default=None
-        Edge attribute to use as weight; ``None`` is the 0/1 adjacency.
+    k, ridge, weight
+        As in :class:`~graphinvariants.embeddings.GaussianEmbedding` (defaults 5,
+        ``DEFAULT_RIDGE`` and None, the 0/1 adjacency).
     n_jobs : int or None, default=None
         Worker threads for the kernel matrix.
 

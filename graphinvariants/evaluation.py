@@ -341,6 +341,16 @@ def _best_C_index(val_acc, free):
 
 def _run_task(K, y, train, test, inner_seed, C_grid, n_folds, stratify, shortcut):
     """One outer fold: validate every C on an inner split, refit, test."""
+    def matrices(rows, columns):  # the precomputed matrix, sliced
+        return K[np.ix_(rows, rows)], K[np.ix_(columns, rows)]
+
+    return _classification_outcome(matrices, y, train, test, inner_seed, C_grid, n_folds, stratify, shortcut)
+
+
+def _classification_outcome(matrices, y, train, test, inner_seed, C_grid, n_folds, stratify, shortcut):
+    """One outer fold of the C-SVM protocol; ``matrices(rows, columns)`` gives
+    ``(K[rows, rows], K[columns, rows])``, once for the inner split (C is chosen
+    without the fold's labels) and once for the fold."""
     _check_inner_split(y[train], n_folds, stratify)
     inner_train_pos, val_pos = next(_splits(y[train], n_folds, stratify, inner_seed).split(train, y[train]))
     inner_train, val = train[inner_train_pos], train[val_pos]
@@ -348,11 +358,12 @@ def _run_task(K, y, train, test, inner_seed, C_grid, n_folds, stratify, shortcut
         if len(np.unique(y[part])) < 2:
             raise _FoldError(f"its {name} holds only class {python_scalar(y[part][0])!r}; the other class is "
                              "too small for n_folds folds: use fewer")
-    K_inner, K_val = K[np.ix_(inner_train, inner_train)], K[np.ix_(val, inner_train)]  # sliced once for all C
+    K_inner, K_val = matrices(inner_train, val)  # sliced once for all C
     val_acc, free, n_fits = _validate_C(K_inner, y[inner_train], K_val, y[val], C_grid, shortcut)
     best = _best_C_index(val_acc, free)
-    model = _fit(K[np.ix_(train, train)], y[train], C_grid[best])
-    test_acc = float(np.mean(model.predict(K[np.ix_(test, train)]) == y[test]))
+    K_train, K_test = matrices(train, test)
+    model = _fit(K_train, y[train], C_grid[best])
+    test_acc = float(np.mean(model.predict(K_test) == y[test]))
     return {"C": float(C_grid[best]), "val_acc": val_acc.tolist(), "test_acc": test_acc, "n_fits": n_fits + 1}
 
 
@@ -542,8 +553,13 @@ def _valid_fraction(value):
     return isinstance(value, (int, float)) and not isinstance(value, bool) and 0.0 <= value <= 1.0
 
 
-def _outcome_or_problem(record, n_repeats, n_folds):
-    """``(outcome, None)`` of a checkpoint record in place, or ``(None, why not)``."""
+def _finite_nonnegative(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0.0 <= value < float("inf")
+
+
+def _outcome_or_problem(record, n_repeats, n_folds, name, grid):
+    """``(outcome, None)`` of a checkpoint record in place, or ``(None, why not)``: its
+    position, its seconds, and its hyperparameter ``name`` in ``grid``."""
     if not isinstance(record, dict):
         return None, f"a record must be a JSON object, got {type(record).__name__}"
     for key in ("repeat", "fold"):
@@ -555,18 +571,18 @@ def _outcome_or_problem(record, n_repeats, n_folds):
     if not isinstance(outcome, dict):
         return None, "the record has no outcome"
     seconds = outcome.get("seconds", 0.0)  # absent from records written before it was kept
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0.0 <= seconds < float("inf"):
+    if not _finite_nonnegative(seconds):
         return None, f"seconds must be a finite number >= 0, got {seconds!r}"
+    if outcome.get(name) not in grid:
+        return None, f"{name}={outcome.get(name)!r} is not in the grid"
     return outcome, None
 
 
 def _record_problem(record, n_repeats, n_folds, C_grid):
     """Why a checkpoint record of a classification run cannot be used (None if it can)."""
-    outcome, problem = _outcome_or_problem(record, n_repeats, n_folds)
+    outcome, problem = _outcome_or_problem(record, n_repeats, n_folds, "C", C_grid)
     if problem:
         return problem
-    if outcome.get("C") not in C_grid:
-        return f"C={outcome.get('C')!r} is not in the grid"
     val = outcome.get("val_acc")
     if not isinstance(val, list) or len(val) != len(C_grid) or not all(_valid_fraction(v) for v in val):
         return f"val_acc must be {len(C_grid)} accuracies in [0, 1]"
@@ -580,14 +596,11 @@ def _record_problem(record, n_repeats, n_folds, C_grid):
 
 def _regression_record_problem(record, n_repeats, n_folds, alpha_grid):
     """Why a checkpoint record of a regression run cannot be used (None if it can)."""
-    outcome, problem = _outcome_or_problem(record, n_repeats, n_folds)
+    outcome, problem = _outcome_or_problem(record, n_repeats, n_folds, "alpha", alpha_grid)
     if problem:
         return problem
-    if outcome.get("alpha") not in alpha_grid:
-        return f"alpha={outcome.get('alpha')!r} is not in the grid"
-    rmse = outcome.get("rmse")
-    if isinstance(rmse, bool) or not isinstance(rmse, (int, float)) or not 0.0 <= rmse < float("inf"):
-        return f"rmse must be a finite number >= 0, got {rmse!r}"
+    if not _finite_nonnegative(outcome.get("rmse")):
+        return f"rmse must be a finite number >= 0, got {outcome.get('rmse')!r}"
     return None
 
 
@@ -706,14 +719,8 @@ class RegressionResult(_OverRepetitions):
         Root mean squared error on each outer test fold.
     chosen_alpha : numpy.ndarray of shape (n_repeats, n_folds)
         Ridge penalty picked on the inner split.
-    elapsed : float
-        Wall-clock seconds spent on fits in this call (resumed folds count 0).
-    params : dict
-        The protocol's parameters.
-    n_resumed : int
-        Outer folds taken from the checkpoint instead of being run.
-    resumed_seconds : float
-        Seconds the resumed folds took when they ran (recorded in the checkpoint).
+    elapsed, params, n_resumed, resumed_seconds
+        As in :class:`EvaluationResult` (there are no libsvm fits to count).
 
     Examples
     --------
@@ -813,20 +820,10 @@ def _shared_member_grams(kernel, graphs):
 
 
 def _classification_fold(kernel, graphs, y, train, test, inner_seed, C_grid, n_folds, stratify, shortcut):
-    _check_inner_split(y[train], n_folds, stratify)
-    inner_train_pos, val_pos = next(_splits(y[train], n_folds, stratify, inner_seed).split(train, y[train]))
-    inner_train, val = train[inner_train_pos], train[val_pos]
-    for part, name in ((train, "training part"), (inner_train, "inner training part")):
-        if len(np.unique(y[part])) < 2:
-            raise _FoldError(f"its {name} holds only class {python_scalar(y[part][0])!r}; the other class is "
-                             "too small for n_folds folds: use fewer")
-    K_inner, K_val = _fold_matrices(kernel, graphs, y, inner_train, val)  # C is chosen without the fold's labels
-    val_acc, free, n_fits = _validate_C(K_inner, y[inner_train], K_val, y[val], C_grid, shortcut)
-    best = _best_C_index(val_acc, free)
-    K_train, K_test = _fold_matrices(kernel, graphs, y, train, test)
-    model = _fit(K_train, y[train], C_grid[best])
-    test_acc = float(np.mean(model.predict(K_test) == y[test]))
-    return {"C": float(C_grid[best]), "val_acc": val_acc.tolist(), "test_acc": test_acc, "n_fits": n_fits + 1}
+    def matrices(rows, columns):  # the kernel fitted on ``rows`` only
+        return _fold_matrices(kernel, graphs, y, rows, columns)
+
+    return _classification_outcome(matrices, y, train, test, inner_seed, C_grid, n_folds, stratify, shortcut)
 
 
 def _ridge_predict(K_train, y_train, K_test, alpha):

@@ -12,6 +12,7 @@ from scipy.sparse import issparse
 
 from .embeddings import PowerInvariants, power_invariants
 from ._validation import import_extra
+from .datasets.molecules import atom_symbols
 from .graphs.adjacency import describe
 from .kernels import power_kernel_matrix
 
@@ -484,7 +485,10 @@ class NodeValuesDisplay:
             Node positions; Kamada-Kawai (spring beyond 200 nodes, with ``seed``) if None.
         labels : str, dict or None, keyword-only
             Node text: a node attribute drawn when every node has it (default
-            ``"label"``, ignored when some node lacks it), a dict node -> text, or None.
+            ``"label"``, ignored when some node lacks it; labels that name elements,
+            or a TU molecule set's codes, are drawn as element symbols:
+            :func:`~graphinvariants.datasets.atom_symbols`), a dict node -> text, or
+            None.
         node_size : float, keyword-only
         size : (int, int), keyword-only
             Pixels of the molecule's picture.
@@ -501,8 +505,13 @@ class NodeValuesDisplay:
             self.image_ = _draw_molecule(ax, mol, self.values, cmap=cmap, size=size)
             mappable = _mappable(norm, cmap)
         else:
-            if labels == "label" and not all("label" in d for _, d in self.graph.nodes(data=True)):
-                labels = None
+            if labels == "label":
+                # atoms by element where the labels name elements (a TU set's codes by its table)
+                symbols = atom_symbols(self.graph)
+                if symbols is not None:
+                    labels = symbols
+                elif not all("label" in d for _, d in self.graph.nodes(data=True)):
+                    labels = None
             mappable = self.nodes_ = _draw_values(ax, self.graph, self.values, norm, cmap=cmap, pos=pos,
                                                   labels=labels, node_size=node_size, seed=seed, **kwargs)
         self.colorbar_ = ax.figure.colorbar(mappable, ax=ax, label="node contribution") if colorbar else None

@@ -3,8 +3,6 @@ numerical integration of finite-difference gradients of the term written out fro
 definition, exhaustive Shapley values where the two coincide, completeness and
 determinism of gi.explain on the learned default."""
 
-import itertools
-import math
 
 import networkx as nx
 import numpy as np
@@ -19,6 +17,7 @@ from graphinvariants.attribution import NodeBatch, Shape, TermPaths
 from graphinvariants.embeddings import (GaussianEmbedding, WalkHistogram, WalkHistogramOptimalAssignment,
                                         WeisfeilerLehman)
 from graphinvariants.walks import batch_power_summary
+from tests.conftest import brute_force_shapley
 
 
 def _graphs(seed, n_graphs, sizes=(7, 10)):
@@ -176,13 +175,7 @@ def test_bilinear_terms_are_the_exhaustive_shapley_values():
         w[list(S)] = 1.0
         return float(COEF @ ((w @ k1) * (w @ k2)))
 
-    shapley = np.zeros(n)
-    for u in range(n):
-        others = [x for x in range(n) if x != u]
-        for size in range(n):
-            for S in itertools.combinations(others, size):
-                weight = math.factorial(size) * math.factorial(n - size - 1) / math.factorial(n)
-                shapley[u] += weight * (v(S + (u,)) - v(S))
+    shapley = brute_force_shapley(n, v)
     values, _ = _paths([(wl, None), (hist, None)], Shape(("power", 1)), COEF, graph)
     np.testing.assert_allclose(values, shapley, rtol=1e-10, atol=1e-13)
 

@@ -14,15 +14,7 @@ import graphinvariants as gi
 from graphinvariants.attribution import column_depths, node_rows
 from graphinvariants.embeddings import (ClosedWalkHistogram, LabelledWalkHistogram, RootedSubgraph, WalkHistogram,
                                         WeisfeilerLehman)
-
-
-def _labelled(G, seed):
-    rng = np.random.default_rng(seed)
-    for v in G:
-        G.nodes[v]["label"] = str(rng.choice(["C", "N", "O"], p=[0.6, 0.25, 0.15]))
-    for u, v in G.edges:
-        G.edges[u, v]["label"] = int(rng.integers(1, 3))
-    return G
+from tests.conftest import explanation_data, labelled
 
 
 def _graphs(seed, n_graphs):
@@ -31,7 +23,7 @@ def _graphs(seed, n_graphs):
     while len(out) < n_graphs:
         G = nx.gnp_random_graph(int(rng.integers(6, 11)), 0.3, seed=int(rng.integers(2**31)))
         if G.number_of_edges():
-            out.append(_labelled(G, len(out)))  # not always connected: balls stop at the component
+            out.append(labelled(G, len(out)))  # not always connected: balls stop at the component
     return out
 
 
@@ -64,13 +56,18 @@ def test_path_graph_wl_depth_one_by_hand():
     np.testing.assert_array_equal(column_depths(wl, node_rows(wl, batch), batch), [0, 0, 1, 1])
 
 
-@pytest.mark.parametrize("name", sorted(FUNCTIONALS))
-def test_depths_give_each_node_one_label_per_round(name):
+def _rows_and_depths(name, seed):
+    """The functional, three random graphs, their batch, node rows and column depths."""
     f = FUNCTIONALS[name]
-    graphs = _graphs(0, 3)
+    graphs = _graphs(seed, 3)
     batch = f.graph_batch(graphs)
     nodes = node_rows(f, batch)
-    depths = column_depths(f, nodes, batch)
+    return f, graphs, batch, nodes, column_depths(f, nodes, batch)
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONALS))
+def test_depths_give_each_node_one_label_per_round(name):
+    f, graphs, batch, nodes, depths = _rows_and_depths(name, 0)
     counts = nodes.counts.toarray()
     if name == "closed_histogram":  # lengths 1..k, depth t // 2
         rounds = np.bincount(np.arange(1, f.k + 1) // 2)
@@ -87,12 +84,8 @@ def test_depths_give_each_node_one_label_per_round(name):
 
 @pytest.mark.parametrize("name", sorted(FUNCTIONALS))
 def test_field_rows_against_breadth_first_search(name):
-    f = FUNCTIONALS[name]
-    graphs = _graphs(1, 3)
-    batch = f.graph_batch(graphs)
-    nodes = node_rows(f, batch)
+    f, graphs, batch, nodes, depths = _rows_and_depths(name, 1)
     root = nodes.counts.toarray()
-    depths = column_depths(f, nodes, batch)
     field = node_rows(f, batch, "field").counts.toarray()
     expected = np.zeros_like(root, dtype=np.float64)
     offset = 0
@@ -111,19 +104,7 @@ def test_field_rows_against_breadth_first_search(name):
         np.testing.assert_allclose(field[a:b].sum(axis=0), root[a:b].sum(axis=0), rtol=1e-13, atol=1e-12)
 
 
-def _data(n=24):
-    graphs, y = [], []
-    for i in range(n):
-        G = nx.cycle_graph(6 + i % 4) if i % 2 else nx.path_graph(6 + i % 4)
-        G.add_edge(1, len(G))
-        graphs.append(_labelled(G, i))
-        y.append(i % 2)
-    return graphs, np.array(y)
-
-
-GRAPHS, Y = _data()
-TARGET = np.array([G.number_of_edges() / G.number_of_nodes() + 0.1 * i for i, G in enumerate(GRAPHS)])
-NEW = [_labelled(nx.cycle_graph(7), 100), _labelled(nx.path_graph(8), 101), _labelled(nx.star_graph(5), 102)]
+GRAPHS, Y, TARGET, NEW = explanation_data(cycle_anchor=1)
 MODELS = {
     "learned": lambda: Pipeline([("k", gi.GraphKernel(seed=0)), ("m", SVC(kernel="precomputed"))]).fit(GRAPHS, Y),
     "wl": lambda: Pipeline([("k", gi.GraphKernel(kernel="wl", n_iter=2, node_label="label")),

@@ -1,7 +1,6 @@
 """gi.explain and gi.explain_pair: completeness, exactness against explicit loops,
 renumbering invariance, pairs, and the errors for models it does not take."""
 
-import itertools
 import math
 from collections import Counter
 
@@ -18,38 +17,14 @@ from sklearn.svm import SVC, SVR
 import graphinvariants as gi
 from graphinvariants.embeddings import WeisfeilerLehman
 from graphinvariants.explanations import _induced, node_counts
+from tests.conftest import brute_force_shapley, explanation_data, labelled
 
 # Completeness holds by construction (a sum of node terms that add up to the term, and
 # telescoping marginals); what is left is rounding of sums of a few hundred floats.
 RTOL = 1e-8
 
 
-def _labelled(G, seed):
-    rng = np.random.default_rng(seed)
-    for v in G:
-        G.nodes[v]["label"] = str(rng.choice(["C", "N", "O"], p=[0.6, 0.25, 0.15]))
-    for u, v in G.edges:
-        G.edges[u, v]["label"] = int(rng.integers(1, 3))
-    return G
-
-
-def _data(n=24):
-    graphs, y = [], []
-    for i in range(n):
-        if i % 2:
-            G = nx.cycle_graph(6 + i % 4)
-            G.add_edge(0, len(G))
-        else:
-            G = nx.path_graph(6 + i % 4)
-            G.add_edge(1, len(G))
-        graphs.append(_labelled(G, i))
-        y.append(i % 2)
-    return graphs, np.array(y)
-
-
-GRAPHS, Y = _data()
-TARGET = np.array([G.number_of_edges() / G.number_of_nodes() + 0.1 * i for i, G in enumerate(GRAPHS)])
-NEW = [_labelled(nx.cycle_graph(7), 100), _labelled(nx.path_graph(8), 101), _labelled(nx.star_graph(5), 102)]
+GRAPHS, Y, TARGET, NEW = explanation_data(cycle_anchor=0)
 
 
 def _check_complete(result, model, graphs):
@@ -246,7 +221,7 @@ def test_all_orders_give_the_shapley_values_of_the_subsets():
     """With all orders (5! = 120), the sampled part is the Shapley value computed from
     its definition over subsets, each subset's value from networkx's induced subgraph."""
     model = Pipeline([("k", gi.GraphKernel(kernel="shortest_path")), ("m", SVR(kernel="precomputed"))]).fit(GRAPHS, TARGET)
-    G = _labelled(nx.lollipop_graph(3, 2), 7)
+    G = labelled(nx.lollipop_graph(3, 2), 7)
     result = gi.explain(model, [G], n_permutations=120, seed=0)
     assert np.all(result.node_errors[0] == 0)
     nodes, n = list(G), G.number_of_nodes()
@@ -255,13 +230,7 @@ def test_all_orders_give_the_shapley_values_of_the_subsets():
     def value(S):
         return 0.0 if not S else model.predict([G.subgraph([nodes[i] for i in S])])[0] - base
 
-    expected = np.zeros(n)
-    for v in range(n):
-        others = [u for u in range(n) if u != v]
-        for size in range(n):
-            for S in itertools.combinations(others, size):
-                weight = math.factorial(size) * math.factorial(n - size - 1) / math.factorial(n)
-                expected[v] += weight * (value(S + (v,)) - value(S))
+    expected = brute_force_shapley(n, value)
     np.testing.assert_allclose(result.node_values[0], expected, rtol=1e-9, atol=1e-12)
 
 
@@ -294,7 +263,7 @@ def _renumbered(G, seed):
 def test_renumbering_moves_the_values_with_the_nodes(name):
     make, target = MODELS[name]
     model = make().fit(GRAPHS, target)
-    small = [_labelled(nx.path_graph(5), 9), _labelled(nx.cycle_graph(5), 10)]
+    small = [labelled(nx.path_graph(5), 9), labelled(nx.cycle_graph(5), 10)]
     moved = [_renumbered(G, i) for i, G in enumerate(small)]
     # 5! orders: the sampled part is exact too, so both parts must follow the nodes
     a = gi.explain(model, small, n_permutations=120, seed=0)
@@ -484,3 +453,21 @@ def test_pairs_of_the_learned_default():
         gi.explain_pair(G, H, kernel="learned")
     with pytest.raises(ValueError, match="fitted GraphKernel of the learned default"):
         gi.explain_pair(G, H, kernel=gi.GraphKernel())
+
+
+def test_node_values_display_labels_atoms_by_element(tu_dir):
+    """A TU molecule's integer codes are drawn as element symbols (MUTAG's table), a
+    molecule from SMILES by its symbols, any other graph by its labels as before."""
+    pytest.importorskip("matplotlib.pyplot")
+    from graphinvariants.datasets import from_smiles
+
+    G = gi.load_tu("MUTAG", data_home=tu_dir, download=False)[0]
+    display = gi.NodeValuesDisplay(G, np.arange(G.number_of_nodes(), dtype=float)).plot(colorbar=False)
+    texts = sorted({t.get_text() for t in display.ax_.texts})
+    assert texts == ["C", "N", "O"]
+    smiles = gi.NodeValuesDisplay(from_smiles("CCS"), np.ones(3)).plot(colorbar=False)
+    assert sorted(t.get_text() for t in smiles.ax_.texts) == ["C", "C", "S"]
+    plain = nx.path_graph(3)
+    nx.set_node_attributes(plain, {0: "a", 1: "b", 2: "c"}, "label")
+    drawn = gi.NodeValuesDisplay(plain, np.ones(3)).plot(colorbar=False)
+    assert sorted(t.get_text() for t in drawn.ax_.texts) == ["a", "b", "c"]

@@ -1,14 +1,9 @@
 """Molecules as labelled graphs: atoms are nodes, bonds are edges (needs RDKit).
 
-:func:`from_smiles` and :func:`from_mol` turn a SMILES string or an RDKit molecule into
-a ``networkx.Graph`` whose nodes are the atoms (numbered as RDKit numbers them) and
-whose edges are the bonds, with what the labelled members read:
-
-* node attribute ``"label"``: the element symbol (``"C"``, ``"N"``, ``"Cl"``);
-  ``"atomic_number"`` (int) and ``"formal_charge"`` (int) too;
-* edge attribute ``"label"``: the bond type's name, ``"SINGLE"``, ``"DOUBLE"``,
-  ``"TRIPLE"`` or ``"AROMATIC"`` (RDKit's other types by their names);
-  ``"bond_order"`` (float: 1, 2, 3, 1.5 for aromatic) too.
+:func:`from_smiles` and :func:`from_mol` (from ``graphinvariants.graphs.smiles``,
+which describes their attributes) turn a SMILES string or an RDKit molecule into a
+``networkx.Graph`` of atoms labelled by element symbol and bonds labelled by bond type
+name.
 
 So ``node_label="label"`` compares atoms by element and ``edge_label="label"`` bonds by
 type, as in the TU molecule data sets, whose labels are integer codes of the same:
@@ -26,7 +21,7 @@ from ..graphs import GraphBatch
 from ..graphs.smiles import from_mol, from_smiles
 from .tu import TUDataset
 
-__all__ = ["TU_MOLECULES", "as_molecules", "from_mol", "from_smiles", "to_mol"]
+__all__ = ["TU_MOLECULES", "as_molecules", "atom_symbols", "from_mol", "from_smiles", "to_mol"]
 
 
 def _chem():
@@ -43,6 +38,14 @@ TU_MOLECULES = {
                       11: "K", 12: "Li", 13: "Ca"},
                      {0: "SINGLE", 1: "DOUBLE", 2: "TRIPLE"}),
 }
+
+
+#: The element symbols, by atomic number (1..118), so that no RDKit is needed to tell one.
+_ELEMENTS = frozenset("""
+H He Li Be B C N O F Ne Na Mg Al Si P S Cl Ar K Ca Sc Ti V Cr Mn Fe Co Ni Cu Zn Ga Ge As Se Br Kr
+Rb Sr Y Zr Nb Mo Tc Ru Rh Pd Ag Cd In Sn Sb Te I Xe Cs Ba La Ce Pr Nd Pm Sm Eu Gd Tb Dy Ho Er Tm Yb
+Lu Hf Ta W Re Os Ir Pt Au Hg Tl Pb Bi Po At Rn Fr Ra Ac Th Pa U Np Pu Am Cm Bk Cf Es Fm Md No Lr Rf
+Db Sg Bh Hs Mt Ds Rg Cn Nh Fl Mc Lv Ts Og""".split())
 
 
 def _tables_of(name):
@@ -78,8 +81,11 @@ def as_molecules(dataset, *, atoms=None, bonds=None):
         The same graphs, classes and attributes, with string labels; its name is the
         data set's. MUTAG, like SMILES read without ``hydrogens``, has heavy atoms
         only and aromatic bonds as ``"AROMATIC"``; Mutagenicity holds its hydrogens
-        as atoms and Kekulé bonds (read SMILES for it with
-        ``from_smiles(s, hydrogens=True)`` after ``Chem.Kekulize``).
+        as atoms and Kekulé bonds (``"SINGLE"`` and ``"DOUBLE"``, never
+        ``"AROMATIC"``). To read SMILES into Mutagenicity's vocabulary, kekulize the
+        molecule and read it with :func:`from_mol` and ``hydrogens=True``, as in the
+        last example: ``from_smiles(s, hydrogens=True)`` parses the SMILES again and
+        keeps its aromatic bonds.
 
     Raises
     ------
@@ -100,6 +106,16 @@ def as_molecules(dataset, *, atoms=None, bonds=None):
     (['C', 'N', 'O'], {'label': 'AROMATIC'})
     >>> search = gi.NearestGraphs(kernel="wl", n_neighbors=1).fit(mutag)
     >>> distances, indices = search.kneighbors(["c1ccc2ccccc2c1[N+](=O)[O-]"])  # SMILES against MUTAG
+
+    A SMILES string in Mutagenicity's vocabulary (hydrogens as atoms, Kekulé bonds):
+
+    >>> from rdkit import Chem
+    >>> from graphinvariants.datasets import from_mol
+    >>> mol = Chem.MolFromSmiles("c1ccccc1[N+](=O)[O-]")
+    >>> Chem.Kekulize(mol, clearAromaticFlags=True)
+    >>> G = from_mol(mol, hydrogens=True)
+    >>> sorted(set(dict(G.nodes(data="label")).values())), sorted({b for _, _, b in G.edges(data="label")})
+    (['C', 'H', 'N', 'O'], ['DOUBLE', 'SINGLE'])
     """
     if not isinstance(dataset, TUDataset):
         raise TypeError(f"dataset must be a TUDataset (gi.load_tu), got {type(dataset).__name__}")
@@ -120,6 +136,77 @@ def as_molecules(dataset, *, atoms=None, bonds=None):
     molecules = GraphBatch(batch.matrix, batch.offsets, weighted=batch.weighted, node_labels=node_labels,
                            edge_labels=edge_labels, node_attributes=batch.node_attributes)
     return TUDataset(dataset.name, molecules, dataset.y, dataset.path, dataset.edge_attributes)
+
+
+def _separate_charges(mol, Chem):
+    """Write the neutral nitrogens of a molecule without charges (the TU sets') with
+    their formal charges, in place: a nitrogen of four bonds is ``N+``, and a terminal
+    oxygen single-bonded to it is ``O-``; a nitrogen of five (``N(=O)=O``) first has one
+    of its terminal ``=O`` made single. So a nitro group is ``[N+](=O)[O-]`` (RDKit would
+    otherwise give the singly bonded oxygen a hydrogen: ``N(=O)O``, an N-hydroxy group)
+    and an N-oxide ``[N+][O-]``. Nitrogens with charges given, or with an aromatic
+    valence that is not a whole number, are left alone."""
+    single, double = Chem.BondType.SINGLE, Chem.BondType.DOUBLE
+    for atom in mol.GetAtoms():
+        if atom.GetSymbol() != "N" or atom.GetFormalCharge() != 0:
+            continue
+        valence = sum(bond.GetBondTypeAsDouble() for bond in atom.GetBonds())
+        if valence not in (4.0, 5.0):
+            continue
+        terminal = [(bond, bond.GetOtherAtom(atom)) for bond in atom.GetBonds()
+                    if bond.GetOtherAtom(atom).GetSymbol() == "O" and bond.GetOtherAtom(atom).GetDegree() == 1
+                    and bond.GetOtherAtom(atom).GetFormalCharge() == 0]
+        if valence == 5.0:
+            doubles = [(bond, oxygen) for bond, oxygen in terminal if bond.GetBondType() == double]
+            if not doubles:
+                continue
+            doubles[-1][0].SetBondType(single)
+        atom.SetFormalCharge(1)
+        singles = [oxygen for bond, oxygen in terminal if bond.GetBondType() == single]
+        if singles:
+            singles[0].SetFormalCharge(-1)
+
+
+def atom_symbols(G):
+    """Each node's element symbol, where the graph's labels name elements, else None.
+
+    A graph of a TU molecule set (its ``G.graph["name"]`` such as ``"MUTAG[3]"``, as
+    the data set gives its graphs) has its integer codes read by :data:`TU_MOLECULES`; a
+    molecule read from SMILES or RDKit (:func:`from_smiles`, :func:`from_mol`), or a
+    graph of :func:`as_molecules`, has the symbols as labels already.
+
+    Parameters
+    ----------
+    G : networkx.Graph
+
+    Returns
+    -------
+    dict or None
+        Node -> element symbol, or None when some node has no label or a label that is
+        not an element.
+
+    Examples
+    --------
+    >>> import graphinvariants as gi
+    >>> from graphinvariants.datasets import atom_symbols, from_smiles
+    >>> atom_symbols(from_smiles("CCO"))
+    {0: 'C', 1: 'C', 2: 'O'}
+    >>> symbols = atom_symbols(gi.load_tu("MUTAG")[0])  # integer codes read by MUTAG's table
+    >>> sorted(set(symbols.values()))
+    ['C', 'N', 'O']
+    >>> import networkx as nx
+    >>> atom_symbols(nx.path_graph(3)) is None
+    True
+    """
+    _, tables = _tables_of(G.graph.get("name"))
+    atoms = tables[0] if tables is not None else {}
+    symbols = {}
+    for v, label in G.nodes(data="label"):
+        symbol = atoms.get(label, label) if isinstance(label, (int, np.integer)) else label
+        if not isinstance(symbol, str) or symbol not in _ELEMENTS:
+            return None
+        symbols[v] = symbol
+    return symbols
 
 
 def _translated(labels, table, option, kind):
@@ -153,10 +240,15 @@ def to_mol(G, *, atoms=None, bonds=None):
     Returns
     -------
     rdkit.Chem.Mol
-        Atom ``i`` is the ``i``-th node of ``G``. The molecule is sanitised as far as its
-        valences allow: the TU sets draw nitro groups with a pentavalent nitrogen and no
-        charges, which RDKit's valence check refuses, so that check is skipped and
-        rings, aromaticity and conjugation are set.
+        Atom ``i`` is the ``i``-th node of ``G``. The TU sets carry no charges: their
+        nitro groups are drawn with a neutral nitrogen of four bonds (MUTAG) or five
+        (Mutagenicity, ``N(=O)=O``), which RDKit would read as an N-hydroxy group or
+        refuse. A neutral nitrogen of four bonds is written ``N+``, and a terminal
+        oxygen singly bonded to it ``O-`` (one ``=O`` of a five-bond nitrogen made
+        single first): nitro groups are ``[N+](=O)[O-]``, N-oxides ``[N+][O-]``. The
+        molecule is then sanitised as far as its valences allow (the valence check is
+        skipped, for the few graphs whose drawing is wrong otherwise; rings,
+        aromaticity and conjugation are set).
 
     Raises
     ------
@@ -178,8 +270,8 @@ def to_mol(G, *, atoms=None, bonds=None):
     >>> Chem.MolToSmiles(to_mol(G, atoms=TU_MOLECULES["Mutagenicity"][0], bonds=TU_MOLECULES["Mutagenicity"][1]))
     'C=O'
     >>> import graphinvariants as gi
-    >>> Chem.MolToSmiles(to_mol(gi.load_tu("MUTAG")[0]))  # MUTAG's own tables (its neutral nitro N)
-    'O=N(O)c1ccc2c(ccc3ccccc32)c1'
+    >>> Chem.MolToSmiles(to_mol(gi.load_tu("MUTAG")[0]))  # MUTAG's own tables; its nitro group charged
+    'O=[N+]([O-])c1ccc2c(ccc3ccccc32)c1'
     """
     Chem = _chem()
     if atoms is None and bonds is None:
@@ -216,6 +308,7 @@ def to_mol(G, *, atoms=None, bonds=None):
             for end in (u, v):
                 mol.GetAtomWithIdx(index[end]).SetIsAromatic(True)
             mol.GetBondBetweenAtoms(index[u], index[v]).SetIsAromatic(True)
+    _separate_charges(mol, Chem)
     mol = mol.GetMol()
     mol.UpdatePropertyCache(strict=False)
     flags = Chem.SanitizeFlags

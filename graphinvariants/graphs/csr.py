@@ -17,6 +17,21 @@ def index_dtype(n):
     return np.int32 if n < 2**31 - 1 else np.int64
 
 
+def _mirrored(rows, cols, data, directed, origin=None):
+    """The entries of edge arrays: each undirected edge ``(u, v)`` also as ``(v, u)``
+    (a loop once). Returns ``rows, cols, data`` (float64, or None) and ``origin`` (per
+    edge, e.g. its position; None stays None) extended alike."""
+    if data is not None:
+        data = np.asarray(data, dtype=np.float64)
+    undirected = ~np.asarray(directed, dtype=bool)
+    if undirected.any():
+        keep = (rows != cols) & undirected
+        rows, cols = np.concatenate((rows, cols[keep])), np.concatenate((cols, rows[keep]))
+        origin = None if origin is None else np.concatenate((origin, origin[keep]))
+        data = None if data is None else np.concatenate((data, data[keep]))
+    return rows, cols, data, origin
+
+
 def edges_to_csr(n, rows, cols, data=None, *, directed, weighted, nodes=None):
     """CSR from edge arrays; undirected edges are mirrored, loops stored once.
 
@@ -44,15 +59,8 @@ def edges_to_csr(n, rows, cols, data=None, *, directed, weighted, nodes=None):
         (:func:`check_summed_weights`).
     """
     itype = index_dtype(n)
-    rows = np.asarray(rows).astype(itype, copy=False)
-    cols = np.asarray(cols).astype(itype, copy=False)
-    if data is not None:
-        data = np.asarray(data, dtype=np.float64)
-    undirected = ~np.asarray(directed, dtype=bool)
-    if undirected.any():
-        keep = (rows != cols) & undirected
-        rows, cols = np.concatenate((rows, cols[keep])), np.concatenate((cols, rows[keep]))
-        data = None if data is None else np.concatenate((data, data[keep]))
+    rows, cols, data, _ = _mirrored(np.asarray(rows).astype(itype, copy=False),
+                                    np.asarray(cols).astype(itype, copy=False), data, directed)
     values = np.ones(rows.size) if data is None else data
     A = sp.csr_array((values, (rows, cols)), shape=(n, n))
     A.sum_duplicates()
@@ -187,18 +195,9 @@ def entry_values(n, rows, cols, values, data=None, *, directed, weighted):
     conflict : tuple of two ints, or None
         Positions in ``rows`` of two edges on the same entry with different values.
     """
-    rows = np.asarray(rows, dtype=np.int64)
-    cols = np.asarray(cols, dtype=np.int64)
     values = np.asarray(values)
-    origin = np.arange(rows.size)
-    if data is not None:
-        data = np.asarray(data, dtype=np.float64)
-    undirected = ~np.asarray(directed, dtype=bool)
-    if undirected.any():
-        keep = (rows != cols) & undirected
-        rows, cols = np.concatenate((rows, cols[keep])), np.concatenate((cols, rows[keep]))
-        origin = np.concatenate((origin, origin[keep]))
-        data = None if data is None else np.concatenate((data, data[keep]))
+    rows, cols = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
+    rows, cols, data, origin = _mirrored(rows, cols, data, directed, np.arange(rows.size))
     if weighted and data is not None:  # a zero weight stores nothing (weights are >= 0)
         nonzero = data > 0
         rows, cols, origin = rows[nonzero], cols[nonzero], origin[nonzero]

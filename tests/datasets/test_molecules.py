@@ -86,3 +86,89 @@ def test_smiles_in_a_collection_without_rdkit_name_the_extra(monkeypatch):
     with pytest.raises(ImportError, match=r'molecules need RDKit .*pip install "graphinvariants\[chem\]"'):
         gi.kernel_matrix(["CCO", "CC"], kernel="power")
     gi.kernel_matrix([nx.path_graph(3)], kernel="power")  # graphs never import RDKit
+
+
+def test_as_molecules_tells_how_to_read_smiles_in_mutagenicity_s_vocabulary(tu_load):
+    """Mutagenicity holds hydrogens as atoms and Kekulé bonds. The recipe the
+    docstring gives (kekulize, then from_mol with hydrogens=True) yields exactly that
+    vocabulary, and the recipe it gave before (from_smiles(s, hydrogens=True) after
+    Chem.Kekulize) does not: from_smiles parses again and keeps aromatic bonds."""
+    from rdkit import Chem
+
+    from graphinvariants.datasets import as_molecules
+
+    doc = as_molecules.__doc__
+    assert ":func:`from_mol` and ``hydrogens=True``" in doc and "``from_smiles(s, hydrogens=True)`` parses" in doc
+    mutagenicity = as_molecules(tu_load("Mutagenicity"))
+    atoms = set(mutagenicity.batch.node_labels.tolist())
+    bonds = set(mutagenicity.batch.edge_labels.tolist())
+    assert "H" in atoms and bonds <= {"SINGLE", "DOUBLE", "TRIPLE"}
+    for smiles in ("c1ccccc1[N+](=O)[O-]", "Cc1ccc2ccccc2c1N", "c1ccc2[nH]ccc2c1"):
+        mol = Chem.MolFromSmiles(smiles)
+        Chem.Kekulize(mol, clearAromaticFlags=True)
+        G = from_mol(mol, hydrogens=True)
+        assert set(dict(G.nodes(data="label")).values()) <= atoms and "H" in dict(G.nodes(data="label")).values()
+        assert {b for _, _, b in G.edges(data="label")} <= bonds
+        assert "AROMATIC" in {b for _, _, b in from_smiles(smiles, hydrogens=True).edges(data="label")}
+
+
+def _nitro_groups(G):
+    """Nitrogens of a TU graph with two oxygens that have no other neighbour."""
+    codes = {}
+    for v, label in G.nodes(data="label"):
+        codes[v] = label
+    return sum(
+        1 for v in G if codes[v] == 1 and sum(1 for w in G[v] if codes[w] == 2 and G.degree(w) == 1) == 2
+    )
+
+
+def test_to_mol_writes_tu_nitro_groups_charge_separated(tu_load):
+    """MUTAG draws nitro groups without charges; RDKit read them as N-hydroxy groups
+    (``O=N(O)...``). Every nitro group of MUTAG (nitrogen code 1, oxygen code 2) is now
+    ``[N+](=O)[O-]`` in the molecule RDKit reads back from its canonical SMILES (whose
+    atom order is RDKit's), no N-OH is left, and the molecules pass
+    RDKit's full sanitisation (but two, whose carbon has five bonds in the data)."""
+    from rdkit import Chem
+
+    from graphinvariants.datasets import to_mol
+
+    mutag = tu_load("MUTAG")
+    with_nitro = [i for i in range(len(mutag)) if _nitro_groups(mutag[i])]
+    assert len(with_nitro) > 100
+    nitro, hydroxy = Chem.MolFromSmarts("[N+](=O)[O-]"), Chem.MolFromSmarts("N[OX1;H1,H0;+0]")
+    failures = 0
+    for i in range(len(mutag)):
+        mol = to_mol(mutag[i])
+        smiles = Chem.MolToSmiles(mol)
+        again = Chem.MolFromSmiles(smiles, sanitize=False)
+        again.UpdatePropertyCache(strict=False)
+        assert len(again.GetSubstructMatches(nitro)) == _nitro_groups(mutag[i]), (i, smiles)
+        assert not again.GetSubstructMatches(hydroxy), (i, smiles)
+        try:
+            Chem.SanitizeMol(Chem.Mol(mol))
+        except Exception:  # noqa: BLE001 - RDKit raises its own valence errors
+            failures += 1
+    assert failures <= 2
+
+
+def test_to_mol_separates_charges_of_pentavalent_nitrogen_and_n_oxides():
+    """The same rule in Mutagenicity's drawing (``N(=O)=O``, hydrogens as atoms) and on
+    an aromatic N-oxide; nitrogens that carry charges or a normal valence are kept."""
+    from rdkit import Chem
+
+    from graphinvariants.datasets import to_mol
+
+    def graph(atoms, bonds):
+        G = nx.Graph()
+        G.add_nodes_from((i, {"label": a}) for i, a in enumerate(atoms))
+        G.add_edges_from((u, v, {"label": b}) for u, v, b in bonds)
+        return G
+
+    nitromethane = graph("CNOOHHH", [(0, 1, "SINGLE"), (1, 2, "DOUBLE"), (1, 3, "DOUBLE"), (0, 4, "SINGLE"),
+                                     (0, 5, "SINGLE"), (0, 6, "SINGLE")])
+    assert Chem.MolToSmiles(Chem.RemoveHs(to_mol(nitromethane))) == "C[N+](=O)[O-]"
+    ring = [(i, (i + 1) % 6, "AROMATIC") for i in range(6)]
+    pyridine_oxide = graph("NCCCCCO", ring + [(0, 6, "SINGLE")])
+    assert Chem.MolToSmiles(to_mol(pyridine_oxide)) == "[O-][n+]1ccccc1"
+    for smiles in ("CN(C)O", "c1ccncc1", "C[N+](C)(C)C", "CC(=O)NO"):
+        assert Chem.MolToSmiles(to_mol(from_smiles(smiles))) == Chem.CanonSmiles(smiles)

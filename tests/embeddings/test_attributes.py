@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 from scipy.spatial.distance import pdist
 
-from tests.conftest import renumbered as renumbered_graph
+from tests.conftest import assert_gram_theorems, renumbered as renumbered_graph
 from graphinvariants.embeddings import PropagatedAttributes, propagated_attributes
 from graphinvariants.graphs import as_graph_batch
-from graphinvariants.kernels import paired_kernels, pairwise_kernels
+from graphinvariants.kernels import pairwise_kernels
 
 
 @pytest.fixture(scope="module")
@@ -132,12 +132,8 @@ def test_rows_in_lexicographic_order_with_ties(rng):
 @pytest.mark.parametrize("n_features", [None, 500])
 def test_theorems_renumbering_and_libraries(graphs, rng, n_features, mean_map_engine):
     functional = PropagatedAttributes(k=2, n_features=n_features)
-    K = pairwise_kernels(graphs, functional=functional)
-    np.testing.assert_array_equal(np.diag(K), 1.0)
-    np.testing.assert_array_equal(K, K.T)
-    assert np.linalg.eigvalsh(K).min() > -1e-10
-    renumbered = [renumbered_graph(G, rng) for G in graphs]
-    np.testing.assert_array_equal(paired_kernels(graphs, renumbered, functional=functional), 1.0)
+    K, renumbered = assert_gram_theorems(graphs, functional, rng, psd_tolerance=1e-10)
+    # fresh functionals: the same matrix (random features drawn alike)
     np.testing.assert_array_equal(pairwise_kernels(renumbered, functional=PropagatedAttributes(k=2, n_features=n_features)), K)
     np.testing.assert_array_equal(
         pairwise_kernels([ig.Graph.from_networkx(G) for G in graphs], functional=PropagatedAttributes(k=2, n_features=n_features)), K)

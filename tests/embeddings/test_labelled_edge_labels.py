@@ -1,14 +1,13 @@
 """Labelled walk histograms with walks typed by their bonds, against dense matrix powers."""
 
-import igraph as ig
 import networkx as nx
 import numpy as np
 import pytest
 
-from tests.conftest import cosine_of_counts, renumbered as renumbered_graph
+from tests.conftest import assert_gram_theorems, cosine_of_counts
 import graphinvariants as gi
 from graphinvariants.embeddings import LabelledWalkHistogram, LabelledWalkHistogramOptimalAssignment
-from graphinvariants.kernels import paired_kernels, pairwise_kernels
+from graphinvariants.kernels import pairwise_kernels
 
 
 def _prefix_counts(graphs, k):
@@ -72,13 +71,7 @@ def test_equal_to_dense_matrix_products(graphs, k):
 
 def test_theorems_renumbering_libraries_and_separate_batches(graphs, rng):
     functional = LabelledWalkHistogram(k=3, edge_label="bond")
-    K = pairwise_kernels(graphs, functional=functional)
-    np.testing.assert_array_equal(np.diag(K), 1.0)
-    np.testing.assert_array_equal(K, K.T)
-    assert np.linalg.eigvalsh(K).min() > -1e-12
-    renumbered = [renumbered_graph(G, rng) for G in graphs]
-    np.testing.assert_array_equal(paired_kernels(graphs, renumbered, functional=functional), 1.0)
-    np.testing.assert_array_equal(pairwise_kernels([ig.Graph.from_networkx(G) for G in graphs], functional=functional), K)
+    K, renumbered = assert_gram_theorems(graphs, functional, rng)
     np.testing.assert_array_equal(pairwise_kernels(graphs[:4], graphs[4:], functional=functional), K[:4, 4:])
     renamed = []
     for G in graphs:

@@ -162,11 +162,32 @@ def test_grakel_class_names_and_the_command_line(tu_dir, tmp_path, capsys):
     assert parse_kernel_spec("learned:members=wl")[1] == {"members": ("wl",)}  # one member: a tuple too
 
 
+class FreshGraphKernel(gi.GraphKernel):
+    """The learned default as any other transformer: the protocol fits a fresh clone on
+    every part (only GraphKernel itself is given member Grams computed once)."""
+
+
+def _same_outcome(a, b):
+    np.testing.assert_array_equal(a.accuracies, b.accuracies)
+    np.testing.assert_array_equal(a.chosen_C, b.chosen_C)
+    np.testing.assert_array_equal(a.validation_accuracies, b.validation_accuracies)
+
+
 def test_evaluate_estimator_with_external_candidates(data):
+    """External candidates through the protocol: the shared member Grams give, fold by
+    fold, the accuracies, validation accuracies and C of fresh fits on every part; and
+    one external candidate alone (weight 1) is its own precomputed Gram matrix through
+    evaluate_kernel on the same splits."""
     graphs, y = data
-    model = gi.GraphKernel(members=("wl", shortest_path_kernel, SizeTransformer()), node_label=None)
-    result = gi.evaluate_estimator(graphs, y, kernel=model, n_repeats=1, n_folds=2, seed=0)
-    assert 0 <= result.mean <= 1 and result.n_fits > 0
+    members = ("wl", shortest_path_kernel, SizeTransformer())
+    options = dict(n_repeats=2, n_folds=2, seed=0, C_grid=(1e-2, 1.0, 1e2))
+    shared = gi.evaluate_estimator(graphs, y, kernel=gi.GraphKernel(members=members, node_label=None), **options)
+    fresh = gi.evaluate_estimator(graphs, y, kernel=FreshGraphKernel(members=members, node_label=None), **options)
+    _same_outcome(shared, fresh)
+    alone = gi.GraphKernel(members=(shortest_path_kernel,), powers=(1,), bandwidths=(), node_label=None)
+    by_hand = gi.evaluate_kernel(shortest_path_kernel(graphs, graphs), y, **options)
+    _same_outcome(gi.evaluate_estimator(graphs, y, kernel=alone, **options), by_hand)
+    assert 0.5 < by_hand.mean <= 1  # the cycles and the stars are told apart
 
 
 def test_a_misspelt_grakel_class_gets_a_did_you_mean():

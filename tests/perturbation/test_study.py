@@ -51,6 +51,8 @@ def test_other_kinds_and_none_means_all(graphs):
     study = gi.perturbation_study(graphs, n_graphs=None, n_steps=3, kind="swap_edges", seed=0)
     assert study.curves.shape == (15, 4)
     np.testing.assert_array_equal(study.graph_indices, np.arange(15))
+    np.testing.assert_array_equal(study.curves[:, 0], 1.0)  # step 0: each graph with itself
+    assert np.all(study.curves[:, 1:] <= 1 + 1e-12) and (study.curves[:, 1:] < 1 - 1e-9).any()  # swaps happened
 
 
 def test_bad_arguments(graphs):
