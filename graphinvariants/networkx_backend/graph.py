@@ -157,9 +157,9 @@ def from_networkx(G, *, edge_attrs=None, node_attrs=None, preserve_edge_attrs=Fa
     np.cumsum(lengths, out=indptr[1:])
     nnz = int(indptr[-1])
     itype = index_dtype(max(n, nnz))
-    flat = chain.from_iterable(adj.values())
+    flat = list(chain.from_iterable(adj.values()))
     if nodes == list(range(n)):
-        indices = np.fromiter(flat, dtype=itype, count=nnz)
+        indices = np.fromiter(flat, dtype=np.int64, count=nnz).astype(itype)
     else:
         position = dict(zip(nodes, range(n)))
         indices = np.fromiter(map(position.__getitem__, flat), dtype=itype, count=nnz)

@@ -29,6 +29,12 @@ FUNCTIONS = {
 }
 
 
+#: Graphs with fewer nodes than this are left to NetworkX when the backend is chosen by
+#: ``backend_priority`` (``should_run``): converting them costs more than NetworkX's own
+#: loop (benchmarks/bench_networkx_backend.py, "small graphs").
+SMALL_GRAPH = {"weisfeiler_lehman_graph_hash": 100, "weisfeiler_lehman_subgraph_hashes": 100, "number_of_walks": 16}
+
+
 def _bound(name, args, kwargs):
     """The call's arguments by name, defaults filled in."""
     bound = inspect.signature(FUNCTIONS[name]).bind(*args, **kwargs)
@@ -116,7 +122,14 @@ class BackendInterface:
 
     @staticmethod
     def should_run(name, args, kwargs):
-        """True: wherever the backend can run, it is the faster (benchmarks/bench_networkx_backend.py)."""
+        """True, or why NetworkX is the faster here: a graph of fewer than
+        :data:`SMALL_GRAPH` nodes (``backend=`` runs the backend regardless)."""
+        try:
+            G = _bound(name, args, kwargs)["G"]
+        except (KeyError, TypeError):
+            return True
+        if len(G) < SMALL_GRAPH.get(name, 0):
+            return f"a graph of fewer than {SMALL_GRAPH[name]} nodes: NetworkX's own loop is faster than converting it"
         return True
 
     @staticmethod

@@ -63,16 +63,23 @@ def test_attributes_asked_for_are_converted_too(conversions):
 
 
 def test_backend_priority_and_fallback(conversions):
-    G = nx.complete_graph(10)
+    G = nx.complete_graph(20)
     saved = list(nx.config.backend_priority.algos)
     try:
         nx.config.backend_priority.algos = ["graphinvariants"]
         assert nx.number_of_walks(G, 5) == nx.number_of_walks(G, 5, backend="networkx")
         assert conversions == [G]
-        # 9**20 > 2**63: the backend declines, NetworkX runs it (its int64 answer)
+        # 19**20 > 2**63: the backend declines, NetworkX runs it (its int64 answer)
         assert nx.number_of_walks(G, 20) == nx.number_of_walks(G, 20, backend="networkx")
         # a function the backend does not have: NetworkX's own
-        assert nx.number_of_nodes(G) == 10
+        assert nx.number_of_nodes(G) == 20
+        # should_run: a graph this small is left to NetworkX, unless backend= asks
+        small = nx.path_graph(5)
+        assert "fewer than" in interface.BackendInterface.should_run("weisfeiler_lehman_graph_hash", (small,), {})
+        nx.weisfeiler_lehman_graph_hash(small)
+        assert conversions == [G]
+        nx.weisfeiler_lehman_graph_hash(small, backend="graphinvariants")
+        assert conversions == [G, small]
     finally:
         nx.config.backend_priority.algos = saved
 
@@ -106,6 +113,6 @@ def test_import_networkx_does_not_import_graphinvariants():
 
 def test_environment_variable_sets_the_priority():
     code = ("import warnings; warnings.simplefilter('ignore'); import networkx as nx\n"
-            "G = nx.cycle_graph(6); nx.weisfeiler_lehman_graph_hash(G)\n"
+            "G = nx.cycle_graph(200); nx.weisfeiler_lehman_graph_hash(G)\n"
             "print(nx.config.backend_priority.algos, list(G.__networkx_cache__['backends']))")
     assert run(code, NETWORKX_BACKEND_PRIORITY="graphinvariants") == "['graphinvariants'] ['graphinvariants']"

@@ -23,6 +23,7 @@ digest is NetworkX's, and so is the graph hash (the hex digest of ``str`` of the
 tuple of ``(label, count)`` pairs).
 """
 
+import sys
 import warnings
 from hashlib import blake2b
 
@@ -121,9 +122,9 @@ def _ranks(table):
     return np.fromiter(map(position.__getitem__, items), dtype=np.int64, count=len(items))
 
 
-def _hash_strings(buffer, starts, lengths, digest_size):
-    """Hex BLAKE2b digests (a ``(m, 2 * digest_size)`` uint8 array of ASCII) of the
-    strings ``buffer[starts[i]:starts[i] + lengths[i]]``."""
+def _digests(buffer, starts, lengths, digest_size):
+    """BLAKE2b digests (a ``(m, digest_size)`` uint8 array) of the strings
+    ``buffer[starts[i]:starts[i] + lengths[i]]``."""
     try:
         from .._blake2b_numba import hash_messages
     except ImportError:  # no numba: hashlib, once per distinct string
@@ -132,10 +133,27 @@ def _hash_strings(buffer, starts, lengths, digest_size):
         first = {}
         which = np.fromiter((first.setdefault(item, len(first)) for item in items), dtype=np.int64, count=len(items))
         digests = b"".join([blake2b(item, digest_size=digest_size).digest() for item in first])
-        digests = np.frombuffer(digests, dtype=np.uint8).reshape(len(first), digest_size)[which]
-    else:
-        digests = hash_messages(buffer, starts, lengths, digest_size)
-    out = np.empty((len(digests), 2 * digest_size), dtype=np.uint8)
+        return np.frombuffer(digests, dtype=np.uint8).reshape(len(first), digest_size)[which]
+    return hash_messages(buffer, starts, lengths, digest_size)
+
+
+def _concatenation_digests(source, parts, part_ptr, digest_size):
+    """Digests of the concatenations of strings ``parts[part_ptr[i]:part_ptr[i + 1]]`` of
+    ``source``: streamed into the compiled BLAKE2b with numba, else written out first."""
+    try:
+        if sys.byteorder != "little":
+            raise ImportError("the streamed BLAKE2b reads blocks as little-endian words")
+        from .._blake2b_numba import hash_concatenations
+    except ImportError:
+        data, part_lengths = source.gather(parts)
+        lengths = np.add.reduceat(part_lengths, part_ptr[:-1])
+        return _digests(data, _starts(lengths), lengths, digest_size)
+    return hash_concatenations(source.rows, source.length, parts, part_ptr, digest_size)
+
+
+def _hex(digests):
+    """Lower-case hex of digests, as rows of ASCII (what ``hexdigest`` gives)."""
+    out = np.empty((len(digests), 2 * digests.shape[1]), dtype=np.uint8)
     out[:, 0::2] = _HEX[digests >> 4]
     out[:, 1::2] = _HEX[digests & 15]
     return out
@@ -223,10 +241,8 @@ class _Neighbourhoods:
         else:
             parts[is_piece] = ordered + len(table)
             source = table.joined(pieces)
-        data, part_lengths = source.gather(parts)
-        lengths = np.add.reduceat(part_lengths, own_at) if n else np.zeros(0, dtype=np.int64)
-        hexes = _hash_strings(data, _starts(lengths), lengths, digest_size)
-        return _relabel(hexes)
+        part_ptr = np.append(own_at, len(parts))
+        return _relabel(_concatenation_digests(source, parts, part_ptr, digest_size))
 
 
 def _starts(lengths):
@@ -236,11 +252,30 @@ def _starts(lengths):
     return starts
 
 
-def _relabel(hexes):
-    """Ranks of equal-width hex digests (rows) and the table of the distinct ones."""
-    width = hexes.shape[1]
-    distinct, ids = np.unique(hexes.view(f"S{width}").reshape(-1), return_inverse=True)
-    return ids.reshape(-1), _Strings.from_rows(distinct.view(np.uint8).reshape(len(distinct), width))
+def _relabel(digests):
+    """Ranks of the digests in the order of their hex strings (byte order), and the
+    table of the distinct ones' hex strings."""
+    n, size = digests.shape
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), _Strings.from_rows(np.zeros((0, 2 * size), dtype=np.uint8))
+    padded = np.zeros((n, -(-size // 8) * 8), dtype=np.uint8)
+    padded[:, :size] = digests
+    words = padded.view(">u8").astype(np.uint64)  # big-endian words compare as the bytes do
+    order = np.argsort(words[:, 0])
+    ranked = words[order]
+    same_head = ranked[1:, 0] == ranked[:-1, 0]
+    differ = np.any(ranked[1:, 1:] != ranked[:-1, 1:], axis=1)
+    if np.any(same_head & differ):  # distinct digests sharing their first 8 bytes: sort on all
+        order = np.lexsort(words.T[::-1])
+        ranked = words[order]
+        differ = np.any(ranked[1:] != ranked[:-1], axis=1)
+    else:
+        differ |= ~same_head
+    new = np.ones(n, dtype=bool)
+    new[1:] = differ
+    ids = np.empty(n, dtype=np.int64)
+    ids[order] = np.cumsum(new) - 1
+    return ids, _Strings.from_rows(_hex(digests[order[new]]))
 
 
 def _initial_labels(G, edge_attr, node_attr):
@@ -302,13 +337,29 @@ def weisfeiler_lehman_graph_hash(G, edge_attr=None, node_attr=None, iterations=3
     labels, table = _initial_labels(G, edge_attr, node_attr)
     if not edge_attr and not node_attr:
         iterations -= 1
-    counts = []
+    items, n_items = [], 0
     if iterations > 0 and len(G):
         neighbourhoods = _Neighbourhoods(G, edge_attr)
         for _ in range(iterations):
             labels, table = neighbourhoods.step(labels, table, digest_size)
-            counts.extend(zip(table.strings(), np.bincount(labels, minlength=len(table)).tolist()))
-    return blake2b(str(tuple(counts)).encode("ascii"), digest_size=digest_size).hexdigest()
+            items.append(_counter_items(table, np.bincount(labels, minlength=len(table))))
+            n_items += len(table)
+    # NetworkX hashes str(tuple(the (label, count) pairs of every iteration))
+    text = b"(" + b"".join(items)[:-2] + (b",)" if n_items == 1 else b")")
+    return blake2b(text, digest_size=digest_size).hexdigest()
+
+
+def _counter_items(table, counts):
+    """``"('label', count), "`` for every label of the table (hex strings) and its count,
+    concatenated: ``str`` of a tuple of such pairs, written for all pairs at once."""
+    distinct, which = np.unique(counts, return_inverse=True)
+    tails = _Strings.from_bytes([b"', %d), " % c for c in distinct.tolist()])
+    m, width = table.rows.shape
+    rows = np.zeros((m, 2 + width + tails.rows.shape[1]), dtype=np.uint8)
+    rows[:, :2] = np.frombuffer(b"('", dtype=np.uint8)
+    rows[:, 2:2 + width] = table.rows
+    rows[:, 2 + width:] = tails.rows[which.reshape(-1)]
+    return _Strings(rows, 2 + width + tails.length[which.reshape(-1)]).gather(np.arange(m))[0].tobytes()
 
 
 def weisfeiler_lehman_subgraph_hashes(G, edge_attr=None, node_attr=None, iterations=3, digest_size=16,
@@ -333,7 +384,7 @@ def weisfeiler_lehman_subgraph_hashes(G, edge_attr=None, node_attr=None, iterati
     initial = None
     if include_initial_labels or (not edge_attr and not node_attr):
         data, lengths = table.gather(np.arange(len(table)))
-        initial = _hash_strings(data, _starts(lengths), lengths, digest_size)
+        initial = _hex(_digests(data, _starts(lengths), lengths, digest_size))
         initial = np.array([bytes(row).decode("ascii") for row in initial], dtype=object)[labels].tolist()
     if include_initial_labels:
         columns.append(initial)
