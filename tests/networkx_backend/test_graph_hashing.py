@@ -56,16 +56,14 @@ def test_subgraph_hashes_are_networkx_strings(G, kwargs, initial):
 
 
 def test_larger_graphs_with_many_distinct_labels():
-    # a few thousand nodes: the labels become all distinct after two iterations
-    for G in (nx.barabasi_albert_graph(3000, 3, seed=1), nx.gnp_random_graph(2000, 0.004, seed=2, directed=True)):
+    # 5,000 nodes (past blake2b's thread blocks): the labels become all distinct
+    for G in (nx.barabasi_albert_graph(5000, 2, seed=1), nx.gnp_random_graph(5000, 0.0006, seed=2, directed=True)):
         for u in G:
             G.nodes[u]["a"] = u % 7 * 11
         for u, v in G.edges:
             G.edges[u, v]["e"] = (u * v) % 13
-        for kwargs in ({}, {"node_attr": "a"}, {"edge_attr": "e"}, {"node_attr": "a", "edge_attr": "e"}):
-            mine, theirs, *_ = both(G, "weisfeiler_lehman_subgraph_hashes", iterations=4, **kwargs)
-            assert mine == theirs
-            mine, theirs, *_ = both(G, "weisfeiler_lehman_graph_hash", iterations=4, **kwargs)
+        for kwargs in ({}, {"node_attr": "a", "edge_attr": "e"}):
+            mine, theirs, *_ = both(G, "weisfeiler_lehman_subgraph_hashes", iterations=3, **kwargs)
             assert mine == theirs
 
 
