@@ -116,3 +116,16 @@ def test_environment_variable_sets_the_priority():
             "G = nx.cycle_graph(200); nx.weisfeiler_lehman_graph_hash(G)\n"
             "print(nx.config.backend_priority.algos, list(G.__networkx_cache__['backends']))")
     assert run(code, NETWORKX_BACKEND_PRIORITY="graphinvariants") == "['graphinvariants'] ['graphinvariants']"
+
+
+def test_a_converted_graph_dispatches_by_itself():
+    G = nx.path_graph(150)
+    nx.set_node_attributes(G, {u: u % 4 for u in G}, "a")
+    H = interface.BackendInterface.convert_from_nx(G, node_attrs={"a": None})
+    assert nx.weisfeiler_lehman_graph_hash(H, node_attr="a") == nx.weisfeiler_lehman_graph_hash(G, node_attr="a")
+    assert nx.number_of_walks(H, 2) == nx.number_of_walks(G, 2)
+    reason = interface.BackendInterface.can_run("weisfeiler_lehman_graph_hash", (H,), {"edge_attr": "w"})
+    assert "without the edge attribute 'w'" in reason
+    with pytest.raises(NotImplementedError):
+        nx.weisfeiler_lehman_graph_hash(H, edge_attr="w")
+    assert nx.utils.graphs_equal(interface.BackendInterface.convert_to_nx(H), G)
