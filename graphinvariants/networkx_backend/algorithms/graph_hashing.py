@@ -193,7 +193,12 @@ class _Neighbourhoods:
             self.row, self.neighbour, self.side = rows, cols, np.zeros(len(rows), dtype=np.int64)
             self.prefix = prefix if edge_attr is not None else None
         self.n = n
-        self.counts = np.bincount(self.row, minlength=n)
+        self.group = self.row * 2 + self.side  # sort key: node, then side
+        counts = np.bincount(self.row, minlength=n)
+        # node i's string: its own label, then its pieces; where each goes among the parts
+        self.own_at = np.arange(n, dtype=np.int64) + np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+        self.is_piece = np.ones(n + len(self.row), dtype=bool)
+        self.is_piece[self.own_at] = False
 
     def tokens(self, labels, table):
         """Each entry's piece as an id of a piece table, the pieces' ranks, and the table."""
@@ -221,27 +226,23 @@ class _Neighbourhoods:
 
     def step(self, labels, table, digest_size):
         """One WL iteration: the new labels (ranks) and their table of hex digests."""
-        n = self.n
         token, rank, pieces = self.tokens(labels, table)
         n_ranks = int(rank.max(initial=-1)) + 1
         representative = np.empty(max(n_ranks, 1), dtype=np.int64)
         representative[rank] = np.arange(len(rank))
-        keys = (self.row * 2 + self.side) * max(n_ranks, 1) + rank[token]
+        keys = self.group * max(n_ranks, 1) + rank[token]
         keys.sort()
         ordered = representative[keys % max(n_ranks, 1)]
-        # node i's string: its own label (table id), then its pieces (pieces ids, shifted)
-        own_at = np.arange(n) + np.concatenate(([0], np.cumsum(self.counts)[:-1])).astype(np.int64)
-        parts = np.empty(n + len(ordered), dtype=np.int64)
-        is_piece = np.ones(len(parts), dtype=bool)
-        is_piece[own_at] = False
-        parts[own_at] = labels
+        parts = np.empty(len(self.is_piece), dtype=np.int64)
+        parts[self.own_at] = labels
+        is_piece = self.is_piece
         if pieces is table:
             parts[is_piece] = ordered
             source = table
         else:
             parts[is_piece] = ordered + len(table)
             source = table.joined(pieces)
-        part_ptr = np.append(own_at, len(parts))
+        part_ptr = np.append(self.own_at, len(parts))
         return _relabel(_concatenation_digests(source, parts, part_ptr, digest_size))
 
 
