@@ -32,6 +32,9 @@ LINKED = {
         ("networkx.DiGraph", "py:class", "reference/classes/digraph.html#networkx.DiGraph"),
         ("networkx.MultiGraph", "py:class", "reference/classes/multigraph.html#networkx.MultiGraph"),
         ("networkx.to_scipy_sparse_array", "py:function", "reference/generated/networkx.convert_matrix.to_scipy_sparse_array.html#networkx.convert_matrix.to_scipy_sparse_array"),
+        ("networkx.weisfeiler_lehman_graph_hash", "py:function", "reference/algorithms/generated/networkx.algorithms.graph_hashing.weisfeiler_lehman_graph_hash.html#networkx.algorithms.graph_hashing.weisfeiler_lehman_graph_hash"),
+        ("networkx.weisfeiler_lehman_subgraph_hashes", "py:function", "reference/algorithms/generated/networkx.algorithms.graph_hashing.weisfeiler_lehman_subgraph_hashes.html#networkx.algorithms.graph_hashing.weisfeiler_lehman_subgraph_hashes"),
+        ("networkx.number_of_walks", "py:function", "reference/algorithms/generated/networkx.algorithms.walks.number_of_walks.html#networkx.algorithms.walks.number_of_walks"),
     ],
     "igraph": [
         ("igraph.Graph", "py:class", "igraph.Graph.html#igraph.Graph"),

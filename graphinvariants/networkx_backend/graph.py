@@ -1,0 +1,228 @@
+"""The backend's graph type: a NetworkX graph read once into CSR, with the attributes asked for.
+
+NetworkX converts a graph for a backend by calling the backend's ``convert_from_nx``
+and keeps the result in the graph's conversion cache (``G.__networkx_cache__``, on by
+default, ``nx.config.cache_converted_graphs``), keyed by the attributes it asked for;
+any method that changes the graph (``add_edge`` ...) empties that cache. So a graph is
+read once per set of attributes, however many backend calls follow.
+"""
+
+from itertools import chain
+
+import networkx as nx
+import numpy as np
+import scipy.sparse as sp
+
+from ..graphs.csr import index_dtype
+
+__all__ = ["BackendGraph", "MISSING", "from_networkx", "to_networkx"]
+
+
+class _Missing:
+    """The value of an attribute a node or an edge does not have (NetworkX would raise
+    ``KeyError`` on reading it, and so does the backend, at the same moment)."""
+
+    def __repr__(self):
+        return "MISSING"
+
+    def __reduce__(self):
+        return "MISSING"
+
+
+#: The placeholder for an attribute a node or edge does not have.
+MISSING = _Missing()
+
+
+class BackendGraph:
+    """A NetworkX graph as the ``graphinvariants`` backend holds it.
+
+    Parameters
+    ----------
+    nodes : list
+        The node keys, in the graph's order (``list(G)``); row ``i`` is ``nodes[i]``.
+    adjacency : scipy.sparse.csr_array of int64
+        Out-neighbours by row; a stored value is the number of edges from the row's
+        node to the column's (1 in a simple graph, the number of keys in a multigraph);
+        an undirected graph stores both directions, a self-loop once.
+    directed, multigraph : bool
+        What kind of NetworkX graph it was read from.
+    node_attrs : dict, optional
+        Attribute name -> list of values, one per node (:data:`MISSING` where absent).
+    edge_attrs : dict, optional
+        Attribute name -> object array, one value per stored entry of ``adjacency``
+        (:data:`MISSING` where absent). Not kept for multigraphs (their parallel edges
+        share one stored entry).
+    graph_attrs : dict, optional
+        The graph's own attributes (``G.graph``).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from graphinvariants.networkx_backend.graph import from_networkx
+    >>> G = nx.Graph([("a", "b", {"w": 2}), ("b", "c")])
+    >>> H = from_networkx(G, edge_attrs={"w": None})
+    >>> H
+    <BackendGraph: undirected, 3 nodes, 2 edges>
+    >>> H.adjacency.toarray().tolist()
+    [[0, 1, 0], [1, 0, 1], [0, 1, 0]]
+    >>> H.edge_attrs["w"].tolist()
+    [2, 2, MISSING, MISSING]
+    """
+
+    __networkx_backend__ = "graphinvariants"
+
+    def __init__(self, nodes, adjacency, *, directed, multigraph, node_attrs=None, edge_attrs=None,
+                 graph_attrs=None):
+        self.nodes = nodes
+        self.adjacency = adjacency
+        self.directed = bool(directed)
+        self.multigraph = bool(multigraph)
+        self.node_attrs = {} if node_attrs is None else node_attrs
+        self.edge_attrs = {} if edge_attrs is None else edge_attrs
+        self.graph = {} if graph_attrs is None else graph_attrs
+
+    # the few Graph methods NetworkX's decorators (not_implemented_for ...) call
+    def is_directed(self):
+        """True if read from a directed graph."""
+        return self.directed
+
+    def is_multigraph(self):
+        """True if read from a multigraph."""
+        return self.multigraph
+
+    def number_of_nodes(self):
+        """The number of nodes."""
+        return len(self.nodes)
+
+    def number_of_edges(self):
+        """The number of edges (parallel edges counted, as NetworkX counts them)."""
+        A = self.adjacency
+        total = int(A.data.sum())
+        if self.directed:
+            return total
+        loops = int(A.diagonal().sum())
+        return (total + loops) // 2
+
+    def __len__(self):
+        return len(self.nodes)
+
+    def __iter__(self):
+        return iter(self.nodes)
+
+    def __repr__(self):
+        kind = "directed" if self.directed else "undirected"
+        if self.multigraph:
+            kind += " multigraph"
+        return f"<BackendGraph: {kind}, {len(self.nodes)} nodes, {self.number_of_edges()} edges>"
+
+    def row_sums(self):
+        """Out-degrees counted with multiplicity (int64), the row sums of ``adjacency``."""
+        return np.diff(self.adjacency.indptr) if not self.multigraph else self.adjacency.sum(axis=1)
+
+
+def _attributes_to_read(wanted, preserve, dicts):
+    """The names to keep: ``wanted``'s keys, every name found if ``preserve``, else none."""
+    if wanted is not None:
+        return list(wanted)
+    if preserve:
+        return sorted(set(chain.from_iterable(dicts)), key=repr)
+    return []
+
+
+def from_networkx(G, *, edge_attrs=None, node_attrs=None, preserve_edge_attrs=False,
+                  preserve_node_attrs=False, preserve_graph_attrs=False):
+    """Read a NetworkX graph into a :class:`BackendGraph` (``convert_from_nx``'s work).
+
+    Parameters
+    ----------
+    G : networkx.Graph, DiGraph, MultiGraph or MultiDiGraph
+    edge_attrs, node_attrs : dict, optional
+        Attribute name -> default, as NetworkX's dispatcher passes them. Only the names
+        are used: an absent attribute is kept as :data:`MISSING`, so that the backend
+        raises NetworkX's ``KeyError`` where NetworkX reads it.
+    preserve_edge_attrs, preserve_node_attrs, preserve_graph_attrs : bool
+        Keep every attribute found (when no names are given).
+
+    Raises
+    ------
+    NotImplementedError
+        For edge attributes of a multigraph (its parallel edges are one stored entry).
+    """
+    adj = G._adj
+    n = len(adj)
+    nodes = list(adj)
+    multigraph = G.is_multigraph()
+    lengths = np.fromiter(map(len, adj.values()), dtype=np.int64, count=n)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(lengths, out=indptr[1:])
+    nnz = int(indptr[-1])
+    itype = index_dtype(max(n, nnz))
+    flat = list(chain.from_iterable(adj.values()))
+    if nodes == list(range(n)):
+        indices = np.fromiter(flat, dtype=np.int64, count=nnz).astype(itype)
+    else:
+        position = dict(zip(nodes, range(n)))
+        indices = np.fromiter(map(position.__getitem__, flat), dtype=itype, count=nnz)
+    if multigraph:
+        data = np.fromiter(map(len, chain.from_iterable(nbrs.values() for nbrs in adj.values())),
+                           dtype=np.int64, count=nnz)
+    else:
+        data = np.ones(nnz, dtype=np.int64)
+    A = sp.csr_array((data, indices, indptr.astype(itype, copy=False)), shape=(n, n))
+
+    node_names = _attributes_to_read(node_attrs, preserve_node_attrs, G._node.values())
+    kept_nodes = {name: [dd.get(name, MISSING) for dd in G._node.values()] for name in node_names}
+    edge_dicts = chain.from_iterable(nbrs.values() for nbrs in adj.values())
+    edge_names = [] if (edge_attrs is None and not preserve_edge_attrs) else None
+    if edge_names is None:
+        if multigraph:
+            raise NotImplementedError("the graphinvariants backend keeps no edge attributes of multigraphs")
+        edge_names = _attributes_to_read(edge_attrs, preserve_edge_attrs, list(edge_dicts))
+    kept_edges = {}
+    for name in edge_names:
+        values = np.empty(nnz, dtype=object)
+        values[:] = [d.get(name, MISSING) for d in chain.from_iterable(nbrs.values() for nbrs in adj.values())]
+        kept_edges[name] = values
+    graph_attrs = dict(G.graph) if preserve_graph_attrs else None
+    return BackendGraph(nodes, A, directed=G.is_directed(), multigraph=multigraph, node_attrs=kept_nodes,
+                        edge_attrs=kept_edges, graph_attrs=graph_attrs)
+
+
+def to_networkx(H):
+    """The NetworkX graph a :class:`BackendGraph` was read from, with the attributes it kept.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from graphinvariants.networkx_backend.graph import from_networkx, to_networkx
+    >>> G = nx.MultiDiGraph([(0, 1), (0, 1), (1, 1)])
+    >>> H = to_networkx(from_networkx(G))
+    >>> type(H).__name__, sorted(H.edges())
+    ('MultiDiGraph', [(0, 1), (0, 1), (1, 1)])
+    """
+    if H.directed:
+        G = nx.MultiDiGraph() if H.multigraph else nx.DiGraph()
+    else:
+        G = nx.MultiGraph() if H.multigraph else nx.Graph()
+    G.graph.update(H.graph)
+    nodes = H.nodes
+    G.add_nodes_from(nodes)
+    for name, values in H.node_attrs.items():
+        for node, value in zip(nodes, values):
+            if value is not MISSING:
+                G._node[node][name] = value
+    A = H.adjacency
+    rows = np.repeat(np.arange(len(nodes)), np.diff(A.indptr)).tolist()
+    cols = A.indices.tolist()
+    counts = A.data.tolist()
+    for position, (i, j, count) in enumerate(zip(rows, cols, counts)):
+        if not H.directed and j < i:
+            continue
+        u, v = nodes[i], nodes[j]
+        if H.multigraph:
+            G.add_edges_from([(u, v)] * count)
+        else:
+            data = {name: values[position] for name, values in H.edge_attrs.items()
+                    if values[position] is not MISSING}
+            G.add_edge(u, v, **data)
+    return G
