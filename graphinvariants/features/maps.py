@@ -113,8 +113,10 @@ def _as_collection(X, what):
 class _ExactMember:
     """One exact member's map: the fitted graphs' vocabulary (a batch of the member's
     embeddings whose counts are the identity, so that ``merge`` with it gives the place
-    of every fitted label in the merged vocabulary) and, for an assignment kernel, the
-    unary width of every label."""
+    of every fitted label in the merged vocabulary), its fitted count map (where a new
+    graph's labels sit among the fitted ones, looked up in time set by that graph:
+    :meth:`~graphinvariants.embeddings.counts.CountFeatures.count_map`) and, for an
+    assignment kernel, the unary width of every label."""
 
     def __init__(self, name, functional, embedded, weight):
         n_labels = embedded.counts.shape[1]
@@ -123,6 +125,7 @@ class _ExactMember:
         self.name = name
         self.functional = functional
         self.probe = probe
+        self.count_map = functional.count_map(embedded)
         self.assignment = isinstance(functional, OptimalAssignment)
         self.widths = column_maxima(embedded.counts) if self.assignment else None
         self.scale = float(np.sqrt(weight))
@@ -134,31 +137,42 @@ class _ExactMember:
                          or getattr(functional, "edge_label", None) is not None)
 
     def features(self, block, embedded=None):
-        """``(rows, unseen, total)``: the rows of ``block`` and, per graph, its label
-        counts on labels no fitted graph has and all its label counts; ``embedded``: its
-        embeddings if already made (rows of a batch of more graphs, see :func:`_rows`)."""
+        """``(rows, unseen, total, missing)``: the rows of ``block`` and, per graph, its
+        label counts on labels no fitted graph has, all its label counts, and the part
+        of its kernel value with itself (``weight`` times 1) that its row lacks for
+        them; ``embedded``: its embeddings if already made (rows of a batch of more
+        graphs, see :func:`_rows`)."""
+        counts = None
         if embedded is None:
             embedded = self.functional.as_embeddings(block, what="X")
-        place, counts = self.functional.merge(self.probe, embedded)
-        counts = sp.csr_array(counts)
-        # the fitted labels' counts; the norm is that of all counts (unseen labels too)
-        kept = sp.csr_array(counts @ sp.csr_array(place).T)
-        kept.sum_duplicates()
+            # the fitted labels' counts (found by the fitted count map, in time set by
+            # the block); the norm is that of all counts (unseen labels too)
+            kept = self.count_map.counts(embedded)
+        else:  # rows of the fitted batch itself (fit_transform): its columns are the fitted ones
+            counts = sp.csr_array(embedded.counts)
+            if not counts.has_canonical_format:
+                counts.sum_duplicates()
+            kept = counts.copy()
+        counts = sp.csr_array(embedded.counts) if counts is None else counts
         total = np.asarray(counts.sum(axis=1), dtype=np.float64).reshape(-1)
         unseen = total - np.asarray(kept.sum(axis=1), dtype=np.float64).reshape(-1)
         if self.assignment:
-            norms = np.asarray(counts.sum(axis=1), dtype=np.float64).reshape(-1)  # nodes x levels
+            norms = total  # nodes x levels
             kept.data = np.minimum(kept.data, self.widths[kept.indices].astype(np.float64))
             kept = unary_code(kept, self.widths)
+            held = np.diff(kept.indptr).astype(np.float64)
         else:
             norms = squared_norms(counts)
-        with np.errstate(divide="ignore"):
+            held = squared_norms(kept)
+        with np.errstate(divide="ignore", invalid="ignore"):
             scale = np.where(norms > 0, self.scale / np.sqrt(norms), 0.0)
+            # integers, exact: the share of K(G, G) on labels no fitted graph has
+            missing = np.where(norms > 0, self.scale**2 * ((norms - held) / norms), 0.0)
         kept = sp.csr_array(kept)
         kept.data = kept.data * np.repeat(scale, np.diff(kept.indptr))
         if not self.labelled:
             unseen = total = np.zeros(len(total))
-        return kept, unseen, total
+        return kept, unseen, total, missing
 
 
 class _RandomMember:
@@ -172,12 +186,12 @@ class _RandomMember:
         self.n_columns = int(functional.n_features)
 
     def features(self, block, embedded=None):
-        """``(rows, unseen, total)`` as :meth:`_ExactMember.features` gives them; random
-        features have no labels, so none is unseen."""
+        """``(rows, unseen, total, missing)`` as :meth:`_ExactMember.features` gives
+        them; random features have no labels, so none is unseen."""
         if embedded is None:
             embedded = self.functional.as_embeddings(block, what="X")
         none = np.zeros(len(block))
-        return sp.csr_array(self.scale * self.functional.features(embedded)), none, none
+        return sp.csr_array(self.scale * self.functional.features(embedded)), none, none, none
 
 
 class _OneTerm:
@@ -514,11 +528,12 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
 
     def _block(self, block, embedded=None):
         """``(features, unseen)``: :meth:`transform_block` without its warning, and per
-        graph its label counts (in the exact members) on labels no fitted graph has and
-        all of them (an array of shape (2, len(block))); ``embedded``: the exact
+        graph its label counts (in the exact members) on labels no fitted graph has, all
+        of them, and what its row lacks of ``K(G, G)`` for them (an array of shape (3,
+        len(block)), see :meth:`transform_with_missing`); ``embedded``: the exact
         members' embeddings of the block when made already (by :meth:`fit`, in
         :meth:`fit_transform`)."""
-        unseen = np.zeros((2, len(block)))
+        unseen = np.zeros((3, len(block)))
         if len(block) == 0:  # an empty partition
             return sp.csr_array((0, self.n_features_out_)), unseen
         if embedded is None:
@@ -540,7 +555,7 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         """One warning for the graphs (rows of ``features``; ``unseen``: :meth:`_block`'s
         counts of every block) more than :data:`UNSEEN_WARNING_SHARE` of whose labels
         are unseen."""
-        unseen, total = np.hstack(unseen) if unseen else np.zeros((2, 0))
+        unseen, total, _ = np.hstack(unseen) if unseen else np.zeros((3, 0))
         mostly = np.flatnonzero(unseen > UNSEEN_WARNING_SHARE * total)
         if not len(mostly):
             return
@@ -569,7 +584,48 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         check_is_fitted(self, "n_features_out_")
         return self._transform(_as_collection(X, "X"))
 
-    def _transform(self, X, embedded=None):
+    def transform_with_missing(self, X):
+        """Features of ``X`` and, per graph, the part of its kernel value with itself
+        that its row lacks: the exactly mapped members' labels that no graph given to
+        ``fit`` has add nothing to a row, while they count in the norm it is divided by.
+
+        A row's inner product with the row of any graph given to ``fit`` is the exact
+        members' kernel value all the same; its inner product with itself is
+        ``K(G, G) - missing`` there (for a fixed count kernel, ``1 - missing``), to
+        rounding. :class:`~graphinvariants.NearestGraphs` adds it back as a column of
+        the query's own, so that a kernel name's distances are ``sqrt(2 - 2 K)``.
+
+        Parameters
+        ----------
+        X : sequence of graphs, GraphBatch or TUDataset
+
+        Returns
+        -------
+        features : scipy.sparse.csr_array of shape (len(X), n_features)
+            As :meth:`transform` gives them.
+        missing : numpy.ndarray of float64, shape (len(X),)
+            0 for a graph all of whose labels were seen at ``fit``; for a member of
+            weight ``w``, ``w`` times the share of the graph's squared norm (for an
+            assignment kernel, of its count total) on unseen labels, summed over
+            members (exact integer ratios, rounded once).
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> import graphinvariants as gi
+        >>> features = gi.GraphFeatures("wl:n_iter=1").fit([nx.path_graph(4)])
+        >>> X, missing = features.transform_with_missing([nx.path_graph(5), nx.star_graph(3)])
+        >>> # the path's middle label (2; 2, 2): 1 of its squared norm 22; the star's degree 3,
+        >>> # (1; 3) three times and (3; 1, 1, 1): 1 + 9 + 1 of 20
+        >>> missing.round(4).tolist()
+        [0.0455, 0.55]
+        >>> (X.multiply(X).sum(axis=1) + missing).round(12).tolist()
+        [1.0, 1.0]
+        """
+        check_is_fitted(self, "n_features_out_")
+        return self._transform(_as_collection(X, "X"), missing=True)
+
+    def _transform(self, X, embedded=None, missing=False):
         n = len(X)
         starts = range(0, n, self.block_size)
         blocks, unseen = [], []
@@ -580,8 +636,11 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
             blocks.append(block)
             unseen.append(counts)
         if not blocks:
-            return sp.csr_array((0, self.n_features_out_))
+            out = sp.csr_array((0, self.n_features_out_))
+            return (out, np.zeros(0)) if missing else out
         out = _small_indices(sp.csr_array(sp.vstack(blocks, format="csr")))
+        if missing:  # (the search adds what is missing back: no warning)
+            return out, np.hstack(unseen)[2]
         self._warn_unseen(out, unseen, stacklevel=5)  # transform is wrapped by scikit-learn's set_output
         return out
 
