@@ -156,16 +156,23 @@ class _ExactMember:
         counts = sp.csr_array(embedded.counts) if counts is None else counts
         total = np.asarray(counts.sum(axis=1), dtype=np.float64).reshape(-1)
         unseen = total - np.asarray(kept.sum(axis=1), dtype=np.float64).reshape(-1)
-        if self.assignment:
+        if self.assignment:  # (min(a, b) is not proportional: no common divisor taken out)
             norms = total  # nodes x levels
             kept.data = np.minimum(kept.data, self.widths[kept.indices].astype(np.float64))
             kept = unary_code(kept, self.widths)
             held = np.diff(kept.indptr).astype(np.float64)
+            divisor = norms
         else:
             norms = squared_norms(counts)
             held = squared_norms(kept)
+            # the counts divided by their greatest common divisor first (exact: integers):
+            # proportional counts (K = 1, a graph and two copies of it) then give the same
+            # row to the last bit, so they are at distance exactly 0, as K says
+            common = _row_gcd(counts)
+            kept.data = kept.data / np.repeat(common, np.diff(kept.indptr))
+            divisor = norms / common**2
         with np.errstate(divide="ignore", invalid="ignore"):
-            scale = np.where(norms > 0, self.scale / np.sqrt(norms), 0.0)
+            scale = np.where(norms > 0, self.scale / np.sqrt(divisor), 0.0)
             # integers, exact: the share of K(G, G) on labels no fitted graph has
             missing = np.where(norms > 0, self.scale**2 * ((norms - held) / norms), 0.0)
         kept = sp.csr_array(kept)
@@ -799,6 +806,18 @@ def _rows(embedded, start, stop):
     piece = copy.copy(embedded)
     piece.counts = sp.csr_array(embedded.counts[start:stop])
     return piece
+
+
+def _row_gcd(counts):
+    """Greatest common divisor of every row's counts (CSR of integral floats; 1 for an
+    empty row), as float64."""
+    out = np.ones(counts.shape[0])
+    lengths = np.diff(counts.indptr)
+    full = np.flatnonzero(lengths)
+    if len(full):
+        values = np.abs(counts.data.astype(np.int64))
+        out[full] = np.gcd.reduceat(values, counts.indptr[:-1][full]).astype(np.float64)
+    return np.maximum(out, 1.0)
 
 
 def _small_indices(matrix):
