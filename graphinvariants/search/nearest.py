@@ -7,10 +7,16 @@ engine is a parameter, not a module.
   ``kernel="learned"``: mapped by :class:`~graphinvariants.GraphFeatures`, which
   needs ``y`` at ``fit``, or give it fitted), any fitted or unfitted
   :class:`~graphinvariants.GraphFeatures` (of any kernel), or a kernel name (``"wl"``,
-  ``"power*histogram"``, a :class:`~graphinvariants.GraphKernel` of a fixed kernel):
-  searched exactly by the pair engine (blockwise, in bounded memory), or, with
-  ``index="approximate"``, over its :class:`~graphinvariants.GraphFeatures` rows (exact
-  counts where the kernel has them, Nystroem for the rest).
+  ``"power*histogram"``, a :class:`~graphinvariants.GraphKernel` of a fixed kernel).
+  A name whose kernel is a count member (``wl``, ``wloa``, ``wl_closed``, the walk
+  histograms, ``rooted_subgraph``, ``shortest_path``, ...) has exact rows: it is
+  searched by the index over its :class:`~graphinvariants.GraphFeatures` rows, a new
+  graph made into its row by the fitted count map in time set by that graph, not by
+  the collection. Any other name (``"power"``, products and sums) is searched exactly
+  by the pair engine (blockwise, in bounded memory), or, with ``index="approximate"``,
+  over its Nystroem rows. A name's members read the node and edge labels
+  (``"label"``) wherever the fitted graphs carry them (SMILES strings: atoms and
+  bonds), unless its parameters say otherwise.
 * ``index="exact"`` searches feature rows by :class:`~graphinvariants.search.exact.ExactIndex`
   (exact top-k, scoring only the rows a projection bound cannot rule out, bounded
   memory); ``index="approximate"`` by a graph of neighbours
@@ -24,7 +30,10 @@ engine is a parameter, not a module.
   given no graphs), and searched a part at a time (on ``client`` if given).
 
 Distances are kernel-induced, ascending, equal distances ordered by position: for a
-kernel name ``sqrt(max(0, 2 - 2 K))`` (``K(G, G) = 1``); for feature rows their
+kernel name ``sqrt(max(0, 2 - 2 K))`` (``K(G, G) = 1``; over rows, a query's labels
+unseen at fit, which add nothing to its inner products, keep their share of its norm in
+a column no fitted row has, so its distance is still ``sqrt(2 - 2 K)``, to rounding:
+about ``1e-16`` on ``2 - 2 K``); for feature rows their
 Euclidean distance ``sqrt(max(0, <q, q> + <x, x> - 2 <q, x>))``, every inner product one
 fixed sum per pair (:func:`~graphinvariants.search.exact.pair_inner_products`), so the
 exact answer does not depend on blocks, batches or parts, and identical graphs are at
@@ -180,10 +189,13 @@ class NearestGraphs(BaseEstimator):
         of any kernel; the deprecated ``NystroemGraphKernel``, ``MeanMapFeatures`` and
         ``LearnedFeatures`` are spellings of it): used as it is if fitted, else cloned
         and fitted on the graphs of ``fit``. A kernel name for
-        :func:`~graphinvariants.kernel_matrix` (``"wl"``, ``"power*histogram"``):
-        searched exactly by the pair engine (no feature rows), or with
-        ``index="approximate"`` over its :class:`~graphinvariants.GraphFeatures` rows
-        (:data:`NYSTROEM_COMPONENTS` landmarks for the Nystroem part).
+        :func:`~graphinvariants.kernel_matrix` (``"wl"``, ``"power*histogram"``): a
+        count member is searched by the index over its exact
+        :class:`~graphinvariants.GraphFeatures` rows; any other kernel exactly by the
+        pair engine (no feature rows), or with ``index="approximate"`` over its
+        :class:`~graphinvariants.GraphFeatures` rows (:data:`NYSTROEM_COMPONENTS`
+        landmarks for the Nystroem part). Its members read the labels the fitted graphs
+        carry (``node_label="label"``, ``edge_label="label"`` where they have them).
     n_neighbors : int, keyword-only, default=5
         Neighbours returned by :meth:`kneighbors` and :meth:`kneighbors_graph` when
         they are not told (5, as scikit-learn's ``NearestNeighbors``).
@@ -229,7 +241,7 @@ class NearestGraphs(BaseEstimator):
     Attributes
     ----------
     feature_map_ : transformer or None
-        The fitted feature map (None when a kernel name is searched exactly).
+        The fitted feature map (None when a kernel name is searched by the pair engine).
     index_ : ExactIndex, ApproximateIndex or None
         The in-process index (None on ``client`` or over ``store``).
     n_samples_fit_ : int
@@ -726,21 +738,23 @@ class NearestGraphs(BaseEstimator):
         """Add ``graphs`` to the fitted index (positions continue from
         :attr:`n_samples_fit_`); the feature map stays as fitted. In process only.
 
-        A graph added is a row of the fitted map: its labels that no graph given to
-        ``fit`` has add nothing to its inner products, so a later query that shares
-        such a label with it gets a kernel value without that label's term (against the
-        graphs given to ``fit``, every value stays exact). Its distance to itself is
-        still 0, and a kernel name's distances are still ``sqrt(2 - 2 K)``.
+        A graph added is a row of the fitted map (for a kernel name, its
+        :class:`~graphinvariants.GraphFeatures` rows): its labels that no graph given
+        to ``fit`` has add nothing to its inner products, not even with a copy of it,
+        so a later query that shares such labels with it gets a kernel value without
+        their terms (a kernel name's distance is then ``sqrt(2 - 2 K)`` of that value;
+        against the graphs given to ``fit`` every value stays exact). Fit again over
+        all the graphs to take their labels in.
 
         Examples
         --------
         >>> import networkx as nx
         >>> import graphinvariants as gi
-        >>> search = gi.NearestGraphs("wl", n_neighbors=1).fit([nx.path_graph(n) for n in range(3, 8)])
-        >>> search.partial_fit([nx.star_graph(5)]).n_samples_fit_
+        >>> search = gi.NearestGraphs("wl", n_neighbors=2).fit([nx.path_graph(n) for n in range(3, 8)])
+        >>> search.partial_fit([nx.path_graph(4)]).n_samples_fit_
         6
-        >>> search.kneighbors([nx.star_graph(5)])
-        (array([[0.]]), array([[5]]))
+        >>> search.kneighbors([nx.path_graph(4)])  # the fitted copy and the added one, by position
+        (array([[0., 0.]]), array([[1, 5]]))
         """
         check_is_fitted(self, "n_samples_fit_")
         if self.index_ is None:
