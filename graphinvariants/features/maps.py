@@ -136,7 +136,7 @@ class _ExactMember:
         self.labelled = (getattr(functional, "node_label", None) is not None
                          or getattr(functional, "edge_label", None) is not None)
 
-    def features(self, block, embedded=None):
+    def features(self, block, embedded=None, what="X"):
         """``(rows, unseen, total, missing)``: the rows of ``block`` and, per graph, its
         label counts on labels no fitted graph has, all its label counts, and the part
         of its kernel value with itself (``weight`` times 1) that its row lacks for
@@ -144,7 +144,7 @@ class _ExactMember:
         graphs, see :func:`_rows`)."""
         counts = None
         if embedded is None:
-            embedded = self.functional.as_embeddings(block, what="X")
+            embedded = self.functional.as_embeddings(block, what=what)
             # the fitted labels' counts (found by the fitted count map, in time set by
             # the block); the norm is that of all counts (unseen labels too)
             kept = self.count_map.counts(embedded)
@@ -192,11 +192,11 @@ class _RandomMember:
         self.scale = float(np.sqrt(weight))
         self.n_columns = int(functional.n_features)
 
-    def features(self, block, embedded=None):
+    def features(self, block, embedded=None, what="X"):
         """``(rows, unseen, total, missing)`` as :meth:`_ExactMember.features` gives
         them; random features have no labels, so none is unseen."""
         if embedded is None:
-            embedded = self.functional.as_embeddings(block, what="X")
+            embedded = self.functional.as_embeddings(block, what=what)
         none = np.zeros(len(block))
         return sp.csr_array(self.scale * self.functional.features(embedded)), none, none, none
 
@@ -491,10 +491,10 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
                           "n_landmarks_, and the columns get_feature_names_out names nystroem_*)",
                           UserWarning, stacklevel=4)
 
-    def _side(self, block):
+    def _side(self, block, what="X"):
         """What :meth:`_rest` reads of ``block``: member name -> its embeddings (library
         members) or its matrix against the landmarks (external kernels)."""
-        side = {name: f.as_embeddings(block, what="X") for name, f in self._functionals.items()}
+        side = {name: f.as_embeddings(block, what=what) for name, f in self._functionals.items()}
         if self._externals:
             crossed = self.kernel_.combination_.external_cross(block, self._externals)
             side.update((name, K[:, self._landmark_columns]) for name, K in crossed.items())
@@ -533,7 +533,7 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         self._warn_unseen(out, [unseen], stacklevel=3)
         return out
 
-    def _block(self, block, embedded=None):
+    def _block(self, block, embedded=None, what="X"):
         """``(features, unseen)``: :meth:`transform_block` without its warning, and per
         graph its label counts (in the exact members) on labels no fitted graph has, all
         of them, and what its row lacks of ``K(G, G)`` for them (an array of shape (3,
@@ -547,11 +547,11 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
             embedded = [None] * len(self._exact)
         parts = []
         for member, e in zip(self._exact, embedded):
-            rows, *counts = member.features(block, e)
+            rows, *counts = member.features(block, e, what)
             parts.append(rows)
             unseen += counts
         if self._approximate:
-            parts.append(sp.csr_array(_fixed_shape_product(self._rest(self._side(block)), self.normalization_)))
+            parts.append(sp.csr_array(_fixed_shape_product(self._rest(self._side(block, what)), self.normalization_)))
         if not parts:
             return sp.csr_array((len(block), 0)), unseen
         out = sp.csr_array(sp.hstack(parts, format="csr"))
@@ -591,7 +591,7 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         check_is_fitted(self, "n_features_out_")
         return self._transform(_as_collection(X, "X"))
 
-    def transform_with_missing(self, X):
+    def transform_with_missing(self, X, *, what="X"):
         """Features of ``X`` and, per graph, the part of its kernel value with itself
         that its row lacks: the exactly mapped members' labels that no graph given to
         ``fit`` has add nothing to a row, while they count in the norm it is divided by.
@@ -605,6 +605,8 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         Parameters
         ----------
         X : sequence of graphs, GraphBatch or TUDataset
+        what : str, keyword-only, default="X"
+            The name errors give the graphs (a caller's own argument name).
 
         Returns
         -------
@@ -630,16 +632,16 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         [1.0, 1.0]
         """
         check_is_fitted(self, "n_features_out_")
-        return self._transform(_as_collection(X, "X"), missing=True)
+        return self._transform(_as_collection(X, what), missing=True, what=what)
 
-    def _transform(self, X, embedded=None, missing=False):
+    def _transform(self, X, embedded=None, missing=False, what="X"):
         n = len(X)
         starts = range(0, n, self.block_size)
         blocks, unseen = [], []
         for start in _bar(self.progress, starts, "features", "block"):
             stop = min(n, start + self.block_size)
             rows = None if embedded is None else [None if e is None else _rows(e, start, stop) for e in embedded]
-            block, counts = self._block(subset(X, np.arange(start, stop)), rows)
+            block, counts = self._block(subset(X, np.arange(start, stop)), rows, what)
             blocks.append(block)
             unseen.append(counts)
         if not blocks:

@@ -413,12 +413,15 @@ class NearestGraphs(BaseEstimator):
                 self._functional = functional
                 self.feature_map_ = None
                 rows = len(self._embeddings)
+            elif self._completed:  # the map made here: the graphs embedded once (fit_transform)
+                self.feature_map_ = feature_map
+                # two columns for what rows lack: a query's, an added graph's (a fitted
+                # graph lacks nothing)
+                rows = self._fit_rows(_widened(feature_map.fit_transform(graphs), 2))
             else:
                 feature_map = self._fitted_map(feature_map, graphs, y)
                 if self.store is not None:
                     rows = self._fit_store(feature_map, graphs, y)
-                elif self._completed:  # two columns for what rows lack: a query's, an added graph's
-                    rows = self._fit_rows(_widened(feature_map.transform_with_missing(graphs)[0], 2))
                 else:
                     rows = self._fit_rows(feature_map.transform(graphs))
         self.n_samples_fit_ = int(rows)
@@ -684,7 +687,7 @@ class NearestGraphs(BaseEstimator):
             return self._leave_one_out(k)
         graphs = _collection(graphs, "graphs")
         if self._completed:
-            Q, missing = self.feature_map_.transform_with_missing(graphs)
+            Q, missing = self.feature_map_.transform_with_missing(graphs, what="graphs")
             Q = _widened(Q, 2)
             return self._search_rows(_with_missing(Q, missing, Q.shape[1] - 2), k, None)
         return self._search_rows(self.feature_map_.transform(graphs), k, None)
@@ -770,7 +773,7 @@ class NearestGraphs(BaseEstimator):
         if ids is not None:  # checked before the index grows: a refused call changes nothing
             ids = _join_ids(self.ids_, _check_ids(ids, len(graphs)))
         if len(graphs) and self._completed:
-            X, missing = self.feature_map_.transform_with_missing(graphs)
+            X, missing = self.feature_map_.transform_with_missing(graphs, what="graphs")
             X = _widened(X, 2)
             self.index_.add(_with_missing(X, missing, X.shape[1] - 1))
         elif len(graphs):
