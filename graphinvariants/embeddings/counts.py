@@ -219,9 +219,9 @@ def _ordered_bytes(rows):
     """Integer rows as one opaque item each whose byte order is the rows' lexicographic
     order (big-endian, sign bit flipped): numpy sorts and searches such items by memcmp."""
     rows = np.ascontiguousarray(rows, dtype=np.int64)
-    n, width = rows.shape
+    n, width = rows.shape  # (at least one column: a label's signature is never empty)
     keyed = np.ascontiguousarray((rows.view(np.uint64) ^ np.uint64(1 << 63)).astype(">u8"))
-    return keyed.view(np.dtype((np.void, 8 * max(width, 1)))).reshape(n) if width else np.zeros(n, "V8")
+    return keyed.view(np.dtype((np.void, 8 * width))).reshape(n)
 
 
 class RowLookup:
