@@ -104,8 +104,11 @@ def as_molecules(dataset, *, atoms=None, bonds=None):
     <TUDataset MUTAG: 188 graphs, 2 classes, 3371 nodes, 3721 edges; node labels, edge labels>
     >>> sorted(set(dict(mutag[0].nodes(data="label")).values())), mutag[0].edges[0, 1]
     (['C', 'N', 'O'], {'label': 'AROMATIC'})
-    >>> search = gi.NearestGraphs(kernel="wl", n_neighbors=1).fit(mutag)
-    >>> distances, indices = search.kneighbors(["c1ccc2ccccc2c1[N+](=O)[O-]"])  # SMILES against MUTAG
+    >>> search = gi.NearestGraphs(kernel="wl", n_neighbors=1).fit(mutag)  # reads its atoms and bonds
+    >>> search.kneighbors(["c1ccc2ccccc2c1[N+](=O)[O-]"])  # SMILES against MUTAG: 1-nitronaphthalene is there
+    (array([[0.]]), array([[39]]))
+    >>> search.kneighbors(["CCCCCCO", "CCCCCCS"])[0].round(3).ravel().tolist()  # the atoms count
+    [0.853, 0.869]
 
     A SMILES string in Mutagenicity's vocabulary (hydrogens as atoms, Kekulé bonds):
 

@@ -7,6 +7,7 @@ one vocabulary (:meth:`CountFeatures.merge`); the pair evaluation, the explicit 
 map and the norms live here once.
 """
 
+import copy
 from abc import abstractmethod
 
 import numpy as np
@@ -15,7 +16,7 @@ import scipy.sparse as sp
 from ..graphs.attributes import concatenate_labels
 from .base import Functional
 
-__all__ = ["CountFeatures"]
+__all__ = ["CountFeatures", "CountMap", "RowLookup"]
 
 
 def squared_norms(counts):
@@ -176,14 +177,164 @@ def merged_labels(left, right, kind="node"):
     """The sorted union of two label vocabularies (``kind``: "node" or "edge") and each
     label's place in it; numbers and strings are never merged (numpy would make 1 and
     "1" one label)."""
+    _check_label_kinds(left, right, kind)
+    merged, place = np.unique(concatenate_labels(left, right, kind), return_inverse=True)
+    return merged, place.reshape(-1)
+
+
+def _check_label_kinds(left, right, kind):
     kinds = {"text" if labels.dtype.kind in "US" else "numbers" for labels in (left, right) if len(labels)}
     if len(kinds) > 1:
         raise TypeError(f"the {kind} labels of one collection are numbers and of the other strings; give them one "
                         "type (a TU molecule data set labels atoms and bonds by integer codes, molecules from SMILES "
                         "by element and bond type: graphinvariants.datasets.as_molecules(dataset) gives the data set "
                         "those names)")
-    merged, place = np.unique(concatenate_labels(left, right, kind), return_inverse=True)
-    return merged, place.reshape(-1)
+
+
+def label_places(fitted, labels, kind="node"):
+    """The place of every label of ``labels`` in the sorted distinct labels ``fitted``
+    (-1 for a label ``fitted`` lacks), compared as :func:`merged_labels` compares them
+    (numbers and strings never equal). Costs ``len(labels) log len(fitted)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphinvariants.embeddings.counts import label_places
+    >>> label_places(np.array(["C", "N", "O"]), np.array(["O", "S", "C"])).tolist()
+    [2, -1, 0]
+    """
+    fitted, labels = np.asarray(fitted), np.asarray(labels)
+    _check_label_kinds(fitted, labels, kind)
+    if not len(labels):
+        return np.zeros(0, dtype=np.int64)
+    if not len(fitted):
+        return np.full(len(labels), -1, dtype=np.int64)
+    both = concatenate_labels(fitted, labels, kind)  # one type, every value kept exact
+    fitted, labels = both[: len(fitted)], both[len(fitted) :]
+    place = np.minimum(np.searchsorted(fitted, labels), len(fitted) - 1)
+    return np.where(fitted[place] == labels, place, -1).astype(np.int64)
+
+
+def _ordered_bytes(rows):
+    """Integer rows as one opaque item each whose byte order is the rows' lexicographic
+    order (big-endian, sign bit flipped): numpy sorts and searches such items by memcmp."""
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    n, width = rows.shape  # (at least one column: a label's signature is never empty)
+    keyed = np.ascontiguousarray((rows.view(np.uint64) ^ np.uint64(1 << 63)).astype(">u8"))
+    return keyed.view(np.dtype((np.void, 8 * width))).reshape(n)
+
+
+class RowLookup:
+    """Exact lookup of integer rows among fixed distinct rows of one width (a label's
+    signature among the fitted labels' signatures): a query costs a binary search over
+    the fitted rows per row asked, nothing that grows with them otherwise.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphinvariants.embeddings.counts import RowLookup
+    >>> table = RowLookup(np.array([[0, 1], [0, 3], [2, -1]]))
+    >>> table.find(np.array([[2, -1], [0, 2], [0, 1]])).tolist()
+    [2, -1, 0]
+    """
+
+    def __init__(self, rows):
+        rows = np.asarray(rows, dtype=np.int64)
+        self.width = rows.shape[1]
+        keys = _ordered_bytes(rows)
+        self.order = None
+        if len(keys) > 1 and not _lexicographic(rows):
+            self.order = np.argsort(keys, kind="stable")
+            keys = keys[self.order]
+        self.keys = keys
+
+    def __len__(self):
+        return len(self.keys)
+
+    def find(self, rows, known=None):
+        """The place of every row of ``rows`` among the fitted rows, -1 where it is not
+        one of them or where ``known`` (a mask) is False."""
+        rows = np.asarray(rows, dtype=np.int64)
+        out = np.full(len(rows), -1, dtype=np.int64)
+        if not len(rows) or not len(self.keys):
+            return out
+        if rows.shape[1] != self.width:
+            raise ValueError(f"rows of width {rows.shape[1]} looked up among rows of width {self.width}")
+        keys = _ordered_bytes(rows)
+        place = np.minimum(np.searchsorted(self.keys, keys), len(self.keys) - 1)
+        found = self.keys[place] == keys
+        if known is not None:
+            found &= known
+        ids = place if self.order is None else self.order[place]
+        out[found] = ids[found]
+        return out
+
+
+def _lexicographic(rows):
+    """Whether integer rows are strictly increasing in lexicographic order."""
+    later, earlier = rows[1:], rows[:-1]
+    differ = later != earlier
+    first = differ.argmax(axis=1)
+    at = np.arange(len(first))
+    return bool(np.all(differ[at, first]) and np.all(later[at, first] > earlier[at, first]))
+
+
+def kept_columns(counts, column, n_columns):
+    """``counts`` (CSR) with its column ``j`` moved to ``column[j]`` and the columns
+    where ``column`` is -1 dropped, as a canonical ``(n, n_columns)`` CSR matrix; one
+    pass over the non-zeros."""
+    counts = sp.csr_array(counts)
+    column = np.asarray(column, dtype=np.int64)
+    new = column[counts.indices]
+    keep = new >= 0
+    row = np.repeat(np.arange(counts.shape[0]), np.diff(counts.indptr))
+    out = sp.csr_array((counts.data[keep], (row[keep], new[keep])), shape=(counts.shape[0], n_columns))
+    out.sum_duplicates()
+    return out
+
+
+class CountMap:
+    """A fitted count map: the labels of a fitted batch as columns, and where the labels
+    of any other batch of the same functional sit among them.
+
+    Made by :meth:`CountFeatures.count_map`. This base class works for every count
+    member through its :meth:`CountFeatures.merge` with the fitted vocabulary, so a
+    batch costs what merging it with the whole vocabulary costs; the library's members
+    override :meth:`CountFeatures.count_map` with maps that look each label up by its
+    signature (a :class:`RowLookup` per round), in time set by the batch alone.
+
+    Attributes
+    ----------
+    n_columns : int
+        The fitted batch's number of labels (its count columns, in their order).
+    """
+
+    def __init__(self, functional, fitted):
+        probe = copy.copy(fitted)
+        self.n_columns = int(fitted.counts.shape[1])
+        probe.counts = sp.csr_array(sp.identity(self.n_columns, format="csr", dtype=np.float64))
+        self.functional = functional
+        self.probe = probe
+
+    def columns(self, embedded):
+        """For every label (count column) of ``embedded``, its fitted column; -1 for a
+        label that no fitted graph has."""
+        own = copy.copy(embedded)
+        n = embedded.counts.shape[1]
+        own.counts = sp.csr_array(sp.identity(n, format="csr", dtype=np.float64))
+        place, merged = self.functional.merge(self.probe, own)
+        fitted_of = np.full(place.shape[1], -1, dtype=np.int64)
+        place = sp.coo_array(place)
+        fitted_of[place.col] = place.row
+        merged = sp.coo_array(merged)
+        out = np.full(n, -1, dtype=np.int64)
+        out[merged.row] = fitted_of[merged.col]
+        return out
+
+    def counts(self, embedded):
+        """The counts of ``embedded`` on the fitted columns (labels no fitted graph has
+        left out), CSR ``(len(embedded), n_columns)``, canonical."""
+        return kept_columns(embedded.counts, self.columns(embedded), self.n_columns)
 
 
 class CountFeatures(Functional):
@@ -198,6 +349,12 @@ class CountFeatures(Functional):
     @abstractmethod
     def merge(self, left, right):
         """Count matrices of two batches over one shared vocabulary."""
+
+    def count_map(self, embedded):
+        """The fitted count map of ``embedded``'s labels (a :class:`CountMap`): where
+        the labels of another batch sit among them. This default merges with the whole
+        vocabulary; members override it with a lookup whose cost is the batch's."""
+        return CountMap(self, embedded)
 
     def align(self, left, right):
         if left is right:

@@ -22,10 +22,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_k
-from ..walks import limbs_to_ints, pad_limbs, to_limbs, walk_count_columns
-from .counts import CountFeatures, count_matrix, relabel_rounds, unique_rows
+from ..walks import LIMB_BITS, limbs_to_ints, pad_limbs, to_limbs, walk_count_columns
+from .counts import CountFeatures, CountMap, RowLookup, count_matrix, relabel_rounds, unique_rows
 
-__all__ = ["HistogramBatch", "WalkHistogram"]
+__all__ = ["HistogramBatch", "HistogramCountMap", "WalkHistogram", "digits_as"]
 
 
 class HistogramBatch:
@@ -145,6 +145,9 @@ class WalkHistogram(CountFeatures):
             raise TypeError(f"{what} holds {type(embedded).__name__} embeddings, not those of {type(self).__name__}")
         super().check_batch(embedded, what)
 
+    def count_map(self, embedded):
+        return HistogramCountMap(embedded)
+
     def merge(self, left, right):
         """Both count matrices on one vocabulary, merged length by length."""
         maps = ([np.zeros(1, np.int64)], [np.zeros(1, np.int64)])
@@ -158,6 +161,59 @@ class WalkHistogram(CountFeatures):
             maps[1].append(inverse[len(rows[0]) :])
             sizes.append(len(distinct))
         return relabel_rounds(left.counts, maps[0][1:], sizes), relabel_rounds(right.counts, maps[1][1:], sizes)
+
+
+class HistogramCountMap(CountMap):
+    """The prefixes of a fitted :class:`HistogramBatch` as columns, each length's
+    ``(previous prefix, count)`` pairs in a
+    :class:`~graphinvariants.embeddings.counts.RowLookup`: another batch's prefixes are
+    put into the fitted numbering length by length, in time set by that batch alone."""
+
+    def __init__(self, fitted):
+        self.n_columns = int(fitted.counts.shape[1])
+        self.widths, self.tables, self.shifts = [], [], []
+        shift = 0
+        for previous, counts in fitted.rounds:
+            width = 0 if counts.ndim == 1 else counts.shape[1]
+            digits, _ = digits_as(counts, width)
+            self.widths.append(width)
+            self.tables.append(RowLookup(np.column_stack((previous, digits))))
+            self.shifts.append(shift)
+            shift += len(previous)
+
+    def columns(self, embedded):
+        if len(embedded.rounds) != len(self.tables):
+            raise ValueError(f"histograms of {len(embedded.rounds)} lengths looked up among {len(self.tables)}")
+        out, found = [], np.zeros(1, dtype=np.int64)
+        for (previous, counts), width, table, shift in zip(embedded.rounds, self.widths, self.tables, self.shifts):
+            moved = found[previous]
+            digits, fits = digits_as(counts, width)
+            found = table.find(np.column_stack((moved, digits)), (moved >= 0) & fits)
+            out.append(np.where(found >= 0, found + shift, -1))
+        return np.concatenate(out).astype(np.int64) if out else np.zeros(0, dtype=np.int64)
+
+
+def digits_as(values, width):
+    """Counts (int64 of shape ``(n,)``, or base-``2**31`` digits ``(n, L)``, least
+    significant first) written as a batch of ``width`` digits writes them (0: int64),
+    most significant first, and whether each fits: ``(array (n, max(width, 1)), mask)``.
+    Equal counts give equal rows, whatever form each side holds them in."""
+    n = values.shape[0]
+    fits = np.ones(n, dtype=bool)
+    if width == 0:
+        if values.ndim == 1:
+            return values.astype(np.int64)[:, None], fits
+        limbs = pad_limbs(values, max(values.shape[1], 3))
+        fits = np.all(limbs[:, 3:] == 0, axis=1) & (limbs[:, 2] < 2)  # below 2**63
+        top = np.where(fits, limbs[:, 2], 0)
+        return (limbs[:, 0] + (limbs[:, 1] << np.int64(LIMB_BITS)) + (top << np.int64(2 * LIMB_BITS)))[:, None], fits
+    limbs = to_limbs(values) if values.ndim == 1 else values
+    if limbs.shape[1] > width:
+        fits = np.all(limbs[:, width:] == 0, axis=1)
+        limbs = limbs[:, :width]
+    else:
+        limbs = pad_limbs(limbs, width)
+    return np.ascontiguousarray(limbs[:, ::-1]), fits
 
 
 def _common_digits(a, b):

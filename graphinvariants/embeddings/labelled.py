@@ -38,9 +38,10 @@ import scipy.sparse as sp
 
 from .._validation import check_k
 from ..walks import LIMB_BITS, carry_limbs, pad_limbs, to_limbs
-from .counts import CountFeatures, count_matrix, merged_labels, relabel_rounds, unique_rows
+from .counts import CountFeatures, CountMap, RowLookup, count_matrix, label_places, merged_labels, relabel_rounds, unique_rows
+from .histogram import digits_as
 
-__all__ = ["LabelledHistogramBatch", "LabelledWalkHistogram"]
+__all__ = ["LabelledCountMap", "LabelledHistogramBatch", "LabelledWalkHistogram"]
 
 #: Counts stay plain int64 while ``largest row sum * largest count`` is below this.
 _INT64_SAFE = 2.0**62
@@ -171,6 +172,9 @@ class LabelledWalkHistogram(CountFeatures):
     def embedding_params(self):
         return {"k": self.k, "node_label": self.node_label, "edge_label": self.edge_label}
 
+    def count_map(self, embedded):
+        return LabelledCountMap(embedded)
+
     def merge(self, left, right):
         labels, label = merged_labels(left.labels, right.labels)
         maps = [label[: len(left.labels)]], [label[len(left.labels) :]]
@@ -203,6 +207,71 @@ class LabelledWalkHistogram(CountFeatures):
             maps[1].append(new_maps[1])
             sizes.append(base)
         return relabel_rounds(left.counts, maps[0], sizes), relabel_rounds(right.counts, maps[1], sizes)
+
+
+class LabelledCountMap(CountMap):
+    """The prefixes of a fitted :class:`LabelledHistogramBatch` as columns, each round's
+    rows in a :class:`~graphinvariants.embeddings.counts.RowLookup` per number of
+    entries: another batch's rows are written with the fitted numbers (previous
+    prefix, node and edge labels, counts in the fitted form of digits) and looked up,
+    round by round, in time set by that batch alone."""
+
+    def __init__(self, fitted):
+        self.n_columns = int(fitted.counts.shape[1])
+        self.labels = fitted.labels
+        self.edge_vocabulary = getattr(fitted, "edge_vocabulary", None)
+        self.digits = list(fitted.digits)
+        self.rounds, self.shifts = [], [0]
+        shift = len(fitted.labels)
+        for by_length in fitted.rounds:
+            tables, first = {}, 0
+            for d in sorted(by_length):
+                tables[d] = (RowLookup(by_length[d]), first)
+                first += len(by_length[d])
+            self.rounds.append(tables)
+            self.shifts.append(shift)
+            shift += first
+
+    def columns(self, embedded):
+        typed = [self.edge_vocabulary is not None, getattr(embedded, "edge_vocabulary", None) is not None]
+        if any(typed) and not all(typed):
+            raise ValueError("one collection's labelled histograms are typed by edge labels and the other's are not")
+        if len(embedded.rounds) != len(self.rounds):
+            raise ValueError(f"histograms of {len(embedded.rounds)} lengths looked up among {len(self.rounds)}")
+        labels = label_places(self.labels, embedded.labels)
+        edges = label_places(self.edge_vocabulary, embedded.edge_vocabulary, "edge") if all(typed) else None
+        n_own, n_fitted = len(embedded.labels), len(self.labels)
+        maps = [labels]
+        for t, tables in enumerate(self.rounds):
+            previous, width, own = maps[-1], self.digits[t], embedded.digits[t]
+            found = np.full(sum(len(r) for r in embedded.rounds[t].values()), -1, dtype=np.int64)
+            start = 0
+            for d in sorted(embedded.rounds[t]):
+                rows = embedded.rounds[t][d]
+                n = len(rows)
+                if d in tables:
+                    entries = rows[:, 1:].reshape(n, d, 1 + max(own, 1))
+                    columns = entries[:, :, 0]
+                    if edges is None:
+                        moved = labels[columns]
+                        known = np.all(moved >= 0, axis=1)
+                    else:
+                        edge, label = edges[columns // n_own], labels[columns % n_own]
+                        moved = edge * n_fitted + label
+                        known = np.all((edge >= 0) & (label >= 0), axis=1)
+                    # the counts, least significant digit first (or int64), in the fitted form
+                    values = entries[:, :, 1].reshape(n * d) if own == 0 else entries[:, :, :0:-1].reshape(n * d, own)
+                    digits, fits = digits_as(values, width)
+                    digits = digits.reshape(n, d, max(width, 1))
+                    written = np.concatenate((moved[:, :, None], digits), axis=2).reshape(n, d * (1 + max(width, 1)))
+                    first = previous[rows[:, 0]]
+                    known &= (first >= 0) & np.all(fits.reshape(n, d), axis=1)
+                    table, offset = tables[d]
+                    place = table.find(np.column_stack((first, written)), known)
+                    found[start : start + n] = np.where(place >= 0, place + offset, -1)
+                start += n
+            maps.append(found)
+        return np.concatenate([np.where(m >= 0, m + s, -1) for m, s in zip(maps, self.shifts)]).astype(np.int64)
 
 
 def _limb_product(A, counts, limbs):

@@ -53,7 +53,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_int
-from .counts import CountFeatures, count_matrix, relabel_columns, unique_rows
+from .counts import CountFeatures, CountMap, RowLookup, count_matrix, relabel_columns, unique_rows
 
 __all__ = ["BLOCK_NODES", "RootedSubgraph", "RootedSubgraphBatch", "rooted_subgraph_classes"]
 
@@ -163,6 +163,9 @@ class RootedSubgraph(CountFeatures):
         counts = count_matrix(owner[nodes], column[ids], len(batch), len(vocabulary))
         return RootedSubgraphBatch(counts, vocabulary, n_over_cap, params=self.embedding_params())
 
+    def count_map(self, embedded):
+        return RootedCountMap(embedded)
+
     def merge(self, left, right):
         if left.vocabulary.shape[1:] != (2,) or right.vocabulary.shape[1:] != (2,):
             raise ValueError("rooted-subgraph vocabularies must have two int64 columns")
@@ -170,6 +173,23 @@ class RootedSubgraph(CountFeatures):
         n_left = len(left.vocabulary)
         return (relabel_columns(left.counts, place[:n_left], len(names)),
                 relabel_columns(right.counts, place[n_left:], len(names)))
+
+
+class RootedCountMap(CountMap):
+    """The classes of a fitted :class:`RootedSubgraphBatch` as columns: another batch's
+    classes are looked up by their 128-bit names (the same in every batch), in time set
+    by that batch alone."""
+
+    def __init__(self, fitted):
+        if fitted.vocabulary.shape[1:] != (2,):
+            raise ValueError("rooted-subgraph vocabularies must have two int64 columns")
+        self.n_columns = int(fitted.counts.shape[1])
+        self.names = RowLookup(fitted.vocabulary)
+
+    def columns(self, embedded):
+        if embedded.vocabulary.shape[1:] != (2,):
+            raise ValueError("rooted-subgraph vocabularies must have two int64 columns")
+        return self.names.find(embedded.vocabulary)
 
 
 def rooted_subgraph_classes(graph, *, radius=1, node_label=None, edge_label=None, max_nodes=64):

@@ -50,8 +50,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..graphs.csr import concatenated_ranges
-from .counts import (AlignedCounts, CountFeatures, merged_labels, relabel_columns, shared_columns, squared_norms,
-                     unique_rows)
+from .counts import (AlignedCounts, CountFeatures, CountMap, RowLookup, label_places, merged_labels, relabel_columns,
+                     shared_columns, squared_norms, unique_rows)
 from .wl import edge_label_ids, merged_edge_ids
 
 __all__ = ["COMPILED_PAIRS", "DISTANCE_ENTRIES", "GROUP_NODES", "ShortestPath", "ShortestPathBatch"]
@@ -286,6 +286,9 @@ class ShortestPath(CountFeatures):
         slower (the counts are integers: both products are exact and equal)."""
         return 256
 
+    def count_map(self, embedded):
+        return ShortestPathCountMap(embedded)
+
     def merge(self, left, right):
         """Count matrices of two batches over the union of their features."""
         keys, new_left, new_right = self._merged_keys(left, right)
@@ -309,6 +312,37 @@ class ShortestPath(CountFeatures):
                 _remap(keys[side], (1,), edge_maps[side])
         distinct, inverse = unique_rows(np.concatenate(keys))
         return distinct, inverse[: len(keys[0])], inverse[len(keys[0]) :]
+
+
+class ShortestPathCountMap(CountMap):
+    """The features of a fitted :class:`ShortestPathBatch` as columns: another batch's
+    features, their label and edge label ids put into the fitted vocabularies, are
+    looked up among the fitted ones, in time set by that batch alone."""
+
+    def __init__(self, fitted):
+        self.n_columns = int(fitted.counts.shape[1])
+        self.labels = fitted.labels
+        self.edge_vocabulary = fitted.edge_vocabulary
+        self.keys = RowLookup(fitted.keys)
+
+    def columns(self, embedded):
+        if (self.labels is None) != (embedded.labels is None):
+            raise ValueError("one collection's shortest-path features carry node labels and the other's do not; "
+                             "embed both with the same node_label")
+        if (self.edge_vocabulary is None) != (embedded.edge_vocabulary is None):
+            raise ValueError("one collection's shortest-path features are typed by edge labels and the other's are not")
+        keys = embedded.keys.copy()
+        known = np.ones(len(keys), dtype=bool)
+        for vocabulary, own, columns, kind in ((self.labels, embedded.labels, (2, 3), "node"),
+                                               (self.edge_vocabulary, embedded.edge_vocabulary, (1,), "edge")):
+            if vocabulary is None:
+                continue
+            place = label_places(vocabulary, own, kind)
+            for c in columns:
+                used = keys[:, c] >= 0
+                keys[used, c] = place[keys[used, c]]
+                known &= ~used | (keys[:, c] >= 0)
+        return self.keys.find(keys, known)
 
 
 def _connected_pairs(A, offsets, owner, undirected):

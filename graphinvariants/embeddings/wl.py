@@ -28,9 +28,10 @@ import scipy.sparse as sp
 
 from .._validation import check_int
 from ..closed_walks import closed_walk_counts
-from .counts import CountFeatures, count_matrix, merged_labels, relabel_rounds, sort_within_rows, unique_rows
+from .counts import (CountFeatures, CountMap, RowLookup, count_matrix, label_places, merged_labels, relabel_rounds,
+                     sort_within_rows, unique_rows)
 
-__all__ = ["WLBatch", "WeisfeilerLehman"]
+__all__ = ["WLBatch", "WLCountMap", "WeisfeilerLehman"]
 
 
 class WLBatch:
@@ -179,6 +180,9 @@ class WeisfeilerLehman(CountFeatures):
         return {"n_iter": self.n_iter, "node_label": self.node_label, "closed_walks": self.closed_walks,
                 "edge_label": self.edge_label}
 
+    def count_map(self, embedded):
+        return WLCountMap(embedded)
+
     def merge(self, left, right):
         """Relabel both batches on one vocabulary, round by round."""
         merged, label = merged_labels(left.initial, right.initial)
@@ -224,6 +228,81 @@ class WeisfeilerLehman(CountFeatures):
             maps[1].append(new_maps[1])
             totals.append(base)
         return relabel_rounds(left.counts, maps[0], totals), relabel_rounds(right.counts, maps[1], totals)
+
+
+class WLCountMap(CountMap):
+    """The labels of a fitted :class:`WLBatch` as columns, each round's signatures in a
+    :class:`~graphinvariants.embeddings.counts.RowLookup` per degree: another batch's
+    labels are put into the fitted numbering round by round (its round ``h - 1``
+    labels first, then its round ``h`` signatures written with them and looked up), so
+    a batch costs what its own labels cost, whatever the fitted vocabulary. A label
+    whose signature holds an unseen label is unseen; the columns found are those
+    :meth:`WeisfeilerLehman.merge` with the fitted batch gives.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from graphinvariants.embeddings import WeisfeilerLehman
+    >>> wl = WeisfeilerLehman(n_iter=1)
+    >>> fitted = wl.as_embeddings([nx.path_graph(3)])  # labels: degrees 1, 2; then (1; 2), (2; 1, 1)
+    >>> # the stars' labels: degrees 1, 2, 3; then (1; 2), (1; 3), (2; 1, 1), (3; 1, 1, 1)
+    >>> wl.count_map(fitted).columns(wl.as_embeddings([nx.star_graph(2), nx.star_graph(3)])).tolist()
+    [0, 1, -1, 2, -1, 3, -1]
+    """
+
+    def __init__(self, fitted):
+        self.n_columns = int(fitted.counts.shape[1])
+        self.initial = fitted.initial
+        self.sizes = list(fitted.sizes)
+        self.closed = None if fitted.initial_rows is None else RowLookup(fitted.initial_rows)
+        self.edge_vocabulary = getattr(fitted, "edge_vocabulary", None)
+        self.rounds = []  # per round h >= 1: degree -> (lookup of its signatures, its first label)
+        for by_degree in fitted.signatures:
+            tables, first = {}, 0
+            for d, rows in by_degree.items():
+                tables[d] = (RowLookup(rows), first)
+                first += len(rows)
+            self.rounds.append(tables)
+
+    def columns(self, embedded):
+        if (self.closed is None) != (embedded.initial_rows is None):
+            raise ValueError("one collection's WL features start from closed walks and the other's do not; "
+                             "embed both with the same closed_walks")
+        typed = [self.edge_vocabulary is not None, getattr(embedded, "edge_vocabulary", None) is not None]
+        if any(typed) and not all(typed):
+            raise ValueError("one collection's WL features are typed by edge labels and the other's are not")
+        if len(embedded.signatures) != len(self.rounds):
+            raise ValueError(f"WL features of {len(embedded.signatures)} rounds looked up among {len(self.rounds)}")
+        ids = label_places(self.initial, embedded.initial)
+        if self.closed is not None:
+            rows = embedded.initial_rows.copy()
+            rows[:, 0] = ids[rows[:, 0]]
+            ids = self.closed.find(rows, rows[:, 0] >= 0)
+        edges = label_places(self.edge_vocabulary, embedded.edge_vocabulary, "edge") if all(typed) else None
+        maps = [ids]
+        for h, tables in enumerate(self.rounds, start=1):
+            previous, found = maps[-1], np.full(embedded.sizes[h], -1, dtype=np.int64)
+            start = 0
+            for d, rows in embedded.signatures[h - 1].items():
+                if edges is None:
+                    moved = previous[rows]
+                    known = np.all(moved >= 0, axis=1)
+                else:
+                    n_labels = embedded.sizes[h - 1]
+                    moved = np.empty_like(rows)
+                    moved[:, 0] = previous[rows[:, 0]]
+                    edge, neighbour = edges[rows[:, 1:] // n_labels], previous[rows[:, 1:] % n_labels]
+                    moved[:, 1:] = edge * self.sizes[h - 1] + neighbour
+                    known = (moved[:, 0] >= 0) & np.all((edge >= 0) & (neighbour >= 0), axis=1)
+                if d in tables:
+                    moved[:, 1:].sort(axis=1)
+                    table, first = tables[d]
+                    place = table.find(moved, known)
+                    found[start : start + len(rows)] = np.where(place >= 0, place + first, -1)
+                start += len(rows)
+            maps.append(found)
+        shift = np.concatenate(([0], np.cumsum(self.sizes)[:-1]))
+        return np.concatenate([np.where(m >= 0, m + s, -1) for m, s in zip(maps, shift)]).astype(np.int64)
 
 
 def _first_label(batch, h, d):

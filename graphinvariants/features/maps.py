@@ -113,8 +113,10 @@ def _as_collection(X, what):
 class _ExactMember:
     """One exact member's map: the fitted graphs' vocabulary (a batch of the member's
     embeddings whose counts are the identity, so that ``merge`` with it gives the place
-    of every fitted label in the merged vocabulary) and, for an assignment kernel, the
-    unary width of every label."""
+    of every fitted label in the merged vocabulary), its fitted count map (where a new
+    graph's labels sit among the fitted ones, looked up in time set by that graph:
+    :meth:`~graphinvariants.embeddings.counts.CountFeatures.count_map`) and, for an
+    assignment kernel, the unary width of every label."""
 
     def __init__(self, name, functional, embedded, weight):
         n_labels = embedded.counts.shape[1]
@@ -123,6 +125,7 @@ class _ExactMember:
         self.name = name
         self.functional = functional
         self.probe = probe
+        self.count_map = functional.count_map(embedded)
         self.assignment = isinstance(functional, OptimalAssignment)
         self.widths = column_maxima(embedded.counts) if self.assignment else None
         self.scale = float(np.sqrt(weight))
@@ -133,32 +136,50 @@ class _ExactMember:
         self.labelled = (getattr(functional, "node_label", None) is not None
                          or getattr(functional, "edge_label", None) is not None)
 
-    def features(self, block, embedded=None):
-        """``(rows, unseen, total)``: the rows of ``block`` and, per graph, its label
-        counts on labels no fitted graph has and all its label counts; ``embedded``: its
-        embeddings if already made (rows of a batch of more graphs, see :func:`_rows`)."""
+    def features(self, block, embedded=None, what="X"):
+        """``(rows, unseen, total, missing)``: the rows of ``block`` and, per graph, its
+        label counts on labels no fitted graph has, all its label counts, and the part
+        of its kernel value with itself (``weight`` times 1) that its row lacks for
+        them; ``embedded``: its embeddings if already made (rows of a batch of more
+        graphs, see :func:`_rows`)."""
+        counts = None
         if embedded is None:
-            embedded = self.functional.as_embeddings(block, what="X")
-        place, counts = self.functional.merge(self.probe, embedded)
-        counts = sp.csr_array(counts)
-        # the fitted labels' counts; the norm is that of all counts (unseen labels too)
-        kept = sp.csr_array(counts @ sp.csr_array(place).T)
-        kept.sum_duplicates()
+            embedded = self.functional.as_embeddings(block, what=what)
+            # the fitted labels' counts (found by the fitted count map, in time set by
+            # the block); the norm is that of all counts (unseen labels too)
+            kept = self.count_map.counts(embedded)
+        else:  # rows of the fitted batch itself (fit_transform): its columns are the fitted ones
+            counts = sp.csr_array(embedded.counts)
+            if not counts.has_canonical_format:
+                counts.sum_duplicates()
+            kept = counts.copy()
+        counts = sp.csr_array(embedded.counts) if counts is None else counts
         total = np.asarray(counts.sum(axis=1), dtype=np.float64).reshape(-1)
         unseen = total - np.asarray(kept.sum(axis=1), dtype=np.float64).reshape(-1)
-        if self.assignment:
-            norms = np.asarray(counts.sum(axis=1), dtype=np.float64).reshape(-1)  # nodes x levels
+        if self.assignment:  # (min(a, b) is not proportional: no common divisor taken out)
+            norms = total  # nodes x levels
             kept.data = np.minimum(kept.data, self.widths[kept.indices].astype(np.float64))
             kept = unary_code(kept, self.widths)
+            held = np.diff(kept.indptr).astype(np.float64)
+            divisor = norms
         else:
             norms = squared_norms(counts)
-        with np.errstate(divide="ignore"):
-            scale = np.where(norms > 0, self.scale / np.sqrt(norms), 0.0)
+            held = squared_norms(kept)
+            # the counts divided by their greatest common divisor first (exact: integers):
+            # proportional counts (K = 1, a graph and two copies of it) then give the same
+            # row to the last bit, so they are at distance exactly 0, as K says
+            common = _row_gcd(counts)
+            kept.data = kept.data / np.repeat(common, np.diff(kept.indptr))
+            divisor = norms / common**2
+        with np.errstate(divide="ignore", invalid="ignore"):
+            scale = np.where(norms > 0, self.scale / np.sqrt(divisor), 0.0)
+            # integers, exact: the share of K(G, G) on labels no fitted graph has
+            missing = np.where(norms > 0, self.scale**2 * ((norms - held) / norms), 0.0)
         kept = sp.csr_array(kept)
         kept.data = kept.data * np.repeat(scale, np.diff(kept.indptr))
         if not self.labelled:
             unseen = total = np.zeros(len(total))
-        return kept, unseen, total
+        return kept, unseen, total, missing
 
 
 class _RandomMember:
@@ -171,13 +192,13 @@ class _RandomMember:
         self.scale = float(np.sqrt(weight))
         self.n_columns = int(functional.n_features)
 
-    def features(self, block, embedded=None):
-        """``(rows, unseen, total)`` as :meth:`_ExactMember.features` gives them; random
-        features have no labels, so none is unseen."""
+    def features(self, block, embedded=None, what="X"):
+        """``(rows, unseen, total, missing)`` as :meth:`_ExactMember.features` gives
+        them; random features have no labels, so none is unseen."""
         if embedded is None:
-            embedded = self.functional.as_embeddings(block, what="X")
+            embedded = self.functional.as_embeddings(block, what=what)
         none = np.zeros(len(block))
-        return sp.csr_array(self.scale * self.functional.features(embedded)), none, none
+        return sp.csr_array(self.scale * self.functional.features(embedded)), none, none, none
 
 
 class _OneTerm:
@@ -470,10 +491,10 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
                           "n_landmarks_, and the columns get_feature_names_out names nystroem_*)",
                           UserWarning, stacklevel=4)
 
-    def _side(self, block):
+    def _side(self, block, what="X"):
         """What :meth:`_rest` reads of ``block``: member name -> its embeddings (library
         members) or its matrix against the landmarks (external kernels)."""
-        side = {name: f.as_embeddings(block, what="X") for name, f in self._functionals.items()}
+        side = {name: f.as_embeddings(block, what=what) for name, f in self._functionals.items()}
         if self._externals:
             crossed = self.kernel_.combination_.external_cross(block, self._externals)
             side.update((name, K[:, self._landmark_columns]) for name, K in crossed.items())
@@ -512,24 +533,25 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         self._warn_unseen(out, [unseen], stacklevel=3)
         return out
 
-    def _block(self, block, embedded=None):
+    def _block(self, block, embedded=None, what="X"):
         """``(features, unseen)``: :meth:`transform_block` without its warning, and per
-        graph its label counts (in the exact members) on labels no fitted graph has and
-        all of them (an array of shape (2, len(block))); ``embedded``: the exact
+        graph its label counts (in the exact members) on labels no fitted graph has, all
+        of them, and what its row lacks of ``K(G, G)`` for them (an array of shape (3,
+        len(block)), see :meth:`transform_with_missing`); ``embedded``: the exact
         members' embeddings of the block when made already (by :meth:`fit`, in
         :meth:`fit_transform`)."""
-        unseen = np.zeros((2, len(block)))
+        unseen = np.zeros((3, len(block)))
         if len(block) == 0:  # an empty partition
             return sp.csr_array((0, self.n_features_out_)), unseen
         if embedded is None:
             embedded = [None] * len(self._exact)
         parts = []
         for member, e in zip(self._exact, embedded):
-            rows, *counts = member.features(block, e)
+            rows, *counts = member.features(block, e, what)
             parts.append(rows)
             unseen += counts
         if self._approximate:
-            parts.append(sp.csr_array(_fixed_shape_product(self._rest(self._side(block)), self.normalization_)))
+            parts.append(sp.csr_array(_fixed_shape_product(self._rest(self._side(block, what)), self.normalization_)))
         if not parts:
             return sp.csr_array((len(block), 0)), unseen
         out = sp.csr_array(sp.hstack(parts, format="csr"))
@@ -540,7 +562,7 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         """One warning for the graphs (rows of ``features``; ``unseen``: :meth:`_block`'s
         counts of every block) more than :data:`UNSEEN_WARNING_SHARE` of whose labels
         are unseen."""
-        unseen, total = np.hstack(unseen) if unseen else np.zeros((2, 0))
+        unseen, total, _ = np.hstack(unseen) if unseen else np.zeros((3, 0))
         mostly = np.flatnonzero(unseen > UNSEEN_WARNING_SHARE * total)
         if not len(mostly):
             return
@@ -569,19 +591,65 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         check_is_fitted(self, "n_features_out_")
         return self._transform(_as_collection(X, "X"))
 
-    def _transform(self, X, embedded=None):
+    def transform_with_missing(self, X, *, what="X"):
+        """Features of ``X`` and, per graph, the part of its kernel value with itself
+        that its row lacks: the exactly mapped members' labels that no graph given to
+        ``fit`` has add nothing to a row, while they count in the norm it is divided by.
+
+        A row's inner product with the row of any graph given to ``fit`` is the exact
+        members' kernel value all the same; its inner product with itself is
+        ``K(G, G) - missing`` there (for a fixed count kernel, ``1 - missing``), to
+        rounding. :class:`~graphinvariants.NearestGraphs` adds it back as a column of
+        the query's own, so that a kernel name's distances are ``sqrt(2 - 2 K)``.
+
+        Parameters
+        ----------
+        X : sequence of graphs, GraphBatch or TUDataset
+        what : str, keyword-only, default="X"
+            The name errors give the graphs (a caller's own argument name).
+
+        Returns
+        -------
+        features : scipy.sparse.csr_array of shape (len(X), n_features)
+            As :meth:`transform` gives them.
+        missing : numpy.ndarray of float64, shape (len(X),)
+            0 for a graph all of whose labels were seen at ``fit``; for a member of
+            weight ``w``, ``w`` times the share of the graph's squared norm (for an
+            assignment kernel, of its count total) on unseen labels, summed over
+            members (exact integer ratios, rounded once).
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> import graphinvariants as gi
+        >>> features = gi.GraphFeatures("wl:n_iter=1").fit([nx.path_graph(4)])
+        >>> X, missing = features.transform_with_missing([nx.path_graph(5), nx.star_graph(3)])
+        >>> # the path's middle label (2; 2, 2): 1 of its squared norm 22; the star's degree 3,
+        >>> # (1; 3) three times and (3; 1, 1, 1): 1 + 9 + 1 of 20
+        >>> missing.round(4).tolist()
+        [0.0455, 0.55]
+        >>> (X.multiply(X).sum(axis=1) + missing).round(12).tolist()
+        [1.0, 1.0]
+        """
+        check_is_fitted(self, "n_features_out_")
+        return self._transform(_as_collection(X, what), missing=True, what=what)
+
+    def _transform(self, X, embedded=None, missing=False, what="X"):
         n = len(X)
         starts = range(0, n, self.block_size)
         blocks, unseen = [], []
         for start in _bar(self.progress, starts, "features", "block"):
             stop = min(n, start + self.block_size)
             rows = None if embedded is None else [None if e is None else _rows(e, start, stop) for e in embedded]
-            block, counts = self._block(subset(X, np.arange(start, stop)), rows)
+            block, counts = self._block(subset(X, np.arange(start, stop)), rows, what)
             blocks.append(block)
             unseen.append(counts)
         if not blocks:
-            return sp.csr_array((0, self.n_features_out_))
+            out = sp.csr_array((0, self.n_features_out_))
+            return (out, np.zeros(0)) if missing else out
         out = _small_indices(sp.csr_array(sp.vstack(blocks, format="csr")))
+        if missing:  # (the search adds what is missing back: no warning)
+            return out, np.hstack(unseen)[2]
         self._warn_unseen(out, unseen, stacklevel=5)  # transform is wrapped by scikit-learn's set_output
         return out
 
@@ -740,6 +808,18 @@ def _rows(embedded, start, stop):
     piece = copy.copy(embedded)
     piece.counts = sp.csr_array(embedded.counts[start:stop])
     return piece
+
+
+def _row_gcd(counts):
+    """Greatest common divisor of every row's counts (CSR of integral floats; 1 for an
+    empty row), as float64."""
+    out = np.ones(counts.shape[0])
+    lengths = np.diff(counts.indptr)
+    full = np.flatnonzero(lengths)
+    if len(full):
+        values = np.abs(counts.data.astype(np.int64))
+        out[full] = np.gcd.reduceat(values, counts.indptr[:-1][full]).astype(np.float64)
+    return np.maximum(out, 1.0)
 
 
 def _small_indices(matrix):

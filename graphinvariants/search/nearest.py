@@ -7,10 +7,16 @@ engine is a parameter, not a module.
   ``kernel="learned"``: mapped by :class:`~graphinvariants.GraphFeatures`, which
   needs ``y`` at ``fit``, or give it fitted), any fitted or unfitted
   :class:`~graphinvariants.GraphFeatures` (of any kernel), or a kernel name (``"wl"``,
-  ``"power*histogram"``, a :class:`~graphinvariants.GraphKernel` of a fixed kernel):
-  searched exactly by the pair engine (blockwise, in bounded memory), or, with
-  ``index="approximate"``, over its :class:`~graphinvariants.GraphFeatures` rows (exact
-  counts where the kernel has them, Nystroem for the rest).
+  ``"power*histogram"``, a :class:`~graphinvariants.GraphKernel` of a fixed kernel).
+  A name whose kernel is a count member (``wl``, ``wloa``, ``wl_closed``, the walk
+  histograms, ``rooted_subgraph``, ``shortest_path``, ...) has exact rows: it is
+  searched by the index over its :class:`~graphinvariants.GraphFeatures` rows, a new
+  graph made into its row by the fitted count map in time set by that graph, not by
+  the collection. Any other name (``"power"``, products and sums) is searched exactly
+  by the pair engine (blockwise, in bounded memory), or, with ``index="approximate"``,
+  over its Nystroem rows. A name's members read the node and edge labels
+  (``"label"``) wherever the fitted graphs carry them (SMILES strings: atoms and
+  bonds), unless its parameters say otherwise.
 * ``index="exact"`` searches feature rows by :class:`~graphinvariants.search.exact.ExactIndex`
   (exact top-k, scoring only the rows a projection bound cannot rule out, bounded
   memory); ``index="approximate"`` by a graph of neighbours
@@ -24,7 +30,10 @@ engine is a parameter, not a module.
   given no graphs), and searched a part at a time (on ``client`` if given).
 
 Distances are kernel-induced, ascending, equal distances ordered by position: for a
-kernel name ``sqrt(max(0, 2 - 2 K))`` (``K(G, G) = 1``); for feature rows their
+kernel name ``sqrt(max(0, 2 - 2 K))`` (``K(G, G) = 1``; over rows, a query's labels
+unseen at fit, which add nothing to its inner products, keep their share of its norm in
+a column no fitted row has, so its distance is still ``sqrt(2 - 2 K)``, to rounding:
+about ``1e-16`` on ``2 - 2 K``); for feature rows their
 Euclidean distance ``sqrt(max(0, <q, q> + <x, x> - 2 <q, x>))``, every inner product one
 fixed sum per pair (:func:`~graphinvariants.search.exact.pair_inner_products`), so the
 exact answer does not depend on blocks, batches or parts, and identical graphs are at
@@ -44,7 +53,8 @@ from .._validation import check_int, check_n_jobs, check_seed, check_working_mem
 from ..estimator import GraphKernel
 from ..graphs import GraphBatch
 from ..graphs.batch import check_not_single_graph, subset
-from ..graphs.smiles import is_smiles
+from ..embeddings.counts import CountFeatures
+from ..graphs.smiles import MOLECULE_LABEL, is_smiles
 from ..kernels import make_functional, molecule_parameters
 from ..kernels.neighbors import kneighbors_of_embeddings
 from ..kernels.registry import LEARNED
@@ -79,11 +89,6 @@ def _neighbors_graph(distances, indices, mode, n_fit):
     return sp.csr_array((values, flat_i, np.concatenate(([0], np.cumsum(lengths)))), shape=(len(indices), n_fit))
 
 
-def _is_smiles(graphs):
-    return isinstance(graphs, (list, tuple, np.ndarray)) and len(graphs) > 0 and all(
-        isinstance(g, str) for g in graphs)
-
-
 def _collection(graphs, what):
     """``graphs`` as an indexable collection; SMILES strings become molecules
     (:func:`~graphinvariants.datasets.from_smiles`, the ``[chem]`` extra)."""
@@ -92,7 +97,7 @@ def _collection(graphs, what):
                         "wrap it in a list")
     if isinstance(graphs, np.ndarray) and graphs.dtype.kind in "US":
         graphs = graphs.tolist()
-    if _is_smiles(graphs):  # read where graphs are read (as_graph_batch), so that a kernel or feature map
+    if is_smiles(graphs):  # read where graphs are read (as_graph_batch), so that a kernel or feature map
         return list(graphs)  # named for them reads their atoms and bonds (kernels.molecule_parameters)
     check_not_single_graph(graphs, what)
     if isinstance(graphs, GraphBatch) or isinstance(getattr(graphs, "batch", None), GraphBatch):
@@ -100,6 +105,75 @@ def _collection(graphs, what):
     if not hasattr(graphs, "__iter__"):
         raise TypeError(f"{what} must be a collection of graphs, got {graphs!r}")
     return graphs if hasattr(graphs, "__getitem__") and hasattr(graphs, "__len__") else list(graphs)
+
+
+def _carried_labels(graphs):
+    """``(node, edge)``: whether the graphs carry node and edge labels (a SMILES string
+    reads as atoms and bonds; a TUDataset or GraphBatch says; NetworkX and igraph
+    graphs by the ``"label"`` attribute on every node, and every edge, of the first
+    graph that has any)."""
+    if is_smiles(graphs):
+        return True, True
+    batch = graphs if isinstance(graphs, GraphBatch) else getattr(graphs, "batch", None)
+    if isinstance(batch, GraphBatch):
+        return batch.node_labels is not None, batch.edge_labels is not None
+    node = edge = None
+    for graph in graphs if isinstance(graphs, (list, tuple)) else ():
+        if hasattr(graph, "vs") and hasattr(graph, "es"):  # igraph
+            if node is None and graph.vcount():
+                node = MOLECULE_LABEL in graph.vs.attributes()
+            if edge is None and graph.ecount():
+                edge = MOLECULE_LABEL in graph.es.attributes()
+        elif hasattr(graph, "nodes") and hasattr(graph, "edges"):  # NetworkX
+            if node is None and len(graph):
+                node = all(MOLECULE_LABEL in data for _, data in graph.nodes(data=True))
+            if edge is None and graph.number_of_edges():
+                edge = all(MOLECULE_LABEL in data for *_, data in graph.edges(data=True))
+        else:
+            break
+        if node is not None and edge is not None:
+            break
+    return bool(node), bool(edge)
+
+
+def _labelled_parameters(kernel, params, graphs):
+    """``params`` of a kernel name for ``graphs``: the members that take ``node_label``
+    or ``edge_label`` read the graphs' labels (``"label"``) where the graphs carry them,
+    unless ``params`` (or the name) says otherwise (:func:`~graphinvariants.kernels.molecule_parameters`)."""
+    node, edge = _carried_labels(graphs)
+    if not (node or edge):
+        return dict(params)
+    out = dict(params)
+    for key, value in molecule_parameters(kernel, params).items():
+        if key not in params and (node if key == "node_label" else edge if key == "edge_label" else False):
+            out[key] = value
+    return out
+
+
+def _has_rows(functional):
+    """Whether a kernel's own functional has exact feature rows: a count member (its
+    counts on the fitted labels, divided by their norm, see :class:`GraphFeatures`)."""
+    return isinstance(functional, CountFeatures)
+
+
+def _widened(X, extra):
+    """CSR rows ``X`` with ``extra`` empty columns after its own."""
+    X = sp.csr_array(X)
+    return sp.csr_array((X.data, X.indices, X.indptr), shape=(X.shape[0], X.shape[1] + extra))
+
+
+def _with_missing(X, missing, column):
+    """CSR rows ``X`` (already widened) with ``sqrt(missing)`` stored in ``column``
+    (where it is positive): the part of ``K(G, G)`` the row lacks, on a column no
+    fitted row has, so that the row has norm 1 and its inner products are unchanged."""
+    X = sp.csr_array(X)
+    n = X.shape[0]
+    values = np.sqrt(np.maximum(np.asarray(missing, dtype=np.float64), 0.0))
+    extra = sp.csr_array((values, (np.arange(n), np.full(n, column))), shape=X.shape)
+    out = sp.csr_array(X + extra)
+    out.eliminate_zeros()
+    out.sort_indices()
+    return out
 
 
 class NearestGraphs(BaseEstimator):
@@ -115,10 +189,13 @@ class NearestGraphs(BaseEstimator):
         of any kernel; the deprecated ``NystroemGraphKernel``, ``MeanMapFeatures`` and
         ``LearnedFeatures`` are spellings of it): used as it is if fitted, else cloned
         and fitted on the graphs of ``fit``. A kernel name for
-        :func:`~graphinvariants.kernel_matrix` (``"wl"``, ``"power*histogram"``):
-        searched exactly by the pair engine (no feature rows), or with
-        ``index="approximate"`` over its :class:`~graphinvariants.GraphFeatures` rows
-        (:data:`NYSTROEM_COMPONENTS` landmarks for the Nystroem part).
+        :func:`~graphinvariants.kernel_matrix` (``"wl"``, ``"power*histogram"``): a
+        count member is searched by the index over its exact
+        :class:`~graphinvariants.GraphFeatures` rows; any other kernel exactly by the
+        pair engine (no feature rows), or with ``index="approximate"`` over its
+        :class:`~graphinvariants.GraphFeatures` rows (:data:`NYSTROEM_COMPONENTS`
+        landmarks for the Nystroem part). Its members read the labels the fitted graphs
+        carry (``node_label="label"``, ``edge_label="label"`` where they have them).
     n_neighbors : int, keyword-only, default=5
         Neighbours returned by :meth:`kneighbors` and :meth:`kneighbors_graph` when
         they are not told (5, as scikit-learn's ``NearestNeighbors``).
@@ -164,7 +241,7 @@ class NearestGraphs(BaseEstimator):
     Attributes
     ----------
     feature_map_ : transformer or None
-        The fitted feature map (None when a kernel name is searched exactly).
+        The fitted feature map (None when a kernel name is searched by the pair engine).
     index_ : ExactIndex, ApproximateIndex or None
         The in-process index (None on ``client`` or over ``store``).
     n_samples_fit_ : int
@@ -244,9 +321,11 @@ class NearestGraphs(BaseEstimator):
         check_seed(seed)
         return seed
 
-    def _make_map(self, n_graphs=None, molecules=False):
-        """(feature map or None, kernel name, kernel params) of ``kernel``; for
-        ``molecules`` (SMILES given), a name's members read atoms and bonds."""
+    def _make_map(self, n_graphs=None, graphs=()):
+        """(feature map or None, kernel name, kernel params) of ``kernel``; a name's
+        members read the labels ``graphs`` carry (SMILES: atoms and bonds). A name
+        whose kernel has exact rows (a count member) is mapped by a
+        :class:`~graphinvariants.GraphFeatures` of it; None: searched by the pair engine."""
         kernel = self.kernel
         if kernel is None:
             return GraphFeatures(seed=self._random_state(), n_jobs=self.n_jobs), None, None
@@ -258,13 +337,12 @@ class NearestGraphs(BaseEstimator):
         else:
             params = {}
         if isinstance(kernel, str):
-            if molecules:
-                params = molecule_parameters(kernel, params)
-            make_functional(kernel, **params)  # an unknown name or parameter fails here
-            if self.index == "approximate":
+            params = _labelled_parameters(kernel, params, graphs)
+            functional = make_functional(kernel, **params)  # an unknown name or parameter fails here
+            if self.index == "approximate" or _has_rows(functional):
                 n_landmarks = NYSTROEM_COMPONENTS if n_graphs is None else min(NYSTROEM_COMPONENTS, n_graphs)
                 return (GraphFeatures(GraphKernel(kernel=kernel, **params), n_landmarks=n_landmarks,
-                                      seed=self._random_state(), n_jobs=self.n_jobs), None, None)
+                                      seed=self._random_state(), n_jobs=self.n_jobs), kernel, params)
             return None, kernel, params
         if hasattr(kernel, "transform") and hasattr(kernel, "fit"):
             return kernel, None, None
@@ -307,9 +385,12 @@ class NearestGraphs(BaseEstimator):
         return self
 
     def _fit(self, graphs, y, n_graphs):
-        feature_map, name, params = self._make_map(n_graphs, molecules=is_smiles(graphs))
+        feature_map, name, params = self._make_map(n_graphs, () if graphs is None or _is_bag(graphs) else graphs)
         self._name, self._params = name, params
         self.index_, self._parts, self._embeddings, self._store = None, None, None, None
+        # a kernel name's rows: what a query's row lacks of K(G, G) (labels unseen at fit)
+        # is held in a column of its own, so that its distances are sqrt(2 - 2K)
+        self._completed = name is not None and feature_map is not None
         bag = _is_bag(graphs)
         if graphs is None or bag:
             if self.store is None:
@@ -319,15 +400,24 @@ class NearestGraphs(BaseEstimator):
             graphs = _collection(graphs, "graphs")
             if len(graphs) == 0:
                 raise ValueError("fit needs at least one graph")
-            if feature_map is None:
-                if self.store is not None or self.client is not None:
+            if self.store is not None or self.client is not None:
+                if feature_map is None:
                     raise ValueError(f"kernel {name!r} has no feature rows to store or distribute; give a feature map "
-                                     "(GraphFeatures) as kernel")
+                                     f"(GraphFeatures({name!r}), Nystroem for such a kernel) as kernel")
+                if self._completed:
+                    raise ValueError(f"a kernel name is searched in process; to store or distribute the rows of "
+                                     f"{name!r}, give GraphFeatures({name!r}) as kernel")
+            if feature_map is None:
                 functional = make_functional(name, **params)
                 self._embeddings = functional.as_embeddings(graphs, what="graphs")
                 self._functional = functional
                 self.feature_map_ = None
                 rows = len(self._embeddings)
+            elif self._completed:  # the map made here: the graphs embedded once (fit_transform)
+                self.feature_map_ = feature_map
+                # two columns for what rows lack: a query's, an added graph's (a fitted
+                # graph lacks nothing)
+                rows = self._fit_rows(_widened(feature_map.fit_transform(graphs), 2))
             else:
                 feature_map = self._fitted_map(feature_map, graphs, y)
                 if self.store is not None:
@@ -595,8 +685,12 @@ class NearestGraphs(BaseEstimator):
             return indices, kernel_distances(values)
         if graphs is None:
             return self._leave_one_out(k)
-        Q = self.feature_map_.transform(_collection(graphs, "graphs"))
-        return self._search_rows(Q, k, None)
+        graphs = _collection(graphs, "graphs")
+        if self._completed:
+            Q, missing = self.feature_map_.transform_with_missing(graphs, what="graphs")
+            Q = _widened(Q, 2)
+            return self._search_rows(_with_missing(Q, missing, Q.shape[1] - 2), k, None)
+        return self._search_rows(self.feature_map_.transform(graphs), k, None)
 
     def _search_rows(self, Q, k, exclude):
         if self.index_ is not None:
@@ -621,6 +715,12 @@ class NearestGraphs(BaseEstimator):
                 indices[start:stop], values[start:stop] = self.index_.search_rows(start, stop, k)
                 continue
             Q = self._rows(start, stop)
+            if self._completed:  # an added graph's missing part, asked as a query's
+                Q = sp.csr_array(Q)
+                width = Q.shape[1]
+                lookup = np.arange(width)
+                lookup[width - 1] = width - 2
+                Q = sp.csr_array((Q.data, lookup[Q.indices], Q.indptr), shape=Q.shape)
             indices[start:stop], values[start:stop] = self._search_rows(Q, k, np.arange(start, stop))
         return indices, values
 
@@ -639,16 +739,44 @@ class NearestGraphs(BaseEstimator):
     # -- growing ------------------------------------------------------------------------
     def partial_fit(self, graphs, *, ids=None):
         """Add ``graphs`` to the fitted index (positions continue from
-        :attr:`n_samples_fit_`); the feature map stays as fitted. In process only."""
+        :attr:`n_samples_fit_`); the feature map stays as fitted. In process only.
+
+        A graph added is a row of the fitted map (for a kernel name, its
+        :class:`~graphinvariants.GraphFeatures` rows): its labels that no graph given
+        to ``fit`` has add nothing to its inner products, not even with a copy of it,
+        so a later query that shares such labels with it gets a kernel value without
+        their terms (a kernel name's distance is then ``sqrt(2 - 2 K)`` of that value;
+        against the graphs given to ``fit`` every value stays exact). Fit again over
+        all the graphs to take their labels in.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> import graphinvariants as gi
+        >>> search = gi.NearestGraphs("wl", n_neighbors=2).fit([nx.path_graph(n) for n in range(3, 8)])
+        >>> search.partial_fit([nx.path_graph(4)]).n_samples_fit_
+        6
+        >>> search.kneighbors([nx.path_graph(4)])  # the fitted copy and the added one, by position
+        (array([[0., 0.]]), array([[1, 5]]))
+        """
         check_is_fitted(self, "n_samples_fit_")
         if self.index_ is None:
-            raise ValueError("partial_fit adds graphs to an in-process index (no store=, no client=, a feature map)")
+            if self._embeddings is not None:
+                raise ValueError(f"kernel {self._name!r} has no feature rows to add graphs to (it is searched by the "
+                                 f"pair engine): give GraphFeatures({self._name!r}) as kernel, whose rows approximate "
+                                 "it (Nystroem), or index='approximate'")
+            raise ValueError("partial_fit adds graphs to an in-process index: fit without store= and client=, then "
+                             "add graphs")
         if (ids is None) != (self.ids_ is None):
             raise ValueError("give ids to partial_fit exactly when fit was given them")
         graphs = _collection(graphs, "graphs")
         if ids is not None:  # checked before the index grows: a refused call changes nothing
             ids = _join_ids(self.ids_, _check_ids(ids, len(graphs)))
-        if len(graphs):
+        if len(graphs) and self._completed:
+            X, missing = self.feature_map_.transform_with_missing(graphs, what="graphs")
+            X = _widened(X, 2)
+            self.index_.add(_with_missing(X, missing, X.shape[1] - 1))
+        elif len(graphs):
             self.index_.add(self.feature_map_.transform(graphs))
         if ids is not None:
             self.ids_ = ids

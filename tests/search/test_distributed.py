@@ -59,6 +59,8 @@ def test_store_equals_in_process(client, data, tmp_path):
 def test_store_refuses_what_it_cannot_hold(tmp_path):
     graphs = [nx.cycle_graph(n) for n in range(5, 15)]
     with pytest.raises(ValueError, match="no feature rows to store"):
+        gi.NearestGraphs(kernel="power", store=str(tmp_path / "s")).fit(graphs)
+    with pytest.raises(ValueError, match=r"give GraphFeatures\('wl'\) as kernel"):  # rows, searched in process
         gi.NearestGraphs(kernel="wl", store=str(tmp_path / "s")).fit(graphs)
     with pytest.raises(ValueError, match="holds no features"):
         gi.NearestGraphs(kernel=gi.GraphFeatures(), store=str(tmp_path / "empty")).fit()
