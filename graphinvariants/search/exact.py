@@ -64,7 +64,7 @@ from .._validation import check_choice, check_int, check_seed, check_working_mem
 from .projection import Projection, rounding_margin
 from .rows import as_rows, take_columns
 
-__all__ = ["BLOCK_ROWS", "FULL_PASS_SHARE", "ExactIndex", "merge_nearest", "pair_inner_products", "split_points"]
+__all__ = ["BLOCK_ROWS", "FULL_PASS_SHARE", "METHODS", "ExactIndex", "merge_nearest", "pair_inner_products", "split_points"]
 
 #: Rows of the index per product with a batch of queries (numpy's pass over the bounds),
 #: and the unit the parts of a collection are cut in (:func:`split_points`).
@@ -82,8 +82,10 @@ _EPS = np.finfo(np.float64).eps / 2  # the unit roundoff u
 #: scored by BLAS instead (one product over the rows beats many exact sums).
 FULL_PASS_SHARE = 0.125
 
-#: Queries of a full pass up to which their sparse part is multiplied dense.
-FEW_QUERIES = 8
+#: How a query is answered: ``"bounds"`` (rows in order of their projection bound),
+#: ``"scan"`` (every row's rough score from the dense columns and the posting lists),
+#: ``"auto"`` (the scan where it costs no more per row than the bounds' pass).
+METHODS = ("auto", "bounds", "scan")
 
 #: Rows of smallest bound scored before a query whose bounds leave many rows is sent to
 #: the full pass (at least; ``n_rows / 256`` on larger indexes).
@@ -209,6 +211,14 @@ class ExactIndex:
         Rows per product of numpy's pass over the bounds (without numba).
     svd_samples : int, keyword-only, default=8192
         Rows the projection is fitted on.
+    method : {"auto", "bounds", "scan"}, keyword-only, default="auto"
+        ``"bounds"``: rows scored in order of their projection bound, those it rules
+        out skipped (the full pass where it rules out few); ``"scan"``: every row gets
+        a rough score from the dense columns (BLAS) and the query's posting lists (the
+        sparse part by column, :meth:`postings`), and only the rows within a rounding
+        bound of the ``k``-th are scored exactly; ``"auto"``: the scan where its
+        multiply-adds per row (dense columns, plus the query's postings over the rows)
+        are at most ``n_dims``, else the bounds. The same answer, bit for bit, whichever.
     seed : None, int or Generator, keyword-only, default=None
         Draws the projection's sample (the answer does not depend on it; the number of
         rows scored does, a little).
@@ -217,8 +227,11 @@ class ExactIndex:
     ----------
     scored_ : numpy.ndarray of int64, shape (n_queries,)
         Rows scored for each query of the last :meth:`search`: exactly, in order of
-        bound; or all of them (``n_rows_``) by one BLAS pass where the bounds left more
-        than :data:`FULL_PASS_SHARE` of the rows to score.
+        bound; or all of them (``n_rows_``) by the scan, where the bounds left more
+        than :data:`FULL_PASS_SHARE` of the rows to score or ``method`` chose it.
+    rescored_ : numpy.ndarray of int64, shape (n_queries,)
+        Rows whose exact distance each query of the last :meth:`search` summed (those
+        of the bound path, or the scan's rows within its rounding bound of the ``k``-th).
     projection_ : Projection
         The basis of the bounds.
 
@@ -234,13 +247,14 @@ class ExactIndex:
     """
 
     def __init__(self, *, n_dims=32, dtype="float64", dense_share=0.5, working_memory=None, block_rows=BLOCK_ROWS,
-                 svd_samples=8192, seed=None):
+                 svd_samples=8192, method="auto", seed=None):
         self.n_dims = n_dims
         self.dtype = dtype
         self.dense_share = dense_share
         self.working_memory = working_memory
         self.block_rows = block_rows
         self.svd_samples = svd_samples
+        self.method = method
         self.seed = seed
 
     # -- building ----------------------------------------------------------------------
@@ -253,6 +267,7 @@ class ExactIndex:
         the parts of one collection may share them to save work.
         """
         check_choice(self.dtype, "dtype", ("float64", "float32"))
+        check_choice(self.method, "method", METHODS)
         check_int(self.block_rows, "block_rows", minimum=1)
         check_int(self.n_dims, "n_dims", minimum=0)
         X = as_rows(X)
@@ -269,6 +284,7 @@ class ExactIndex:
         self._dense = np.zeros((0, len(self.dense_columns_)), dtype=self._type)
         self._sparse = sp.csr_array((0, X.shape[1]), dtype=self._type)
         self._norms = np.zeros(0)
+        self._postings = None
         self._P = np.zeros((0, 0), dtype=np.float32)
         self._residual = np.zeros(0)
         self._max_entries = 0
@@ -330,6 +346,7 @@ class ExactIndex:
                              np.concatenate([p[1] for p in pieces]), indptr), shape=(dense.shape[0], self.n_features_))
         del pieces
         self._sparse = _int32(rare)
+        self._postings = None  # made again on the next scan (rows added)
         self.n_rows_ = self._dense.shape[0]
         new = np.arange(start, self.n_rows_)
         norms, projected, residuals = [], [], []
@@ -402,7 +419,29 @@ class ExactIndex:
         """Bytes the index holds (rows, projections, norms)."""
         return int(self._dense.nbytes + self._sparse.data.nbytes + self._sparse.indices.nbytes
                    + self._sparse.indptr.nbytes + self._P.nbytes + self._norms.nbytes + self._residual.nbytes
-                   + self._root_norms.nbytes + self._codes.nbytes + 4 * self._row_numbers[0].nbytes)
+                   + self._root_norms.nbytes + self._codes.nbytes + 4 * self._row_numbers[0].nbytes
+                   + (0 if self._postings is None else self._postings.data.nbytes + self._postings.indices.nbytes
+                      + self._postings.indptr.nbytes))
+
+    def postings(self):
+        """The sparse part by column (CSC: each column's rows, increasing), the inverted
+        index of the scan; made on first use and kept (``8`` bytes a sparse entry as
+        float32, ``12`` as float64, beside the rows)."""
+        if self._postings is None:
+            self._postings = _int32(sp.csc_array(self._sparse))
+        return self._postings
+
+    def _scan_first(self, Qs):
+        """Whether queries ``Qs`` are answered by the scan: ``method``, or for "auto"
+        whether the scan's multiply-adds per row (the dense columns, and the query's
+        sparse entries' posting lists spread over the rows) are at most the bounds'
+        pass's (``n_dims_``)."""
+        if self.method != "auto":
+            return self.method == "scan"
+        sparse = take_columns(Qs, self._sparse_lookup, self.n_features_)
+        lengths = np.diff(self.postings().indptr)
+        per_row = float(lengths[sparse.indices].sum()) / max(Qs.shape[0], 1) / max(self.n_rows_, 1)
+        return len(self.dense_columns_) + per_row <= self.projection_.n_dims_
 
     # -- searching ---------------------------------------------------------------------
     def search(self, Q, k, *, exclude=None, offset=0):
@@ -440,6 +479,7 @@ class ExactIndex:
         indices = np.empty((n_q, width), dtype=np.int64)
         distances = np.empty((n_q, width))
         self.scored_ = np.zeros(n_q, dtype=np.int64)
+        self.rescored_ = np.zeros(n_q, dtype=np.int64)
         if n_q == 0 or width == 0:
             return indices, distances
         budget = check_working_memory(self.working_memory) * 2**20
@@ -452,10 +492,11 @@ class ExactIndex:
             if exclude is not None:
                 ex = np.asarray(exclude[start:stop], dtype=np.int64) - offset
                 ex[(ex < 0) | (ex >= self.n_rows_)] = -1
-            found, values, scored = self._search_batch(Q[start:stop], width, ex)
+            found, values, scored, rescored = self._search_batch(Q[start:stop], width, ex)
             indices[start:stop] = found + offset
             distances[start:stop] = values
             self.scored_[start:stop] = scored
+            self.rescored_[start:stop] = rescored
         return indices, distances
 
     def _bounds(self, Qs, own, exclude, first):
@@ -504,8 +545,11 @@ class ExactIndex:
         Qs.sort_indices()
         own = pair_inner_products(Qs, np.arange(Qs.shape[0]), Qs)  # <q, q>
         first = min(self.n_rows_, k + FIRST_EXTRA)
-        lb, heads, context = self._bounds(Qs, own, exclude, first)
         b = Qs.shape[0]
+        if self._scan_first(Qs):
+            found, values, rescored = self._search_all(Qs, own, k, exclude)
+            return found, values, np.full(b, self.n_rows_, dtype=np.int64), rescored
+        lb, heads, context = self._bounds(Qs, own, exclude, first)
         found = np.empty((b, k), dtype=np.int64)
         values = np.empty((b, k))
         scored = np.empty(b, dtype=np.int64)
@@ -563,19 +607,23 @@ class ExactIndex:
             order = np.lexsort((positions, distances))[:k]
             found[j], values[j] = positions[order], distances[order]
             scored[j] = len(positions)
+        rescored = scored.copy()
         if deferred:
             deferred = np.asarray(deferred, dtype=np.int64)
-            found[deferred], values[deferred] = self._search_all(sp.csr_array(Qs[deferred]), own[deferred], k,
-                                                                 exclude[deferred])
+            found[deferred], values[deferred], rescored[deferred] = self._search_all(
+                sp.csr_array(Qs[deferred]), own[deferred], k, exclude[deferred])
             scored[deferred] = self.n_rows_
-        return found, values, scored
+        return found, values, scored, rescored
 
     def _search_all(self, Qs, own, k, exclude):
-        """Every row scored by BLAS, a block at a time, to choose the candidates; every
-        row within a rounding-error bound of the ``k``-th scored again exactly (for
-        queries whose bounds rule out few rows: one product beats many exact sums)."""
-        # a bound on how far the BLAS distances may be from the exact ones (the sums'
-        # rounding errors, gamma_m |q| |x| each, and the few operations around them)
+        """The scan: every row given a rough inner product with each query (its dense
+        columns by BLAS, a block of rows at a time; its sparse part from the query's
+        posting lists with numba, or by one sparse product), and every row within a
+        rounding-error bound of the ``k``-th scored again exactly (the same answer as
+        scoring every row exactly); returns ``(positions, distances, rows rescored)``."""
+        # a bound on how far the rough distances may be from the exact ones (the sums'
+        # rounding errors in any order, gamma_m |q| |x| each, and the few operations
+        # around them)
         m = self.n_features_ + 2
         gamma = m * _EPS / (1 - m * _EPS)
         max_norm = float(self._root_norms.max(initial=0.0))
@@ -590,39 +638,56 @@ class ExactIndex:
             u32 = np.finfo(np.float32).eps / 2
             margin = margin + 8 * (c * u32 / (1 - c * u32) + 2 * u32) * scale
             dense_t = dense_t.astype(np.float32)
-        # a few queries: dense (8 bytes a feature each) for scipy's CSR x dense product;
-        # more: sparse x sparse (only the columns the queries hold), faster in batches
-        few = Qs.shape[0] <= FEW_QUERIES
-        sparse_t = Qs.T.toarray() if few else sp.csc_array(Qs.T)
-        rows = np.arange(Qs.shape[0])
+        n_q = Qs.shape[0]
+        sparse = take_columns(Qs, self._sparse_lookup, self.n_features_)  # the queries' sparse part
+        module = compiled()
+        postings = self.postings() if self._sparse.nnz and sparse.nnz else None
+        if postings is not None and module is not None:
+            q_indptr = sparse.indptr.astype(np.int64)
+            q_columns = sparse.indices.astype(np.int64)
+            cursor = postings.indptr[q_columns].astype(np.int64)
+        elif postings is not None:  # one sparse product over the queries' columns' lists
+            held = np.unique(sparse.indices)
+            lookup = np.full(self.n_features_, -1, dtype=np.int64)
+            lookup[held] = np.arange(len(held))
+            with one_blas_thread():
+                products = sp.csr_array(postings[:, held] @ take_columns(sparse, lookup, len(held)).T)
+        rows = np.arange(n_q)
         best = None
+        rescored = np.zeros(n_q, dtype=np.int64)
         with one_blas_thread():
             for start in range(0, self.n_rows_, self.block_rows):
                 stop = min(self.n_rows_, start + self.block_rows)
-                scores = (self._dense[start:stop] @ dense_t).astype(np.float64, copy=False)
-                if self._sparse.nnz:
-                    product = _row_block(self._sparse, start, stop) @ sparse_t
-                    scores += product if few else product.toarray()
-                rough = (own[:, None] + self._norms[None, start:stop]) - 2.0 * np.ascontiguousarray(scores.T)
+                inner = np.ascontiguousarray((self._dense[start:stop] @ dense_t).T, dtype=np.float64)
+                if postings is not None and module is not None:
+                    module.add_postings(q_indptr, q_columns, sparse.data, postings.indptr, postings.indices,
+                                        postings.data, cursor, start, stop, inner)
+                elif postings is not None:
+                    inner += _row_block(products, start, stop).toarray().T
+                rough = (own[:, None] + self._norms[None, start:stop]) - 2.0 * inner
                 inside = (exclude >= start) & (exclude < stop)
                 rough[rows[inside], exclude[inside] - start] = np.inf
                 kk = min(k, stop - start)
                 kth = np.partition(rough, kk - 1, axis=1)[:, kk - 1]
+                if best is not None:  # the k-th found so far, if nearer: fewer rows to score again
+                    known = best[1][:, -1] ** 2 if best[1].shape[1] == k else np.full(n_q, np.inf)
+                    kth = np.minimum(kth, known + margin)
                 # every row that may be among the k nearest once scored exactly (ties
                 # at zero included: a negative square is a distance 0)
                 threshold = np.maximum(kth, 0.0) + margin
                 which, column = np.nonzero(rough <= threshold[:, None])
                 positions = start + column
-                inner = np.empty(len(positions))
+                rescored += np.bincount(which, minlength=n_q)
+                exact = np.empty(len(positions))
                 done = 0
                 for R in self._take_chunks(positions):
-                    inner[done : done + R.shape[0]] = pair_inner_products(Qs, which[done : done + R.shape[0]], R)
+                    exact[done : done + R.shape[0]] = pair_inner_products(Qs, which[done : done + R.shape[0]], R)
                     done += R.shape[0]
-                part = np.sqrt(np.maximum((own[which] + self._norms[positions]) - 2.0 * inner, 0.0))
+                part = np.sqrt(np.maximum((own[which] + self._norms[positions]) - 2.0 * exact, 0.0))
                 part[positions == exclude[which]] = np.inf
-                part = _top_per_query(which, positions, part, Qs.shape[0], kk)
+                part = _top_per_query(which, positions, part, n_q, kk)
                 best = part if best is None else merge_nearest([best, part], k)
-        return best
+        return best[0], best[1], rescored
 
 
 class _Scorer:
@@ -668,11 +733,17 @@ def _row_block(matrix, start, stop):
 
 def _top_per_query(which, positions, distances, n_queries, k):
     """``(positions, distances)`` of shape (n_queries, k): the ``k`` nearest of each
-    query's scored rows (every query has at least ``k``), ties by position."""
+    query's scored rows, ties by position (a query with fewer: the rest at infinity,
+    past every position, so that :func:`merge_nearest` puts them last)."""
     order = np.lexsort((positions, distances, which))
     which, positions, distances = which[order], positions[order], distances[order]
     first = np.searchsorted(which, np.arange(n_queries))
     take = first[:, None] + np.arange(k)[None, :]
+    short = take >= np.searchsorted(which, np.arange(n_queries), side="right")[:, None]
+    if short.any():  # fewer for some: the rest past every row, at infinity
+        take = np.minimum(take, max(len(which) - 1, 0))
+        out_p = np.where(short, np.iinfo(np.int64).max, positions[take] if len(which) else 0)
+        return out_p, np.where(short, np.inf, distances[take] if len(which) else 0.0)
     return positions[take], distances[take]
 
 
