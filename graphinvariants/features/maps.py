@@ -134,9 +134,12 @@ class _ExactMember:
                          or getattr(functional, "edge_label", None) is not None)
 
     def features(self, block, embedded=None):
-        """``(rows, unseen, total)``: the rows of ``block`` and, per graph, its label
-        counts on labels no fitted graph has and all its label counts; ``embedded``: its
-        embeddings if already made (rows of a batch of more graphs, see :func:`_rows`)."""
+        """``(rows, unseen, total, lost)``: the rows of ``block`` and, per graph, its label
+        counts on labels no fitted graph has, all its label counts, and the part of the
+        member's ``K(G, G)`` that its row lacks (those labels' share, and for an
+        assignment kernel the counts past the fitted widths; exactly 0 when none);
+        ``embedded``: its embeddings if already made (rows of a batch of more graphs,
+        see :func:`_rows`)."""
         if embedded is None:
             embedded = self.functional.as_embeddings(block, what="X")
         place, counts = self.functional.merge(self.probe, embedded)
@@ -149,16 +152,19 @@ class _ExactMember:
         if self.assignment:
             norms = np.asarray(counts.sum(axis=1), dtype=np.float64).reshape(-1)  # nodes x levels
             kept.data = np.minimum(kept.data, self.widths[kept.indices].astype(np.float64))
+            held = np.asarray(kept.sum(axis=1), dtype=np.float64).reshape(-1)  # the unary code's <x, x>
             kept = unary_code(kept, self.widths)
         else:
             norms = squared_norms(counts)
-        with np.errstate(divide="ignore"):
+            held = squared_norms(kept)
+        with np.errstate(divide="ignore", invalid="ignore"):
             scale = np.where(norms > 0, self.scale / np.sqrt(norms), 0.0)
+            lost = np.where(norms > 0, self.scale**2 * ((norms - held) / norms), 0.0)
         kept = sp.csr_array(kept)
         kept.data = kept.data * np.repeat(scale, np.diff(kept.indptr))
         if not self.labelled:
             unseen = total = np.zeros(len(total))
-        return kept, unseen, total
+        return kept, unseen, total, lost
 
 
 class _RandomMember:
@@ -177,7 +183,7 @@ class _RandomMember:
         if embedded is None:
             embedded = self.functional.as_embeddings(block, what="X")
         none = np.zeros(len(block))
-        return sp.csr_array(self.scale * self.functional.features(embedded)), none, none
+        return sp.csr_array(self.scale * self.functional.features(embedded)), none, none, none
 
 
 class _OneTerm:
@@ -514,11 +520,12 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
 
     def _block(self, block, embedded=None):
         """``(features, unseen)``: :meth:`transform_block` without its warning, and per
-        graph its label counts (in the exact members) on labels no fitted graph has and
-        all of them (an array of shape (2, len(block))); ``embedded``: the exact
+        graph its label counts (in the exact members) on labels no fitted graph has,
+        all of them, and the part of its ``K(G, G)`` its row lacks (an array of shape
+        (3, len(block))); ``embedded``: the exact
         members' embeddings of the block when made already (by :meth:`fit`, in
         :meth:`fit_transform`)."""
-        unseen = np.zeros((2, len(block)))
+        unseen = np.zeros((3, len(block)))  # and the part of K(G, G) the rows lack
         if len(block) == 0:  # an empty partition
             return sp.csr_array((0, self.n_features_out_)), unseen
         if embedded is None:
@@ -540,7 +547,7 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         """One warning for the graphs (rows of ``features``; ``unseen``: :meth:`_block`'s
         counts of every block) more than :data:`UNSEEN_WARNING_SHARE` of whose labels
         are unseen."""
-        unseen, total = np.hstack(unseen) if unseen else np.zeros((2, 0))
+        unseen, total = (np.hstack(unseen) if unseen else np.zeros((3, 0)))[:2]
         mostly = np.flatnonzero(unseen > UNSEEN_WARNING_SHARE * total)
         if not len(mostly):
             return
@@ -569,7 +576,38 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         check_is_fitted(self, "n_features_out_")
         return self._transform(_as_collection(X, "X"))
 
-    def _transform(self, X, embedded=None):
+    def transform_queries(self, X):
+        """Features of ``X`` and, per graph, the part of ``K(G, G)`` its row lacks.
+
+        A label that no fitted graph has adds nothing to a row, while the kernel's
+        ``K(G, G)`` counts it (and an assignment member's counts past the fitted
+        widths), so ``K(G, G) = <row, row> + lost``; against the fitted graphs the
+        rows are exact. :class:`~graphinvariants.NearestGraphs` adds ``lost`` to each
+        query's ``<q, q>``, so that its distances are the kernel's
+        ``sqrt(K(G, G) + K(H, H) - 2 K(G, H))`` whichever index answers.
+
+        Returns
+        -------
+        rows : scipy.sparse.csr_array of shape (len(X), n_features)
+            :meth:`transform`'s.
+        lost : numpy.ndarray of float64, shape (len(X),)
+            Exactly 0 for a graph whose labels the fitted graphs all have.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> import graphinvariants as gi
+        >>> features = gi.GraphFeatures("wl").fit([nx.path_graph(4), nx.path_graph(5), nx.cycle_graph(6)])
+        >>> rows, lost = features.transform_queries([nx.path_graph(4), nx.star_graph(4)])
+        >>> lost.round(3).tolist()  # a star's labels but for its leaves': no fitted node has them
+        [0.0, 0.843]
+        >>> ((rows * rows).sum(axis=1) + lost).round(12).tolist()  # K(G, G) of the kernel
+        [1.0, 1.0]
+        """
+        check_is_fitted(self, "n_features_out_")
+        return self._transform(_as_collection(X, "X"), lost=True)
+
+    def _transform(self, X, embedded=None, lost=False):
         n = len(X)
         starts = range(0, n, self.block_size)
         blocks, unseen = [], []
@@ -580,10 +618,11 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
             blocks.append(block)
             unseen.append(counts)
         if not blocks:
-            return sp.csr_array((0, self.n_features_out_))
+            out = sp.csr_array((0, self.n_features_out_))
+            return (out, np.zeros(0)) if lost else out
         out = _small_indices(sp.csr_array(sp.vstack(blocks, format="csr")))
         self._warn_unseen(out, unseen, stacklevel=5)  # transform is wrapped by scikit-learn's set_output
-        return out
+        return (out, np.hstack(unseen)[2]) if lost else out
 
     def fit_transform(self, X, y=None):
         """:meth:`fit`, then :meth:`transform` of the same graphs: the same rows, bit for

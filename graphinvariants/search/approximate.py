@@ -45,7 +45,7 @@ import scipy.sparse as sp
 
 from .._progress import progress_bar
 from .._validation import check_int, check_seed, import_extra
-from .exact import ExactIndex, candidate_scorer, pair_inner_products
+from .exact import ExactIndex, candidate_scorer, check_lost, pair_inner_products
 from .rows import as_rows
 
 __all__ = ["ApproximateIndex"]
@@ -288,11 +288,12 @@ class ApproximateIndex:
                 high, measured = middle, value
             else:
                 low = middle
-        self.n_candidates_ = high
         self.calibrated_recall_ = next(value for count, value in reversed(self.calibration_) if count == high)
+        # every row but the query (left out) measured: every row for a query from outside
+        self.n_candidates_ = n if high >= n - 1 else high
 
     # -- searching ---------------------------------------------------------------------
-    def search(self, Q, k, *, exclude=None):
+    def search(self, Q, k, *, exclude=None, lost=None):
         """Approximately the ``k`` rows nearest each row of ``Q``, as
         :meth:`ExactIndex.search <graphinvariants.search.exact.ExactIndex.search>`.
 
@@ -303,6 +304,10 @@ class ApproximateIndex:
             At most the number of rows (less one with ``exclude``).
         exclude : numpy.ndarray of int64, shape (n_queries,), optional
             A position per query left out of its answer (-1: none).
+        lost : numpy.ndarray of float64, shape (n_queries,), optional
+            The part of each query's squared norm its row lacks, as
+            :meth:`ExactIndex.search <graphinvariants.search.exact.ExactIndex.search>`
+            takes it: the distances are then the exact index's.
 
         Returns
         -------
@@ -319,7 +324,8 @@ class ApproximateIndex:
             exclude = np.asarray(exclude, dtype=np.int64)
             if exclude.shape != (Q.shape[0],):
                 raise ValueError(f"exclude must hold one position per query ({Q.shape[0]}), got shape {exclude.shape}")
-        return self._search(*self._prepare(Q), k, exclude, self.n_candidates_, rerank=self.rerank)
+        return self._search(*self._prepare(Q, check_lost(lost, Q.shape[0])), k, exclude, self.n_candidates_,
+                            rerank=self.rerank)
 
     def search_rows(self, start, stop, k):
         """Leave-one-out: the ``k`` rows nearest each stored row ``start:stop``, its own
@@ -329,15 +335,19 @@ class ApproximateIndex:
         return self._search(*self._prepare(self.exact_._take(positions)), k, positions, self.n_candidates_,
                             rerank=self.rerank)
 
-    def _prepare(self, Q):
-        """Sorted CSR queries, their ``<q, q>`` (the exact sums) and graph vectors."""
+    def _prepare(self, Q, lost=None):
+        """Sorted CSR queries, their ``<q, q>`` (the exact sums, plus ``lost``) and graph
+        vectors."""
         Qs = sp.csr_array(Q)
         Qs.sort_indices()
+        lost = np.zeros(Qs.shape[0]) if lost is None else lost
         own = pair_inner_products(Qs, np.arange(Qs.shape[0]), Qs)
+        # the graph's vectors of the rows as they are: the part lost is orthogonal to every
+        # stored row (labels none of them has), it moves every distance alike
         P, residual = self.exact_.projection_.transform(Qs, own)
-        return Qs, own, _vectors(P, residual)
+        return Qs, own + lost, _vectors(P, residual), lost  # (+ 0: the same bits)
 
-    def _search(self, Qs, own, E, k, exclude, count, *, rerank):
+    def _search(self, Qs, own, E, lost, k, exclude, count, *, rerank):
         n_q = Qs.shape[0]
         k = min(k, self.n_rows_ - (0 if exclude is None else 1))
         indices = np.empty((n_q, max(k, 0)), dtype=np.int64)
@@ -345,8 +355,18 @@ class ApproximateIndex:
         if n_q == 0 or k <= 0:
             return indices, distances
         fetch = min(self.n_rows_, max(count, k) + (0 if exclude is None else 1))
-        self._index.hnsw.efSearch = max(fetch, MIN_EF_SEARCH)
-        squares, found = self._index.search(E, fetch)
+        if fetch >= self.n_rows_:
+            # no more rows than candidates: every row is one (the graph may miss some
+            # even then); reranked, the exact index's answer
+            if rerank:
+                return self.exact_.search(Qs, k, exclude=exclude, lost=lost)
+            X = _vectors(self.exact_._P, self.exact_._residual).astype(np.float64)
+            squares = np.maximum(((E.astype(np.float64) ** 2).sum(axis=1)[:, None] + (X**2).sum(axis=1)[None, :])
+                                 - 2.0 * (E.astype(np.float64) @ X.T), 0.0)
+            found = np.tile(np.arange(self.n_rows_), (n_q, 1))
+        else:
+            self._index.hnsw.efSearch = max(fetch, MIN_EF_SEARCH)
+            squares, found = self._index.search(E, fetch)
         found = found.astype(np.int64)
         scorer = candidate_scorer(self.exact_, Qs) if rerank else None
         for j in range(n_q):
@@ -356,7 +376,7 @@ class ApproximateIndex:
             positions = found[j][keep]
             if len(positions) < k:  # the graph returned too few: this query exactly
                 ex = None if exclude is None else exclude[j : j + 1]
-                a, b = self.exact_.search(Qs[[j]], k, exclude=ex)
+                a, b = self.exact_.search(Qs[[j]], k, exclude=ex, lost=lost[j : j + 1])
                 indices[j], distances[j] = a[0, :k], b[0, :k]
                 continue
             if rerank:

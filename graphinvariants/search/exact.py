@@ -64,7 +64,8 @@ from .._validation import check_choice, check_int, check_seed, check_working_mem
 from .projection import Projection, rounding_margin
 from .rows import as_rows, take_columns
 
-__all__ = ["BLOCK_ROWS", "FULL_PASS_SHARE", "METHODS", "ExactIndex", "merge_nearest", "pair_inner_products", "split_points"]
+__all__ = ["BLOCK_ROWS", "FULL_PASS_SHARE", "METHODS", "ExactIndex", "check_lost", "merge_nearest", "pair_inner_products",
+           "split_points"]
 
 #: Rows of the index per product with a batch of queries (numpy's pass over the bounds),
 #: and the unit the parts of a collection are cut in (:func:`split_points`).
@@ -444,7 +445,7 @@ class ExactIndex:
         return len(self.dense_columns_) + per_row <= self.projection_.n_dims_
 
     # -- searching ---------------------------------------------------------------------
-    def search(self, Q, k, *, exclude=None, offset=0):
+    def search(self, Q, k, *, exclude=None, offset=0, lost=None):
         """The ``k`` rows nearest each row of ``Q``.
 
         Parameters
@@ -457,6 +458,12 @@ class ExactIndex:
             left out comes last, at distance infinity, if ``k`` reaches it.
         offset : int, keyword-only
             Added to the row positions (the place of this index among others).
+        lost : numpy.ndarray of float64, shape (n_queries,), optional
+            The part of each query's squared norm that its row lacks, added to its
+            ``<q, q>`` (:meth:`GraphFeatures.transform_queries
+            <graphinvariants.GraphFeatures.transform_queries>`: labels no fitted graph
+            has count in ``K(G, G)`` but in no column), so that the distance is the
+            kernel's; non-negative, 0 for a query its row holds whole.
 
         Returns
         -------
@@ -476,6 +483,7 @@ class ExactIndex:
             if exclude.shape != (n_q,) or not np.issubdtype(exclude.dtype, np.integer):
                 raise ValueError(f"exclude must hold one integer position per query ({n_q}), got "
                                  f"{exclude.dtype} of shape {exclude.shape}")
+        lost = check_lost(lost, n_q)
         indices = np.empty((n_q, width), dtype=np.int64)
         distances = np.empty((n_q, width))
         self.scored_ = np.zeros(n_q, dtype=np.int64)
@@ -492,7 +500,7 @@ class ExactIndex:
             if exclude is not None:
                 ex = np.asarray(exclude[start:stop], dtype=np.int64) - offset
                 ex[(ex < 0) | (ex >= self.n_rows_)] = -1
-            found, values, scored, rescored = self._search_batch(Q[start:stop], width, ex)
+            found, values, scored, rescored = self._search_batch(Q[start:stop], width, ex, lost[start:stop])
             indices[start:stop] = found + offset
             distances[start:stop] = values
             self.scored_[start:stop] = scored
@@ -540,10 +548,10 @@ class ExactIndex:
         return (both - 2.0 * (scores + residual[j] * self._residual[positions])) - (
             relative * norm[j] * self._root_norms[positions] + absolute * both)
 
-    def _search_batch(self, Q, k, exclude):
+    def _search_batch(self, Q, k, exclude, lost):
         Qs = sp.csr_array(Q)
         Qs.sort_indices()
-        own = pair_inner_products(Qs, np.arange(Qs.shape[0]), Qs)  # <q, q>
+        own = pair_inner_products(Qs, np.arange(Qs.shape[0]), Qs) + lost  # <q, q> (+ 0: the same bits)
         first = min(self.n_rows_, k + FIRST_EXTRA)
         b = Qs.shape[0]
         if self._scan_first(Qs):
@@ -638,56 +646,47 @@ class ExactIndex:
             u32 = np.finfo(np.float32).eps / 2
             margin = margin + 8 * (c * u32 / (1 - c * u32) + 2 * u32) * scale
             dense_t = dense_t.astype(np.float32)
-        n_q = Qs.shape[0]
+        n_q, n = Qs.shape[0], self.n_rows_
         sparse = take_columns(Qs, self._sparse_lookup, self.n_features_)  # the queries' sparse part
         module = compiled()
         postings = self.postings() if self._sparse.nnz and sparse.nnz else None
+        inner = np.empty((n_q, n))  # the rough <q, x> of every row (working_memory bounds the batch)
         if postings is not None and module is not None:
             q_indptr = sparse.indptr.astype(np.int64)
             q_columns = sparse.indices.astype(np.int64)
             cursor = postings.indptr[q_columns].astype(np.int64)
-        elif postings is not None:  # one sparse product over the queries' columns' lists
-            held = np.unique(sparse.indices)
-            lookup = np.full(self.n_features_, -1, dtype=np.int64)
-            lookup[held] = np.arange(len(held))
-            with one_blas_thread():
-                products = sp.csr_array(postings[:, held] @ take_columns(sparse, lookup, len(held)).T)
-        rows = np.arange(n_q)
-        best = None
-        rescored = np.zeros(n_q, dtype=np.int64)
         with one_blas_thread():
-            for start in range(0, self.n_rows_, self.block_rows):
-                stop = min(self.n_rows_, start + self.block_rows)
-                inner = np.ascontiguousarray((self._dense[start:stop] @ dense_t).T, dtype=np.float64)
+            for start in range(0, n, self.block_rows):
+                stop = min(n, start + self.block_rows)
+                inner[:, start:stop] = (self._dense[start:stop] @ dense_t).T
                 if postings is not None and module is not None:
                     module.add_postings(q_indptr, q_columns, sparse.data, postings.indptr, postings.indices,
-                                        postings.data, cursor, start, stop, inner)
-                elif postings is not None:
-                    inner += _row_block(products, start, stop).toarray().T
-                rough = (own[:, None] + self._norms[None, start:stop]) - 2.0 * inner
-                inside = (exclude >= start) & (exclude < stop)
-                rough[rows[inside], exclude[inside] - start] = np.inf
-                kk = min(k, stop - start)
-                kth = np.partition(rough, kk - 1, axis=1)[:, kk - 1]
-                if best is not None:  # the k-th found so far, if nearer: fewer rows to score again
-                    known = best[1][:, -1] ** 2 if best[1].shape[1] == k else np.full(n_q, np.inf)
-                    kth = np.minimum(kth, known + margin)
-                # every row that may be among the k nearest once scored exactly (ties
-                # at zero included: a negative square is a distance 0)
-                threshold = np.maximum(kth, 0.0) + margin
-                which, column = np.nonzero(rough <= threshold[:, None])
-                positions = start + column
-                rescored += np.bincount(which, minlength=n_q)
-                exact = np.empty(len(positions))
-                done = 0
-                for R in self._take_chunks(positions):
-                    exact[done : done + R.shape[0]] = pair_inner_products(Qs, which[done : done + R.shape[0]], R)
-                    done += R.shape[0]
-                part = np.sqrt(np.maximum((own[which] + self._norms[positions]) - 2.0 * exact, 0.0))
-                part[positions == exclude[which]] = np.inf
-                part = _top_per_query(which, positions, part, n_q, kk)
-                best = part if best is None else merge_nearest([best, part], k)
-        return best[0], best[1], rescored
+                                        postings.data, cursor, start, stop, inner[:, start:stop])
+            if postings is not None and module is None:  # one sparse product over the queries' columns' lists
+                held = np.unique(sparse.indices)
+                lookup = np.full(self.n_features_, -1, dtype=np.int64)
+                lookup[held] = np.arange(len(held))
+                inner += (postings[:, held] @ take_columns(sparse, lookup, len(held)).T).T.toarray()
+        rough = inner  # (<q, q> + <x, x>) - 2 <q, x>, in place
+        rough *= -2.0
+        rough += self._norms[None, :]
+        rough += own[:, None]
+        inside = exclude >= 0
+        rough[np.flatnonzero(inside), exclude[inside]] = np.inf
+        scorer = _Scorer(self, Qs)
+        found = np.empty((n_q, k), dtype=np.int64)
+        values = np.empty((n_q, k))
+        rescored = np.empty(n_q, dtype=np.int64)
+        for j in range(n_q):
+            kth = np.partition(rough[j], k - 1)[k - 1]
+            # every row that may be among the k nearest once scored exactly (ties at
+            # zero included: a negative square is a distance 0)
+            positions = _below(rough[j], max(kth, 0.0) + margin[j])
+            distances = np.sqrt(np.maximum(scorer.squares(j, own[j], positions), 0.0))
+            distances[positions == exclude[j]] = np.inf
+            order = np.lexsort((positions, distances))[:k]
+            found[j], values[j], rescored[j] = positions[order], distances[order], len(positions)
+        return found, values, rescored
 
 
 class _Scorer:
@@ -723,30 +722,6 @@ class _Scorer:
         return (own + index._norms[positions]) - 2.0 * inner
 
 
-def _row_block(matrix, start, stop):
-    """Rows ``start:stop`` of a CSR matrix as views of its arrays (scipy's slicing
-    copies through a general submatrix routine: 24 ms a block of 32,768 wide rows)."""
-    a, b = int(matrix.indptr[start]), int(matrix.indptr[stop])
-    return sp.csr_array((matrix.data[a:b], matrix.indices[a:b], matrix.indptr[start : stop + 1] - a),
-                        shape=(stop - start, matrix.shape[1]))
-
-
-def _top_per_query(which, positions, distances, n_queries, k):
-    """``(positions, distances)`` of shape (n_queries, k): the ``k`` nearest of each
-    query's scored rows, ties by position (a query with fewer: the rest at infinity,
-    past every position, so that :func:`merge_nearest` puts them last)."""
-    order = np.lexsort((positions, distances, which))
-    which, positions, distances = which[order], positions[order], distances[order]
-    first = np.searchsorted(which, np.arange(n_queries))
-    take = first[:, None] + np.arange(k)[None, :]
-    short = take >= np.searchsorted(which, np.arange(n_queries), side="right")[:, None]
-    if short.any():  # fewer for some: the rest past every row, at infinity
-        take = np.minimum(take, max(len(which) - 1, 0))
-        out_p = np.where(short, np.iinfo(np.int64).max, positions[take] if len(which) else 0)
-        return out_p, np.where(short, np.inf, distances[take] if len(which) else 0.0)
-    return positions[take], distances[take]
-
-
 def _threshold(squares, k):
     """The ``k``-th smallest square, raised past sqrt's rounding (0 if not positive)."""
     kth = np.partition(squares, k - 1)[k - 1]
@@ -779,12 +754,25 @@ def _int32(matrix):
     return matrix
 
 
-def brute_force(X, Q, k, exclude=None):
+def check_lost(lost, n_queries):
+    """``lost`` (see :meth:`ExactIndex.search`) as float64 of shape ``(n_queries,)``,
+    finite and non-negative; None: zeros."""
+    if lost is None:
+        return np.zeros(n_queries)
+    lost = np.asarray(lost, dtype=np.float64)
+    if lost.shape != (n_queries,) or not np.isfinite(lost).all() or (lost < 0).any():
+        raise ValueError(f"lost must hold one finite non-negative number per query ({n_queries}), got "
+                         f"{lost!r}"[:200])
+    return lost
+
+
+def brute_force(X, Q, k, exclude=None, lost=None):
     """Exhaustive k nearest (the reference of the tests): the full matrix of distances
     ``sqrt(max(0, <q, q> + <x, x> - 2 <q, x>))``, every inner product summed one column
     at a time in increasing column order (the order :func:`pair_inner_products`
     documents, written out over dense matrices: zero products change no sum), sorted
-    stably (ties by position); ``exclude`` puts a row at distance infinity."""
+    stably (ties by position); ``exclude`` puts a row at distance infinity; ``lost``
+    is added to each ``<q, q>``."""
     Q = np.asarray(Q.toarray() if sp.issparse(Q) else Q, dtype=np.float64)
     X = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
     S = np.zeros((Q.shape[0], X.shape[0]))
@@ -794,6 +782,8 @@ def brute_force(X, Q, k, exclude=None):
         S += Q[:, c][:, None] * X[:, c][None, :]
         qq += Q[:, c] * Q[:, c]
         xx += X[:, c] * X[:, c]
+    if lost is not None:
+        qq = qq + lost
     D = np.sqrt(np.maximum((qq[:, None] + xx[None, :]) - 2.0 * S, 0.0))
     if exclude is not None:
         D[np.arange(len(exclude)), exclude] = np.inf

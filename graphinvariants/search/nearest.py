@@ -595,16 +595,21 @@ class NearestGraphs(BaseEstimator):
             return indices, kernel_distances(values)
         if graphs is None:
             return self._leave_one_out(k)
-        Q = self.feature_map_.transform(_collection(graphs, "graphs"))
-        return self._search_rows(Q, k, None)
+        graphs = _collection(graphs, "graphs")
+        if hasattr(self.feature_map_, "transform_queries"):
+            # with the part of K(G, G) the rows lack (labels unseen at fit): the kernel's distance
+            Q, lost = self.feature_map_.transform_queries(graphs)
+        else:
+            Q, lost = self.feature_map_.transform(graphs), None
+        return self._search_rows(Q, k, None, lost)
 
-    def _search_rows(self, Q, k, exclude):
+    def _search_rows(self, Q, k, exclude, lost=None):
         if self.index_ is not None:
-            return self.index_.search(Q, k, exclude=exclude)
+            return self.index_.search(Q, k, exclude=exclude, lost=lost)
         if self._store is not None:
             return _search_store(self._store, Q, k, exclude, self.working_memory, self.client,
-                                 self.index_params or {}, self._plan)
-        futures = [self.client.submit(_search_part, part, Q, k, exclude, start, pure=False)
+                                 self.index_params or {}, self._plan, lost)
+        futures = [self.client.submit(_search_part, part, Q, k, exclude, start, lost, pure=False)
                    for start, part in self._parts]
         return merge_nearest(self.client.gather(futures), k)
 
@@ -667,10 +672,10 @@ def _build(index, rows, options):
     return index.fit(rows, **options)
 
 
-def _search_part(index, Q, k, exclude, start):
+def _search_part(index, Q, k, exclude, start, lost=None):
     if isinstance(index, ExactIndex):
-        return index.search(Q, k, exclude=exclude, offset=start)
-    indices, values = index.search(Q, k, exclude=None if exclude is None else exclude - start)
+        return index.search(Q, k, exclude=exclude, offset=start, lost=lost)
+    indices, values = index.search(Q, k, exclude=None if exclude is None else exclude - start, lost=lost)
     return indices + start, values
 
 
@@ -763,27 +768,27 @@ def _stored_rows(store):
     return [int(r) for r in zarr.open_group(store, mode="r").attrs["rows"]]
 
 
-def _search_store(store, Q, k, exclude, working_memory, client, index_params, plan):
+def _search_store(store, Q, k, exclude, working_memory, client, index_params, plan, lost=None):
     """Exact top-k over a store, an index built per part (on ``client``'s workers)."""
     rows = _stored_rows(store)
     starts = np.concatenate(([0], np.cumsum(rows)[:-1])).astype(np.int64)
     parts = [(i, int(s)) for i, s in enumerate(starts) if rows[i]]
     if client is not None:
         futures = [client.submit(_search_stored_part, store, i, s, Q, k, exclude, working_memory, index_params,
-                                 plan, pure=False)
+                                 plan, lost, pure=False)
                    for i, s in parts]
         results = client.gather(futures)
     else:
-        results = [_search_stored_part(store, i, s, Q, k, exclude, working_memory, index_params, plan)
+        results = [_search_stored_part(store, i, s, Q, k, exclude, working_memory, index_params, plan, lost)
                    for i, s in parts]
     return merge_nearest(results, k)
 
 
-def _search_stored_part(store, i, start, Q, k, exclude, working_memory, index_params, plan):
+def _search_stored_part(store, i, start, Q, k, exclude, working_memory, index_params, plan, lost=None):
     from ..distributed import read_features
 
     index = ExactIndex(working_memory=working_memory, **index_params).fit(read_features(store, [i]), **plan)
-    return index.search(Q, k, exclude=exclude, offset=start)
+    return index.search(Q, k, exclude=exclude, offset=start, lost=lost)
 
 
 def _store_rows(store, start, stop, read_features):
