@@ -187,7 +187,7 @@ def main():
         e_single, e_batch, _ = timed(lambda a, b: exact.search(Q[a:b], 10, lost=lost[a:b]), Q.shape[0], args.single)
         truths = {name: exact.search(q, 10, lost=ls) for name, (q, ls) in rows.items()}
         exact.search(Q, 10, lost=lost)
-        print(f"exact index ({args.dtype}, method chosen: {'scan' if exact._scan_first(sp.csr_array(Q)) else 'bounds'}): "
+        print(f"exact index ({args.dtype}, method {exact.method!r}): "
               f"build {exact_build:.1f} s, {exact.nbytes / 2**30:.3f} GiB; alone {e_single:.2f} ms per query one at a "
               f"time, {e_batch:.2f} ms in a batch of {args.queries}; rows scored roughly: median "
               f"{np.median(exact.scored_) / n:.0%}, exactly: median {np.median(exact.rescored_):.0f} "

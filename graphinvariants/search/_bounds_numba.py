@@ -131,3 +131,15 @@ def add_postings(q_indptr, q_columns, q_values, colptr, rows, data, cursor, star
                 out[j, rows[p] - start] += v * np.float64(data[p])
                 p += 1
             cursor[t] = p
+
+
+@numba.njit(cache=True, nogil=True)
+def row_squares(indptr, data, out):  # pragma: no cover - compiled
+    """``out[i] = <x_i, x_i>``, the products of row ``i``'s stored entries added one at
+    a time in order from +0: :func:`~graphinvariants.search.exact.pair_inner_products`'
+    value of a row with itself, bit for bit."""
+    for i in range(indptr.shape[0] - 1):
+        s = 0.0
+        for e in range(indptr[i], indptr[i + 1]):
+            s += data[e] * data[e]
+        out[i] = s

@@ -56,6 +56,8 @@ compiled loops; without it BLAS (float32) and numpy do them, slower, with the sa
 answers.
 """
 
+import threading
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -96,6 +98,9 @@ FIRST_BUDGET = 256
 FIRST_EXTRA = 16
 
 _compiled = None
+
+#: Per thread, the zero vector a query is scattered into for its exact scores.
+_SCATTERED = threading.local()
 
 
 def compiled():
@@ -159,6 +164,17 @@ def pair_inner_products(Q, which, R):
         laid[np.repeat(np.arange(b - a), lengths[a:b]), place[first:last]] = products[first:last]
         np.add.accumulate(laid, axis=1, out=laid)
         out[a:b] = laid[:, -1]
+    return out
+
+
+def self_products(Q):
+    """``<q, q>`` of every row of sorted CSR ``Q``, the bits of
+    :func:`pair_inner_products` (``Q``, every row with itself), compiled where numba is."""
+    module = compiled()
+    if module is None:
+        return pair_inner_products(Q, np.arange(Q.shape[0]), Q)
+    out = np.empty(Q.shape[0])
+    module.row_squares(Q.indptr, Q.data, out)
     return out
 
 
@@ -432,16 +448,16 @@ class ExactIndex:
             self._postings = _int32(sp.csc_array(self._sparse))
         return self._postings
 
-    def _scan_first(self, Qs):
-        """Whether queries ``Qs`` are answered by the scan: ``method``, or for "auto"
-        whether the scan's multiply-adds per row (the dense columns, and the query's
-        sparse entries' posting lists spread over the rows) are at most the bounds'
-        pass's (``n_dims_``)."""
+    def _scan_first(self, sparse):
+        """Whether queries whose sparse part is ``sparse`` are answered by the scan:
+        ``method``, or for "auto" whether the scan's multiply-adds per row (the dense
+        columns, and the queries' entries' posting lists spread over the rows) are at
+        most the bounds' pass's (``n_dims_``)."""
         if self.method != "auto":
             return self.method == "scan"
-        sparse = take_columns(Qs, self._sparse_lookup, self.n_features_)
-        lengths = np.diff(self.postings().indptr)
-        per_row = float(lengths[sparse.indices].sum()) / max(Qs.shape[0], 1) / max(self.n_rows_, 1)
+        indptr = self.postings().indptr
+        lengths = indptr[sparse.indices + 1] - indptr[sparse.indices]
+        per_row = float(lengths.sum()) / max(sparse.shape[0], 1) / max(self.n_rows_, 1)
         return len(self.dense_columns_) + per_row <= self.projection_.n_dims_
 
     # -- searching ---------------------------------------------------------------------
@@ -500,7 +516,8 @@ class ExactIndex:
             if exclude is not None:
                 ex = np.asarray(exclude[start:stop], dtype=np.int64) - offset
                 ex[(ex < 0) | (ex >= self.n_rows_)] = -1
-            found, values, scored, rescored = self._search_batch(Q[start:stop], width, ex, lost[start:stop])
+            part = Q if (start, stop) == (0, n_q) else Q[start:stop]  # (scipy's slicing: 1 ms a query)
+            found, values, scored, rescored = self._search_batch(part, width, ex, lost[start:stop])
             indices[start:stop] = found + offset
             distances[start:stop] = values
             self.scored_[start:stop] = scored
@@ -551,11 +568,12 @@ class ExactIndex:
     def _search_batch(self, Q, k, exclude, lost):
         Qs = sp.csr_array(Q)
         Qs.sort_indices()
-        own = pair_inner_products(Qs, np.arange(Qs.shape[0]), Qs) + lost  # <q, q> (+ 0: the same bits)
+        own = self_products(Qs) + lost  # <q, q> (+ 0: the same bits)
         first = min(self.n_rows_, k + FIRST_EXTRA)
         b = Qs.shape[0]
-        if self._scan_first(Qs):
-            found, values, rescored = self._search_all(Qs, own, k, exclude)
+        sparse = take_columns(Qs, self._sparse_lookup, self.n_features_)  # the queries' sparse part
+        if self._scan_first(sparse):
+            found, values, rescored = self._search_all(Qs, own, k, exclude, sparse)
             return found, values, np.full(b, self.n_rows_, dtype=np.int64), rescored
         lb, heads, context = self._bounds(Qs, own, exclude, first)
         found = np.empty((b, k), dtype=np.int64)
@@ -623,7 +641,7 @@ class ExactIndex:
             scored[deferred] = self.n_rows_
         return found, values, scored, rescored
 
-    def _search_all(self, Qs, own, k, exclude):
+    def _search_all(self, Qs, own, k, exclude, sparse=None):
         """The scan: every row given a rough inner product with each query (its dense
         columns by BLAS, a block of rows at a time; its sparse part from the query's
         posting lists with numba, or by one sparse product), and every row within a
@@ -647,7 +665,8 @@ class ExactIndex:
             margin = margin + 8 * (c * u32 / (1 - c * u32) + 2 * u32) * scale
             dense_t = dense_t.astype(np.float32)
         n_q, n = Qs.shape[0], self.n_rows_
-        sparse = take_columns(Qs, self._sparse_lookup, self.n_features_)  # the queries' sparse part
+        if sparse is None:
+            sparse = take_columns(Qs, self._sparse_lookup, self.n_features_)  # the queries' sparse part
         module = compiled()
         postings = self.postings() if self._sparse.nnz and sparse.nnz else None
         inner = np.empty((n_q, n))  # the rough <q, x> of every row (working_memory bounds the batch)
@@ -698,7 +717,13 @@ class _Scorer:
         self.Qs = Qs
         self.module = compiled()
         if self.module is not None:
-            self.dense = np.zeros(index.n_features_)  # the query, scattered (one at a time)
+            # the query, scattered (one at a time; zero again after each): one per thread
+            # and width, allocated once (8 bytes a column: 1 ms a query at 10^6 columns)
+            buffers = _SCATTERED.__dict__
+            if index.n_features_ not in buffers:
+                buffers.clear()
+                buffers[index.n_features_] = np.zeros(index.n_features_)
+            self.dense = buffers[index.n_features_]
 
     def squares(self, j, own, positions):
         index = self.index
