@@ -314,3 +314,27 @@ def test_a_set_no_larger_than_its_candidates_scores_every_row(n, given):
             assert given or index.calibrated_recall_ == 1.0
         else:  # every row ranked by the estimate: each query's k smallest estimates
             assert (np.diff(d, axis=1) >= 0).all() and i.shape == (30, k)
+
+
+def test_calibration_holds_its_queries_out_of_the_graph(clustered):
+    # issue 43 item 3: calibrated on queries from outside (rows kept out of the graph
+    # until the count is chosen), as the users' are, not on rows the graph links to
+    from graphinvariants.search.approximate import HELD_OUT_RATIO, ApproximateIndex
+    from graphinvariants.search.exact import brute_force
+
+    X, Q = clustered
+    n = X.shape[0]
+    index = ApproximateIndex(recall=0.9, n_dims=8, calibration_queries=n // HELD_OUT_RATIO, seed=0).fit(X)
+    assert index.n_rows_ == n and sorted(index._order.tolist()) == list(range(n))  # every row in, once
+    held = index._order[-(n // HELD_OUT_RATIO):]  # added last: the calibration's queries
+    assert index.calibrated_recall_ >= 0.9 and index.n_candidates_ < n
+    found, distances = index.search(Q, 10)
+    _, truth = brute_force(X, Q, 10)
+    assert _tie_aware_recall(distances, truth[:, 9]).mean() >= 0.85  # new queries near the same centres
+    order, every = brute_force(X, Q, n)
+    full = np.empty_like(every)
+    np.put_along_axis(full, order, every, axis=1)
+    np.testing.assert_array_equal(distances, np.take_along_axis(full, found, axis=1))  # positions, not graph numbers
+    i, d = index.search(X[held[:5]], 1)
+    np.testing.assert_array_equal(i[:, 0], held[:5])  # a held-out row, added after: found at distance 0
+    assert (d == 0).all()
