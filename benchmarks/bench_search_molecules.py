@@ -225,9 +225,8 @@ def main():
     faiss.omp_set_num_threads(1)
     data = moses(args.cache)
     rng = np.random.default_rng(0)
-    sets = {"random split (test)": [data["test"][i] for i in rng.choice(len(data["test"]), args.queries, replace=False)],
-            "new scaffolds (test_scaffolds)": [data["test_scaffolds"][i] for i in
-                                               rng.choice(len(data["test_scaffolds"]), args.queries, replace=False)]}
+    sets = {name: [data[part][i] for i in rng.choice(len(data[part]), args.queries, replace=False)]
+            for name, part in [("random split (test)", "test"), ("new scaffolds (test_scaffolds)", "test_scaffolds")]}
     kernel = gi.GraphKernel(kernel=args.kernel, **molecule_parameters(args.kernel, {}))
     print(f"MOSES: {len(data['train']):,} train SMILES; kernel {kernel}; {args.queries} queries per set; one thread",
           flush=True)

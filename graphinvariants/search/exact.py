@@ -66,8 +66,8 @@ from .._validation import check_choice, check_int, check_seed, check_working_mem
 from .projection import Projection, rounding_margin
 from .rows import as_rows, take_columns
 
-__all__ = ["BLOCK_ROWS", "FULL_PASS_SHARE", "METHODS", "ExactIndex", "check_lost", "merge_nearest", "pair_inner_products",
-           "split_points"]
+__all__ = ["BLOCK_ROWS", "FULL_PASS_SHARE", "METHODS", "ExactIndex", "check_lost", "merge_nearest",
+           "pair_inner_products", "self_products", "split_points"]
 
 #: Rows of the index per product with a batch of queries (numpy's pass over the bounds),
 #: and the unit the parts of a collection are cut in (:func:`split_points`).
