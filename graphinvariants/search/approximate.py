@@ -95,12 +95,14 @@ class ApproximateIndex:
     recall : float, keyword-only, default=0.95
         Mean recall@10 wanted, in (0, 1]: :meth:`fit` picks the smallest number of
         candidates whose recall on held-out queries (stored rows kept out of the graph
-        until calibrated), less two standard errors, reaches it (the first of ``10, 20, 40, ...`` that does,
-        bisected down to within an eighth). Its speed cost, measured on 10^5
+        until calibrated; below :data:`HELD_OUT_RATIO` rows per query, leave-one-out),
+        less two standard errors, reaches it (the first of ``10, 20, 40, ...`` that
+        does, bisected down to within an eighth). Its speed cost, measured on 10^5
         perturbed Mutagenicity copies (learned default, ``n_dims=32``, float32 rows,
         one thread; 100 held-out copies one at a time, median;
-        ``benchmarks/bench_search.py``, one run; the exact index: 4.7 ms per query,
-        FPSim2 2.0 ms):
+        ``benchmarks/bench_search.py``, one run, with the calibration of the previous
+        release, leave-one-out on rows the graph held; the exact index: 4.7 ms per
+        query, FPSim2 2.0 ms):
 
         ======  ==========  ===================  ===============  ============
         recall  candidates  leave-one-out (fit)  held-out recall  ms per query
