@@ -448,6 +448,17 @@ class ExactIndex:
             self._postings = _int32(sp.csc_array(self._sparse))
         return self._postings
 
+    def _sparse_part(self, Qs):
+        """The sparse part of sorted CSR queries ``Qs`` (the entries of the columns not
+        stored dense), as arrays ``indptr``, ``indices``, ``data`` (no scipy matrix: a
+        query's fixed cost)."""
+        keep = self._sparse_lookup[Qs.indices] >= 0
+        counts = np.add.reduceat(np.append(keep, False).astype(np.int64), Qs.indptr[:-1]) if Qs.nnz else np.zeros(
+            Qs.shape[0], dtype=np.int64)
+        counts[np.diff(Qs.indptr) == 0] = 0  # reduceat repeats the next value on empty rows
+        return _Part(np.concatenate(([0], np.cumsum(counts))).astype(np.int64), Qs.indices[keep].astype(np.int64),
+                     Qs.data[keep], Qs.shape[0])
+
     def _scan_first(self, sparse):
         """Whether queries whose sparse part is ``sparse`` are answered by the scan:
         ``method``, or for "auto" whether the scan's multiply-adds per row (the dense
@@ -457,7 +468,7 @@ class ExactIndex:
             return self.method == "scan"
         indptr = self.postings().indptr
         lengths = indptr[sparse.indices + 1] - indptr[sparse.indices]
-        per_row = float(lengths.sum()) / max(sparse.shape[0], 1) / max(self.n_rows_, 1)
+        per_row = float(lengths.sum()) / max(sparse.n_rows, 1) / max(self.n_rows_, 1)
         return len(self.dense_columns_) + per_row <= self.projection_.n_dims_
 
     # -- searching ---------------------------------------------------------------------
@@ -571,7 +582,7 @@ class ExactIndex:
         own = self_products(Qs) + lost  # <q, q> (+ 0: the same bits)
         first = min(self.n_rows_, k + FIRST_EXTRA)
         b = Qs.shape[0]
-        sparse = take_columns(Qs, self._sparse_lookup, self.n_features_)  # the queries' sparse part
+        sparse = self._sparse_part(Qs)
         if self._scan_first(sparse):
             found, values, rescored = self._search_all(Qs, own, k, exclude, sparse)
             return found, values, np.full(b, self.n_rows_, dtype=np.int64), rescored
@@ -655,7 +666,10 @@ class ExactIndex:
         max_norm = float(self._root_norms.max(initial=0.0))
         scale = (np.sqrt(np.maximum(own, 0.0)) + max_norm) ** 2
         margin = 8 * (gamma + _EPS) * scale
-        dense_t = np.ascontiguousarray(take_columns(Qs, self._dense_lookup, len(self.dense_columns_)).toarray().T)
+        dense_t = np.zeros((len(self.dense_columns_), Qs.shape[0]))  # the queries' dense part, by column
+        place = self._dense_lookup[Qs.indices]
+        held = place >= 0
+        dense_t[place[held], np.repeat(np.arange(Qs.shape[0]), np.diff(Qs.indptr))[held]] = Qs.data[held]
         if self._dense.dtype == np.float32:
             # float32 rows: their dense part multiplied in float32 (no float64 copy of
             # the block), the query rounded to float32: within 2 gamma_c + 2 u of
@@ -666,13 +680,12 @@ class ExactIndex:
             dense_t = dense_t.astype(np.float32)
         n_q, n = Qs.shape[0], self.n_rows_
         if sparse is None:
-            sparse = take_columns(Qs, self._sparse_lookup, self.n_features_)  # the queries' sparse part
+            sparse = self._sparse_part(Qs)
         module = compiled()
         postings = self.postings() if self._sparse.nnz and sparse.nnz else None
         inner = np.empty((n_q, n))  # the rough <q, x> of every row (working_memory bounds the batch)
         if postings is not None and module is not None:
-            q_indptr = sparse.indptr.astype(np.int64)
-            q_columns = sparse.indices.astype(np.int64)
+            q_indptr, q_columns = sparse.indptr, sparse.indices
             cursor = postings.indptr[q_columns].astype(np.int64)
         with one_blas_thread():
             for start in range(0, n, self.block_rows):
@@ -685,7 +698,8 @@ class ExactIndex:
                 held = np.unique(sparse.indices)
                 lookup = np.full(self.n_features_, -1, dtype=np.int64)
                 lookup[held] = np.arange(len(held))
-                inner += (postings[:, held] @ take_columns(sparse, lookup, len(held)).T).T.toarray()
+                rows = sp.csr_array((sparse.data, sparse.indices, sparse.indptr), shape=(n_q, self.n_features_))
+                inner += (postings[:, held] @ take_columns(rows, lookup, len(held)).T).T.toarray()
         rough = inner  # (<q, q> + <x, x>) - 2 <q, x>, in place
         rough *= -2.0
         rough += self._norms[None, :]
@@ -706,6 +720,14 @@ class ExactIndex:
             order = np.lexsort((positions, distances))[:k]
             found[j], values[j], rescored[j] = positions[order], distances[order], len(positions)
         return found, values, rescored
+
+
+class _Part:
+    """Rows of CSR arrays without a scipy matrix: ``indptr``, ``indices``, ``data``."""
+
+    def __init__(self, indptr, indices, data, n_rows):
+        self.indptr, self.indices, self.data, self.n_rows = indptr, indices, data, n_rows
+        self.nnz = len(data)
 
 
 class _Scorer:
