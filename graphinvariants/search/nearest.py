@@ -153,7 +153,8 @@ class NearestGraphs(BaseEstimator):
         Threads of the pair engine.
     index_params : dict or None, keyword-only, default=None
         Options of the index: :class:`~graphinvariants.search.exact.ExactIndex`'s
-        (``n_dims``, ``dtype``, ``dense_share``, ``block_rows``, ``svd_samples``) or
+        (``n_dims``, ``dtype``, ``dense_share``, ``block_rows``, ``svd_samples``,
+        ``method``) or
         :class:`~graphinvariants.search.approximate.ApproximateIndex`'s (``recall``,
         ``n_candidates``, ``n_dims``, ``dtype``, ``M``, ``ef_construction``,
         ``rerank``, ``svd_samples``, ``calibration_queries``).
