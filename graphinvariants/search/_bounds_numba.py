@@ -113,3 +113,33 @@ def below(lb, threshold, out):  # pragma: no cover - compiled
             out[m] = i
             m += 1
     return m
+
+
+@numba.njit(cache=True, nogil=True)
+def add_postings(q_indptr, q_columns, q_values, colptr, rows, data, cursor, start, stop, out):  # pragma: no cover
+    """``out[j, i - start] += q_j[c] * x_i[c]`` for every query ``j``, every column ``c``
+    of its sparse part (``q_columns``, ``q_values`` by ``q_indptr``) and every row
+    ``start <= i < stop`` holding ``c`` (the column's posting list ``rows``, ``data``
+    from ``colptr``, rows increasing); ``cursor[t]``: where entry ``t``'s list resumes
+    (set by the caller to the list's start, moved past ``stop``: blocks in order)."""
+    for j in range(q_indptr.shape[0] - 1):
+        for t in range(q_indptr[j], q_indptr[j + 1]):
+            v = q_values[t]
+            p = cursor[t]
+            end = colptr[q_columns[t] + 1]
+            while p < end and rows[p] < stop:
+                out[j, rows[p] - start] += v * np.float64(data[p])
+                p += 1
+            cursor[t] = p
+
+
+@numba.njit(cache=True, nogil=True)
+def row_squares(indptr, data, out):  # pragma: no cover - compiled
+    """``out[i] = <x_i, x_i>``, the products of row ``i``'s stored entries added one at
+    a time in order from +0: :func:`~graphinvariants.search.exact.pair_inner_products`'
+    value of a row with itself, bit for bit."""
+    for i in range(indptr.shape[0] - 1):
+        s = 0.0
+        for e in range(indptr[i], indptr[i + 1]):
+            s += data[e] * data[e]
+        out[i] = s

@@ -19,8 +19,11 @@ the same) and ranks them by their exact distances, summed as
 distance returned is exact and only a row the graph or the bound missed can be missing.
 
 **Recall.** The number of candidates is calibrated at :meth:`~ApproximateIndex.fit`:
-``calibration_queries`` stored rows drawn with the seed are searched leave-one-out
-(their own position left out) against the exact index's answer, for ``k``, ``2k``,
+``calibration_queries`` stored rows drawn with the seed are held out of the graph until
+the calibration is done and searched as queries from outside, as the users' are,
+against the exact answer among the rows the graph holds (then they are added; a set
+of fewer than :data:`HELD_OUT_RATIO` rows per query: searched leave-one-out), for
+``k``, ``2k``,
 ``4k``, ... candidates until the mean recall@``k``, less two standard errors of it
 (:data:`CONFIDENCE`), reaches ``recall``, then for counts bisecting the last step (to
 within an eighth), and the smallest count that reaches it is kept
@@ -45,7 +48,7 @@ import scipy.sparse as sp
 
 from .._progress import progress_bar
 from .._validation import check_int, check_seed, import_extra
-from .exact import ExactIndex, candidate_scorer, pair_inner_products
+from .exact import ExactIndex, candidate_scorer, check_lost, pair_inner_products
 from .rows import as_rows
 
 __all__ = ["ApproximateIndex"]
@@ -61,6 +64,10 @@ MIN_EF_SEARCH = 16
 
 #: ``k`` of the calibration (recall@10).
 CALIBRATION_K = 10
+
+#: Rows per calibration query from which :meth:`ApproximateIndex.fit` holds the queries
+#: out of the graph (fewer: searched leave-one-out, the graph whole).
+HELD_OUT_RATIO = 10
 
 #: Standard errors between the calibration's mean recall and ``recall``: the count kept
 #: reaches ``recall`` at the mean less this many standard errors (one-sided, ~97.5%).
@@ -87,13 +94,15 @@ class ApproximateIndex:
     ----------
     recall : float, keyword-only, default=0.95
         Mean recall@10 wanted, in (0, 1]: :meth:`fit` picks the smallest number of
-        candidates whose recall on leave-one-out queries of stored rows, less two
-        standard errors, reaches it (the first of ``10, 20, 40, ...`` that does,
-        bisected down to within an eighth). Its speed cost, measured on 10^5
+        candidates whose recall on held-out queries (stored rows kept out of the graph
+        until calibrated; below :data:`HELD_OUT_RATIO` rows per query, leave-one-out),
+        less two standard errors, reaches it (the first of ``10, 20, 40, ...`` that
+        does, bisected down to within an eighth). Its speed cost, measured on 10^5
         perturbed Mutagenicity copies (learned default, ``n_dims=32``, float32 rows,
         one thread; 100 held-out copies one at a time, median;
-        ``benchmarks/bench_search.py``, one run; the exact index: 4.7 ms per query,
-        FPSim2 2.0 ms):
+        ``benchmarks/bench_search.py``, one run, with the calibration of the previous
+        release, leave-one-out on rows the graph held; the exact index: 4.7 ms per
+        query, FPSim2 2.0 ms):
 
         ======  ==========  ===================  ===============  ============
         recall  candidates  leave-one-out (fit)  held-out recall  ms per query
@@ -128,7 +137,8 @@ class ApproximateIndex:
     svd_samples : int, keyword-only, default=8192
         Rows the projection is fitted on.
     calibration_queries : int, keyword-only, default=500
-        Stored rows searched leave-one-out to calibrate ``n_candidates``.
+        Stored rows held out of the graph at :meth:`fit` and searched from outside
+        to calibrate ``n_candidates`` (:meth:`calibrate`: leave-one-out).
     seed : None, int or Generator, keyword-only, default=None
         Draws the projection's sample and the calibration queries.
     progress : bool or None, keyword-only, default=None
@@ -200,13 +210,27 @@ class ApproximateIndex:
         self._index = faiss.IndexHNSWFlat(self.exact_.projection_.n_dims_ + 1, M, faiss.METRIC_L2)
         self._index.hnsw.efConstruction = ef_construction
         self.n_rows_ = 0
-        self._add_vectors(self.exact_.n_rows_)
+        self._order = np.zeros(0, dtype=np.int64)
+        n = self.exact_.n_rows_
         if self.n_candidates is not None:
+            self._add_vectors(np.arange(n, dtype=np.int64))
             self.n_candidates_ = int(self.n_candidates)
             self.calibrated_recall_ = None
             self.calibration_ = []
-        else:
-            self._calibrate(recall, n_queries, rng)
+            return self
+        # the calibration's queries held out of the graph until it is done: queries from
+        # outside, as the users' are (a stored row, even left out, is a node of the graph
+        # whose neighbours link to it)
+        held = _sample(rng, n, n_queries)
+        if n < HELD_OUT_RATIO * n_queries:  # a small set: its rows searched leave-one-out, the graph whole
+            self._add_vectors(np.arange(n, dtype=np.int64))
+            self._calibrate(recall, held, held_out=False)
+            return self
+        inside = np.ones(n, dtype=bool)
+        inside[held] = False
+        self._add_vectors(np.flatnonzero(inside))
+        self._calibrate(recall, held, held_out=True)
+        self._add_vectors(held)
         return self
 
     def add(self, X):
@@ -215,13 +239,16 @@ class ApproximateIndex:
         X = as_rows(X)
         if X.shape[1] != self.n_features_:
             raise ValueError(f"X has {X.shape[1]} features, the index {self.n_features_}")
+        start = self.exact_.n_rows_
         self.exact_.add(X)
-        self._add_vectors(X.shape[0])
+        self._add_vectors(np.arange(start, self.exact_.n_rows_, dtype=np.int64))
         return self
 
-    def _add_vectors(self, n):
-        """Add the graph's vectors of the last ``n`` rows of the exact index."""
+    def _add_vectors(self, positions):
+        """Add the graph's vectors of the exact index's rows at ``positions`` (the
+        graph's numbers continue; :attr:`_order` maps them to positions)."""
         faiss = _faiss()
+        n = len(positions)
         show = self.progress if self.progress is not None or n >= PROGRESS_ROWS else False
         # one thread: FAISS inserts rows on several threads in an order that varies from
         # run to run; on one, with its fixed level seed, the same rows make the same graph
@@ -229,45 +256,53 @@ class ApproximateIndex:
         faiss.omp_set_num_threads(1)
         try:
             with progress_bar(show, total=n, desc="approximate index", unit="row") as bar:
-                for start in range(self.n_rows_, self.n_rows_ + n, ADD_ROWS):
-                    stop = min(self.n_rows_ + n, start + ADD_ROWS)
-                    self._index.add(_vectors(self.exact_._P[start:stop], self.exact_._residual[start:stop]))
-                    bar.update(stop - start)
+                for start in range(0, n, ADD_ROWS):
+                    block = positions[start : start + ADD_ROWS]
+                    self._index.add(_vectors(self.exact_._P[block], self.exact_._residual[block]))
+                    bar.update(len(block))
         finally:
             faiss.omp_set_num_threads(threads)
+        self._order = np.concatenate([self._order, positions])
         self.n_rows_ += n
 
     def calibrate(self):
         """Calibrate :attr:`n_candidates_` anew on the rows indexed now (after
         :meth:`add`, or for another ``recall``), with ``calibration_queries`` rows
-        drawn with ``seed`` (an int seed: the positions :meth:`fit` drew); returns self."""
+        drawn with ``seed`` (an int seed: the positions :meth:`fit` drew), searched
+        leave-one-out (the graph holds them now); returns self."""
         recall = _check_recall(self.recall)
         n_queries = check_int(self.calibration_queries, "calibration_queries", minimum=1)
         rng = check_seed(self.seed)
         rng.integers(2**63 - 1)  # the projection's draw at fit: an int seed draws the rows fit drew
-        self._calibrate(recall, n_queries, rng)
+        self._calibrate(recall, _sample(rng, self.n_rows_, n_queries), held_out=False)
         return self
 
-    def _calibrate(self, recall, n_queries, rng):
-        """The smallest candidate count whose mean leave-one-out recall@k on a sample
-        of stored rows reaches ``recall``: the first of ``k, 2k, 4k, ...`` that does,
-        then halved to within an eighth of it between the rung that failed and it."""
-        n = self.n_rows_
-        k = min(CALIBRATION_K, n - 1)
+    def _calibrate(self, recall, sample, *, held_out):
+        """The smallest candidate count whose mean recall@k on the stored rows at
+        ``sample`` reaches ``recall`` (``held_out``: rows the graph does not hold yet,
+        their answer among the rows it holds; else leave-one-out): the first of ``k,
+        2k, 4k, ...`` that does, then halved to within an eighth of it between the rung
+        that failed and it."""
+        n = self.n_rows_  # in the graph
+        k = min(CALIBRATION_K, n if held_out else n - 1)
         self.calibration_ = []
-        if k < 1:  # one row: nothing to find
-            self.n_candidates_, self.calibrated_recall_ = 1, 1.0
+        if k < 1 or len(sample) == 0:  # one row: nothing to find
+            self.n_candidates_, self.calibrated_recall_ = max(1, n), 1.0
             return
-        sample = np.sort(rng.choice(n, size=min(n, n_queries), replace=False)).astype(np.int64)
         Q = self.exact_._take(sample)
-        _, truth = self.exact_.search(Q, k, exclude=sample)
-        kth = truth[:, k - 1]
+        if held_out:  # the exact answer among the rows of the graph: the others left out after
+            found, every = self.exact_.search(Q, k + len(sample))
+            kth = np.array([d[~np.isin(f, sample)][k - 1] for f, d in zip(found, every)])
+            exclude = None
+        else:
+            _, truth = self.exact_.search(Q, k, exclude=sample)
+            kth, exclude = truth[:, k - 1], sample
         prepared = self._prepare(Q)
 
         def measure(count):
             # the mean recall less two standard errors of it: a count is kept when the
             # recall of queries like these is at least ``recall`` with ~97.5% confidence
-            _, distances = self._search(*prepared, k, sample, count, rerank=True)
+            _, distances = self._search(*prepared, k, exclude, count, rerank=True)
             each = np.minimum((distances <= kth[:, None]).sum(axis=1), k) / k
             spread = float(np.std(each, ddof=1)) / np.sqrt(len(each)) if len(each) > 1 else 0.0
             value = float(np.mean(each)) - CONFIDENCE * spread
@@ -288,11 +323,12 @@ class ApproximateIndex:
                 high, measured = middle, value
             else:
                 low = middle
-        self.n_candidates_ = high
         self.calibrated_recall_ = next(value for count, value in reversed(self.calibration_) if count == high)
+        # every row but the query (left out) measured: every row for a query from outside
+        self.n_candidates_ = n + len(sample) if high >= n - (0 if held_out else 1) else high
 
     # -- searching ---------------------------------------------------------------------
-    def search(self, Q, k, *, exclude=None):
+    def search(self, Q, k, *, exclude=None, lost=None):
         """Approximately the ``k`` rows nearest each row of ``Q``, as
         :meth:`ExactIndex.search <graphinvariants.search.exact.ExactIndex.search>`.
 
@@ -303,6 +339,10 @@ class ApproximateIndex:
             At most the number of rows (less one with ``exclude``).
         exclude : numpy.ndarray of int64, shape (n_queries,), optional
             A position per query left out of its answer (-1: none).
+        lost : numpy.ndarray of float64, shape (n_queries,), optional
+            The part of each query's squared norm its row lacks, as
+            :meth:`ExactIndex.search <graphinvariants.search.exact.ExactIndex.search>`
+            takes it: the distances are then the exact index's.
 
         Returns
         -------
@@ -319,7 +359,8 @@ class ApproximateIndex:
             exclude = np.asarray(exclude, dtype=np.int64)
             if exclude.shape != (Q.shape[0],):
                 raise ValueError(f"exclude must hold one position per query ({Q.shape[0]}), got shape {exclude.shape}")
-        return self._search(*self._prepare(Q), k, exclude, self.n_candidates_, rerank=self.rerank)
+        return self._search(*self._prepare(Q, check_lost(lost, Q.shape[0])), k, exclude, self.n_candidates_,
+                            rerank=self.rerank)
 
     def search_rows(self, start, stop, k):
         """Leave-one-out: the ``k`` rows nearest each stored row ``start:stop``, its own
@@ -329,15 +370,19 @@ class ApproximateIndex:
         return self._search(*self._prepare(self.exact_._take(positions)), k, positions, self.n_candidates_,
                             rerank=self.rerank)
 
-    def _prepare(self, Q):
-        """Sorted CSR queries, their ``<q, q>`` (the exact sums) and graph vectors."""
+    def _prepare(self, Q, lost=None):
+        """Sorted CSR queries, their ``<q, q>`` (the exact sums, plus ``lost``) and graph
+        vectors."""
         Qs = sp.csr_array(Q)
         Qs.sort_indices()
+        lost = np.zeros(Qs.shape[0]) if lost is None else lost
         own = pair_inner_products(Qs, np.arange(Qs.shape[0]), Qs)
+        # the graph's vectors of the rows as they are: the part lost is orthogonal to every
+        # stored row (labels none of them has), it moves every distance alike
         P, residual = self.exact_.projection_.transform(Qs, own)
-        return Qs, own, _vectors(P, residual)
+        return Qs, own + lost, _vectors(P, residual), lost  # (+ 0: the same bits)
 
-    def _search(self, Qs, own, E, k, exclude, count, *, rerank):
+    def _search(self, Qs, own, E, lost, k, exclude, count, *, rerank):
         n_q = Qs.shape[0]
         k = min(k, self.n_rows_ - (0 if exclude is None else 1))
         indices = np.empty((n_q, max(k, 0)), dtype=np.int64)
@@ -345,8 +390,19 @@ class ApproximateIndex:
         if n_q == 0 or k <= 0:
             return indices, distances
         fetch = min(self.n_rows_, max(count, k) + (0 if exclude is None else 1))
-        self._index.hnsw.efSearch = max(fetch, MIN_EF_SEARCH)
-        squares, found = self._index.search(E, fetch)
+        if fetch >= self.n_rows_:
+            # no more rows than candidates: every row is one (the graph may miss some
+            # even then); reranked, the exact index's answer
+            if rerank:
+                return self.exact_.search(Qs, k, exclude=exclude, lost=lost)
+            X = _vectors(self.exact_._P, self.exact_._residual).astype(np.float64)
+            squares = np.maximum(((E.astype(np.float64) ** 2).sum(axis=1)[:, None] + (X**2).sum(axis=1)[None, :])
+                                 - 2.0 * (E.astype(np.float64) @ X.T), 0.0)
+            found = np.tile(np.arange(X.shape[0]), (n_q, 1))
+        else:
+            self._index.hnsw.efSearch = max(fetch, MIN_EF_SEARCH)
+            squares, found = self._index.search(E, fetch)
+            found = np.where(found >= 0, self._order[np.maximum(found, 0)], -1)  # the graph's numbers: positions
         found = found.astype(np.int64)
         scorer = candidate_scorer(self.exact_, Qs) if rerank else None
         for j in range(n_q):
@@ -356,7 +412,7 @@ class ApproximateIndex:
             positions = found[j][keep]
             if len(positions) < k:  # the graph returned too few: this query exactly
                 ex = None if exclude is None else exclude[j : j + 1]
-                a, b = self.exact_.search(Qs[[j]], k, exclude=ex)
+                a, b = self.exact_.search(Qs[[j]], k, exclude=ex, lost=lost[j : j + 1])
                 indices[j], distances[j] = a[0, :k], b[0, :k]
                 continue
             if rerank:
@@ -391,6 +447,11 @@ class ApproximateIndex:
         if "_index" in state:
             state["_index"] = _faiss().deserialize_index(state["_index"])
         self.__dict__.update(state)
+
+
+def _sample(rng, n, size):
+    """``size`` (at most ``n``) positions of ``n`` drawn by ``rng``, sorted."""
+    return np.sort(rng.choice(n, size=min(n, size), replace=False)).astype(np.int64)
 
 
 def _vectors(P, residual):

@@ -56,6 +56,8 @@ compiled loops; without it BLAS (float32) and numpy do them, slower, with the sa
 answers.
 """
 
+import threading
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -64,7 +66,8 @@ from .._validation import check_choice, check_int, check_seed, check_working_mem
 from .projection import Projection, rounding_margin
 from .rows import as_rows, take_columns
 
-__all__ = ["BLOCK_ROWS", "FULL_PASS_SHARE", "ExactIndex", "merge_nearest", "pair_inner_products", "split_points"]
+__all__ = ["BLOCK_ROWS", "FULL_PASS_SHARE", "METHODS", "ExactIndex", "check_lost", "merge_nearest",
+           "pair_inner_products", "self_products", "split_points"]
 
 #: Rows of the index per product with a batch of queries (numpy's pass over the bounds),
 #: and the unit the parts of a collection are cut in (:func:`split_points`).
@@ -82,8 +85,10 @@ _EPS = np.finfo(np.float64).eps / 2  # the unit roundoff u
 #: scored by BLAS instead (one product over the rows beats many exact sums).
 FULL_PASS_SHARE = 0.125
 
-#: Queries of a full pass up to which their sparse part is multiplied dense.
-FEW_QUERIES = 8
+#: How a query is answered: ``"bounds"`` (rows in order of their projection bound),
+#: ``"scan"`` (every row's rough score from the dense columns and the posting lists),
+#: ``"auto"`` (the scan where it costs no more per row than the bounds' pass).
+METHODS = ("auto", "bounds", "scan")
 
 #: Rows of smallest bound scored before a query whose bounds leave many rows is sent to
 #: the full pass (at least; ``n_rows / 256`` on larger indexes).
@@ -93,6 +98,9 @@ FIRST_BUDGET = 256
 FIRST_EXTRA = 16
 
 _compiled = None
+
+#: Per thread, the zero vector a query is scattered into for its exact scores.
+_SCATTERED = threading.local()
 
 
 def compiled():
@@ -159,6 +167,17 @@ def pair_inner_products(Q, which, R):
     return out
 
 
+def self_products(Q):
+    """``<q, q>`` of every row of sorted CSR ``Q``, the bits of
+    :func:`pair_inner_products` (``Q``, every row with itself), compiled where numba is."""
+    module = compiled()
+    if module is None:
+        return pair_inner_products(Q, np.arange(Q.shape[0]), Q)
+    out = np.empty(Q.shape[0])
+    module.row_squares(Q.indptr, Q.data, out)
+    return out
+
+
 def merge_nearest(parts, k):
     """The ``k`` nearest of several partial answers ``(positions, distances)`` of the
     same queries: smallest distance first, ties by the smaller position."""
@@ -209,6 +228,14 @@ class ExactIndex:
         Rows per product of numpy's pass over the bounds (without numba).
     svd_samples : int, keyword-only, default=8192
         Rows the projection is fitted on.
+    method : {"auto", "bounds", "scan"}, keyword-only, default="auto"
+        ``"bounds"``: rows scored in order of their projection bound, those it rules
+        out skipped (the full pass where it rules out few); ``"scan"``: every row gets
+        a rough score from the dense columns (BLAS) and the query's posting lists (the
+        sparse part by column, :meth:`postings`), and only the rows within a rounding
+        bound of the ``k``-th are scored exactly; ``"auto"``: the scan where its
+        multiply-adds per row (dense columns, plus the query's postings over the rows)
+        are at most ``n_dims``, else the bounds. The same answer, bit for bit, whichever.
     seed : None, int or Generator, keyword-only, default=None
         Draws the projection's sample (the answer does not depend on it; the number of
         rows scored does, a little).
@@ -217,8 +244,11 @@ class ExactIndex:
     ----------
     scored_ : numpy.ndarray of int64, shape (n_queries,)
         Rows scored for each query of the last :meth:`search`: exactly, in order of
-        bound; or all of them (``n_rows_``) by one BLAS pass where the bounds left more
-        than :data:`FULL_PASS_SHARE` of the rows to score.
+        bound; or all of them (``n_rows_``) by the scan, where the bounds left more
+        than :data:`FULL_PASS_SHARE` of the rows to score or ``method`` chose it.
+    rescored_ : numpy.ndarray of int64, shape (n_queries,)
+        Rows whose exact distance each query of the last :meth:`search` summed (those
+        of the bound path, or the scan's rows within its rounding bound of the ``k``-th).
     projection_ : Projection
         The basis of the bounds.
 
@@ -234,13 +264,14 @@ class ExactIndex:
     """
 
     def __init__(self, *, n_dims=32, dtype="float64", dense_share=0.5, working_memory=None, block_rows=BLOCK_ROWS,
-                 svd_samples=8192, seed=None):
+                 svd_samples=8192, method="auto", seed=None):
         self.n_dims = n_dims
         self.dtype = dtype
         self.dense_share = dense_share
         self.working_memory = working_memory
         self.block_rows = block_rows
         self.svd_samples = svd_samples
+        self.method = method
         self.seed = seed
 
     # -- building ----------------------------------------------------------------------
@@ -253,6 +284,7 @@ class ExactIndex:
         the parts of one collection may share them to save work.
         """
         check_choice(self.dtype, "dtype", ("float64", "float32"))
+        check_choice(self.method, "method", METHODS)
         check_int(self.block_rows, "block_rows", minimum=1)
         check_int(self.n_dims, "n_dims", minimum=0)
         X = as_rows(X)
@@ -269,6 +301,7 @@ class ExactIndex:
         self._dense = np.zeros((0, len(self.dense_columns_)), dtype=self._type)
         self._sparse = sp.csr_array((0, X.shape[1]), dtype=self._type)
         self._norms = np.zeros(0)
+        self._postings = None
         self._P = np.zeros((0, 0), dtype=np.float32)
         self._residual = np.zeros(0)
         self._max_entries = 0
@@ -330,6 +363,7 @@ class ExactIndex:
                              np.concatenate([p[1] for p in pieces]), indptr), shape=(dense.shape[0], self.n_features_))
         del pieces
         self._sparse = _int32(rare)
+        self._postings = None  # made again on the next scan (rows added)
         self.n_rows_ = self._dense.shape[0]
         new = np.arange(start, self.n_rows_)
         norms, projected, residuals = [], [], []
@@ -402,10 +436,43 @@ class ExactIndex:
         """Bytes the index holds (rows, projections, norms)."""
         return int(self._dense.nbytes + self._sparse.data.nbytes + self._sparse.indices.nbytes
                    + self._sparse.indptr.nbytes + self._P.nbytes + self._norms.nbytes + self._residual.nbytes
-                   + self._root_norms.nbytes + self._codes.nbytes + 4 * self._row_numbers[0].nbytes)
+                   + self._root_norms.nbytes + self._codes.nbytes + 4 * self._row_numbers[0].nbytes
+                   + (0 if self._postings is None else self._postings.data.nbytes + self._postings.indices.nbytes
+                      + self._postings.indptr.nbytes))
+
+    def postings(self):
+        """The sparse part by column (CSC: each column's rows, increasing), the inverted
+        index of the scan; made on first use and kept (``8`` bytes a sparse entry as
+        float32, ``12`` as float64, beside the rows)."""
+        if self._postings is None:
+            self._postings = _int32(sp.csc_array(self._sparse))
+        return self._postings
+
+    def _sparse_part(self, Qs):
+        """The sparse part of sorted CSR queries ``Qs`` (the entries of the columns not
+        stored dense), as arrays ``indptr``, ``indices``, ``data`` (no scipy matrix: a
+        query's fixed cost)."""
+        keep = self._sparse_lookup[Qs.indices] >= 0
+        counts = np.add.reduceat(np.append(keep, False).astype(np.int64), Qs.indptr[:-1]) if Qs.nnz else np.zeros(
+            Qs.shape[0], dtype=np.int64)
+        counts[np.diff(Qs.indptr) == 0] = 0  # reduceat repeats the next value on empty rows
+        return _Part(np.concatenate(([0], np.cumsum(counts))).astype(np.int64), Qs.indices[keep].astype(np.int64),
+                     Qs.data[keep], Qs.shape[0])
+
+    def _scan_first(self, sparse):
+        """Whether queries whose sparse part is ``sparse`` are answered by the scan:
+        ``method``, or for "auto" whether the scan's multiply-adds per row (the dense
+        columns, and the queries' entries' posting lists spread over the rows) are at
+        most the bounds' pass's (``n_dims_``)."""
+        if self.method != "auto":
+            return self.method == "scan"
+        indptr = self.postings().indptr
+        lengths = indptr[sparse.indices + 1] - indptr[sparse.indices]
+        per_row = float(lengths.sum()) / max(sparse.n_rows, 1) / max(self.n_rows_, 1)
+        return len(self.dense_columns_) + per_row <= self.projection_.n_dims_
 
     # -- searching ---------------------------------------------------------------------
-    def search(self, Q, k, *, exclude=None, offset=0):
+    def search(self, Q, k, *, exclude=None, offset=0, lost=None):
         """The ``k`` rows nearest each row of ``Q``.
 
         Parameters
@@ -418,6 +485,12 @@ class ExactIndex:
             left out comes last, at distance infinity, if ``k`` reaches it.
         offset : int, keyword-only
             Added to the row positions (the place of this index among others).
+        lost : numpy.ndarray of float64, shape (n_queries,), optional
+            The part of each query's squared norm that its row lacks, added to its
+            ``<q, q>`` (:meth:`GraphFeatures.transform_with_missing
+            <graphinvariants.GraphFeatures.transform_with_missing>`: labels no fitted graph
+            has count in ``K(G, G)`` but in no column), so that the distance is the
+            kernel's; non-negative, 0 for a query its row holds whole.
 
         Returns
         -------
@@ -437,9 +510,11 @@ class ExactIndex:
             if exclude.shape != (n_q,) or not np.issubdtype(exclude.dtype, np.integer):
                 raise ValueError(f"exclude must hold one integer position per query ({n_q}), got "
                                  f"{exclude.dtype} of shape {exclude.shape}")
+        lost = check_lost(lost, n_q)
         indices = np.empty((n_q, width), dtype=np.int64)
         distances = np.empty((n_q, width))
         self.scored_ = np.zeros(n_q, dtype=np.int64)
+        self.rescored_ = np.zeros(n_q, dtype=np.int64)
         if n_q == 0 or width == 0:
             return indices, distances
         budget = check_working_memory(self.working_memory) * 2**20
@@ -452,10 +527,12 @@ class ExactIndex:
             if exclude is not None:
                 ex = np.asarray(exclude[start:stop], dtype=np.int64) - offset
                 ex[(ex < 0) | (ex >= self.n_rows_)] = -1
-            found, values, scored = self._search_batch(Q[start:stop], width, ex)
+            part = Q if (start, stop) == (0, n_q) else Q[start:stop]  # (scipy's slicing: 1 ms a query)
+            found, values, scored, rescored = self._search_batch(part, width, ex, lost[start:stop])
             indices[start:stop] = found + offset
             distances[start:stop] = values
             self.scored_[start:stop] = scored
+            self.rescored_[start:stop] = rescored
         return indices, distances
 
     def _bounds(self, Qs, own, exclude, first):
@@ -499,13 +576,17 @@ class ExactIndex:
         return (both - 2.0 * (scores + residual[j] * self._residual[positions])) - (
             relative * norm[j] * self._root_norms[positions] + absolute * both)
 
-    def _search_batch(self, Q, k, exclude):
+    def _search_batch(self, Q, k, exclude, lost):
         Qs = sp.csr_array(Q)
         Qs.sort_indices()
-        own = pair_inner_products(Qs, np.arange(Qs.shape[0]), Qs)  # <q, q>
+        own = self_products(Qs) + lost  # <q, q> (+ 0: the same bits)
         first = min(self.n_rows_, k + FIRST_EXTRA)
-        lb, heads, context = self._bounds(Qs, own, exclude, first)
         b = Qs.shape[0]
+        sparse = self._sparse_part(Qs)
+        if self._scan_first(sparse):
+            found, values, rescored = self._search_all(Qs, own, k, exclude, sparse)
+            return found, values, np.full(b, self.n_rows_, dtype=np.int64), rescored
+        lb, heads, context = self._bounds(Qs, own, exclude, first)
         found = np.empty((b, k), dtype=np.int64)
         values = np.empty((b, k))
         scored = np.empty(b, dtype=np.int64)
@@ -563,25 +644,32 @@ class ExactIndex:
             order = np.lexsort((positions, distances))[:k]
             found[j], values[j] = positions[order], distances[order]
             scored[j] = len(positions)
+        rescored = scored.copy()
         if deferred:
             deferred = np.asarray(deferred, dtype=np.int64)
-            found[deferred], values[deferred] = self._search_all(sp.csr_array(Qs[deferred]), own[deferred], k,
-                                                                 exclude[deferred])
+            found[deferred], values[deferred], rescored[deferred] = self._search_all(
+                sp.csr_array(Qs[deferred]), own[deferred], k, exclude[deferred])
             scored[deferred] = self.n_rows_
-        return found, values, scored
+        return found, values, scored, rescored
 
-    def _search_all(self, Qs, own, k, exclude):
-        """Every row scored by BLAS, a block at a time, to choose the candidates; every
-        row within a rounding-error bound of the ``k``-th scored again exactly (for
-        queries whose bounds rule out few rows: one product beats many exact sums)."""
-        # a bound on how far the BLAS distances may be from the exact ones (the sums'
-        # rounding errors, gamma_m |q| |x| each, and the few operations around them)
+    def _search_all(self, Qs, own, k, exclude, sparse=None):
+        """The scan: every row given a rough inner product with each query (its dense
+        columns by BLAS, a block of rows at a time; its sparse part from the query's
+        posting lists with numba, or by one sparse product), and every row within a
+        rounding-error bound of the ``k``-th scored again exactly (the same answer as
+        scoring every row exactly); returns ``(positions, distances, rows rescored)``."""
+        # a bound on how far the rough distances may be from the exact ones (the sums'
+        # rounding errors in any order, gamma_m |q| |x| each, and the few operations
+        # around them)
         m = self.n_features_ + 2
         gamma = m * _EPS / (1 - m * _EPS)
         max_norm = float(self._root_norms.max(initial=0.0))
         scale = (np.sqrt(np.maximum(own, 0.0)) + max_norm) ** 2
         margin = 8 * (gamma + _EPS) * scale
-        dense_t = np.ascontiguousarray(take_columns(Qs, self._dense_lookup, len(self.dense_columns_)).toarray().T)
+        dense_t = np.zeros((len(self.dense_columns_), Qs.shape[0]))  # the queries' dense part, by column
+        place = self._dense_lookup[Qs.indices]
+        held = place >= 0
+        dense_t[place[held], np.repeat(np.arange(Qs.shape[0]), np.diff(Qs.indptr))[held]] = Qs.data[held]
         if self._dense.dtype == np.float32:
             # float32 rows: their dense part multiplied in float32 (no float64 copy of
             # the block), the query rounded to float32: within 2 gamma_c + 2 u of
@@ -590,39 +678,56 @@ class ExactIndex:
             u32 = np.finfo(np.float32).eps / 2
             margin = margin + 8 * (c * u32 / (1 - c * u32) + 2 * u32) * scale
             dense_t = dense_t.astype(np.float32)
-        # a few queries: dense (8 bytes a feature each) for scipy's CSR x dense product;
-        # more: sparse x sparse (only the columns the queries hold), faster in batches
-        few = Qs.shape[0] <= FEW_QUERIES
-        sparse_t = Qs.T.toarray() if few else sp.csc_array(Qs.T)
-        rows = np.arange(Qs.shape[0])
-        best = None
+        n_q, n = Qs.shape[0], self.n_rows_
+        if sparse is None:
+            sparse = self._sparse_part(Qs)
+        module = compiled()
+        postings = self.postings() if self._sparse.nnz and sparse.nnz else None
+        inner = np.empty((n_q, n))  # the rough <q, x> of every row (working_memory bounds the batch)
+        if postings is not None and module is not None:
+            q_indptr, q_columns = sparse.indptr, sparse.indices
+            cursor = postings.indptr[q_columns].astype(np.int64)
         with one_blas_thread():
-            for start in range(0, self.n_rows_, self.block_rows):
-                stop = min(self.n_rows_, start + self.block_rows)
-                scores = (self._dense[start:stop] @ dense_t).astype(np.float64, copy=False)
-                if self._sparse.nnz:
-                    product = _row_block(self._sparse, start, stop) @ sparse_t
-                    scores += product if few else product.toarray()
-                rough = (own[:, None] + self._norms[None, start:stop]) - 2.0 * np.ascontiguousarray(scores.T)
-                inside = (exclude >= start) & (exclude < stop)
-                rough[rows[inside], exclude[inside] - start] = np.inf
-                kk = min(k, stop - start)
-                kth = np.partition(rough, kk - 1, axis=1)[:, kk - 1]
-                # every row that may be among the k nearest once scored exactly (ties
-                # at zero included: a negative square is a distance 0)
-                threshold = np.maximum(kth, 0.0) + margin
-                which, column = np.nonzero(rough <= threshold[:, None])
-                positions = start + column
-                inner = np.empty(len(positions))
-                done = 0
-                for R in self._take_chunks(positions):
-                    inner[done : done + R.shape[0]] = pair_inner_products(Qs, which[done : done + R.shape[0]], R)
-                    done += R.shape[0]
-                part = np.sqrt(np.maximum((own[which] + self._norms[positions]) - 2.0 * inner, 0.0))
-                part[positions == exclude[which]] = np.inf
-                part = _top_per_query(which, positions, part, Qs.shape[0], kk)
-                best = part if best is None else merge_nearest([best, part], k)
-        return best
+            for start in range(0, n, self.block_rows):
+                stop = min(n, start + self.block_rows)
+                inner[:, start:stop] = (self._dense[start:stop] @ dense_t).T
+                if postings is not None and module is not None:
+                    module.add_postings(q_indptr, q_columns, sparse.data, postings.indptr, postings.indices,
+                                        postings.data, cursor, start, stop, inner[:, start:stop])
+            if postings is not None and module is None:  # one sparse product over the queries' columns' lists
+                held = np.unique(sparse.indices)
+                lookup = np.full(self.n_features_, -1, dtype=np.int64)
+                lookup[held] = np.arange(len(held))
+                rows = sp.csr_array((sparse.data, sparse.indices, sparse.indptr), shape=(n_q, self.n_features_))
+                inner += (postings[:, held] @ take_columns(rows, lookup, len(held)).T).T.toarray()
+        rough = inner  # (<q, q> + <x, x>) - 2 <q, x>, in place
+        rough *= -2.0
+        rough += self._norms[None, :]
+        rough += own[:, None]
+        inside = exclude >= 0
+        rough[np.flatnonzero(inside), exclude[inside]] = np.inf
+        scorer = _Scorer(self, Qs)
+        found = np.empty((n_q, k), dtype=np.int64)
+        values = np.empty((n_q, k))
+        rescored = np.empty(n_q, dtype=np.int64)
+        for j in range(n_q):
+            kth = np.partition(rough[j], k - 1)[k - 1]
+            # every row that may be among the k nearest once scored exactly (ties at
+            # zero included: a negative square is a distance 0)
+            positions = _below(rough[j], max(kth, 0.0) + margin[j])
+            distances = np.sqrt(np.maximum(scorer.squares(j, own[j], positions), 0.0))
+            distances[positions == exclude[j]] = np.inf
+            order = np.lexsort((positions, distances))[:k]
+            found[j], values[j], rescored[j] = positions[order], distances[order], len(positions)
+        return found, values, rescored
+
+
+class _Part:
+    """Rows of CSR arrays without a scipy matrix: ``indptr``, ``indices``, ``data``."""
+
+    def __init__(self, indptr, indices, data, n_rows):
+        self.indptr, self.indices, self.data, self.n_rows = indptr, indices, data, n_rows
+        self.nnz = len(data)
 
 
 class _Scorer:
@@ -634,7 +739,13 @@ class _Scorer:
         self.Qs = Qs
         self.module = compiled()
         if self.module is not None:
-            self.dense = np.zeros(index.n_features_)  # the query, scattered (one at a time)
+            # the query, scattered (one at a time; zero again after each): one per thread
+            # and width, allocated once (8 bytes a column: 1 ms a query at 10^6 columns)
+            buffers = _SCATTERED.__dict__
+            if index.n_features_ not in buffers:
+                buffers.clear()
+                buffers[index.n_features_] = np.zeros(index.n_features_)
+            self.dense = buffers[index.n_features_]
 
     def squares(self, j, own, positions):
         index = self.index
@@ -656,24 +767,6 @@ class _Scorer:
                     inner[done : done + R.shape[0]] = pair_inner_products(q, np.zeros(R.shape[0], np.int64), R)
                     done += R.shape[0]
         return (own + index._norms[positions]) - 2.0 * inner
-
-
-def _row_block(matrix, start, stop):
-    """Rows ``start:stop`` of a CSR matrix as views of its arrays (scipy's slicing
-    copies through a general submatrix routine: 24 ms a block of 32,768 wide rows)."""
-    a, b = int(matrix.indptr[start]), int(matrix.indptr[stop])
-    return sp.csr_array((matrix.data[a:b], matrix.indices[a:b], matrix.indptr[start : stop + 1] - a),
-                        shape=(stop - start, matrix.shape[1]))
-
-
-def _top_per_query(which, positions, distances, n_queries, k):
-    """``(positions, distances)`` of shape (n_queries, k): the ``k`` nearest of each
-    query's scored rows (every query has at least ``k``), ties by position."""
-    order = np.lexsort((positions, distances, which))
-    which, positions, distances = which[order], positions[order], distances[order]
-    first = np.searchsorted(which, np.arange(n_queries))
-    take = first[:, None] + np.arange(k)[None, :]
-    return positions[take], distances[take]
 
 
 def _threshold(squares, k):
@@ -708,12 +801,25 @@ def _int32(matrix):
     return matrix
 
 
-def brute_force(X, Q, k, exclude=None):
+def check_lost(lost, n_queries):
+    """``lost`` (see :meth:`ExactIndex.search`) as float64 of shape ``(n_queries,)``,
+    finite and non-negative; None: zeros."""
+    if lost is None:
+        return np.zeros(n_queries)
+    lost = np.asarray(lost, dtype=np.float64)
+    if lost.shape != (n_queries,) or not np.isfinite(lost).all() or (lost < 0).any():
+        raise ValueError(f"lost must hold one finite non-negative number per query ({n_queries}), got "
+                         f"{lost!r}"[:200])
+    return lost
+
+
+def brute_force(X, Q, k, exclude=None, lost=None):
     """Exhaustive k nearest (the reference of the tests): the full matrix of distances
     ``sqrt(max(0, <q, q> + <x, x> - 2 <q, x>))``, every inner product summed one column
     at a time in increasing column order (the order :func:`pair_inner_products`
     documents, written out over dense matrices: zero products change no sum), sorted
-    stably (ties by position); ``exclude`` puts a row at distance infinity."""
+    stably (ties by position); ``exclude`` puts a row at distance infinity; ``lost``
+    is added to each ``<q, q>``."""
     Q = np.asarray(Q.toarray() if sp.issparse(Q) else Q, dtype=np.float64)
     X = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
     S = np.zeros((Q.shape[0], X.shape[0]))
@@ -723,6 +829,8 @@ def brute_force(X, Q, k, exclude=None):
         S += Q[:, c][:, None] * X[:, c][None, :]
         qq += Q[:, c] * Q[:, c]
         xx += X[:, c] * X[:, c]
+    if lost is not None:
+        qq = qq + lost
     D = np.sqrt(np.maximum((qq[:, None] + xx[None, :]) - 2.0 * S, 0.0))
     if exclude is not None:
         D[np.arange(len(exclude)), exclude] = np.inf

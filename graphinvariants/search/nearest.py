@@ -31,10 +31,12 @@ engine is a parameter, not a module.
 
 Distances are kernel-induced, ascending, equal distances ordered by position: for a
 kernel name ``sqrt(max(0, 2 - 2 K))`` (``K(G, G) = 1``; over rows, a query's labels
-unseen at fit, which add nothing to its inner products, keep their share of its norm in
-a column no fitted row has, so its distance is still ``sqrt(2 - 2 K)``, to rounding:
-about ``1e-16`` on ``2 - 2 K``); for feature rows their
-Euclidean distance ``sqrt(max(0, <q, q> + <x, x> - 2 <q, x>))``, every inner product one
+unseen at fit, which add nothing to its inner products, have their share of its norm
+added to ``<q, q>`` (the index's ``lost``), so its distance is still ``sqrt(2 - 2 K)``,
+to rounding: about ``1e-16`` on ``2 - 2 K``; a graph added by ``partial_fit`` keeps its
+share in a column no fitted row has); for feature rows their Euclidean distance
+``sqrt(max(0, <q, q> + lost + <x, x> - 2 <q, x>))``, ``lost`` the part of ``K(G, G)``
+the query's row lacks (:meth:`~graphinvariants.GraphFeatures.transform_with_missing`), every inner product one
 fixed sum per pair (:func:`~graphinvariants.search.exact.pair_inner_products`), so the
 exact answer does not depend on blocks, batches or parts, and identical graphs are at
 distance 0.
@@ -176,6 +178,19 @@ def _with_missing(X, missing, column):
     return out
 
 
+def _split_missing(X, column):
+    """``(rows, lost)``: CSR rows ``X`` without ``column`` (an added graph's missing part,
+    :func:`_with_missing`) and, per row, the square of what that column held."""
+    X = sp.csr_array(X)
+    held = X.indices == column
+    lost = np.zeros(X.shape[0])
+    rows_of = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+    lost[rows_of[held]] = X.data[held] ** 2
+    keep = ~held
+    indptr = np.concatenate(([0], np.cumsum(np.bincount(rows_of[keep], minlength=X.shape[0]))))
+    return sp.csr_array((X.data[keep], X.indices[keep], indptr), shape=X.shape), lost
+
+
 class NearestGraphs(BaseEstimator):
     """Nearest graphs by a graph kernel, as :class:`sklearn.neighbors.NearestNeighbors`.
 
@@ -230,7 +245,8 @@ class NearestGraphs(BaseEstimator):
         Threads of the pair engine.
     index_params : dict or None, keyword-only, default=None
         Options of the index: :class:`~graphinvariants.search.exact.ExactIndex`'s
-        (``n_dims``, ``dtype``, ``dense_share``, ``block_rows``, ``svd_samples``) or
+        (``n_dims``, ``dtype``, ``dense_share``, ``block_rows``, ``svd_samples``,
+        ``method``) or
         :class:`~graphinvariants.search.approximate.ApproximateIndex`'s (``recall``,
         ``n_candidates``, ``n_dims``, ``dtype``, ``M``, ``ef_construction``,
         ``rerank``, ``svd_samples``, ``calibration_queries``).
@@ -389,7 +405,8 @@ class NearestGraphs(BaseEstimator):
         self._name, self._params = name, params
         self.index_, self._parts, self._embeddings, self._store = None, None, None, None
         # a kernel name's rows: what a query's row lacks of K(G, G) (labels unseen at fit)
-        # is held in a column of its own, so that its distances are sqrt(2 - 2K)
+        # is added to <q, q> (lost=), what an added graph's lacks is held in a column of
+        # its own, so that the distances are sqrt(2 - 2K)
         self._completed = name is not None and feature_map is not None
         bag = _is_bag(graphs)
         if graphs is None or bag:
@@ -415,9 +432,9 @@ class NearestGraphs(BaseEstimator):
                 rows = len(self._embeddings)
             elif self._completed:  # the map made here: the graphs embedded once (fit_transform)
                 self.feature_map_ = feature_map
-                # two columns for what rows lack: a query's, an added graph's (a fitted
-                # graph lacks nothing)
-                rows = self._fit_rows(_widened(feature_map.fit_transform(graphs), 2))
+                # a column for what a graph added by partial_fit lacks of K(G, G) (a fitted
+                # graph lacks nothing; a query's part is passed to the index as ``lost``)
+                rows = self._fit_rows(_widened(feature_map.fit_transform(graphs), 1))
             else:
                 feature_map = self._fitted_map(feature_map, graphs, y)
                 if self.store is not None:
@@ -686,19 +703,22 @@ class NearestGraphs(BaseEstimator):
         if graphs is None:
             return self._leave_one_out(k)
         graphs = _collection(graphs, "graphs")
-        if self._completed:
-            Q, missing = self.feature_map_.transform_with_missing(graphs, what="graphs")
-            Q = _widened(Q, 2)
-            return self._search_rows(_with_missing(Q, missing, Q.shape[1] - 2), k, None)
-        return self._search_rows(self.feature_map_.transform(graphs), k, None)
+        if hasattr(self.feature_map_, "transform_with_missing"):
+            # with the part of K(G, G) the rows lack (labels unseen at fit): the kernel's distance
+            Q, lost = self.feature_map_.transform_with_missing(graphs, what="graphs")
+        else:
+            Q, lost = self.feature_map_.transform(graphs), None
+        if self._completed:  # the column of added graphs' missing parts, empty in a query
+            Q = _widened(Q, 1)
+        return self._search_rows(Q, k, None, lost)
 
-    def _search_rows(self, Q, k, exclude):
+    def _search_rows(self, Q, k, exclude, lost=None):
         if self.index_ is not None:
-            return self.index_.search(Q, k, exclude=exclude)
+            return self.index_.search(Q, k, exclude=exclude, lost=lost)
         if self._store is not None:
             return _search_store(self._store, Q, k, exclude, self.working_memory, self.client,
-                                 self.index_params or {}, self._plan)
-        futures = [self.client.submit(_search_part, part, Q, k, exclude, start, pure=False)
+                                 self.index_params or {}, self._plan, lost)
+        futures = [self.client.submit(_search_part, part, Q, k, exclude, start, lost, pure=False)
                    for start, part in self._parts]
         return merge_nearest(self.client.gather(futures), k)
 
@@ -715,13 +735,10 @@ class NearestGraphs(BaseEstimator):
                 indices[start:stop], values[start:stop] = self.index_.search_rows(start, stop, k)
                 continue
             Q = self._rows(start, stop)
-            if self._completed:  # an added graph's missing part, asked as a query's
-                Q = sp.csr_array(Q)
-                width = Q.shape[1]
-                lookup = np.arange(width)
-                lookup[width - 1] = width - 2
-                Q = sp.csr_array((Q.data, lookup[Q.indices], Q.indptr), shape=Q.shape)
-            indices[start:stop], values[start:stop] = self._search_rows(Q, k, np.arange(start, stop))
+            lost = None
+            if self._completed:  # an added graph's missing part, asked as a query's: as lost
+                Q, lost = _split_missing(Q, Q.shape[1] - 1)
+            indices[start:stop], values[start:stop] = self._search_rows(Q, k, np.arange(start, stop), lost)
         return indices, values
 
     def _rows(self, start, stop):
@@ -774,7 +791,7 @@ class NearestGraphs(BaseEstimator):
             ids = _join_ids(self.ids_, _check_ids(ids, len(graphs)))
         if len(graphs) and self._completed:
             X, missing = self.feature_map_.transform_with_missing(graphs, what="graphs")
-            X = _widened(X, 2)
+            X = _widened(X, 1)
             self.index_.add(_with_missing(X, missing, X.shape[1] - 1))
         elif len(graphs):
             self.index_.add(self.feature_map_.transform(graphs))
@@ -795,10 +812,10 @@ def _build(index, rows, options):
     return index.fit(rows, **options)
 
 
-def _search_part(index, Q, k, exclude, start):
+def _search_part(index, Q, k, exclude, start, lost=None):
     if isinstance(index, ExactIndex):
-        return index.search(Q, k, exclude=exclude, offset=start)
-    indices, values = index.search(Q, k, exclude=None if exclude is None else exclude - start)
+        return index.search(Q, k, exclude=exclude, offset=start, lost=lost)
+    indices, values = index.search(Q, k, exclude=None if exclude is None else exclude - start, lost=lost)
     return indices + start, values
 
 
@@ -891,27 +908,27 @@ def _stored_rows(store):
     return [int(r) for r in zarr.open_group(store, mode="r").attrs["rows"]]
 
 
-def _search_store(store, Q, k, exclude, working_memory, client, index_params, plan):
+def _search_store(store, Q, k, exclude, working_memory, client, index_params, plan, lost=None):
     """Exact top-k over a store, an index built per part (on ``client``'s workers)."""
     rows = _stored_rows(store)
     starts = np.concatenate(([0], np.cumsum(rows)[:-1])).astype(np.int64)
     parts = [(i, int(s)) for i, s in enumerate(starts) if rows[i]]
     if client is not None:
         futures = [client.submit(_search_stored_part, store, i, s, Q, k, exclude, working_memory, index_params,
-                                 plan, pure=False)
+                                 plan, lost, pure=False)
                    for i, s in parts]
         results = client.gather(futures)
     else:
-        results = [_search_stored_part(store, i, s, Q, k, exclude, working_memory, index_params, plan)
+        results = [_search_stored_part(store, i, s, Q, k, exclude, working_memory, index_params, plan, lost)
                    for i, s in parts]
     return merge_nearest(results, k)
 
 
-def _search_stored_part(store, i, start, Q, k, exclude, working_memory, index_params, plan):
+def _search_stored_part(store, i, start, Q, k, exclude, working_memory, index_params, plan, lost=None):
     from ..distributed import read_features
 
     index = ExactIndex(working_memory=working_memory, **index_params).fit(read_features(store, [i]), **plan)
-    return index.search(Q, k, exclude=exclude, offset=start)
+    return index.search(Q, k, exclude=exclude, offset=start, lost=lost)
 
 
 def _store_rows(store, start, stop, read_features):

@@ -250,3 +250,91 @@ def test_leave_one_out_excludes_self_even_beside_duplicates(clustered):
     again = index.search(index.rows(0, 350), 3, exclude=np.arange(350))
     np.testing.assert_array_equal(again[0], found)
     np.testing.assert_array_equal(again[1], distances)
+
+
+def test_one_distance_for_queries_with_labels_unseen_at_fit():
+    # issue 43 item 4 / 44 item 8: a query with labels no fitted graph has was at
+    # sqrt(|q|^2 + 1 - 2K) by the approximate index (its row lacks those labels) and at
+    # sqrt(2 - 2K) by the exact engine; now every index reports the kernel's distance
+    import warnings
+
+    from graphinvariants.search.approximate import ApproximateIndex
+    from graphinvariants.search.exact import ExactIndex, brute_force
+
+    graphs = _random_graphs(60, 3)
+    query = nx.barabasi_albert_graph(20, 2, seed=5)
+    nx.set_node_attributes(query, {v: "CNSP"[v % 4] for v in query}, "label")  # S and P: unseen at fit
+    wl = gi.GraphKernel(kernel="wl", node_label="label")
+    d_pair, i_pair = gi.NearestGraphs(wl, n_neighbors=5).fit(graphs).kneighbors([query])  # sqrt(2 - 2K)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # "mostly labels that no graph given to fit has"
+        for kernel, index in [(wl, "approximate"), (gi.GraphFeatures(wl), "exact"),
+                              (gi.GraphFeatures(wl), "approximate")]:
+            search = gi.NearestGraphs(kernel, index=index, n_neighbors=5, seed=0).fit(graphs)
+            d, i = search.kneighbors([query])
+            np.testing.assert_array_equal(i, i_pair)
+            # the pair engine sums K in another order: within a few roundings
+            np.testing.assert_allclose(d, d_pair, rtol=0, atol=1e-7)
+        features = gi.GraphFeatures(wl).fit(graphs)
+        X = features.transform(graphs)
+        Q, lost = features.transform_with_missing([query, graphs[0]])
+    rows_only = np.sqrt(np.maximum(0, (Q[[0]].multiply(Q[[0]])).sum() + 1 - 2 * (1 - d_pair[0, 0] ** 2 / 2)))
+    assert d_pair[0, 0] - rows_only > 0.05  # what the rows alone would have said: far from it
+    assert lost[0] > 0.1 and lost[1] == 0.0  # a fitted graph lacks nothing
+    want = brute_force(X, Q, 5, lost=lost)
+    for index in (ExactIndex(seed=0).fit(X), ApproximateIndex(n_candidates=20, n_dims=8, seed=0).fit(X)):
+        got = index.search(Q, 5, lost=lost)
+        np.testing.assert_array_equal(got[1], want[1])  # the same bits: <q, q> + lost, then the same sums
+        np.testing.assert_array_equal(got[0], want[0])
+        assert index.search(Q[1:], 5, lost=lost[1:])[1][0, 0] == 0.0  # a fitted graph: itself at exactly 0
+        with pytest.raises(ValueError, match="lost"):
+            index.search(Q, 5, lost=-lost)
+
+
+@pytest.mark.parametrize("n, given", [(5, None), (11, None), (40, 40), (40, 100)])
+def test_a_set_no_larger_than_its_candidates_scores_every_row(n, given):
+    # issue 44 item 9: HNSW over a tiny set missed true neighbours while the
+    # calibration reported a recall of 1.0; every row is now a candidate there
+    from graphinvariants.search.approximate import ApproximateIndex
+    from graphinvariants.search.exact import brute_force
+
+    rng = np.random.default_rng(n)
+    X = rng.random((n, 6)) ** 4  # skewed rows: bounds far from the distances
+    Q = rng.random((30, 6)) ** 4
+    for rerank in (True, False):
+        index = ApproximateIndex(n_candidates=given, n_dims=2, M=2, ef_construction=1, rerank=rerank,
+                                 seed=0).fit(X)
+        assert index.n_candidates_ >= n  # (calibrated: 10 candidates of 11 rows, one left out, are all)
+        k = min(n - 1, 10)
+        i, d = index.search(Q, k)
+        if rerank:
+            _check = brute_force(X, Q, k)
+            np.testing.assert_array_equal(i, _check[0])
+            np.testing.assert_array_equal(d, _check[1])
+            assert given or index.calibrated_recall_ == 1.0
+        else:  # every row ranked by the estimate: each query's k smallest estimates
+            assert (np.diff(d, axis=1) >= 0).all() and i.shape == (30, k)
+
+
+def test_calibration_holds_its_queries_out_of_the_graph(clustered):
+    # issue 43 item 3: calibrated on queries from outside (rows kept out of the graph
+    # until the count is chosen), as the users' are, not on rows the graph links to
+    from graphinvariants.search.approximate import HELD_OUT_RATIO, ApproximateIndex
+    from graphinvariants.search.exact import brute_force
+
+    X, Q = clustered
+    n = X.shape[0]
+    index = ApproximateIndex(recall=0.9, n_dims=8, calibration_queries=n // HELD_OUT_RATIO, seed=0).fit(X)
+    assert index.n_rows_ == n and sorted(index._order.tolist()) == list(range(n))  # every row in, once
+    held = index._order[-(n // HELD_OUT_RATIO):]  # added last: the calibration's queries
+    assert index.calibrated_recall_ >= 0.9 and index.n_candidates_ < n
+    found, distances = index.search(Q, 10)
+    _, truth = brute_force(X, Q, 10)
+    assert _tie_aware_recall(distances, truth[:, 9]).mean() >= 0.85  # new queries near the same centres
+    order, every = brute_force(X, Q, n)
+    full = np.empty_like(every)
+    np.put_along_axis(full, order, every, axis=1)
+    np.testing.assert_array_equal(distances, np.take_along_axis(full, found, axis=1))  # positions, not graph numbers
+    i, d = index.search(X[held[:5]], 1)
+    np.testing.assert_array_equal(i[:, 0], held[:5])  # a held-out row, added after: found at distance 0
+    assert (d == 0).all()

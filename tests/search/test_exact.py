@@ -27,11 +27,12 @@ def _check_same(got, want):
     np.testing.assert_array_equal(got[1], want[1])
 
 
+@pytest.mark.parametrize("method", ["auto", "bounds", "scan"])
 @pytest.mark.parametrize("dense_share", [0.0, 0.01, 1.1])
-def test_exact_index_equals_brute_force(dense_share):
+def test_exact_index_equals_brute_force(dense_share, method):
     X = _rows(300, 40, 0)
     Q = _rows(20, 40, 1)
-    index = ExactIndex(dense_share=dense_share).fit(X)
+    index = ExactIndex(dense_share=dense_share, method=method).fit(X)
     got = index.search(Q, 7)
     _check_same(got, brute_force(X, Q, 7))
     # duplicates (row i and i + 150) are at the same distance: the smaller position first
@@ -88,7 +89,9 @@ def test_nearest_graphs_feature_rows_equal_brute_force():
     search = gi.NearestGraphs(kernel=features, n_neighbors=4).fit(graphs)
     queries = [nx.cycle_graph(30), nx.star_graph(3), nx.path_graph(20)]
     distances, indices = search.kneighbors(queries)
-    _check_same((indices, distances), brute_force(X, features.transform(queries), 4))
+    Q, lost = features.transform_with_missing(queries)  # K(G, G) counts what the rows lack (unseen labels)
+    assert lost.max() > 0
+    _check_same((indices, distances), brute_force(X, Q, 4, lost=lost))
     assert (np.diff(distances, axis=1) >= 0).all()
     # leave-one-out: own position never returned
     distances, indices = search.kneighbors()
@@ -211,12 +214,13 @@ def _hard_rows(seed):
     return X
 
 
+@pytest.mark.parametrize("method", ["bounds", "scan"])
 @pytest.mark.parametrize("n_dims", [0, 2, 8, 32])
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
-def test_bounds_never_drop_a_neighbour(n_dims, dtype):
+def test_bounds_never_drop_a_neighbour(n_dims, dtype, method):
     X = _hard_rows(0)
     Q = np.vstack([X[:12], _hard_rows(1)[:12], np.zeros((1, 12))])
-    index = ExactIndex(n_dims=n_dims, dtype=dtype, seed=0).fit(X)
+    index = ExactIndex(n_dims=n_dims, dtype=dtype, method=method, seed=0).fit(X)
     stored = X.astype(np.float32).astype(np.float64) if dtype == "float32" else X
     for k in (1, 7, X.shape[0]):
         _check_same(index.search(Q, k), brute_force(stored, Q, k))
@@ -236,16 +240,71 @@ def test_bounds_skip_rows_on_clustered_data():
     assert index.scored_.max() < 400  # of 2,000 (the 40 of the cluster and the first rows taken)
 
 
-def test_compiled_and_numpy_passes_give_the_same_answer(monkeypatch):
+@pytest.mark.parametrize("method", ["bounds", "scan"])
+def test_compiled_and_numpy_passes_give_the_same_answer(monkeypatch, method):
     from graphinvariants.search import exact
 
     X = _rows(400, 50, 6)
     Q = _rows(25, 50, 7)
-    index = ExactIndex(n_dims=6, seed=1).fit(X)
+    index = ExactIndex(n_dims=6, method=method, seed=1).fit(X)
     compiled = index.search(Q, 9)
     monkeypatch.setattr(exact, "_compiled", False)  # numpy and BLAS (float32) instead
     _check_same(index.search(Q, 9), compiled)
+    _check_same(index.search(Q[:1], 9), (compiled[0][:1], compiled[1][:1]))
     _check_same(compiled, brute_force(X, Q, 9))
+
+
+def _count_rows(n, seed, d=3000):
+    """Rows shaped like normalised label counts of distinct molecules: a few columns
+    held by nearly every row with large counts (atoms), many rare ones (larger
+    neighbourhoods), every row of norm 1 (a rounding apart), near-duplicates whose
+    inner products differ in the last bits, and rows sharing no column with a query."""
+    rng = np.random.default_rng(seed)
+    common = rng.poisson(6.0, (n, 6)).astype(float)
+    rare = sp.random(n, d, density=0.01, random_state=rng, format="csr")
+    rare.data = np.ceil(rare.data * 3)
+    X = sp.csr_array(sp.hstack([sp.csr_array(common), rare], format="csr"))
+    X = sp.csr_array(sp.diags(1.0 / np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())) @ X)
+    near = X[: n // 10].copy()
+    near.data = near.data * (1 + 4e-16 * rng.standard_normal(near.nnz))  # a rounding or two apart
+    lonely = sp.csr_array((np.ones(5), (np.arange(5), 6 + d - 1 - np.arange(5))), shape=(5, X.shape[1]))
+    return sp.csr_array(sp.vstack([X, near, X[: n // 20], lonely], format="csr"))
+
+
+@pytest.mark.parametrize("method", ["bounds", "scan"])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_scan_and_bounds_on_count_rows_equal_exhaustive_top_k(method, dtype):
+    # the scan's rough scores (dense columns by BLAS, the rest from posting lists, in
+    # another order than the exact sums) may only choose candidates: every answer is
+    # the exhaustive stable sort, at every block size, one query or a batch, with
+    # rows added after fit (the posting lists made again)
+    X = _count_rows(600, 0)
+    Q = sp.csr_array(sp.vstack([X[:15], _count_rows(200, 1)[:15], X[-5:]], format="csr"))
+    stored = sp.csr_array(X, dtype=np.float32).astype(np.float64) if dtype == "float32" else X
+    for block_rows in (BLOCK_ROWS, 64):
+        index = ExactIndex(method=method, dtype=dtype, block_rows=block_rows, seed=0).fit(X[:400]).add(X[400:])
+        for k in (1, 10, X.shape[0]):
+            _check_same(index.search(Q, k), brute_force(stored, Q, k))
+        _check_same(index.search(Q[3:4], 10), brute_force(stored, Q[3:4], 10))
+        exclude = np.arange(15)
+        _check_same(index.search(X[:15], 10, exclude=exclude), brute_force(stored, X[:15], 10, exclude=exclude))
+        if method == "scan":
+            assert (index.scored_ == X.shape[0]).all()
+            assert index.rescored_.max() < X.shape[0] // 4  # the rounding bound leaves few to score again
+
+
+def test_auto_takes_the_scan_where_it_is_cheaper():
+    X = _count_rows(600, 0)  # 6 dense columns, few postings per row: the scan
+    index = ExactIndex(seed=0).fit(X)
+    index.search(X[:5], 3)
+    assert (index.scored_ == X.shape[0]).all()
+    rng = np.random.default_rng(0)  # 64 dense columns > 32 directions: the bounds, on clusters they prune
+    dense = np.repeat(rng.random((20, 64)) * 10, 20, axis=0) + 0.01 * rng.standard_normal((400, 64))
+    index = ExactIndex(seed=0).fit(dense)
+    index.search(dense[::40], 3)
+    assert (index.rescored_ == index.scored_).all() and index.scored_.max() < 100
+    with pytest.raises(ValueError, match="method"):
+        ExactIndex(method="inverted").fit(X)
 
 
 def test_answer_does_not_depend_on_seed_dims_batch_or_add():

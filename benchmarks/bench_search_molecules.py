@@ -1,0 +1,333 @@
+"""Nearest molecules among distinct ZINC molecules (MOSES) against FPSim2, same molecules, same run.
+
+Data: the MOSES benchmark's SMILES, as the ``molsets`` wheel ships them
+(``moses/dataset/data/{train,test,test_scaffolds}.csv.gz``): the wheel is downloaded once
+(``pip download molsets==0.3.1 --no-deps``) into ``--cache`` and read from there; the
+tests never download it. Corpus: ``--sizes`` molecules drawn from ``train`` (seed 0;
+MOSES' molecules are distinct). Queries, never in the corpus: ``--queries`` from
+``test`` (a random split) and as many from ``test_scaffolds`` (scaffolds absent from
+``train``).
+
+Ours: ``GraphFeatures(GraphKernel("wl", node_label="label", edge_label="label"))`` (the
+rows ``NearestGraphs("wl")`` reads SMILES into: elements and bond types, ``--kernel``
+for others) fitted on the corpus, its rows in an :class:`ExactIndex` (``--dtype``) and
+an :class:`ApproximateIndex` (``recall=0.95``). FPSim2 (Morgan radius 2, 2,048 bits,
+Tanimoto, top 10, one worker) over the same SMILES. Everything on one thread.
+
+Printed per size: build times (features; each index; FPSim2's file from the SMILES);
+bytes of each index; ms per query one at a time (median of ``--single``) and in one
+batch of the random-split queries (mean per query), for the index alone on
+precomputed query rows and end to end per SMILES (the query's row by
+``GraphFeatures.transform_with_missing``, then the index: what ``NearestGraphs.kneighbors``
+runs; the row costs about 100 ms at 10^5 until the fitted count maps of the
+``search-rows`` branch land, so the end-to-end figure will drop then); rows each exact
+query scored roughly (all, for the scan) and exactly; recall@10 of the approximate index
+against the exact answer (tie-aware: a row counts if its exact distance is at most the
+exact tenth's) on both query sets; FPSim2's ms per query; the ratios; and how useful
+the neighbours are: the mean RDKit logP and TPSA of each query's 5 nearest, against the
+query's own (RMSE), by our exact neighbours and by FPSim2's, on both query sets.
+
+Then (``--select FIT QUERIES``, default 10,000 and 500; ``0 0`` skips it) the kernel for
+those properties is chosen on a split of ``train`` only, never on the test queries:
+``FIT`` molecules against ``QUERIES`` molecules whose Murcko scaffolds none of them has
+(as ``test_scaffolds`` is to ``train``), every kernel of :data:`CANDIDATES` against
+Morgan/Tanimoto (the sum of the two RMSEs relative to Morgan's, smallest); the chosen
+kernel's neighbours are then measured on the first size's corpus and test queries.
+
+Run: ``flock /tmp/gi-bench.lock python benchmarks/bench_search_molecules.py --sizes 100000``
+(about 10 minutes at 10^5, most of it the features). Needs the ``[benchmark]`` extra
+(FPSim2, RDKit), FAISS and numba.
+"""
+
+import argparse
+import gzip
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+import graphinvariants as gi
+from graphinvariants.kernels import molecule_parameters
+from graphinvariants.search.approximate import ApproximateIndex
+from graphinvariants.search.exact import ExactIndex, candidate_scorer, pair_inner_products
+
+WHEEL = "molsets-0.3.1-py3-none-any.whl"
+
+
+def moses(cache):
+    """``{"train": [...], "test": [...], "test_scaffolds": [...]}``: MOSES' SMILES, read
+    from the ``molsets`` wheel (downloaded into ``cache`` once)."""
+    wheel = cache / WHEEL
+    if not wheel.exists():
+        cache.mkdir(parents=True, exist_ok=True)
+        subprocess.run([sys.executable, "-m", "pip", "download", "molsets==0.3.1", "--no-deps", "-d", str(cache)],
+                       check=True)
+    out = {}
+    with zipfile.ZipFile(wheel) as z:
+        for name in ("train", "test", "test_scaffolds"):
+            lines = gzip.decompress(z.read(f"moses/dataset/data/{name}.csv.gz")).decode().splitlines()
+            out[name] = lines[1:]  # the header: SMILES
+    return out
+
+
+def timed(function, n, single):
+    """Median ms of ``function(i, i + 1)`` over the first ``single`` items one at a
+    time, mean ms per item of ``function(0, n)``, and that call's answer."""
+    times = []
+    for i in range(min(single, n)):
+        t = time.perf_counter()
+        function(i, i + 1)
+        times.append(time.perf_counter() - t)
+    t = time.perf_counter()
+    answer = function(0, n)
+    return 1e3 * float(np.median(times)), 1e3 * (time.perf_counter() - t) / n, answer
+
+
+def recall_at(found, truth_distances, index, Q, lost, k=10):
+    """Tie-aware recall@k of ``found`` against the exact k-th distances."""
+    Qs = sp.csr_array(Q)
+    Qs.sort_indices()
+    own = pair_inner_products(Qs, np.arange(Qs.shape[0]), Qs) + lost
+    scorer = candidate_scorer(index, Qs)
+    hits = [min(k, int(np.sum(np.sqrt(np.maximum(scorer.squares(i, own[i], found[i]), 0.0))
+                              <= truth_distances[i, k - 1]))) / k for i in range(Qs.shape[0])]
+    return float(np.mean(hits))
+
+
+def properties(smiles):
+    """RDKit's logP and TPSA of each SMILES, shape (n, 2)."""
+    from rdkit import Chem
+    from rdkit.Chem import Crippen, rdMolDescriptors
+
+    out = np.empty((len(smiles), 2))
+    for i, s in enumerate(smiles):
+        mol = Chem.MolFromSmiles(s)
+        out[i] = Crippen.MolLogP(mol), rdMolDescriptors.CalcTPSA(mol)
+    return out
+
+
+def neighbour_rmse(neighbours, corpus, query_smiles, cache):
+    """RMSE of logP and TPSA predicted by the mean of each query's neighbours'
+    (``cache``: the properties of ``corpus`` computed so far, by position)."""
+    wanted = sorted(set(np.asarray(neighbours).ravel().tolist()) - set(cache))
+    for i, value in zip(wanted, properties([corpus[i] for i in wanted])):
+        cache[i] = value
+    predicted = np.array([np.mean([cache[i] for i in row], axis=0) for row in neighbours])
+    truth = properties(query_smiles)
+    return np.sqrt(np.mean((predicted - truth) ** 2, axis=0))
+
+
+#: Kernels compared for the neighbours' properties (``--select``), molecule labels added.
+CANDIDATES = ["wl", "wl:n_iter=1", "wl:n_iter=2", "wl:n_iter=3", "wl:n_iter=2,edge_label=None",
+              "rooted_subgraph:radius=1"]
+
+
+def scaffold_split(smiles, n_fit, n_queries, seed):
+    """A split of ``smiles`` (the training set) by Murcko scaffold: queries whose
+    scaffolds no fitted molecule has, as ``test_scaffolds`` is to ``train``."""
+    from rdkit import Chem
+    from rdkit.Chem.Scaffolds import MurckoScaffold
+
+    rng = np.random.default_rng(seed)
+    pool = [smiles[i] for i in rng.choice(len(smiles), n_fit + 20 * n_queries, replace=False)]
+    scaffolds = [MurckoScaffold.MurckoScaffoldSmiles(mol=Chem.MolFromSmiles(s)) for s in pool]
+    distinct = sorted(set(scaffolds))
+    held = set(distinct[i] for i in rng.choice(len(distinct), len(distinct) // 10, replace=False))
+    queries = [s for s, f in zip(pool, scaffolds) if f in held][:n_queries]
+    fitted = [s for s, f in zip(pool, scaffolds) if f not in held][:n_fit]
+    return fitted, queries
+
+
+def morgan_neighbours(corpus, queries, k):
+    """Each query's ``k`` nearest by Tanimoto on Morgan fingerprints (radius 2, 2,048
+    bits), every molecule compared (RDKit's BulkTanimotoSimilarity)."""
+    from rdkit import Chem, DataStructs
+    from rdkit.Chem import rdFingerprintGenerator
+
+    generator = rdFingerprintGenerator.GetMorganGenerator(radius=2, fpSize=2048)
+    fps = [generator.GetFingerprint(Chem.MolFromSmiles(s)) for s in corpus]
+    out = []
+    for s in queries:
+        similarity = np.asarray(DataStructs.BulkTanimotoSimilarity(generator.GetFingerprint(Chem.MolFromSmiles(s)),
+                                                                   fps))
+        out.append(np.argsort(-similarity, kind="stable")[:k])
+    return out
+
+
+def kernel_neighbours(spec, corpus, queries, k):
+    """Each query's ``k`` nearest by the exact index over ``GraphFeatures`` of ``spec``
+    (a kernel name with ``name:param=value,...`` options; molecule labels added)."""
+    name, _, options = spec.partition(":")
+    params = {}
+    for item in filter(None, options.split(",")):
+        key, value = item.split("=")
+        params[key] = None if value == "None" else int(value)
+    kernel = gi.GraphKernel(kernel=name, **molecule_parameters(name, params))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        features = gi.GraphFeatures(kernel, seed=0)
+        X = features.fit_transform(corpus)
+        Q, lost = features.transform_with_missing(queries)
+    return ExactIndex(seed=0).fit(X).search(Q, k, lost=lost)[0]
+
+
+def select(data, n_fit, n_queries):
+    """The neighbours' property RMSE of every kernel of :data:`CANDIDATES` and of
+    Morgan/Tanimoto on a scaffold split of ``train`` (never the test queries)."""
+    corpus, queries = scaffold_split(data["train"], n_fit, n_queries, seed=1)
+    print(f"\n== kernel choice: {len(corpus):,} train molecules, {len(queries)} train molecules of other scaffolds "
+          "as queries; RMSE of the mean logP, TPSA of the 5 nearest", flush=True)
+    cache = {}
+    morgan = neighbour_rmse(morgan_neighbours(corpus, queries, 5), corpus, queries, cache)
+    print(f"  Morgan/Tanimoto: logP {morgan[0]:.3f}, TPSA {morgan[1]:.2f}", flush=True)
+    scores = {}
+    for spec in CANDIDATES:
+        t = time.perf_counter()
+        scores[spec] = neighbour_rmse(kernel_neighbours(spec, corpus, queries, 5), corpus, queries, cache)
+        print(f"  {spec}: logP {scores[spec][0]:.3f}, TPSA {scores[spec][1]:.2f} ({time.perf_counter() - t:.0f} s)",
+              flush=True)
+    # the best by the two RMSEs relative to Morgan's, summed
+    best = min(scores, key=lambda spec: float(np.sum(scores[spec] / morgan)))
+    print(f"  chosen: {best}", flush=True)
+    return best
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", type=int, nargs="+", default=[100_000])
+    parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--single", type=int, default=40, help="queries timed one at a time")
+    parser.add_argument("--kernel", default="wl", help="kernel of GraphFeatures (molecule labels added)")
+    parser.add_argument("--dtype", default="float32", choices=["float32", "float64"])
+    parser.add_argument("--recall", type=float, default=0.95)
+    parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "gi_bench_molecules")
+    parser.add_argument("--select", type=int, nargs=2, default=[10_000, 500], metavar=("FIT", "QUERIES"),
+                        help="choose a kernel on a scaffold split of train (0 0: no choice)")
+    args = parser.parse_args()
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(1)
+    import faiss
+    import numba
+    from FPSim2 import FPSim2Engine
+    from FPSim2.io import create_db_file
+    from rdkit import RDLogger
+
+    RDLogger.DisableLog("rdApp.*")
+    numba.set_num_threads(1)
+    faiss.omp_set_num_threads(1)
+    data = moses(args.cache)
+    rng = np.random.default_rng(0)
+    sets = {name: [data[part][i] for i in rng.choice(len(data[part]), args.queries, replace=False)]
+            for name, part in [("random split (test)", "test"), ("new scaffolds (test_scaffolds)", "test_scaffolds")]}
+    kernel = gi.GraphKernel(kernel=args.kernel, **molecule_parameters(args.kernel, {}))
+    print(f"MOSES: {len(data['train']):,} train SMILES; kernel {kernel}; {args.queries} queries per set; one thread",
+          flush=True)
+    for n in args.sizes:
+        corpus = [data["train"][i] for i in np.sort(np.random.default_rng(0).choice(len(data["train"]), n,
+                                                                                    replace=False))]
+        print(f"\n== {n:,} molecules", flush=True)
+        # FPSim2
+        path = args.cache / f"fpsim2_{n}.h5"
+        path.unlink(missing_ok=True)
+        t = time.perf_counter()
+        create_db_file([[s, i] for i, s in enumerate(corpus)], str(path), mol_format="smiles", fp_type="Morgan",
+                       fp_params={"radius": 2, "fpSize": 2048})
+        fp_build = time.perf_counter() - t
+        engine = FPSim2Engine(str(path))  # (its file sorts by popcount; the ids are our positions)
+
+        def fpsim2(smiles_list):
+            return [[int(r["mol_id"]) for r in engine.top_k(s, 10, threshold=0.0, metric="tanimoto", n_workers=1)]
+                    for s in smiles_list]
+
+        smiles = sets["random split (test)"]
+        fpsim2(smiles[:1])
+        fp_single, fp_batch, _ = timed(lambda a, b: fpsim2(smiles[a:b]), len(smiles), args.single)
+        print(f"FPSim2: build {fp_build:.1f} s (molecules, fingerprints, file), {engine.fps.nbytes / 2**20:.0f} MiB; "
+              f"{fp_single:.2f} ms per query one at a time, {fp_batch:.2f} ms per query over a batch", flush=True)
+        # ours: features, then the indexes
+        t = time.perf_counter()
+        features = gi.GraphFeatures(kernel, seed=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # queries with labels unseen at fit: counted in `lost`
+            X = features.fit_transform(corpus)
+            feature_build = time.perf_counter() - t
+            rows = {name: features.transform_with_missing(smiles) for name, smiles in sets.items()}
+        print(f"features: {feature_build:.1f} s for the corpus ({X.shape[1]:,} columns, {X.nnz / n:.0f} non-zeros "
+              f"per row); queries with labels unseen at fit: "
+              + ", ".join(f"{name} {np.mean(lost > 0):.0%}" for name, (_, lost) in rows.items()), flush=True)
+        t = time.perf_counter()
+        exact = ExactIndex(dtype=args.dtype, seed=0).fit(X)
+        exact_build = time.perf_counter() - t
+        Q, lost = rows["random split (test)"]
+        exact.search(Q[:1], 10, lost=lost[:1])  # compiled loops loaded
+        e_single, e_batch, _ = timed(lambda a, b: exact.search(Q[a:b], 10, lost=lost[a:b]), Q.shape[0], args.single)
+        truths = {name: exact.search(q, 10, lost=ls) for name, (q, ls) in rows.items()}
+        exact.search(Q, 10, lost=lost)
+        print(f"exact index ({args.dtype}, method {exact.method!r}): "
+              f"build {exact_build:.1f} s, {exact.nbytes / 2**30:.3f} GiB; alone {e_single:.2f} ms per query one at a "
+              f"time, {e_batch:.2f} ms in a batch of {args.queries}; rows scored roughly: median "
+              f"{np.median(exact.scored_) / n:.0%}, exactly: median {np.median(exact.rescored_):.0f} "
+              f"({np.median(exact.rescored_) / n:.3%}), max {exact.rescored_.max()}", flush=True)
+        print(f"  exact / FPSim2: {e_single / fp_single:.2f}x one at a time, {e_batch / fp_single:.2f}x in a batch "
+              "(targets: <= 5x at 10^5, <= 2x at 10^6)", flush=True)
+
+        def end_to_end(index):
+            def run(a, b):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", UserWarning)
+                    q, ls = features.transform_with_missing(smiles[a:b])
+                return index.search(q, 10, lost=ls)
+            return run
+
+        x_single, x_batch, _ = timed(end_to_end(exact), len(smiles), args.single)
+        print(f"  end to end per SMILES (row + exact index): {x_single:.1f} ms one at a time, {x_batch:.1f} ms per "
+              f"query in a batch; {x_single / fp_single:.1f}x FPSim2", flush=True)
+        t = time.perf_counter()
+        approx = ApproximateIndex(recall=args.recall, dtype=args.dtype, seed=0).fit(X)
+        a_build = time.perf_counter() - t
+        approx.search(Q[:1], 10, lost=lost[:1])
+        a_single, a_batch, _ = timed(lambda a, b: approx.search(Q[a:b], 10, lost=lost[a:b]), Q.shape[0], args.single)
+        recalls = {name: recall_at(approx.search(q, 10, lost=ls)[0], truths[name][1], approx.exact_, q, ls)
+                   for name, (q, ls) in rows.items()}
+        print(f"approximate index (recall={args.recall}): build {a_build:.1f} s ({a_build / fp_build:.1f}x FPSim2's "
+              f"build; target <= 5x), {approx.nbytes / 2**30:.3f} GiB, {approx.n_candidates_} candidates "
+              f"(calibrated recall {approx.calibrated_recall_:.3f}); alone {a_single:.2f} ms per query one at a time, "
+              f"{a_batch:.2f} ms in a batch; recall@10 "
+              + ", ".join(f"{name} {r:.3f}" for name, r in recalls.items()), flush=True)
+        print(f"  approximate / FPSim2: {a_single / fp_single:.2f}x one at a time, {a_batch / fp_single:.2f}x in a "
+              "batch (targets: <= 1x at 10^5, <= 0.2x at 10^6, at recall >= 0.95)", flush=True)
+        y_single, _, _ = timed(end_to_end(approx), len(smiles), args.single)
+        print(f"  end to end per SMILES (row + approximate index): {y_single:.1f} ms one at a time", flush=True)
+        print("neighbours' property RMSE (mean of the 5 nearest; logP, TPSA):", flush=True)
+        cache = {}
+        for name, query_smiles in sets.items():
+            ours = neighbour_rmse(truths[name][0][:, :5], corpus, query_smiles, cache)
+            theirs = neighbour_rmse([r[:5] for r in fpsim2(query_smiles)], corpus, query_smiles, cache)
+            print(f"  {name}: ours logP {ours[0]:.3f}, TPSA {ours[1]:.2f}; FPSim2 logP {theirs[0]:.3f}, "
+                  f"TPSA {theirs[1]:.2f}", flush=True)
+        print(f"peak resident memory of the process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20:.2f} "
+              "GiB", flush=True)
+        del engine, approx, exact, X
+    if args.select[0] and args.select[1]:
+        best = select(data, *args.select)
+        n = args.sizes[0]
+        corpus = [data["train"][i] for i in np.sort(np.random.default_rng(0).choice(len(data["train"]), n,
+                                                                                    replace=False))]
+        print(f"\n== {best} on the {n:,} molecules, the test queries (5 nearest; logP, TPSA RMSE):", flush=True)
+        cache = {}
+        for name, query_smiles in sets.items():
+            found = kernel_neighbours(best, corpus, query_smiles, 5)
+            rmse = neighbour_rmse(found, corpus, query_smiles, cache)
+            print(f"  {name}: logP {rmse[0]:.3f}, TPSA {rmse[1]:.2f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
