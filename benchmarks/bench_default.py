@@ -45,6 +45,7 @@ from graphinvariants.kernels import learned as learned_module
 from graphinvariants.kernels import pairwise_kernels
 from graphinvariants.kernels.learned import LearnedCombination
 from graphinvariants.kernels.registry import RECOMMENDED
+from timing import TU_DATA  # benchmarks/timing.py
 
 GRIDS = {"full": tuple(10.0**e for e in range(-7, 8)), "short": tuple(10.0**e for e in range(-3, 4))}
 DATASETS = ["MUTAG", "ENZYMES", "NCI1", "NCI109", "Mutagenicity", "AIDS", "BZR", "COX2", "DD",
@@ -204,7 +205,7 @@ def main():
     parser.add_argument("--grakel", action="store_true", help="also run GraKeL's WL-OA (slow on large sets)")
     parser.add_argument("--check", action="store_true", help="check the sliced default against GraphKernel() on MUTAG")
     parser.add_argument("--timing-only", action="store_true", help="time fitting the default against RECOMMENDED")
-    parser.add_argument("--data", default="/work/shared/data/TU")
+    parser.add_argument("--data", default=TU_DATA)
     parser.add_argument("--out", default="results/default")
     args = parser.parse_args()
     if args.higher_wl:

@@ -53,8 +53,6 @@ from graphinvariants.graphs.batch import subset  # noqa: E402
 from graphinvariants.kernels.neighbors import kneighbors_of_embeddings  # noqa: E402
 
 TU = Path(os.environ.get("GRAPHINVARIANTS_TU", Path(__file__).resolve().parents[1].parent / "shared" / "data" / "TU"))
-if not TU.is_dir():
-    TU = Path("/work/shared/data/TU")
 K = 10
 
 

@@ -45,8 +45,6 @@ from graphinvariants.search.approximate import ApproximateIndex
 from graphinvariants.search.exact import ExactIndex
 
 TU = Path(os.environ.get("GRAPHINVARIANTS_TU", Path(__file__).resolve().parents[1].parent / "shared" / "data" / "TU"))
-if not TU.is_dir():
-    TU = Path("/work/shared/data/TU")
 CHUNK = 100_000
 #: Mutagenicity's label codes (its README): atoms, and bonds by valence
 ATOMS = ["C", "O", "Cl", "H", "N", "F", "Br", "S", "P", "I", "Na", "K", "Li", "Ca"]

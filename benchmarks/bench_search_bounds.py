@@ -27,8 +27,6 @@ from graphinvariants.search import exact
 from graphinvariants.search.exact import ExactIndex
 
 TU = Path(os.environ.get("GRAPHINVARIANTS_TU", Path(__file__).resolve().parents[1].parent / "shared" / "data" / "TU"))
-if not TU.is_dir():
-    TU = Path("/work/shared/data/TU")
 SETS = ["MUTAG", "Mutagenicity", "NCI1", "NCI109", "AIDS", "BZR", "COX2", "ENZYMES", "DD", "IMDB-BINARY",
         "REDDIT-BINARY"]
 
