@@ -24,7 +24,7 @@ from .._validation import check_int, check_seed
 from ..graphs.adjacency import describe, graph_library
 from ..graphs.files import path_hint
 from .incremental import PerturbedGraph
-from .kinds import PERTURBATIONS, PerturbationError, check_kind
+from .kinds import PERTURBATIONS, PerturbationError, apply_edit, check_kind
 
 __all__ = ["PERTURBATIONS", "flip_node_pair", "perturbation_sequence", "random_flips"]
 
@@ -413,10 +413,7 @@ def perturbation_sequence(G, n_steps, *, kind="flip", seed=None):
     state, rebuild = _state_of(G)
     out = []
     for _ in range(n_steps):
-        try:
-            state.apply(kind, rng)
-        except PerturbationError as err:
-            raise ValueError(f"step {len(out) + 1} of {n_steps}: {err}") from None
+        apply_edit(state, kind, rng, f"step {len(out) + 1} of {n_steps}")
         out.append(rebuild(state))
     return out
 
@@ -431,10 +428,7 @@ def _matrix_sequence(G, n_steps, kind, rng):
     fresh = _fresh_labels(G.nodes, n_steps) if isinstance(G, GraphAdjacency) and kind == "add_node" else None
     out = []
     for _ in range(n_steps):
-        try:
-            state.apply(kind, rng)
-        except PerturbationError as err:
-            raise ValueError(f"step {len(out) + 1} of {n_steps}: {err}") from None
+        apply_edit(state, kind, rng, f"step {len(out) + 1} of {n_steps}")
         A = state.to_csr()
         if isinstance(G, GraphAdjacency):
             alive = np.flatnonzero(state.alive)

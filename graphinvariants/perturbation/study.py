@@ -33,7 +33,8 @@ from ..graphs.adjacency import graph_library
 from ..graphs.csr import edges_to_csr
 from ..kernels import paired_power_kernel, pairwise_kernels
 from ..kernels.registry import make_functional, parse_kernel_spec, shared_parameters
-from .edits import GraphState, PerturbationError, check_kind
+from .edits import GraphState, check_kind
+from .kinds import apply_edit
 from .incremental import BALL_FRACTION, PerturbedGraph
 
 __all__ = ["PerturbationStudy", "perturbation_study"]
@@ -148,6 +149,13 @@ class PerturbationStudy:
         )
 
 
+def _checked_options(k, ridge, n_jobs, kind, n_steps):
+    """``(k, ridge, n_jobs, n_steps)`` of a study, checked (``kind`` too)."""
+    k, ridge, n_jobs = check_k(k), check_ridge(ridge), check_n_jobs(n_jobs)
+    check_kind(kind)
+    return k, ridge, n_jobs, check_int(n_steps, "n_steps")
+
+
 def _perturbed_edges(graphs, positions, kind, n_steps, seeds):
     """Edge arrays ``(n, rows, cols, directed)`` of every perturbed graph of a chunk
     (runs in a worker thread); ``positions`` are the graphs' places in the collection."""
@@ -156,10 +164,7 @@ def _perturbed_edges(graphs, positions, kind, n_steps, seeds):
         rng = np.random.default_rng(seed)
         state = GraphState.from_edges(n, rows, cols, directed)
         for t in range(n_steps):
-            try:
-                state.apply(kind, rng)
-            except PerturbationError as err:
-                raise ValueError(f"graph {position} of the collection, step {t + 1}: {err}") from None
+            apply_edit(state, kind, rng, f"graph {position} of the collection, step {t + 1}")
             perturbed.append(state.edge_arrays() + (state.directed, state.label_sources()))
     return perturbed
 
@@ -340,11 +345,7 @@ def perturbation_study(
         if value is not None:
             raise ValueError(f"{option} is for the study of one graph; a collection runs one sequence per "
                              "sampled graph (pass the graph itself, not in a list)")
-    k = check_k(k)
-    ridge = check_ridge(ridge)
-    n_jobs = check_n_jobs(n_jobs)
-    check_kind(kind)
-    n_steps = check_int(n_steps, "n_steps")
+    k, ridge, n_jobs, n_steps = _checked_options(k, ridge, n_jobs, kind, n_steps)
     root = check_seed_sequence(seed)
     functional = make_functional(kernel, **{**shared_parameters(kernel, k=k, ridge=ridge), **(kernel_params or {})})
     if name is None:
@@ -411,11 +412,7 @@ def _one_graph_study(G, *, n_sequences, n_steps, k, kind, seed, ridge, n_jobs, n
         raise ValueError(f"the study of one graph compares power invariants (kernel='power'), got kernel={kernel!r}"
                          f"{' with kernel_params' if kernel_params else ''}; for another kernel pass a list "
                          "of graphs")
-    k = check_k(k)
-    ridge = check_ridge(ridge)
-    n_jobs = check_n_jobs(n_jobs)
-    check_kind(kind)
-    n_steps = check_int(n_steps, "n_steps")
+    k, ridge, n_jobs, n_steps = _checked_options(k, ridge, n_jobs, kind, n_steps)
     n_sequences = check_int(n_sequences, "n_sequences", minimum=1)
     seeds = check_seed_sequence(seed).spawn(n_sequences)
     original = PerturbedGraph(G, k=k, ball_fraction=ball_fraction)
@@ -428,10 +425,7 @@ def _one_graph_study(G, *, n_sequences, n_steps, k, kind, seed, ridge, n_jobs, n
         rng = np.random.default_rng(seeds[i])
         means, covs, sizes = np.empty((n_steps, k)), np.empty((n_steps, k, k)), np.empty(n_steps, np.int64)
         for t in range(n_steps):
-            try:
-                state.apply(kind, rng)
-            except PerturbationError as err:
-                raise ValueError(f"sequence {i}, step {t + 1}: {err}") from None
+            apply_edit(state, kind, rng, f"sequence {i}, step {t + 1}")
             inv = state.invariants()
             means[t], covs[t], sizes[t] = inv.mean, inv.covariance, inv.n_nodes
         return means, covs, sizes, (state.n_incremental, state.n_products, state.n_full)
