@@ -334,15 +334,10 @@ class ApproximateIndex:
 
         Parameters
         ----------
-        Q : sparse or dense matrix of shape (n_queries, n_features)
-        k : int
-            At most the number of rows (less one with ``exclude``).
-        exclude : numpy.ndarray of int64, shape (n_queries,), optional
-            A position per query left out of its answer (-1: none).
-        lost : numpy.ndarray of float64, shape (n_queries,), optional
-            The part of each query's squared norm its row lacks, as
-            :meth:`ExactIndex.search <graphinvariants.search.exact.ExactIndex.search>`
-            takes it: the distances are then the exact index's.
+        Q, k, exclude, lost
+            As :meth:`ExactIndex.search <graphinvariants.search.exact.ExactIndex.search>`
+            takes them (``exclude``: a position per query left out, -1 for none; with
+            ``lost`` the distances are the exact index's).
 
         Returns
         -------
