@@ -19,8 +19,7 @@ bytes of each index; ms per query one at a time (median of ``--single``) and in 
 batch of the random-split queries (mean per query), for the index alone on
 precomputed query rows and end to end per SMILES (the query's row by
 ``GraphFeatures.transform_with_missing``, then the index: what ``NearestGraphs.kneighbors``
-runs; the row costs about 100 ms at 10^5 until the fitted count maps of the
-``search-rows`` branch land, so the end-to-end figure will drop then); rows each exact
+runs; the row is found by the fitted count maps, in time set by the query); rows each exact
 query scored roughly (all, for the scan) and exactly; recall@10 of the approximate index
 against the exact answer (tie-aware: a row counts if its exact distance is at most the
 exact tenth's) on both query sets; FPSim2's ms per query; the ratios; and how useful

@@ -237,7 +237,7 @@ def _learned_options(params):
     combination = LearnedCombination(**{key: value for key, value in params.items() if key in takes},
                                      params={key: value for key, value in params.items() if key not in takes})
     # member parameters: built for graphs carrying everything, so that each reaches its members
-    combination.candidate_functionals({"node_label": True, "edge_label": True, "node_attributes": True})
+    combination.candidate_functionals({"node_label": True, "edge_label": True, "node_attributes": True, "molecules": True})
     return params
 
 

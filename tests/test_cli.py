@@ -644,3 +644,13 @@ def test_the_learned_files_carry_no_k_that_does_not_reach_it(tmp_path):
                            ("power", "MUTAG-k7-reps2-folds3-seed0"), ("wl", "MUTAG-wl-k7-reps2-folds3-seed0")):
         checkpoint, details = _evaluation_files("MUTAG", spec, args, tmp_path)
         assert (checkpoint.name, details.name) == (f"checkpoint-{expected}.jsonl", f"evaluation-{expected}.json")
+
+
+def test_learned_options_reach_the_molecule_member():
+    """The descriptors member of the learned default (molecules only) takes options on
+    the command line: they were refused while parsing ("need molecules"), the check
+    building the candidates for graphs without molecules."""
+    from graphinvariants.cli import kernel_list
+
+    [(_, _, params)] = kernel_list("learned:members=descriptors+wl,descriptors__bandwidth_scale=0.5")
+    assert params["members"] == ("descriptors", "wl") and params["descriptors__bandwidth_scale"] == 0.5

@@ -14,7 +14,7 @@ vertex of degree ``d`` gives ``2 d + 2**(d - 1)`` nodes (18 for the triangle, 40
 What tells them apart is the treewidth of the base (Dawar and Richerby, "The power of
 counting logics on restricted classes of finite structures", CSL 2007; Neuen,
 "Homomorphism-distinguishing closedness for graphs of bounded tree-width", 2023): the
-``k``-variable counting logic, that is ``(k - 1)``-WL and folklore ``(k - 2)``-WL, tells
+``k``-variable counting logic, that is folklore ``(k - 1)``-WL (oblivious ``k``-WL), tells
 the pair over ``G`` apart exactly when ``G`` has treewidth below ``k``. So 1-WL never
 separates a pair over a base with a cycle (treewidth 2), folklore 2-WL (= 3-WL)
 separates the pairs over cycles and other bases of treewidth 2, and not those over

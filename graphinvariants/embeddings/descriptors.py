@@ -244,7 +244,8 @@ class MolecularDescriptors(PropagatedAttributes):
         Names of RDKit descriptors (``rdkit.Chem.Descriptors.descList``); ``"rdkit"``:
         every one but :data:`EXCLUDED` (:func:`rdkit_descriptors`), which did better than
         :data:`BASIC_DESCRIPTORS` on every training fold of FreeSolv and the solubility
-        set (docs/regression.rst), at about 8 ms a molecule.
+        set (docs/regression.rst), at 5-10 ms a molecule of FreeSolv or MUTAG (more for larger
+        molecules: about 25 ms for Mutagenicity's, whose hydrogens are atoms).
     bandwidth : "median" or float, default="median"
         RBF bandwidth ``h`` on the standardised rows; ``"median"`` fits it: the median
         Euclidean distance between the rows fitted on, times ``bandwidth_scale``.

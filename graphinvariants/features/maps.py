@@ -159,7 +159,6 @@ class _ExactMember:
         if self.assignment:  # (min(a, b) is not proportional: no common divisor taken out)
             norms = total  # nodes x levels
             kept.data = np.minimum(kept.data, self.widths[kept.indices].astype(np.float64))
-            held = np.asarray(kept.sum(axis=1), dtype=np.float64).reshape(-1)  # the unary code's <x, x>
             kept = unary_code(kept, self.widths)
             held = np.diff(kept.indptr).astype(np.float64)
             divisor = norms

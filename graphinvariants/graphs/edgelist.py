@@ -14,7 +14,8 @@ Node ids and their order
     and the digits 0-9; ``01`` and ``1`` are then the same node), strings as written
     otherwise; ``nodetype=int`` or ``nodetype=str`` decides instead. An id written as
     an integer that does not fit in 64 bits is an error naming its line, whichever
-    line it is on (``nodetype=str`` reads every id as written). The nodes are the
+    line it is on, when the ids are read as integers (in a file that also has string
+    ids it is a string, as every id there; ``nodetype=str`` reads every id as written). The nodes are the
     distinct ids in increasing order (numbers by value, strings by code point), so the
     order does not depend on the order of the lines. Parquet columns keep their type.
 
@@ -142,7 +143,8 @@ def read_edgelist(path, *, directed=False, weight=None, source=None, target=None
     ValueError
         If a line is malformed: too few columns, a missing id, an id that is not an
         integer under ``nodetype=int``, an integer id that does not fit in 64 bits
-        (under ``nodetype=None`` too, whatever its line: ``nodetype=str`` reads it),
+        (under ``nodetype=None`` too, whatever its line, when the ids are integers:
+        ``nodetype=str`` reads it),
         a weight that is not a non-negative finite number, bytes that ``encoding``
         cannot decode, a first line that starts with ``%`` while ``comments`` is not
         ``"%"``; the message gives the file, the line number (1-based, counting every

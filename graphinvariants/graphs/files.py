@@ -25,9 +25,10 @@ _OTHER_SUFFIXES = (".zip", ".mtx", ".gml", ".graphml", ".gexf", ".net", ".json",
 _DRIVE = re.compile(r"[A-Za-z]:[\\/]")
 
 
-def looks_like_path(obj):
+def looks_like_path(obj, *, exists=True):
     """Whether ``obj`` stands for a file: an ``os.PathLike``, or a ``str`` that names
-    an existing file or folder, ends with a suffix of graph data (``.txt``,
+    an existing file or folder (only with ``exists``: a SMILES string may name a file
+    of the working folder too), ends with a suffix of graph data (``.txt``,
     ``.csv.gz``, ``.parquet`` ...), or starts as a path does (``/``, ``./``, ``../``,
     ``~``, a drive letter)."""
     if isinstance(obj, os.PathLike):
@@ -35,7 +36,7 @@ def looks_like_path(obj):
     if not isinstance(obj, str) or not obj:
         return False
     try:
-        if os.path.exists(obj):
+        if exists and os.path.exists(obj):
             return True
     except (ValueError, OSError):  # a NUL byte, a name too long
         return False
@@ -44,16 +45,18 @@ def looks_like_path(obj):
             or obj.startswith(("/", "./", "../", "~")) or bool(_DRIVE.match(obj)))
 
 
-def path_hint(obj):
+def path_hint(obj, *, exists=True):
     """``"; 'edges.txt' looks like a file: ... read_edgelist ..."`` for a graph
     argument that looks like a path (:func:`looks_like_path`), or a list or tuple whose
-    first item does (one look: a collection is paths or not), else ``""``; for the end
-    of a TypeError's message."""
-    if isinstance(obj, (list, tuple)) and obj and looks_like_path(obj[0]):
+    first item does (one look: a collection is paths or not; by its form, not by a file
+    of that name, since a list may be SMILES strings), else ``""``; for the end of a
+    TypeError's message. ``exists``: a string naming an existing file counts (see
+    :func:`looks_like_path`)."""
+    if isinstance(obj, (list, tuple)) and obj and looks_like_path(obj[0], exists=False):
         name = os.fspath(obj[0])
         return (f"; {name!r} looks like a file: read each network with graphinvariants.read_edgelist(path) "
                 "(text, CSV or Parquet edge lists) and pass the graphs it returns")
-    if not looks_like_path(obj):
+    if not looks_like_path(obj, exists=exists):
         return ""
     name = os.fspath(obj)
     return (f"; {name!r} looks like a file: read the network in it with graphinvariants.read_edgelist({name!r}) "

@@ -229,7 +229,9 @@ def read_smiles(graphs, *, what="graphs"):
     ValueError: graphs[1]: RDKit cannot read 'C1CC' as a SMILES string
     """
     items = graphs.tolist() if isinstance(graphs, np.ndarray) else graphs
-    hint = path_hint(items[0]) if len(items) else ""  # file names are not SMILES: say so before RDKit is asked
+    # file names are not SMILES: say so before RDKit is asked (by their form: a SMILES
+    # string may name a file of the working folder; RDKit's refusal names one below)
+    hint = path_hint(items[0], exists=False) if len(items) else ""
     if hint:
         raise TypeError(f"{what}[0] is a string, but not a SMILES string{hint}")
     _chem()  # the extra's message before anything else

@@ -392,7 +392,7 @@ class ApproximateIndex:
                 return self.exact_.search(Qs, k, exclude=exclude, lost=lost)
             X = _vectors(self.exact_._P, self.exact_._residual).astype(np.float64)
             squares = np.maximum(((E.astype(np.float64) ** 2).sum(axis=1)[:, None] + (X**2).sum(axis=1)[None, :])
-                                 - 2.0 * (E.astype(np.float64) @ X.T), 0.0)
+                                 - 2.0 * (E.astype(np.float64) @ X.T) + lost[:, None], 0.0)
             found = np.tile(np.arange(X.shape[0]), (n_q, 1))
         else:
             self._index.hnsw.efSearch = max(fetch, MIN_EF_SEARCH)
@@ -414,7 +414,8 @@ class ApproximateIndex:
                 values = np.sqrt(np.maximum(scorer.squares(j, own[j], positions), 0.0))
             else:  # the estimate: the bound's square plus 2 |r_q| |r_x|
                 values = np.sqrt(np.maximum(squares[j][keep].astype(np.float64)
-                                            + 2.0 * E[j, -1].astype(np.float64) * self.exact_._residual[positions], 0.0))
+                                            + 2.0 * E[j, -1].astype(np.float64) * self.exact_._residual[positions]
+                                            + lost[j], 0.0))
             order = np.lexsort((positions, values))[:k]
             indices[j], distances[j] = positions[order], values[order]
         return indices, distances

@@ -6,29 +6,33 @@ members, then the dense Nystroem columns) and answers "the ``k`` rows nearest ea
 query" exactly: the result is the first ``k`` columns of a stable sort of the full row
 of distances (nearest first, ties by the smaller row position; see "Distances" below).
 
-How a query is answered (measured in ``benchmarks/bench_search.py``):
+How a query is answered (``method``; measured in ``benchmarks/bench_search.py`` and
+``benchmarks/bench_search_molecules.py``):
 
-1. **Bounds.** At :meth:`~ExactIndex.fit` the rows are projected on their first
-   ``n_dims`` singular directions (:class:`~.projection.Projection`, fitted on a
-   sample; float32, ``4 n_dims`` bytes a row) and each row keeps a proven upper bound
-   on the norm of what the projection misses. By Cauchy-Schwarz,
+1. **Bounds** (``method="bounds"``). At :meth:`~ExactIndex.fit` the rows are projected
+   on their first ``n_dims`` singular directions (:class:`~.projection.Projection`,
+   fitted on a sample; float32, ``4 n_dims`` bytes a row) and each row keeps a proven
+   upper bound on the norm of what the projection misses. By Cauchy-Schwarz,
    ``<q, x> <= <p_q, p_x> + |r_q| |r_x|``, so every row's squared distance to the
    query is at least ``|p_q - p_x|^2 + (|r_q| - |r_x|)^2``, less a margin that covers
-   every rounding of the float32 coordinates and of the float64 sums. One pass over
-   the projections gives every row's bound.
-2. **Scores.** The rows of the smallest bounds are scored exactly first; their
-   ``k``-th distance is a threshold, and then every row whose bound is at most that
-   threshold is scored too. A row whose bound is above it is farther than ``k`` rows
-   already scored, so it cannot be in the answer: it is skipped with proof.
-   :attr:`ExactIndex.scored_` says how many rows each query scored. Where the bounds
-   leave more than :data:`FULL_PASS_SHARE` (30%) of the rows, the query scores every
-   row by one BLAS product instead (float64, a block of rows at a time) and sums again
-   exactly the rows within a rounding-error bound of the ``k``-th: the same answer.
+   every rounding of the float32 coordinates and of the float64 sums. The rows of the
+   smallest bounds are scored exactly first; their ``k``-th distance is a threshold,
+   and then every row whose bound is at most that threshold is scored too. A row whose
+   bound is above it is farther than ``k`` rows already scored: it is skipped with
+   proof. Where the bounds leave more than :data:`FULL_PASS_SHARE` (1/8) of the rows,
+   the query scores every row by one BLAS product instead and sums again exactly the
+   rows within a rounding-error bound of the ``k``-th: the same answer.
+2. **Scan** (``method="scan"``). Every row gets a rough inner product with the query
+   from the dense columns (BLAS) and the query's posting lists (an inverted index of
+   the sparse columns, column by column); only the rows within a proven rounding
+   bound of the ``k``-th rough score are summed exactly. On distinct molecules, whose
+   count rows a global projection keeps little of, this scores about 10 of 10^5 rows
+   exactly.
+3. ``method="auto"`` (the default) takes the scan where its multiply-adds per row cost
+   no more than the bounds' pass (count rows of molecules), else the bounds.
 
-On molecules (perturbed copies of Mutagenicity, learned default) a query scores
-about 1% of 10^5 rows; where the projection keeps little of the rows (a set of
-dissimilar graphs: proteins, social networks), most rows are scored, and the answer is
-as exact, only slower (the search page gives the shares).
+:attr:`ExactIndex.scored_` and ``rescored_`` say how many rows each query scored.
+The search page gives the shares on the shared data sets and on MOSES molecules.
 
 Storage: the columns held by at least ``dense_share`` of the rows are one dense matrix,
 the rest CSR (original column numbers), both of ``dtype``: ``"float64"`` keeps the rows
@@ -756,10 +760,12 @@ class _Scorer:
             columns = self.Qs.indices[a:b]
             if self.module is not None:
                 self.dense[columns] = self.Qs.data[a:b]
-                self.module.rescore(self.dense, self.dense[index.dense_columns_], index.dense_columns_, index._dense,
-                                    index._sparse.indptr,
-                                    index._sparse.indices, index._sparse.data, positions, inner)
-                self.dense[columns] = 0.0
+                try:
+                    self.module.rescore(self.dense, self.dense[index.dense_columns_], index.dense_columns_,
+                                        index._dense, index._sparse.indptr, index._sparse.indices,
+                                        index._sparse.data, positions, inner)
+                finally:  # zero again even if interrupted: the buffer serves this thread's next query
+                    self.dense[columns] = 0.0
             else:
                 q = sp.csr_array(self.Qs[[j]])
                 done = 0

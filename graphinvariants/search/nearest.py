@@ -30,16 +30,20 @@ engine is a parameter, not a module.
   given no graphs), and searched a part at a time (on ``client`` if given).
 
 Distances are kernel-induced, ascending, equal distances ordered by position: for a
-kernel name ``sqrt(max(0, 2 - 2 K))`` (``K(G, G) = 1``; over rows, a query's labels
-unseen at fit, which add nothing to its inner products, have their share of its norm
-added to ``<q, q>`` (the index's ``lost``), so its distance is still ``sqrt(2 - 2 K)``,
-to rounding: about ``1e-16`` on ``2 - 2 K``; a graph added by ``partial_fit`` keeps its
-share in a column no fitted row has); for feature rows their Euclidean distance
-``sqrt(max(0, <q, q> + lost + <x, x> - 2 <q, x>))``, ``lost`` the part of ``K(G, G)``
-the query's row lacks (:meth:`~graphinvariants.GraphFeatures.transform_with_missing`), every inner product one
+kernel name ``sqrt(max(0, 2 - 2 K))`` (``K(G, G) = 1``); for the rows of a feature map
+``sqrt(max(0, <q, q> + lost_q + <x, x> + lost_x - 2 <q, x>))``, every inner product one
 fixed sum per pair (:func:`~graphinvariants.search.exact.pair_inner_products`), so the
-exact answer does not depend on blocks, batches or parts, and identical graphs are at
-distance 0.
+exact answer does not depend on blocks, batches or parts. ``lost`` is the part of
+``K(G, G)`` a row lacks for labels that no graph the map was fitted on has
+(:meth:`~graphinvariants.GraphFeatures.transform_with_missing`): a query's is added to
+``<q, q>`` (the index's ``lost=``), a stored graph's is held in a column of its own
+(empty for the graphs the map was fitted on, which lack nothing), so that a kernel
+name's distance is ``sqrt(2 - 2 K)`` over rows too, to about ``1e-16`` on ``2 - 2 K``.
+Identical graphs are at distance 0 when their labels were seen at fit; two graphs that
+share labels no fitted graph has are further apart than the kernel says (the rows
+cannot see what they share there: ``sqrt(2 m)`` for a copy, ``m`` its share of unseen
+labels). A store's rows are taken as written (no column): fit the map on the graphs it
+holds.
 """
 
 import copy
@@ -404,10 +408,12 @@ class NearestGraphs(BaseEstimator):
         feature_map, name, params = self._make_map(n_graphs, () if graphs is None or _is_bag(graphs) else graphs)
         self._name, self._params = name, params
         self.index_, self._parts, self._embeddings, self._store = None, None, None, None
-        # a kernel name's rows: what a query's row lacks of K(G, G) (labels unseen at fit)
-        # is added to <q, q> (lost=), what an added graph's lacks is held in a column of
-        # its own, so that the distances are sqrt(2 - 2K)
+        # rows of a GraphFeatures searched in process: what a query's row lacks of K(G, G)
+        # (labels unseen when the map was fitted) is added to <q, q> (lost=), what a
+        # stored graph's row lacks is held in a column of its own (empty for the graphs
+        # the map was fitted on), so that the distances are the kernel's
         self._completed = name is not None and feature_map is not None
+        self._missing_column = False
         bag = _is_bag(graphs)
         if graphs is None or bag:
             if self.store is None:
@@ -435,10 +441,15 @@ class NearestGraphs(BaseEstimator):
                 # a column for what a graph added by partial_fit lacks of K(G, G) (a fitted
                 # graph lacks nothing; a query's part is passed to the index as ``lost``)
                 rows = self._fit_rows(_widened(feature_map.fit_transform(graphs), 1))
+                self._missing_column = True
             else:
                 feature_map = self._fitted_map(feature_map, graphs, y)
                 if self.store is not None:
                     rows = self._fit_store(feature_map, graphs, y)
+                elif hasattr(feature_map, "transform_with_missing"):  # (a map fitted on other graphs: rows may lack)
+                    X, missing = feature_map.transform_with_missing(graphs, what="graphs")
+                    rows = self._fit_rows(_with_missing(_widened(X, 1), missing, X.shape[1]))
+                    self._missing_column = True
                 else:
                     rows = self._fit_rows(feature_map.transform(graphs))
         self.n_samples_fit_ = int(rows)
@@ -708,7 +719,7 @@ class NearestGraphs(BaseEstimator):
             Q, lost = self.feature_map_.transform_with_missing(graphs, what="graphs")
         else:
             Q, lost = self.feature_map_.transform(graphs), None
-        if self._completed:  # the column of added graphs' missing parts, empty in a query
+        if self._missing_column:  # the column of stored graphs' missing parts, empty in a query
             Q = _widened(Q, 1)
         return self._search_rows(Q, k, None, lost)
 
@@ -730,13 +741,14 @@ class NearestGraphs(BaseEstimator):
         step = 4096
         for start in range(0, n, step):
             stop = min(n, start + step)
-            if self.index_ is not None and not isinstance(self.index_, ExactIndex):
-                # the approximate index: its stored embeddings are the queries (it may keep no rows)
+            if self.index_ is not None and not isinstance(self.index_, ExactIndex) and not self._missing_column:
+                # the approximate index: its stored embeddings are the queries (with the
+                # column of added graphs' missing parts, the rows are asked as queries below)
                 indices[start:stop], values[start:stop] = self.index_.search_rows(start, stop, k)
                 continue
             Q = self._rows(start, stop)
             lost = None
-            if self._completed:  # an added graph's missing part, asked as a query's: as lost
+            if self._missing_column:  # a stored graph's missing part, asked as a query's: as lost
                 Q, lost = _split_missing(Q, Q.shape[1] - 1)
             indices[start:stop], values[start:stop] = self._search_rows(Q, k, np.arange(start, stop), lost)
         return indices, values
@@ -789,7 +801,7 @@ class NearestGraphs(BaseEstimator):
         graphs = _collection(graphs, "graphs")
         if ids is not None:  # checked before the index grows: a refused call changes nothing
             ids = _join_ids(self.ids_, _check_ids(ids, len(graphs)))
-        if len(graphs) and self._completed:
+        if len(graphs) and self._missing_column:
             X, missing = self.feature_map_.transform_with_missing(graphs, what="graphs")
             X = _widened(X, 1)
             self.index_.add(_with_missing(X, missing, X.shape[1] - 1))

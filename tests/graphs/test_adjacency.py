@@ -190,3 +190,17 @@ def test_a_smiles_string_given_as_a_graph_still_names_from_smiles(smiles):
     with pytest.raises(TypeError, match="from_smiles") as err:
         gi.power_invariants(smiles, k=3)
     assert "read_edgelist" not in str(err.value)
+
+
+def test_a_smiles_string_that_names_a_file_is_still_read_as_smiles(tmp_path, monkeypatch):
+    """A list of SMILES is taken by its form: a string that also names a file of the
+    working folder ("CCO" here) was refused as a file (issue 44 item 19's hint looked on
+    disk first); a string RDKit cannot read that names a file still gets the hint."""
+    pytest.importorskip("rdkit")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "CCO").write_text("1 2\n")
+    (tmp_path / "edges").write_text("1 2\n")
+    batch = gi.graphs.as_graph_batch(["CCO", "CC"])
+    assert batch.n_graphs == 2 and batch.sizes.tolist() == [3, 2]
+    with pytest.raises(ValueError, match=r"RDKit cannot read 'edges'.*read_edgelist"):
+        gi.graphs.as_graph_batch(["edges", "CC"])
