@@ -157,7 +157,7 @@ def from_networkx(G, *, edge_attrs=None, node_attrs=None, preserve_edge_attrs=Fa
     np.cumsum(lengths, out=indptr[1:])
     nnz = int(indptr[-1])
     itype = index_dtype(max(n, nnz))
-    flat = list(chain.from_iterable(adj.values()))
+    flat = chain.from_iterable(adj.values())  # read once, by whichever fromiter below
     if nodes == list(range(n)):
         indices = np.fromiter(flat, dtype=np.int64, count=nnz).astype(itype)
     else:
