@@ -3,7 +3,7 @@
 Run from the project root, after ``pip install -e .`` (the entry points), alone on
 the machine::
 
-    flock /tmp/gi-bench.lock python benchmarks/bench_networkx_backend.py [--repeat 5] [--nx-repeat 3]
+    flock /tmp/gi-bench.lock python benchmarks/bench_networkx_backend.py [--repeat 5] [--nx-repeat 3] [--wl-only]
 
 Every call goes through NetworkX's dispatcher: ``nx.f(G, ..., backend="graphinvariants")``
 against ``nx.f(G, ..., backend="networkx")``, with the conversion cache off
@@ -16,6 +16,7 @@ numba's cache included, is printed as "first call").
 
 1. ``weisfeiler_lehman_graph_hash(G)`` and ``weisfeiler_lehman_subgraph_hashes(G)`` on
    a Barabasi-Albert graph of 2 x 10^5 nodes (m=3; target: at least 5x NetworkX);
+   ``--wl-only`` runs these two rows only;
 2. ``weisfeiler_lehman_graph_hash(G, node_attr="label")`` on every graph of the TU set
    DD taken as one graph (334,925 nodes, amino-acid labels: protein structures);
 3. ``number_of_walks(G, 3)`` on a Barabasi-Albert graph of 1,500 nodes (m=3; target:
@@ -73,6 +74,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--nx-repeat", type=int, default=3)
+    parser.add_argument("--wl-only", action="store_true", help="only the two rows on BA 2e5 nodes")
     parser.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared" / "data" / "TU"))
     args = parser.parse_args()
     if "graphinvariants" not in nx.utils.backends.backends:
@@ -87,6 +89,8 @@ def main():
     compare("WL subgraph hashes, BA 2e5 nodes (3 iterations)",
             lambda b: nx.weisfeiler_lehman_subgraph_hashes(G, backend=b), r, rn)
     del G
+    if args.wl_only:
+        return
 
     dd = gi.load_tu("DD", data_home=args.data, download=False).graphs
     D = one_graph(dd)

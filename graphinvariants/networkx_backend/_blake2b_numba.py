@@ -241,11 +241,15 @@ def blake2b_few(buffer, starts, lengths, digest_size, out, iv, sigma):  # pragma
 
 
 @numba.njit(inline="always")
-def _hash_parts_range(rows, lengths, parts, part_ptr, digest_size, out, iv, sigma, lo, hi):  # pragma: no cover
-    """Strings ``lo:hi`` of :func:`blake2b_parts` (little-endian: a block's bytes are its words)."""
+def _hash_parts_range(rows, words, lengths, parts, part_ptr, digest_size, out, iv, sigma, lo, hi):  # pragma: no cover
+    """Strings ``lo:hi`` of :func:`blake2b_parts` (little-endian: a block's bytes are its
+    words). A part whose length and place in the block are multiples of 8 is copied by
+    8-byte words from ``words`` (``rows`` seen as uint64, or an empty array if its rows
+    are not a whole number of words), any other byte by byte."""
     h = np.empty(8, dtype=np.uint64)
     m = np.zeros(16, dtype=np.uint64)
     block = m.view(np.uint8)
+    by_words = words.shape[1] > 0
     for i in range(lo, hi):
         for w in range(8):
             h[w] = iv[w]
@@ -254,17 +258,23 @@ def _hash_parts_range(rows, lengths, parts, part_ptr, digest_size, out, iv, sigm
         counter = 0
         for q in range(part_ptr[i], part_ptr[i + 1]):
             r = parts[q]
-            c = 0
             size = lengths[r]
-            while c < size:
-                if fill == 128:  # a full block with more to come: not the last
-                    counter += 128
-                    _compress(h, m, counter, False, iv, sigma)
-                    fill = 0
-                take = min(size - c, 128 - fill)
-                block[fill:fill + take] = rows[r, c:c + take]
-                fill += take
-                c += take
+            if by_words and (size & 7) == 0 and (fill & 7) == 0:
+                for c in range(0, size, 8):
+                    if fill == 128:  # a full block with more to come: not the last
+                        counter += 128
+                        _compress(h, m, counter, False, iv, sigma)
+                        fill = 0
+                    m[fill >> 3] = words[r, c >> 3]
+                    fill += 8
+            else:
+                for c in range(size):
+                    if fill == 128:
+                        counter += 128
+                        _compress(h, m, counter, False, iv, sigma)
+                        fill = 0
+                    block[fill] = rows[r, c]
+                    fill += 1
         block[fill:] = 0
         _compress(h, m, counter + fill, True, iv, sigma)
         for b in range(digest_size):
@@ -272,20 +282,21 @@ def _hash_parts_range(rows, lengths, parts, part_ptr, digest_size, out, iv, sigm
 
 
 @numba.njit(parallel=True, cache=True, nogil=True)
-def blake2b_parts(rows, lengths, parts, part_ptr, digest_size, out, iv, sigma):  # pragma: no cover - compiled
+def blake2b_parts(rows, words, lengths, parts, part_ptr, digest_size, out, iv, sigma):  # pragma: no cover - compiled
     """``out[i]``: the BLAKE2b digest of the concatenation of strings
     ``parts[part_ptr[i]:part_ptr[i + 1]]`` of a table whose string ``r`` is
-    ``rows[r, :lengths[r]]``, without writing the concatenations anywhere."""
+    ``rows[r, :lengths[r]]`` (``words``: see :func:`_hash_parts_range`), without writing
+    the concatenations anywhere."""
     n = part_ptr.shape[0] - 1
     for chunk in numba.prange((n + _CHUNK - 1) // _CHUNK):
-        _hash_parts_range(rows, lengths, parts, part_ptr, digest_size, out, iv, sigma, chunk * _CHUNK,
+        _hash_parts_range(rows, words, lengths, parts, part_ptr, digest_size, out, iv, sigma, chunk * _CHUNK,
                           min(n, (chunk + 1) * _CHUNK))
 
 
 @numba.njit(cache=True, nogil=True)
-def blake2b_parts_few(rows, lengths, parts, part_ptr, digest_size, out, iv, sigma):  # pragma: no cover - compiled
+def blake2b_parts_few(rows, words, lengths, parts, part_ptr, digest_size, out, iv, sigma):  # pragma: no cover
     """:func:`blake2b_parts` on one thread."""
-    _hash_parts_range(rows, lengths, parts, part_ptr, digest_size, out, iv, sigma, 0, part_ptr.shape[0] - 1)
+    _hash_parts_range(rows, words, lengths, parts, part_ptr, digest_size, out, iv, sigma, 0, part_ptr.shape[0] - 1)
 
 
 def hash_concatenations(rows, lengths, parts, part_ptr, digest_size):
@@ -293,7 +304,9 @@ def hash_concatenations(rows, lengths, parts, part_ptr, digest_size):
     ``(len(part_ptr) - 1, digest_size)`` uint8 array."""
     out = np.empty((len(part_ptr) - 1, digest_size), dtype=np.uint8)
     run = blake2b_parts if len(out) >= 4 * _CHUNK else blake2b_parts_few
-    run(np.ascontiguousarray(rows, dtype=np.uint8), np.asarray(lengths, dtype=np.int64),
+    rows = np.ascontiguousarray(rows, dtype=np.uint8)
+    words = rows.view(np.uint64) if rows.shape[1] % 8 == 0 else np.zeros((0, 0), dtype=np.uint64)
+    run(rows, words, np.asarray(lengths, dtype=np.int64),
         np.asarray(parts, dtype=np.int64), np.asarray(part_ptr, dtype=np.int64), int(digest_size), out, _IV, _SIGMA)
     return out
 

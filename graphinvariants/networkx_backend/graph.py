@@ -157,7 +157,7 @@ def from_networkx(G, *, edge_attrs=None, node_attrs=None, preserve_edge_attrs=Fa
     np.cumsum(lengths, out=indptr[1:])
     nnz = int(indptr[-1])
     itype = index_dtype(max(n, nnz))
-    flat = list(chain.from_iterable(adj.values()))
+    flat = chain.from_iterable(adj.values())  # read once, by whichever fromiter below
     if nodes == list(range(n)):
         indices = np.fromiter(flat, dtype=np.int64, count=nnz).astype(itype)
     else:
@@ -172,12 +172,12 @@ def from_networkx(G, *, edge_attrs=None, node_attrs=None, preserve_edge_attrs=Fa
 
     node_names = _attributes_to_read(node_attrs, preserve_node_attrs, G._node.values())
     kept_nodes = {name: [dd.get(name, MISSING) for dd in G._node.values()] for name in node_names}
+    # the edge dicts are read only to find every name (preserve_edge_attrs without names);
+    # NetworkX's dispatcher passes edge_attrs={} for a call that needs none
     edge_dicts = chain.from_iterable(nbrs.values() for nbrs in adj.values())
-    edge_names = [] if (edge_attrs is None and not preserve_edge_attrs) else None
-    if edge_names is None:
-        if multigraph:
-            raise NotImplementedError("the graphinvariants backend keeps no edge attributes of multigraphs")
-        edge_names = _attributes_to_read(edge_attrs, preserve_edge_attrs, list(edge_dicts))
+    edge_names = _attributes_to_read(edge_attrs, preserve_edge_attrs, edge_dicts)
+    if edge_names and multigraph:
+        raise NotImplementedError("the graphinvariants backend keeps no edge attributes of multigraphs")
     kept_edges = {}
     for name in edge_names:
         values = np.empty(nnz, dtype=object)

@@ -129,3 +129,17 @@ def test_a_converted_graph_dispatches_by_itself():
     with pytest.raises(NotImplementedError):
         nx.weisfeiler_lehman_graph_hash(H, edge_attr="w")
     assert nx.utils.graphs_equal(interface.BackendInterface.convert_to_nx(H), G)
+
+
+def test_conversion_reads_edge_attributes_only_when_asked():
+    # NetworkX's dispatcher passes edge_attrs={} for a call that needs none
+    G = nx.MultiGraph([(0, 1, {"w": 1}), (0, 1)])
+    H = interface.BackendInterface.convert_from_nx(G, edge_attrs={})
+    assert H.edge_attrs == {} and H.adjacency[0, 1] == 2
+    with pytest.raises(NotImplementedError, match="no edge attributes of multigraphs"):
+        interface.BackendInterface.convert_from_nx(G, edge_attrs={"w": None})
+    with pytest.raises(NotImplementedError, match="no edge attributes of multigraphs"):
+        interface.BackendInterface.convert_from_nx(G, preserve_edge_attrs=True)
+    S = nx.Graph([(0, 1, {"w": 1}), (1, 2, {"v": 2})])
+    assert sorted(interface.BackendInterface.convert_from_nx(S, preserve_edge_attrs=True).edge_attrs) == ["v", "w"]
+    assert interface.BackendInterface.convert_from_nx(S, edge_attrs={}).edge_attrs == {}

@@ -23,6 +23,7 @@ digest is NetworkX's, and so is the graph hash (the hex digest of ``str`` of the
 tuple of ``(label, count)`` pairs).
 """
 
+import gc
 import sys
 import warnings
 from hashlib import blake2b
@@ -404,4 +405,12 @@ def weisfeiler_lehman_subgraph_hashes(G, edge_attr=None, node_attr=None, iterati
             columns.append(list(map(strings.__getitem__, labels.tolist())))
     if not columns or not len(G):
         return {}
-    return dict(zip(G.nodes, map(list, zip(*columns))))
+    # one list per node: a collection of the cyclic garbage collector every few hundred
+    # new lists (each scanning all the lists made so far) would cost more than the rest
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return dict(zip(G.nodes, map(list, zip(*columns))))
+    finally:
+        if enabled:
+            gc.enable()
