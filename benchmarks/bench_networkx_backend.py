@@ -29,9 +29,7 @@ numba's cache included, is printed as "first call").
 """
 
 import argparse
-import statistics
 import sys
-import time
 import warnings
 from pathlib import Path
 
@@ -39,26 +37,15 @@ import networkx as nx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import graphinvariants as gi  # noqa: E402
+from timing import median_and_result, timed_once  # noqa: E402  (benchmarks/timing.py)
 
 warnings.simplefilter("ignore", UserWarning)  # NetworkX's notes on the 3.5 hash change
 
 
-def timed(f, repeat):
-    """(median seconds over ``repeat`` runs, the last result)."""
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        out = f()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), out
-
-
 def compare(title, call, repeat, nx_repeat, target=None):
-    start = time.perf_counter()
-    call("graphinvariants")
-    first = time.perf_counter() - start
-    ours, mine = timed(lambda: call("graphinvariants"), repeat)
-    theirs, expected = timed(lambda: call("networkx"), nx_repeat)
+    _, _, first = timed_once(lambda: call("graphinvariants"))
+    ours, mine = median_and_result(lambda: call("graphinvariants"), repeat)
+    theirs, expected = median_and_result(lambda: call("networkx"), nx_repeat)
     assert mine == expected, title
     goal = f"  (target >= {target}x: {'met' if theirs / ours >= target else 'MISSED'})" if target else ""
     print(f"{title:62s} backend {ours:8.3f} s  NetworkX {theirs:8.3f} s  ratio {theirs / ours:6.1f}x"

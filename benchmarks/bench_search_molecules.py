@@ -56,6 +56,7 @@ import graphinvariants as gi
 from graphinvariants.kernels import molecule_parameters
 from graphinvariants.search.approximate import ApproximateIndex
 from graphinvariants.search.exact import ExactIndex, candidate_scorer, pair_inner_products
+from timing import timed  # benchmarks/timing.py
 
 WHEEL = "molsets-0.3.1-py3-none-any.whl"
 
@@ -76,17 +77,12 @@ def moses(cache):
     return out
 
 
-def timed(function, n, single):
+def single_and_batch_ms(function, n, single):
     """Median ms of ``function(i, i + 1)`` over the first ``single`` items one at a
     time, mean ms per item of ``function(0, n)``, and that call's answer."""
-    times = []
-    for i in range(min(single, n)):
-        t = time.perf_counter()
-        function(i, i + 1)
-        times.append(time.perf_counter() - t)
-    t = time.perf_counter()
-    answer = function(0, n)
-    return 1e3 * float(np.median(times)), 1e3 * (time.perf_counter() - t) / n, answer
+    singles = [timed(lambda i=i: function(i, i + 1))[0][0] for i in range(min(single, n))]
+    (batch,), answer = timed(lambda: function(0, n))
+    return 1e3 * float(np.median(singles)), 1e3 * batch / n, answer
 
 
 def recall_at(found, truth_distances, index, Q, lost, k=10):
@@ -248,7 +244,7 @@ def main():
 
         smiles = sets["random split (test)"]
         fpsim2(smiles[:1])
-        fp_single, fp_batch, _ = timed(lambda a, b: fpsim2(smiles[a:b]), len(smiles), args.single)
+        fp_single, fp_batch, _ = single_and_batch_ms(lambda a, b: fpsim2(smiles[a:b]), len(smiles), args.single)
         print(f"FPSim2: build {fp_build:.1f} s (molecules, fingerprints, file), {engine.fps.nbytes / 2**20:.0f} MiB; "
               f"{fp_single:.2f} ms per query one at a time, {fp_batch:.2f} ms per query over a batch", flush=True)
         # ours: features, then the indexes
@@ -267,7 +263,7 @@ def main():
         exact_build = time.perf_counter() - t
         Q, lost = rows["random split (test)"]
         exact.search(Q[:1], 10, lost=lost[:1])  # compiled loops loaded
-        e_single, e_batch, _ = timed(lambda a, b: exact.search(Q[a:b], 10, lost=lost[a:b]), Q.shape[0], args.single)
+        e_single, e_batch, _ = single_and_batch_ms(lambda a, b: exact.search(Q[a:b], 10, lost=lost[a:b]), Q.shape[0], args.single)
         truths = {name: exact.search(q, 10, lost=ls) for name, (q, ls) in rows.items()}
         exact.search(Q, 10, lost=lost)
         print(f"exact index ({args.dtype}, method {exact.method!r}): "
@@ -286,14 +282,14 @@ def main():
                 return index.search(q, 10, lost=ls)
             return run
 
-        x_single, x_batch, _ = timed(end_to_end(exact), len(smiles), args.single)
+        x_single, x_batch, _ = single_and_batch_ms(end_to_end(exact), len(smiles), args.single)
         print(f"  end to end per SMILES (row + exact index): {x_single:.1f} ms one at a time, {x_batch:.1f} ms per "
               f"query in a batch; {x_single / fp_single:.1f}x FPSim2", flush=True)
         t = time.perf_counter()
         approx = ApproximateIndex(recall=args.recall, dtype=args.dtype, seed=0).fit(X)
         a_build = time.perf_counter() - t
         approx.search(Q[:1], 10, lost=lost[:1])
-        a_single, a_batch, _ = timed(lambda a, b: approx.search(Q[a:b], 10, lost=lost[a:b]), Q.shape[0], args.single)
+        a_single, a_batch, _ = single_and_batch_ms(lambda a, b: approx.search(Q[a:b], 10, lost=lost[a:b]), Q.shape[0], args.single)
         recalls = {name: recall_at(approx.search(q, 10, lost=ls)[0], truths[name][1], approx.exact_, q, ls)
                    for name, (q, ls) in rows.items()}
         print(f"approximate index (recall={args.recall}): build {a_build:.1f} s ({a_build / fp_build:.1f}x FPSim2's "
@@ -303,7 +299,7 @@ def main():
               + ", ".join(f"{name} {r:.3f}" for name, r in recalls.items()), flush=True)
         print(f"  approximate / FPSim2: {a_single / fp_single:.2f}x one at a time, {a_batch / fp_single:.2f}x in a "
               "batch (targets: <= 1x at 10^5, <= 0.2x at 10^6, at recall >= 0.95)", flush=True)
-        y_single, _, _ = timed(end_to_end(approx), len(smiles), args.single)
+        y_single, _, _ = single_and_batch_ms(end_to_end(approx), len(smiles), args.single)
         print(f"  end to end per SMILES (row + approximate index): {y_single:.1f} ms one at a time", flush=True)
         print("neighbours' property RMSE (mean of the 5 nearest; logP, TPSA):", flush=True)
         cache = {}
