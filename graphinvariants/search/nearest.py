@@ -743,7 +743,7 @@ class NearestGraphs(BaseEstimator):
             stop = min(n, start + step)
             if self.index_ is not None and not isinstance(self.index_, ExactIndex) and not self._missing_column:
                 # the approximate index: its stored embeddings are the queries (with the
-                # column of added graphs' missing parts, the rows are asked as queries below)
+                # column of stored graphs' missing parts, the rows are asked as queries below)
                 indices[start:stop], values[start:stop] = self.index_.search_rows(start, stop, k)
                 continue
             Q = self._rows(start, stop)
