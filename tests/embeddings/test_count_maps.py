@@ -48,6 +48,7 @@ def test_count_map_finds_the_columns_merging_finds(tu_load, name, params):
     want = sp.csr_array(sp.csr_array(merged_b) @ place.T)
     want.sum_duplicates()
     got = found.counts(b)
+    # counts are integers (exact in float64): equal entry by entry
     assert (got != want).nnz == 0 and np.array_equal(got.indices, want.indices)
     assert squared_norms(merged_b).tolist() == squared_norms(b.counts).tolist()
 
