@@ -10,7 +10,7 @@ shape). Compared in the same run, on one BLAS thread, on random unit-diagonal PS
 matrices of that size:
 
 * straightforward: centre every matrix (``center_gram``), then one ``np.vdot`` per pair;
-* ours: ``graphinvariants.kernels.alignment._centred_inner_products``, row slices
+* ours: ``graphinvariants.kernels.learned.alignment._centred_inner_products``, row slices
   centred on the fly and stacked, one matrix product per slice.
 
 Prints the median times, their ratio and the largest relative difference of ``M``.
@@ -20,7 +20,7 @@ Prints the median times, their ratio and the largest relative difference of ``M`
 import numpy as np
 from threadpoolctl import threadpool_limits  # a scikit-learn dependency
 
-from graphinvariants.kernels import alignment
+from graphinvariants.kernels.learned import alignment
 from timing import benchmark_parser, median_and_result  # benchmarks/timing.py
 
 

@@ -42,7 +42,7 @@ def main():
     def full():
         import scipy.linalg
 
-        from graphinvariants._blas import one_blas_thread
+        from graphinvariants._utils.blas import one_blas_thread
 
         with one_blas_thread():
             scipy.linalg.svd(S, full_matrices=False)

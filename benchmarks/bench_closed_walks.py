@@ -24,7 +24,7 @@ for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import numpy as np  # noqa: E402
 
-from graphinvariants.closed_walks import closed_walk_counts  # noqa: E402
+from graphinvariants.walks.closed import closed_walk_counts  # noqa: E402
 from graphinvariants.datasets import load_tu  # noqa: E402
 from graphinvariants.embeddings import ClosedWalkHistogram, WalkHistogram  # noqa: E402
 from timing import timed_once  # noqa: E402 - benchmarks/timing.py

@@ -41,9 +41,9 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 
 import graphinvariants as gi
-from graphinvariants.kernels import learned as learned_module
+from graphinvariants.kernels.learned import _combination as learned_module
 from graphinvariants.kernels import pairwise_kernels
-from graphinvariants.kernels.learned import LearnedCombination
+from graphinvariants.kernels.learned._combination import LearnedCombination
 from graphinvariants.kernels.registry import RECOMMENDED
 from timing import TU_DATA  # benchmarks/timing.py
 
@@ -136,7 +136,7 @@ class FoldSlicedDefault(TransformerMixin, BaseEstimator):
         combination = LearnedCombination(**(self.options or {}))
         grams = self._grams()
         if combination.max_samples is not None and len(idx) > combination.max_samples:
-            rng = gi._validation.check_seed(combination.seed)
+            rng = gi._utils.validation.check_seed(combination.seed)
             sample = np.sort(rng.choice(len(idx), size=combination.max_samples, replace=False))
             align_idx, y_align = idx[sample], np.asarray(y)[sample]
         else:

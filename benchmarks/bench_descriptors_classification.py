@@ -27,7 +27,7 @@ import numpy as np
 
 import graphinvariants as gi
 from graphinvariants.datasets import as_molecules
-from graphinvariants.kernels.learned import CANDIDATES
+from graphinvariants.kernels.learned._combination import CANDIDATES
 
 ROOT = Path(__file__).resolve().parents[1]
 

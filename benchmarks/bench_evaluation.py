@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 import graphinvariants as gi
-from graphinvariants import evaluation
+from graphinvariants.evaluation import _protocol as evaluation
 
 
 def main():

@@ -31,7 +31,7 @@ COMMANDS = {
     "import graphinvariants": "import graphinvariants",
     "graphinvariants --help": (
         "import contextlib, io\n"
-        "from graphinvariants.cli import main\n"
+        "from graphinvariants.cli._main import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         "    try:\n"
         "        main(['--help'])\n"

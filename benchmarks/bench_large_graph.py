@@ -35,7 +35,7 @@ import numpy as np
 import scipy.sparse as sp
 
 import graphinvariants as gi
-from graphinvariants import large_graph
+from graphinvariants.walks import large as large_graph
 from timing import floor_invariants, timed  # benchmarks/timing.py
 
 K = 5

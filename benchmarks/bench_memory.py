@@ -36,7 +36,7 @@ import numpy as np
 import graphinvariants as gi
 from graphinvariants.kernels import RECOMMENDED
 from graphinvariants.embeddings import GaussianEmbedding, LabelledWalkHistogram, WalkHistogram
-from graphinvariants.walks import walk_count_columns
+from graphinvariants.walks.summary import walk_count_columns
 
 MIB = 2**20
 

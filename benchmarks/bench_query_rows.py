@@ -50,7 +50,7 @@ import graphinvariants as gi  # noqa: E402
 from graphinvariants.datasets import as_molecules, perturbed_copies  # noqa: E402
 from graphinvariants.embeddings.counts import CountMap  # noqa: E402
 from graphinvariants.graphs.batch import subset  # noqa: E402
-from graphinvariants.kernels.neighbors import kneighbors_of_embeddings  # noqa: E402
+from graphinvariants.kernels.topk import kneighbors_of_embeddings  # noqa: E402
 
 TU = Path(os.environ.get("GRAPHINVARIANTS_TU", Path(__file__).resolve().parents[1].parent / "shared" / "data" / "TU"))
 K = 10

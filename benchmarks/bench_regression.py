@@ -40,7 +40,7 @@ from sklearn.model_selection import GridSearchCV, KFold
 import graphinvariants as gi
 from graphinvariants.embeddings import batch_molecules, descriptor_table
 from graphinvariants.embeddings.descriptors import BASIC_DESCRIPTORS, rdkit_descriptors
-from graphinvariants.kernels.learned import CANDIDATES
+from graphinvariants.kernels.learned._combination import CANDIDATES
 
 ALPHAS = np.logspace(-6, 2, 9)
 

@@ -6,7 +6,7 @@ GraKeL kernels inside the learned default
 training labels. Its candidates need not be the library's own: ``members=`` also takes
 GraKeL kernel objects (the ``[baselines]`` extra), callables
 ``(graphs_a, graphs_b) -> matrix`` and transformers (see
-:mod:`graphinvariants.kernels.external`). Here our Weisfeiler-Lehman members and the
+:mod:`graphinvariants.kernels.learned.external`). Here our Weisfeiler-Lehman members and the
 attribute member compete with GraKeL's shortest-path kernel and its propagation kernels
 (``Propagation`` on the node labels, ``PropagationAttr`` on the 18 continuous node
 attributes) on 240 ENZYMES graphs (40 of each class, so that the docs build runs it in

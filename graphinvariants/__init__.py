@@ -3,7 +3,7 @@
 The data path reads top to bottom, one layer per package or module:
 
 graphs (:mod:`~graphinvariants.graphs`: one graph, a batch of graphs) -> walks
-(:mod:`~graphinvariants.walks`: Algorithm 1) -> embeddings
+(:mod:`~graphinvariants.walks.summary`: Algorithm 1) -> embeddings
 (:mod:`~graphinvariants.embeddings`: the Gaussian and other functionals) -> kernels
 (:mod:`~graphinvariants.kernels`: the pair engine) -> estimator, datasets, perturbation,
 evaluation -> plotting -> cli.
@@ -19,7 +19,7 @@ from .embeddings import (
     power_invariants,
     save_invariants,
 )
-from .evaluation import EvaluationResult, RegressionResult, evaluate_estimator, evaluate_kernel
+from .evaluation._protocol import EvaluationResult, RegressionResult, evaluate_estimator, evaluate_kernel
 from .graphs import GraphAdjacency, GraphBatch, as_adjacency, as_graph_batch, from_edge_arrays, read_edgelist
 from .kernels import (
     KERNELS,
@@ -38,20 +38,20 @@ from .perturbation import (
     perturbation_study,
     random_flips,
 )
-from .plotting import InvariantsDisplay, KernelDecayDisplay, KernelMatrixDisplay, plot_invariants, plot_kernel_matrix
-from .plotting import NodeValuesDisplay, PairValuesDisplay
-from .walks import PowerSummary, power_summary
-from .closed_walks import closed_walk_profile
+from ._utils.plotting import InvariantsDisplay, KernelDecayDisplay, KernelMatrixDisplay, plot_invariants, plot_kernel_matrix
+from ._utils.plotting import NodeValuesDisplay, PairValuesDisplay
+from .walks.summary import PowerSummary, power_summary
+from .walks.closed import closed_walk_profile
 
 #: The version, written only here: pyproject.toml reads it (tool.setuptools.dynamic).
 __version__ = "0.3.0"
 
 
 # The scikit-learn estimators load scikit-learn (with scipy.stats and pandas), and
-# graphinvariants.distributed (and its alias graphinvariants.dask) needs the [dask] extra:
+# graphinvariants.distributed needs the [dask] extra:
 # their names are imported from their modules on first use (module __getattr__, SPEC 1),
 # never by "import graphinvariants"; so is any submodule not imported above (gi.estimator,
-# gi.distributed, gi.dask, gi.cli). tests/test_imports.py checks.
+# gi.distributed, gi.cli). tests/test_imports.py checks.
 _LAZY = {
     "GraphKernel": "estimator",
     "PowerKernel": "estimator",

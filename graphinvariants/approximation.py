@@ -21,7 +21,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_int, check_k, check_n_jobs, check_seed, refuses_random_state, warn_deprecated
+from ._utils.validation import check_int, check_k, check_n_jobs, check_seed, refuses_random_state, warn_deprecated
 from .graphs import GraphBatch
 from .graphs.adjacency import graph_library
 from .graphs.batch import check_not_single_graph

@@ -8,11 +8,11 @@ learns a combination of members from the training labels.
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_n_jobs, random_state_refused
+from ._utils.validation import check_n_jobs, random_state_refused
 from .embeddings import DEFAULT_RIDGE
 from .graphs.smiles import is_smiles
 from .kernels import pairwise_kernels
-from .kernels.learned import CANDIDATES, LearnedCombination
+from .kernels.learned._combination import CANDIDATES, LearnedCombination
 from .kernels.registry import LEARNED, check_kernel_names, kernel_parameters, make_functional, molecule_parameters
 
 __all__ = ["GraphKernel", "PowerKernel"]
@@ -138,7 +138,7 @@ class GraphKernel(_KernelTransformer):
     """Graph-kernel transformer: by default a combination of members learned from ``y``.
 
     With ``kernel="learned"`` (the default), ``fit(graphs, y)`` builds every member of
-    the candidate family (:data:`graphinvariants.kernels.learned.CANDIDATES`: structure
+    the candidate family (:data:`graphinvariants.kernels.learned._combination.CANDIDATES`: structure
     members always, node-label members when every graph carries node labels) and
     weights them, each in a few shapes, by centred kernel alignment with the training
     labels (Cortes, Mohri and Rostamizadeh, JMLR 2012): classes (binary or multiclass)
@@ -212,8 +212,8 @@ class GraphKernel(_KernelTransformer):
             Learn the weights on at most this many training graphs, drawn with ``seed``.
         members : tuple or None, default=None
             Restrict the family to these candidates: names of
-            :data:`graphinvariants.kernels.learned.CANDIDATES`, and kernels from
-            elsewhere (:mod:`graphinvariants.kernels.external`): GraKeL kernel objects
+            :data:`graphinvariants.kernels.learned._combination.CANDIDATES`, and kernels from
+            elsewhere (:mod:`graphinvariants.kernels.learned.external`): GraKeL kernel objects
             or classes (or ``"grakel.ClassName"``), callables
             ``(graphs_a, graphs_b) -> matrix``, transformers (``fit``, ``transform``).
             Each must give a symmetric positive semidefinite matrix with a unit
@@ -231,7 +231,7 @@ class GraphKernel(_KernelTransformer):
         and member parameters: ``k=7`` reaches every candidate member that takes
         ``k`` (power, the histograms, closed walks, attributes), ``n_iter=3`` every WL
         member; ``histogram__k=9`` one candidate (names of
-        :data:`graphinvariants.kernels.learned.CANDIDATES`). The members read the
+        :data:`graphinvariants.kernels.learned._combination.CANDIDATES`). The members read the
         0/1 adjacency: ``weight`` is refused (name a kernel to use edge weights).
 
     Attributes
@@ -241,9 +241,9 @@ class GraphKernel(_KernelTransformer):
         non-negative, summing to 1 (``kernel="learned"`` only); most are 0. The ones
         above 0 are ``members_``, and the fitted estimator's ``repr`` lists them with
         their weights, largest first. A name is a candidate of
-        :data:`~graphinvariants.kernels.learned.CANDIDATES` (a kernel with what it
+        :data:`~graphinvariants.kernels.learned._combination.CANDIDATES` (a kernel with what it
         reads: ``wl_label`` is ``wl`` on node labels, ``wl_edge_label`` on node and edge
-        labels), or a product of :data:`~graphinvariants.kernels.learned.PRODUCTS`
+        labels), or a product of :data:`~graphinvariants.kernels.learned._combination.PRODUCTS`
         (``power*histogram*wl``), then its shape: nothing for the kernel itself, ``^p``
         for its elementwise power, ``:gauss(s)`` for the Gaussian of its kernel distance
         with bandwidth ``s`` times the median.
@@ -329,7 +329,7 @@ class GraphKernel(_KernelTransformer):
         return super()._functional(X)
 
     def learned_combination(self):
-        """The unfitted :class:`~graphinvariants.kernels.learned.LearnedCombination` that
+        """The unfitted :class:`~graphinvariants.kernels.learned._combination.LearnedCombination` that
         ``fit`` fits for ``kernel="learned"``, with this estimator's options and member
         parameters.
 

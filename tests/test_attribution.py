@@ -1,4 +1,4 @@
-"""Integrated gradients in count space (graphinvariants.attribution) against brute force:
+"""Integrated gradients in count space (graphinvariants.explanations._paths) against brute force:
 numerical integration of finite-difference gradients of the term written out from its
 definition, exhaustive Shapley values where the two coincide, completeness and
 determinism of gi.explain on the learned default."""
@@ -13,10 +13,10 @@ from sklearn.pipeline import Pipeline
 from sklearn.svm import SVC
 
 import graphinvariants as gi
-from graphinvariants.attribution import NodeBatch, Shape, TermPaths
+from graphinvariants.explanations._paths import NodeBatch, Shape, TermPaths
 from graphinvariants.embeddings import (GaussianEmbedding, WalkHistogram, WalkHistogramOptimalAssignment,
                                         WeisfeilerLehman)
-from graphinvariants.walks import batch_power_summary
+from graphinvariants.walks.summary import batch_power_summary
 from tests.conftest import brute_force_shapley
 
 
@@ -200,7 +200,7 @@ def test_a_quadrature_that_does_not_converge_falls_back_to_sampling(monkeypatch)
     """A graph whose power-kernel integral does not converge (a needle; here forced by
     allowing two evaluations) gets that term by sampled Shapley values: still complete,
     named in ``fallback``, with standard errors, the same bits for the same seed."""
-    import graphinvariants.attribution as attribution
+    import graphinvariants.explanations._paths as attribution
 
     monkeypatch.setattr(attribution, "QUADRATURE_ORDER", 2)
     monkeypatch.setattr(attribution, "MAX_EVALUATIONS", 2)

@@ -11,7 +11,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.svm import SVC
 
 import graphinvariants as gi
-from graphinvariants.attribution import column_depths, node_rows
+from graphinvariants.explanations._paths import column_depths, node_rows
 from graphinvariants.embeddings import (ClosedWalkHistogram, LabelledWalkHistogram, RootedSubgraph, WalkHistogram,
                                         WeisfeilerLehman)
 from tests.conftest import explanation_data, labelled

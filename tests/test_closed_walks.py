@@ -5,7 +5,7 @@ import pytest
 import scipy.sparse as sp
 
 import graphinvariants as gi
-from graphinvariants.closed_walks import closed_walk_counts
+from graphinvariants.walks.closed import closed_walk_counts
 from graphinvariants.graphs import as_graph_batch
 from tests.conftest import renumbered
 

@@ -23,8 +23,8 @@ import zarr
 from distributed import get_task_stream
 
 import graphinvariants as gi
-from graphinvariants.kernels.neighbors import _kneighbors  # the engine (gi.kneighbors is deprecated)
-from graphinvariants import dask as gid
+from graphinvariants.kernels.topk import _kneighbors  # the engine (gi.kneighbors is deprecated)
+from graphinvariants import distributed as gid
 
 from .test_docs_code import rst_blocks
 
@@ -89,29 +89,25 @@ def test_import_graphinvariants_does_not_import_dask():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-def test_gi_dask_is_the_module_imported_on_first_use():
-    assert gi.dask is gid
+def test_gi_distributed_is_the_module_imported_on_first_use():
+    assert gi.distributed is gid
     with pytest.raises(AttributeError, match="has no attribute 'dusk'"):
         gi.dusk
 
 
-def test_old_homes_are_aliases_of_the_distributed_package():
-    import graphinvariants.distributed as dist
-    import graphinvariants.scale.cluster as cluster
-
-    for name in gid.__all__:
-        assert getattr(gid, name) is getattr(dist, name)
-    assert (cluster.features_to_zarr, cluster.read_features) == (dist.features_to_zarr, dist.read_features)
-    assert cluster.kneighbors is dist.store_kneighbors
-    assert gid.edge_table_batch is dist.edge_table_batch and gid.DEFAULT_CHUNKS == dist.DEFAULT_CHUNKS == 2048
+def test_old_homes_are_gone():
+    # graphinvariants.dask and graphinvariants.scale were removed in 0.3.0 (the changelog)
+    for module in ("graphinvariants.dask", "graphinvariants.scale", "graphinvariants.scale.cluster"):
+        with pytest.raises(ModuleNotFoundError):
+            importlib.import_module(module)
+    assert gid.DEFAULT_CHUNKS == 2048
 
 
 def test_missing_dask_gives_the_install_command(monkeypatch):
     monkeypatch.setitem(sys.modules, "dask", None)  # "import dask" now raises ImportError
-    for name in [m for m in sys.modules if m == "graphinvariants.dask" or m.startswith("graphinvariants.distributed")
-                 or m == "graphinvariants.scale.cluster"]:
+    for name in [m for m in sys.modules if m.startswith("graphinvariants.distributed")]:
         monkeypatch.delitem(sys.modules, name)
-    for module in ("graphinvariants.distributed", "graphinvariants.dask", "graphinvariants.scale.cluster"):
+    for module in ("graphinvariants.distributed",):
         with pytest.raises(ImportError, match=r'pip install "graphinvariants\[dask\]"'):
             importlib.import_module(module)
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import graphinvariants as gi
-from graphinvariants.evaluation import DEFAULT_C_GRID, _best_C_index, _splits, evaluate_kernel
+from graphinvariants.evaluation._protocol import DEFAULT_C_GRID, _best_C_index, _splits, evaluate_kernel
 
 from .conftest import KERN_A, KERN_B
 
@@ -515,7 +515,7 @@ def test_regression_results_compare_by_their_values():
 
 def _count_folds(monkeypatch):
     """Count the outer folds evaluate_estimator runs (the calls of its fold function)."""
-    from graphinvariants import evaluation
+    from graphinvariants.evaluation import _protocol as evaluation
 
     calls = []
     original = evaluation._classification_fold

@@ -16,7 +16,7 @@ from sklearn.svm import SVC, SVR
 
 import graphinvariants as gi
 from graphinvariants.embeddings import WeisfeilerLehman
-from graphinvariants.explanations import _induced, node_counts
+from graphinvariants.explanations._explain import _induced, node_counts
 from tests.conftest import brute_force_shapley, explanation_data, labelled
 
 # Completeness holds by construction (a sum of node terms that add up to the term, and

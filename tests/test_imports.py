@@ -28,7 +28,7 @@ def loaded_after(*steps):
 def test_the_import_and_the_command_line_parser_load_no_heavy_dependency():
     *light, everything = loaded_after(
         "import graphinvariants",
-        "import graphinvariants.cli; graphinvariants.cli.build_parser().format_help()",
+        "import graphinvariants.cli._main; graphinvariants.cli._main.build_parser().format_help()",
         "import networkx as nx; graphinvariants.power_kernel(nx.path_graph(4), nx.cycle_graph(5))",
         f"from graphinvariants import {', '.join(gi.__all__)}",  # every public name, the estimators too
     )
@@ -52,7 +52,7 @@ def test_every_public_name_resolves_and_is_listed():
     for module in ("datasets", "embeddings", "graphs", "kernels", "perturbation", "scale", "estimator",
                    "approximation", "evaluation", "plotting", "cli", "walks"):
         assert getattr(gi, module).__name__ == f"graphinvariants.{module}"
-    assert gi.kernels.learned.__name__ == "graphinvariants.kernels.learned"
+    assert gi.kernels.learned.__name__ == "graphinvariants.kernels.learned._combination"
     assert gi.GraphKernel is gi.estimator.GraphKernel and gi.LearnedFeatures is gi.scale.LearnedFeatures
     with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
         gi.no_such_name

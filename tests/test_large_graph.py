@@ -1,4 +1,4 @@
-"""One large graph at the floor (graphinvariants.large_graph): every path against brute
+"""One large graph at the floor (graphinvariants.walks.large): every path against brute
 force, exact rationals, the small-graph path, renumbering, threads and input types.
 
 Small graphs are sent down the large path by lowering ``LARGE_GRAPH`` (monkeypatch),
@@ -16,8 +16,8 @@ import pytest
 import scipy.sparse as sp
 
 import graphinvariants as gi
-from graphinvariants import large_graph
-from graphinvariants.walks import exact_walk_counts
+from graphinvariants.walks import large as large_graph
+from graphinvariants.walks.summary import exact_walk_counts
 
 HAS_NUMBA = importlib.util.find_spec("numba") is not None
 

@@ -6,7 +6,7 @@ import pytest
 from sklearn.base import clone
 
 import graphinvariants as gi
-from graphinvariants.kernels.neighbors import _kneighbors  # the engine (gi.kneighbors is deprecated)
+from graphinvariants.kernels.topk import _kneighbors  # the engine (gi.kneighbors is deprecated)
 from graphinvariants.embeddings import MeanMap, PropagatedAttributes
 
 GRAPHS = [nx.path_graph(5), nx.cycle_graph(6), nx.star_graph(4), nx.complete_graph(4)]
@@ -73,7 +73,7 @@ def test_kernel_matrix_meanmap_takes_seed():
 def test_the_cli_refuses_random_state_when_parsing_kernel(spec):
     import argparse
 
-    from graphinvariants.cli import kernel_list
+    from graphinvariants.cli._main import kernel_list
 
     with pytest.raises(argparse.ArgumentTypeError, match="random_state= is spelled seed="):
         kernel_list(spec)

@@ -26,7 +26,7 @@ from itertools import combinations
 import networkx as nx
 import numpy as np
 
-from .._validation import check_seed
+from .._utils.validation import check_seed
 
 __all__ = ["cfi_graph", "cfi_pair"]
 

@@ -16,7 +16,7 @@ these functions is first called (:func:`as_molecules` does not need it).
 
 import numpy as np
 
-from .._validation import import_extra
+from .._utils.validation import import_extra
 from ..graphs import GraphBatch
 from ..graphs.smiles import from_mol, from_smiles
 from .tu import TUDataset

@@ -12,7 +12,7 @@ alphabets and class structure of the real ones.
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_int
+from .._utils.validation import check_int
 from ..graphs import GraphBatch
 from .tu import TUDataset
 

@@ -9,7 +9,7 @@
 import networkx as nx
 import numpy as np
 
-from .._validation import check_int, check_seed
+from .._utils.validation import check_int, check_seed
 
 __all__ = ["CSL_SKIPS", "csl_graphs", "strongly_regular_pair"]
 

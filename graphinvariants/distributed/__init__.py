@@ -24,10 +24,6 @@ Dask; this package does. It is split by role, and its modules import one way
 Every number equals the in-process result bit for bit: embeddings, features, kernel
 values and neighbours do not depend on how the graphs are split into partitions.
 
-``graphinvariants.dask`` and ``graphinvariants.scale.cluster`` are the former homes of
-these functions, kept as aliases (``graphinvariants.scale.cluster.kneighbors`` is
-:func:`store_kneighbors`).
-
 To run :func:`graphinvariants.evaluate_kernel` on a cluster, no function is needed:
 ``with joblib.parallel_config(backend="dask"): gi.evaluate_kernel(K, y, n_jobs=...)``
 sends its outer folds to the workers of the active ``distributed.Client``.

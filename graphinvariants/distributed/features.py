@@ -43,7 +43,7 @@ import scipy.sparse as sp
 import zarr
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_int
+from .._utils.validation import check_int
 from ..graphs import GraphBatch
 
 __all__ = ["features_to_zarr", "read_features"]

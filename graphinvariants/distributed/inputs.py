@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from .._validation import check_int
+from .._utils.validation import check_int
 from ..graphs import GraphBatch
 from ..graphs.adjacency import check_weights, describe
 from ..graphs.csr import edges_to_csr

@@ -72,7 +72,7 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
-from .._validation import check_int, check_k
+from .._utils.validation import check_int, check_k
 from ..embeddings import DEFAULT_RIDGE, PowerInvariants
 from ..graphs.adjacency import check_weights, describe
 from ..kernels import power_kernel as in_process_power_kernel

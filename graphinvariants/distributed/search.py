@@ -17,9 +17,9 @@ import dask
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_int
+from .._utils.validation import check_int
 from ..kernels.engine import check_not_same_iterator
-from ..kernels.neighbors import kneighbors_of_embeddings, merge_top_k
+from ..kernels.topk import kneighbors_of_embeddings, merge_top_k
 from .features import store_layout, store_part
 from .inputs import batch_of, blocks_of, check_chunk, embed_with, functional_of, layout_of
 

@@ -41,7 +41,7 @@ import numbers
 
 import numpy as np
 
-from .._validation import check_choice, check_int, refuses_random_state
+from .._utils.validation import check_choice, check_int, refuses_random_state
 from .base import params_difference
 from .meanmap import COMPILED_PAIRS, MeanMap, compiled_module
 
@@ -160,7 +160,7 @@ class PropagatedAttributes(MeanMap):
 
     Notes
     -----
-    Measured under the paper's protocol (:func:`~graphinvariants.evaluation.evaluate_kernel`,
+    Measured under the paper's protocol (:func:`~graphinvariants.evaluation._protocol.evaluate_kernel`,
     3 x 10-fold, C in ``1e-3 .. 1e3``, seed 0), ``k=2``, 2000 random features, the
     Gram matrix of the whole data set (so the fit saw every graph, no class label):
     alone, ENZYMES 67.8, BZR 81.6 (exact form 81.7), COX2 78.6; as the product
@@ -338,7 +338,7 @@ class PropagatedAttributes(MeanMap):
 
     def to_arrays(self, embedded):
         """None: the embeddings depend on the scaling and bandwidth fitted by the
-        functional, which partitions embedded apart (``graphinvariants.dask``) would each
+        functional, which partitions embedded apart (``graphinvariants.distributed``) would each
         fit on their own graphs, so they are not offered as plain arrays."""
         return None
 

@@ -10,7 +10,7 @@ graphs (see the expressiveness page of the documentation).
 the closed-walk profile in place of the open one: each node's prefixes
 ``((A)_ii, ..., (A^t)_ii)``, ``t = 1..k``, are its labels and a graph is the histogram of
 its nodes' labels, compared by the cosine-normalised inner product. The counts come
-from :func:`~graphinvariants.closed_walks.closed_walk_counts` (exact integers; balls of
+from :func:`~graphinvariants.walks.closed.closed_walk_counts` (exact integers; balls of
 radius ``ceil(k/2)`` for large graphs). The same profile also starts Weisfeiler-Lehman
 refinement: ``WeisfeilerLehman(closed_walks=k)``. :class:`ClosedWalkGaussian` is the
 Gaussian form, as the paper's power kernel is of the open walks: the mean and
@@ -20,8 +20,8 @@ coefficient.
 
 import numpy as np
 
-from .._validation import check_k
-from ..closed_walks import closed_walk_counts
+from .._utils.validation import check_k
+from ..walks.closed import closed_walk_counts
 from .gaussian import GaussianBatch, GaussianEmbedding, stacked_moments
 from .histogram import HistogramBatch, WalkHistogram
 
@@ -158,7 +158,7 @@ class ClosedWalkGaussian(GaussianEmbedding):
     def coerce_items(self, items, what):
         """Open-walk invariants (PowerInvariants, PowerSummary) are not closed-walk ones."""
         from .gaussian import PowerInvariants
-        from ..walks import PowerSummary
+        from ..walks.summary import PowerSummary
 
         if isinstance(items, (list, tuple)) and any(isinstance(i, (PowerInvariants, PowerSummary)) for i in items):
             raise TypeError(f"{what} holds open-walk invariants (PowerInvariants or PowerSummary); the closed-walk "

@@ -38,7 +38,7 @@ the kernel of a SMILES string and of its graph equal, and explanations complete.
 
 import numpy as np
 
-from .._validation import import_extra, refuses_random_state
+from .._utils.validation import import_extra, refuses_random_state
 from .attributes import PropagatedAttributes
 from .meanmap import MeanMapBatch
 

@@ -23,11 +23,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .._validation import check_choice, check_k, check_ridge
+from .._utils.validation import check_choice, check_k, check_ridge
 from ..graphs import as_adjacency, as_graph_batch
-from ..large_graph import COVARIANCE_OVERFLOW, column_sums, is_large, is_large_graph, power_columns, summary_moments
+from ..walks.large import COVARIANCE_OVERFLOW, column_sums, is_large, is_large_graph, power_columns, summary_moments
 from ..graphs.adjacency import describe
-from ..walks import NORMALIZATIONS, PowerSummary, batch_power_summary, power_summary
+from ..walks.summary import NORMALIZATIONS, PowerSummary, batch_power_summary, power_summary
 from . import _bhattacharyya
 from .base import Functional, check_not_single, params_hash
 
@@ -662,7 +662,7 @@ def power_invariants(G, *, k=5, weight=None, n_jobs=None):
     are valid, finite invariants; :func:`power_kernel` handles them with its ridge.
 
     One large graph (at least ``2**20`` nodes plus stored entries) goes through
-    :mod:`graphinvariants.large_graph`: ``k`` products from the CSR arrays and two
+    :mod:`graphinvariants.walks.large`: ``k`` products from the CSR arrays and two
     passes over the summary (its column sums, then the centred products, corrected
     two-pass formula), at the cost of the products themselves. Memory beyond the
     graph's CSR: one ``n x k`` summary (``8 n k`` bytes) and a few numbers per block

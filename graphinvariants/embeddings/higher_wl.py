@@ -60,7 +60,7 @@ import hashlib
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_int, check_working_memory, compiled_module
+from .._utils.validation import check_int, check_working_memory, compiled_module
 from ..graphs.csr import concatenated_ranges
 from .counts import CountFeatures, relabel_columns, unique_rows
 

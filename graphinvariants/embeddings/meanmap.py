@@ -35,8 +35,8 @@ import numbers
 
 import numpy as np
 
-from .._validation import check_int, check_k, check_seed, refuses_random_state
-from ..walks import batch_power_summary, float_walk_counts
+from .._utils.validation import check_int, check_k, check_seed, refuses_random_state
+from ..walks.summary import batch_power_summary, float_walk_counts
 from .base import Functional, params_difference, params_hash
 
 __all__ = ["MeanMap", "MeanMapBatch"]

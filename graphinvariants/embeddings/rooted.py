@@ -52,7 +52,7 @@ import hashlib
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_int
+from .._utils.validation import check_int
 from .counts import CountFeatures, CountMap, RowLookup, count_matrix, relabel_columns, unique_rows
 
 __all__ = ["BLOCK_NODES", "RootedSubgraph", "RootedSubgraphBatch", "rooted_subgraph_classes"]

@@ -26,8 +26,8 @@ translating both parts of every key into the merged vocabularies.
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_int
-from ..closed_walks import closed_walk_counts
+from .._utils.validation import check_int
+from ..walks.closed import closed_walk_counts
 from .counts import (CountFeatures, CountMap, RowLookup, count_matrix, label_places, merged_labels, relabel_rounds,
                      sort_within_rows, unique_rows)
 
@@ -94,7 +94,7 @@ class WeisfeilerLehman(CountFeatures):
     closed_walks : int, default=0
         If positive, round 0 labels a node by its degree or node label together with
         its closed-walk counts ``(A^t)_ii`` for ``t = 1..closed_walks`` (exact, see
-        :func:`~graphinvariants.closed_walks.closed_walk_counts`): refinement then
+        :func:`~graphinvariants.walks.closed.closed_walk_counts`): refinement then
         starts from what the cycles through each node look like and goes beyond the
         1-WL test (registered as ``"wl_closed"``, with ``closed_walks=8``).
     edge_label : str or None, default=None

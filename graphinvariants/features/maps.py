@@ -42,7 +42,7 @@ thousands each), which no linear model can hold; the Nystroem part covers them.
 
 Features are computed a block of ``block_size`` graphs at a time by
 :meth:`GraphFeatures.transform_block`, the one function that both
-:meth:`GraphFeatures.transform` and :func:`graphinvariants.scale.cluster.features_to_zarr`
+:meth:`GraphFeatures.transform` and :func:`graphinvariants.distributed.features_to_zarr`
 (on Dask) call; a graph's row does not depend on the other graphs of its block, bit for
 bit (counts are integers; the Nystroem product is taken in padded chunks of a fixed
 shape, so every row goes through the same BLAS kernel).
@@ -56,15 +56,15 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
-from .._blas import one_blas_thread
-from .._validation import check_int, check_n_jobs, check_seed, python_scalar, refuses_random_state, warn_deprecated
+from .._utils.blas import one_blas_thread
+from .._utils.validation import check_int, check_n_jobs, check_seed, python_scalar, refuses_random_state, warn_deprecated
 from ..embeddings.assignment import OptimalAssignment, column_maxima, unary_code
 from ..embeddings.counts import CountFeatures, squared_norms
 from ..estimator import GraphKernel
 from ..graphs import GraphBatch
 from ..graphs.batch import check_not_single_graph, subset
 from ..kernels import pairwise_kernels
-from ..kernels.alignment import read_targets
+from ..kernels.learned.alignment import read_targets
 from ..kernels.registry import LEARNED, parse_kernel_spec, shared_parameters
 
 __all__ = ["DEFAULT_BANDWIDTHS", "GraphFeatures", "LearnedFeatures", "subset"]
@@ -203,7 +203,7 @@ class _RandomMember:
 
 class _OneTerm:
     """A fixed kernel as a weighted sum of one term with weight 1, in the shape of the
-    learned default's :class:`~graphinvariants.kernels.learned.LearnedCombination`
+    learned default's :class:`~graphinvariants.kernels.learned._combination.LearnedCombination`
     (``functionals``, ``chosen``, ``term``), so that one map serves both."""
 
     def __init__(self, name, functional):
@@ -517,7 +517,7 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
     def transform_block(self, block):
         """Features of one block of graphs (sparse CSR, float64); a graph's row does not
         depend on the other graphs of the block. :meth:`transform` and the Dask path
-        (:func:`graphinvariants.scale.cluster.features_to_zarr`) call this.
+        (:func:`graphinvariants.distributed.features_to_zarr`) call this.
 
         Parameters
         ----------
@@ -875,7 +875,7 @@ class _NoBar:
 def _steps(progress, total, desc):
     if not progress:
         return _NoBar()
-    from .._progress import progress_bar
+    from .._utils.progress import progress_bar
 
     return progress_bar(True, total=total, desc=desc, unit="step")
 
@@ -883,6 +883,6 @@ def _steps(progress, total, desc):
 def _bar(progress, iterable, desc, unit):
     if not progress:
         return iterable
-    from .._progress import progress_bar
+    from .._utils.progress import progress_bar
 
     return progress_bar(True, iterable, desc=desc, unit=unit)

@@ -22,7 +22,7 @@ import numbers
 
 import numpy as np
 
-from .._validation import python_scalar
+from .._utils.validation import python_scalar
 from .adjacency import describe, graph_library
 
 __all__ = []

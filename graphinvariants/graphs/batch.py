@@ -202,7 +202,7 @@ def subset(X, indices):
     Examples
     --------
     >>> import networkx as nx
-    >>> from graphinvariants.scale import subset
+    >>> from graphinvariants.features import subset
     >>> [G.number_of_nodes() for G in subset([nx.path_graph(n) for n in range(3, 8)], [4, 0])]
     [7, 3]
     """
@@ -240,9 +240,9 @@ def check_not_single_graph(items, what):
     if type(items).__module__.split(".")[0] in ("pandas", "dask") and hasattr(items, "columns"):
         raise TypeError(
             f"{what} is a data frame ({describe(items)}), not a collection of graphs: embeddings from "
-            "graphinvariants.dask come back with graphinvariants.dask.from_frame(frame) (compute a Dask "
-            "frame first, or use the functions of graphinvariants.dask); an edge table becomes graphs "
-            "with networkx.from_pandas_edgelist or graphinvariants.dask.embed"
+            "graphinvariants.distributed come back with graphinvariants.distributed.from_frame(frame) (compute a Dask "
+            "frame first, or use the functions of graphinvariants.distributed); an edge table becomes graphs "
+            "with networkx.from_pandas_edgelist or graphinvariants.distributed.embed"
         )
     if _is_single_graph(items):
         raise TypeError(

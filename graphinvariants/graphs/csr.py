@@ -73,7 +73,7 @@ def edges_to_csr(n, rows, cols, data=None, *, directed, weighted, nodes=None):
 
 
 #: Nodes plus stored entries from which an unweighted CSR built here holds no data
-#: array (2**20, the size from which one graph takes graphinvariants.large_graph).
+#: array (2**20, the size from which one graph takes graphinvariants.walks.large).
 PATTERN_ONLY = 2**20
 
 

@@ -44,7 +44,7 @@ import zlib
 
 import numpy as np
 
-from .._validation import check_int
+from .._utils.validation import check_int
 from .adjacency import GraphAdjacency
 from .csr import compress_entries, index_dtype
 from .files import COMPRESSIONS, SUFFIXES
@@ -781,7 +781,7 @@ def _read_parquet(path, parts, source, target, weight, nodetype):
 
 def _read_parquet_file(path, source, target, weight, nodetype):
     """Lists of chunks (``ids_u``, ``ids_v``, ``weights`` or None) of one Parquet file."""
-    from .._validation import import_extra
+    from .._utils.validation import import_extra
 
     pq = import_extra("pyarrow.parquet", "io", "reading Parquet edge lists needs pyarrow")
     pa = import_extra("pyarrow", "io", "reading Parquet edge lists needs pyarrow")
@@ -959,6 +959,6 @@ def _stored_entries(n, codes, ids_u, ids_v, weights, *, directed):
 
 
 def _pandas():
-    from .._validation import import_extra
+    from .._utils.validation import import_extra
 
     return import_extra("pandas", "io", "reading edge lists needs pandas")

@@ -23,7 +23,7 @@ string is first read.
 import networkx as nx
 import numpy as np
 
-from .._validation import import_extra
+from .._utils.validation import import_extra
 from .files import path_hint
 
 __all__ = ["MOLECULE_LABEL", "from_mol", "from_smiles", "holds_molecules", "is_molecule_object", "is_smiles",

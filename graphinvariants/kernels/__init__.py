@@ -7,7 +7,7 @@
 """
 
 from .engine import KernelBlocks, kernel_row_chunks, paired_kernels, pairwise_kernels
-from .neighbors import kneighbors
+from .topk import kneighbors
 from .power import bhattacharyya_coefficient, paired_power_kernel, power_kernel, power_kernel_matrix
 from .registry import (
     DEFAULT_KERNEL, KERNELS, LEARNED, RECOMMENDED, kernel_matrix, make_functional, molecule_parameters, parse_kernel_spec,

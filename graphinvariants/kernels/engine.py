@@ -18,7 +18,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from .._validation import check_n_jobs
+from .._utils.validation import check_n_jobs
 
 __all__ = ["KernelBlocks", "kernel_row_chunks", "paired_kernels", "pairwise_kernels"]
 

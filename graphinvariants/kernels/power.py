@@ -22,7 +22,7 @@ semidefinite.
 
 import numpy as np
 
-from .._validation import check_n_jobs
+from .._utils.validation import check_n_jobs
 from ..embeddings.gaussian import DEFAULT_RIDGE, GaussianEmbedding, checked_moments, singular_mask
 from .engine import paired_kernels, pairwise_kernels
 

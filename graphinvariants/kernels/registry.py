@@ -11,7 +11,7 @@ import difflib
 import functools
 import inspect
 
-from .._validation import random_state_refused
+from .._utils.validation import random_state_refused
 from ..graphs.smiles import MOLECULE_LABEL, is_smiles
 from ..embeddings import Combination, GaussianEmbedding, LabelledWalkHistogram, MeanMap, WalkHistogram, WeisfeilerLehman
 from ..embeddings import (

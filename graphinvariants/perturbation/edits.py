@@ -20,7 +20,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from .._validation import check_int, check_seed
+from .._utils.validation import check_int, check_seed
 from ..graphs.adjacency import describe, graph_library
 from ..graphs.files import path_hint
 from .incremental import PerturbedGraph

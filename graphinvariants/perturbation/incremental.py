@@ -36,7 +36,7 @@ scaled column by column.
 Once the overlay holds more than 1% of the stored entries (or always, with
 ``ball_fraction=0``), it is merged into a new base CSR (sorted inserts and deletes:
 one pass over the index array) and the summary is computed **from scratch** on it by
-:func:`graphinvariants.walks.power_iteration` (Algorithm 1, the engine of
+:func:`graphinvariants.walks.summary.power_iteration` (Algorithm 1, the engine of
 :func:`~graphinvariants.power_summary`).
 
 Every path gives the invariants of the edited graph as
@@ -57,12 +57,12 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_int, check_k
+from .._utils.validation import check_int, check_k
 from ..embeddings import PowerInvariants
 from ..graphs.adjacency import as_adjacency, graph_library
 from ..graphs.csr import concatenated_ranges
-from ..large_graph import is_large, power_columns
-from ..walks import power_iteration
+from ..walks.large import is_large, power_columns
+from ..walks.summary import power_iteration
 from .kinds import PerturbationError, check_kind
 
 __all__ = ["PerturbedGraph"]
@@ -569,7 +569,7 @@ class PerturbedGraph:
 def _full_summary(A, k):
     """Algorithm 1 from scratch on the 0/1 CSR ``A``: the full branch, by the path
     :func:`graphinvariants.power_summary` takes for a graph of this size (the
-    compiled products of :mod:`graphinvariants.large_graph` for a large one)."""
+    compiled products of :mod:`graphinvariants.walks.large` for a large one)."""
     if is_large(A.shape[0], A.nnz):
         return power_columns(A, k, weighted=False)[0].T
     return power_iteration(A, np.array([0, A.shape[0]]), k)

@@ -1,6 +1,6 @@
 """The kinds of perturbation, shared by the graph-object edits and the in-place ones."""
 
-from .._validation import check_choice
+from .._utils.validation import check_choice
 
 __all__ = ["PERTURBATIONS", "PerturbationError", "apply_edit", "check_kind"]
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import check_int, check_k, check_n_jobs, check_ridge, check_seed_sequence
+from .._utils.validation import check_int, check_k, check_n_jobs, check_ridge, check_seed_sequence
 from ..embeddings import DEFAULT_RIDGE, GaussianBatch
 from ..graphs import GraphBatch
 from ..graphs.adjacency import graph_library
@@ -135,7 +135,7 @@ class PerturbationStudy:
 
     def plot(self, ax=None, *, label=None, **kwargs):
         """Plot the mean curve with a standard-error band; returns a KernelDecayDisplay."""
-        from ..plotting import KernelDecayDisplay
+        from .._utils.plotting import KernelDecayDisplay
 
         name = label if label is not None else self.params.get("name") or "graphs"
         return KernelDecayDisplay.from_studies({name: self}).plot(ax=ax, **kwargs)
@@ -464,7 +464,7 @@ def _one_graph_study(G, *, n_sequences, n_steps, k, kind, seed, ridge, n_jobs, n
 def _progress_bar(progress, total, name):
     """A tqdm bar (``progress`` True: shown; None: shown on a terminal), or one that
     shows nothing."""
-    from .._progress import progress_bar
+    from .._utils.progress import progress_bar
 
     return progress_bar(progress, total=total, desc=f"perturbation study{f' of {name}' if name else ''}",
                         unit="step", leave=False)

@@ -46,8 +46,8 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
-from .._progress import progress_bar
-from .._validation import check_int, check_seed, import_extra
+from .._utils.progress import progress_bar
+from .._utils.validation import check_int, check_seed, import_extra
 from .exact import ExactIndex, candidate_scorer, check_lost, pair_inner_products
 from .rows import as_rows
 

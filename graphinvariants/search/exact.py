@@ -65,8 +65,8 @@ import threading
 import numpy as np
 import scipy.sparse as sp
 
-from .._blas import one_blas_thread
-from .._validation import check_choice, check_int, check_seed, check_working_memory, compiled_module
+from .._utils.blas import one_blas_thread
+from .._utils.validation import check_choice, check_int, check_seed, check_working_memory, compiled_module
 from .projection import Projection, rounding_margin
 from .rows import as_rows, take_columns
 

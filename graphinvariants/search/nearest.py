@@ -55,14 +55,14 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.utils import metadata_routing
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_int, check_n_jobs, check_seed, check_working_memory, refuses_random_state
+from .._utils.validation import check_int, check_n_jobs, check_seed, check_working_memory, refuses_random_state
 from ..estimator import GraphKernel
 from ..graphs import GraphBatch
 from ..graphs.batch import check_not_single_graph, subset
 from ..embeddings.counts import CountFeatures
 from ..graphs.smiles import MOLECULE_LABEL, is_smiles
 from ..kernels import make_functional, molecule_parameters
-from ..kernels.neighbors import kneighbors_of_embeddings
+from ..kernels.topk import kneighbors_of_embeddings
 from ..kernels.registry import LEARNED
 from ..features import GraphFeatures
 from .exact import ExactIndex, merge_nearest, split_points

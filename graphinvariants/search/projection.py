@@ -22,8 +22,8 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 
-from .._blas import one_blas_thread
-from .._validation import check_int
+from .._utils.blas import one_blas_thread
+from .._utils.validation import check_int
 
 __all__ = ["DENSE_SVD_ENTRIES", "Projection", "rounding_margin"]
 

@@ -219,7 +219,7 @@ def test_rows_per_node_graph_features_and_search(name):
     """A pair's count is rooted at its first node (an individualised node's histogram at
     that node), so explanations split the counts over nodes; GraphFeatures' rows and
     NearestGraphs take the member."""
-    from graphinvariants.explanations import node_counts
+    from graphinvariants.explanations._explain import node_counts
 
     graphs = [nx.gnp_random_graph(n, 0.3, seed=n) for n in range(4, 12)] + list(cfi_pair(nx.complete_graph(4)))
     functional = make_functional(name, **MEMBERS[name])

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import graphinvariants as gi
-from graphinvariants.kernels.neighbors import _kneighbors  # the engine (gi.kneighbors is deprecated)
+from graphinvariants.kernels.topk import _kneighbors  # the engine (gi.kneighbors is deprecated)
 from graphinvariants.embeddings import GaussianEmbedding, MeanMap, WalkHistogram
 from graphinvariants.kernels import make_functional, pairwise_kernels
 
@@ -164,7 +164,7 @@ def test_dask_frames_keep_the_record_also_through_a_float_table(graphs):
     pytest.importorskip("dask")
     import pandas as pd
 
-    from graphinvariants import dask as gid
+    from graphinvariants import distributed as gid
 
     frame = gid.to_frame(graphs, kernel="power", k=3, weight="w")
     assert gid.from_frame(frame, k=3, weight="w").params == {"k": 3, "normalization": "l1", "weight": "w",

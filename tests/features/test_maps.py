@@ -287,7 +287,7 @@ def test_learned_features_is_a_deprecated_name_of_the_same_map(mutag):
 
 @pytest.mark.parametrize("make", [lambda: gi.NystroemGraphKernel(n_components=3),
                                   lambda: gi.MeanMapFeatures(n_features=3),
-                                  lambda: gi.scale.LearnedFeatures()])
+                                  lambda: gi.LearnedFeatures()])
 def test_the_old_names_warn_at_construction(make):
     with pytest.warns(FutureWarning, match="deprecated since 0.3.0 and goes in 0.4.0: use GraphFeatures"):
         make()

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from graphinvariants.kernels.alignment import (
+from graphinvariants.kernels.learned.alignment import (
     alignment_weights,
     center_gram,
     centered_alignment,
@@ -167,7 +167,7 @@ def test_loo_ridge_error_refuses_bad_input():
 
 @pytest.mark.parametrize("block_entries", [2**22, 3 * 11 * 4])  # one block; blocks of 4 rows and a rest of 3
 def test_inner_products_of_centred_matrices_equal_the_pairwise_definition(rng, monkeypatch, block_entries):
-    from graphinvariants.kernels import alignment
+    from graphinvariants.kernels.learned import alignment
 
     monkeypatch.setattr(alignment, "_BLOCK_ENTRIES", block_entries)
     grams = _random_grams(rng, 11, 3)
@@ -216,7 +216,7 @@ _CONSTANT_TARGETS = ([0.3] * 20, [1e6 + 0.1] * 20, [0.3] * 19 + [float(np.nextaf
 @pytest.mark.parametrize("y", _CONSTANT_TARGETS)
 def test_constant_float_targets_are_refused_whatever_their_rounding(y):
     # np.std([0.3] * 20) is 5.6e-17, not 0: the check is relative to the targets' magnitude
-    from graphinvariants.kernels.alignment import read_targets
+    from graphinvariants.kernels.learned.alignment import read_targets
 
     with pytest.raises(ValueError, match="constant"):
         read_targets(y, task="regression")
@@ -225,7 +225,7 @@ def test_constant_float_targets_are_refused_whatever_their_rounding(y):
 
 
 def test_nearly_constant_targets_that_differ_are_kept():
-    from graphinvariants.kernels.alignment import read_targets
+    from graphinvariants.kernels.learned.alignment import read_targets
 
     task, y = read_targets([1e6, 1e6 + 1e-3, 1e6 + 2e-3])
     assert task == "regression" and y.dtype == np.float64
@@ -240,7 +240,7 @@ def _twenty_graphs():
 @pytest.mark.parametrize("task", ["auto", "regression"])
 def test_graph_kernel_refuses_a_constant_float_target_before_embedding(task, monkeypatch):
     import graphinvariants as gi
-    from graphinvariants.kernels import learned
+    from graphinvariants.kernels.learned import _combination as learned
 
     def embedding_not_expected(*args, **kwargs):
         raise AssertionError("the graphs were embedded before the targets were checked")
@@ -259,7 +259,7 @@ def test_learned_features_refuse_a_constant_float_target():
 
 def test_evaluate_estimator_refuses_a_constant_float_target_before_any_fold(monkeypatch):
     import graphinvariants as gi
-    from graphinvariants import evaluation
+    from graphinvariants.evaluation import _protocol as evaluation
 
     def no_fold(*args, **kwargs):
         raise AssertionError("a fold ran")

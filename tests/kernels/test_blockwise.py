@@ -10,9 +10,9 @@ import pytest
 import graphinvariants as gi
 from graphinvariants.embeddings import GaussianEmbedding, WalkHistogram, WeisfeilerLehman
 from graphinvariants.kernels import KernelBlocks, pairwise_kernels
-from graphinvariants.kernels.blockwise import (BLOCK_BUFFERS, MIN_BLOCK, OUTPUT_SHARE, MatrixBlocks, block_size,
+from graphinvariants.kernels.learned.blockwise import (BLOCK_BUFFERS, MIN_BLOCK, OUTPUT_SHARE, MatrixBlocks, block_size,
                                                combine_blockwise)
-from graphinvariants.kernels.learned import LearnedCombination
+from graphinvariants.kernels.learned._combination import LearnedCombination
 
 
 @pytest.fixture(scope="module")
@@ -228,7 +228,7 @@ def test_weights_are_learned_on_one_blas_thread(labelled, monkeypatch):
     caller allows (the same bits on any number of cores; faster on small parts)."""
     from threadpoolctl import threadpool_info, threadpool_limits
 
-    from graphinvariants.kernels import learned
+    from graphinvariants.kernels.learned import _combination as learned
 
     seen = []
 
@@ -252,7 +252,7 @@ def test_weights_from_the_stacked_candidates_are_those_of_separate_matrices(labe
     """The shaped candidates are made in one stacked array (one allocation the allocator
     gives back) instead of one matrix each; weights, alignments, medians and the
     leave-one-out errors stay those of separate matrices, to the bit."""
-    from graphinvariants.kernels import learned
+    from graphinvariants.kernels.learned import _combination as learned
 
     graphs, y = labelled
     fits = []
@@ -276,7 +276,7 @@ def test_median_of_the_distances_is_the_median_distance(n):
     """The medians of the Gaussian shapes are taken from the upper triangle of the
     distances of an exactly symmetric matrix, from every off-diagonal entry otherwise:
     the value of the median of every off-diagonal distance, to the bit."""
-    from graphinvariants.kernels.learned import _kernel_distance, _median_distance, _median_of_distances
+    from graphinvariants.kernels.learned._combination import _kernel_distance, _median_distance, _median_of_distances
 
     rng = np.random.default_rng(n)
     for K in (rng.uniform(-0.2, 1.0, size=(n, n)), np.round(rng.uniform(0, 1, size=(n, n)), 1)):  # ties too

@@ -9,10 +9,10 @@ import pytest
 from sklearn.base import BaseEstimator, clone
 
 import graphinvariants as gi
-from graphinvariants.cli import main
+from graphinvariants.cli._main import main
 from graphinvariants.kernels import parse_kernel_spec
-from graphinvariants.kernels.external import to_grakel
-from graphinvariants.kernels.learned import LearnedCombination
+from graphinvariants.kernels.learned.external import to_grakel
+from graphinvariants.kernels.learned._combination import LearnedCombination
 from graphinvariants.graphs import as_graph_batch
 
 

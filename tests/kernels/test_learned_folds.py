@@ -8,8 +8,8 @@ import pytest
 
 import graphinvariants as gi
 from graphinvariants.kernels import pairwise_kernels
-from graphinvariants.kernels.learned import CANDIDATES, LearnedCombination
-from graphinvariants.kernels.learned_folds import LearnedFolds
+from graphinvariants.kernels.learned._combination import CANDIDATES, LearnedCombination
+from graphinvariants.kernels.learned.folds import LearnedFolds
 
 
 def labelled_graphs(n, *, attributes=False, seed=0):
@@ -221,7 +221,7 @@ def test_the_digests_of_a_part_are_the_whole_collections_at_its_positions(tu_loa
     """Each part takes its graphs' digests (which order them canonically) from the
     whole collection's, computed once, instead of hashing its graphs again."""
     from graphinvariants.graphs import as_graph_batch
-    from graphinvariants.kernels.learned import canonical_ranks, graph_digests
+    from graphinvariants.kernels.learned._combination import canonical_ranks, graph_digests
 
     ds = tu_load(name)
     batch = as_graph_batch(ds)

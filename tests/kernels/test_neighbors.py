@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import graphinvariants as gi
-from graphinvariants.kernels.neighbors import _kneighbors  # the engine (gi.kneighbors is deprecated)
-from graphinvariants.kernels import neighbors
-from graphinvariants.kernels.neighbors import merge_top_k, top_k
+from graphinvariants.kernels.topk import _kneighbors  # the engine (gi.kneighbors is deprecated)
+from graphinvariants.kernels import topk as neighbors
+from graphinvariants.kernels.topk import merge_top_k, top_k
 
 
 def _relabelled(G, seed):

@@ -6,7 +6,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from graphinvariants.cli import main
+from graphinvariants.cli._main import main
 
 
 def run(capsys, *argv):

@@ -54,9 +54,9 @@ def test_every_step_equals_scratch(graph, kind, branch):
 @pytest.mark.parametrize("graph", ["grid", "barabasi-albert", "directed"])
 @pytest.mark.parametrize("branch", ["full", "chosen"])
 def test_every_step_equals_scratch_on_the_large_graph_path(graph, branch, monkeypatch):
-    """The full branch and the reference both through graphinvariants.large_graph (the
+    """The full branch and the reference both through graphinvariants.walks.large (the
     path of a graph of 2**20 nodes plus entries, forced here on a small one)."""
-    from graphinvariants import large_graph
+    from graphinvariants.walks import large as large_graph
 
     monkeypatch.setattr(large_graph, "LARGE_GRAPH", 0)
     fraction = BRANCHES[branch]

@@ -10,7 +10,8 @@ zarr = pytest.importorskip("zarr")
 
 from graphinvariants.datasets import perturbed_copies  # noqa: E402
 from graphinvariants.features import GraphFeatures  # noqa: E402
-from graphinvariants.scale.cluster import features_to_zarr, kneighbors, read_features  # noqa: E402
+from graphinvariants.distributed import features_to_zarr, read_features
+from graphinvariants.distributed import store_kneighbors as kneighbors  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 """Kernels from elsewhere as candidates of the learned default.
 
 :class:`~graphinvariants.GraphKernel` (``members=...``) and
-:class:`~graphinvariants.kernels.learned.LearnedCombination` take, beside the names of
+:class:`~graphinvariants.kernels.learned._combination.LearnedCombination` take, beside the names of
 the library's candidates:
 
 * a **GraKeL kernel object** (``grakel.ShortestPath()``; the ``[baselines]`` extra), or
@@ -117,7 +117,7 @@ def to_grakel(batch, *, node_labels=None, edge_labels=None):
     --------
     >>> import networkx as nx
     >>> from graphinvariants.graphs import as_graph_batch
-    >>> from graphinvariants.kernels.external import to_grakel
+    >>> from graphinvariants.kernels.learned.external import to_grakel
     >>> [g] = to_grakel(as_graph_batch([nx.path_graph(3)]))
     >>> g.get_edge_dictionary(), g.get_labels()
     ({0: {1: 1.0}, 1: {0: 1.0, 2: 1.0}, 2: {1: 1.0}}, {0: 1, 1: 2, 2: 1})
@@ -163,7 +163,7 @@ class ExternalCandidate:
     >>> import networkx as nx
     >>> import numpy as np
     >>> from graphinvariants.graphs import as_graph_batch
-    >>> from graphinvariants.kernels.external import external_candidate
+    >>> from graphinvariants.kernels.learned.external import external_candidate
     >>> def doubled(graphs_a, graphs_b):
     ...     return 2.0 * np.eye(len(graphs_a), len(graphs_b))
     >>> candidate = external_candidate(doubled)

@@ -1,6 +1,6 @@
 """One large graph at the arithmetic floor: Algorithm 1 and its moments in a single pass each.
 
-Collections of small graphs go through :func:`graphinvariants.walks.power_iteration`,
+Collections of small graphs go through :func:`graphinvariants.walks.summary.power_iteration`,
 which keeps walk counts exact and sums in sorted order so that every bit of a small
 graph's invariants is independent of node order. On one graph of millions of edges
 that bookkeeping costs several times the arithmetic, so a graph with at least
@@ -33,8 +33,8 @@ import threading
 import numpy as np
 import scipy.sparse as sp
 
-from ._validation import check_n_jobs, compiled_module
-from .graphs.adjacency import graph_library
+from .._utils.validation import check_n_jobs, compiled_module
+from ..graphs.adjacency import graph_library
 
 __all__ = ["LARGE_GRAPH", "column_sums", "is_large", "is_large_graph", "power_columns", "summary_moments"]
 
@@ -85,7 +85,7 @@ def compiled():
     """The compiled loops, or None without numba (then scipy and numpy do the work)."""
     global _compiled
     if _compiled is None:
-        _compiled = compiled_module("graphinvariants._large_graph_numba")
+        _compiled = compiled_module("graphinvariants.walks._large_numba")
     return _compiled or None
 
 
@@ -149,7 +149,7 @@ def power_columns(A, k, *, weighted, n_jobs=None):
     Examples
     --------
     >>> import networkx as nx
-    >>> from graphinvariants.large_graph import power_columns
+    >>> from graphinvariants.walks.large import power_columns
     >>> A = nx.to_scipy_sparse_array(nx.path_graph(3), format="csr", dtype=float)
     >>> columns, sums = power_columns(A, 2, weighted=False)
     >>> columns.T
@@ -209,7 +209,7 @@ def column_sums(columns, *, n_jobs=None):
     Examples
     --------
     >>> import numpy as np
-    >>> from graphinvariants.large_graph import column_sums
+    >>> from graphinvariants.walks.large import column_sums
     >>> column_sums(np.array([[0.5, 0.25, 0.25], [1.0, 2.0, 3.0]]))
     array([1., 6.])
     """
@@ -264,7 +264,7 @@ def summary_moments(columns, sums, *, n_jobs=None):
     Examples
     --------
     >>> import numpy as np
-    >>> from graphinvariants.large_graph import summary_moments
+    >>> from graphinvariants.walks.large import summary_moments
     >>> columns = np.array([[1.0, 2.0, 3.0], [2.0, 2.0, 2.0]])
     >>> mean, cov = summary_moments(columns, columns.sum(axis=1))
     >>> mean, cov

@@ -28,7 +28,7 @@ import numbers
 
 import numpy as np
 
-from .._validation import check_choice, python_scalar
+from ..._utils.validation import check_choice, python_scalar
 
 __all__ = ["alignment_weights", "centered_alignment", "loo_ridge_error", "read_targets", "target_gram"]
 
@@ -65,7 +65,7 @@ def read_targets(y, *, task="auto"):
 
     Examples
     --------
-    >>> from graphinvariants.kernels.alignment import read_targets
+    >>> from graphinvariants.kernels.learned.alignment import read_targets
     >>> read_targets([0, 1, 1])[0], read_targets([0.5, 1.25, 3.0])[0]
     ('classification', 'regression')
     """
@@ -169,7 +169,7 @@ def target_gram(y, *, task="auto"):
 
     Examples
     --------
-    >>> from graphinvariants.kernels.alignment import target_gram
+    >>> from graphinvariants.kernels.learned.alignment import target_gram
     >>> target_gram(["a", "b", "a"])
     array([[1., 0., 1.],
            [0., 1., 0.],
@@ -197,7 +197,7 @@ def centered_alignment(K, L):
     Examples
     --------
     >>> import numpy as np
-    >>> from graphinvariants.kernels.alignment import centered_alignment, target_gram
+    >>> from graphinvariants.kernels.learned.alignment import centered_alignment, target_gram
     >>> L = target_gram([0, 0, 1, 1])
     >>> centered_alignment(L, L)
     1.0
@@ -252,7 +252,7 @@ def alignment_weights(grams, y, *, combination="alignf", task="auto"):
     Examples
     --------
     >>> import numpy as np
-    >>> from graphinvariants.kernels.alignment import alignment_weights, target_gram
+    >>> from graphinvariants.kernels.learned.alignment import alignment_weights, target_gram
     >>> y = [0, 0, 1, 1]
     >>> weights, alignments = alignment_weights([target_gram(y), np.eye(4)], y)
     >>> weights.round(6).tolist(), alignments.round(3).tolist()
@@ -370,7 +370,7 @@ def loo_ridge_error(K, y, *, task="auto", ridges=LOO_RIDGES):
     Examples
     --------
     >>> import numpy as np
-    >>> from graphinvariants.kernels.alignment import loo_ridge_error, target_gram
+    >>> from graphinvariants.kernels.learned.alignment import loo_ridge_error, target_gram
     >>> y = [0, 0, 0, 1, 1, 1]
     >>> loo_ridge_error(target_gram(y), y) < loo_ridge_error(np.eye(6), y)
     True

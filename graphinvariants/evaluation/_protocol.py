@@ -44,8 +44,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ._validation import check_int, check_n_jobs, check_seed_sequence, python_scalar
-from .graphs.batch import subset
+from .._utils.validation import check_int, check_n_jobs, check_seed_sequence, python_scalar
+from ..graphs.batch import subset
 
 __all__ = ["DEFAULT_ALPHA_GRID", "DEFAULT_C_GRID", "EvaluationResult", "RegressionResult", "evaluate_estimator",
            "evaluate_kernel"]
@@ -501,7 +501,7 @@ def _run_folds(run, data, options, tasks, n_jobs, checkpoint, fingerprint, progr
 
     bar = None
     if progress:
-        from ._progress import progress_bar
+        from .._utils.progress import progress_bar
 
         bar = progress_bar(True, total=total, initial=initial, desc="outer folds", unit="fold")
     parallel = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator_unordered")
@@ -771,8 +771,8 @@ def _reading_labels_as(kernel, task):
     """The learned default reading ``y`` as ``task`` says: left to ``task="auto"``, it
     would decide on each training part alone, and integer regression targets (counts)
     would be aligned as classes, a part of non-integer class labels as regression."""
-    from .estimator import GraphKernel
-    from .kernels.registry import LEARNED
+    from ..estimator import GraphKernel
+    from ..kernels.registry import LEARNED
 
     if isinstance(kernel, GraphKernel) and kernel.kernel == LEARNED and kernel.get_params().get("task", "auto") == "auto":
         from sklearn.base import clone
@@ -783,11 +783,11 @@ def _reading_labels_as(kernel, task):
 
 def _fold_matrices(kernel, graphs, y, train, test):
     """A fresh clone of ``kernel`` fitted on the training part only: (K_train, K_test).
-    For the learned default, :class:`~graphinvariants.kernels.learned_folds.LearnedFolds`
+    For the learned default, :class:`~graphinvariants.kernels.learned.folds.LearnedFolds`
     gives the same matrices from member Grams computed once."""
     from sklearn.base import clone
 
-    from .kernels.learned_folds import LearnedFolds
+    from ..kernels.learned.folds import LearnedFolds
 
     if isinstance(kernel, LearnedFolds):
         K_train, K_test, _ = kernel.fit_part(y, train, test)
@@ -808,9 +808,9 @@ def _fresh_combination(kernel):
 def _shared_member_grams(kernel, graphs):
     """For the learned default itself (not a subclass, which may fit otherwise), the
     folds fitted from member Grams computed once over all graphs; else ``kernel``."""
-    from .estimator import GraphKernel
-    from .kernels.learned_folds import LearnedFolds
-    from .kernels.registry import LEARNED
+    from ..estimator import GraphKernel
+    from ..kernels.learned.folds import LearnedFolds
+    from ..kernels.registry import LEARNED
 
     if type(kernel) is GraphKernel and kernel.kernel == LEARNED:
         return LearnedFolds(graphs, functools.partial(_fresh_combination, kernel))
@@ -873,7 +873,7 @@ def evaluate_estimator(
     default, the parts share their member matrices: each member's Gram matrix over all
     graphs is computed once and sliced, and only what reads labels (the weights) is
     learned per part, with the matrices a fresh fit would give to the last bit
-    (:class:`~graphinvariants.kernels.learned_folds.LearnedFolds`).
+    (:class:`~graphinvariants.kernels.learned.folds.LearnedFolds`).
     Classification: C-SVM with ``C`` from ``C_grid``, accuracy
     (as :func:`evaluate_kernel`). Regression: KernelRidge (around the training mean)
     with ``alpha`` from ``alpha_grid``, RMSE; folds are not stratified.
@@ -938,11 +938,11 @@ def evaluate_estimator(
     >>> result.accuracies.shape, result.mean > 0.9
     ((1, 3), True)
     """
-    from ._validation import check_choice
-    from .kernels.alignment import read_targets
+    from .._utils.validation import check_choice
+    from ..kernels.learned.alignment import read_targets
 
     if kernel is None:
-        from .estimator import GraphKernel
+        from ..estimator import GraphKernel
 
         kernel = GraphKernel()
     if isinstance(kernel, type):
@@ -1007,8 +1007,8 @@ def _estimator_fingerprint(graphs, y, params, kernel):
     """What identifies a run of :func:`evaluate_estimator`: the graphs' content, the
     labels, the protocol's parameters and the kernel (class and parameters), each in a
     canonical form (the kernel's repr may hold a memory address: not used)."""
-    from .graphs import GraphBatch
-    from .graphs.identity import content_digest
+    from ..graphs import GraphBatch
+    from ..graphs.identity import content_digest
 
     protocol = {key: value for key, value in params.items() if key != "kernel"}
     if not (isinstance(getattr(graphs, "batch", None), GraphBatch) or isinstance(graphs, GraphBatch)):

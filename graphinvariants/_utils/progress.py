@@ -56,7 +56,7 @@ def progress_bar(progress, iterable=None, *, total=None, desc=None, unit="it", l
 
     Examples
     --------
-    >>> from graphinvariants._progress import progress_bar
+    >>> from graphinvariants._utils.progress import progress_bar
     >>> with progress_bar(False, total=3, desc="quiet") as bar:
     ...     bar.update(3)
     >>> sum(progress_bar(False, range(4)))

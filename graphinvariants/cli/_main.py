@@ -50,7 +50,7 @@ def _demo_graphs(seed):
 
 def _progress(args, total, desc):
     """A tqdm bar for a command's long steps: not with --quiet, and only on a terminal."""
-    from ._progress import progress_bar
+    from .._utils.progress import progress_bar
 
     return progress_bar(False if args.quiet else None, total=total, desc=desc, unit="step", leave=False)
 
@@ -150,7 +150,7 @@ def _check_output_files(paths):
 def _load_data_sets(args):
     """The TU data sets named on the command line, by name; the first that cannot be loaded raises."""
     import graphinvariants as gi
-    from .datasets import DataNotFoundError
+    from ..datasets import DataNotFoundError
 
     # an explicit --data-home is looked in only, unless --download asks for more
     download = args.download or (args.data_home is None and not args.no_download)
@@ -178,7 +178,7 @@ def kernel_list(text):
     Kernels are separated by commas; a comma-separated item with ``=`` is one more
     parameter of the kernel before it: ``"power,histogram:k=7,wl:n_iter=3"``.
     """
-    from .kernels.registry import LEARNED, check_kernel_names, make_functional, parse_kernel_spec
+    from ..kernels.registry import LEARNED, check_kernel_names, make_functional, parse_kernel_spec
 
     specs = []
     for item in filter(None, (part.strip() for part in text.split(","))):
@@ -210,9 +210,9 @@ def _learned_options(params):
     """The learned default's options as the command line spells them -> GraphKernel's
     parameters, checked as a fit would check them (before any fold runs): raises
     TypeError or ValueError."""
-    from .estimator import GraphKernel
+    from ..estimator import GraphKernel
 
-    from .kernels.registry import LEARNED_TUPLES
+    from ..kernels.registry import LEARNED_TUPLES
 
     params = dict(params)
     if "random_state" in params:  # scikit-learn's name; the library's is seed everywhere
@@ -230,7 +230,7 @@ def _learned_options(params):
             params[key] = items
     import inspect
 
-    from .kernels.learned import LearnedCombination
+    from ..kernels.learned._combination import LearnedCombination
 
     GraphKernel(**params)  # its constructor refuses names no candidate takes
     takes = set(inspect.signature(LearnedCombination).parameters) - {"params", "n_jobs"}
@@ -255,7 +255,7 @@ def _safe_file_part(text):
 def _evaluation_files(dataset, spec, args, out):
     """The checkpoint and the details file of one data set and kernel (``k`` in their
     names only where ``--k`` reaches the kernel: not the learned default)."""
-    from .kernels.registry import LEARNED
+    from ..kernels.registry import LEARNED
 
     name = spec.split(":", 1)[0]
     tag = "" if spec == "power" else f"-{_safe_file_part(spec)}"
@@ -279,7 +279,7 @@ def _evaluate_data_set(ds, kernel, args, out, folds_backend, fold_jobs):
     import time
 
     import graphinvariants as gi
-    from .kernels.registry import LEARNED, shared_parameters
+    from ..kernels.registry import LEARNED, shared_parameters
 
     spec, name, params = kernel
     start = time.perf_counter()
@@ -363,7 +363,7 @@ def _cmd_evaluate(args):
     import json
     import platform
 
-    from .kernels.alignment import read_targets
+    from ..kernels.learned.alignment import read_targets
 
     datasets = _load_data_sets(args)
     for name, ds in datasets.items():  # the check of every entry point, before any kernel matrix or fold
@@ -481,7 +481,7 @@ def _read_networks(files, args):
     import time
 
     try:
-        from .graphs.edgelist import read_edgelist
+        from ..graphs.edgelist import read_edgelist
     except ImportError:
         raise ValueError("reading an edge-list file needs graphinvariants.read_edgelist, which this "
                          "installation does not have; update graphinvariants") from None
@@ -650,7 +650,7 @@ def _add_common_options(parser):
 def unsupervised_kernel_list(text):
     """``--kernel`` of ``perturb``: :func:`kernel_list` without the learned default,
     which needs class labels that a graph and its perturbed copy do not have."""
-    from .kernels.registry import LEARNED
+    from ..kernels.registry import LEARNED
 
     kernels = kernel_list(text)
     if any(name == LEARNED for _, name, _ in kernels):
@@ -660,7 +660,7 @@ def unsupervised_kernel_list(text):
 
 
 def _add_kernel_option(parser, *, learned):
-    from .kernels.registry import DEFAULT_KERNEL, KERNELS
+    from ..kernels.registry import DEFAULT_KERNEL, KERNELS
 
     parse = kernel_list if learned else unsupervised_kernel_list
     learned_name = ("learned (GraphKernel()'s learned default, fitted on each outer training fold; --k does not "
@@ -690,8 +690,8 @@ def _add_run_options(parser):
 
 def build_parser():
     """The argument parser of the ``graphinvariants`` command and its subcommands."""
-    from . import __version__
-    from .perturbation import PERTURBATIONS
+    from .. import __version__
+    from ..perturbation import PERTURBATIONS
 
     parser = argparse.ArgumentParser(prog="graphinvariants", description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}",
@@ -781,8 +781,8 @@ def _refuse_unknown_arguments(parser, unknown):
 
 def main(argv=None):
     """Entry point of the ``graphinvariants`` command; returns the exit status."""
-    from ._validation import MissingExtraError
-    from .datasets import DataNotFoundError
+    from .._utils.validation import MissingExtraError
+    from ..datasets import DataNotFoundError
 
     args, unknown = build_parser().parse_known_args(argv)
     if unknown:
@@ -796,6 +796,3 @@ def main(argv=None):
     print(f"graphinvariants: error: {message}", file=sys.stderr)
     return 2
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -18,9 +18,9 @@ from functools import cached_property
 
 import numpy as np
 
-from ._validation import check_k
-from .graphs import as_adjacency
-from .large_graph import is_large, power_columns
+from .._utils.validation import check_k
+from ..graphs import as_adjacency
+from .large import is_large, power_columns
 
 __all__ = ["PowerSummary", "power_summary"]
 
@@ -164,7 +164,7 @@ def walk_count_columns(A, k):
     Examples
     --------
     >>> import networkx as nx
-    >>> from graphinvariants.walks import limbs_to_ints, walk_count_columns
+    >>> from graphinvariants.walks.summary import limbs_to_ints, walk_count_columns
     >>> A = nx.to_scipy_sparse_array(nx.complete_graph(120), format="csr")
     >>> columns = list(walk_count_columns(A, 9))
     >>> [c.shape for c in columns[-3:]]  # 119**9 > 2**62: digits from length 9 on
@@ -221,7 +221,7 @@ def float_walk_counts(A, k, *, log=False):
     Examples
     --------
     >>> import networkx as nx
-    >>> from graphinvariants.walks import float_walk_counts
+    >>> from graphinvariants.walks.summary import float_walk_counts
     >>> A = nx.to_scipy_sparse_array(nx.complete_graph(120), format="csr")
     >>> float(float_walk_counts(A, 9)[0, -1]) == float(119**9)
     True
@@ -404,8 +404,8 @@ def power_summary(G, *, k=5, weight=None, n_jobs=None):
     and ``m`` edges.
 
     A graph with at least ``2**20`` nodes plus stored entries
-    (:data:`graphinvariants.large_graph.LARGE_GRAPH`) is summarised by
-    :mod:`graphinvariants.large_graph`: the products straight from the CSR arrays, on
+    (:data:`graphinvariants.walks.large.LARGE_GRAPH`) is summarised by
+    :mod:`graphinvariants.walks.large`: the products straight from the CSR arrays, on
     every core with numba (``pip install graphinvariants[fast]``), the same bits
     whatever the thread count. Memory beyond the graph's CSR: the ``n x k`` summary.
     There, renumbering the nodes changes entries in their last bits only; smaller

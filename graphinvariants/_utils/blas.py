@@ -21,7 +21,7 @@ def one_blas_thread():
     Examples
     --------
     >>> import numpy as np
-    >>> from graphinvariants._blas import one_blas_thread
+    >>> from graphinvariants._utils.blas import one_blas_thread
     >>> with one_blas_thread():
     ...     float(np.ones((3, 3)) @ np.ones(3) @ np.ones(3))
     9.0

@@ -10,11 +10,11 @@ from collections.abc import Mapping
 import numpy as np
 from scipy.sparse import issparse
 
-from .embeddings import PowerInvariants, power_invariants
-from ._validation import import_extra
-from .datasets.molecules import atom_symbols
-from .graphs.adjacency import describe
-from .kernels import power_kernel_matrix
+from ..embeddings import PowerInvariants, power_invariants
+from .validation import import_extra
+from ..datasets.molecules import atom_symbols
+from ..graphs.adjacency import describe
+from ..kernels import power_kernel_matrix
 
 __all__ = ["InvariantsDisplay", "KernelDecayDisplay", "KernelMatrixDisplay", "NodeValuesDisplay", "PairValuesDisplay",
            "plot_invariants", "plot_kernel_matrix"]

@@ -61,17 +61,17 @@ output of a graph that shares nothing with any training graph, the baseline.
 import numpy as np
 import scipy.sparse as sp
 
-from .embeddings.assignment import OptimalAssignment
-from .embeddings.counts import CountFeatures, squared_norms
-from .embeddings.gaussian import GaussianEmbedding
-from .embeddings.histogram import HistogramBatch
-from .embeddings.closed import ClosedHistogramBatch
-from .embeddings.labelled import LabelledHistogramBatch
-from .embeddings.rooted import RootedSubgraph
-from .embeddings.shortest_path import ShortestPath
-from .embeddings.wl import WLBatch
-from .graphs import GraphBatch
-from .walks import batch_power_summary
+from ..embeddings.assignment import OptimalAssignment
+from ..embeddings.counts import CountFeatures, squared_norms
+from ..embeddings.gaussian import GaussianEmbedding
+from ..embeddings.histogram import HistogramBatch
+from ..embeddings.closed import ClosedHistogramBatch
+from ..embeddings.labelled import LabelledHistogramBatch
+from ..embeddings.rooted import RootedSubgraph
+from ..embeddings.shortest_path import ShortestPath
+from ..embeddings.wl import WLBatch
+from ..graphs import GraphBatch
+from ..walks.summary import batch_power_summary
 
 __all__ = ["MAX_EVALUATIONS", "QUADRATURE_ORDER", "TOLERANCE", "NodeBatch", "SPREADS", "Shape", "TermPaths",
            "check_spread", "column_depths", "is_path_member", "node_rows", "node_sum_embedding", "owner_sum"]
@@ -160,7 +160,7 @@ def check_spread(spread):
 
     Examples
     --------
-    >>> from graphinvariants.attribution import check_spread
+    >>> from graphinvariants.explanations._paths import check_spread
     >>> check_spread("field")
     'field'
     """
@@ -199,7 +199,7 @@ def column_depths(functional, nodes, batch):
     Examples
     --------
     >>> import networkx as nx
-    >>> from graphinvariants.attribution import NodeBatch, column_depths
+    >>> from graphinvariants.explanations._paths import NodeBatch, column_depths
     >>> from graphinvariants.embeddings import WeisfeilerLehman
     >>> wl = WeisfeilerLehman(n_iter=1)
     >>> batch = wl.graph_batch([nx.path_graph(3)])
@@ -274,7 +274,7 @@ def node_rows(functional, batch, spread="root"):
     Examples
     --------
     >>> import networkx as nx
-    >>> from graphinvariants.attribution import node_rows
+    >>> from graphinvariants.explanations._paths import node_rows
     >>> from graphinvariants.embeddings import WeisfeilerLehman
     >>> wl = WeisfeilerLehman(n_iter=1)
     >>> batch = wl.graph_batch([nx.path_graph(3)])
@@ -503,7 +503,7 @@ class TermPaths:
     --------
     >>> import networkx as nx
     >>> import numpy as np
-    >>> from graphinvariants.attribution import Shape, TermPaths
+    >>> from graphinvariants.explanations._paths import Shape, TermPaths
     >>> from graphinvariants.embeddings import WeisfeilerLehman
     >>> wl = WeisfeilerLehman(n_iter=1)
     >>> train = wl.embed(wl.graph_batch([nx.path_graph(4), nx.star_graph(3)]))

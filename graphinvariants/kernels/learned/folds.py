@@ -10,7 +10,7 @@ subsample's matrices for the weights, the training matrix and the test-against-t
 matrix. What reads labels is done per part, by the code :meth:`LearnedCombination.fit`
 runs: the subsample (:meth:`~LearnedCombination.draw_sample`), the shapes' medians and the
 weights (:meth:`~LearnedCombination.learn_weights`), the sum
-(:func:`~graphinvariants.kernels.blockwise.combine_blockwise`).
+(:func:`~graphinvariants.kernels.learned.blockwise.combine_blockwise`).
 
 Exactness: a sliced value equals the one the part's own fit computes, to the last bit,
 because (checked, not assumed) every shared member's value is a function of its pair
@@ -23,7 +23,7 @@ standardises the attributes and sets its bandwidth on the training graphs) and m
 whose Gram matrix is not exactly symmetric are computed per part, as before; so is
 every member for a part of graphs that all carry node labels (edge labels, attributes)
 where some graph outside it does not (the part has more members than the collection).
-External kernels among ``members`` (:mod:`~graphinvariants.kernels.external`: GraKeL
+External kernels among ``members`` (:mod:`~graphinvariants.kernels.learned.external`: GraKeL
 objects, callables, transformers) are fitted and evaluated per part by their own code,
 as :meth:`LearnedCombination.fit` does, on the part's graphs as given: what such a
 kernel reads of the graphs it is fitted on cannot be checked.
@@ -37,18 +37,18 @@ import threading
 
 import numpy as np
 
-from ..graphs import GraphBatch
-from ..graphs.attributes import set_everywhere
-from ..graphs.batch import subset
+from ...graphs import GraphBatch
+from ...graphs.attributes import set_everywhere
+from ...graphs.batch import subset
 from .blockwise import MatrixBlocks, combine_blockwise
-from .engine import KernelBlocks, pairwise_kernels
+from ..engine import KernelBlocks, pairwise_kernels
 
 __all__ = ["IndexedBlocks", "LearnedFolds", "SharedGram"]
 
 
 class IndexedBlocks:
     """Rectangles of ``K[np.ix_(rows, cols)]`` without forming it, for
-    :func:`~graphinvariants.kernels.blockwise.combine_blockwise`.
+    :func:`~graphinvariants.kernels.learned.blockwise.combine_blockwise`.
 
     Parameters
     ----------
@@ -62,7 +62,7 @@ class IndexedBlocks:
     Examples
     --------
     >>> import numpy as np
-    >>> from graphinvariants.kernels.learned_folds import IndexedBlocks
+    >>> from graphinvariants.kernels.learned.folds import IndexedBlocks
     >>> K = np.arange(16.0).reshape(4, 4)
     >>> IndexedBlocks(K, np.array([3, 1]), np.array([0, 2])).block(slice(0, 2), slice(1, 2))
     array([[14.],
@@ -106,7 +106,7 @@ class SharedGram:
     >>> import networkx as nx
     >>> from graphinvariants.embeddings import WalkHistogram
     >>> from graphinvariants.graphs import as_graph_batch
-    >>> from graphinvariants.kernels.learned_folds import SharedGram
+    >>> from graphinvariants.kernels.learned.folds import SharedGram
     >>> gram = SharedGram(WalkHistogram(k=3), as_graph_batch([nx.path_graph(n) for n in range(3, 7)]))
     >>> gram.matrix(4).shape
     (4, 4)
@@ -148,7 +148,7 @@ class LearnedFolds:
     graphs : sequence of graphs, TUDataset or GraphBatch
         The whole collection (indexable).
     make_combination : callable
-        Returns a fresh, unfitted :class:`~graphinvariants.kernels.learned.LearnedCombination`
+        Returns a fresh, unfitted :class:`~graphinvariants.kernels.learned._combination.LearnedCombination`
         with the estimator's parameters (for :class:`~graphinvariants.GraphKernel`, the
         combination its clone would fit), called once per part so that a seed given as
         a Generator draws per part as a fresh clone would.
@@ -157,8 +157,8 @@ class LearnedFolds:
     --------
     >>> import networkx as nx
     >>> import numpy as np
-    >>> from graphinvariants.kernels.learned import LearnedCombination
-    >>> from graphinvariants.kernels.learned_folds import LearnedFolds
+    >>> from graphinvariants.kernels.learned._combination import LearnedCombination
+    >>> from graphinvariants.kernels.learned.folds import LearnedFolds
     >>> graphs = [nx.cycle_graph(n) for n in range(5, 13)] + [nx.star_graph(n) for n in range(4, 12)]
     >>> y = np.array([0] * 8 + [1] * 8)
     >>> folds = LearnedFolds(graphs, lambda: LearnedCombination(node_label=None))

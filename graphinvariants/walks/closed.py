@@ -20,8 +20,8 @@ large adjacency is ever formed. Every count is an exact integer.
 import numpy as np
 import scipy.sparse as sp
 
-from ._validation import check_k
-from .graphs import as_adjacency
+from .._utils.validation import check_k
+from ..graphs import as_adjacency
 
 __all__ = ["closed_walk_counts", "closed_walk_profile"]
 

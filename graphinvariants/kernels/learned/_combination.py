@@ -7,7 +7,7 @@ training graphs support (label members only when every graph carries node labels
 :data:`PRODUCTS`, in a few *shapes* (the kernel itself, its elementwise integer powers
 ``K^p``, and Gaussians of its kernel distance ``exp(-(2 - 2K) / (s * median))``), and
 weights the shaped candidates by centred alignment with the training labels
-(:mod:`~graphinvariants.kernels.alignment`): once the plain candidates alone and once
+(:mod:`~graphinvariants.kernels.learned.alignment`): once the plain candidates alone and once
 every shape, keeping the weighted sum with the smaller leave-one-out error of kernel
 ridge regression on those labels (``selection="loo"``). Every candidate is positive semidefinite
 with a unit diagonal (Schur's product theorem for ``K^p`` and products;
@@ -17,7 +17,7 @@ and sum to 1, so the combination is too.
 To add a member to the family, add one line to :data:`CANDIDATES`: its kernel name and
 parameters, and what the graphs must carry for it. Kernels from elsewhere (GraKeL
 kernels, callables, transformers) join through ``members``
-(:mod:`~graphinvariants.kernels.external`): they are candidates like the others, in
+(:mod:`~graphinvariants.kernels.learned.external`): they are candidates like the others, in
 every shape, and are not in the products.
 """
 
@@ -26,14 +26,14 @@ import warnings
 
 import numpy as np
 
-from .._blas import one_blas_thread
-from .._validation import check_choice, check_n_jobs, check_seed, check_working_memory, python_scalar
-from ..graphs import GraphBatch, as_graph_batch
-from ..graphs.attributes import graphs_lacking, set_everywhere
-from ..graphs.smiles import holds_molecules, is_smiles, read_smiles
+from ..._utils.blas import one_blas_thread
+from ..._utils.validation import check_choice, check_n_jobs, check_seed, check_working_memory, python_scalar
+from ...graphs import GraphBatch, as_graph_batch
+from ...graphs.attributes import graphs_lacking, set_everywhere
+from ...graphs.smiles import holds_molecules, is_smiles, read_smiles
 from .alignment import COMBINATIONS, TASKS, alignment_weights, check_max_samples, loo_ridge_error, read_targets
 from .blockwise import MatrixBlocks, combine_blockwise
-from .engine import KernelBlocks, pairwise_kernels
+from ..engine import KernelBlocks, pairwise_kernels
 from .external import external_candidate, is_external
 
 __all__ = ["CANDIDATES", "PRODUCTS", "SELECTIONS", "LearnedCombination", "canonical_ranks", "graph_digests"]
@@ -196,7 +196,7 @@ def canonical_ranks(batch, y):
     --------
     >>> import networkx as nx
     >>> from graphinvariants.graphs import as_graph_batch
-    >>> from graphinvariants.kernels.learned import canonical_ranks
+    >>> from graphinvariants.kernels.learned._combination import canonical_ranks
     >>> graphs = [nx.path_graph(3), nx.cycle_graph(4), nx.star_graph(3)]
     >>> first = canonical_ranks(as_graph_batch(graphs), [0, 1, 1])
     >>> again = canonical_ranks(as_graph_batch(graphs[::-1]), [1, 1, 0])
@@ -217,7 +217,7 @@ def graph_digests(batch):
     --------
     >>> import networkx as nx
     >>> from graphinvariants.graphs import as_graph_batch
-    >>> from graphinvariants.kernels.learned import graph_digests
+    >>> from graphinvariants.kernels.learned._combination import graph_digests
     >>> digests = graph_digests(as_graph_batch([nx.path_graph(3), nx.cycle_graph(4), nx.path_graph(3)]))
     >>> digests.shape, bool(digests[0] == digests[2]), bool(digests[0] == digests[1])
     ((3,), True, False)
@@ -287,14 +287,14 @@ class LearnedCombination:
         ``"loo"``: weight the plain candidates (the powers ``K^p``) and, apart, every
         shaped candidate, and keep the weighting whose sum has the smaller
         leave-one-out error of kernel ridge regression on the labels
-        (:func:`~graphinvariants.kernels.alignment.loo_ridge_error`; a tie keeps every
+        (:func:`~graphinvariants.kernels.learned.alignment.loo_ridge_error`; a tie keeps every
         shape). None: every shaped candidate, weighted once.
     max_samples : int or None
         Align on at most this many training graphs (drawn with ``seed``); None: all.
     members : tuple or None
         Candidates to choose among (None: every one of :data:`CANDIDATES` the graphs
         support): names of :data:`CANDIDATES`, and external kernels
-        (:mod:`~graphinvariants.kernels.external`): GraKeL kernel objects or classes (or
+        (:mod:`~graphinvariants.kernels.learned.external`): GraKeL kernel objects or classes (or
         ``"grakel.ClassName"``), callables ``(graphs_a, graphs_b) -> matrix`` and
         transformers (``fit(graphs)``, ``transform(graphs)``).
     params : dict
@@ -302,7 +302,7 @@ class LearnedCombination:
         ``histogram__k=9`` for one.
     working_memory : float or None
         MiB that the blocks of :meth:`gram` and :meth:`cross` may use beside their
-        output matrix (:func:`~graphinvariants.kernels.blockwise.combine_blockwise`);
+        output matrix (:func:`~graphinvariants.kernels.learned.blockwise.combine_blockwise`);
         None: ``sklearn.get_config()["working_memory"]``.
     seed, n_jobs
         As in the estimator.
@@ -310,7 +310,7 @@ class LearnedCombination:
     Examples
     --------
     >>> import networkx as nx
-    >>> from graphinvariants.kernels.learned import LearnedCombination
+    >>> from graphinvariants.kernels.learned._combination import LearnedCombination
     >>> graphs = [nx.cycle_graph(n) for n in range(5, 11)] + [nx.star_graph(n) for n in range(4, 10)]
     >>> y = [0] * 6 + [1] * 6
     >>> combination = LearnedCombination(node_label=None).fit(graphs, y)
@@ -443,7 +443,7 @@ class LearnedCombination:
     def candidate_functionals(self, carries):
         """The candidate members (name -> Functional) for graphs carrying what ``carries``
         says (option -> bool: ``node_label``, ``edge_label``, ``node_attributes``)."""
-        from .registry import make_functional, shared_parameters
+        from ..registry import make_functional, shared_parameters
 
         if isinstance(carries, bool):  # graphs with or without node labels
             carries = {"node_label": carries}
@@ -484,7 +484,7 @@ class LearnedCombination:
     def _takers(self, key, names):
         """Who would take the parameter ``key`` among the candidates ``names``, and what
         they need: ``"k2 reaches only attributes, which needs node_attributes"``."""
-        from .registry import shared_parameters
+        from ..registry import shared_parameters
 
         owner, _, param = key.rpartition("__")
         takers = [n for n in names if (owner == n if owner else

@@ -19,7 +19,7 @@ and each term's share is split over the nodes in one of two ways.
   sums of the node profiles ``x_v`` and ``(x_v - mu)(x_v - mu)^T`` over ``n``). The
   term's change from a graph that shares nothing with the training graphs is split by
   integrated gradients along the straight line from no features to the graph's
-  (:mod:`~graphinvariants.attribution`), each feature's share going to the nodes that
+  (:mod:`~graphinvariants.explanations._paths`), each feature's share going to the nodes that
   own it. For a count member in its plain shape this is the exact split
   ``<c_v(G), c(H)> / (|c(G)| |c(H)|)`` (the norm of ``G`` is one number for ``G``), and
   for an optimal assignment label ``j``'s share split evenly among the nodes of ``G``
@@ -48,8 +48,8 @@ coefficients): the output such a graph gets, which no node of ``G`` caused. The 
 of the output each part carries is in ``exact_part`` and ``sampled_part`` (per graph)
 and ``member_values`` (per term).
 :func:`explain_pair` splits one kernel value ``K(G, H)`` the same way over the nodes of
-each graph. The pictures are :class:`~graphinvariants.plotting.NodeValuesDisplay` and
-:class:`~graphinvariants.plotting.PairValuesDisplay`.
+each graph. The pictures are :class:`~graphinvariants._utils.plotting.NodeValuesDisplay` and
+:class:`~graphinvariants._utils.plotting.PairValuesDisplay`.
 """
 
 import math
@@ -59,19 +59,19 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_int, check_seed, check_seed_sequence
-from .attribution import (NodeBatch, Shape, TermPaths, check_spread, is_path_member, node_rows, node_sum_embedding,
+from .._utils.validation import check_int, check_seed, check_seed_sequence
+from ._paths import (NodeBatch, Shape, TermPaths, check_spread, is_path_member, node_rows, node_sum_embedding,
                           owner_sum)
-from .embeddings.assignment import OptimalAssignment
-from .embeddings.combination import Combination
-from .embeddings.counts import CountFeatures, squared_norms
-from .estimator import GraphKernel, PowerKernel
-from .graphs import GraphBatch
-from .graphs.adjacency import describe
-from .graphs.batch import check_not_single_graph
-from .kernels import pairwise_kernels
-from .kernels.registry import make_functional
-from .features import GraphFeatures
+from ..embeddings.assignment import OptimalAssignment
+from ..embeddings.combination import Combination
+from ..embeddings.counts import CountFeatures, squared_norms
+from ..estimator import GraphKernel, PowerKernel
+from ..graphs import GraphBatch
+from ..graphs.adjacency import describe
+from ..graphs.batch import check_not_single_graph
+from ..kernels import pairwise_kernels
+from ..kernels.registry import make_functional
+from ..features import GraphFeatures
 
 __all__ = ["Explanation", "PairExplanation", "explain", "explain_pair", "node_counts"]
 
@@ -114,7 +114,7 @@ def node_counts(graphs, functional):
     --------
     >>> import networkx as nx
     >>> from graphinvariants.embeddings import WeisfeilerLehman
-    >>> from graphinvariants.explanations import node_counts
+    >>> from graphinvariants.explanations._explain import node_counts
     >>> wl = WeisfeilerLehman(n_iter=1)
     >>> nodes = node_counts([nx.path_graph(3)], wl)
     >>> nodes.counts.toarray()
@@ -245,7 +245,7 @@ class _Term:
 
 def _takes_path(functionals):
     """Whether a term multiplying these members' kernels is split by path integrals
-    (:mod:`~graphinvariants.attribution`): count members and the power kernel, an
+    (:mod:`~graphinvariants.explanations._paths`): count members and the power kernel, an
     optimal-assignment member only alone."""
     if not all(is_path_member(f) for f in functionals):
         return False
@@ -823,7 +823,7 @@ def explain_pair(G, H, *, kernel="wl", n_permutations=DEFAULT_PERMUTATIONS, seed
         rounding: for count members, ``<c_v(G), c(H)> / (|c(G)| |c(H)|)`` for node ``v``
         of ``G`` (the shared WL subtrees, walks or rooted subgraphs rooted at ``v``), and
         likewise for ``H``; for the power kernel, its shapes and products, integrated
-        gradients (:mod:`~graphinvariants.attribution`).
+        gradients (:mod:`~graphinvariants.explanations._paths`).
 
     Raises
     ------

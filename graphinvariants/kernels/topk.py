@@ -29,7 +29,7 @@ import warnings
 
 import numpy as np
 
-from .._validation import check_int, check_n_jobs, check_working_memory
+from .._utils.validation import check_int, check_n_jobs, check_working_memory
 from .engine import check_not_same_iterator, kernel_row_chunks
 from ..graphs.smiles import is_smiles
 from .registry import DEFAULT_KERNEL, make_functional, molecule_parameters

@@ -1,6 +1,6 @@
 """An elementwise function of several kernel matrices, built a block at a time.
 
-The learned default's matrix (:class:`~graphinvariants.kernels.learned.LearnedCombination`)
+The learned default's matrix (:class:`~graphinvariants.kernels.learned._combination.LearnedCombination`)
 is an elementwise function of its members' matrices: products, powers, Gaussians of
 them, and a weighted sum. Built whole, it held every member's ``n x n`` matrix and the
 temporaries of the sum at once (about ten matrices: 13.1 GB for 12,000 graphs).
@@ -23,7 +23,7 @@ import warnings
 
 import numpy as np
 
-from .._validation import check_n_jobs, check_working_memory
+from ..._utils.validation import check_n_jobs, check_working_memory
 
 __all__ = ["BLOCK_BUFFERS", "MIN_BLOCK", "OUTPUT_SHARE", "MatrixBlocks", "block_size", "combine_blockwise"]
 
@@ -52,7 +52,7 @@ class MatrixBlocks:
     Examples
     --------
     >>> import numpy as np
-    >>> from graphinvariants.kernels.blockwise import MatrixBlocks
+    >>> from graphinvariants.kernels.learned.blockwise import MatrixBlocks
     >>> blocks = MatrixBlocks(np.eye(3), symmetric=True)
     >>> blocks.block(slice(0, 2), slice(1, 3))
     array([[0., 0.],
@@ -91,7 +91,7 @@ def block_size(tiles, n_sources, *, working_memory=None, n_jobs=None, shape=None
 
     Examples
     --------
-    >>> from graphinvariants.kernels.blockwise import block_size
+    >>> from graphinvariants.kernels.learned.blockwise import block_size
     >>> block_size([256, 1024], 8, working_memory=1024)
     1024
     >>> block_size([256, 1024], 8, working_memory=1024, shape=(12000, 12000))
@@ -153,7 +153,7 @@ def combine_blockwise(sources, combine, *, symmetric=False, working_memory=None,
     Examples
     --------
     >>> import numpy as np
-    >>> from graphinvariants.kernels.blockwise import MatrixBlocks, combine_blockwise
+    >>> from graphinvariants.kernels.learned.blockwise import MatrixBlocks, combine_blockwise
     >>> A = np.array([[1.0, 0.5, 0.2], [0.5, 1.0, 0.4], [0.2, 0.4, 1.0]])
     >>> sources = {"a": MatrixBlocks(A, symmetric=True), "b": MatrixBlocks(A**2, symmetric=True)}
     >>> K = combine_blockwise(sources, lambda m: 0.5 * m["a"] + 0.5 * m["b"], symmetric=True,
