@@ -267,19 +267,20 @@ class GraphKernel(_KernelTransformer):
     Examples
     --------
     >>> import networkx as nx
-    >>> from sklearn.pipeline import Pipeline
-    >>> from sklearn.svm import SVC
     >>> import graphinvariants as gi
+    >>> from sklearn.svm import SVC
     >>> graphs = [nx.gnp_random_graph(30, 0.1, seed=i) for i in range(10)]
     >>> graphs += [nx.barabasi_albert_graph(30, 2, seed=i) for i in range(10)]
     >>> y = [0] * 10 + [1] * 10
-    >>> model = Pipeline([("kernel", gi.GraphKernel()), ("svm", SVC(kernel="precomputed"))])
-    >>> model.fit(graphs[::2], y[::2]).score(graphs[1::2], y[1::2])
+    >>> kernel = gi.GraphKernel()  # what a Pipeline's "kernel" step does, step by step
+    >>> svm = SVC(kernel="precomputed").fit(kernel.fit_transform(graphs[::2], y[::2]), y[::2])
+    >>> float(svm.score(kernel.transform(graphs[1::2]), y[1::2]))
     1.0
-    >>> weights = model.named_steps["kernel"].weights_
+    >>> weights = kernel.weights_
     >>> round(sum(weights.values()), 12), min(weights.values()) >= 0
     (1.0, True)
-    >>> fixed = Pipeline([("kernel", gi.GraphKernel(kernel="wl", n_iter=3)), ("svm", SVC(kernel="precomputed"))])
+    >>> from sklearn.pipeline import make_pipeline
+    >>> fixed = make_pipeline(gi.GraphKernel(kernel="wl", n_iter=3), SVC(kernel="precomputed"))
     >>> fixed.fit(graphs[::2], y[::2]).score(graphs[1::2], y[1::2])
     1.0
     >>> gi.GraphKernel(kernel="histogram", k=7).get_params()
