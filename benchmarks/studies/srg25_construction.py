@@ -1,7 +1,7 @@
 """Construct all fifteen srg(25, 12, 5, 6) without any download, as stored in
 ``graphinvariants/datasets/srg.py`` (``SRG25_GRAPH6``).
 
-Run from the project root:  python benchmarks/srg25_construction.py   (about 10 s)
+Run from the project root:  python benchmarks/studies/srg25_construction.py   (about 10 s)
 
 The fifteen srg(25, 12, 5, 6) (Paulus 1973) are exactly the descendants of the four
 regular two-graphs on 26 points: in the switching class of such a two-graph, Seidel
@@ -41,13 +41,13 @@ the stored ones.
 """
 
 import itertools
-import time
 
 import igraph as ig
 import networkx as nx
 import numpy as np
 
 from graphinvariants.datasets import SRG25_GRAPH6
+from runner import clock, parse, parser
 
 N, K, LAMBDA, MU = 25, 12, 5, 6
 
@@ -200,8 +200,9 @@ def gm_switchings(S, size=4):
             yield np.rint(P @ T @ P).astype(np.int64)
 
 
-def main():
-    start = time.perf_counter()
+def main(argv=None):
+    parse(parser(__doc__), argv)
+    start = clock()
     two_graphs = {}  # key -> (Seidel matrix, source, descendant classes)
     srgs = {}
     frontier = []
@@ -246,7 +247,7 @@ def main():
     for text in texts:
         print(text)
     print(f"{len(two_graphs)} regular two-graphs on 26 points, {len(texts)} srg(25, 12, 5, 6); "
-          f"the same as the stored ones: {texts == sorted(SRG25_GRAPH6)} ({time.perf_counter() - start:.0f} s)")
+          f"the same as the stored ones: {texts == sorted(SRG25_GRAPH6)} ({clock() - start:.0f} s)")
 
 
 if __name__ == "__main__":
