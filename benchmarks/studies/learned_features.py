@@ -18,8 +18,7 @@ the exact learned default (``GraphKernel()`` fitted on each outer training part,
 the precomputed matrix) against ``GraphFeatures`` + ``LinearSVC`` on the same part.
 C is chosen for both by 3-fold inner CV over ``--c-grid`` (default 1e-2 .. 1e2).
 Prints one line per data set: both mean accuracies, their difference, and the time of
-each path. ``variants`` and ``diagnose``: where the features lose accuracy (their
-docstrings say how).
+each path. ``diagnose``: where the features lose accuracy (its docstring says how).
 """
 
 import json
@@ -117,30 +116,6 @@ def accuracy(args):
               f"(difference {f - e:+.2f}; {setting}); time {t_exact:.0f} s against {t_linear:.0f} s", flush=True)
 
 
-def variants(args):
-    """Only the features path, on the same splits as ``accuracy``: every
-    ``--components`` with LinearSVC (squared hinge, the default) and with the hinge
-    loss and a larger intercept scaling (closer to the SVC it stands in for)."""
-    grid = {"C": list(args.c_grid)}
-    models = {"squared_hinge": dict(max_iter=args.max_iter),
-              "hinge": dict(loss="hinge", intercept_scaling=10.0, max_iter=args.max_iter)}
-    for name in args.datasets:
-        data = load(name)
-        y = data.y
-        scores = {}
-        for train, test in StratifiedKFold(args.folds, shuffle=True, random_state=0).split(np.zeros(len(y)), y):
-            for m in args.components:
-                features = GraphFeatures(n_landmarks=m, seed=0)
-                F_train = features.fit_transform(data[train], y[train])
-                F_test = features.transform(data[test])
-                for label, options in models.items():
-                    model = GridSearchCV(LinearSVC(**options), grid, cv=3).fit(F_train, y[train])
-                    scores.setdefault((m, label), []).append(model.score(F_test, y[test]))
-        for (m, label), values in scores.items():
-            print(f"{name}: n_landmarks={m}, LinearSVC {label}: {100 * np.mean(values):.2f} "
-                  f"({args.folds} folds)", flush=True)
-
-
 def diagnose(args):
     """Where the features lose accuracy, on the same splits as ``accuracy``: per fold,
     the exact learned default (SVC on its matrix), then for every ``--components``
@@ -233,12 +208,6 @@ def main(argv=None):
     a.add_argument("--intercept-scaling", type=float, default=1.0, help="LinearSVC's intercept_scaling")
     a.add_argument("--no-exact", action="store_true", help="only the features path (the exact one is deterministic)")
     a.add_argument("--c-grid", type=float, nargs="+", default=[1e-2, 1e-1, 1.0, 10.0, 100.0])
-    v = sub.add_parser("variants")
-    v.add_argument("--datasets", nargs="+", default=["Mutagenicity", "IMDB-BINARY"])
-    v.add_argument("--folds", type=int, default=10)
-    v.add_argument("--components", type=int, nargs="+", default=[500, 1000])
-    v.add_argument("--max-iter", type=int, default=5000)
-    v.add_argument("--c-grid", type=float, nargs="+", default=[1e-2, 1e-1, 1.0, 10.0, 100.0])
     d = sub.add_parser("diagnose")
     d.add_argument("--datasets", nargs="+", default=["Mutagenicity"])
     d.add_argument("--folds", type=int, default=10)
@@ -249,7 +218,7 @@ def main(argv=None):
     d.add_argument("--no-exact", action="store_true")
     d.add_argument("--c-grid", type=float, nargs="+", default=[1e-2, 1e-1, 1.0, 10.0, 100.0])
     args = parse(command, argv)
-    {"error": kernel_error, "accuracy": accuracy, "variants": variants, "diagnose": diagnose}[args.what](args)
+    {"error": kernel_error, "accuracy": accuracy, "diagnose": diagnose}[args.what](args)
 
 
 if __name__ == "__main__":
