@@ -5,6 +5,7 @@ import ast
 import importlib.util
 import inspect
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -246,50 +247,47 @@ def test_the_example_figures_show_their_whole_titles(example, tu_dir, monkeypatc
         plt.close("all")
 
 
-def _bench_large():
-    spec = importlib.util.spec_from_file_location("bench_large", ROOT / "benchmarks" / "bench_large.py")
+def _scale():
+    spec = importlib.util.spec_from_file_location("scale", ROOT / "benchmarks" / "studies" / "scale.py")
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    sys.path.insert(0, str(ROOT / "benchmarks" / "studies"))  # its runner
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks" / "studies"))
     return module
 
 
-def test_bench_large_creates_a_missing_workdir(tmp_path, capsys):
+def test_scale_cluster_creates_a_missing_workdir(tmp_path, capsys):
     workdir = tmp_path / "not" / "yet"
-    _bench_large().main(["--workdir", str(workdir), "--sections", "none"])
+    _scale().main(["cluster", "--workdir", str(workdir), "--sections", "none"])
     assert workdir.is_dir() and list(workdir.iterdir()) == []  # its fresh folder inside is removed
     assert f"work folder: {workdir}" in capsys.readouterr().out
 
 
-def test_bench_large_workdir_that_cannot_be_created_is_a_usage_error(tmp_path, capsys):
+def test_scale_cluster_workdir_that_cannot_be_created_is_a_usage_error(tmp_path, capsys):
     (tmp_path / "a_file").write_text("")
     with pytest.raises(SystemExit) as exc:
-        _bench_large().main(["--workdir", str(tmp_path / "a_file" / "sub"), "--sections", "none"])
+        _scale().main(["cluster", "--workdir", str(tmp_path / "a_file" / "sub"), "--sections", "none"])
     err = capsys.readouterr().err
     assert exc.value.code == 2 and f"--workdir {tmp_path / 'a_file' / 'sub'}: cannot create a folder there" in err
     assert "Traceback" not in err
 
 
-def test_bench_large_small_check_is_not_announced_as_a_minute():
+def test_scale_cluster_small_check_is_not_announced_as_a_minute():
     """The small check took 2 min 57 s, 122 s of it the exact mean map of NCI1."""
-    for text in (_bench_large().__doc__, (DOCS / "large_collections.rst").read_text()):
+    for text in (_scale().__doc__, (DOCS / "large_collections.rst").read_text()):
         flat = " ".join(text.split())
         assert "about 3 minutes on 2 cores" in flat or "about 3 minutes on two cores" in flat
         assert "generate,embed,kneighbors,kernel,scaling" in flat
 
 
 # -- accuracy on perturbed copies: split by source graph, never a copy of a trained source ---------
-def _bench_scale():
-    spec = importlib.util.spec_from_file_location("bench_scale", ROOT / "benchmarks" / "bench_scale.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.parametrize("n_copies, n_sources, start", [(10_000, 4337, 0), (2_000, 188, 0), (500, 188, 1_000)])
-def test_bench_scale_tests_copies_of_sources_it_did_not_train_on(n_copies, n_sources, start):
+def test_scale_features_tests_copies_of_sources_it_did_not_train_on(n_copies, n_sources, start):
     """Was: a random 90/10 split of the copies, so that a test copy's source, less
     another edge, was in the training part (94.9% "held out" on Mutagenicity)."""
-    train, test = _bench_scale().split_by_source(n_copies, n_sources, start=start)
+    train, test = _scale().split_by_source(n_copies, n_sources, start=start)
     assert len(train) + len(test) == n_copies and not set(train) & set(test)
     sources = (start + np.arange(n_copies)) % n_sources
     assert not set(sources[train]) & set(sources[test])

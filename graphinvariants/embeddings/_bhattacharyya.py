@@ -209,8 +209,8 @@ def warm_up(engine, k, n_graphs):
     With an empty numba cache (a new environment, or ``NUMBA_CACHE_DIR`` pointing to a
     new folder) the code is compiled instead, once: on NCI1 the first matrix of the
     first process then took 2.8 s against 0.37 s in a later process and 0.68 s by
-    numpy (median of three fresh processes each, ``benchmarks/bench_first_call.py
-    --cold``). The engine is not switched to numpy while it compiles: "auto" chooses by
+    numpy (median of three fresh processes each, ``benchmarks/benchmarks/kernels.py``, asv
+    ``kernels.FirstCall``, empty numba cache). The engine is not switched to numpy while it compiles: "auto" chooses by
     the size of the matrix only, so a matrix's bits never depend on the state of a
     cache.
     """

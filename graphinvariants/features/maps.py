@@ -76,7 +76,7 @@ __all__ = ["DEFAULT_BANDWIDTHS", "GraphFeatures", "LearnedFeatures", "subset"]
 #: lost 5.3 and 3.9 points on two folds against the same SVC on the exact kernel (1,000
 #: components). Weighting the plain candidates only (count members mapped exactly, the
 #: power kernel and its products, which are smooth, by Nystroem) loses nothing there
-#: (``benchmarks/bench_learned_features.py``; the docs' large collections page).
+#: (``benchmarks/studies/learned_features.py``; the docs' large collections page).
 DEFAULT_BANDWIDTHS = ()
 
 #: Eigenvalues of the landmarks' matrix below this share of the largest are dropped.

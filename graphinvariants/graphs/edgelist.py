@@ -166,7 +166,7 @@ def read_edgelist(path, *, directed=False, weight=None, source=None, target=None
     Time: the pandas parse of the file, a few linear passes over the edges (the ids are
     mapped by a table indexed by value; by a sort of the distinct ids when they are
     spread over a range much wider than their number), and scipy's ``coo -> csr``.
-    Memory: a small multiple of the returned CSR (``benchmarks/bench_edgelist.py`` measures it). A text
+    Memory: a small multiple of the returned CSR (``benchmarks/benchmarks/graphs.py`` (asv ``graphs.ReadEdgelist``) measures it). A text
     file whose ids are not all integers is parsed as strings, which is several times
     slower; when the first non-integer id comes late in the file, the file is read
     twice. With ``skiprows`` or ``skipfooter``, the text passes through Python in

@@ -165,7 +165,7 @@ def power_kernel_matrix(graphs, other=None, *, k=5, ridge=DEFAULT_RIDGE, weight=
     :class:`~graphinvariants.embeddings.GaussianEmbedding`), whose code is compiled
     once per environment and then cached on disk: on NCI1 (4,110 graphs) the first
     matrix with an empty numba cache took 2.8 s, against 0.37 s in a later process and
-    0.68 s by numpy (``benchmarks/bench_first_call.py --cold``). ``kernel_matrix(graphs, kernel="power", engine="numpy")`` never
+    0.68 s by numpy (``benchmarks/benchmarks/kernels.py``, asv ``kernels.FirstCall``, empty numba cache). ``kernel_matrix(graphs, kernel="power", engine="numpy")`` never
     compiles.
 
     Examples

@@ -31,7 +31,7 @@ FUNCTIONS = {
 
 #: Graphs with fewer nodes than this are left to NetworkX when the backend is chosen by
 #: ``backend_priority`` (``should_run``): converting them costs more than NetworkX's own
-#: loop (benchmarks/bench_networkx_backend.py, "small graphs").
+#: loop (benchmarks/benchmarks/networkx_backend.py, asv networkx_backend.Backend, "small graphs").
 #: (``number_of_walks`` is faster from 8 nodes on: never left to NetworkX for its size.)
 SMALL_GRAPH = {"weisfeiler_lehman_graph_hash": 100, "weisfeiler_lehman_subgraph_hashes": 100}
 

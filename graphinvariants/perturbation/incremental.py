@@ -98,7 +98,7 @@ class PerturbedGraph:
     ball_fraction : float, keyword-only
         A power step gathers the rows of its ball while they hold at most
         ``ball_fraction * nnz`` stored entries, and is a full sparse product beyond
-        (default 0.05, measured in ``benchmarks/bench_perturbation_large.py``).
+        (default 0.05, measured in ``benchmarks/benchmarks/perturbation.py`` (asv ``perturbation.LargeNetwork``)).
         ``float("inf")``: always incremental (the overlay never merged); ``0``: every
         update from scratch on the merged CSR. The invariants are the same to rounding whatever it is.
 

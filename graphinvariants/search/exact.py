@@ -6,8 +6,8 @@ members, then the dense Nystroem columns) and answers "the ``k`` rows nearest ea
 query" exactly: the result is the first ``k`` columns of a stable sort of the full row
 of distances (nearest first, ties by the smaller row position; see "Distances" below).
 
-How a query is answered (``method``; measured in ``benchmarks/bench_search.py`` and
-``benchmarks/bench_search_molecules.py``):
+How a query is answered (``method``; measured in ``benchmarks/studies/search_quality.py copies`` and
+``benchmarks/studies/search_quality.py moses``):
 
 1. **Bounds** (``method="bounds"``). At :meth:`~ExactIndex.fit` the rows are projected
    on their first ``n_dims`` singular directions (:class:`~.projection.Projection`,

@@ -254,7 +254,7 @@ def test_count_kernel_tiles_work_on_the_shared_vocabulary_only(corpus):
     """A few queries against a corpus: the aligned count matrices keep only the labels
     both sides have, so a tile's cost no longer grows with the corpus's vocabulary
     (kneighbors of 100 queries in 100,000 graphs took 80-103 s in one-row chunks
-    against 2.5 s in one; benchmarks/bench_neighbors_chunks.py prints the ratio)."""
+    against 2.5 s in one; the asv benchmark kernels.TopK times both)."""
     from graphinvariants.kernels import make_functional
 
     functional = make_functional("wl", n_iter=3)

@@ -304,7 +304,7 @@ def _centred_inner_products(grams, target):
     centred as :func:`center_gram` centres the whole matrix and stacked, as vectors, into one ``(p, m)`` block, whose products with itself
     and with the target's slice are matrix products. Every matrix is read once and no
     centred copy of a whole matrix is kept; inner products pair by pair would read each
-    matrix ``p`` times (``benchmarks/bench_alignment.py``: 5 x faster on 64 of 1,000). The
+    matrix ``p`` times (``benchmarks/benchmarks/learned.py`` (asv ``learned.Alignment``): 5 x faster on 64 of 1,000). The
     sums run in another order than pair by pair, so ``M`` agrees with those to rounding;
     it is made exactly symmetric.
     """

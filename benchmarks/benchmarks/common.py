@@ -1,0 +1,136 @@
+"""Shared by the asv suites and the studies: the data (loaded once per process), the
+arithmetic floor, the peers and the random graphs.
+
+Nothing here downloads: the TU sets are read from ``../shared/data/TU`` beside the
+clone (or ``$GRAPHINVARIANTS_DATA``), as the tests read them. A peer that is not
+installed raises ``NotImplementedError`` in a suite's ``setup``, which asv reports as a
+skipped benchmark; the peers are the ``benchmark`` extra.
+"""
+
+import contextlib
+import functools
+import importlib
+import os
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+#: The shared TU data beside the clone (``../shared/data/TU``) or ``$GRAPHINVARIANTS_DATA``.
+TU_DATA = os.environ.get("GRAPHINVARIANTS_DATA") or str(ROOT.parent / "shared" / "data" / "TU")
+#: Peers by module name: what to install when one is missing.
+PEERS = {"grakel": "graphinvariants[baselines]", "FPSim2": "graphinvariants[benchmark]",
+         "netlsd": "graphinvariants[benchmark]", "netrd": "pip install --no-deps netrd",
+         "pynauty": "graphinvariants[benchmark]", "datamol": "graphinvariants[benchmark]",
+         "graphblas": "python-graphblas", "faiss": "graphinvariants[search]", "rdkit": "graphinvariants[chem]"}
+
+
+def peer(name):
+    """The module ``name`` (a peer or an optional dependency), or ``NotImplementedError``
+    saying what to install (asv skips the benchmark; a study stops with the message)."""
+    try:
+        module = importlib.import_module(name)
+    except ImportError as error:
+        raise NotImplementedError(f"{name} is not installed: {PEERS.get(name, name)}") from error
+    if name == "grakel":
+        warnings.simplefilter("ignore")  # GraKeL's deprecation warnings
+    return module
+
+
+@functools.cache
+def tu(name):
+    """The TU data set ``name``, loaded once per process."""
+    import graphinvariants as gi
+
+    return gi.load_tu(name, data_home=TU_DATA, download=False)
+
+
+def grakel_graphs(data, *, labels="label", edges=False):
+    """GraKeL graphs of a data set or a list of graphs, by the library's own converter
+    (:func:`graphinvariants.kernels.learned.external.to_grakel`). ``labels``: ``"label"``
+    (the node labels), ``"attributes"`` (the attribute rows) or None (the degrees);
+    ``edges``: the edge labels too (ones where the data has none)."""
+    import graphinvariants as gi
+    from graphinvariants.kernels.learned.external import to_grakel
+
+    peer("grakel")
+    batch = data.batch if hasattr(data, "batch") else gi.as_graph_batch(list(data), node_label=labels and "label")
+    nodes = {"label": batch.node_labels, "attributes": batch.node_attributes, None: None}[labels]
+    if labels == "label" and nodes is None:
+        nodes = np.zeros(batch.n_nodes, np.int64)
+    bonds = None
+    if edges:
+        bonds = batch.edge_labels if batch.edge_labels is not None else np.zeros(batch.matrix.nnz, np.int64)
+    return to_grakel(batch, node_labels=nodes, edge_labels=bonds)
+
+
+def floor_invariants(A, k=5):
+    """The arithmetic floor of one graph's power invariants, plain numpy and scipy.
+
+    ``k`` products ``x_t = A x_{t-1} / ||x_{t-1}||_1`` from ``x_0 = 1`` (the summary's
+    columns, ``A`` a scipy sparse matrix), then the mean and the covariance divided by
+    ``n``, as the library defines them (:class:`graphinvariants.PowerInvariants`).
+    Returns ``(mean, covariance)``.
+    """
+    n = A.shape[0]
+    S = np.empty((n, k))
+    x = np.ones(n)
+    for t in range(k):
+        x = A @ (x / x.sum())
+        S[:, t] = x
+    mean = S.mean(axis=0)
+    S -= mean
+    return mean, S.T @ S / n
+
+
+def csr(u, v, n):
+    """The symmetric 0/1 CSR of the edges ``(u, v)`` on ``n`` nodes (self-loops kept once)."""
+    import scipy.sparse as sp
+
+    keep = u != v
+    rows, cols = np.concatenate((u, v[keep])), np.concatenate((v, u[keep]))
+    A = sp.csr_array((np.ones(rows.size), (rows, cols)), shape=(n, n))
+    A.sum_duplicates()
+    A.data[:] = 1.0
+    return A
+
+
+def random_edges(family, n, degree=10, seed=0):
+    """Edge arrays ``(u, v)`` of a graph on ``n`` nodes of mean degree about ``degree``:
+    ``"er"`` (uniform pairs), ``"ba"`` (igraph's Barabasi-Albert) or ``"grid"`` (2-D,
+    ``n`` rounded to a square)."""
+    rng = np.random.default_rng(seed)
+    if family == "er":
+        m = n * degree // 2
+        u = rng.integers(0, n, m)
+        return u, (u + rng.integers(1, n, m)) % n
+    if family == "grid":
+        side = int(round(np.sqrt(n)))
+        ids = np.arange(side * side).reshape(side, side)
+        return (np.concatenate((ids[:, :-1].ravel(), ids[:-1, :].ravel())),
+                np.concatenate((ids[:, 1:].ravel(), ids[1:, :].ravel())))
+    import random
+
+    import igraph as ig
+
+    ig.set_random_number_generator(random.Random(seed))
+    e = np.array(ig.Graph.Barabasi(n, degree // 2).get_edgelist(), dtype=np.int64)
+    return e[:, 0], e[:, 1]
+
+
+def random_graphs(n_graphs, *, low=10, high=30, p=0.15, seed=0):
+    """``n_graphs`` NetworkX graphs G(n, p), n uniform in ``low .. high - 1``, fixed seeds."""
+    import networkx as nx
+
+    sizes = np.random.default_rng(seed).integers(low, high, size=n_graphs)
+    return [nx.gnp_random_graph(int(n), p, seed=seed + i) for i, n in enumerate(sizes)]
+
+
+@contextlib.contextmanager
+def one_thread():
+    """BLAS on one thread inside the block (the machine is shared; the targets say one)."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):
+        yield

@@ -1,0 +1,134 @@
+"""graphinvariants.embeddings: the WL sorts, the higher-order WL members and the count vocabularies."""
+
+import networkx as nx
+import numpy as np
+
+import graphinvariants as gi
+
+from .common import tu
+
+
+class WLSorts:
+    """The WL embedding of 300 dense random graphs G(n, 0.5), n in 30 .. 250, 5 rounds
+    (bench_wl_dense): one int64 key per entry and packed columns (ours) against plain
+    lexsorts of the rows and of every column (the Gram matrices are identical)."""
+
+    params = ["ours", "plain lexsorts"]
+    param_names = ["sorts"]
+
+    def setup(self, sorts):
+        from graphinvariants.embeddings import WeisfeilerLehman
+        from graphinvariants.embeddings import counts, wl
+
+        rng = np.random.default_rng(0)
+        sizes, seeds = rng.integers(30, 251, 300), rng.integers(0, 2**31, 300)
+        self.batch = gi.as_graph_batch([nx.gnp_random_graph(int(n), 0.5, seed=int(s)) for n, s in zip(sizes, seeds)])
+        self.functional = WeisfeilerLehman(n_iter=5)
+        self.saved = wl.sort_within_rows, counts._packed_columns
+        if sorts == "plain lexsorts":
+            wl.sort_within_rows = lambda values, row, n_values: values[np.lexsort((values, row))]
+            counts._packed_columns = lambda rows: list(rows.T)
+
+    def teardown(self, sorts):
+        from graphinvariants.embeddings import counts, wl
+
+        wl.sort_within_rows, counts._packed_columns = self.saved
+
+    def time_embed(self, sorts):
+        self.functional.embed(self.batch)
+
+
+def textbook_fwl(adjacency, n_iter):
+    """Colours of every pair by textbook folklore 2-WL (per pair, a sorted tuple of colour
+    pairs, renumbered through a dict), all graphs renumbered together."""
+    colours = [{(u, v): (u == v, bool(A[u, v]), bool(A[v, u])) for u in range(len(A)) for v in range(len(A))}
+               for A in adjacency]
+    for _ in range(n_iter):
+        signatures = [{(u, v): (c[u, v], tuple(sorted((c[u, w], c[w, v]) for w in range(len(A)))))
+                       for u in range(len(A)) for v in range(len(A))} for A, c in zip(adjacency, colours)]
+        palette = {}
+        colours = [{p: palette.setdefault(s, len(palette)) for p, s in sig.items()} for sig in signatures]
+    return colours
+
+
+SETS = ["MUTAG", "ENZYMES", "NCI1", "DD", "REDDIT-BINARY"]
+
+
+class HigherWL:
+    """The higher-order WL members on the TU sets (bench_higher_wl): every graph embedded
+    by ``wl`` (5 rounds, for scale), ``lwl2`` at radius 1 and 2 and ``fwl2`` (3 rounds;
+    only where every graph fits ``working_memory``, 1 GiB: about 2,600 nodes)."""
+
+    params = (SETS, ["wl", "lwl2 radius 1", "lwl2 radius 2", "fwl2"])
+    param_names = ["data set", "member"]
+    timeout = 1800
+
+    def setup(self, name, member):
+        from graphinvariants.embeddings import FolkloreWL, LocalWL, WeisfeilerLehman
+        from graphinvariants.embeddings.higher_wl import FWL_PAIR_BYTES
+
+        FolkloreWL(1).as_embeddings([nx.cycle_graph(3)])  # compiled (numba) before timing
+        self.batch = tu(name).batch
+        if member == "fwl2" and float(np.max(self.batch.sizes)) ** 2 * FWL_PAIR_BYTES > 2**30:
+            raise NotImplementedError("over working_memory: fwl2 refuses this set")
+        self.functional = {"wl": WeisfeilerLehman(5), "lwl2 radius 1": LocalWL(3, radius=1),
+                           "lwl2 radius 2": LocalWL(3, radius=2), "fwl2": FolkloreWL(3)}[member]
+
+    def time_embed(self, name, member):
+        self.functional.as_embeddings(self.batch)
+
+
+class FolkloreSample:
+    """``fwl2`` (3 rounds) against the textbook loop on the first 50 graphs of at most 60 nodes."""
+
+    params = (SETS, ["FolkloreWL", "textbook"])
+    param_names = ["data set", "implementation"]
+    timeout = 1800
+
+    def setup(self, name, implementation):
+        from graphinvariants.embeddings import FolkloreWL
+
+        FolkloreWL(1).as_embeddings([nx.cycle_graph(3)])
+        batch = tu(name).batch
+        small = batch.take(np.flatnonzero(np.asarray(batch.sizes) <= 60)[:50])
+        adjacency = [small.matrix[a:b, a:b].toarray() != 0 for a, b in zip(small.offsets[:-1], small.offsets[1:])]
+        self.call = (lambda: textbook_fwl(adjacency, 3)) if implementation == "textbook" else (
+            lambda: FolkloreWL(3).as_embeddings(small))
+
+    def time_colours(self, name, implementation):
+        self.call()
+
+
+class Vocabulary:
+    """Memory of the count members (bench_memory 2, 3): the labelled walk histogram of one
+    star with 3,000 distinct leaf labels among 2,000 small labelled trees (and of the trees
+    alone), and the walk histogram at k = 5 and 20 of 20,000 G(60, 0.05) graphs."""
+
+    params = ["trees", "trees and the star", "histogram k=5", "histogram k=20"]
+    param_names = ["input"]
+    timeout = 600
+
+    def setup(self, what):
+        from graphinvariants.embeddings import LabelledWalkHistogram, WalkHistogram
+
+        if what.startswith("histogram"):
+            self.functional = WalkHistogram(k=int(what.split("=")[1]))
+            graphs = [nx.gnp_random_graph(60, 0.05, seed=s) for s in range(20_000)]
+        else:
+            self.functional = LabelledWalkHistogram()
+            graphs = []
+            for seed in range(2000):
+                G = nx.random_labeled_tree(10, seed=seed)
+                nx.set_node_attributes(G, {v: "ABC"[v % 3] for v in G}, "label")
+                graphs.append(G)
+            if "star" in what:
+                star = nx.star_graph(3000)
+                nx.set_node_attributes(star, {v: f"L{v}" for v in star}, "label")
+                graphs.insert(0, star)
+        self.batch = self.functional.graph_batch(graphs)
+
+    def peakmem_embed(self, what):
+        self.functional.embed(self.batch)
+
+    def time_embed(self, what):
+        self.functional.embed(self.batch)

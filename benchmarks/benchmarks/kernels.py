@@ -1,0 +1,285 @@
+"""graphinvariants.kernels: Gram matrices, first calls and top-k, against the peers (GraKeL) and plain loops."""
+
+import numpy as np
+
+import graphinvariants as gi
+
+from .common import grakel_graphs, one_thread, peer, random_graphs, tu
+
+#: Every kernel on NCI1 (bench_kernels 1), the power kernel the reference of the ratios.
+KERNELS = {"power": {}, "histogram": {"k": 9}, "wl": {"n_iter": 5}, "meanmap": {"n_features": 500},
+           "power*histogram": {"histogram__k": 9}, "power*wl": {}, "power*histogram*wl": {"histogram__k": 9}}
+
+
+class Gram:
+    """The NCI1 Gram matrix of every kernel from the loaded data set (embedding included), one thread."""
+
+    params = list(KERNELS)
+    param_names = ["kernel"]
+    timeout = 300
+
+    def setup(self, kernel):
+        self.ds = tu("NCI1")
+
+    def time_gram(self, kernel):
+        with one_thread():
+            gi.kernel_matrix(self.ds, kernel=kernel, n_jobs=1, **KERNELS[kernel])
+
+
+def _bhattacharyya(m1, c1, m2, c2):
+    """The power kernel of one pair, plain numpy (the per-pair loop)."""
+    cov = (c1 + c2) / 2
+    d = m1 - m2
+    return np.exp(0.25 * np.log(np.linalg.det(c1)) + 0.25 * np.log(np.linalg.det(c2))
+                  - 0.5 * np.log(np.linalg.det(cov)) - 0.125 * d @ np.linalg.solve(cov, d))
+
+
+class PowerEngine:
+    """The power Gram matrix of NCI1 from its invariants (bench_core 1, bench_batches 3):
+    the compiled and numpy engines on 1 and 2 threads; ``time_pair_loop``: 20,000 random
+    pairs by a plain numpy call per pair (scale by 8,448,105 / 20,000 for all pairs)."""
+
+    params = (["numba", "numpy"], [1, 2])
+    param_names = ["engine", "n_jobs"]
+
+    def setup(self, engine, n_jobs):
+        from graphinvariants.embeddings import GaussianEmbedding
+
+        if engine == "numba":
+            peer("numba")
+        self.invariants = gi.batch_power_invariants(tu("NCI1"), k=5)
+        self.functional = GaussianEmbedding(5, engine=engine)
+        gi.kernels.pairwise_kernels(self.invariants.take(np.arange(64)), functional=self.functional)  # compiled
+        self.pairs = [(inv.mean, inv.regularized_covariance()) for inv in self.invariants]
+
+    def time_gram(self, engine, n_jobs):
+        gi.kernels.pairwise_kernels(self.invariants, functional=self.functional, n_jobs=n_jobs)
+
+    def time_pair_loop(self, engine, n_jobs):
+        for i, j in np.random.default_rng(0).integers(0, len(self.pairs), (20_000, 2)):
+            _bhattacharyya(*self.pairs[i], *self.pairs[j])
+
+
+class MeanMapFeatures:
+    """The mean map's D random Fourier features against its exact double sums on MUTAG
+    (bench_kernels 2): time, largest and mean absolute error (3 seeds), accuracy (1 x 10-fold, C 1e-3 .. 1e3)."""
+
+    params = [0, 50, 200, 500, 2000, 5000]
+    param_names = ["features (0: exact)"]
+    grid = tuple(10.0**e for e in range(-3, 4))
+
+    def setup_cache(self):
+        return gi.kernel_matrix(tu("MUTAG"), kernel="meanmap")
+
+    def setup(self, exact, D):
+        self.options = {"n_features": D} if D else {}
+
+    def time_gram(self, exact, D):
+        gi.kernel_matrix(tu("MUTAG"), kernel="meanmap", seed=0, **self.options)
+
+    def track_max_error(self, exact, D):
+        return float(np.mean([np.abs(gi.kernel_matrix(tu("MUTAG"), kernel="meanmap", seed=s, **self.options)
+                                     - exact).max() for s in range(3)]))
+
+    def track_accuracy(self, exact, D):
+        K = gi.kernel_matrix(tu("MUTAG"), kernel="meanmap", seed=2, **self.options)
+        return 100 * gi.evaluate_kernel(K, tu("MUTAG").y, n_repeats=1, C_grid=self.grid).mean
+
+
+#: Our kernel and GraKeL's of the same definition: (our name and options, GraKeL class and options, labels).
+PEERS = {"wloa": (("wloa", {"n_iter": 5, "node_label": "label"}),
+                  ("WeisfeilerLehmanOptimalAssignment", {"n_iter": 5}), "label"),
+         "shortest_path": (("shortest_path", {"node_label": "label"}), ("ShortestPath", {"with_labels": True}), "label"),
+         "attributes": (("attributes", {}), ("PropagationAttr", {"random_state": 0}), "attributes"),
+         "graphhopper": (("attributes", {}), ("GraphHopper", {"kernel_type": "gaussian"}), "attributes"),
+         "rooted_subgraph": (("rooted_subgraph", {"radius": 2, "node_label": "label", "edge_label": "label"}),
+                             ("NeighborhoodSubgraphPairwiseDistance", {"r": 2, "d": 0}), "label")}
+
+
+class Peers:
+    """Ours against GraKeL's kernel of the same definition, same graphs, one thread
+    (bench_assignment, bench_shortest_path, bench_attributes, bench_rooted): our time
+    from the loaded data set (embedding included), GraKeL's on graphs converted
+    beforehand by the library's own converter; ``track_difference``: the largest
+    absolute difference of the two matrices."""
+
+    params = (["MUTAG", "ENZYMES", "NCI1"], list(PEERS), ["ours", "grakel"])
+    param_names = ["data set", "kernel", "implementation"]
+    timeout = 3600
+
+    def setup(self, name, kernel, who):
+        (ours, options), (cls, params), labels = PEERS[kernel]
+        self.ds = ds = tu(name)
+        if labels == "attributes" and ds.batch.node_attributes is None:
+            raise NotImplementedError(f"{name} has no node attributes")
+        if "edge_label" in options and ds.batch.edge_labels is None:
+            options = {k: v for k, v in options.items() if k != "edge_label"}
+        self.ours = lambda: gi.kernel_matrix(ds, kernel=ours, n_jobs=1, **options)
+        self.ours()  # numba imported, compiled code loaded
+        if who == "grakel":
+            graphs = grakel_graphs(ds, labels=labels, edges=kernel == "rooted_subgraph")
+            self.call = lambda: getattr(peer("grakel"), cls)(normalize=True, **params).fit_transform(graphs)
+        else:
+            self.call = self.ours
+
+    def time_gram(self, *args):
+        with one_thread():
+            self.call()
+
+    def track_difference(self, name, kernel, who):
+        return float(np.abs(np.asarray(self.call()) - self.ours()).max())
+
+
+class FromList:
+    """The Gram matrix from a list of NetworkX graphs (conversion included) over the
+    loaded data set and through 0.2's builder, NCI1, one thread (bench_networkx_input 2)."""
+
+    params = (["wl", "power", "shortest_path"], ["data set", "networkx list", "0.2 builder"])
+    param_names = ["kernel", "source"]
+
+    def setup(self, kernel, source):
+        from .graphs import _per_graph_batch
+
+        ds = tu("NCI1")
+        self.options = {} if kernel == "power" else {"node_label": "label"}
+        self.source = {"data set": lambda: ds, "networkx list": lambda: ds.graphs,
+                       "0.2 builder": lambda: _per_graph_batch(ds.graphs)}[source]
+        gi.kernel_matrix(ds[:50], kernel=kernel, n_jobs=1, **self.options)
+
+    def time_gram(self, kernel, source):
+        with one_thread():
+            gi.kernel_matrix(self.source(), kernel=kernel, n_jobs=1, **self.options)
+
+
+_FIRST = """
+import os, tempfile
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+if {cold!r}:
+    os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp()
+import graphinvariants as gi
+from graphinvariants.embeddings import _bhattacharyya
+if {variant!r} == "straightforward":
+    _bhattacharyya.warm_up = lambda engine, k, n_graphs: None
+if {variant!r} == "numpy":
+    _bhattacharyya.AUTO_MIN_PAIRS = 10**18
+invariants = gi.batch_power_invariants(gi.load_tu("NCI1", data_home={data!r}, download=False), k=5)
+"""
+
+
+class FirstCall:
+    """The first power Gram matrix of a fresh process on NCI1 (bench_first_call): with the
+    warm-up (numba's code loaded in a thread beside the invariants), straightforward (no
+    warm-up), the numpy engine, and with an empty numba cache (a new environment)."""
+
+    params = ["warm-up", "straightforward", "numpy", "cold numba cache"]
+    param_names = ["variant"]
+    repeat = 5
+    number = 1
+    timeout = 600
+
+    def timeraw_first_gram(self, variant):
+        from .common import TU_DATA
+
+        setup = _FIRST.format(cold=variant.startswith("cold"), variant=variant.split(" ")[0], data=TU_DATA)
+        return "gi.power_kernel_matrix(invariants, k=5)", setup
+
+    def timeraw_shortest_path_from_networkx(self, variant):
+        """Ours from NetworkX graphs in a fresh process (numba's import included); GraKeL's is ``Peers``."""
+        from .common import TU_DATA
+
+        setup = f"import graphinvariants as gi\ngraphs = gi.load_tu('NCI1', data_home={TU_DATA!r}).graphs"
+        return "gi.kernel_matrix(graphs, kernel='shortest_path', node_label='label', n_jobs=1)", setup
+
+
+class TopK:
+    """kneighbors in small chunks against one chunk (bench_neighbors_chunks): the top-10
+    of 100 queries in 20,000 random graphs from precomputed embeddings, one chunk of rows
+    against one query row per chunk (``working_memory`` below one row)."""
+
+    params = (["wl:n_iter=5", "histogram:k=5", "power:k=5", "power*histogram*wl"], ["one chunk", "one row"])
+    param_names = ["kernel", "chunks"]
+    timeout = 600
+
+    def setup(self, name, chunks):
+        from graphinvariants.kernels import make_functional, parse_kernel_spec
+
+        graphs = random_graphs(20_000)
+        self.spec, self.params_ = parse_kernel_spec(name)
+        functional = make_functional(self.spec, **self.params_)
+        self.left, self.right = functional.as_embeddings(graphs[:100]), functional.as_embeddings(graphs)
+        self.memory = 4096.0 if chunks == "one chunk" else 1e-6
+
+    def time_kneighbors(self, name, chunks):
+        import warnings
+
+        from graphinvariants.kernels.topk import _kneighbors
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # one row above working_memory: intended
+            _kneighbors(self.left, self.right, n_neighbors=10, kernel=self.spec, working_memory=self.memory,
+                        **self.params_)
+
+
+class PowerMemory:
+    """The power embedding of NCI1 at large k (bench_memory 4): invariants and the prepared
+    side of the kernel (once the n x k^2 outer products), and a Gram matrix of 100 graphs."""
+
+    params = [100, 200]
+    param_names = ["k"]
+    timeout = 600
+
+    def setup(self, k):
+        from graphinvariants.embeddings import GaussianEmbedding
+
+        self.ds = tu("NCI1")
+        self.functional = GaussianEmbedding(k=k, ridge=1e-8)
+        self.batch = self.functional.graph_batch(self.ds)
+
+    def peakmem_embedding(self, k):
+        self.functional.prepare(self.functional.embed(self.batch), "NCI1")
+
+    def peakmem_gram_100(self, k):
+        gi.kernel_matrix(self.ds[:100], kernel="power", k=k, ridge=1e-8)
+
+
+
+class Attributes:
+    """The ``attributes`` member on ENZYMES against ``wl`` (bench_attributes, one thread):
+    the exact double sums on one and two jobs, 2,000 random features (``track_difference``:
+    the largest difference from the exact matrix), and the numpy path of the double sums
+    against the compiled one on the first 150 graphs (the same bits)."""
+
+    params = ["wl", "exact", "exact, n_jobs=2", "2000 features", "numpy path, 150 graphs",
+              "compiled path, 150 graphs"]
+    param_names = ["call"]
+    timeout = 900
+
+    def setup(self, call):
+        from graphinvariants.embeddings import meanmap
+
+        self.module, self.saved = meanmap, meanmap.COMPILED_PAIRS
+        ds = tu("ENZYMES")
+        gi.kernel_matrix(ds[:100], kernel="attributes")  # the first call: numba imported, code loaded
+        part = ds[:150]
+        if "path" in call:
+            meanmap.COMPILED_PAIRS = np.inf if call.startswith("numpy") else 0
+        self.call = {"wl": lambda: gi.kernel_matrix(ds, kernel="wl"),
+                     "exact": lambda: gi.kernel_matrix(ds, kernel="attributes"),
+                     "exact, n_jobs=2": lambda: gi.kernel_matrix(ds, kernel="attributes", n_jobs=2),
+                     "2000 features": lambda: gi.kernel_matrix(ds, kernel="attributes", n_features=2000),
+                     }.get(call, lambda: gi.kernel_matrix(part, kernel="attributes"))
+        self.exact = lambda: gi.kernel_matrix(part if "path" in call else ds, kernel="attributes")
+
+    def teardown(self, call):
+        self.module.COMPILED_PAIRS = self.saved
+
+    def time_gram(self, call):
+        with one_thread():
+            self.call()
+
+    def track_difference(self, call):
+        if call == "wl":
+            return 0.0
+        mine = self.call()
+        self.module.COMPILED_PAIRS = 0
+        return float(np.abs(mine - self.exact()).max())

@@ -1,0 +1,26 @@
+"""graphinvariants itself: ``import graphinvariants`` and ``graphinvariants --help`` in a fresh process.
+
+(bench_import; target: 1.5x the reference or less.) The reference is what a user of
+the library loads anyway: ``import networkx, numpy, scipy.sparse``.
+"""
+
+HELP = """
+import contextlib, io
+from graphinvariants.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    try:
+        main(["--help"])
+    except SystemExit:
+        pass
+"""
+
+
+class Import:
+    params = ["reference: networkx, numpy, scipy.sparse", "import graphinvariants", "graphinvariants --help"]
+    param_names = ["command"]
+    repeat = 15
+    number = 1
+
+    def timeraw_fresh_process(self, command):
+        return {"reference: networkx, numpy, scipy.sparse": "import networkx, numpy, scipy.sparse",
+                "import graphinvariants": "import graphinvariants", "graphinvariants --help": HELP}[command]

@@ -1,0 +1,200 @@
+"""graphinvariants.search: the exact and approximate indexes, their work and recall, and a query's row."""
+
+import warnings
+
+import numpy as np
+
+import graphinvariants as gi
+
+from .common import one_thread, peer, tu
+
+SETS = ["MUTAG", "Mutagenicity", "NCI1", "NCI109", "AIDS", "BZR", "COX2", "ENZYMES", "DD", "IMDB-BINARY",
+        "REDDIT-BINARY"]
+
+
+def _learned_rows(name, n=None, seed=0):
+    """The learned default's feature rows (``GraphFeatures(seed=0)`` fitted on the set)
+    of the set, or of ``n`` perturbed copies of it (one bond removed per copy)."""
+    from graphinvariants.datasets import perturbed_copies
+
+    data = tu(name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        features = gi.GraphFeatures(seed=0).fit(data, data.y)
+        return features.transform(data if n is None else perturbed_copies(data, n, seed=seed))
+
+
+class Exact:
+    """Exact search of 100 queries for their 10 nearest among 20,000 perturbed copies of
+    MUTAG (many near ties and exact copies; bench_exact_ties): ``ExactIndex`` in one batch
+    and one query at a time, against ``Q @ X.T`` and a stable sort of every row."""
+
+    params = ["batch", "single", "straightforward"]
+    param_names = ["method"]
+    timeout = 600
+
+    def setup(self, method):
+        from graphinvariants.search.exact import ExactIndex
+
+        X, Q = _learned_rows("MUTAG", 20_000), _learned_rows("MUTAG", 100, seed=1)
+        index = ExactIndex().fit(X)
+        self.call = {"batch": lambda: index.search(Q, 10),
+                     "single": lambda: [index.search(Q[i: i + 1], 10) for i in range(Q.shape[0])],
+                     "straightforward": lambda: np.argsort(-(Q @ X.T).toarray(), axis=1, kind="stable")[:, :10]}[method]
+
+    def time_search(self, method):
+        self.call()
+
+
+class ApproximateBuild:
+    """The approximate index's projection on MUTAG's learned rows (bench_approximate_build):
+    LAPACK's full SVD on one thread against scikit-learn's randomised ``TruncatedSVD``
+    (what it did before, issue 38), and the whole index build."""
+
+    params = ["full SVD, one thread", "randomised TruncatedSVD", "whole index"]
+    param_names = ["method"]
+
+    def setup(self, method):
+        peer("faiss")
+        from graphinvariants.search.approximate import ApproximateIndex
+
+        X = _learned_rows("MUTAG")
+        index = ApproximateIndex(seed=0).fit(X)
+        S = X[:, index.columns_].toarray() if index.columns_ is not None else X.toarray()
+        if method == "whole index":
+            self.call = lambda: ApproximateIndex(seed=0).fit(X)
+        elif method.startswith("full"):
+            import scipy.linalg
+
+            self.call = lambda: scipy.linalg.svd(S, full_matrices=False)
+        else:
+            from sklearn.decomposition import TruncatedSVD
+
+            self.call = lambda: TruncatedSVD(n_components=index.n_dims_, random_state=0).fit(S)
+        self.one = method.startswith("full")
+
+    def time_build(self, method):
+        if self.one:
+            with one_thread():
+                self.call()
+        else:
+            self.call()
+
+
+class Bounds:
+    """What share of the rows an exact query scores (bench_search_bounds; docs/search.rst):
+    every graph of a set as a leave-one-out query for its 10 nearest, the bound path kept
+    for every query (``FULL_PASS_SHARE = 1``), one thread. The answers are exact whatever
+    the share; the share is the work."""
+
+    params = (SETS, [16, 32, 64])
+    param_names = ["data set", "n_dims"]
+    timeout = 1800
+
+    def setup(self, name, n_dims):
+        from graphinvariants.search import exact
+
+        self.saved, exact.FULL_PASS_SHARE = exact.FULL_PASS_SHARE, 1.0
+        X = _learned_rows(name)
+        self.n = X.shape[0]
+        self.index = exact.ExactIndex(n_dims=n_dims, seed=0).fit(X)
+
+    def teardown(self, name, n_dims):
+        from graphinvariants.search import exact
+
+        exact.FULL_PASS_SHARE = self.saved
+
+    def search(self):
+        with one_thread():
+            self.index.search(self.index.rows(0, self.n), 10, exclude=np.arange(self.n))
+        return self.index.scored_ / (self.n - 1)
+
+    def time_leave_one_out(self, name, n_dims):
+        self.search()
+
+    def track_scored_median(self, name, n_dims):
+        return float(np.median(self.search()))
+
+    def track_scored_90th_percentile(self, name, n_dims):
+        return float(np.quantile(self.search(), 0.9))
+
+    def track_norm_kept(self, name, n_dims):
+        P = np.asarray(self.index._P, dtype=np.float64)
+        return float(np.mean((P**2).sum(axis=1) / np.maximum(self.index._norms, 1e-300)))
+
+
+class Recall:
+    """Recall@10 of the approximate index against the exact answer on 20,000 copies of
+    Mutagenicity, 100 other copies as queries (tie-aware; search_quality.py at 10^5, 10^6)."""
+
+    params = [0.9, 0.95, 0.99]
+    param_names = ["recall"]
+    timeout = 900
+
+    def setup(self, recall):
+        peer("faiss")
+        from graphinvariants.search.approximate import ApproximateIndex
+        from graphinvariants.search.exact import ExactIndex
+
+        X, self.Q = _learned_rows("Mutagenicity", 20_000), _learned_rows("Mutagenicity", 100, seed=1)
+        self.truth = ExactIndex(seed=0).fit(X).search(self.Q, 10)[1]
+        self.index = ApproximateIndex(recall=recall, seed=0).fit(X)
+
+    def time_search(self, recall):
+        self.index.search(self.Q, 10)
+
+    def track_recall(self, recall):
+        import scipy.sparse as sp
+
+        from graphinvariants.search.exact import candidate_scorer, pair_inner_products
+
+        found = self.index.search(self.Q, 10)[0]
+        Qs = sp.csr_array(self.Q)
+        Qs.sort_indices()
+        own = pair_inner_products(Qs, np.arange(Qs.shape[0]), Qs)
+        scorer = candidate_scorer(self.index.exact_, Qs)
+        return float(np.mean([min(10, int(np.sum(np.sqrt(np.maximum(scorer.squares(i, own[i], found[i]), 0.0))
+                                                  <= self.truth[i, 9]))) / 10 for i in range(Qs.shape[0])]))
+
+
+class QueryRow:
+    """One query, one call (bench_query_rows): a held-out Mutagenicity molecule's ``wl``
+    row (atoms and bonds) among 10^3 .. 10^5 fitted graphs, by the fitted count map (new)
+    and by merging with the whole fitted vocabulary (old); ``kneighbors`` by the index
+    over the rows (new) and by the pair engine (old), one thread."""
+
+    params = ([1000, 10_000, 100_000], ["row, count map", "row, merge", "kneighbors, index",
+                                        "kneighbors, pair engine"])
+    param_names = ["fitted", "path"]
+    timeout = 1800
+
+    def setup(self, n, path):
+        import copy
+
+        from graphinvariants.datasets import as_molecules, perturbed_copies
+        from graphinvariants.embeddings.counts import CountMap
+        from graphinvariants.graphs.batch import subset
+        from graphinvariants.kernels.topk import kneighbors_of_embeddings
+
+        data = as_molecules(tu("Mutagenicity"))
+        held = np.sort(np.random.default_rng(0).choice(len(data), size=20, replace=False))
+        base = subset(data, np.setdiff1d(np.arange(len(data)), held))
+        self.queries = [subset(data, [int(i)]) for i in held]
+        fitted = subset(base, np.arange(n)) if n <= len(base) else perturbed_copies(base, n, seed=1)
+        search = gi.NearestGraphs("wl", n_neighbors=10).fit(fitted)
+        features = search.feature_map_
+        (member,) = features._exact
+        functional = member.functional
+        embeddings = functional.as_embeddings(fitted)
+        old = copy.copy(member)
+        old.count_map = CountMap(functional, embeddings)
+        self.call = {"row, count map": features.transform, "row, merge": lambda q: old.features(q)[0],
+                     "kneighbors, index": search.kneighbors,
+                     "kneighbors, pair engine": lambda q: kneighbors_of_embeddings(
+                         functional.as_embeddings(q, what="graphs"), embeddings, functional, 10, 1, None)}[path]
+
+    def time_one_query(self, n, path):
+        with one_thread(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for q in self.queries:
+                self.call(q)

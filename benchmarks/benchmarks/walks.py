@@ -1,0 +1,220 @@
+"""graphinvariants.walks: Algorithm 1 (power summary and invariants) and walk counts, against the floor."""
+
+import networkx as nx
+import numpy as np
+import scipy.sparse as sp
+
+import graphinvariants as gi
+
+from .common import floor_invariants, peer, random_edges, tu
+
+LARGE = {}
+
+
+def large(n, family):
+    """``(u, v, CSR as scipy holds it)`` of a graph of mean degree 10, built once per process."""
+    if (n, family) not in LARGE:
+        u, v = random_edges(family, n, 10, seed=0)
+        built = gi.from_edge_arrays(u, v, n_nodes=n).matrix  # no data array (a broadcast 1.0)
+        LARGE[n, family] = u, v, sp.csr_array((np.ones(built.nnz), built.indices, built.indptr), shape=built.shape)
+    return LARGE[n, family]
+
+
+class PowerInvariants:
+    """One large graph (bench_large_graph, bench_core's scaling): ``power_invariants`` on
+    one and two threads against the floor (k = 5 products and the moments, plain scipy)."""
+
+    params = ([10**4, 10**5, 10**6, 10**7], ["er", "ba"], ["library", "library, 2 threads", "floor"])
+    param_names = ["nodes", "graph", "method"]
+    timeout = 600
+
+    def setup(self, n, family, method):
+        self.A = large(n, family)[2]
+        gi.power_invariants(self.A[:100, :100], n_jobs=1)  # compiled code loaded
+        self.call = {"library": lambda: gi.power_invariants(self.A, n_jobs=1),
+                     "library, 2 threads": lambda: gi.power_invariants(self.A, n_jobs=2),
+                     "floor": lambda: floor_invariants(self.A)}[method]
+
+    def time_invariants(self, n, family, method):
+        self.call()
+
+    def peakmem_invariants(self, n, family, method):
+        self.call()
+
+
+class Inputs:
+    """``power_invariants`` from each input type against "build the CSR the obvious way + floor"."""
+
+    params = ([10**5, 10**6], ["edge arrays", "edge arrays: scipy coo + floor", "igraph", "igraph: get_edgelist",
+                               "networkx", "networkx: to_scipy_sparse_array + floor"])
+    param_names = ["nodes", "input"]
+    timeout = 600
+
+    def setup(self, n, source):
+        u, v, _ = large(n, "er")
+        self.u, self.v, self.n = u, v, n
+        if source.startswith("igraph"):
+            self.g = peer("igraph").Graph(n=n, edges=np.column_stack((u, v)))
+        if source.startswith("networkx"):
+            self.G = nx.Graph()
+            self.G.add_nodes_from(range(n))
+            self.G.add_edges_from(zip(u.tolist(), v.tolist()))
+
+    def time_invariants(self, n, source):
+        if source == "edge arrays":
+            gi.power_invariants((self.u, self.v), n_jobs=1)
+        elif source.startswith("edge arrays:"):
+            coo = sp.coo_array((np.ones(self.u.size), (self.u, self.v)), shape=(n, n))
+            floor_invariants(sp.csr_array(coo + coo.T))
+        elif source == "igraph":
+            gi.power_invariants(self.g, n_jobs=1)
+        elif source.startswith("igraph:"):
+            np.array(self.g.get_edgelist())
+        elif source == "networkx":
+            gi.power_invariants(self.G, n_jobs=1)
+        else:
+            floor_invariants(nx.to_scipy_sparse_array(self.G, format="csr", dtype=float))
+
+
+class Products:
+    """k = 5 products alone: scipy, the compiled loop, SuiteSparse:GraphBLAS (the choice of numba)."""
+
+    params = ([10**5, 10**6, 10**7], ["scipy", "compiled", "compiled, 2 threads", "graphblas", "graphblas, 2 threads"])
+    param_names = ["nodes", "engine"]
+    timeout = 600
+
+    def setup(self, n, engine):
+        A = large(n, "er")[2]
+        if engine == "scipy":
+            self.call = lambda: [A @ np.ones(n) for _ in range(5)]
+        elif engine.startswith("compiled"):
+            peer("numba")
+            from graphinvariants.walks import large as module
+
+            jobs = 2 if "2" in engine else 1
+            self.call = lambda: module.power_columns(A, 5, weighted=False, n_jobs=jobs)
+        else:
+            gb = peer("graphblas")
+            gb.ss.config["nthreads"] = 2 if "2" in engine else 1
+            M = gb.Matrix.from_csr(A.indptr, A.indices, 1.0, nrows=n, ncols=n)
+
+            def call():
+                x = gb.Vector.from_dense(np.ones(n))
+                for _ in range(5):
+                    total = x.reduce().new().value
+                    x = (M.mxv(x, gb.semiring.plus_second).new() / total).new()
+
+            self.call = call
+        self.call()
+
+    def time_products(self, n, engine):
+        self.call()
+
+
+def _object_path(ds):
+    """Before batches were arrays: a validated PowerInvariants per graph, stacked again."""
+    batch = gi.batch_power_invariants(ds)
+    objects = [gi.PowerInvariants(m, c, int(n)) for m, c, n in zip(batch.means, batch.covariances, batch.n_nodes)]
+    return (np.stack([o.mean for o in objects]), np.stack([o.covariance for o in objects]),
+            np.array([o.ridge_scale() for o in objects]))
+
+
+def _block_diag_path(ds):
+    """Before: per-graph adjacencies joined again with scipy.sparse.block_diag."""
+    matrices = [a.matrix for a in ds.adjacencies]
+    offsets = np.concatenate(([0], np.cumsum([m.shape[0] for m in matrices])))
+    return gi.batch_power_invariants(gi.GraphBatch(sp.csr_array(sp.block_diag(matrices, format="csr")), offsets))
+
+
+class Batches:
+    """Invariants of NCI1's 4,110 graphs (bench_batches): the batch path against the
+    per-graph object path, ``block_diag`` of per-graph adjacencies, and from a list of
+    scipy matrices against the floor graph by graph."""
+
+    params = ["data set", "objects", "block_diag", "scipy list", "scipy list: floor per graph"]
+    param_names = ["path"]
+
+    def setup(self, path):
+        self.ds = tu("NCI1")
+        self.matrices = [a.matrix for a in self.ds.adjacencies]  # built once, as the old path cached them
+
+    def time_invariants(self, path):
+        if path == "data set":
+            gi.batch_power_invariants(self.ds)
+        elif path == "objects":
+            _object_path(self.ds)
+        elif path == "block_diag":
+            _block_diag_path(self.ds)
+        elif path == "scipy list":
+            gi.batch_power_invariants(self.matrices)
+        else:
+            [floor_invariants(A) for A in self.matrices]
+
+
+class ClosedWalks:
+    """Closed-walk counts at k = 8 (bench_closed_walks, one thread): the histogram of every
+    graph, the open-walk histogram beside it, and ``closed_walk_counts`` against dense
+    matrix powers on the five largest graphs and 50 at random (counts checked equal)."""
+
+    params = (["NCI1", "DD", "REDDIT-BINARY"], ["closed histogram", "open histogram", "counts, largest",
+                                                 "dense powers, largest", "counts, sample", "dense powers, sample"])
+    param_names = ["data set", "method"]
+    timeout = 600
+
+    def setup(self, name, method):
+        from graphinvariants.embeddings import ClosedWalkHistogram, WalkHistogram
+        from graphinvariants.walks.closed import closed_walk_counts
+
+        self.batch = batch = ClosedWalkHistogram(8).graph_batch(tu(name))
+        sizes = batch.sizes
+        graphs = (np.sort(np.argsort(sizes, kind="stable")[-5:]) if "largest" in method else
+                  np.sort(np.random.default_rng(0).choice(len(sizes), size=min(50, len(sizes)), replace=False)))
+        sub = batch.take(graphs)
+        self.call = {"closed histogram": lambda: ClosedWalkHistogram(8).embed(batch),
+                     "open histogram": lambda: WalkHistogram(8).embed(batch),
+                     "counts": lambda: closed_walk_counts(sub.matrix, sub.offsets, 8),
+                     "dense powers": lambda: self.dense_powers(graphs)}[method.split(",")[0]]
+
+    def dense_powers(self, graphs):
+        out = []
+        for g in graphs:
+            a, b = self.batch.offsets[g], self.batch.offsets[g + 1]
+            A = self.batch.matrix[a:b][:, a:b].toarray()
+            P, columns = A, [np.diag(A)]
+            for _ in range(7):
+                P = P @ A
+                columns.append(np.diag(P))
+            out.append(np.column_stack(columns).astype(np.int64))  # exact: the counts stay below 2**53
+        return np.vstack(out)
+
+    def time_counts(self, name, method):
+        self.call()
+
+
+class WalkCounts:
+    """Walk counts that leave int64 (bench_memory 1): base-2**31 digits against Python
+    ints (the old object-array fallback), and the recommended fixed kernel on dense graphs."""
+
+    params = ["digits", "python ints"]
+    param_names = ["counts"]
+
+    def setup(self, counts):
+        self.G = nx.gnp_random_graph(2000, 0.5, seed=1)
+        self.A = nx.to_scipy_sparse_array(self.G, format="csr")
+
+    def time_counts_k9(self, counts):
+        if counts == "digits":
+            from graphinvariants.walks.summary import walk_count_columns
+
+            list(walk_count_columns(self.A, 9))
+        else:
+            x = np.ones(self.A.shape[0], dtype=object)
+            for _ in range(9):
+                products = x[self.A.indices]
+                x = np.array([sum(products[a:b], 0) for a, b in zip(self.A.indptr[:-1], self.A.indptr[1:])],
+                             dtype=object)
+
+    def peakmem_recommended_dense(self, counts):
+        from graphinvariants.kernels import RECOMMENDED
+
+        gi.GraphKernel(kernel=RECOMMENDED).fit_transform([self.G, nx.complete_graph(120)])

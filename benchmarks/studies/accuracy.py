@@ -1,0 +1,383 @@
+"""Accuracy under the paper's protocol: the learned default against the anchors, and any kernels side by side.
+
+The accuracy tables of docs/kernels.rst. Run from the project root, for example::
+
+    python benchmarks/studies/accuracy.py default --datasets MUTAG ENZYMES IMDB-BINARY --reps 1 --c-grid short
+    python benchmarks/studies/accuracy.py default --reps 10 --c-grid full          # 11 data sets
+    python benchmarks/studies/accuracy.py default --datasets NCI1 --timing-only    # fit time against RECOMMENDED
+    python benchmarks/studies/accuracy.py kernels --datasets MUTAG --kernels power "wl:n_iter=5" --reps 10
+
+``default``: columns on the same splits (same seed) of :func:`graphinvariants.evaluate_estimator`
+(C-SVM, ``--folds``-fold outer CV, C chosen on one inner split, ``--reps`` repetitions):
+
+* ``GraphKernel()``: the learned default, its weights learned on every outer training
+  part (and again on the inner part that chooses C) from those labels only. Each
+  member's matrix over the whole data set is computed once (no label involved) and the
+  combination is fitted per fold on its slices (:class:`FoldSlicedDefault`, exactly
+  the weight learning of :meth:`LearnedCombination.fit`, subsample included);
+  ``--check`` shows on MUTAG that this equals fitting ``GraphKernel()`` per fold.
+* ``WL label`` and ``WL degree`` (5 rounds), the product ``RECOMMENDED``, the mean of
+  its members, ``WL-OA`` (ours, equal to GraKeL's to 1e-12; ``--grakel`` runs GraKeL's).
+* ``--new-members``: the default with :data:`NEW_CANDIDATES` beside it (``--higher-wl``:
+  the higher-order WL members instead); ``--variants``: design variants of the default;
+  ``--members``: every candidate member alone; ``--timing-only``: ``GraphKernel().fit``
+  and its training matrix against the matrix of ``RECOMMENDED``, same run.
+
+``kernels``: every kernel of ``--kernels`` (names as for ``gi.kernel_matrix``, or a
+GraKeL class as ``grakel.NAME:param=value,...``, run on the data set's labels through
+the library's GraKeL converter) under :func:`graphinvariants.evaluate_kernel` on the
+same splits; one JSON line per (data set, kernel) in ``--out``/results.jsonl (runs
+already there are skipped, each protocol resumes from its checkpoint); the first
+kernel is the reference of the printed differences and time ratios.
+
+``--c-grid full`` is the paper's 1e-7 .. 1e7; ``short`` is 1e-3 .. 1e3 (said so in the output).
+"""
+
+import json
+from pathlib import Path
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+
+import graphinvariants as gi
+from graphinvariants.kernels import pairwise_kernels, parse_kernel_spec
+from graphinvariants.kernels.learned import _combination as learned_module
+from graphinvariants.kernels.learned._combination import LearnedCombination
+from graphinvariants.kernels.registry import RECOMMENDED
+from runner import clock, parse, parser
+from benchmarks.common import grakel_graphs, peer, tu
+
+GRIDS = {"full": tuple(10.0**e for e in range(-7, 8)), "short": tuple(10.0**e for e in range(-3, 4))}
+DATASETS = ["MUTAG", "ENZYMES", "NCI1", "NCI109", "Mutagenicity", "AIDS", "BZR", "COX2", "DD",
+            "IMDB-BINARY", "REDDIT-BINARY"]
+
+#: Design variants of the learned default: name -> (LearnedCombination options, offer PRODUCTS).
+VARIANTS = {
+    "alignf K": ({"combination": "alignf", "powers": (1,), "bandwidths": ()}, True),
+    "alignf K,K^2": ({"combination": "alignf", "powers": (1, 2), "bandwidths": ()}, True),
+    "alignf K,K^2,K^3": ({"combination": "alignf", "powers": (1, 2, 3), "bandwidths": ()}, True),
+    "alignf K+gauss": ({"combination": "alignf", "powers": (1,), "bandwidths": (0.25, 1.0, 4.0), "selection": None},
+                       True),
+    "alignf K or K+gauss by LOO (default)": ({"combination": "alignf", "powers": (1,),
+                                              "bandwidths": (0.25, 1.0, 4.0), "selection": "loo"}, True),
+    "align K+gauss": ({"combination": "align", "powers": (1,), "bandwidths": (0.25, 1.0, 4.0), "selection": None},
+                      True),
+    "alignf K,K^2 no products": ({"combination": "alignf", "powers": (1, 2), "bandwidths": ()}, False),
+    "align K,K^2": ({"combination": "align", "powers": (1, 2), "bandwidths": ()}, True),
+}
+
+
+#: Candidates proposed for the learned default, measured against it by --new-members
+#: (the same form as learned.CANDIDATES; those whose kernel the library lacks are skipped).
+NEW_CANDIDATES = {
+    "shortest_path": ("shortest_path", {}, ()),
+    "shortest_path_label": ("shortest_path", {}, ("node_label",)),
+    "rooted_subgraph": ("rooted_subgraph", {"radius": 2}, ()),
+    "rooted_subgraph_label": ("rooted_subgraph", {"radius": 2}, ("node_label",)),
+}
+
+#: The higher-order WL members proposed for the learned default (``--higher-wl`` measures
+#: these as NEW_CANDIDATES instead of the ones above).
+HIGHER_WL_CANDIDATES = {
+    "fwl2": ("fwl2", {"n_iter": 3}, ()),
+    "fwl2_label": ("fwl2", {"n_iter": 3}, ("node_label",)),
+    "lwl2": ("lwl2", {"n_iter": 3}, ()),
+    "lwl2_label": ("lwl2", {"n_iter": 3}, ("node_label",)),
+}
+
+
+class _Candidates:
+    """learned.CANDIDATES extended by NEW_CANDIDATES inside the block, restored after."""
+
+    def __init__(self, extended):
+        self.extended = extended
+
+    def __enter__(self):
+        self.saved = learned_module.CANDIDATES
+        if self.extended:
+            new = {n: c for n, c in NEW_CANDIDATES.items() if c[0] in gi.KERNELS}
+            learned_module.CANDIDATES = {**self.saved, **new}
+        return self
+
+    def __exit__(self, *exc):
+        learned_module.CANDIDATES = self.saved
+
+
+class _Shared:
+    """Matrices shared by every clone (scikit-learn's clone deep-copies parameters)."""
+
+    def __init__(self, grams):
+        self.grams = grams
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+class FoldSlicedDefault(TransformerMixin, BaseEstimator):
+    """The learned default over precomputed member matrices; X are graph indices.
+
+    ``fit(idx, y)`` learns the weights on the members' matrices of the training graphs
+    ``idx`` (subsampled as :meth:`LearnedCombination.fit` does), ``transform(idx2)``
+    combines the members' matrices of ``idx2`` against them.
+    """
+
+    def __init__(self, shared=None, options=None, products=True, names=None):
+        self.shared = shared
+        self.options = options
+        self.products = products
+        self.names = names
+
+    def _grams(self):
+        grams = self.shared.grams
+        return grams if self.names is None else {n: K for n, K in grams.items() if n in self.names}
+
+    def fit(self, X, y):
+        idx = np.asarray(X)
+        combination = LearnedCombination(**(self.options or {}))
+        grams = self._grams()
+        if combination.max_samples is not None and len(idx) > combination.max_samples:
+            rng = gi._utils.validation.check_seed(combination.seed)
+            sample = np.sort(rng.choice(len(idx), size=combination.max_samples, replace=False))
+            align_idx, y_align = idx[sample], np.asarray(y)[sample]
+        else:
+            align_idx, y_align = idx, np.asarray(y)
+        saved = learned_module.PRODUCTS
+        try:
+            if not self.products:
+                learned_module.PRODUCTS = {}
+            with _Candidates(True):  # the new members' names are known (no effect on the others)
+                combination.learn_weights({n: K[np.ix_(align_idx, align_idx)] for n, K in grams.items()}, y_align)
+        finally:
+            learned_module.PRODUCTS = saved
+        self.combination_, self.train_ = combination, idx
+        return self
+
+    def transform(self, X):
+        rows = np.asarray(X)
+        return self.combination_.combine({n: K[np.ix_(rows, self.train_)] for n, K in self._grams().items()})
+
+    def fit_transform(self, X, y=None):
+        return self.fit(X, y).transform(X)
+
+
+def member_grams(ds, options):
+    """Every candidate member's matrix over the whole data set (no label involved)."""
+    combination = LearnedCombination(**options)
+    carries = {"node_label": ds.batch.node_labels is not None, "edge_label": ds.batch.edge_labels is not None,
+               "node_attributes": ds.batch.node_attributes is not None}
+    grams, seconds = {}, {}
+    for name, functional in combination.candidate_functionals(carries).items():
+        start = clock()
+        grams[name] = pairwise_kernels(ds.batch, functional=functional)
+        seconds[name] = clock() - start
+    return grams, seconds
+
+
+def grakel_wloa(ds):
+    graphs = grakel_graphs(ds, labels="label" if ds.batch.node_labels is not None else None)
+    return peer("grakel").WeisfeilerLehmanOptimalAssignment(n_iter=5, normalize=True).fit_transform(graphs)
+
+
+def timing(ds, new_members=False):
+    """Fit of the default (every member's matrix and the weights, then its square
+    matrix) against the matrix of RECOMMENDED, in the same run; with ``new_members``
+    also the default with NEW_CANDIDATES against the default without them."""
+    start = clock()
+    gi.kernel_matrix(ds, kernel=RECOMMENDED)
+    recommended = clock() - start
+    fits = {}
+    for extended in ((False, True) if new_members else (False,)):
+        with _Candidates(extended):
+            start = clock()
+            model = gi.GraphKernel(seed=0)
+            model.fit(ds, ds.y)
+            fit = clock() - start
+            model.combination_.gram()
+            fit_gram = clock() - start
+        fits[extended] = fit_gram
+        label = "with the new members " if extended else ""
+        print(f"{ds.name}: RECOMMENDED matrix {recommended:.1f} s; GraphKernel().fit {label}{fit:.1f} s "
+              f"(ratio {fit / recommended:.2f}); fit + training matrix {fit_gram:.1f} s "
+              f"(ratio {fit_gram / recommended:.2f})")
+        if extended:
+            print(f"  with the new members / without: {fit_gram / fits[False]:.2f}x; weights "
+                  + ", ".join(f"{n} {w:.2f}" for n, w in model.weights_.items() if w > 0))
+
+
+def evaluate_data_set(ds, args, protocol, out):
+    labelled = ds.batch.node_labels is not None
+    with _Candidates(args.new_members):
+        grams, seconds = member_grams(ds, {})
+    base = [n for n in grams if n in learned_module.CANDIDATES]
+    print(f"\n{ds.name}: {len(ds)} graphs, node labels {'yes' if labelled else 'no'}; member matrices "
+          + ", ".join(f"{n} {s:.1f} s" for n, s in seconds.items()))
+    shared = _Shared(grams)
+    index = np.arange(len(ds))
+    rows = {}
+
+    def run(label, result):
+        rows[label] = result
+        print(f"  {label:<28} {100 * result.mean:6.2f} ({100 * result.stderr:.2f})", flush=True)
+
+    run("GraphKernel()", gi.evaluate_estimator(index, ds.y, kernel=FoldSlicedDefault(shared, {"seed": 0}, names=base),
+                                               **protocol))
+    if args.new_members:
+        run("GraphKernel() + new members", gi.evaluate_estimator(index, ds.y, kernel=FoldSlicedDefault(shared, {"seed": 0}),
+                                                                 **protocol))
+        with _Candidates(True):
+            extended = gi.GraphKernel(seed=0).fit(ds, ds.y).weights_
+        print("  weights with the new members on the whole data set: "
+              + ", ".join(f"{n} {w:.2f}" for n, w in extended.items() if w > 0))
+    if args.higher_wl:
+        for name in grams:
+            if name in NEW_CANDIDATES:
+                run(f"  member {name}", gi.evaluate_kernel(grams[name], ds.y, **protocol))
+        _write(out, ds, rows, args, {})
+        return
+    if args.variants:
+        for label, (options, products) in VARIANTS.items():
+            kernel = FoldSlicedDefault(shared, {**options, "seed": 0}, products, names=base)
+            run(f"  {label}", gi.evaluate_estimator(index, ds.y, kernel=kernel, **protocol))
+    if labelled:
+        run("WL label", gi.evaluate_kernel(grams["wl_label"], ds.y, **protocol))
+    run("WL degree", gi.evaluate_kernel(grams["wl"], ds.y, **protocol))
+    run("RECOMMENDED (product)", gi.evaluate_kernel(grams["power"] * grams["histogram"] * grams["wl"], ds.y, **protocol))
+    run("mean power+histogram+wl", gi.evaluate_kernel((grams["power"] + grams["histogram"] + grams["wl"]) / 3, ds.y,
+                                                      **protocol))
+    # WL-OA: ours, equal to GraKeL's WeisfeilerLehmanOptimalAssignment to 1e-12
+    # (tests/embeddings/test_assignment.py); --grakel also runs GraKeL's, much slower
+    run("WL-OA", gi.evaluate_kernel(grams["wloa_label" if labelled else "wloa"], ds.y, **protocol))
+    if args.grakel:
+        start = clock()
+        K = grakel_wloa(ds)
+        print(f"  (GraKeL WL-OA matrix {clock() - start:.1f} s)")
+        run("WL-OA (GraKeL)", gi.evaluate_kernel(K, ds.y, **protocol))
+    if args.members:
+        for name, K in grams.items():
+            if name not in ("wl_label", "wl", "wloa", "wloa_label"):  # those are already rows above
+                run(f"  member {name}", gi.evaluate_kernel(K, ds.y, **protocol))
+    weights = gi.GraphKernel(seed=0).fit(ds, ds.y).weights_  # what the default chooses on all of the data
+    print("  weights on the whole data set: " + ", ".join(f"{n} {w:.2f}" for n, w in weights.items() if w > 0))
+    _write(out, ds, rows, args, weights)
+
+
+def _write(out, ds, rows, args, weights):
+    with (out / "results.jsonl").open("a") as fh:
+        for label, result in rows.items():
+            fh.write(json.dumps({"dataset": ds.name, "kernel": label.strip(), "accuracy": round(100 * result.mean, 2),
+                                 "stderr": round(100 * result.stderr, 2), **{k: v for k, v in vars(args).items()
+                                                                           if k in ("reps", "folds", "c_grid", "seed")},
+                                 "weights": {n: round(w, 4) for n, w in weights.items() if w > 0}
+                                 if label == "GraphKernel()" else None}) + "\n")
+
+
+def check(args, protocol):
+    ds = tu("MUTAG")
+    grams, _ = member_grams(ds, {})
+    sliced = gi.evaluate_estimator(np.arange(len(ds)), ds.y, kernel=FoldSlicedDefault(_Shared(grams), {"seed": 0}),
+                                   **protocol)
+    direct = gi.evaluate_estimator(ds, ds.y, kernel=gi.GraphKernel(seed=0), **protocol)
+    same = np.array_equal(sliced.accuracies, direct.accuracies)
+    print(f"MUTAG: sliced {100 * sliced.mean:.2f}, GraphKernel() fitted per fold {100 * direct.mean:.2f}: "
+          f"{'identical fold by fold' if same else 'DIFFERENT'}")
+
+
+def default(args):
+    if args.higher_wl:
+        NEW_CANDIDATES.clear()
+        NEW_CANDIDATES.update(HIGHER_WL_CANDIDATES)
+        args.new_members = True
+    C_grid = GRIDS[args.c_grid]
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    protocol = dict(n_repeats=args.reps, n_folds=args.folds, C_grid=C_grid, seed=args.seed)
+    if not args.timing_only:
+        print(f"{args.reps} x {args.folds}-fold C-SVM, C grid {args.c_grid} ({C_grid[0]:g} .. {C_grid[-1]:g}), "
+              f"seed {args.seed}")
+    if args.check:
+        return check(args, protocol)
+    for name in args.datasets:
+        if args.timing_only:
+            timing(tu(name), args.new_members)
+        else:
+            evaluate_data_set(tu(name), args, protocol, out)
+
+
+def grakel_kernel(spec):
+    """``grakel.NAME:param=value,...``: a function of a data set returning GraKeL's matrix."""
+    name, _, options = spec.partition(":")
+    params = {k: json.loads(v) for k, v in (item.split("=") for item in filter(None, options.split(",")))}
+    cls = getattr(peer("grakel"), name.split(".", 1)[1])
+    return lambda ds: np.asarray(cls(normalize=True, **params).fit_transform(grakel_graphs(ds, edges=True)))
+
+
+def kernels(args):
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    log = out / "results.jsonl"
+    done = {(r["dataset"], r["kernel"], r["reps"], r["c_grid"]) for r in map(json.loads, log.read_text().splitlines())
+            } if log.exists() else set()
+    for name in args.datasets:
+        ds = tu(name)
+        for spec in args.kernels:
+            if (name, spec, args.reps, args.c_grid) in done:
+                continue
+            start = clock()
+            if spec.startswith("grakel."):
+                K = grakel_kernel(spec)(ds)
+            else:
+                kernel, params = parse_kernel_spec(spec)
+                K = gi.kernel_matrix(ds, kernel=kernel, n_jobs=args.n_jobs, **params)
+            kernel_seconds = clock() - start
+            safe = spec.replace("*", "x").replace(":", "_").replace(",", "_").replace("=", "")
+            result = gi.evaluate_kernel(K, ds.y, n_repeats=args.reps, n_folds=args.folds, C_grid=GRIDS[args.c_grid], seed=args.seed,
+                                        n_jobs=args.n_jobs,
+                                        checkpoint=out / f"checkpoint-{name}-{safe}-{args.reps}-{args.c_grid}.jsonl")
+            row = {"dataset": name, "kernel": spec, "reps": args.reps, "c_grid": args.c_grid,
+                   "accuracy": round(100 * result.mean, 2), "stderr": round(100 * result.stderr, 2),
+                   "kernel_seconds": round(kernel_seconds, 2), "protocol_seconds": round(result.elapsed, 1),
+                   "min_eigenvalue": float(np.linalg.eigvalsh(K).min()) if len(K) <= 5000 else None}
+            with log.open("a") as fh:
+                fh.write(json.dumps(row) + "\n")
+            print(f"{name:8s} {spec:40s} {row['accuracy']:6.2f} ({row['stderr']:.2f})  kernel {kernel_seconds:6.1f} s  "
+                  f"protocol {result.elapsed:7.1f} s", flush=True)
+        rows = {r["kernel"]: r for r in map(json.loads, log.read_text().splitlines())
+                if (r["dataset"], r["reps"], r["c_grid"]) == (name, args.reps, args.c_grid)}
+        reference = rows.get(args.kernels[0])
+        for spec in args.kernels[1:]:
+            if reference and spec in rows:
+                print(f"{name:8s} {spec:40s} {rows[spec]['accuracy'] - reference['accuracy']:+6.2f} points, kernel "
+                      f"matrix {rows[spec]['kernel_seconds'] / max(reference['kernel_seconds'], 1e-9):.2f}x the "
+                      f"reference {args.kernels[0]!r}", flush=True)
+
+
+def main(argv=None):
+    command = parser(__doc__)
+    sub = command.add_subparsers(dest="what", required=True)
+    d = sub.add_parser("default")
+    d.add_argument("--datasets", nargs="+", default=DATASETS)
+    d.add_argument("--out", default="results/default")
+    for flag, text in (("--variants", "also evaluate the design variants"),
+                       ("--members", "also evaluate every candidate member on its own"),
+                       ("--new-members", "also evaluate (or time) the default with NEW_CANDIDATES"),
+                       ("--higher-wl", "--new-members with HIGHER_WL_CANDIDATES (fwl2, lwl2), each also alone"),
+                       ("--grakel", "also run GraKeL's WL-OA (slow on large sets)"),
+                       ("--check", "check the sliced default against GraphKernel() on MUTAG"),
+                       ("--timing-only", "time fitting the default against RECOMMENDED")):
+        d.add_argument(flag, action="store_true", help=text)
+    k = sub.add_parser("kernels")
+    k.add_argument("--datasets", nargs="+", default=["MUTAG", "ENZYMES", "NCI1", "NCI109"])
+    k.add_argument("--kernels", nargs="+", default=["power"])
+    k.add_argument("--n-jobs", type=int, default=2)
+    k.add_argument("--out", default="results/compare")
+    for p in (d, k):
+        p.add_argument("--reps", type=int, default=10)
+        p.add_argument("--folds", type=int, default=10)
+        p.add_argument("--c-grid", choices=sorted(GRIDS), default="full")
+        p.add_argument("--seed", type=int, default=0)
+    args = parse(command, argv)
+    {"default": default, "kernels": kernels}[args.what](args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,225 @@
+"""GraphFeatures against the exact learned default: kernel error and accuracy.
+
+The figure and table of docs/large_collections.rst. Run from the project root under
+the bench lock, for example::
+
+    flock /tmp/bench.lock python benchmarks/studies/learned_features.py error --dataset NCI1
+    flock /tmp/bench.lock python benchmarks/studies/learned_features.py accuracy --datasets NCI1 MUTAG --folds 10
+
+``error``: the learned default is fitted on ``--n`` graphs of the data set (weights on
+all of them); for each number of Nystroem components, the relative Frobenius error
+``||F F^T - K|| / ||K||`` of the features' inner products against the exact combination
+``K`` on those graphs, and the same error on the approximated part alone (the exact
+members contribute no error). Writes ``docs/_static/learned_features_error.png`` and
+``.json``.
+
+``accuracy``: 1 x ``--folds``-fold stratified CV (seed 0), the same splits for both:
+the exact learned default (``GraphKernel()`` fitted on each outer training part, SVC on
+the precomputed matrix) against ``GraphFeatures`` + ``LinearSVC`` on the same part.
+C is chosen for both by 3-fold inner CV over ``--c-grid`` (default 1e-2 .. 1e2).
+Prints one line per data set: both mean accuracies, their difference, and the time of
+each path. ``diagnose``: where the features lose accuracy (its docstring says how).
+"""
+
+import json
+from pathlib import Path
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.model_selection import GridSearchCV, StratifiedKFold
+from sklearn.svm import SVC, LinearSVC
+
+import graphinvariants as gi
+from graphinvariants.features import GraphFeatures
+from runner import clock, parse, parser
+from benchmarks.common import tu
+
+STATIC = Path(__file__).resolve().parents[2] / "docs" / "_static"
+load = tu
+
+
+def kernel_error(args):
+    data = load(args.dataset)
+    rng = np.random.default_rng(0)
+    idx = np.sort(rng.choice(len(data), size=min(args.n, len(data)), replace=False))
+    data = data[idx]
+    rows = []
+    K = None
+    for m in args.components:
+        t0 = clock()
+        features = GraphFeatures(max_samples=None, n_landmarks=m, seed=0).fit(data, data.y)
+        F = features.transform(data)
+        seconds = clock() - t0
+        if K is None:
+            K = features.kernel_.transform(data)
+            print(f"{args.dataset}, {len(data)} graphs; exact: {features.exact_} (weight "
+                  f"{features.exact_weight_:.3f}); Nystroem: {features.approximate_}")
+        G = (F @ F.T).toarray()
+        error = float(np.linalg.norm(G - K) / np.linalg.norm(K))
+        diag = float(np.abs(np.diag(G) - 1).max())
+        rows.append({"n_landmarks": m, "relative_error": error, "max_abs_error": float(np.abs(G - K).max()),
+                     "diagonal_error": diag, "n_features": int(features.n_features_out_), "seconds": seconds})
+        print(f"  n_landmarks={m:5d}: relative Frobenius error {error:.4f}, max |error| "
+              f"{rows[-1]['max_abs_error']:.3f}, features {features.n_features_out_}, {seconds:.1f} s")
+    out = {"dataset": args.dataset, "n_graphs": len(data), "exact": features.exact_,
+           "approximate": features.approximate_, "exact_weight": features.exact_weight_, "rows": rows}
+    (STATIC / "learned_features_error.json").write_text(json.dumps(out, indent=1))
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5, 3.4))
+    ax.loglog([r["n_landmarks"] for r in rows], [r["relative_error"] for r in rows], "o-")
+    ax.set_xlabel("Nystroem components (landmark graphs)")
+    ax.set_ylabel("||F F^T - K|| / ||K||")
+    ax.set_title(f"GraphFeatures on {args.dataset} ({len(data)} graphs)")
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(STATIC / "learned_features_error.png", dpi=120)
+    print(f"wrote {STATIC / 'learned_features_error.png'}")
+
+
+def accuracy(args):
+    grid = {"C": list(args.c_grid)}
+    for name in args.datasets:
+        data = load(name)
+        y = data.y
+        folds = StratifiedKFold(args.folds, shuffle=True, random_state=0).split(np.zeros(len(y)), y)
+        exact_acc, linear_acc, t_exact, t_linear = [], [], 0.0, 0.0
+        model = LinearSVC(loss=args.loss, intercept_scaling=args.intercept_scaling, max_iter=args.max_iter)
+        for train, test in folds:
+            t0 = clock()
+            if not args.no_exact:
+                kernel = gi.GraphKernel(seed=0)
+                K_train = kernel.fit_transform(data[train], y[train])
+                K_test = kernel.transform(data[test])
+                svc = GridSearchCV(SVC(kernel="precomputed"), grid, cv=3).fit(K_train, y[train])
+                exact_acc.append(svc.score(K_test, y[test]))
+            t_exact += clock() - t0
+            t0 = clock()
+            features = GraphFeatures(n_landmarks=args.n_landmarks, seed=0)
+            F_train = features.fit_transform(data[train], y[train])
+            F_test = features.transform(data[test])
+            linear = GridSearchCV(clone(model), grid, cv=3).fit(F_train, y[train])
+            linear_acc.append(linear.score(F_test, y[test]))
+            t_linear += clock() - t0
+        f = 100 * np.mean(linear_acc)
+        setting = (f"{args.folds} folds, 1 repetition, C in {args.c_grid}, n_landmarks={args.n_landmarks}, "
+                   f"LinearSVC(loss={args.loss!r}, intercept_scaling={args.intercept_scaling:g}, "
+                   f"max_iter={args.max_iter})")
+        if args.no_exact:
+            print(f"{name}: GraphFeatures + LinearSVC {f:.2f} ({setting}); time {t_linear:.0f} s", flush=True)
+            continue
+        e = 100 * np.mean(exact_acc)
+        print(f"{name}: exact learned default {e:.2f}, GraphFeatures + LinearSVC {f:.2f} "
+              f"(difference {f - e:+.2f}; {setting}); time {t_exact:.0f} s against {t_linear:.0f} s", flush=True)
+
+
+def diagnose(args):
+    """Where the features lose accuracy, on the same splits as ``accuracy``: per fold,
+    the exact learned default (SVC on its matrix), then for every ``--components``
+    the SVC on the features' inner products ``F F^T`` (the approximation alone: the
+    same learner as the exact path) and the linear models of ``--models`` on ``F``,
+    and the relative error of ``F_test F_train^T`` against the exact test rows.
+    Prints every fold as it ends."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    grid = {"C": list(args.c_grid)}
+    catalogue = {
+        "squared_hinge": LinearSVC(max_iter=args.max_iter),
+        "squared_hinge_primal_is10": LinearSVC(dual=False, intercept_scaling=10.0, max_iter=args.max_iter),
+        "hinge_is10": LinearSVC(loss="hinge", intercept_scaling=10.0, max_iter=args.max_iter),
+    }
+    models = {label: catalogue[label] for label in args.models}
+    for name in args.datasets:
+        data = load(name)
+        y = data.y
+        scores, errors, seconds, unconverged = {}, {}, {}, {}
+        for fold, (train, test) in enumerate(StratifiedKFold(args.folds, shuffle=True, random_state=0)
+                                             .split(np.zeros(len(y)), y)):
+            line = []
+            if not args.no_exact:
+                kernel = gi.GraphKernel(seed=0)
+                K_train = kernel.fit_transform(data[train], y[train])
+                K_test = kernel.transform(data[test])
+                svc = GridSearchCV(SVC(kernel="precomputed"), grid, cv=3).fit(K_train, y[train])
+                scores.setdefault("exact SVC", []).append(svc.score(K_test, y[test]))
+                line.append(f"exact {100 * scores['exact SVC'][-1]:.1f}")
+            for m in args.components:
+                t0 = clock()
+                features = GraphFeatures(n_landmarks=m, max_samples=args.max_samples, seed=0)
+                F_train = features.fit_transform(data[train], y[train])
+                F_test = features.transform(data[test])
+                seconds.setdefault((m, "features"), []).append(clock() - t0)
+                if fold == 0:
+                    print(f"{name} fold 0, n_landmarks={m}: exact {features.exact_} (weight "
+                          f"{features.exact_weight_:.3f}); Nystroem {features.approximate_}; "
+                          f"{features.n_features_out_} features", flush=True)
+                if not args.no_exact:
+                    G_test = (F_test @ F_train.T).toarray()
+                    errors.setdefault(m, []).append(float(np.linalg.norm(G_test - K_test) / np.linalg.norm(K_test)))
+                    G_train = (F_train @ F_train.T).toarray()
+                    t0 = clock()
+                    svc = GridSearchCV(SVC(kernel="precomputed"), grid, cv=3).fit(G_train, y[train])
+                    seconds.setdefault((m, "SVC on F F^T"), []).append(clock() - t0)
+                    scores.setdefault((m, "SVC on F F^T"), []).append(svc.score(G_test, y[test]))
+                    line.append(f"m={m} SVC(FF^T) {100 * scores[(m, 'SVC on F F^T')][-1]:.1f}")
+                for label, model in models.items():
+                    t0 = clock()
+                    with warnings.catch_warnings(record=True) as caught:
+                        warnings.simplefilter("always", ConvergenceWarning)
+                        fitted = GridSearchCV(clone(model), grid, cv=3).fit(F_train, y[train])
+                    unconverged[(m, label)] = unconverged.get((m, label), 0) + sum(
+                        issubclass(w.category, ConvergenceWarning) for w in caught)
+                    seconds.setdefault((m, label), []).append(clock() - t0)
+                    scores.setdefault((m, label), []).append(fitted.score(F_test, y[test]))
+                    line.append(f"m={m} {label} {100 * scores[(m, label)][-1]:.1f} (C={fitted.best_params_['C']:g})")
+            print(f"{name} fold {fold}: " + ", ".join(line), flush=True)
+        exact = 100 * np.mean(scores.pop("exact SVC")) if not args.no_exact else float("nan")
+        print(f"{name}: exact learned default (SVC) {exact:.2f} ({args.folds} folds, 1 repetition, C in "
+              f"{args.c_grid})")
+        for (m, label), values in scores.items():
+            f = 100 * np.mean(values)
+            error = f"; test-row kernel error {np.mean(errors[m]):.4f}" if m in errors else ""
+            note = f"; {unconverged[(m, label)]} fits unconverged" if unconverged.get((m, label)) else ""
+            print(f"{name}: n_landmarks={m}, {label}: {f:.2f} ({f - exact:+.2f}){error}; "
+                  f"{np.sum(seconds[(m, label)]):.0f} s{note}", flush=True)
+        for m in args.components:
+            print(f"{name}: n_landmarks={m}, features {np.sum(seconds[(m, 'features')]):.0f} s")
+
+
+def main(argv=None):
+    command = parser(__doc__)
+    sub = command.add_subparsers(dest="what", required=True)
+    e = sub.add_parser("error")
+    e.add_argument("--dataset", default="NCI1")
+    e.add_argument("--n", type=int, default=1500)
+    e.add_argument("--components", type=int, nargs="+", default=[25, 50, 100, 200, 400, 800, 1500])
+    a = sub.add_parser("accuracy")
+    a.add_argument("--datasets", nargs="+",
+                   default=["NCI1", "NCI109", "Mutagenicity", "DD", "REDDIT-BINARY", "IMDB-BINARY"])
+    a.add_argument("--folds", type=int, default=10)
+    a.add_argument("--n-landmarks", type=int, default=500)
+    a.add_argument("--max-iter", type=int, default=1000, help="LinearSVC's max_iter")
+    a.add_argument("--loss", default="squared_hinge", choices=["squared_hinge", "hinge"], help="LinearSVC's loss")
+    a.add_argument("--intercept-scaling", type=float, default=1.0, help="LinearSVC's intercept_scaling")
+    a.add_argument("--no-exact", action="store_true", help="only the features path (the exact one is deterministic)")
+    a.add_argument("--c-grid", type=float, nargs="+", default=[1e-2, 1e-1, 1.0, 10.0, 100.0])
+    d = sub.add_parser("diagnose")
+    d.add_argument("--datasets", nargs="+", default=["Mutagenicity"])
+    d.add_argument("--folds", type=int, default=10)
+    d.add_argument("--components", type=int, nargs="+", default=[500, 1000])
+    d.add_argument("--max-samples", type=int, default=1000)
+    d.add_argument("--max-iter", type=int, default=2000)
+    d.add_argument("--models", nargs="*", default=["squared_hinge", "squared_hinge_primal_is10", "hinge_is10"])
+    d.add_argument("--no-exact", action="store_true")
+    d.add_argument("--c-grid", type=float, nargs="+", default=[1e-2, 1e-1, 1.0, 10.0, 100.0])
+    args = parse(command, argv)
+    {"error": kernel_error, "accuracy": accuracy, "diagnose": diagnose}[args.what](args)
+
+
+if __name__ == "__main__":
+    main()

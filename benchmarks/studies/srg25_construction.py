@@ -1,0 +1,254 @@
+"""Construct all fifteen srg(25, 12, 5, 6) without any download, as stored in
+``graphinvariants/datasets/srg.py`` (``SRG25_GRAPH6``).
+
+Run from the project root:  python benchmarks/studies/srg25_construction.py   (about 10 s)
+
+The fifteen srg(25, 12, 5, 6) (Paulus 1973) are exactly the descendants of the four
+regular two-graphs on 26 points: in the switching class of such a two-graph, Seidel
+switching with respect to a point's neighbourhood isolates the point, and deleting it
+leaves an srg(25, 12, 5, 6); conversely adding an isolated node to an srg(25, 12, 5, 6)
+gives a graph whose two-graph is regular. A two-graph is handled here by its Seidel
+matrix S (26 x 26, 0 on the diagonal, -1 for an edge, +1 for a non-edge); regular means
+S @ S = 25 I.
+
+Regular two-graphs are reached from three sources:
+
+1. the Paley graph P(25) (GF(25) = GF(5)[x] / (x^2 - 2); nodes adjacent when their
+   difference is a non-zero square) plus an isolated node;
+2. the Latin square graphs L3(5) of every reduced Latin square of order 5 (56 squares,
+   two main classes; cells adjacent when they share a row, a column or a symbol) and
+   their complements, plus an isolated node;
+3. the block graphs of the Steiner triple systems STS(13): blocks adjacent when they
+   are disjoint, an srg(26, 10, 3, 4), and the complement, srg(26, 15, 8, 9), both with
+   two Seidel eigenvalues +-5. The systems are the cyclic one (base blocks {0, 1, 4} and
+   {0, 2, 7} mod 13) and every system reached from it by Pasch trades ({abc, axy, bxf,
+   cyf} -> {abx, acy, bcf, xyf}) until closed: the two STS(13) up to isomorphism.
+
+From these, until nothing new appears, the script also applies Godsil-McKay switching
+to the Seidel matrices (a set C of 4 points and signs d on C such that D S D restricted
+to C has constant row sums and every other point's signed row on C sums to 0 or +-4;
+S -> Q S Q with Q = J/2 - I on C: the Seidel spectrum, hence regularity, is kept), so
+that the set is closed under it (it adds nothing beyond the sources). Sources 1 and 2
+reach two of the four two-graphs (Paley's, with one descendant, and one with four);
+source 3 reaches the other two (two and eight descendants): 1 + 4 + 2 + 8 = 15.
+
+Every descendant of every point is checked to be srg(25, 12, 5, 6) from A @ A, and kept
+once per BLISS canonical form (igraph ``canonical_permutation``); a two-graph is known
+by the smallest canonical form among its descendants (two two-graphs with an isomorphic
+descendant are isomorphic). Prints per two-graph the automorphism group orders of its
+descendants, then the graph6 strings (canonical forms, sorted) and compares them with
+the stored ones.
+"""
+
+import itertools
+
+import igraph as ig
+import networkx as nx
+import numpy as np
+
+from graphinvariants.datasets import SRG25_GRAPH6
+from runner import clock, parse, parser
+
+N, K, LAMBDA, MU = 25, 12, 5, 6
+
+
+def is_srg(A):
+    A2 = A @ A
+    off = ~np.eye(N, dtype=bool)
+    return bool((A == A.T).all() and not A.diagonal().any() and (A.sum(1) == K).all()
+                and (A2[A == 1] == LAMBDA).all() and (A2[(A == 0) & off] == MU).all())
+
+
+def canonical_edges(A):
+    """BLISS's canonical form, as a sorted edge tuple (cheap: for deduplication)."""
+    g = ig.Graph.Adjacency(A.tolist(), mode="undirected")
+    h = g.permute_vertices(g.canonical_permutation())
+    return tuple(sorted(tuple(sorted(e)) for e in h.get_edgelist()))
+
+
+def graph6(edges):
+    """The canonical form as graph6 text."""
+    G = nx.Graph()
+    G.add_nodes_from(range(N))  # graph6 writes the nodes in the graph's order: 0..24
+    G.add_edges_from(edges)
+    return nx.to_graph6_bytes(G, header=False).decode().strip()
+
+
+def paley25():
+    elements = [(a, b) for a in range(5) for b in range(5)]
+
+    def times(u, v):  # (a + bx)(c + dx) with x^2 = 2
+        return (u[0] * v[0] + 2 * u[1] * v[1]) % 5, (u[0] * v[1] + u[1] * v[0]) % 5
+
+    squares = {times(e, e) for e in elements if e != (0, 0)}
+    return np.array([[int(i != j and ((u[0] - v[0]) % 5, (u[1] - v[1]) % 5) in squares) for j, v in enumerate(elements)]
+                     for i, u in enumerate(elements)])
+
+
+def latin_squares():
+    rows = list(itertools.permutations(range(5)))
+    out = []
+
+    def extend(square):
+        if len(square) == 5:
+            out.append(square)
+            return
+        for r in rows:
+            if r[0] == len(square) and all(r[c] != s[c] for s in square for c in range(5)):
+                extend(square + [r])
+
+    extend([tuple(range(5))])
+    return out
+
+
+def latin_square_graph(L):
+    cells = [(i, j) for i in range(5) for j in range(5)]
+    return np.array([[int(a != b and (i == k or j == l or L[i][j] == L[k][l])) for b, (k, l) in enumerate(cells)]
+                     for a, (i, j) in enumerate(cells)])
+
+
+def is_sts13(blocks):
+    pairs = [p for b in blocks for p in itertools.combinations(sorted(b), 2)]
+    return len(blocks) == 26 and len(pairs) == len(set(pairs)) == 78
+
+
+def sts_canonical(blocks):
+    """BLISS canonical form of the point-block incidence graph (points and blocks coloured)."""
+    g = ig.Graph(13 + len(blocks), [(p, 13 + i) for i, b in enumerate(blocks) for p in b])
+    h = g.permute_vertices(g.canonical_permutation(color=[0] * 13 + [1] * len(blocks)))
+    return tuple(sorted(tuple(sorted(e)) for e in h.get_edgelist()))
+
+
+def pasch_trades(blocks):
+    """Every STS obtained by replacing one Pasch configuration by the other one."""
+    B = set(blocks)
+    for b1, b2 in itertools.combinations(sorted(B), 2):
+        common = set(b1) & set(b2)
+        if len(common) != 1:
+            continue
+        (a,) = common
+        b, c = sorted(set(b1) - common)
+        for x, y in itertools.permutations(sorted(set(b2) - common)):
+            for b3 in B:
+                if b in b3 and x in b3:
+                    (f,) = set(b3) - {b, x}
+                    b4 = tuple(sorted((c, y, f)))
+                    if f != a and b4 in B:
+                        new = {tuple(sorted(t)) for t in ((a, b, x), (a, c, y), (b, c, f), (x, y, f))}
+                        yield sorted((B - {b1, b2, b3, b4}) | new)
+
+
+def steiner_triple_systems():
+    cyclic = sorted({tuple(sorted((x + i) % 13 for x in base)) for base in ((0, 1, 4), (0, 2, 7)) for i in range(13)})
+    found = {sts_canonical(cyclic): cyclic}
+    frontier = [cyclic]
+    while frontier:
+        for blocks in pasch_trades(frontier.pop()):
+            if not is_sts13(blocks):
+                raise RuntimeError("a Pasch trade gave a system that is not an STS(13)")
+            key = sts_canonical(blocks)
+            if key not in found:
+                found[key] = blocks
+                frontier.append(blocks)
+    return list(found.values())
+
+
+def seidel(A):
+    S = 1 - 2 * A
+    np.fill_diagonal(S, 0)
+    return S
+
+
+def with_isolated_node(A):
+    G = np.zeros((N + 1, N + 1), dtype=np.int64)
+    G[:N, :N] = A
+    return G
+
+
+def descendants(S):
+    """The graph left by isolating each point in turn (Seidel switching) and deleting it."""
+    for v in range(N + 1):
+        d = S[v].copy()
+        d[v] = 1
+        T = S * np.outer(d, d)  # row v is now all +1: v is isolated
+        keep = [u for u in range(N + 1) if u != v]
+        A = (1 - T[np.ix_(keep, keep)]) // 2
+        np.fill_diagonal(A, 0)
+        yield A
+
+
+def gm_switchings(S, size=4):
+    """Godsil-McKay switching of a Seidel matrix on every admissible signed set of ``size`` points."""
+    Q = 2 / size * np.ones((size, size)) - np.eye(size)
+    signs = [np.array((1,) + s) for s in itertools.product((1, -1), repeat=size - 1)]
+    for C in itertools.combinations(range(N + 1), size):
+        C = list(C)
+        out = [u for u in range(N + 1) if u not in C]
+        for d in signs:
+            inner = S[np.ix_(C, C)] * np.outer(d, d)
+            row_sums = inner.sum(1)
+            if (row_sums != row_sums[0]).any():
+                continue
+            column_sums = np.abs(d @ S[np.ix_(C, out)])
+            if not np.isin(column_sums, [0, size]).all() or not (column_sums == 0).any():
+                continue
+            D = np.ones(N + 1, dtype=np.int64)
+            D[C] = d
+            T = S * np.outer(D, D)
+            P = np.eye(N + 1)
+            P[np.ix_(C, C)] = Q
+            yield np.rint(P @ T @ P).astype(np.int64)
+
+
+def main(argv=None):
+    parse(parser(__doc__), argv)
+    start = clock()
+    two_graphs = {}  # key -> (Seidel matrix, source, descendant classes)
+    srgs = {}
+    frontier = []
+
+    def add(S, source):
+        if not (S @ S == N * np.eye(N + 1, dtype=np.int64)).all():
+            raise RuntimeError(f"{source}: the two-graph is not regular (S^2 != 25 I)")
+        keys = []
+        for A in descendants(S):
+            if not is_srg(A):
+                raise RuntimeError(f"{source}: a descendant is not srg(25, 12, 5, 6)")
+            key = canonical_edges(A)
+            keys.append(key)
+            srgs.setdefault(key, A)
+        key = min(keys)
+        if key not in two_graphs:
+            two_graphs[key] = (S, source, sorted(set(keys)))
+            frontier.append(S)
+
+    add(seidel(with_isolated_node(paley25())), "Paley P(25)")
+    for L in latin_squares():
+        A = latin_square_graph(L)
+        for B, what in ((A, "L3(5)"), (1 - A - np.eye(N, dtype=np.int64), "complement of L3(5)")):
+            add(seidel(with_isolated_node(B)), what)
+    systems = steiner_triple_systems()
+    print(f"{len(systems)} Steiner triple systems STS(13) up to isomorphism")
+    for blocks in systems:
+        A = np.array([[int(i != j and not set(a) & set(b)) for j, b in enumerate(blocks)]
+                      for i, a in enumerate(blocks)])
+        for B, what in ((A, "STS(13) disjointness srg(26, 10, 3, 4)"),
+                        (1 - A - np.eye(N + 1, dtype=np.int64), "STS(13) block graph srg(26, 15, 8, 9)")):
+            add(seidel(B), what)
+    while frontier:
+        S = frontier.pop()
+        for T in gm_switchings(S):
+            add(T, "Godsil-McKay switching")
+
+    for S, source, keys in two_graphs.values():
+        orders = sorted((ig.Graph(N, list(k)).count_automorphisms() for k in keys), reverse=True)
+        print(f"two-graph first reached from {source}: {len(keys)} descendants, |Aut| = {orders}")
+    texts = sorted(graph6(edges) for edges in srgs)
+    for text in texts:
+        print(text)
+    print(f"{len(two_graphs)} regular two-graphs on 26 points, {len(texts)} srg(25, 12, 5, 6); "
+          f"the same as the stored ones: {texts == sorted(SRG25_GRAPH6)} ({clock() - start:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
