@@ -37,9 +37,13 @@ Exactness: while the walk counts ``A^t 1`` are integers below ``2**53`` (unweigh
 graphs and integer weights, the same test as the in-process iteration), the iterate
 carried from step to step is those exact counts, whose sums are exact in any order;
 the summary then equals the in-process one bit for bit, and the invariants agree to
-rounding: every entry of the mean and of the covariance within ``1e-12`` relative
-whatever the node order (tested; measured errors are a few ``1e-15``: the moments are
-summed in another order, see :func:`power_invariants`). With non-integer weights the
+rounding, relative to their scale: every entry of the mean within ``1e-12`` of that
+entry, and every entry of the covariance within ``1e-12`` times the covariance's largest
+entry, whatever the node order (tested; measured errors are a few ``1e-15``: the moments
+are summed in another order, see :func:`power_invariants`). An entry far below that
+scale is rounding noise in both paths (a star of 20,000 nodes at ``k=6``: ``1.4e-33``
+against ``1.5e-37`` where the largest entry is about ``1e-10``) and is not promised to
+agree to itself. With non-integer weights the
 partial sums are added in another order than in process: the agreement is the same.
 
 Limits and memory
@@ -164,9 +168,11 @@ def power_invariants(
     the centred rows per block (again combined with :func:`math.fsum`), and the sum of
     the centred rows corrects both the mean and the covariance (Chan, Golub and
     LeVeque). No row is singled out, so a hub anywhere (node 0 included) costs no digits:
-    every entry of the mean and of the covariance agrees with the in-process invariants
-    within ``1e-12`` relative whatever the node order (tested on hub graphs with the hub
-    at node 0 and shuffled; measured errors are below ``1e-14``). A regular graph whose
+    every entry of the mean agrees with the in-process invariants within ``1e-12`` of
+    itself, and every entry of the covariance within ``1e-12`` times the covariance's
+    largest entry, whatever the node order (tested on hub graphs with the hub at node 0
+    and shuffled; measured errors are below ``1e-14``). An entry of the covariance far
+    below its largest is rounding noise in both paths, not a value to compare on its own. A regular graph whose
     walk counts are exact (every row of the summary equal) has covariance exactly 0, as
     in process.
 
@@ -186,7 +192,8 @@ def power_invariants(
     >>> expected = gi.power_invariants(G, k=4)
     >>> bool(np.allclose(inv.mean, expected.mean, rtol=1e-12, atol=0))
     True
-    >>> bool(np.allclose(inv.covariance, expected.covariance, rtol=1e-12, atol=0))
+    >>> scale = np.abs(expected.covariance).max()
+    >>> bool(np.allclose(inv.covariance, expected.covariance, rtol=0, atol=1e-12 * scale))
     True
     >>> round(gi.power_kernel(inv, expected, k=4), 12)
     1.0

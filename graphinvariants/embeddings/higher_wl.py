@@ -47,12 +47,17 @@ colours, never make a graph's counts depend on how its nodes are numbered, so th
 counts are exactly invariant under renumbering.
 
 Memory is bounded by ``working_memory`` (MiB; None: scikit-learn's global setting):
-2-FWL holds a graph's ``n**2`` pair colours (about ``160 n**2`` bytes with its work
-arrays: a graph of up to about 2,600 nodes at 1 GiB) and takes the pairs' sums in
-blocks of half the budget; local 2-WL takes graphs in
-chunks whose pairs and neighbour lists fit. A graph whose smallest working set does
-not fit is refused with a ValueError naming its size and the budget. With numba (the
-``[fast]`` extra) 2-FWL's inner sums are compiled (same bits as the numpy blocks).
+2-FWL holds one round of a graph's ``n**2`` pair colours at a time (about ``160 n**2``
+bytes with its work arrays: a graph of up to about 2,600 nodes at 1 GiB) and takes the
+pairs' sums in blocks of a quarter of the budget; local 2-WL takes graphs in chunks
+whose pairs and neighbour lists fit. A graph whose smallest working set does not fit is
+refused with a ValueError naming its size and the budget. The counts found, which are
+the result, come on top of the budget: each round keeps only its distinct colours and
+their counts (at most one a pair, 24 bytes each), and putting them on one vocabulary
+at the end holds about twice the result's own size (32 bytes a colour) at its peak, so
+the traced peak stays within ``working_memory`` plus the result while the result is
+smaller than the budget. With numba (the ``[fast]`` extra) 2-FWL's inner sums are
+compiled (same bits as the numpy blocks).
 """
 
 import hashlib
@@ -104,6 +109,18 @@ def _mix(x):
     x = x ^ (x >> np.uint64(27))
     x = x * _MULTIPLIERS[1]
     return x ^ (x >> np.uint64(31))
+
+
+def _mix_in_place(x):
+    """:func:`_mix` of the uint64 array ``x``, in place (one scratch array): the same bits."""
+    scratch = x >> np.uint64(30)
+    x ^= scratch
+    x *= _MULTIPLIERS[0]
+    np.right_shift(x, np.uint64(27), out=scratch)
+    x ^= scratch
+    x *= _MULTIPLIERS[1]
+    np.right_shift(x, np.uint64(31), out=scratch)
+    x ^= scratch
 
 
 def _fold(words, value):
@@ -187,16 +204,98 @@ class _NamedCounts(CountFeatures):
         return (relabel_columns(left.counts, place[:n_left], len(names)),
                 relabel_columns(right.counts, place[n_left:], len(names)))
 
-    def _batch(self, n_graphs, owners, names, amounts):
-        """The batch of counts from occurrences ``(graph, name, amount)``."""
-        if owners:
-            owner, name, amount = np.concatenate(owners), np.concatenate(names), np.concatenate(amounts)
-        else:
-            owner, name, amount = np.zeros(0, np.int64), np.zeros((0, 2), np.int64), np.zeros(0)
-        vocabulary, column = unique_rows(name) if len(name) else (np.zeros((0, 2), np.int64), np.zeros(0, np.int64))
-        counts = sp.csr_array((amount.astype(np.float64), (owner, column)), shape=(n_graphs, len(vocabulary)))
-        counts.sum_duplicates()
+    def _batch(self, n_graphs, tally):
+        """The batch of counts from the occurrences kept in ``tally``."""
+        counts, vocabulary = tally.counts(n_graphs)
         return HigherWLBatch(counts, vocabulary, params=self.embedding_params())
+
+
+class _Tally:
+    """Occurrences ``(row, name, amount)`` found round by round, put on one vocabulary
+    at the end.
+
+    Only the distinct names of a round are kept (a pair's colour table is dropped once
+    the next round has read it): 16 bytes a name, 8 an amount, and 8 a row where a round
+    spreads over several rows (node rows, or a chunk of graphs).
+    """
+
+    def __init__(self):
+        self.rows, self.names, self.amounts = [], [], []
+
+    def add(self, row, names, amounts):
+        """Keep ``amounts[i]`` occurrences of ``names[i]`` (int64 rows of two lanes) in
+        row ``row`` (one int for all, or one per name)."""
+        self.rows.append(row if np.ndim(row) else int(row))
+        self.names.append(np.ascontiguousarray(names, dtype=np.int64).reshape(-1, 2))
+        self.amounts.append(np.asarray(amounts))
+
+    def count_classes(self, row, classes, distinct):
+        """Keep the classes ``classes`` (of the names ``distinct``) in rows ``row`` (one
+        int, or one per item of ``classes``)."""
+        if not np.ndim(row):
+            self.add(row, distinct, np.bincount(classes, minlength=len(distinct)))
+            return
+        low = int(row.min()) if len(row) else 0
+        keys, amounts = np.unique((row - low) * max(len(distinct), 1) + classes, return_counts=True)
+        rows, which = np.divmod(keys, max(len(distinct), 1))
+        self.add(rows + low, distinct[which], amounts)
+
+    def counts(self, n_graphs):
+        """The count matrix ``(n_graphs, n_colours)`` and its sorted vocabulary of names.
+
+        Put together lane by lane, letting each part go once copied: at the peak about
+        twice the result's own size (32 bytes a count and name) is held.
+        """
+        sizes = [len(names) for names in self.names]
+        hi = np.concatenate([names[:, 0] for names in self.names]) if sizes else np.zeros(0, np.int64)
+        lo = np.concatenate([names[:, 1] for names in self.names]) if sizes else np.zeros(0, np.int64)
+        self.names.clear()
+        lanes = [hi, lo]
+        del hi, lo
+        vocabulary, column = _distinct_lanes(lanes)
+        amount = np.concatenate(self.amounts).astype(np.float64) if sizes else np.zeros(0)
+        self.amounts.clear()
+        if all(isinstance(r, int) for r in self.rows) and all(np.diff(self.rows) >= 0):
+            # rows in order, one per part: the compressed rows directly, sorted within each
+            per_row = np.bincount(np.asarray(self.rows, np.int64), weights=sizes, minlength=n_graphs)
+            indptr = np.concatenate(([0], np.cumsum(per_row.astype(np.int64))))
+            counts = sp.csr_array((amount, column, indptr), shape=(n_graphs, len(vocabulary)))
+        else:
+            row = np.concatenate([np.full(size, r, np.int64) if isinstance(r, int) else r
+                                  for r, size in zip(self.rows, sizes)])
+            counts = sp.csr_array((amount, (row, column)), shape=(n_graphs, len(vocabulary)))
+        self.rows.clear()
+        counts.sum_duplicates()
+        return counts, vocabulary
+
+
+def distinct_names(hi, lo):
+    """``unique_rows`` of the names given as their two int64 lanes ``hi`` and ``lo``:
+    the distinct names ``(d, 2)`` in lexicographic order and the class of each, without
+    copies of ``(m, 2)`` rows (about 50 bytes a name at the peak)."""
+    return _distinct_lanes([hi, lo])
+
+
+def _distinct_lanes(lanes):
+    """:func:`distinct_names` of ``lanes = [hi, lo]``, emptying the list so that the
+    lanes go as soon as they are read (when the caller holds no other reference)."""
+    order = np.lexsort(lanes[::-1])
+    new = np.ones(len(order), dtype=bool)
+    hi = lanes[0][order]
+    np.not_equal(hi[1:], hi[:-1], out=new[1:])
+    lo = lanes[1][order]
+    lanes.clear()
+    new[1:] |= lo[1:] != lo[:-1]
+    distinct = np.empty((int(np.count_nonzero(new)), 2), np.int64)
+    distinct[:, 0] = hi[new]
+    distinct[:, 1] = lo[new]
+    del hi, lo
+    ids = np.cumsum(new, dtype=np.int64)
+    del new
+    ids -= 1
+    classes = np.empty(len(order), np.int64)
+    classes[order] = ids
+    return distinct, classes
 
 
 def _check_label_names(node_label, edge_label):
@@ -207,7 +306,8 @@ def _check_label_names(node_label, edge_label):
 
 def _distinct(words):
     """``(distinct names as int64 rows, class id of each)`` of names given as lanes."""
-    return unique_rows(np.ascontiguousarray(words.reshape(2, -1).T).view(np.int64))
+    lanes = words.reshape(2, -1)
+    return distinct_names(lanes[0].view(np.int64), lanes[1].view(np.int64))
 
 
 class FolkloreWL(_NamedCounts):
@@ -227,9 +327,10 @@ class FolkloreWL(_NamedCounts):
         Individualise each node of the smallest class of at least two nodes in turn
         (registered as ``"fwl2_ir"``; see the module's documentation).
     working_memory : float or None, keyword-only, default=None
-        MiB the embedding may use (None: ``sklearn.get_config()["working_memory"]``);
-        a graph with more than about ``sqrt(working_memory * 2**20 / 160)`` nodes is
-        refused. It does not change the counts.
+        MiB the embedding may use for a graph's pair colours (None:
+        ``sklearn.get_config()["working_memory"]``); a graph with more than about
+        ``sqrt(working_memory * 2**20 / 160)`` nodes is refused. The counts returned
+        come on top (see the module's documentation). It does not change the counts.
 
     Notes
     -----
@@ -270,7 +371,8 @@ class FolkloreWL(_NamedCounts):
     def embed(self, batch):
         node_words, edge_words = self._check_labels(batch)
         budget = check_working_memory(self.working_memory) * 2**20
-        sizes = np.asarray(batch.sizes, dtype=np.int64)
+        offsets = np.asarray(batch.offsets, dtype=np.int64)
+        sizes = np.diff(offsets)  # nodes per graph (a batch of node rows has its graphs' offsets)
         too_large = np.flatnonzero(sizes.astype(float) ** 2 * FWL_PAIR_BYTES > budget)
         if len(too_large):
             g = int(too_large[0])
@@ -280,28 +382,24 @@ class FolkloreWL(_NamedCounts):
                 f"working_memory={budget / 2**20:g} MiB; raise working_memory, or use 'lwl2' (local 2-WL)")
         compiled = compiled_module("graphinvariants.embeddings._higher_wl_numba")
         A = batch.matrix
-        offsets = np.asarray(batch.offsets, dtype=np.int64)
         row_of_node = _row_of_node(batch)
-        owners, names, amounts = [], [], []
+        tally = _Tally()
         for g in range(len(offsets) - 1):
             a, b = int(offsets[g]), int(offsets[g + 1])
             n = b - a
-            words = _fwl_atoms(A, a, b, node_words, edge_words)
-            rounds = _Refinement(words, budget, compiled)
-            found = [rounds.names]
+            rows = row_of_node[a:b]
+            # a pair (u, v) counts at u: one row for the whole graph, or one per node
+            row = int(rows[0]) if n and (rows == rows[0]).all() else np.repeat(rows, n)
+            rounds = _Refinement(_fwl_atoms(A, a, b, node_words, edge_words), budget, compiled)
+            tally.count_classes(row, rounds.classes, rounds.distinct)
             for _ in range(self.n_iter):
-                found.append(rounds.step())
-            first = row_of_node[a + np.repeat(np.arange(n), n)]  # a pair (u, v) counts at u
-            tables = [(first, np.ascontiguousarray(table.reshape(2, -1).T).view(np.int64)) for table in found]
+                rounds.step()
+                tally.count_classes(row, rounds.classes, rounds.distinct)
             if self.individualise:
                 nodes, histograms = self._individualised(rounds, budget, compiled)
-                tables.append((row_of_node[a + nodes], histograms))
-            for owner, table in tables:
-                distinct, ids = unique_rows(np.column_stack((owner, table)))
-                owners.append(distinct[:, 0])
-                names.append(distinct[:, 1:])
-                amounts.append(np.bincount(ids, minlength=len(distinct)))
-        return self._batch(len(batch), owners, names, amounts)
+                tally.add(row_of_node[a + nodes], histograms, np.ones(len(nodes), np.int64))
+            del rounds, row
+        return self._batch(len(batch), tally)
 
     def _individualised(self, rounds, budget, compiled):
         """The nodes of the target class and the names of their final histograms."""
@@ -319,16 +417,24 @@ class FolkloreWL(_NamedCounts):
         target = candidates[np.argmin(size[candidates])]  # classes are sorted by name: ties go to the first
         nodes = np.flatnonzero(ids == target)
         histograms = np.empty((len(nodes), 2), np.uint64)
-        code = np.zeros((n, n), np.int64)
+        code = np.zeros((n, n), np.int8)
+        rounds.forget_classes()  # only the names are read from here on
         for i, v in enumerate(nodes.tolist()):
             code[:] = 0
             code[v, :] += 1
             code[:, v] += 2
-            refined = _Refinement(_mix(words ^ _INDIVIDUAL[:, code]), budget, compiled)
+            start = _INDIVIDUAL[:, code]
+            start ^= words
+            _mix_in_place(start)
+            refined = _Refinement(start, budget, compiled)
+            del start
             for _ in range(self.n_iter):
                 refined.step()
-            total = _mix(refined.words ^ _lane(_HISTOGRAM, 2)).reshape(2, -1).sum(axis=1, dtype=np.uint64)
-            histograms[i] = _mix(total ^ _HISTOGRAM)
+            total = refined.words.reshape(2, -1) ^ _lane(_HISTOGRAM, 1)
+            del refined
+            _mix_in_place(total)
+            histograms[i] = _mix(total.sum(axis=1, dtype=np.uint64) ^ _HISTOGRAM)
+            del total
         return nodes, histograms.view(np.int64)
 
 
@@ -363,7 +469,13 @@ def _fwl_atoms(A, a, b, node_words, edge_words):
 
 class _Refinement:
     """Rounds of 2-FWL on one graph's pair names ``(2, n, n)``; once a round splits no
-    class (the partition is stable), later rounds rename each class from one pair."""
+    class (the partition is stable), later rounds rename each class from one pair.
+
+    Between rounds it holds the names (16 bytes a pair), the class of each pair (8) and
+    the distinct names (at most 16 a pair); a round adds the mixed names, the sums and
+    the next names (16 each), and :func:`distinct_names` of the next names (about 50),
+    so about 140 bytes a pair at the peak, within :data:`FWL_PAIR_BYTES`.
+    """
 
     #: Whether stable rounds are taken from one pair per class (tests turn it off).
     shortcut = True
@@ -372,50 +484,84 @@ class _Refinement:
         self.words = np.ascontiguousarray(words)
         self.budget = budget
         self.compiled = compiled
-        self.classes = None
+        self._classes = self._distinct = None
         self.stable = False
 
     @property
     def names(self):
         return self.words
 
+    @property
+    def classes(self):
+        """The class of every pair (int64, ``n**2``), classes numbered by sorted name."""
+        if self._classes is None:
+            self._distinct, self._classes = _distinct(self.words)
+        return self._classes
+
+    @property
+    def distinct(self):
+        """The distinct names ``(d, 2)`` of this round (int64 rows), one per class."""
+        if self._distinct is None:
+            self._distinct, self._classes = _distinct(self.words)
+        return self._distinct
+
+    def forget_classes(self):
+        """Let the classes go (only the names are read from here on)."""
+        self._classes = self._distinct = None
+        self.stable = False
+
     def step(self):
         words = self.words
         n = words.shape[1]
         if n == 0:
             return words
-        if self.classes is None:
-            _, self.classes = _distinct(words)
-        mixed = np.ascontiguousarray(_mix(words ^ _lane(_SECOND, 2)))
+        classes = self.classes
+        mixed = words ^ _lane(_SECOND, 2)
+        _mix_in_place(mixed)
         if self.stable and self.shortcut:  # one pair per class: the others have the same multiset
-            _, first = np.unique(self.classes, return_index=True)
+            _, first = np.unique(classes, return_index=True)
             us, vs = np.divmod(first.astype(np.int64), n)
-        else:
-            us, vs = np.divmod(np.arange(n * n, dtype=np.int64), n)
-        sums = self._sums(words, mixed, us, vs)
-        own = words[:, us, vs]
-        new = _mix(_mix(own ^ _lane(_OWN, 1)) + sums)
-        if self.stable and self.shortcut:
-            self.words = np.ascontiguousarray(new[:, self.classes].reshape(2, n, n))
+            sums = self._sums(words, mixed, us, vs)
+            del mixed
+            new = _mix(_mix(words[:, us, vs] ^ _lane(_OWN, 1)) + sums)
+            self.words = np.ascontiguousarray(new[:, classes].reshape(2, n, n))
+            self._distinct = np.ascontiguousarray(new.T).view(np.int64)
             return self.words
-        new = new.reshape(2, n, n)
-        _, classes = _distinct(new)
-        self.stable = int(classes.max()) == int(self.classes.max())
-        self.classes = classes
-        self.words = np.ascontiguousarray(new)
+        sums = self._sums(words, mixed, None, None)
+        del mixed
+        new = words.reshape(2, -1) ^ _lane(_OWN, 1)
+        _mix_in_place(new)
+        new += sums
+        del sums
+        _mix_in_place(new)
+        n_classes = len(self._distinct)
+        self._distinct = self._classes = None
+        del classes, words
+        self.words = new.reshape(2, n, n)
+        self.stable = len(self.distinct) == n_classes
         return self.words
 
     def _sums(self, words, mixed, us, vs):
-        """``sum_w mix(words[u, w] * odd + mixed[w, v])`` per lane, for each pair ``(u, v)``."""
-        if self.compiled:
-            return self.compiled.pair_sums(words, mixed, us, vs, _ODD)
+        """``sum_w mix(words[u, w] * odd + mixed[w, v])`` per lane, for each pair ``(u, v)``
+        (every pair, in order, if ``us`` is None), in blocks of pairs."""
         n = words.shape[1]
-        block = max(1, int(self.budget // (2 * 3 * 8 * 2 * max(n, 1))))  # three (2, block, n) arrays
-        out = np.empty((2, len(us)), np.uint64)
-        for start in range(0, len(us), block):
-            u, v = us[start : start + block], vs[start : start + block]
+        n_pairs = n * n if us is None else len(us)
+        out = np.empty((2, n_pairs), np.uint64)
+        if self.compiled:  # blocks of rows: the pair lists stay small
+            block = max(n, (int(self.budget // 64) // max(n, 1)) * n)
+        else:  # three (2, block, n) arrays of uint64: a quarter of the budget
+            block = max(1, int(self.budget // (4 * 3 * 16 * max(n, 1))))
+        for start in range(0, n_pairs, block):
+            stop = min(start + block, n_pairs)
+            if us is None:
+                u, v = np.divmod(np.arange(start, stop, dtype=np.int64), n)
+            else:
+                u, v = us[start:stop], vs[start:stop]
+            if self.compiled:
+                out[:, start:stop] = self.compiled.pair_sums(words, mixed, u, v, _ODD)
+                continue
             terms = _mix(words[:, u, :] * _lane(_ODD, 2) + mixed[:, :, v].transpose(0, 2, 1))
-            out[:, start : start + block] = terms.sum(axis=2, dtype=np.uint64)
+            out[:, start:stop] = terms.sum(axis=2, dtype=np.uint64)
         return out
 
 
@@ -437,7 +583,8 @@ class LocalWL(_NamedCounts):
     working_memory : float or None, keyword-only, default=None
         MiB the embedding may use (None: scikit-learn's global setting): graphs are
         taken in chunks whose pairs and neighbour lists fit; a graph that does not fit
-        alone is refused. It does not change the counts.
+        alone is refused. The counts returned come on top (see the module's
+        documentation). It does not change the counts.
 
     Notes
     -----
@@ -476,7 +623,7 @@ class LocalWL(_NamedCounts):
         budget = check_working_memory(self.working_memory) * 2**20
         A = batch.matrix
         offsets = np.asarray(batch.offsets, dtype=np.int64)
-        owners, names, amounts = [], [], []
+        tally = _Tally()
         g, n_graphs = 0, len(offsets) - 1
         row_of_node = _row_of_node(batch)
         needs = self._needs(A, offsets)
@@ -484,7 +631,9 @@ class LocalWL(_NamedCounts):
             stop = self._chunk(needs, g, budget)
             a, b = int(offsets[g]), int(offsets[stop])
             keys, distance = self._pairs(A, offsets, g, stop)
-            owner = row_of_node[a + keys // max(b - a, 1)]  # a pair (u, v) counts at u
+            rows = row_of_node[a:b]
+            # a pair (u, v) counts at u: one row for the chunk, or one per pair
+            row = int(rows[0]) if (rows == rows[0]).all() else rows[keys // max(b - a, 1)]
             words = _local_atoms(A, a, b, keys, distance, node_words, edge_words)
             del distance
             slice_entries = max(1024, int(budget // (4 * SLICE_ENTRY_BYTES)))
@@ -493,12 +642,12 @@ class LocalWL(_NamedCounts):
             for h in range(self.n_iter + 1):
                 if h:
                     words = _local_step(words, lists, slice_entries)
-                distinct, ids = unique_rows(np.column_stack((owner, np.ascontiguousarray(words.T).view(np.int64))))
-                owners.append(distinct[:, 0])
-                names.append(distinct[:, 1:])
-                amounts.append(np.bincount(ids, minlength=len(distinct)))
+                distinct, classes = distinct_names(words[0].view(np.int64), words[1].view(np.int64))
+                tally.count_classes(row, classes, distinct)
+                del distinct, classes
+            del words, lists, row
             g = stop
-        return self._batch(len(batch), owners, names, amounts)
+        return self._batch(len(batch), tally)
 
     def _needs(self, A, offsets):
         """Bytes each graph may need: :data:`LOCAL_PAIR_BYTES` per pair and
