@@ -50,7 +50,7 @@ def test_every_public_name_resolves_and_is_listed():
         assert getattr(gi, name) is not None, name
     assert set(gi.__all__) <= set(dir(gi))
     for module in ("datasets", "embeddings", "graphs", "kernels", "perturbation", "scale", "estimator",
-                   "approximation", "evaluation", "plotting", "cli", "walks"):
+                   "evaluation", "plotting", "cli", "walks"):
         assert getattr(gi, module).__name__ == f"graphinvariants.{module}"
     assert gi.kernels.learned.__name__ == "graphinvariants.kernels.learned._combination"
     assert gi.GraphKernel is gi.estimator.GraphKernel and gi.LearnedFeatures is gi.scale.LearnedFeatures
