@@ -55,10 +55,7 @@ __version__ = "0.3.0"
 _LAZY = {
     "GraphKernel": "estimator",
     "PowerKernel": "estimator",
-    "MeanMapFeatures": "approximation",
-    "NystroemGraphKernel": "approximation",
     "GraphFeatures": "features",
-    "LearnedFeatures": "features",
     "Explanation": "explanations",
     "PairExplanation": "explanations",
     "explain": "explanations",
@@ -67,10 +64,27 @@ _LAZY = {
 }
 
 
+#: The names deprecated in 0.3.0 (removed in 0.4.0) -> their module: reading one warns,
+#: every time (so it is not cached in the module's namespace), and constructing one
+#: warns again. Each is GraphFeatures under its 0.2 name and parameters.
+_DEPRECATED = {
+    "LearnedFeatures": "features.deprecated",
+    "MeanMapFeatures": "features.deprecated",
+    "NystroemGraphKernel": "features.deprecated",
+}
+
+
 def __getattr__(name):
     import importlib
     import importlib.util
 
+    if name in _DEPRECATED:
+        import warnings
+
+        module = importlib.import_module(f"{__name__}.{_DEPRECATED[name]}")
+        warnings.warn(f"{name} is deprecated since 0.3.0 and goes in 0.4.0: use {module.DEPRECATED[name]}",
+                      FutureWarning, stacklevel=2)
+        return getattr(module, name)
     if name in _LAZY:
         value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
     elif not name.startswith("__") and importlib.util.find_spec(f"{__name__}.{name}") is not None:

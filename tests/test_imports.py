@@ -53,7 +53,11 @@ def test_every_public_name_resolves_and_is_listed():
                    "explanations", "features", "search", "cli", "walks", "distributed"):
         assert getattr(gi, module).__name__ == f"graphinvariants.{module}"
     assert gi.kernels.learned.__name__ == "graphinvariants.kernels.learned"
-    assert gi.GraphKernel is gi.estimator.GraphKernel and gi.LearnedFeatures is gi.features.LearnedFeatures
+    assert gi.GraphKernel is gi.estimator.GraphKernel
+    from graphinvariants.features import deprecated
+
+    with pytest.warns(FutureWarning, match="deprecated since 0.3.0"):
+        assert gi.LearnedFeatures is deprecated.LearnedFeatures
     with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
         gi.no_such_name
     with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):

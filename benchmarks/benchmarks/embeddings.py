@@ -132,3 +132,42 @@ class Vocabulary:
 
     def time_embed(self, what):
         self.functional.embed(self.batch)
+
+
+#: Vancomycin (C66H75Cl2N9O24, 101 heavy atoms), the large drug of issue 52.
+VANCOMYCIN = ("CC1C(C(CC(O1)OC2C(C(C(OC2OC3=C4C=C5C=C3OC6=C(C=C(C=C6)C(C(C(=O)NC(C(=O)NC5C(=O)NC7C8=CC(=C(C=C8)O)"
+              "C9=C(C=C(C=C9O)O)C(NC(=O)C(C(C1=CC(=C(O4)C=C1)Cl)O)NC7=O)C(=O)O)CC(=O)N)NC(=O)C(CC(C)C)NC)O)Cl)CO)O)O)"
+              "(C)N)O")
+
+
+class DescriptorsBySize:
+    """The descriptors member's cost of one molecule by its size (docs/regression.rst):
+    vancomycin, then carbon chains; the default set, the basic dozen, and ``AvgIpc``
+    alone (left out of the default set because its time grows faster than the cube of
+    the atoms). A fresh molecule per call: RDKit keeps some results on the molecule."""
+
+    params = (["vancomycin", "C100", "C200", "C400", "C800", "C1200"], ["default", "basic", "AvgIpc"])
+    param_names = ["molecule", "descriptors"]
+    timeout = 900
+
+    def setup(self, molecule, descriptors):
+        try:  # asv skips a benchmark whose setup raises NotImplementedError
+            from rdkit.Chem import Descriptors
+        except ImportError as error:
+            raise NotImplementedError("needs RDKit") from error
+        from graphinvariants.embeddings.descriptors import (
+            BASIC_DESCRIPTORS, batch_molecules, descriptor_table, rdkit_descriptors,
+        )
+
+        smiles = VANCOMYCIN if molecule == "vancomycin" else "C" * int(molecule[1:])
+        if descriptors == "AvgIpc" and len(smiles) > 800:
+            raise NotImplementedError("AvgIpc alone: minutes beyond 800 atoms")
+        batch = gi.as_graph_batch([smiles], node_label="label", edge_label="label")
+        if descriptors == "AvgIpc":
+            self.call = lambda: Descriptors.AvgIpc(batch_molecules(batch)[0])
+        else:
+            names = rdkit_descriptors() if descriptors == "default" else BASIC_DESCRIPTORS
+            self.call = lambda: descriptor_table(batch_molecules(batch), names)
+
+    def time_one_molecule(self, molecule, descriptors):
+        self.call()

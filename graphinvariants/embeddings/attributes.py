@@ -258,10 +258,7 @@ class PropagatedAttributes(MeanMap):
         """Fit on the batches; returns their sorted profiles (None with a fixed bandwidth)."""
         self._pending = []
         Z = np.concatenate([self.raw_values(batch) for batch in batches])
-        ordered = np.sort(Z, axis=0)  # statistics independent of graph and node order, to the bit
-        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused below, by name
-            mean = ordered.mean(axis=0) if len(Z) else np.zeros(Z.shape[1])
-            scale = np.sqrt(((ordered - mean) ** 2).mean(axis=0)) if len(Z) else np.ones(Z.shape[1])
+        mean, scale = self._standardisation(Z)
         overflow = np.flatnonzero(~(np.isfinite(mean) & np.isfinite(scale)))
         if len(overflow):
             raise ValueError(f"node attributes (column {overflow[0]}) are too large to standardise (their mean or "
@@ -276,6 +273,15 @@ class PropagatedAttributes(MeanMap):
             return profiles
         self._fitted = (mean, scale, float(self.bandwidth))
         return [None] * len(batches)
+
+    def _standardisation(self, Z):
+        """``(mean, scale)`` of the columns of ``Z``, one row per node (not finite where
+        they overflow: refused by the caller, by name)."""
+        ordered = np.sort(Z, axis=0)  # statistics independent of graph and node order, to the bit
+        with np.errstate(over="ignore", invalid="ignore"):
+            mean = ordered.mean(axis=0) if len(Z) else np.zeros(Z.shape[1])
+            scale = np.sqrt(((ordered - mean) ** 2).mean(axis=0)) if len(Z) else np.ones(Z.shape[1])
+        return mean, scale
 
     def _check_fitted(self):
         if self._fitted is None:

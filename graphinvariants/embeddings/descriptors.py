@@ -34,7 +34,34 @@ holds neither), so ``[nH]`` is read as an aromatic nitrogen without hydrogen and
 carboxylate as its acid; :func:`~graphinvariants.datasets.to_mol`'s reading of a
 charge-separated group decides its descriptors. Reading every input the same way keeps
 the kernel of a SMILES string and of its graph equal, and explanations complete.
+
+A value RDKit gives as NaN or infinite (``LabuteASA`` of ``[Cm][Cm]``: RDKit has no
+radius for curium) is imputed, and a warning says so, naming the molecule and the
+descriptor: the column statistics are fitted on the finite values, and a missing value
+reads as its column's fitted mean (a standardised 0). One odd molecule thus neither
+sinks a fit on a whole collection nor moves the other molecules' values.
+
+Cost by size. Most descriptors take time linear in the atoms; a few read the distance
+matrix or walk the whole molecule (the E-state indices, ``BertzCT``, ``BalabanJ``), so a
+molecule far larger than a drug costs more than its share. One molecule at a time, median
+of 3 (measured by the timing that is now the asv benchmark
+``embeddings.DescriptorsBySize``, ``asv run --bench DescriptorsBySize``; RDKit 2026.09, a 2-core
+machine shared with other jobs, so the large sizes are slower than on a quiet one)::
+
+    heavy atoms   molecule           default set (201)   BASIC_DESCRIPTORS   AvgIpc alone
+    101           vancomycin         24 ms               1.1 ms              85 ms
+    100           a carbon chain     71 ms               1.0 ms              13 ms
+    200           a carbon chain     0.15 s              1.6 ms              3.1 s
+    400           a carbon chain     0.60 s              3.0 ms              25 s
+    800           a carbon chain     7.6 s               8.8 ms              117 s
+    1,200         a carbon chain     42 s                22 ms               (NaN, issue 52)
+
+``AvgIpc`` is left out of the default set because it does not scale (and gave NaN for a
+1,200-atom chain after 80 s). For molecules of hundreds of atoms, take
+``descriptors=BASIC_DESCRIPTORS``, which stays near-linear.
 """
+
+import warnings
 
 import numpy as np
 
@@ -43,7 +70,7 @@ from .attributes import PropagatedAttributes
 from .meanmap import MeanMapBatch
 
 __all__ = ["BASIC_DESCRIPTORS", "EXCLUDED", "MolecularDescriptors", "batch_molecules", "descriptor_table",
-           "rdkit_descriptors"]
+           "not_finite_message", "rdkit_descriptors"]
 
 #: A dozen common descriptors (names in ``rdkit.Chem.Descriptors.descList``):
 #: lipophilicity (Crippen logP and molar refractivity), size (weight, heavy atoms, valence
@@ -55,16 +82,18 @@ BASIC_DESCRIPTORS = ("MolLogP", "MolWt", "TPSA", "NumHDonors", "NumHAcceptors", 
 
 #: RDKit descriptors the default (``descriptors="rdkit"``) leaves out: the partial charges
 #: and the BCUT2D descriptors (Gasteiger charges, not finite for some elements), ``Ipc``
-#: (values up to 1e10; ``AvgIpc`` is kept), and ``qed`` and ``SPS``, a quarter of the
-#: time of all the rest together.
-EXCLUDED = ("MaxPartialCharge", "MinPartialCharge", "MaxAbsPartialCharge", "MinAbsPartialCharge", "Ipc", "qed",
-            "SPS", "BCUT2D_MWHI", "BCUT2D_MWLOW", "BCUT2D_CHGHI", "BCUT2D_CHGLO", "BCUT2D_LOGPHI",
+#: (values up to 1e10), ``AvgIpc`` (its time grows about as the cube of the atoms: 27 s
+#: for an 800-atom chain, NaN for a 1,200-atom one), and ``qed`` and ``SPS``, a quarter
+#: of the time of all the rest together.
+EXCLUDED = ("MaxPartialCharge", "MinPartialCharge", "MaxAbsPartialCharge", "MinAbsPartialCharge", "Ipc", "AvgIpc",
+            "qed", "SPS", "BCUT2D_MWHI", "BCUT2D_MWLOW", "BCUT2D_CHGHI", "BCUT2D_CHGLO", "BCUT2D_LOGPHI",
             "BCUT2D_LOGPLOW", "BCUT2D_MRHI", "BCUT2D_MRLOW")
 
 
 def rdkit_descriptors():
     """The names of the default descriptors, ``descriptors="rdkit"``: every 2D descriptor
-    of the installed RDKit (``rdkit.Chem.Descriptors.descList``: 2026.09 has 217) but
+    of the installed RDKit (``rdkit.Chem.Descriptors.descList``: 2026.09 has 217, of which
+    201 are taken) but
     :data:`EXCLUDED`, in RDKit's order.
 
     Examples
@@ -172,12 +201,13 @@ def cached_descriptor_table(molecules, names, *, what="graphs"):
     :func:`batch_molecules` does, are the same molecule atom for atom, so a kept row is
     the row the molecule would get, to the last bit: the cache changes no value. The
     learned default is fitted on many training parts of one collection
-    (cross-validation), and each part reads its molecules anew."""
+    (cross-validation), and each part reads its molecules anew. An error names the
+    molecule by its position in ``molecules``, cached or not."""
     from rdkit import Chem
 
     keys = [(Chem.MolToSmiles(mol, canonical=True), tuple(names)) for mol in molecules]
     missing = [i for i, key in enumerate(keys) if key not in _CACHE]
-    computed = descriptor_table([molecules[i] for i in missing], names, what=what)
+    computed = _table([molecules[i] for i in missing], names, missing, what)
     table = np.empty((len(molecules), len(names)))
     if missing:
         table[missing] = computed
@@ -205,12 +235,14 @@ def descriptor_table(molecules, names=BASIC_DESCRIPTORS, *, what="graphs"):
     Returns
     -------
     numpy.ndarray of shape (len(molecules), len(names))
+        NaN where RDKit's value is not finite (NaN or infinite: ``LabuteASA`` of
+        ``[Cm][Cm]``); :func:`not_finite_message` says where.
 
     Raises
     ------
     ValueError
-        If a name is not an RDKit descriptor, or a value is not finite (the message
-        names the molecule and the descriptor).
+        If a name is not an RDKit descriptor, or RDKit fails on a molecule (the
+        message names the molecule and the descriptor).
 
     Examples
     --------
@@ -219,20 +251,47 @@ def descriptor_table(molecules, names=BASIC_DESCRIPTORS, *, what="graphs"):
     >>> descriptor_table([Chem.MolFromSmiles("CCO")], ["HeavyAtomCount", "NumHDonors"]).tolist()
     [[3.0, 1.0]]
     """
+    return _table(molecules, names, range(len(molecules)), what)
+
+
+def _table(molecules, names, positions, what):
+    """:func:`descriptor_table` of ``molecules``, whose positions in the caller's
+    collection (for messages) are ``positions``."""
     functions = _rdkit_descriptors()
-    missing = [name for name in names if name not in functions]
-    if missing:
-        raise ValueError(f"{missing[0]!r} is not an RDKit descriptor (rdkit.Chem.Descriptors.descList)")
+    unknown = [name for name in names if name not in functions]
+    if unknown:
+        raise ValueError(f"{unknown[0]!r} is not an RDKit descriptor (rdkit.Chem.Descriptors.descList)")
     table = np.empty((len(molecules), len(names)))
-    for i, mol in enumerate(molecules):
+    for i, (position, mol) in enumerate(zip(positions, molecules)):
         for j, name in enumerate(names):
             try:
                 table[i, j] = functions[name](mol)
             except Exception as err:  # RDKit raises its own errors (RuntimeError, Boost's) on broken molecules
-                raise ValueError(f"{what}[{i}]: RDKit cannot compute {name} ({type(err).__name__}: {err})") from None
-            if not np.isfinite(table[i, j]):
-                raise ValueError(f"{what}[{i}]: RDKit's {name} is {table[i, j]} for this molecule")
+                raise ValueError(f"{what}[{position}]: RDKit cannot compute {name} ({type(err).__name__}: "
+                                 f"{err})") from None
+    table[~np.isfinite(table)] = np.nan
     return table
+
+
+def not_finite_message(table, names, *, what="graphs"):
+    """What a warning says of the values of ``table`` (:func:`descriptor_table`) that are
+    not finite, or None when every value is: the first molecule and descriptor by name,
+    and how many values of how many molecules.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphinvariants.embeddings.descriptors import not_finite_message
+    >>> print(not_finite_message(np.array([[1.0, 2.0], [3.0, np.nan]]), ["MolWt", "LabuteASA"]))
+    graphs[1]: RDKit's LabuteASA is not finite (1 value of 1 molecule in all)
+    """
+    where = np.argwhere(np.isnan(table))
+    if not len(where):
+        return None
+    i, j = where[0]
+    count, molecules = len(where), len(np.unique(where[:, 0]))
+    return (f"{what}[{i}]: RDKit's {names[j]} is not finite ({count} value{'s' * (count > 1)} of {molecules} "
+            f"molecule{'s' * (molecules > 1)} in all)")
 
 
 class MolecularDescriptors(PropagatedAttributes):
@@ -245,7 +304,9 @@ class MolecularDescriptors(PropagatedAttributes):
         every one but :data:`EXCLUDED` (:func:`rdkit_descriptors`), which did better than
         :data:`BASIC_DESCRIPTORS` on every training fold of FreeSolv and the solubility
         set (docs/regression.rst), at 5-10 ms a molecule of FreeSolv or MUTAG (more for larger
-        molecules: about 25 ms for Mutagenicity's, whose hydrogens are atoms).
+        molecules: about 25 ms for Mutagenicity's, whose hydrogens are atoms, and for
+        vancomycin's 101 atoms; 0.6 s for 400 atoms: the cost by size is in
+        :mod:`graphinvariants.embeddings.descriptors`).
     bandwidth : "median" or float, default="median"
         RBF bandwidth ``h`` on the standardised rows; ``"median"`` fits it: the median
         Euclidean distance between the rows fitted on, times ``bandwidth_scale``.
@@ -339,11 +400,36 @@ class MolecularDescriptors(PropagatedAttributes):
             raise _not_molecules(what, str(err)) from None
 
     def raw_values(self, batch):
-        """The descriptors of every molecule of ``batch``, one row per graph."""
+        """The descriptors of every molecule of ``batch``, one row per graph, NaN where
+        RDKit's value is not finite (with a warning that names the molecule; such a value
+        is imputed by :meth:`_standardisation` and :meth:`_sorted_profiles`)."""
         for known, values in self._raw:
             if known is batch:
                 return values
-        return cached_descriptor_table(batch_molecules(batch), self.names_)
+        values = cached_descriptor_table(batch_molecules(batch), self.names_)
+        message = not_finite_message(values, self.names_)
+        if message is not None:
+            warnings.warn(f"{message}: the descriptors member reads such a value as its descriptor's fitted mean "
+                          "(a standardised 0), and fits the means and spreads on the finite values",
+                          UserWarning, stacklevel=2)
+        return values
+
+    def _standardisation(self, Z):
+        """Column means and spreads of the finite values (as a column without missing
+        values gets them from :class:`PropagatedAttributes`, to the bit); a column with
+        no finite value has mean 0 and spread 1."""
+        missing = np.isnan(Z)
+        if not missing.any():
+            return super()._standardisation(Z)
+        ordered = np.sort(Z, axis=0)  # NaN last: the finite values in the order the parent sums them
+        present = ~np.isnan(ordered)
+        counts = present.sum(axis=0)
+        values = np.where(present, ordered, 0.0)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            mean = np.where(counts > 0, values.sum(axis=0) / counts, 0.0)
+            spread = np.where(present, ordered - mean, 0.0)
+            scale = np.where(counts > 0, np.sqrt((spread**2).sum(axis=0) / counts), 1.0)
+        return mean, scale
 
     def _fit_batch(self, *batches):
         """Fit on the batches, computing each batch's descriptors once."""
@@ -354,9 +440,13 @@ class MolecularDescriptors(PropagatedAttributes):
             self._raw = []
 
     def _sorted_profiles(self, batch):
-        """The standardised descriptors, one row per molecule (nothing to sort)."""
+        """The standardised descriptors, one row per molecule (nothing to sort); a value
+        that is not finite reads as its column's fitted mean, a standardised 0."""
         mean, scale, _ = self._check_fitted()
-        return (self.raw_values(batch) - mean) / scale
+        raw = self.raw_values(batch)
+        Z = (raw - mean) / scale
+        Z[np.isnan(raw)] = 0.0
+        return Z
 
     def profile_width(self):
         return len(self.names_)

@@ -71,6 +71,26 @@ class MeanMapBatch:
     def __len__(self):
         return len(self.features) if self.features is not None else len(self.offsets) - 1
 
+    def take(self, indices):
+        """The embeddings of the graphs at ``indices``, in that order (the same parameters).
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> from graphinvariants.embeddings import MeanMap
+        >>> batch = MeanMap(3).as_embeddings([nx.path_graph(4), nx.star_graph(5), nx.cycle_graph(3)])
+        >>> [len(batch.take([2, 0])), batch.take([1]).profiles.shape[0]]
+        [2, 6]
+        """
+        indices = np.asarray(indices, dtype=np.int64).reshape(-1)
+        if self.features is not None:
+            return MeanMapBatch(self.params, features=self.features[indices])
+        offsets = np.asarray(self.offsets, dtype=np.int64)
+        sizes = offsets[indices + 1] - offsets[indices]
+        rows = np.concatenate([np.arange(offsets[i], offsets[i + 1]) for i in indices]) if len(indices) else \
+            np.zeros(0, dtype=np.int64)
+        return MeanMapBatch(self.params, self.profiles[rows], np.concatenate(([0], np.cumsum(sizes))))
+
     def __repr__(self):
         form = "exact" if self.features is None else f"{self.features.shape[1]} random features"
         return f"<MeanMapBatch: {len(self)} graphs, {form}>"

@@ -57,7 +57,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils.validation import check_is_fitted
 
 from .._utils.blas import one_blas_thread
-from .._utils.validation import check_int, check_n_jobs, check_seed, python_scalar, refuses_random_state, warn_deprecated
+from .._utils.validation import check_int, check_n_jobs, check_seed, python_scalar, refuses_random_state
 from ..embeddings.assignment import OptimalAssignment, column_maxima, unary_code
 from ..embeddings.counts import CountFeatures, squared_norms
 from ..estimator import GraphKernel
@@ -67,7 +67,7 @@ from ..kernels import pairwise_kernels
 from ..kernels.learned.alignment import read_targets
 from ..kernels.registry import LEARNED, parse_kernel_spec, shared_parameters
 
-__all__ = ["DEFAULT_BANDWIDTHS", "GraphFeatures", "LearnedFeatures", "subset"]
+__all__ = ["DEFAULT_BANDWIDTHS", "GraphFeatures", "subset"]
 
 #: The Gaussian shapes offered by the default ``kernel``: none. A narrow Gaussian shape
 #: ``exp(-(2 - 2K) / (s m))`` is close to the identity matrix, of full rank, so no few
@@ -100,10 +100,13 @@ _FIXED_PAIRS = 2**40
 
 
 
-def _as_collection(X, what):
-    """``X`` as an indexable collection of graphs (a one-shot iterator is read once)."""
+def as_collection(X, what):
+    """``X`` as an indexable collection of graphs (a one-shot iterator is read once); a
+    batch of precomputed embeddings (with ``take``) as it is."""
     check_not_single_graph(X, what)
     if isinstance(X, GraphBatch) or (hasattr(X, "batch") and isinstance(X.batch, GraphBatch)):
+        return X
+    if callable(getattr(X, "take", None)) and hasattr(X, "__len__") and not hasattr(X, "__iter__"):
         return X
     if isinstance(X, (str, bytes)) or not hasattr(X, "__iter__"):
         raise TypeError(f"{what} must be a collection of graphs (a list, a GraphBatch or a TUDataset), got {X!r}")
@@ -333,6 +336,9 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
     True
     """
 
+    #: The parameter that counts landmarks, as warnings name it (the 0.2 names say n_components).
+    _landmarks_word = "n_landmarks"
+
     @refuses_random_state
     def __init__(self, kernel=LEARNED, *, n_landmarks=300, max_samples=1000, block_size=4096, progress=False,
                  seed=None, n_jobs=None):
@@ -383,7 +389,7 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         -------
         self
         """
-        self._fit(_as_collection(X, "X"), y, keep=False)
+        self._fit(as_collection(X, "X"), y, keep=False)
         return self
 
     def _fit(self, X, y, *, keep):
@@ -485,7 +491,7 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         self.landmark_indices_ = sample[chosen]
         self.n_landmarks_ = m
         if m < self.n_landmarks and self.n_landmarks != DEFAULT_LANDMARKS:
-            warnings.warn(f"n_landmarks={self.n_landmarks} asked, but the sample holds {len(sample)} graphs: {m} "
+            warnings.warn(f"{self._landmarks_word}={self.n_landmarks} asked, but the sample holds {len(sample)} graphs: {m} "
                           f"landmarks (every graph of the sample), and {int(keep.sum())} Nystroem columns (one per "
                           f"eigenvalue of their kernel matrix above {EIGENVALUE_FLOOR:g} of the largest; "
                           "n_landmarks_, and the columns get_feature_names_out names nystroem_*)",
@@ -589,7 +595,7 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
             ``n_features`` is :attr:`n_features_out_`.
         """
         check_is_fitted(self, "n_features_out_")
-        return self._transform(_as_collection(X, "X"))
+        return self._transform(as_collection(X, "X"))
 
     def transform_with_missing(self, X, *, what="X"):
         """Features of ``X`` and, per graph, the part of its kernel value with itself
@@ -632,7 +638,7 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         [1.0, 1.0]
         """
         check_is_fitted(self, "n_features_out_")
-        return self._transform(_as_collection(X, what), missing=True, what=what)
+        return self._transform(as_collection(X, what), missing=True, what=what)
 
     def _transform(self, X, embedded=None, missing=False, what="X"):
         n = len(X)
@@ -659,7 +665,7 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         the vocabulary; their rows are taken from those embeddings, which stay in
         memory until the rows are made: on 90,000 Mutagenicity copies 2.97 GiB peak
         instead of 2.50, below the 3.2 GiB that ``LinearSVC`` then takes on them)."""
-        X = _as_collection(X, "X")
+        X = as_collection(X, "X")
         embedded = self._fit(X, y, keep=True)
         return self._transform(X, embedded)
 
@@ -727,76 +733,6 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         tags.target_tags.required = self.kernel == LEARNED or (
             isinstance(self.kernel, GraphKernel) and self.kernel.kernel == LEARNED)
         tags.non_deterministic = self.seed is None
-        return tags
-
-
-class LearnedFeatures(GraphFeatures):
-    """Deprecated: :class:`GraphFeatures` of the learned default, under its 0.2 name.
-
-    .. deprecated:: 0.3.0
-       ``LearnedFeatures(n_components=m)`` is ``GraphFeatures(n_landmarks=m)`` (its
-       ``n_components`` counted landmarks, not the output's columns, as scikit-learn's
-       word means); the name goes in 0.4.0. Construction warns with
-       :class:`FutureWarning`.
-
-    Parameters
-    ----------
-    kernel : GraphKernel or None, default=None
-        The learned default (None: ``GraphKernel(bandwidths=())``).
-    n_components : int, default=300
-        Landmarks of the Nystroem part (``GraphFeatures``' ``n_landmarks``).
-    max_samples, block_size, progress, seed, n_jobs
-        As for :class:`GraphFeatures`.
-
-    Examples
-    --------
-    >>> import warnings
-    >>> import graphinvariants as gi
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     old = gi.LearnedFeatures(n_components=50)
-    >>> caught[0].category.__name__, old.n_landmarks
-    ('FutureWarning', 50)
-    """
-
-    @refuses_random_state
-    def __init__(self, *, kernel=None, max_samples=1000, n_components=300, block_size=4096, progress=False,
-                 seed=None, n_jobs=None):
-        warn_deprecated("LearnedFeatures", "GraphFeatures (the same map; LearnedFeatures(n_components=m) is "
-                                           "GraphFeatures(n_landmarks=m))")
-        self.kernel = kernel
-        self.max_samples = max_samples
-        self.n_components = n_components
-        self.block_size = block_size
-        self.progress = progress
-        self.seed = seed
-        self.n_jobs = n_jobs
-
-    @property
-    def n_landmarks(self):
-        return self.n_components
-
-    @property
-    def n_components_(self):
-        """Landmarks used (``n_landmarks_``), under the 0.2 name."""
-        return self.n_landmarks_
-
-    def _graph_kernel(self):
-        kernel = GraphKernel(bandwidths=DEFAULT_BANDWIDTHS) if self.kernel is None else self.kernel
-        if not isinstance(kernel, GraphKernel):
-            raise TypeError(f"kernel must be None or a GraphKernel, got {kernel!r}")
-        if kernel.kernel != LEARNED:
-            raise ValueError(f"kernel must be the learned default (GraphKernel(kernel={LEARNED!r})), got "
-                             f"kernel={kernel.kernel!r}; for a fixed kernel use GraphFeatures")
-        return kernel
-
-    def _check_params(self):
-        check_int(self.n_components, "n_components", minimum=1)
-        return super()._check_params()
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
         return tags
 
 

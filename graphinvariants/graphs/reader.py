@@ -24,6 +24,8 @@ import numpy as np
 from .adjacency import graph_library, matrix_csr, not_a_graph_message, weight_values
 from .attributes import edge_values, label_array, read_attribute_rows, read_labels
 from .csr import edges_to_csr, entry_values, stack_csr
+from .files import path_hint
+from .smiles import is_molecule_object, mixed_message
 
 __all__ = []
 
@@ -43,7 +45,14 @@ def read_graphs(graphs, *, weight, node_label, edge_label, node_attributes, what
     parts, matrix_items = [], []  # canonical CSR of the other graphs, and their positions
     sizes, labels, edge_labels, edge_names, rows = [], [], [], [], []
     n_attributes = None
+    first = None
     for i, G in enumerate(graphs):
+        if i == 0:
+            first = G
+        elif is_molecule_object(G) or (isinstance(G, str) and not path_hint(G)):
+            # a molecule among graphs: the words read_smiles has for a graph among molecules
+            # (a file name is not a molecule: not_a_graph_message names read_edgelist for it)
+            raise TypeError(mixed_message(first, G, i, what=what))
         try:
             library = graph_library(G)
             if library in ("networkx", "igraph"):

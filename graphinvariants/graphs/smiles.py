@@ -193,6 +193,36 @@ def is_smiles(graphs):
             and (isinstance(graphs[0], str) or is_molecule_object(graphs[0])))
 
 
+def mixed_message(first, item, i, *, what="graphs"):
+    """The message that refuses a collection that mixes molecules (SMILES strings, RDKit
+    molecules) and graphs, at its first item ``item`` (at position ``i``) of another
+    kind than its item 0, ``first``: the same words whichever kind comes first.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from graphinvariants.graphs.smiles import mixed_message
+    >>> print(mixed_message(nx.path_graph(3), "CCO", 1))  # doctest: +NORMALIZE_WHITESPACE
+    graphs[1] is a molecule (a SMILES string), but graphs[0] is a graph (networkx.Graph): a collection is SMILES
+    strings (or RDKit molecules) or graphs (SMILES strings and graphs are not mixed; from_smiles and from_mol turn
+    one molecule into a graph)
+    """
+
+    def kind(item):
+        if isinstance(item, str):
+            return "molecule (a SMILES string)"
+        if is_molecule_object(item):
+            return "molecule (an rdkit.Chem.Mol)"
+        module = type(item).__module__.split(".")[0]
+        if module in ("networkx", "igraph"):
+            return f"graph ({module}.{type(item).__name__})"
+        return type(item).__name__
+
+    return (f"{what}[{i}] is a {kind(item)}, but {what}[0] is a {kind(first)}: a collection is SMILES "
+            "strings (or RDKit molecules) or graphs (SMILES strings and graphs are not mixed; from_smiles and "
+            "from_mol turn one molecule into a graph)")
+
+
 def read_smiles(graphs, *, what="graphs"):
     """The molecules of a collection of SMILES strings (or RDKit molecules), as
     :func:`from_smiles` (:func:`from_mol`) reads each (the atoms the string or molecule
@@ -241,9 +271,7 @@ def read_smiles(graphs, *, what="graphs"):
             out.append(from_mol(smiles))
             continue
         if not isinstance(smiles, str):
-            raise TypeError(f"{what}[{i}] is a {type(smiles).__name__}, but {what}[0] is a molecule: a "
-                            "collection is SMILES strings (or RDKit molecules) or graphs (SMILES strings and graphs "
-                            "are not mixed; from_smiles and from_mol turn one molecule into a graph)")
+            raise TypeError(mixed_message(items[0], smiles, i, what=what))
         try:
             out.append(from_smiles(smiles))
         except ValueError as err:

@@ -101,3 +101,28 @@ def test_to_mol_of_a_tu_graph_uses_its_tables(tu_load):
     G.graph.pop("name")
     with pytest.raises(ValueError, match=r"integer codes.*atoms=TU_MOLECULES\[NAME\]\[0\].*as_molecules"):
         to_mol(G)
+
+
+@pytest.mark.parametrize("order", ["graph first", "SMILES first"])
+@pytest.mark.parametrize("path", ["kernel_matrix wl", "kernel_matrix descriptors", "kernel_matrix power",
+                                  "GraphFeatures", "NearestGraphs", "GraphKernel", "GraphKernel wl",
+                                  "as_graph_batch"])
+def test_molecules_and_graphs_mixed_get_one_message_in_either_order(order, path):
+    # issue 52, item 7: a from_smiles graph then a SMILES string got "edge labels can be
+    # read from NetworkX and igraph graphs, not from a builtins.str" (descriptors,
+    # NearestGraphs("wl")) or "expected a networkx graph" (the others); the reverse
+    # order said what was wrong. Both orders now say it, on every path.
+    pytest.importorskip("rdkit")
+    X = [from_smiles("CCO"), "CCCO", "c1ccccc1"] if order == "graph first" else ["CCCO", from_smiles("CCO"), "CCN"]
+    calls = {"kernel_matrix wl": lambda: gi.kernel_matrix(X, kernel="wl"),
+             "kernel_matrix descriptors": lambda: gi.kernel_matrix(X, kernel="descriptors"),
+             "kernel_matrix power": lambda: gi.kernel_matrix(X),
+             "GraphFeatures": lambda: gi.GraphFeatures("wl").fit(X),
+             "NearestGraphs": lambda: gi.NearestGraphs("wl").fit(X),
+             "GraphKernel": lambda: gi.GraphKernel().fit(X, [0.0, 1.0, 2.0]),
+             "GraphKernel wl": lambda: gi.GraphKernel(kernel="wl").fit(X),
+             "as_graph_batch": lambda: gi.as_graph_batch(X)}
+    kinds = (r"a molecule \(a SMILES string\), but \w+\[0\] is a graph \(networkx.Graph\)" if order == "graph first"
+             else r"a graph \(networkx.Graph\), but \w+\[0\] is a molecule \(a SMILES string\)")
+    with pytest.raises(TypeError, match=rf"^\w+\[1\] is {kinds}: .*SMILES strings and graphs are not mixed"):
+        calls[path]()

@@ -16,7 +16,7 @@ pytest.importorskip("rdkit")
 from rdkit import Chem  # noqa: E402
 from rdkit.Chem import Descriptors  # noqa: E402
 
-from graphinvariants.embeddings import MolecularDescriptors  # noqa: E402
+from graphinvariants.embeddings import MolecularDescriptors, batch_molecules, descriptor_table  # noqa: E402
 from graphinvariants.embeddings.descriptors import BASIC_DESCRIPTORS, rdkit_descriptors  # noqa: E402
 
 #: Neutral molecules without aromatic [nH]: what their SMILES spells, their labels say.
@@ -165,3 +165,58 @@ def test_explanations_split_its_share_over_atoms_completely():
     for i, values in enumerate(result.node_values):
         assert len(values) == Chem.MolFromSmiles(SMILES[i]).GetNumAtoms()
         assert result.base_value + values.sum() == pytest.approx(result.output[i], rel=1e-8, abs=1e-10)
+
+
+def test_a_value_rdkit_cannot_give_is_imputed_with_a_warning_naming_the_molecule():
+    # issue 52, item 3: [Cm][Cm] (LabuteASA NaN: RDKit has no radius for curium) made
+    # GraphKernel().fit raise for the whole set; and with the first eleven molecules'
+    # rows cached, the error named graphs[0] for the twelfth
+    molecules = SMILES[:11] + ["[Cm][Cm]"]
+    assert not np.isfinite(Descriptors.LabuteASA(Chem.MolFromSmiles("[Cm][Cm]")))
+    gi.kernel_matrix(SMILES[:11], kernel="descriptors")  # their rows are cached now
+    with pytest.warns(UserWarning, match=r"graphs\[11\]: RDKit's LabuteASA is not finite.*fitted mean"):
+        K = gi.kernel_matrix(molecules, kernel="descriptors")
+    assert np.isfinite(K).all() and np.allclose(np.diag(K), 1.0)
+    # the others' statistics are those of their finite values: the imputed value is their mean
+    functional = MolecularDescriptors()
+    with pytest.warns(UserWarning, match="not finite"):
+        functional.fit(molecules)
+    column = functional.names_.index("LabuteASA")
+    others = [Descriptors.LabuteASA(m) for m in
+              batch_molecules(gi.as_graph_batch(SMILES[:11], node_label="label", edge_label="label"))]
+    assert functional.attribute_mean_[column] == pytest.approx(np.mean(others), rel=1e-12)
+    assert functional.attribute_scale_[column] == pytest.approx(np.std(others), rel=1e-12)
+    y = np.arange(12, dtype=float)
+    with pytest.warns(UserWarning, match=r"graphs\[11\].*LabuteASA"):
+        model = gi.GraphKernel(seed=0).fit(molecules, y)
+    assert "descriptors" in model.combination_.functionals
+    member = gi.GraphKernel(kernel="descriptors").fit(SMILES)
+    with pytest.warns(UserWarning, match=r"graphs\[1\].*LabuteASA"):
+        new = member.transform(["CCO", "[Cm][Cm]"])
+    assert np.isfinite(new).all()
+
+
+def test_an_rdkit_failure_names_the_molecule_by_its_position_in_the_batch(monkeypatch):
+    from graphinvariants.embeddings import descriptors
+
+    gi.kernel_matrix(SMILES[:11], kernel="descriptors", descriptors=BASIC_DESCRIPTORS)  # cached
+    functions = dict(Descriptors.descList)
+
+    def fails_on_chlorine(mol):
+        if any(atom.GetSymbol() == "Cl" for atom in mol.GetAtoms()):
+            raise RuntimeError("broken")
+        return functions["MolWt"](mol)
+
+    monkeypatch.setattr(descriptors, "_rdkit_descriptors", lambda: {**functions, "MolWt": fails_on_chlorine})
+    with pytest.raises(ValueError, match=r"graphs\[11\]: RDKit cannot compute MolWt"):
+        descriptors.cached_descriptor_table(
+            descriptors.batch_molecules(gi.as_graph_batch(SMILES[:11] + ["CCCl"], node_label="label",
+                                                          edge_label="label")), BASIC_DESCRIPTORS)
+
+
+def test_the_default_set_leaves_out_what_does_not_scale():
+    # issue 52, item 10: AvgIpc took most of vancomycin's time, 27 s for an 800-atom
+    # chain and gave NaN for a 1,200-atom one; the rest of the default set is finite there
+    assert "AvgIpc" not in rdkit_descriptors() and "Ipc" not in rdkit_descriptors()
+    chain = gi.as_graph_batch(["C" * 300], node_label="label", edge_label="label")
+    assert np.isfinite(descriptor_table(batch_molecules(chain), rdkit_descriptors())).all()

@@ -1,3 +1,16 @@
+"""The 0.2 names of the feature map (deprecated in 0.3.0): GraphFeatures under their
+old parameters, with the behaviour 0.2 documented. Moved from tests/test_approximation.py
+when graphinvariants/approximation.py (a second Nystroem) went; what tested that
+implementation's internals only (its ``_functional()``, the subsetting of precomputed
+histograms by its ``_take``, ``K_mm^{-1/2}`` as a symmetric matrix, one output column
+per landmark for every kernel, scikit-learn's default column names) is restated against
+GraphFeatures or left out, as each test says."""
+
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
 import igraph as ig
 import networkx as nx
 import numpy as np
@@ -10,7 +23,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 
 import graphinvariants as gi
-from graphinvariants.embeddings import WalkHistogram
+from graphinvariants.features import GraphFeatures
 from graphinvariants.kernels import pairwise_kernels
 
 #: NystroemGraphKernel and MeanMapFeatures are deprecated (GraphFeatures); their behaviour is kept for one release
@@ -29,7 +42,10 @@ def test_all_landmarks_reproduce_the_kernel_matrix(graphs, kernel, k, kernel_par
     model = gi.NystroemGraphKernel(kernel=kernel, k=k, kernel_params=kernel_params, n_components=len(graphs), seed=0)
     features = model.fit(graphs).transform(graphs)
     K = gi.kernel_matrix(graphs, kernel=kernel, k=k, **(kernel_params or {}))
-    assert features.shape == (len(graphs), len(graphs))
+    # the power kernel by Nystroem, one column per landmark; the walk histogram, a count
+    # kernel, exactly by its labels (GraphFeatures' map: 0.2 gave it n_components columns)
+    assert isinstance(features, np.ndarray) and features.shape[0] == len(graphs)
+    assert features.shape[1] == (len(graphs) if kernel == "power" else len(model.get_feature_names_out()))
     np.testing.assert_allclose(features @ features.T, K, rtol=0, atol=1e-8)
     # new graphs: inner products with the training features are the cross kernel
     new = [nx.gnp_random_graph(22, 0.2, seed=100 + i) for i in range(5)]
@@ -49,7 +65,7 @@ def test_other_kernels_and_combinations(graphs, kernel, params):
     expected = gi.kernel_matrix(graphs, kernel=kernel, **({"k": 4} if kernel != "wl" else {}), **params)
     np.testing.assert_allclose(features @ features.T, expected, rtol=0, atol=1e-8)
     if "histogram" in kernel:
-        assert [f.k for f in model._functional().functionals] == [4, 3]
+        assert [f.k for f in model.functional_.functionals] == [4, 3]
 
 
 def test_node_labels_reach_the_landmarks(graphs):
@@ -64,13 +80,16 @@ def test_node_labels_reach_the_landmarks(graphs):
 
 
 def test_features_follow_the_nystroem_formula(graphs):
+    # GraphFeatures' form: normalization_ = U S^{-1/2} (0.2: the symmetric K_mm^{-1/2},
+    # a rotation of it with the same inner products)
     model = gi.NystroemGraphKernel(n_components=12, seed=3).fit(graphs)
     idx = model.component_indices_
-    assert idx.shape == (12,) and len(set(idx.tolist())) == 12
+    assert idx.shape == (12,) and len(set(idx.tolist())) == 12 and model.n_components_ == 12
     K = gi.kernel_matrix(graphs)
     K_mm = K[np.ix_(idx, idx)]
-    np.testing.assert_allclose(model.normalization_ @ K_mm @ model.normalization_.T, np.eye(12), atol=1e-8)
-    np.testing.assert_allclose(model.transform(graphs), K[:, idx] @ model.normalization_.T, rtol=0, atol=1e-12)
+    r = model.normalization_.shape[1]
+    np.testing.assert_allclose(model.normalization_.T @ K_mm @ model.normalization_, np.eye(r), atol=1e-8)
+    np.testing.assert_allclose(model.transform(graphs), K[:, idx] @ model.normalization_, rtol=0, atol=1e-10)
     assert len(model.components_) == 12
     # exact: a graph's invariants do not depend on the other graphs of its batch
     np.testing.assert_array_equal(model.components_.means, gi.batch_power_invariants([graphs[i] for i in idx]).means)
@@ -97,15 +116,16 @@ def test_fixed_seed_gives_the_same_features(graphs):
 
 
 def test_n_components_larger_than_n_samples_warns_and_uses_all(graphs):
-    with pytest.warns(UserWarning, match="n_components=80 > n_samples=50"):
+    with pytest.warns(UserWarning, match="n_components=80 asked, but the sample holds 50 graphs"):
         model = gi.NystroemGraphKernel(n_components=80, seed=0).fit(graphs)
     assert model.n_components_ == 50 and model.n_components == 80
-    assert model.transform(graphs).shape == (50, 50)
+    assert model.transform(graphs).shape == (50, model.normalization_.shape[1])
     np.testing.assert_array_equal(sorted(model.component_indices_), np.arange(50))
     exact = gi.NystroemGraphKernel(n_components=50, seed=0).fit(graphs)
     # exact: n_components is clipped to 50 before the draw: the same landmarks, SVD and product
     np.testing.assert_array_equal(model.transform(graphs), exact.transform(graphs))
-    assert list(model.get_feature_names_out()) == [f"nystroemgraphkernel{i}" for i in range(50)]
+    # GraphFeatures' names (0.2 had scikit-learn's nystroemgraphkernel0, ...)
+    assert list(model.get_feature_names_out()) == [f"nystroem_{i}" for i in range(model.normalization_.shape[1])]
 
 
 @pytest.mark.parametrize("classifier", [LinearSVC(C=1.0), SGDClassifier(random_state=0)])
@@ -157,12 +177,6 @@ def test_every_input_form_gives_the_same_features(tu_datasets):
         # exact: every form gives the same embeddings, then the same SVD and product of the same shapes
         np.testing.assert_array_equal(model.transform(mutag), expected)
     np.testing.assert_array_equal(model.transform(invariants), expected)
-
-
-def test_precomputed_histograms_cannot_be_subset(graphs):
-    hist = WalkHistogram(k=3).as_embeddings(graphs)
-    with pytest.raises(TypeError, match="pass the graphs instead"):
-        gi.NystroemGraphKernel(kernel="histogram", k=3, n_components=5).fit(hist)
 
 
 def test_arguments_are_checked_at_fit(graphs):
@@ -230,7 +244,7 @@ def test_mean_map_features_are_the_mean_map_kernel(graphs):
     # precomputed embeddings of the fitted functional, and igraph graphs, give the same
     np.testing.assert_array_equal(model.transform(model.functional_.as_embeddings(graphs)), features)
     np.testing.assert_allclose(model.transform([ig.Graph.from_networkx(G) for G in graphs]), features, atol=1e-12)
-    assert list(model.get_feature_names_out()[:2]) == ["meanmapfeatures0", "meanmapfeatures1"]
+    assert list(model.get_feature_names_out()[:2]) == ["meanmap_0", "meanmap_1"]  # GraphFeatures' names
 
 
 def test_mean_map_features_approach_the_exact_kernel(graphs):
@@ -306,7 +320,7 @@ def test_nystroem_of_a_mean_map_drawn_at_fit_transforms(graphs, seed):
     # the same kernel values; the product with K_mm^{-1/2} of another number of rows is
     # blocked otherwise by BLAS, and that matrix's large entries amplify the rounding
     np.testing.assert_allclose(nystroem.transform(graphs[:5]), features[:5], atol=1e-9)
-    assert nystroem.fit_transform(graphs).shape == (len(graphs), len(graphs))
+    assert nystroem.fit_transform(graphs).shape == (len(graphs), 50)  # random features: mapped exactly
     combination = gi.NystroemGraphKernel(kernel="power*meanmap", n_components=5, seed=0,
                                          kernel_params={"n_features": 20, "seed": seed})
     assert combination.fit(graphs).transform(graphs).shape == (len(graphs), 5)
@@ -321,3 +335,43 @@ def test_a_bad_seed_is_called_seed(make):
         make(1.5).fit(graphs)
     with pytest.raises(ValueError, match="seed must be a non-negative integer"):
         make(-1).fit(graphs)
+
+
+# -- the one implementation, and the warnings ---------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["NystroemGraphKernel", "MeanMapFeatures", "LearnedFeatures"])
+def test_reading_a_deprecated_name_warns_and_gives_graphfeatures(name):
+    # issue 50: thin aliases of GraphFeatures, read through the package's __getattr__;
+    # every read warns (the name is not cached), and construction warns too
+    for _ in range(2):
+        with pytest.warns(FutureWarning, match=f"{name} is deprecated since 0.3.0 and goes in 0.4.0: use GraphFeatures"):
+            alias = getattr(gi, name)
+    assert issubclass(alias, GraphFeatures)
+    assert name in gi.__all__ and name not in vars(gi)
+    with pytest.warns(FutureWarning, match="deprecated since 0.3.0 and goes in 0.4.0: use GraphFeatures"):
+        model = alias()
+    with pytest.warns(FutureWarning):
+        assert clone(model).get_params() == model.get_params()
+
+
+def test_the_second_implementation_is_gone_and_other_names_do_not_warn():
+    # (by its file: an editable install of another checkout may still map the module name)
+    assert not (Path(gi.__file__).parent / "approximation.py").exists()
+    # in a fresh interpreter: every public name but the deprecated ones imports silently
+    code = ("import warnings; warnings.simplefilter('error'); import graphinvariants as gi; "
+            "deprecated = {'NystroemGraphKernel', 'MeanMapFeatures', 'LearnedFeatures', 'kneighbors'}; "
+            "[getattr(gi, name) for name in gi.__all__ if name not in deprecated]; "
+            "from graphinvariants.features import GraphFeatures; GraphFeatures('wl')")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_nystroem_and_graphfeatures_give_the_same_rows(graphs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        old = gi.NystroemGraphKernel(kernel="power", n_components=10, k=4, seed=0).fit(graphs)
+        mean_map = gi.MeanMapFeatures(n_features=30, seed=2).fit(graphs)
+    new = GraphFeatures(gi.GraphKernel(kernel="power", k=4), n_landmarks=10, max_samples=None, seed=0).fit(graphs)
+    np.testing.assert_array_equal(old.transform(graphs), new.transform(graphs).toarray())
+    new = GraphFeatures(gi.GraphKernel(kernel="meanmap", n_features=30, seed=2)).fit(graphs)
+    np.testing.assert_array_equal(mean_map.transform(graphs), new.transform(graphs).toarray())
