@@ -14,7 +14,7 @@ import pytest
 import scipy.sparse as sp
 
 import graphinvariants as gi
-from graphinvariants.graphs import edgelist
+from graphinvariants.graphs import _columns, _textlines
 from graphinvariants.graphs.csr import compress_entries, edges_to_csr
 
 pd = pytest.importorskip("pandas")
@@ -192,7 +192,7 @@ def test_read_edgelist_power_invariants_equal_networkx(tmp_path):
 
 @pytest.mark.parametrize("ids", ["identity", "gaps", "spread"])
 def test_every_way_of_mapping_integer_ids(tmp_path, ids, monkeypatch):
-    monkeypatch.setattr(edgelist, "CHUNK_ROWS", 7)  # many chunks
+    monkeypatch.setattr(_columns, "CHUNK_ROWS", 7)  # many chunks
     rng = np.random.default_rng(3)
     n = 60
     names = {"identity": np.arange(n), "gaps": 3 * np.arange(n) + 11,
@@ -207,7 +207,7 @@ def test_every_way_of_mapping_integer_ids(tmp_path, ids, monkeypatch):
 
 
 def test_ids_that_turn_out_not_to_be_integers_late_in_the_file(tmp_path, monkeypatch):
-    monkeypatch.setattr(edgelist, "CHUNK_ROWS", 4)
+    monkeypatch.setattr(_columns, "CHUNK_ROWS", 4)
     lines = [f"{i}\t{i + 1}" for i in range(20)] + ["20\tlast"]
     path = write(tmp_path / "late.txt", "\n".join(lines) + "\n")
     ours = gi.read_edgelist(path)
@@ -216,7 +216,7 @@ def test_ids_that_turn_out_not_to_be_integers_late_in_the_file(tmp_path, monkeyp
 
 
 def test_tab_separated_start_then_spaces_and_indented_comments(tmp_path, monkeypatch):
-    monkeypatch.setattr(edgelist, "CHUNK_ROWS", 3)
+    monkeypatch.setattr(_columns, "CHUNK_ROWS", 3)
     text = "1\t2\n2\t3\n   # indented\n3  4\n\t4\t5\n5 1 \n"
     path = write(tmp_path / "mixed.txt", text)
     ours = gi.read_edgelist(path)
@@ -599,8 +599,8 @@ def test_skipfooter_of_more_lines_than_the_file_has_leaves_no_edge(tmp_path):
 
 
 def test_skiprows_and_skipfooter_follow_the_chunks(tmp_path, monkeypatch):
-    monkeypatch.setattr(edgelist, "CHUNK_ROWS", 3)
-    monkeypatch.setattr(edgelist, "TEXT_BLOCK", 5)  # the footer is found across many blocks
+    monkeypatch.setattr(_columns, "CHUNK_ROWS", 3)
+    monkeypatch.setattr(_textlines, "TEXT_BLOCK", 5)  # the footer is found across many blocks
     path = write(tmp_path / "g.txt", "3 nodes\n" + "".join(f"{i}\t{i + 1}\n" for i in range(40)) + "END\nEND\n")
     ours = gi.read_edgelist(path, skiprows=1, skipfooter=2)
     assert ours.nodes == tuple(range(41))
