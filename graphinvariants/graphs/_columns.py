@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from ._textlines import INT64, INTEGER, check_first_line, first_data_line, raise_bad_line
+from ._textlines import INT64, INTEGER, check_first_line, data_line, raise_bad_line
 
 __all__ = []
 
@@ -63,14 +63,15 @@ def _column(value, default, columns, what, path):
 # ---------------------------------------------------------------- text and CSV
 
 
-def read_delimited(text, fmt, source, target, weight, comments, delimiter, names, nodetype):
-    """Lists of chunks (``ids_u``, ``ids_v``, ``weights`` or None) of a text or CSV file."""
+def read_delimited(text, fmt, source, target, weight, delimiter, names, nodetype):
+    """Lists of chunks (``ids_u``, ``ids_v``, ``weights`` or None) of a text or CSV file
+    (``fmt``: ``"text"`` or ``"csv"``)."""
     pd = pandas()
     path = text.path
     header = fmt == "csv" and names is None
     sep = delimiter if delimiter is not None else ("," if fmt == "csv" else None)
     options = dict(
-        sep=sep, comment=comments, engine="c",
+        sep=sep, comment=text.comments, engine="c",
         keep_default_na=False, na_values=[""], index_col=False, skip_blank_lines=True,
     )
     if fmt == "text":
@@ -82,8 +83,7 @@ def read_delimited(text, fmt, source, target, weight, comments, delimiter, names
         try:
             columns = list(pd.read_csv(where, nrows=0, header=0, **_with_sep(options, sep), **opened).columns)
         except pd.errors.EmptyDataError:
-            raise ValueError(f"{path!r} contains no edge (it is empty, or holds only comments and blank lines): "
-                             "an edge list without edges names no node") from None
+            raise text.no_edge_error() from None
         except UnicodeDecodeError as err:
             raise text.decode_error(err) from None
         except (ValueError, pd.errors.ParserError) as err:
@@ -108,7 +108,7 @@ def read_delimited(text, fmt, source, target, weight, comments, delimiter, names
     if fmt == "text" and sep is None and nodetype is not str:
         # SNAP's files are tab-separated: the C parser's one-character split is faster than
         # its whitespace rule; a line it reads differently gives an anomaly, read again
-        first = first_data_line(text)
+        first = data_line(text, 0)
         first = None if first is None else first[1]
         if first is not None and "\t" in first and " " not in first and first == first.strip():
             modes.insert(0, "int-tab")
@@ -216,7 +216,7 @@ def _integer_ids(ids_u, ids_v, *, required, scan):
             # strings only on the first line, integers everywhere else: a header line, not an edge
             first = {0, sum(len(c) for c in ids_u)}
             if set(np.flatnonzero(~written[codes]).tolist()) <= first and len(codes) > 2:
-                number, text = first_data_line(scan["text"])
+                number, text = data_line(scan["text"], 0)
                 raise ValueError(f"{scan['text'].path!r}, line {number}: looks like a header, as every other id is "
                                  "an integer: make it a comment, or pass nodetype=str to read it as an edge: "
                                  f"{text!r}")

@@ -37,6 +37,10 @@ class Text:
     def __init__(self, path, compression, encoding, comments, skiprows, skipfooter):
         self.path, self.compression, self.encoding = path, compression, encoding
         self.comments, self.skiprows, self.skipfooter = comments, skiprows, skipfooter
+        #: Lines of the format's own header (a Matrix Market file's up to its size line),
+        #: skipped as ``skiprows`` lines are but not counted as the caller's.
+        self.header_lines = 0
+        self.asked_skiprows = skiprows
 
     def source(self):
         """``(what pandas reads, its compression and encoding options)``: the path
@@ -80,6 +84,34 @@ class Text:
                         yield number, line
         except UnicodeDecodeError as err:
             raise self.decode_error(err) from None
+
+    def skip_header(self, lines):
+        """Skip the format's first ``lines`` lines too (``skiprows`` skips more if larger)."""
+        self.header_lines = lines
+        self.skiprows = max(self.asked_skiprows, lines)
+
+    def no_edge_error(self):
+        """The ValueError of a file that gave no edge: naming ``skiprows`` and
+        ``skipfooter`` when they skipped every line that holds data."""
+        skiprows, skipfooter = self.asked_skiprows, self.skipfooter
+        data = []
+        if skiprows or skipfooter:
+            lines = self.lines(skip=False)
+            data = [number for number, line in lines if number > self.header_lines and self.is_data(line)]
+        if not data:
+            return ValueError(f"{self.path!r} contains no edge (it is empty, or holds only comments and blank lines): "
+                              "an edge list without edges names no node")
+        top = sum(number <= skiprows for number in data)
+        parts = []
+        if skiprows:
+            parts.append(f"skiprows={skiprows} skips its first {_lines(skiprows)}, {top} of which "
+                         f"hold{'s' if top == 1 else ''} data")
+        if skipfooter:
+            left = f"of the {len(data) - top} left" if skiprows else f"of its {len(data)}"
+            last = "the last line that holds" if skipfooter == 1 else f"the last {skipfooter} lines that hold"
+            parts.append(f"skipfooter={skipfooter} skips {last} data, {left}")
+        return ValueError(f"{self.path!r} contains no edge once lines are skipped: " + "; ".join(parts)
+                          + ": " + ("lower them" if len(parts) > 1 else "lower it"))
 
     def decode_error(self, err):
         """The ValueError naming the line of the first bytes ``encoding`` cannot decode."""
@@ -168,34 +200,61 @@ class Trimmed(io.TextIOBase):
 # ---------------------------------------------------------------- the first lines
 
 
-def first_data_line(text):
-    """``(number, text)`` of the first line kept that is not blank once its comment
-    is cut (the text without the comment), or None."""
-    for number, line in text.lines():
-        content = line if text.comments is None else line.split(text.comments, 1)[0]
-        if content.strip():
-            return number, content
-    return None
+def data_line(text, index):
+    """``(number, text)`` of the line kept that is the ``index``-th (0-based) to hold
+    data, its comment cut, or None: read in Python, for a message."""
+    lines = text.lines()
+    try:
+        for number, line in lines:
+            content = line if text.comments is None else line.split(text.comments, 1)[0]
+            if content.strip():
+                if index == 0:
+                    return number, content
+                index -= 1
+        return None
+    finally:
+        lines.close()
 
 
 def check_first_line(text, nodetype):
     """Refuse a file whose first data line is a ``%`` comment while ``comments`` is
     not ``"%"`` (KONECT, Matrix Market), or is the size line of a Matrix Market file."""
-    first = first_data_line(text)
+    first = data_line(text, 0)
     if first is None:
         return
     number, content = first
-    matrix_market = _matrix_market_size_line(text)
-    skip = f" and skiprows={matrix_market} (the size line of a Matrix Market file)" if matrix_market else ""
+    matrix_market = matrix_market_size_line(text)
     if text.comments != "%" and content.lstrip().startswith("%") and nodetype is not str:
+        hint = (f"pass format='matrixmarket' (or comments='%' and skiprows={matrix_market}, the size line of a Matrix "
+                "Market file)" if matrix_market else "pass comments='%' (or format='konect' for a KONECT file)")
         raise ValueError(f"{text.path!r}, line {number}: starts with '%', which starts a comment in KONECT and Matrix "
-                         f"Market files, but comments={text.comments!r}: pass comments='%'{skip}: {content!r}")
+                         f"Market files, but comments={text.comments!r}: {hint}: {content!r}")
     if matrix_market == number:
         raise ValueError(f"{text.path!r}, line {number}: the size line of a Matrix Market file (rows, columns, "
-                         f"entries), not an edge: pass skiprows={number}: {content!r}")
+                         f"entries), not an edge: pass format='matrixmarket', or skiprows={number}: {content!r}")
 
 
-def _matrix_market_size_line(text):
+def skip_matrix_market_header(text):
+    """Check that ``text`` is a Matrix Market coordinate file (its banner) and skip its
+    lines up to its size line."""
+    lines = text.lines(skip=False)
+    try:
+        banner = next(lines, (1, ""))[1]
+    finally:
+        lines.close()
+    words = banner.lower().split()
+    if not words or words[0] != "%%matrixmarket":
+        raise ValueError(f"{text.path!r}: a Matrix Market file starts with '%%MatrixMarket', but its first line is "
+                         f"{banner[:80]!r}: pass format='text' to read it as an edge list")
+    if len(words) > 2 and words[2] != "coordinate":
+        raise ValueError(f"{text.path!r}: a Matrix Market {words[2]} (a dense matrix, every entry listed), not an "
+                         "edge list: only the coordinate format lists edges")
+    size = matrix_market_size_line(text)
+    if size is not None:
+        text.skip_header(size)
+
+
+def matrix_market_size_line(text):
     """The number of the size line of a Matrix Market file (its first line that is
     neither blank nor a ``%`` comment), or None for any other file."""
     lines = text.lines(skip=False)
@@ -278,3 +337,7 @@ def _line_problem(fields, positions, need, integer_ids):
         if value < 0:
             return f"weight {field!r} is negative"
     return None
+
+
+def _lines(count):
+    return f"{count} line{'s' if count != 1 else ''}"

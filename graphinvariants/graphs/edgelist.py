@@ -1,7 +1,8 @@
 """One network from an edge-list file, streamed into CSR without building a graph object.
 
 :func:`read_edgelist` reads SNAP-style text (``#`` comment lines, tab- or
-space-separated columns, an optional weight column), CSV and Parquet into a
+space-separated columns, an optional weight column), CSV, Parquet, and the Matrix
+Market and KONECT text formats into a
 :class:`~graphinvariants.graphs.GraphAdjacency`, which every function of the library
 takes. The file is read in chunks of about a million rows (pandas' C parser for text
 and CSV, pyarrow's row batches for Parquet); node ids are mapped to ``0..n-1`` once,
@@ -36,7 +37,7 @@ import numpy as np
 
 from .._utils.validation import check_int
 from ._columns import pandas, quiet_parsers, read_delimited, read_parquet
-from ._textlines import Text
+from ._textlines import Text, data_line, skip_matrix_market_header
 from .adjacency import GraphAdjacency
 from .csr import compress_entries, index_dtype
 from .files import check_path
@@ -47,7 +48,7 @@ __all__ = ["read_edgelist"]
 def read_edgelist(path, *, directed=False, weight=None, source=None, target=None, comments="#",
                   delimiter=None, names=None, nodetype=None, format=None, encoding="utf-8", skiprows=0,
                   skipfooter=0):
-    """Read a network from an edge-list file (text, CSV or Parquet) into CSR.
+    """Read a network from an edge-list file (text, CSV, Parquet, Matrix Market, KONECT) into CSR.
 
     Parameters
     ----------
@@ -73,9 +74,10 @@ def read_edgelist(path, *, directed=False, weight=None, source=None, target=None
     comments : str or None, keyword-only
         One character that starts a comment (text and CSV): the rest of the line is
         ignored, and a line left empty is skipped, as NetworkX does. Default ``"#"``
-        (SNAP); KONECT's and Matrix Market files need ``"%"`` (a file whose first
-        line that is not a comment starts with ``%`` is refused with that hint);
-        ``None`` for no comments.
+        (SNAP); ``None`` for no comments. Matrix Market and KONECT files are read
+        with ``"%"``, their formats' comment character (``comments`` left at its
+        default, or ``"%"``); a text file whose first line that is not a comment
+        starts with ``%`` is refused with the hint.
     delimiter : str or None, keyword-only
         One character between columns. ``None`` (default): any run of spaces and tabs
         for text, ``","`` for CSV.
@@ -89,21 +91,33 @@ def read_edgelist(path, *, directed=False, weight=None, source=None, target=None
         has no header line: a line such as ``FromNodeId ToNodeId`` must be a comment,
         or it is read as an edge between two string ids. ``int``: integers, an id that is not
         one is an error naming its line. ``str``: the ids as written.
-    format : {"text", "csv", "parquet"} or None, keyword-only
-        ``None`` (default) infers it from the suffix: ``.txt``, ``.tsv``, ``.edges``,
+    format : {"text", "csv", "parquet", "matrixmarket", "konect"} or None, keyword-only
+        ``None`` (default) infers it from the name: ``.txt``, ``.tsv``, ``.edges``,
         ``.el``, ``.edgelist`` are text; ``.csv`` CSV; ``.parquet``, ``.pq`` Parquet;
-        before ``.gz``, ``.bz2`` or ``.xz`` for compressed text and CSV.
+        ``.mtx`` Matrix Market; a name that starts with ``out.`` (KONECT's
+        ``out.ego-facebook``) KONECT; before ``.gz``, ``.bz2`` or ``.xz`` for
+        compressed files. ``"matrixmarket"`` and ``"konect"`` are text with ``%``
+        comments; a Matrix Market file must start with its ``%%MatrixMarket ...
+        coordinate`` banner, and its lines up to its size line (rows, columns,
+        entries) are skipped (``skiprows`` skips more if it is larger). The
+        columns are the same as text's: ``weight=2`` reads a weighted file's values.
     encoding : str, keyword-only
         Encoding of text and CSV files (default UTF-8); bytes it cannot decode are
         an error naming their line.
     skiprows : int, keyword-only
         Lines skipped at the top of a text or CSV file, every line counted (comments
         and blank lines too), as pandas' ``skiprows``: ``1`` for a node count on the
-        first line, as course and benchmark files often have. Default 0.
+        first line, as course and benchmark files often have. Default 0. A first
+        line of two integers that are the node count and the edge count of the other
+        lines (``4039 88234``) is read as an edge, with a warning that names
+        ``skiprows``.
     skipfooter : int, keyword-only
         Lines skipped at the end of a text or CSV file, counting only the lines that
         hold data (not blank lines or comments), such as a terminator line. Default
-        0. Line numbers in messages still count every line of the file.
+        0. Line numbers in messages still count every line of the file. Negative ids
+        on the last (or first) line only, such as a ``-1 -1`` terminator, are read
+        as an edge, with a warning that names ``skipfooter`` (or ``skiprows``);
+        negative ids on other lines too are the file's ids, read without one.
 
     Returns
     -------
@@ -130,14 +144,24 @@ def read_edgelist(path, *, directed=False, weight=None, source=None, target=None
         Also if a compressed file cannot be decompressed (truncated, damaged, or not
         compressed), if the weights of an edge add up to infinity (the message names
         the edge), or if a folder holds no Parquet file.
-        Also if the file holds no edge (empty, or only comments and blank lines): an
-        edge list names no node then, and a graph without nodes has no invariants;
-        if a column asked for does not exist; or if the format cannot be inferred.
+        Also if the file holds no edge (empty, or only comments and blank lines; or
+        ``skiprows`` and ``skipfooter`` skip every line that holds data, and the
+        message names them): an edge list names no node then, and a graph without
+        nodes has no invariants; if a column asked for does not exist; if the format
+        cannot be inferred; or if a Matrix Market file has no banner, is a dense
+        ``array``, or is read with ``comments`` other than ``"#"`` or ``"%"``.
     TypeError
         If an option has the wrong type, or a Parquet column is neither integers nor
         strings (ids) or numbers (weights).
     ImportError
         If pandas or pyarrow is missing: ``pip install "graphinvariants[io]"``.
+
+    Warns
+    -----
+    UserWarning
+        If the first or last line that holds data is likely not an edge (see
+        ``skiprows`` and ``skipfooter``); the message names the line and the option
+        that skips it.
 
     Notes
     -----
@@ -176,13 +200,24 @@ def read_edgelist(path, *, directed=False, weight=None, source=None, target=None
     ...     adj = gi.read_edgelist(path, skiprows=1, skipfooter=1)
     >>> adj.nodes, adj.n_edges
     ((1, 2, 3), 3)
+
+    A Matrix Market file, known by its name (KONECT's ``out.NAME`` files too):
+
+    >>> with TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "net.mtx"
+    ...     _ = path.write_text("%%MatrixMarket matrix coordinate pattern symmetric\\n3 3 3\\n2 1\\n3 2\\n3 1\\n")
+    ...     adj = gi.read_edgelist(path)
+    >>> adj.nodes, adj.n_edges
+    ((1, 2, 3), 3)
     """
     path, fmt, compression, parts = check_path(path, format)
     _check_options(directed, weight, source, target, comments, delimiter, names, nodetype)
+    comments = _format_comments(fmt, comments)
     skiprows, skipfooter = check_int(skiprows, "skiprows"), check_int(skipfooter, "skipfooter")
     if fmt == "parquet" and (skiprows or skipfooter):
         raise ValueError("skiprows and skipfooter skip lines of a text or CSV file; a Parquet file has no lines")
     weighted = weight is not None
+    text = None
     with warnings.catch_warnings():
         quiet_parsers()
         if fmt == "parquet":
@@ -190,17 +225,22 @@ def read_edgelist(path, *, directed=False, weight=None, source=None, target=None
         else:
             text = Text(path, compression, encoding, comments, skiprows, skipfooter)
             try:
-                ids_u, ids_v, weights = read_delimited(text, fmt, source, target, weight, comments, delimiter,
-                                                        names, nodetype)
+                if fmt == "matrixmarket":
+                    skip_matrix_market_header(text)
+                ids_u, ids_v, weights = read_delimited(text, "csv" if fmt == "csv" else "text", source, target,
+                                                       weight, delimiter, names, nodetype)
             except (EOFError, OSError, zlib.error, lzma.LZMAError) as err:
                 if compression is None or isinstance(err, (PermissionError, FileNotFoundError, IsADirectoryError)):
                     raise
                 raise ValueError(f"{path!r} cannot be decompressed as {compression} ({err}): it is truncated, "
                                  f"damaged, or not {compression}-compressed") from None
     if not any(len(chunk) for chunk in ids_u):
-        raise ValueError(f"{path!r} contains no edge (it is empty, or holds only comments and blank lines): "
-                         "an edge list without edges names no node")
+        if text is not None:
+            raise text.no_edge_error()
+        raise ValueError(f"{path!r} contains no edge (it has no rows): an edge list without edges names no node")
     n, nodes, codes = _node_codes(ids_u, ids_v)
+    if text is not None:
+        _warn_of_lines_that_are_not_edges(text, ids_u, ids_v, nodes, header=fmt == "csv" and names is None)
     entries = _stored_entries(n, codes, ids_u, ids_v, weights, directed=bool(directed))
     # canonical, its weights checked per chunk and their sums here
     matrix = compress_entries(n, entries, weighted=weighted, nodes=nodes, where=repr(path))
@@ -229,6 +269,64 @@ def _check_options(directed, weight, source, target, comments, delimiter, names,
         raise TypeError(f"names must be a sequence of column names (str), got {names!r}")
     if nodetype not in (None, int, str):
         raise TypeError(f"nodetype must be None, int or str, got {nodetype!r}")
+
+
+def _format_comments(fmt, comments):
+    """The comment character of the file: ``"%"`` for Matrix Market and KONECT files
+    (``comments`` left at its default, or ``"%"``), else ``comments``."""
+    if fmt not in ("matrixmarket", "konect"):
+        return comments
+    if comments not in ("#", "%"):
+        name = "Matrix Market" if fmt == "matrixmarket" else "KONECT"
+        raise ValueError(f"comments={comments!r}: {name} files start their comments with '%', and that is how they "
+                         f"are read (format={fmt!r}): leave comments out, or pass format='text' to choose")
+    return "%"
+
+
+# ---------------------------------------------------------------- lines that are not edges
+
+def _warn_of_lines_that_are_not_edges(text, ids_u, ids_v, nodes, *, header):
+    """Warn, with the ``skiprows`` or ``skipfooter`` hint, when the first or the last
+    row of integer ids is likely no edge: a first row whose two numbers are the node
+    count of the other rows and their number (or twice or half of it: edges counted
+    both ways), such as ``4039 88234``; or negative ids on the first or last row only
+    (a ``-1 -1`` terminator). Negative ids on other rows too are the file's ids: no
+    warning. Costs nothing unless the ids are negative or the first row's second
+    number is such a count."""
+    pairs = [(u, v) for u, v in zip(ids_u, ids_v) if len(u)]
+    if pairs[0][0].dtype == object:
+        return
+    rows = sum(len(u) for u, _ in pairs)
+    first = (int(pairs[0][0][0]), int(pairs[0][1][0]))
+    last = (int(pairs[-1][0][-1]), int(pairs[-1][1][-1]))
+    # the ids in increasing order: a negative one is first
+    negative = sum(int(np.count_nonzero((u < 0) | (v < 0))) for u, v in pairs) if nodes[0] < 0 else 0
+    if negative:
+        at_first, at_last = min(first) < 0, rows > 1 and min(last) < 0
+        if negative != at_first + at_last:
+            return
+        if at_first:
+            number, content = data_line(text, int(header))
+            warnings.warn(f"{text.path!r}, line {number}: node id {min(first)} is negative, and no line but the "
+                          f"first and the last has a negative id: a header line, not an edge? skiprows={number} "
+                          f"skips the lines up to it: {content!r}", UserWarning, stacklevel=3)
+        if at_last:
+            warnings.warn(f"{text.path!r}: the last line that holds data, {last[0]} {last[1]}, has a negative node "
+                          f"id, and no line but the first and the last has one: a terminator line, not an edge? "
+                          f"skipfooter={text.skipfooter + 1} skips it", UserWarning, stacklevel=3)
+        return
+    n_nodes, n_edges = first
+    if rows < 2 or n_edges not in (rows - 1, 2 * (rows - 1)) and 2 * n_edges != rows - 1:
+        return
+    chunks = [u for u, _ in pairs] + [v for _, v in pairs]
+    # the nodes of the other rows: those of the first row that appear elsewhere too
+    only_first = sum(sum(int(np.count_nonzero(c == x)) for c in chunks) == (1 + (n_nodes == n_edges))
+                     for x in set(first))
+    if n_nodes == len(nodes) - only_first:
+        number, content = data_line(text, int(header))
+        warnings.warn(f"{text.path!r}, line {number}: {content.strip()!r} is read as an edge, but its numbers are the "
+                      f"counts of the other lines, {n_nodes} nodes and {n_edges} edges: a header line? "
+                      f"skiprows={number} skips the lines up to it", UserWarning, stacklevel=3)
 
 
 # ---------------------------------------------------------------- ids to CSR

@@ -13,19 +13,22 @@ import re
 
 __all__ = []
 
-#: The formats :func:`~graphinvariants.read_edgelist` reads.
-FORMATS = ("text", "csv", "parquet")
+#: The formats :func:`~graphinvariants.read_edgelist` reads: Matrix Market and KONECT
+#: files are text with ``%`` comments (a Matrix Market file's size line skipped).
+FORMATS = ("text", "csv", "parquet", "matrixmarket", "konect")
 
 #: File suffixes and the format they mean; a compression suffix may follow.
 SUFFIXES = {
     ".txt": "text", ".tsv": "text", ".edges": "text", ".el": "text", ".edgelist": "text",
-    ".csv": "csv", ".parquet": "parquet", ".pq": "parquet",
+    ".csv": "csv", ".parquet": "parquet", ".pq": "parquet", ".mtx": "matrixmarket",
 }
+#: KONECT names its edge lists ``out.NAME`` (``out.ego-facebook``), whatever follows.
+KONECT_PREFIX = "out."
 COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz"}
 
 #: Suffixes of other files of graphs or tables, which no SMILES string ends with
 #: (a SMILES string may hold "." between molecules, "/" and "\\" as bond directions).
-_OTHER_SUFFIXES = (".zip", ".mtx", ".gml", ".graphml", ".gexf", ".net", ".json", ".npz", ".npy", ".adjlist",
+_OTHER_SUFFIXES = (".zip", ".gml", ".graphml", ".gexf", ".net", ".json", ".npz", ".npy", ".adjlist",
                    ".dat", ".konect", ".pkl", ".pickle", ".tar")
 _DRIVE = re.compile(r"[A-Za-z]:[\\/]")
 
@@ -83,7 +86,8 @@ _MAGIC_HINTS = {
 
 def check_path(path, format):
     """``(path, format, compression, parts)``: ``parts`` lists the Parquet files of a
-    folder (None for one file)."""
+    folder (None for one file). ``format=None`` is told by the suffix before any
+    compression suffix (:data:`SUFFIXES`), or a KONECT name (``out.NAME``)."""
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
     path = os.fspath(path)
@@ -94,12 +98,15 @@ def check_path(path, format):
     stem, suffix = os.path.splitext(path)
     compression = COMPRESSIONS.get(suffix.lower())
     if compression is not None:
-        suffix = os.path.splitext(stem)[1]
+        stem, suffix = os.path.splitext(stem)
     if format is None:
         format = SUFFIXES.get(suffix.lower())
+        if format is None and os.path.basename(stem + suffix).startswith(KONECT_PREFIX):
+            format = "konect"
         if format is None:
-            raise ValueError(f"cannot tell the format of {path!r} from its suffix {suffix!r}: pass "
-                             f"format='text', 'csv' or 'parquet' (known suffixes: {', '.join(SUFFIXES)})")
+            raise ValueError(f"cannot tell the format of {path!r} from its suffix {suffix!r}: pass format= one of "
+                             f"{', '.join(map(repr, FORMATS))} (known suffixes: {', '.join(SUFFIXES)}; "
+                             f"KONECT's {KONECT_PREFIX}NAME)")
     elif format not in FORMATS:
         raise ValueError(f"format must be one of {FORMATS} or None, got {format!r}")
     if format == "parquet" and compression is not None:
