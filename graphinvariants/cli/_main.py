@@ -68,6 +68,7 @@ def _add_run_options(parser):
 def build_parser():
     """The argument parser of the ``graphinvariants`` command and its subcommands."""
     from .. import __version__
+    from ..graphs.files import FORMATS
     from ..perturbation import PERTURBATIONS
 
     parser = argparse.ArgumentParser(prog="graphinvariants", description=DESCRIPTION, epilog=EPILOG)
@@ -120,17 +121,20 @@ def build_parser():
     pt.add_argument("--sequences", type=int_at_least(1), default=None,
                     help="independent sequences of perturbations of a network read from a file; refused without "
                          f"one (default: {perturb.DEFAULT_SEQUENCES}, the paper's protocol)")
-    pt.add_argument("--directed", action="store_true",
+    pt.add_argument("--directed", action="store_true", default=None,
                     help="read a network file's lines as arcs u -> v, perturbed arc by arc (default: undirected "
                          "edges; a file whose arcs all come in pairs is perturbed as undirected)")
-    pt.add_argument("--skiprows", type=int_at_least(0), default=0,
-                    help="lines skipped at the top of a network file, such as a node count (default: %(default)s)")
-    pt.add_argument("--skipfooter", type=int_at_least(0), default=0,
+    pt.add_argument("--format", default=None, choices=FORMATS, metavar="FORMAT",
+                    help=f"the format of a network file: {', '.join(FORMATS)} (default: told by its name: .txt, "
+                         ".tsv, .edges, .el, .edgelist text; .csv; .parquet, .pq; .mtx Matrix Market; out.NAME KONECT)")
+    pt.add_argument("--skiprows", type=int_at_least(0), default=None,
+                    help="lines skipped at the top of a network file, such as a node count (default: 0)")
+    pt.add_argument("--skipfooter", type=int_at_least(0), default=None,
                     help="lines holding data skipped at the end of a network file, such as a terminator line "
-                         "(default: %(default)s)")
-    pt.add_argument("--comments", default="#", metavar="CHAR",
-                    help="the character that starts a comment in a network file: '%%' for KONECT and Matrix Market "
-                         "files (default: %(default)s)")
+                         "(default: 0)")
+    pt.add_argument("--comments", default=None, metavar="CHAR",
+                    help="the character that starts a comment in a network file (default: #; %% in Matrix "
+                         "Market and KONECT files)")
     pt.add_argument("--steps", "--flips", dest="steps", type=int_at_least(1), default=20,
                     help="perturbations applied in sequence to each graph (default: %(default)s)")
     pt.add_argument("--kind", default="flip", choices=PERTURBATIONS, metavar="KIND",

@@ -4,7 +4,9 @@ graph families generated on the spot, or on one network read from an edge-list f
 
 import os
 import re
+import sys
 import textwrap
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -124,18 +126,49 @@ def _read_networks(files, args):
     for path in files:
         start = time.perf_counter()
         try:
-            G = read_edgelist(path, directed=args.directed, comments=args.comments, skiprows=args.skiprows,
-                              skipfooter=args.skipfooter)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", UserWarning)
+                G = read_edgelist(path, directed=args.directed, comments=args.comments, skiprows=args.skiprows,
+                                  skipfooter=args.skipfooter, format=args.format)
         except ValueError as err:  # its hints name keyword arguments: name the options instead
-            message = str(err)
-            for keyword in ("skiprows", "skipfooter", "comments"):
-                message = re.sub(rf"\b{keyword}=", f"--{keyword} ", message)
-            raise ValueError(message) from None
+            raise ValueError(_as_options(str(err))) from None
+        for warning in caught:  # a line read as an edge that is likely none (a header, a terminator)
+            if issubclass(warning.category, UserWarning):
+                print(f"graphinvariants: warning: {_as_options(str(warning.message))}", file=sys.stderr)
+            else:
+                warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
         A = G.matrix
         print(f"{path}: {A.shape[0]} nodes, {G.n_edges} edges ({A.nnz} stored entries) in "
               f"{time.perf_counter() - start:.2f} s; {args.sequences} sequences of {args.steps} {args.kind} steps")
         networks[path.name] = G
     return networks
+
+
+def _as_options(message):
+    """A message of read_edgelist, its keyword arguments named as this command's options
+    (``skiprows=1`` as ``--skiprows 1``, ``format='konect'`` as ``--format konect``)."""
+    for keyword in FILE_OPTIONS:
+        message = re.sub(rf"\b{keyword}='([^']*)'", rf"--{keyword} \1", message)
+        message = re.sub(rf"\b{keyword}=", f"--{keyword} ", message)
+    return message
+
+
+#: The options of a network file, and their values when not given.
+FILE_OPTIONS = {"skiprows": 0, "skipfooter": 0, "comments": "#", "format": None, "directed": False}
+
+
+def _check_file_options(args, files):
+    """Refuse the options of a network file where there is none (they would be
+    ignored), then give them their defaults."""
+    given = [f"--{name.replace('_', '-')}" for name in FILE_OPTIONS if getattr(args, name) is not None]
+    if given and not files:
+        raise ValueError(f"{' and '.join(given)} {'reads' if len(given) == 1 else 'read'} a network file (an edge "
+                         "list named as a path, such as edges.txt); no network file is named, so "
+                         f"{'it' if len(given) == 1 else 'they'} would be ignored: leave "
+                         f"{'it' if len(given) == 1 else 'them'} out, or name the file")
+    for name, default in FILE_OPTIONS.items():
+        if getattr(args, name) is None:
+            setattr(args, name, default)
 
 
 def _check_counts(args, files):
@@ -158,6 +191,7 @@ def run(args):
 
     start = time.perf_counter()
     files, args.datasets = _network_files(args.datasets)
+    _check_file_options(args, files)
     _check_counts(args, files)
     if args.datasets:
         collections = load_data_sets(args)
