@@ -3,6 +3,10 @@
 ``graphinvariants perturb edges.txt`` runs the perturbation study on one network read
 from a file (:func:`graphinvariants.read_edgelist`), its edits made in place.
 
+Each command is a module with its ``run(args)`` (``demo``, ``evaluate``, ``perturb``);
+``_common`` holds what they share (outputs, inputs, progress) and ``_kernels`` the
+``--kernel`` option of ``evaluate`` and ``perturb``; this module builds the parser.
+
 Errors the commands can foresee (a data set that cannot be loaded, a malformed file, an
 output path that cannot be written) are printed as ``graphinvariants: error: ...`` with
 exit status 2, like argparse's own usage errors, and no traceback.

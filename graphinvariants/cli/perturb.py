@@ -21,10 +21,12 @@ __all__ = []
 DEFAULT_GRAPHS = DEFAULT_SEQUENCES = 100
 
 
+#: The options of a network file, and their values when not given.
+FILE_OPTIONS = {"skiprows": 0, "skipfooter": 0, "comments": "#", "format": None, "directed": False}
+
+
 #: The last column of the perturb table, and what it means (printed under the table).
 CROSSING_COLUMN = "below the median of others after"
-
-
 CROSSING_MEANING = (
     "the number of steps after which the mean kernel between a graph and its perturbed copy first "
     "falls below the median kernel between a graph and the other graphs of its collection (the "
@@ -151,10 +153,6 @@ def _as_options(message):
         message = re.sub(rf"\b{keyword}='([^']*)'", rf"--{keyword} \1", message)
         message = re.sub(rf"\b{keyword}=", f"--{keyword} ", message)
     return message
-
-
-#: The options of a network file, and their values when not given.
-FILE_OPTIONS = {"skiprows": 0, "skipfooter": 0, "comments": "#", "format": None, "directed": False}
 
 
 def _check_file_options(args, files):
