@@ -86,7 +86,7 @@ sphinx_gallery_conf = {
 
 def _write_cli_help(app):
     """Write the --help text of every subcommand for docs/cli.rst to include."""
-    from graphinvariants.cli import build_parser
+    from graphinvariants.cli._main import build_parser
 
     out = HERE / "generated" / "cli"
     out.mkdir(parents=True, exist_ok=True)

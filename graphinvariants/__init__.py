@@ -19,7 +19,7 @@ from .embeddings import (
     power_invariants,
     save_invariants,
 )
-from .evaluation._protocol import EvaluationResult, RegressionResult, evaluate_estimator, evaluate_kernel
+from .evaluation import EvaluationResult, RegressionResult, evaluate_estimator, evaluate_kernel
 from .graphs import GraphAdjacency, GraphBatch, as_adjacency, as_graph_batch, from_edge_arrays, read_edgelist
 from .kernels import (
     KERNELS,

@@ -505,7 +505,7 @@ def test_evaluate_refuses_bad_learned_options_before_any_fold(option, message, t
 def test_learned_tuples_on_the_command_line():
     """A sequence option is written with '+' between its items; one item is a sequence
     of one (what the library's message suggests, e.g. members=('wl',), is spelled wl)."""
-    from graphinvariants.cli._main import kernel_list
+    from graphinvariants.cli._kernels import kernel_list
 
     [(_, name, params)] = kernel_list("learned:members=wl+wloa,powers=1+2,bandwidths=0.5")
     assert name == "learned"
@@ -636,7 +636,7 @@ def test_perturb_table_has_no_column_that_reads_the_same_on_every_row(tmp_path, 
 
 def test_the_learned_files_carry_no_k_that_does_not_reach_it(tmp_path):
     """Was: checkpoint-MUTAG-learned-k5-..., though --k does not reach the learned default."""
-    from graphinvariants.cli._main import _evaluation_files
+    from graphinvariants.cli.evaluate import _evaluation_files
 
     args = build_parser().parse_args(["evaluate", "MUTAG", "--k", "7", "--reps", "2", "--folds", "3"])
     for spec, expected in (("learned", "MUTAG-learned-reps2-folds3-seed0"),
@@ -650,7 +650,7 @@ def test_learned_options_reach_the_molecule_member():
     """The descriptors member of the learned default (molecules only) takes options on
     the command line: they were refused while parsing ("need molecules"), the check
     building the candidates for graphs without molecules."""
-    from graphinvariants.cli._main import kernel_list
+    from graphinvariants.cli._kernels import kernel_list
 
     [(_, _, params)] = kernel_list("learned:members=descriptors+wl,descriptors__bandwidth_scale=0.5")
     assert params["members"] == ("descriptors", "wl") and params["descriptors__bandwidth_scale"] == 0.5

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import graphinvariants as gi
-from graphinvariants.evaluation._protocol import DEFAULT_C_GRID, _best_C_index, _splits, evaluate_kernel
+from graphinvariants.evaluation._protocol import DEFAULT_C_GRID, _best_C_index, evaluate_kernel, splits
 
 from .conftest import KERN_A, KERN_B
 
@@ -72,7 +72,7 @@ def test_the_large_C_shortcut_changes_nothing(toy, n_jobs):
 
 def test_folds_are_stratified():
     y = np.array([0] * 70 + [1] * 30)
-    for _, test in _splits(y, 10, True, 0).split(y, y):
+    for _, test in splits(y, 10, True, 0).split(y, y):
         assert np.bincount(y[test]).tolist() == [7, 3]
 
 
@@ -515,16 +515,16 @@ def test_regression_results_compare_by_their_values():
 
 def _count_folds(monkeypatch):
     """Count the outer folds evaluate_estimator runs (the calls of its fold function)."""
-    from graphinvariants.evaluation import _protocol as evaluation
+    from graphinvariants.evaluation import _estimator
 
     calls = []
-    original = evaluation._classification_fold
+    original = _estimator._classification_fold
 
     def counted(*args):
         calls.append(1)
         return original(*args)
 
-    monkeypatch.setattr(evaluation, "_classification_fold", counted)
+    monkeypatch.setattr(_estimator, "_classification_fold", counted)
     return calls
 
 

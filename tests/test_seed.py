@@ -73,7 +73,7 @@ def test_kernel_matrix_meanmap_takes_seed():
 def test_the_cli_refuses_random_state_when_parsing_kernel(spec):
     import argparse
 
-    from graphinvariants.cli._main import kernel_list
+    from graphinvariants.cli._kernels import kernel_list
 
     with pytest.raises(argparse.ArgumentTypeError, match="random_state= is spelled seed="):
         kernel_list(spec)

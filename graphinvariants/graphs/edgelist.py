@@ -1,7 +1,8 @@
 """One network from an edge-list file, streamed into CSR without building a graph object.
 
 :func:`read_edgelist` reads SNAP-style text (``#`` comment lines, tab- or
-space-separated columns, an optional weight column), CSV and Parquet into a
+space-separated columns, an optional weight column), CSV, Parquet, and the Matrix
+Market and KONECT text formats into a
 :class:`~graphinvariants.graphs.GraphAdjacency`, which every function of the library
 takes. The file is read in chunks of about a million rows (pandas' C parser for text
 and CSV, pyarrow's row batches for Parquet); node ids are mapped to ``0..n-1`` once,
@@ -28,48 +29,26 @@ parallel weights whose sum is infinite. The result equals
 with its nodes reordered (``tests/graphs/test_edgelist.py``).
 """
 
-import bz2
-import codecs
-import collections
-import csv
-import gzip
-import io
-import itertools
 import lzma
-import math
-import os
-import re
 import warnings
 import zlib
 
 import numpy as np
 
 from .._utils.validation import check_int
+from ._columns import pandas, quiet_parsers, read_delimited, read_parquet
+from ._textlines import Text, data_line, skip_matrix_market_header
 from .adjacency import GraphAdjacency
 from .csr import compress_entries, index_dtype
-from .files import COMPRESSIONS, SUFFIXES
+from .files import check_path
 
 __all__ = ["read_edgelist"]
-
-_OPENERS = {"gzip": gzip.open, "bz2": bz2.open, "xz": lzma.open}
-FORMATS = ("text", "csv", "parquet")
-CHUNK_ROWS = 1 << 20
-#: Characters read at a time from a file whose first or last lines are skipped.
-TEXT_BLOCK = 1 << 20
-_INTEGER = re.compile(r"\s*[+-]?[0-9]+\s*\Z")
-_INT64 = (-(2**63), 2**63 - 1)
-_INT32 = (-(2**31), 2**31 - 1)
-
-
-class _Anomaly(Exception):
-    """The fast reader met something it does not decide (a missing or non-integer id,
-    a bad weight): the caller reads again more carefully, or names the line."""
 
 
 def read_edgelist(path, *, directed=False, weight=None, source=None, target=None, comments="#",
                   delimiter=None, names=None, nodetype=None, format=None, encoding="utf-8", skiprows=0,
                   skipfooter=0):
-    """Read a network from an edge-list file (text, CSV or Parquet) into CSR.
+    """Read a network from an edge-list file (text, CSV, Parquet, Matrix Market, KONECT) into CSR.
 
     Parameters
     ----------
@@ -95,9 +74,10 @@ def read_edgelist(path, *, directed=False, weight=None, source=None, target=None
     comments : str or None, keyword-only
         One character that starts a comment (text and CSV): the rest of the line is
         ignored, and a line left empty is skipped, as NetworkX does. Default ``"#"``
-        (SNAP); KONECT's and Matrix Market files need ``"%"`` (a file whose first
-        line that is not a comment starts with ``%`` is refused with that hint);
-        ``None`` for no comments.
+        (SNAP); ``None`` for no comments. Matrix Market and KONECT files are read
+        with ``"%"``, their formats' comment character (``comments`` left at its
+        default, or ``"%"``); a text file whose first line that is not a comment
+        starts with ``%`` is refused with the hint.
     delimiter : str or None, keyword-only
         One character between columns. ``None`` (default): any run of spaces and tabs
         for text, ``","`` for CSV.
@@ -111,21 +91,33 @@ def read_edgelist(path, *, directed=False, weight=None, source=None, target=None
         has no header line: a line such as ``FromNodeId ToNodeId`` must be a comment,
         or it is read as an edge between two string ids. ``int``: integers, an id that is not
         one is an error naming its line. ``str``: the ids as written.
-    format : {"text", "csv", "parquet"} or None, keyword-only
-        ``None`` (default) infers it from the suffix: ``.txt``, ``.tsv``, ``.edges``,
+    format : {"text", "csv", "parquet", "matrixmarket", "konect"} or None, keyword-only
+        ``None`` (default) infers it from the name: ``.txt``, ``.tsv``, ``.edges``,
         ``.el``, ``.edgelist`` are text; ``.csv`` CSV; ``.parquet``, ``.pq`` Parquet;
-        before ``.gz``, ``.bz2`` or ``.xz`` for compressed text and CSV.
+        ``.mtx`` Matrix Market; a name that starts with ``out.`` (KONECT's
+        ``out.ego-facebook``) KONECT; before ``.gz``, ``.bz2`` or ``.xz`` for
+        compressed files. ``"matrixmarket"`` and ``"konect"`` are text with ``%``
+        comments; a Matrix Market file must start with its ``%%MatrixMarket ...
+        coordinate`` banner, and its lines up to its size line (rows, columns,
+        entries) are skipped (``skiprows`` skips more if it is larger). The
+        columns are the same as text's: ``weight=2`` reads a weighted file's values.
     encoding : str, keyword-only
         Encoding of text and CSV files (default UTF-8); bytes it cannot decode are
         an error naming their line.
     skiprows : int, keyword-only
         Lines skipped at the top of a text or CSV file, every line counted (comments
         and blank lines too), as pandas' ``skiprows``: ``1`` for a node count on the
-        first line, as course and benchmark files often have. Default 0.
+        first line, as course and benchmark files often have. Default 0. A first
+        line of two integers that are the node count and the edge count of the other
+        lines (``4039 88234``) is read as an edge, with a warning that names
+        ``skiprows``.
     skipfooter : int, keyword-only
         Lines skipped at the end of a text or CSV file, counting only the lines that
         hold data (not blank lines or comments), such as a terminator line. Default
-        0. Line numbers in messages still count every line of the file.
+        0. Line numbers in messages still count every line of the file. Negative ids
+        on the last (or first) line only, such as a ``-1 -1`` terminator, are read
+        as an edge, with a warning that names ``skipfooter`` (or ``skiprows``);
+        negative ids on other lines too are the file's ids, read without one.
 
     Returns
     -------
@@ -152,14 +144,24 @@ def read_edgelist(path, *, directed=False, weight=None, source=None, target=None
         Also if a compressed file cannot be decompressed (truncated, damaged, or not
         compressed), if the weights of an edge add up to infinity (the message names
         the edge), or if a folder holds no Parquet file.
-        Also if the file holds no edge (empty, or only comments and blank lines): an
-        edge list names no node then, and a graph without nodes has no invariants;
-        if a column asked for does not exist; or if the format cannot be inferred.
+        Also if the file holds no edge (empty, or only comments and blank lines; or
+        ``skiprows`` and ``skipfooter`` skip every line that holds data, and the
+        message names them): an edge list names no node then, and a graph without
+        nodes has no invariants; if a column asked for does not exist; if the format
+        cannot be inferred; or if a Matrix Market file has no banner, is a dense
+        ``array``, or is read with ``comments`` other than ``"#"`` or ``"%"``.
     TypeError
         If an option has the wrong type, or a Parquet column is neither integers nor
         strings (ids) or numbers (weights).
     ImportError
         If pandas or pyarrow is missing: ``pip install "graphinvariants[io]"``.
+
+    Warns
+    -----
+    UserWarning
+        If the first or last line that holds data is likely not an edge (see
+        ``skiprows`` and ``skipfooter``); the message names the line and the option
+        that skips it.
 
     Notes
     -----
@@ -198,98 +200,54 @@ def read_edgelist(path, *, directed=False, weight=None, source=None, target=None
     ...     adj = gi.read_edgelist(path, skiprows=1, skipfooter=1)
     >>> adj.nodes, adj.n_edges
     ((1, 2, 3), 3)
+
+    A Matrix Market file, known by its name (KONECT's ``out.NAME`` files too):
+
+    >>> with TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "net.mtx"
+    ...     _ = path.write_text("%%MatrixMarket matrix coordinate pattern symmetric\\n3 3 3\\n2 1\\n3 2\\n3 1\\n")
+    ...     adj = gi.read_edgelist(path)
+    >>> adj.nodes, adj.n_edges
+    ((1, 2, 3), 3)
     """
-    path, fmt, compression, parts = _check_path(path, format)
+    path, fmt, compression, parts = check_path(path, format)
     _check_options(directed, weight, source, target, comments, delimiter, names, nodetype)
+    comments = _format_comments(fmt, comments)
     skiprows, skipfooter = check_int(skiprows, "skiprows"), check_int(skipfooter, "skipfooter")
     if fmt == "parquet" and (skiprows or skipfooter):
         raise ValueError("skiprows and skipfooter skip lines of a text or CSV file; a Parquet file has no lines")
     weighted = weight is not None
+    text = None
     with warnings.catch_warnings():
-        _quiet_parsers()
+        quiet_parsers()
         if fmt == "parquet":
-            ids_u, ids_v, weights = _read_parquet(path, parts, source, target, weight, nodetype)
+            ids_u, ids_v, weights = read_parquet(path, parts, source, target, weight, nodetype)
         else:
-            text = _Text(path, compression, encoding, comments, skiprows, skipfooter)
+            text = Text(path, compression, encoding, comments, skiprows, skipfooter)
             try:
-                ids_u, ids_v, weights = _read_delimited(text, fmt, source, target, weight, comments, delimiter,
-                                                        names, nodetype)
+                if fmt == "matrixmarket":
+                    skip_matrix_market_header(text)
+                ids_u, ids_v, weights = read_delimited(text, "csv" if fmt == "csv" else "text", source, target,
+                                                       weight, delimiter, names, nodetype)
             except (EOFError, OSError, zlib.error, lzma.LZMAError) as err:
                 if compression is None or isinstance(err, (PermissionError, FileNotFoundError, IsADirectoryError)):
                     raise
                 raise ValueError(f"{path!r} cannot be decompressed as {compression} ({err}): it is truncated, "
                                  f"damaged, or not {compression}-compressed") from None
     if not any(len(chunk) for chunk in ids_u):
-        raise ValueError(f"{path!r} contains no edge (it is empty, or holds only comments and blank lines): "
-                         "an edge list without edges names no node")
+        if text is not None:
+            raise text.no_edge_error()
+        raise ValueError(f"{path!r} contains no edge (it has no rows): an edge list without edges names no node")
     n, nodes, codes = _node_codes(ids_u, ids_v)
+    if text is not None:
+        _warn_of_lines_that_are_not_edges(text, ids_u, ids_v, nodes, header=fmt == "csv" and names is None)
     entries = _stored_entries(n, codes, ids_u, ids_v, weights, directed=bool(directed))
     # canonical, its weights checked per chunk and their sums here
     matrix = compress_entries(n, entries, weighted=weighted, nodes=nodes, where=repr(path))
     return GraphAdjacency._trusted(matrix, nodes, weighted=weighted)
 
 
-def _quiet_parsers():
-    """Inside ``warnings.catch_warnings()``: silence pandas' warnings about its own
-    parsing decisions (``DtypeWarning``: mixed types in a column of a long file;
-    ``ParserWarning``), which the reader makes itself."""
-    pd = _pandas()
-    for category in (pd.errors.DtypeWarning, pd.errors.ParserWarning):
-        warnings.simplefilter("ignore", category)
-
-
 # ---------------------------------------------------------------- options
-
-def _check_path(path, format):
-    """``(path, format, compression, parts)``: ``parts`` lists the Parquet files of a
-    folder (None for one file)."""
-    if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
-    path = os.fspath(path)
-    if os.path.isdir(path):
-        return path, "parquet", None, _parquet_parts(path, format)
-    if not os.path.isfile(path):
-        raise FileNotFoundError(f"no such file or folder: {path!r}")
-    stem, suffix = os.path.splitext(path)
-    compression = COMPRESSIONS.get(suffix.lower())
-    if compression is not None:
-        suffix = os.path.splitext(stem)[1]
-    if format is None:
-        format = SUFFIXES.get(suffix.lower())
-        if format is None:
-            raise ValueError(f"cannot tell the format of {path!r} from its suffix {suffix!r}: pass "
-                             f"format='text', 'csv' or 'parquet' (known suffixes: {', '.join(SUFFIXES)})")
-    elif format not in FORMATS:
-        raise ValueError(f"format must be one of {FORMATS} or None, got {format!r}")
-    if format == "parquet" and compression is not None:
-        raise ValueError(f"{path!r}: a Parquet file is compressed inside; it cannot be {compression}-compressed")
-    if format != "parquet" and compression is None:  # a compressed file named as text is not read as junk
-        with open(path, "rb") as raw:
-            start = raw.read(6)
-        kind = next((kind for magic, kind in _MAGIC.items() if start.startswith(magic)), None)
-        if kind is not None:
-            raise ValueError(f"{path!r} looks like a {kind} file, not {format}: {_MAGIC_HINTS[kind]}")
-    return path, format, compression, None
-
-
-def _parquet_parts(folder, format):
-    """The Parquet files of a folder (a dataset written in parts), in natural order."""
-    if format not in (None, "parquet"):
-        raise ValueError(f"{folder!r} is a folder: a text or CSV edge list is one file (a folder is read as the "
-                         "Parquet files it holds)")
-    parts = []
-    for root, folders, files in os.walk(folder):
-        folders[:] = [f for f in folders if not f.startswith((".", "_"))]
-        parts += [os.path.join(root, f) for f in files
-                  if not f.startswith((".", "_")) and os.path.splitext(f)[1].lower() in (".parquet", ".pq")]
-    if not parts:
-        raise ValueError(f"{folder!r} is a folder with no Parquet files (*.parquet, *.pq) in it: read_edgelist "
-                         "reads one edge-list file, or a folder of Parquet parts such as Dask's to_parquet writes "
-                         "(text or CSV parts: read one file at a time, or write the table as Parquet)")
-
-    def natural(name):
-        return [int(piece) if piece.isdigit() else piece for piece in re.split(r"(\d+)", name)]
-    return sorted(parts, key=lambda p: natural(os.path.relpath(p, folder)))
 
 
 def _check_options(directed, weight, source, target, comments, delimiter, names, nodetype):
@@ -313,569 +271,66 @@ def _check_options(directed, weight, source, target, comments, delimiter, names,
         raise TypeError(f"nodetype must be None, int or str, got {nodetype!r}")
 
 
-def _column(value, default, columns, what, path):
-    """The position of a column given by name or position, in ``columns`` (the names,
-    or None where the file's columns have only positions)."""
-    value = default if value is None else value
-    if isinstance(value, str):
-        if columns is None:
-            raise ValueError(f"{what}={value!r} names a column, but {path!r} has no column names: "
-                             "give its position (0-based), or names=[...]")
-        if value not in columns:
-            raise ValueError(f"{what} column {value!r} not in the columns of {path!r}: {list(columns)}")
-        return list(columns).index(value)
-    value = int(value)
-    if columns is not None and value >= len(columns):
-        raise ValueError(f"{what} column position {value} is out of range: {path!r} has {len(columns)} columns")
-    return value
+def _format_comments(fmt, comments):
+    """The comment character of the file: ``"%"`` for Matrix Market and KONECT files
+    (``comments`` left at its default, or ``"%"``), else ``comments``."""
+    if fmt not in ("matrixmarket", "konect"):
+        return comments
+    if comments not in ("#", "%"):
+        name = "Matrix Market" if fmt == "matrixmarket" else "KONECT"
+        raise ValueError(f"comments={comments!r}: {name} files start their comments with '%', and that is how they "
+                         f"are read (format={fmt!r}): leave comments out, or pass format='text' to choose")
+    return "%"
 
 
-# ---------------------------------------------------------------- text and CSV
+# ---------------------------------------------------------------- lines that are not edges
 
-class _Text:
-    """A text or CSV file as the reader sees it: decompressed, decoded, its first
-    ``skiprows`` lines and last ``skipfooter`` data lines left out."""
-
-    def __init__(self, path, compression, encoding, comments, skiprows, skipfooter):
-        self.path, self.compression, self.encoding = path, compression, encoding
-        self.comments, self.skiprows, self.skipfooter = comments, skiprows, skipfooter
-
-    def source(self):
-        """``(what pandas reads, its compression and encoding options)``: the path
-        itself, or a new stream of the lines kept."""
-        if not (self.skiprows or self.skipfooter):
-            return self.path, {"compression": self.compression, "encoding": self.encoding}
-        return _Trimmed(self), {}
-
-    def open(self):
-        """The decoded text, every line (``newline=""``: line ends kept as written)."""
-        opener = _OPENERS.get(self.compression, open)
-        if opener is open:
-            return open(self.path, encoding=self.encoding, newline="")
-        return opener(self.path, "rt", encoding=self.encoding, newline="")
-
-    def is_data(self, line):
-        content = line if self.comments is None else line.split(self.comments, 1)[0]
-        return bool(content.strip())
-
-    def lines(self, *, skip=True):
-        """``(number, text)`` of the lines kept (every line with ``skip=False``), the
-        line end cut off; numbers count every line of the file."""
-        footer = self.skipfooter if skip else 0
-        pending, data = collections.deque(), 0  # lines that may still be footer, and their data lines
-        try:
-            with self.open() as stream:
-                for number, raw in enumerate(stream, 1):
-                    if skip and number <= self.skiprows:
-                        continue
-                    line = raw.rstrip("\r\n")
-                    if not footer:
-                        yield number, line
-                        continue
-                    is_data = self.is_data(line)
-                    pending.append((number, line, is_data))
-                    data += is_data
-                    # a line is kept once ``footer`` data lines follow it
-                    while pending and data - pending[0][2] >= footer:
-                        number, line, is_data = pending.popleft()
-                        data -= is_data
-                        yield number, line
-        except UnicodeDecodeError as err:
-            raise self.decode_error(err) from None
-
-    def decode_error(self, err):
-        """The ValueError naming the line of the first bytes ``encoding`` cannot decode."""
-        decoder = codecs.getincrementaldecoder(self.encoding)()
-        number = 1
-        with _OPENERS.get(self.compression, open)(self.path, "rb") as stream:
-            for piece in stream:  # pieces end at b"\n": "\r\n" stays in one piece
-                try:
-                    text = decoder.decode(piece)
-                except UnicodeDecodeError as bad:
-                    err = bad
-                    break
-                number += len(_LINE_END.findall(text))
-        byte = err.object[err.start:err.start + 1]
-        return ValueError(f"{self.path!r}, line {number}: cannot be decoded as {self.encoding} ({err.reason}, byte "
-                          f"{byte!r}): pass the file's encoding, e.g. encoding='latin-1'")
-
-
-#: The first bytes of files that are not text, and what to do with them.
-_MAGIC = {b"\x1f\x8b": "gzip", b"BZh": "bz2", b"\xfd7zXZ\x00": "xz", b"PAR1": "Parquet", b"PK\x03\x04": "zip"}
-_MAGIC_HINTS = {
-    "gzip": "name it with its compression suffix (.gz), or unpack it",
-    "bz2": "name it with its compression suffix (.bz2), or unpack it",
-    "xz": "name it with its compression suffix (.xz), or unpack it",
-    "Parquet": "name it .parquet, or pass format='parquet'",
-    "zip": "unzip it and read the edge list inside",
-}
-
-
-_LINE_END = re.compile(r"\r\n|\r|\n")
-
-
-class _Trimmed(io.TextIOBase):
-    """The text of a :class:`_Text` without its skipped lines, as a stream for pandas:
-    the first ``skiprows`` lines are read and dropped, then blocks of
-    :data:`TEXT_BLOCK` characters pass through, minus a held-back tail that always
-    holds the last ``skipfooter`` data lines seen, dropped at the end."""
-
-    def __init__(self, text):
-        self.text, self.stream = text, text.open()
-        self.ready, self.held, self.done = "", "", False
-        try:
-            for _ in range(text.skiprows):
-                if not self.stream.readline():
-                    break
-        except UnicodeDecodeError as err:
-            self.close()
-            raise text.decode_error(err) from None
-
-    def readable(self):
-        return True
-
-    def close(self):
-        self.stream.close()
-        super().close()
-
-    def read(self, size=-1):
-        size = None if size is None or size < 0 else size
-        try:
-            while not self.done and (size is None or len(self.ready) < size):
-                block = self.stream.read(TEXT_BLOCK)
-                self.held += block
-                if not block:
-                    self.done = True
-                cut = self._footer_start()
-                if cut is None:  # fewer data lines than the footer: all of it may be footer
-                    cut = 0
-                elif self.done:
-                    self.held = self.held[:cut]  # the footer goes
-                    cut = len(self.held)
-                self.ready += self.held[:cut]
-                self.held = self.held[cut:]
-        except UnicodeDecodeError as err:
-            raise self.text.decode_error(err) from None
-        if size is None:
-            out, self.ready = self.ready, ""
-        else:
-            out, self.ready = self.ready[:size], self.ready[size:]
-        return out
-
-    def _footer_start(self):
-        """Where the last ``skipfooter`` data lines of the held text begin (the end
-        when there is no footer), or None if it holds fewer."""
-        held, wanted = self.held, self.text.skipfooter
-        stop = len(held)
-        if wanted == 0:
-            return stop
-        while stop > 0:
-            while stop > 0 and held[stop - 1] in "\r\n":
-                stop -= 1
-            start = max(held.rfind("\n", 0, stop), held.rfind("\r", 0, stop)) + 1
-            if self.text.is_data(held[start:stop]):
-                wanted -= 1
-                if wanted == 0:
-                    return start
-            stop = start
-        return None
-
-
-def _read_delimited(text, fmt, source, target, weight, comments, delimiter, names, nodetype):
-    """Lists of chunks (``ids_u``, ``ids_v``, ``weights`` or None) of a text or CSV file."""
-    pd = _pandas()
-    path = text.path
-    header = fmt == "csv" and names is None
-    sep = delimiter if delimiter is not None else ("," if fmt == "csv" else None)
-    options = dict(
-        sep=sep, comment=comments, engine="c",
-        keep_default_na=False, na_values=[""], index_col=False, skip_blank_lines=True,
-    )
-    if fmt == "text":
-        options["quoting"] = csv.QUOTE_NONE
-    _check_first_line(text, nodetype)
-    columns = None if names is None else list(names)
-    if header:
-        where, opened = text.source()
-        try:
-            columns = list(pd.read_csv(where, nrows=0, header=0, **_with_sep(options, sep), **opened).columns)
-        except pd.errors.EmptyDataError:
-            raise ValueError(f"{path!r} contains no edge (it is empty, or holds only comments and blank lines): "
-                             "an edge list without edges names no node") from None
-        except UnicodeDecodeError as err:
-            raise text.decode_error(err) from None
-        except (ValueError, pd.errors.ParserError) as err:
-            raise ValueError(f"{path!r}: cannot read the header line of the CSV file ({err})") from None
-        finally:
-            if not isinstance(where, str):
-                where.close()
-    default_u, default_v = (0, 1) if fmt == "text" else ("u", "v")
-    positions = [_column(source, default_u, columns, "source", path),
-                 _column(target, default_v, columns, "target", path)]
-    if weight is not None:
-        positions.append(_column(weight, None, columns, "weight", path))
-    if len(set(positions)) < len(positions):
-        raise ValueError(f"source, target and weight must be different columns, got positions {positions}")
-    width = max(positions) + 1
-    labels = columns if columns is not None else list(range(width))
-    if len(labels) < width:
-        labels = labels + [f"_column{i}" for i in range(len(labels), width)]
-    options.update(header=0 if header else None, names=labels, usecols=positions)
-    scan = dict(text=text, fmt=fmt, positions=positions, delimiter=delimiter, header=header)
-    modes = ["int", "str"] if nodetype is not str else ["str"]
-    if fmt == "text" and sep is None and nodetype is not str:
-        # SNAP's files are tab-separated: the C parser's one-character split is faster than
-        # its whitespace rule; a line it reads differently gives an anomaly, read again
-        first = _first_data_line(text)
-        first = None if first is None else first[1]
-        if first is not None and "\t" in first and " " not in first and first == first.strip():
-            modes.insert(0, "int-tab")
-    for mode in modes:
-        failure = None
-        try:
-            ids_u, ids_v, weights = _read_chunks(pd, text, options, sep, fmt, positions, labels, mode)
-        except _Anomaly:
-            failure = "an unexpected row"
-        except UnicodeDecodeError as err:
-            raise text.decode_error(err) from None
-        except (ValueError, pd.errors.ParserError) as err:
-            failure = str(err)
-        if failure is None:
-            if mode == "str" and nodetype is not str:
-                ids_u, ids_v = _integer_ids(ids_u, ids_v, required=nodetype is int, scan=scan)
-            return ids_u, ids_v, weights
-        if mode != "str":
-            continue  # a non-integer or missing id, a blank row the integer parse cannot tell ...
-        _raise_bad_line(**scan, integer_ids=nodetype is int)  # names the line, if it is one
-        raise ValueError(f"{path!r} could not be read as a {fmt} edge list: {failure}")
-    raise AssertionError("unreachable")
-
-
-def _with_sep(options, sep):
-    """read_csv options with the separator that reads whitespace for ``sep=None``."""
-    options = dict(options)
-    options["sep"] = r"\s+" if sep is None else sep
-    return options
-
-
-def _first_data_line(text):
-    """``(number, text)`` of the first line kept that is not blank once its comment
-    is cut (the text without the comment), or None."""
-    for number, line in text.lines():
-        content = line if text.comments is None else line.split(text.comments, 1)[0]
-        if content.strip():
-            return number, content
-    return None
-
-
-def _check_first_line(text, nodetype):
-    """Refuse a file whose first data line is a ``%`` comment while ``comments`` is
-    not ``"%"`` (KONECT, Matrix Market), or is the size line of a Matrix Market file."""
-    first = _first_data_line(text)
-    if first is None:
+def _warn_of_lines_that_are_not_edges(text, ids_u, ids_v, nodes, *, header):
+    """Warn, with the ``skiprows`` or ``skipfooter`` hint, when the first or the last
+    row of integer ids is likely no edge: a first row whose two numbers are the node
+    count of the other rows and their number (or twice or half of it: edges counted
+    both ways), such as ``4039 88234``; or negative ids on the first or last row only
+    (a ``-1 -1`` terminator). Negative ids on other rows too are the file's ids: no
+    warning. Costs nothing unless the ids are negative or the first row's second
+    number is such a count."""
+    pairs = [(u, v) for u, v in zip(ids_u, ids_v) if len(u)]
+    if pairs[0][0].dtype == object:
         return
-    number, content = first
-    matrix_market = _matrix_market_size_line(text)
-    skip = f" and skiprows={matrix_market} (the size line of a Matrix Market file)" if matrix_market else ""
-    if text.comments != "%" and content.lstrip().startswith("%") and nodetype is not str:
-        raise ValueError(f"{text.path!r}, line {number}: starts with '%', which starts a comment in KONECT and Matrix "
-                         f"Market files, but comments={text.comments!r}: pass comments='%'{skip}: {content!r}")
-    if matrix_market == number:
-        raise ValueError(f"{text.path!r}, line {number}: the size line of a Matrix Market file (rows, columns, "
-                         f"entries), not an edge: pass skiprows={number}: {content!r}")
-
-
-def _matrix_market_size_line(text):
-    """The number of the size line of a Matrix Market file (its first line that is
-    neither blank nor a ``%`` comment), or None for any other file."""
-    lines = text.lines(skip=False)
-    try:
-        first = next(lines, (1, ""))[1]
-        if not first.lower().startswith("%%matrixmarket"):
-            return None
-        for number, line in lines:
-            if line.strip() and not line.lstrip().startswith("%"):
-                return number
-        return None
-    finally:
-        lines.close()
-
-
-def _read_chunks(pd, text, options, sep, fmt, positions, labels, mode):
-    """Read every chunk in ``mode`` ``"int"`` (ids parsed as numbers: fast, raises
-    :class:`_Anomaly` unless every id is an integer) or ``"str"``."""
-    options = _with_sep(options, "\t" if mode == "int-tab" else sep)
-    whitespace = fmt == "text" and sep is None and mode != "int-tab"
-    u_label, v_label = labels[positions[0]], labels[positions[1]]
-    w_label = labels[positions[2]] if len(positions) > 2 else None
-    if mode == "str":  # the weights as written too: pandas would read True as 1.0 into a float column
-        options["dtype"] = {label: str for label in (u_label, v_label, w_label) if label is not None}
-    ids_u, ids_v, weights = [], [], None if w_label is None else []
-    where, opened = text.source()
-    try:
-        try:
-            reader = pd.read_csv(where, chunksize=CHUNK_ROWS, **options, **opened)
-        except pd.errors.EmptyDataError:
-            return ids_u, ids_v, weights
-        with reader:
-            for chunk in reader:
-                u, v = chunk[u_label], chunk[v_label]
-                w = None if w_label is None else chunk[w_label]
-                if whitespace:  # a line of only spaces and a comment is a row of nothing
-                    blank = u.isna() & v.isna()
-                    if w is not None:
-                        blank &= w.isna()
-                    if blank.any():
-                        u, v, w = u[~blank], v[~blank], None if w is None else w[~blank]
-                if mode != "str":
-                    if u.dtype.kind != "i" or v.dtype.kind != "i":
-                        raise _Anomaly
-                    u, v = _narrow(u.to_numpy(np.int64)), _narrow(v.to_numpy(np.int64))
-                else:
-                    if u.hasnans or v.hasnans:
-                        raise _Anomaly
-                    u, v = u.to_numpy(object), v.to_numpy(object)
-                if w is not None:
-                    if mode == "str":
-                        w = pd.to_numeric(w, errors="coerce")  # "True", "x": NaN, named below
-                    if w.dtype.kind not in "iuf":  # a bool column too
-                        raise _Anomaly
-                    w = w.to_numpy(np.float64)
-                    if not np.all(np.isfinite(w)) or (w.size and w.min() < 0):
-                        raise _Anomaly
-                    weights.append(w)
-                ids_u.append(u)
-                ids_v.append(v)
-    finally:
-        if not isinstance(where, str):
-            where.close()
-    return ids_u, ids_v, weights
-
-
-def _narrow(ids):
-    """int32 ids where they fit (half the memory until they are mapped), else int64."""
-    if ids.size and _INT32[0] <= ids.min() and ids.max() <= _INT32[1]:
-        return ids.astype(np.int32)
-    return ids
-
-
-def _integer_ids(ids_u, ids_v, *, required, scan):
-    """String chunks as integer chunks when every id is written as an integer (or when
-    ``required``: else the first line with another id is named). An id written as an
-    integer that does not fit in 64 bits is an error naming its line, wherever it is."""
-    pd = _pandas()
-    chunks = ids_u + ids_v
-    if not chunks:
-        return ids_u, ids_v
-    codes, uniques = pd.factorize(np.concatenate(chunks))
-    written = np.array([bool(_INTEGER.match(text)) for text in uniques], dtype=bool)
-    if not written.all():
-        if required:
-            _raise_bad_line(**scan, integer_ids=True)
-            raise ValueError(f"{scan['text'].path!r}: node id {uniques[~written][0]!r} is not a 64-bit integer")
-        if scan["fmt"] == "text" and ids_u[0].size:
-            # strings only on the first line, integers everywhere else: a header line, not an edge
-            first = {0, sum(len(c) for c in ids_u)}
-            if set(np.flatnonzero(~written[codes]).tolist()) <= first and len(codes) > 2:
-                number, text = _first_data_line(scan["text"])
-                raise ValueError(f"{scan['text'].path!r}, line {number}: looks like a header, as every other id is "
-                                 "an integer: make it a comment, or pass nodetype=str to read it as an edge: "
-                                 f"{text!r}")
-        return ids_u, ids_v
-    values = [int(text) for text in uniques]
-    if not all(_INT64[0] <= value <= _INT64[1] for value in values):
-        _raise_bad_line(**scan, integer_ids=True)  # names the line of the first one
-        raise AssertionError("unreachable: an id that does not fit in 64 bits is on some line")
-    as_int = np.array(values, dtype=np.int64)[codes]
-    bounds = np.cumsum([0] + [len(c) for c in chunks])
-    parts = [as_int[a:b] for a, b in itertools.pairwise(bounds)]
-    return parts[: len(ids_u)], parts[len(ids_u):]
-
-
-def _raise_bad_line(*, text, fmt, positions, delimiter, header, integer_ids):
-    """Raise the ValueError naming the first malformed line, read line by line in
-    Python (only after the fast reader found something wrong); return if none is."""
-    need = max(positions) + 1
-    csv_delimiter = delimiter if delimiter is not None else ","
-    comments = text.comments
-    first = True
-    lines = text.lines()
-    for number, line in lines:
-        fields = _fields(line, fmt, comments, delimiter, csv_delimiter)
-        if fields is None:
-            continue
-        if header:
-            header = False
-            continue
-        problem = _line_problem(fields, positions, need, integer_ids)
-        if problem:
-            if len(fields) < need and first:
-                problem += f" (a count line? skiprows={number} skips the lines up to it)"
-            elif len(fields) < need and not any(_fields(rest, fmt, comments, delimiter, csv_delimiter)
-                                                for _, rest in lines):
-                problem += " (a terminator line? skipfooter=1 skips it)"
-            raise ValueError(f"{text.path!r}, line {number}: {problem}: {line!r}")
-        first = False
-
-
-def _fields(line, fmt, comments, delimiter, csv_delimiter):
-    """The fields of one line, or None for a blank or comment line."""
-    content = line if comments is None else line.split(comments, 1)[0]
-    if fmt == "text" and delimiter is None:
-        return content.split() or None
-    if not content:
-        return None
-    if fmt == "text":
-        return content.split(delimiter)
-    return next(csv.reader([content], delimiter=csv_delimiter))
-
-
-def _line_problem(fields, positions, need, integer_ids):
-    """What is wrong with one line's fields, or None."""
-    if len(fields) < need:
-        missing = [p for p in positions if p >= len(fields)]
-        what = "weight" if len(positions) > 2 and missing == [positions[2]] else "node id"
-        return f"{len(fields)} column{'s' if len(fields) != 1 else ''} where {need} are needed (no {what})"
-    for p in positions[:2]:
-        field = fields[p]
-        if field == "":
-            return f"node id missing in column {p}"
-        if integer_ids:
-            if not _INTEGER.match(field):
-                return f"node id {field!r} is not an integer"
-            if not _INT64[0] <= int(field) <= _INT64[1]:
-                return f"node id {field!r} does not fit in 64 bits (pass nodetype=str to read the ids as strings)"
-    if len(positions) > 2:
-        field = fields[positions[2]]
-        try:
-            value = float(field)
-        except ValueError:
-            return f"weight {field!r} is not a number"
-        if not math.isfinite(value):
-            return f"weight {field!r} is NaN or infinite"
-        if value < 0:
-            return f"weight {field!r} is negative"
-    return None
-
-
-# ---------------------------------------------------------------- Parquet
-
-def _read_parquet(path, parts, source, target, weight, nodetype):
-    """Lists of chunks (``ids_u``, ``ids_v``, ``weights`` or None) of a Parquet file,
-    or of the Parquet files ``parts`` of a folder, one after the other."""
-    if parts is None:
-        return _read_parquet_file(path, source, target, weight, nodetype)
-    ids_u, ids_v, weights = [], [], None if weight is None else []
-    for part in parts:
-        u, v, w = _read_parquet_file(part, source, target, weight, nodetype)
-        ids_u += u
-        ids_v += v
-        if weights is not None:
-            weights += w
-    kinds = {chunk.dtype == object for chunk in ids_u + ids_v if len(chunk)}
-    if len(kinds) > 1:
-        raise TypeError(f"{path!r}: some of its files hold integer ids, others strings: pass nodetype=int or "
-                        "nodetype=str")
-    return ids_u, ids_v, weights
-
-
-def _read_parquet_file(path, source, target, weight, nodetype):
-    """Lists of chunks (``ids_u``, ``ids_v``, ``weights`` or None) of one Parquet file."""
-    from .._utils.validation import import_extra
-
-    pq = import_extra("pyarrow.parquet", "io", "reading Parquet edge lists needs pyarrow")
-    pa = import_extra("pyarrow", "io", "reading Parquet edge lists needs pyarrow")
-    try:
-        file = pq.ParquetFile(path)
-    except (pa.ArrowException, OSError) as err:
-        raise ValueError(f"{path!r} is not a readable Parquet file ({err})") from None
-    columns = list(file.schema_arrow.names)
-    positions = [_column(source, "u", columns, "source", path), _column(target, "v", columns, "target", path)]
-    if weight is not None:
-        positions.append(_column(weight, None, columns, "weight", path))
-    if len(set(positions)) < len(positions):
-        raise ValueError(f"source, target and weight must be different columns, got {[columns[p] for p in positions]}")
-    wanted = [columns[p] for p in positions]
-    kinds = [_arrow_kind(file.schema_arrow.field(name).type, pa) for name in wanted]
-    for name, kind in zip(wanted[:2], kinds[:2]):
-        if kind not in ("int", "str"):
-            raise TypeError(f"{path!r}: node id column {name!r} has type {file.schema_arrow.field(name).type}; "
-                            "expected integers or strings")
-    if weight is not None and kinds[2] not in ("int", "float"):
-        raise TypeError(f"{path!r}: weight column {wanted[2]!r} has type {file.schema_arrow.field(wanted[2]).type}; "
-                        "expected numbers")
-    target_kind = {int: "int", str: "str"}.get(nodetype)
-    if target_kind is None:
-        if kinds[0] != kinds[1]:
-            raise TypeError(f"{path!r}: node id columns {wanted[0]!r} and {wanted[1]!r} have different types "
-                            f"({kinds[0]}, {kinds[1]}): pass nodetype=int or nodetype=str")
-        target_kind = kinds[0]
-    ids_u, ids_v, weights = [], [], None if weight is None else []
-    row = 0
-    for batch in file.iter_batches(batch_size=CHUNK_ROWS, columns=list(dict.fromkeys(wanted))):
-        arrays = [batch.column(name) for name in wanted]
-        for name, array in zip(wanted, arrays):
-            if array.null_count:
-                bad = row + int(np.flatnonzero(array.is_null().to_numpy(zero_copy_only=False))[0])
-                what = "weight" if len(wanted) > 2 and name == wanted[2] else "node id"
-                raise ValueError(f"{path!r}, row {bad + 1}: {what} missing in column {name!r}")
-        for name, array, chunks in ((wanted[0], arrays[0], ids_u), (wanted[1], arrays[1], ids_v)):
-            chunks.append(_arrow_ids(array, target_kind, pa, path, name, row))
-        if weight is not None:
-            w = arrays[2].to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
-            bad = ~np.isfinite(w) | (w < 0)
-            if bad.any():
-                i = int(np.flatnonzero(bad)[0])
-                raise ValueError(f"{path!r}, row {row + i + 1}: weight {float(w[i])!r} in column {wanted[2]!r} is "
-                                 "negative, NaN or infinite")
-            weights.append(w)
-        row += batch.num_rows
-    return ids_u, ids_v, weights
-
-
-def _arrow_kind(dtype, pa):
-    import pyarrow.types as t
-
-    if t.is_dictionary(dtype):
-        dtype = dtype.value_type
-    if t.is_integer(dtype):
-        return "int"
-    if t.is_string(dtype) or t.is_large_string(dtype):
-        return "str"
-    if t.is_floating(dtype):
-        return "float"
-    return str(dtype)
-
-
-def _arrow_ids(array, kind, pa, path, name, row):
-    """One batch's ids as int64 or object (str) numpy array."""
-    import pyarrow.compute as pc
-    import pyarrow.types as t
-
-    if t.is_dictionary(array.type):
-        array = array.dictionary_decode()
-    if kind == "str":
-        if t.is_integer(array.type):
-            array = pc.cast(array, pa.string())
-        return array.to_numpy(zero_copy_only=False).astype(object, copy=False)
-    if t.is_integer(array.type):
-        if t.is_unsigned_integer(array.type) and array.type.bit_width == 64 and len(array) \
-                and pc.max(array).as_py() > _INT64[1]:
-            raise ValueError(f"{path!r}: node ids in column {name!r} do not fit in 64-bit signed integers")
-        return _narrow(array.to_numpy(zero_copy_only=False).astype(np.int64, copy=False))
-    values = array.to_numpy(zero_copy_only=False)
-    out = np.empty(len(values), dtype=np.int64)
-    for i, text in enumerate(values):
-        if not _INTEGER.match(text):
-            raise ValueError(f"{path!r}, row {row + i + 1}: node id {text!r} in column {name!r} is not an integer")
-        if not _INT64[0] <= int(text) <= _INT64[1]:
-            raise ValueError(f"{path!r}, row {row + i + 1}: node id {text!r} in column {name!r} does not fit in 64 "
-                             "bits (pass nodetype=str to read the ids as strings)")
-        out[i] = int(text)
-    return out
+    rows = sum(len(u) for u, _ in pairs)
+    first = (int(pairs[0][0][0]), int(pairs[0][1][0]))
+    last = (int(pairs[-1][0][-1]), int(pairs[-1][1][-1]))
+    # the ids in increasing order: a negative one is first
+    negative = sum(int(np.count_nonzero((u < 0) | (v < 0))) for u, v in pairs) if nodes[0] < 0 else 0
+    if negative:
+        at_first, at_last = min(first) < 0, rows > 1 and min(last) < 0
+        if negative != at_first + at_last:
+            return
+        if at_first:
+            number, content = data_line(text, int(header))
+            warnings.warn(f"{text.path!r}, line {number}: node id {min(first)} is negative, and no line but the "
+                          f"first and the last has a negative id: a header line, not an edge? skiprows={number} "
+                          f"skips the lines up to it: {content!r}", UserWarning, stacklevel=3)
+        if at_last:
+            warnings.warn(f"{text.path!r}: the last line that holds data, {last[0]} {last[1]}, has a negative node "
+                          f"id, and no line but the first and the last has one: a terminator line, not an edge? "
+                          f"skipfooter={text.skipfooter + 1} skips it", UserWarning, stacklevel=3)
+        return
+    n_nodes, n_edges = first
+    if rows < 2 or n_edges not in (rows - 1, 2 * (rows - 1)) and 2 * n_edges != rows - 1:
+        return
+    chunks = [u for u, _ in pairs] + [v for _, v in pairs]
+    # the nodes of the other rows: those of the first row that appear elsewhere too
+    only_first = sum(sum(int(np.count_nonzero(c == x)) for c in chunks) == (1 + (n_nodes == n_edges))
+                     for x in set(first))
+    if n_nodes == len(nodes) - only_first:
+        number, content = data_line(text, int(header))
+        warnings.warn(f"{text.path!r}, line {number}: {content.strip()!r} is read as an edge, but its numbers are the "
+                      f"counts of the other lines, {n_nodes} nodes and {n_edges} edges: a header line? "
+                      f"skiprows={number} skips the lines up to it", UserWarning, stacklevel=3)
 
 
 # ---------------------------------------------------------------- ids to CSR
+
 
 def _node_codes(ids_u, ids_v):
     """``(n, nodes, codes)``: the distinct ids in increasing order, and a function
@@ -915,7 +370,7 @@ def _node_codes(ids_u, ids_v):
 
 
 def _string_codes(chunks):
-    pd = _pandas()
+    pd = pandas()
     index_of, uniques = pd.factorize(np.concatenate(chunks), sort=True)
     n = len(uniques)
     index_of = index_of.astype(index_dtype(n))
@@ -956,9 +411,3 @@ def _stored_entries(n, codes, ids_u, ids_v, weights, *, directed):
         if weights is not None:
             weights[i] = None
     return [rows, cols, data]
-
-
-def _pandas():
-    from .._utils.validation import import_extra
-
-    return import_extra("pandas", "io", "reading edge lists needs pandas")

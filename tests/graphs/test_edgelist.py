@@ -14,7 +14,7 @@ import pytest
 import scipy.sparse as sp
 
 import graphinvariants as gi
-from graphinvariants.graphs import edgelist
+from graphinvariants.graphs import _columns, _textlines
 from graphinvariants.graphs.csr import compress_entries, edges_to_csr
 
 pd = pytest.importorskip("pandas")
@@ -192,7 +192,7 @@ def test_read_edgelist_power_invariants_equal_networkx(tmp_path):
 
 @pytest.mark.parametrize("ids", ["identity", "gaps", "spread"])
 def test_every_way_of_mapping_integer_ids(tmp_path, ids, monkeypatch):
-    monkeypatch.setattr(edgelist, "CHUNK_ROWS", 7)  # many chunks
+    monkeypatch.setattr(_columns, "CHUNK_ROWS", 7)  # many chunks
     rng = np.random.default_rng(3)
     n = 60
     names = {"identity": np.arange(n), "gaps": 3 * np.arange(n) + 11,
@@ -207,7 +207,7 @@ def test_every_way_of_mapping_integer_ids(tmp_path, ids, monkeypatch):
 
 
 def test_ids_that_turn_out_not_to_be_integers_late_in_the_file(tmp_path, monkeypatch):
-    monkeypatch.setattr(edgelist, "CHUNK_ROWS", 4)
+    monkeypatch.setattr(_columns, "CHUNK_ROWS", 4)
     lines = [f"{i}\t{i + 1}" for i in range(20)] + ["20\tlast"]
     path = write(tmp_path / "late.txt", "\n".join(lines) + "\n")
     ours = gi.read_edgelist(path)
@@ -216,7 +216,7 @@ def test_ids_that_turn_out_not_to_be_integers_late_in_the_file(tmp_path, monkeyp
 
 
 def test_tab_separated_start_then_spaces_and_indented_comments(tmp_path, monkeypatch):
-    monkeypatch.setattr(edgelist, "CHUNK_ROWS", 3)
+    monkeypatch.setattr(_columns, "CHUNK_ROWS", 3)
     text = "1\t2\n2\t3\n   # indented\n3  4\n\t4\t5\n5 1 \n"
     path = write(tmp_path / "mixed.txt", text)
     ours = gi.read_edgelist(path)
@@ -307,8 +307,8 @@ def test_bad_options_and_paths(tmp_path):
     with pytest.raises(FileNotFoundError, match="no such file"):
         gi.read_edgelist(tmp_path / "missing.txt")
     with pytest.raises(ValueError, match="cannot tell the format"):
-        gi.read_edgelist(write(tmp_path / "out.konect", "1 2\n"))
-    assert gi.read_edgelist(tmp_path / "out.konect", format="text").n_nodes == 2
+        gi.read_edgelist(write(tmp_path / "graph.dat", "1 2\n"))
+    assert gi.read_edgelist(tmp_path / "graph.dat", format="text").n_nodes == 2
     with pytest.raises(ValueError, match="format must be one of"):
         gi.read_edgelist(path, format="xlsx")
     with pytest.raises(ValueError, match="weight column position 2 is out of range|no weight"):
@@ -599,8 +599,8 @@ def test_skipfooter_of_more_lines_than_the_file_has_leaves_no_edge(tmp_path):
 
 
 def test_skiprows_and_skipfooter_follow_the_chunks(tmp_path, monkeypatch):
-    monkeypatch.setattr(edgelist, "CHUNK_ROWS", 3)
-    monkeypatch.setattr(edgelist, "TEXT_BLOCK", 5)  # the footer is found across many blocks
+    monkeypatch.setattr(_columns, "CHUNK_ROWS", 3)
+    monkeypatch.setattr(_textlines, "TEXT_BLOCK", 5)  # the footer is found across many blocks
     path = write(tmp_path / "g.txt", "3 nodes\n" + "".join(f"{i}\t{i + 1}\n" for i in range(40)) + "END\nEND\n")
     ours = gi.read_edgelist(path, skiprows=1, skipfooter=2)
     assert ours.nodes == tuple(range(41))
@@ -628,3 +628,109 @@ def test_matrix_market_size_line_is_refused_under_comments_percent(tmp_path):
         gi.read_edgelist(path, comments="%")
     with pytest.raises(FileNotFoundError, match="no such file or folder"):
         gi.read_edgelist(tmp_path / "edges.parquet")
+
+
+# -- issue 52 ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("options, named", [
+    ({"skiprows": 3}, ["skiprows=3"]),
+    ({"skipfooter": 2}, ["skipfooter=2"]),
+    ({"skiprows": 2, "skipfooter": 1}, ["skiprows=2", "skipfooter=1"]),
+])
+@pytest.mark.parametrize("suffix", [".txt", ".csv"])
+def test_skipped_lines_that_leave_no_edge_are_named_by_their_option(tmp_path, options, named, suffix):
+    # item 9: was "contains no edge (it is empty, or holds only comments and blank lines)"
+    text = "# two edges\n1 2\n2 3\n" if suffix == ".txt" else "u,v\n1,2\n"
+    path = write(tmp_path / f"two{suffix}", text)
+    with pytest.raises(ValueError, match="contains no edge") as err:
+        gi.read_edgelist(path, **options)
+    message = str(err.value)
+    assert all(name in message for name in named), message
+    assert "empty" not in message and "only comments" not in message
+    empty = write(tmp_path / f"empty{suffix}", "# nothing\n\n")
+    with pytest.raises(ValueError, match="it is empty, or holds only comments"):
+        gi.read_edgelist(empty, **options)
+
+
+MATRIX_MARKET_REAL = ("%%MatrixMarket matrix coordinate real general\n%\n4 4 5\n1 2 0.5\n2 1 0.5\n2 3 2\n"
+                      "3 4 1.5\n4 4 3\n")
+
+
+@pytest.mark.parametrize("suffix", [".mtx", ".mtx.gz"])
+def test_matrix_market_files_are_read_by_their_name(tmp_path, suffix):
+    # item 12: was "cannot tell the format of 'net.mtx' from its suffix '.mtx'"
+    path = tmp_path / f"net{suffix}"
+    data = MATRIX_MARKET.encode()
+    path.write_bytes(gzip.compress(data) if suffix.endswith(".gz") else data)
+    adj = gi.read_edgelist(path)
+    assert adj.nodes == (1, 2, 3) and adj.n_edges == 3
+    assert gi.read_edgelist(path, comments="%", skiprows=3).n_edges == 3  # the old spelling still reads it
+    real = write(tmp_path / "real.mtx", MATRIX_MARKET_REAL)
+    weighted = gi.read_edgelist(real, weight=2, directed=True)
+    assert weighted.nodes == (1, 2, 3, 4) and weighted.matrix[0, 1] == 0.5 and weighted.matrix[3, 3] == 3.0
+    as_text = write(tmp_path / "matrix.txt", MATRIX_MARKET)
+    assert gi.read_edgelist(as_text, format="matrixmarket").n_edges == 3
+
+
+def test_what_is_not_a_matrix_market_edge_list_is_refused(tmp_path):
+    dense = write(tmp_path / "dense.mtx", "%%MatrixMarket matrix array real general\n2 2\n1\n0\n0\n1\n")
+    with pytest.raises(ValueError, match="dense.mtx'.*array.*not an edge list"):
+        gi.read_edgelist(dense)
+    plain = write(tmp_path / "plain.mtx", "1 2\n2 3\n")
+    with pytest.raises(ValueError, match=r"plain.mtx'.*%%MatrixMarket.*format='text'"):
+        gi.read_edgelist(plain)
+    with pytest.raises(ValueError, match=r"comments=None.*'%'"):
+        gi.read_edgelist(write(tmp_path / "net.mtx", MATRIX_MARKET), comments=None)
+
+
+@pytest.mark.parametrize("name", ["out.ego-facebook", "out.moreno_zebra_zebra.gz", "out.konect"])
+def test_konect_files_are_read_by_their_name(tmp_path, name):
+    # item 12: KONECT's out.NAME, its % comments and its size line among them
+    path = tmp_path / name
+    text = KONECT.replace("3 1\n", "3 1 1 1234567\n")  # a weight and a time stamp column
+    path.write_bytes(gzip.compress(text.encode()) if name.endswith(".gz") else text.encode())
+    adj = gi.read_edgelist(path)
+    assert adj.nodes == (1, 2, 3) and adj.n_edges == 3
+    other = write(tmp_path / "zebra.tsv", KONECT)
+    assert gi.read_edgelist(other, format="konect").n_edges == 3
+
+
+@pytest.mark.parametrize("directed", [False, True])
+@pytest.mark.parametrize("ids", ["from 0", "from 1"])
+def test_a_nodes_edges_first_line_warns_with_the_skiprows_hint(tmp_path, directed, ids):
+    # item 13: "4039 88234" read as an edge, silently
+    G = nx.gnm_random_graph(40, 90, seed=3)
+    shift = 0 if ids == "from 0" else 1
+    lines = "".join(f"{u + shift} {v + shift}\n" for u, v in G.edges())
+    path = write(tmp_path / "facebook.txt", f"# made by hand\n{G.number_of_nodes()} {G.number_of_edges()}\n" + lines)
+    with pytest.warns(UserWarning, match=r"line 2: .*40 nodes and 90 edges.*skiprows=2") as record:
+        read = gi.read_edgelist(path, directed=directed)
+    assert len(record) == 1 and read.n_nodes in (41, 42)
+    assert gi.read_edgelist(path, skiprows=2, directed=directed).n_nodes == 40
+
+
+def test_a_first_line_of_two_numbers_that_are_not_the_counts_is_an_edge(tmp_path):
+    import warnings
+
+    path = write(tmp_path / "g.txt", "3 7\n1 2\n2 3\n3 1\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert gi.read_edgelist(path).n_edges == 4
+
+
+@pytest.mark.parametrize("terminator, hint", [("-1 -1\n", "skipfooter=1"), ("0 -1\n", "skipfooter=1")])
+def test_a_negative_terminator_line_warns_with_the_skipfooter_hint(tmp_path, terminator, hint):
+    # item 13: was a self-loop on node -1
+    path = write(tmp_path / "course.txt", "1 2\n2 3\n3 1\n" + terminator)
+    with pytest.warns(UserWarning, match=f"negative.*{hint}"):
+        adj = gi.read_edgelist(path)
+    assert -1 in adj.nodes
+    with pytest.warns(UserWarning, match="line 1: .*negative.*skiprows=1"):
+        gi.read_edgelist(write(tmp_path / "top.txt", "-1 -1\n1 2\n2 3\n"))
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert gi.read_edgelist(path, skipfooter=1).nodes == (1, 2, 3)
+        # negative ids within the file are ids: no warning (SNAP's files may have them)
+        gi.read_edgelist(write(tmp_path / "ids.txt", "1 2\n-2 3\n3 1\n-1 -1\n"))

@@ -259,12 +259,12 @@ def test_learned_features_refuse_a_constant_float_target():
 
 def test_evaluate_estimator_refuses_a_constant_float_target_before_any_fold(monkeypatch):
     import graphinvariants as gi
-    from graphinvariants.evaluation import _protocol as evaluation
+    from graphinvariants.evaluation import _estimator
 
     def no_fold(*args, **kwargs):
         raise AssertionError("a fold ran")
 
-    monkeypatch.setattr(evaluation, "_run_folds", no_fold)
+    monkeypatch.setattr(_estimator, "run_folds", no_fold)
     with pytest.raises(ValueError, match="constant"):
         gi.evaluate_estimator(_twenty_graphs(), [0.3] * 20, task="regression", n_repeats=1, n_folds=2)
 

@@ -107,3 +107,52 @@ def test_an_option_that_does_not_apply_is_refused_not_ignored(tmp_path, capsys, 
                          "--quiet")
     assert status == 2
     assert f"{option} 5" in err and ("--sequences" if option == "--graphs" else "--graphs") in err
+
+
+@pytest.mark.parametrize("option", [["--skiprows", "1"], ["--skipfooter", "1"], ["--comments", "%"],
+                                    ["--comments", "#"], ["--directed"], ["--format", "text"]])
+def test_a_file_option_without_a_network_file_is_refused(tmp_path, capsys, option):
+    # issue 52 item 4: exited 0, the option ignored
+    status, _, err = run(capsys, "perturb", "--graphs", "3", "--steps", "1", *option, "--out", tmp_path / "p.png",
+                         "--quiet")
+    assert status == 2 and option[0] in err and "network file" in err
+    assert not (tmp_path / "p.png").exists()
+
+
+def test_matrix_market_and_konect_files_by_their_names_and_by_format(tmp_path, capsys):
+    # issue 52 item 12: --format, and the usual names recognised
+    pytest.importorskip("graphinvariants.graphs.edgelist")
+    G = nx.cycle_graph(30)
+    lines = "".join(f"{u + 1} {v + 1}\n" for u, v in G.edges())
+    files = {"net.mtx": "%%MatrixMarket matrix coordinate pattern symmetric\n% by hand\n30 30 30\n" + lines,
+             "out.cycle": "% sym unweighted\n% 30 30 30\n" + lines}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+        status, out, err = run(capsys, "perturb", tmp_path / name, "--sequences", "2", "--steps", "2",
+                               "--out", tmp_path / "p.png", "--quiet")
+        assert status == 0, err
+        assert "30 nodes, 30 edges" in out
+    (tmp_path / "cycle.dat").write_text(files["out.cycle"])
+    status, _, err = run(capsys, "perturb", tmp_path / "cycle.dat", "--sequences", "2", "--steps", "2",
+                         "--out", tmp_path / "p.png", "--quiet")
+    assert status == 2 and "--format" in err and "format=" not in err
+    status, out, err = run(capsys, "perturb", tmp_path / "cycle.dat", "--format", "konect", "--sequences", "2",
+                           "--steps", "2", "--out", tmp_path / "p.png", "--quiet")
+    assert status == 0 and "30 nodes, 30 edges" in out, err
+    status, _, err = run(capsys, "perturb", tmp_path / "cycle.dat", "--format", "excel")
+    assert status == 2 and "--format" in err and "konect" in err
+
+
+def test_a_counts_line_read_as_an_edge_is_warned_of_with_the_option(tmp_path, capsys):
+    # issue 52 item 13: the reader's warning names the command's option
+    pytest.importorskip("graphinvariants.graphs.edgelist")
+    G = nx.cycle_graph(30)
+    path = tmp_path / "course.txt"
+    path.write_text("30 30\n" + "".join(f"{u} {v}\n" for u, v in G.edges()))
+    status, _, err = run(capsys, "perturb", path, "--sequences", "2", "--steps", "2", "--out", tmp_path / "p.png",
+                         "--quiet")
+    assert status == 0
+    assert "graphinvariants: warning: " in err and "--skiprows 1" in err and "skiprows=" not in err
+    status, _, err = run(capsys, "perturb", path, "--skiprows", "1", "--sequences", "2", "--steps", "2",
+                         "--out", tmp_path / "p.png", "--quiet")
+    assert status == 0 and "warning" not in err
