@@ -42,6 +42,7 @@ from .perturbation import (
 from .embeddings._display import InvariantsDisplay, plot_invariants
 from .kernels._display import KernelMatrixDisplay, plot_kernel_matrix
 from .perturbation._display import KernelDecayDisplay
+from .explanations import Explanation, NodeValuesDisplay, PairExplanation, PairValuesDisplay
 from .walks.summary import PowerSummary, power_summary
 from .walks.closed import closed_walk_profile
 
@@ -61,10 +62,6 @@ _LAZY = {
     "NystroemGraphKernel": "approximation",
     "GraphFeatures": "features",
     "LearnedFeatures": "features",
-    "Explanation": "explanations",
-    "PairExplanation": "explanations",
-    "NodeValuesDisplay": "explanations",
-    "PairValuesDisplay": "explanations",
     "explain": "explanations",
     "explain_pair": "explanations",
     "NearestGraphs": "search",

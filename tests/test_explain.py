@@ -16,7 +16,8 @@ from sklearn.svm import SVC, SVR
 
 import graphinvariants as gi
 from graphinvariants.embeddings import WeisfeilerLehman
-from graphinvariants.explanations._explain import _induced, node_counts
+from graphinvariants.explanations import node_counts
+from graphinvariants.explanations._sampled import induced_subgraphs
 from tests.conftest import brute_force_shapley, explanation_data, labelled
 
 # Completeness holds by construction (a sum of node terms that add up to the term, and
@@ -207,7 +208,7 @@ def test_induced_subgraphs_match_networkx():
     G = NEW[0]
     batch = gi.as_graph_batch([G], node_label="label", edge_label="label")
     masks = np.array([[1, 0, 1, 1, 0, 1, 1], [1, 1, 1, 1, 1, 1, 1], [0, 0, 0, 1, 0, 0, 0]], dtype=bool)
-    sub = _induced(batch, 0, masks)
+    sub = induced_subgraphs(batch, 0, masks)
     nodes = list(G)
     expected = gi.as_graph_batch([G.subgraph([nodes[i] for i in np.flatnonzero(m)]) for m in masks],
                                  node_label="label", edge_label="label")
