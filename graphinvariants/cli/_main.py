@@ -436,13 +436,9 @@ def _write_perturbation_outputs(figure, studies, args):
 
     fig, ax = plt.subplots(figsize=(6.4, 4.4))
     try:
-        # one large network (K within 1e-6 of 1 for many flips): 1 - K on a log axis
+        # one large network (K within 1e-6 of 1 for many flips): 1 - K on a log axis; the
+        # Display titles the figure by what ran (kernels, steps, networks or collections)
         gi.KernelDecayDisplay.from_studies(studies).plot(ax=ax)
-        kernels = ", ".join(_kernel_label(spec, args) for spec, _, _ in args.kernel)
-        each = sorted({f"{args.sequences} sequences of one network" if "n_sequences" in study.params
-                       else f"{args.graphs} graphs each" for study in studies.values()})
-        title = f"{kernels} after random {args.kind} steps, {' and '.join(each)}"
-        ax.set_title(textwrap.fill(title, 90), fontsize=9)
         fig.tight_layout()
         with _written_atomically(figure, binary=True) as fh:
             fig.savefig(fh, format=figure.suffix[1:].lower(), dpi=120)
