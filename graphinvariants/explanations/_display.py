@@ -5,9 +5,11 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .._utils.plotting import new_axes
+from .._utils.plotting import new_axes, text_colours
 from .._utils.validation import describe, import_extra
 from ..datasets.molecules import atom_symbols
+from ..graphs.adjacency import graph_library
+from ..graphs.smiles import from_mol, from_smiles, is_molecule_object
 
 __all__ = ["NodeValuesDisplay", "PairValuesDisplay"]
 
@@ -43,17 +45,38 @@ def _draw_values(ax, graph, values, norm, *, cmap, pos, labels, node_size, seed,
     nodes = nx.draw_networkx_nodes(graph, pos, ax=ax, node_color=np.asarray(values, dtype=float), cmap=cmap,
                                    node_size=node_size, edgecolors="0.3", linewidths=0.5, **kwargs)
     nodes.set_norm(norm)
-    text = _node_text(graph, labels)
+    text, drawn = _node_text(graph, labels), {}
     if text is not None:
-        nx.draw_networkx_labels(graph, pos, labels=text, ax=ax, font_size=8)
+        # black or white, whichever reads better on the node's own fill
+        fill = dict(zip(graph.nodes(), text_colours(nodes.to_rgba(np.asarray(values, dtype=float)))))
+        for colour in ("black", "white"):
+            these = {v: t for v, t in text.items() if fill.get(v, "black") == colour}
+            if these:
+                drawn.update(nx.draw_networkx_labels(graph, pos, labels=these, ax=ax, font_size=8, font_color=colour))
     ax.set_axis_off()
-    return nodes
+    return nodes, {v: drawn[v] for v in graph.nodes() if v in drawn}
+
+
+def _drawn_graph(graph, what):
+    """The NetworkX graph drawn for ``graph``, any graph :func:`~graphinvariants.explain`
+    takes: a NetworkX graph as it is; a SMILES string or an RDKit molecule as
+    :func:`~graphinvariants.datasets.from_smiles` (``from_mol``) reads it, as explain
+    does, so its atoms are in the order of their values; an igraph graph as its
+    NetworkX copy (vertex ids and attributes kept)."""
+    if isinstance(graph, str):
+        return from_smiles(graph)
+    if is_molecule_object(graph):
+        return from_mol(graph)
+    if graph_library(graph) == "igraph":
+        return graph.to_networkx()
+    if hasattr(graph, "number_of_nodes") and hasattr(graph, "nodes"):  # NetworkX's and its subclasses
+        return graph
+    raise TypeError(f"{what} must be the graph explained: a networkx or igraph graph, a SMILES string or an RDKit "
+                    f"molecule, got {describe(graph)}")
 
 
 def _check_values(graph, values, what):
     values = np.asarray(values, dtype=float)
-    if not hasattr(graph, "number_of_nodes"):
-        raise TypeError(f"{what}: the graph must be a networkx graph (the one explained), got {describe(graph)}")
     if values.shape != (graph.number_of_nodes(),):
         raise ValueError(f"{what}: {values.shape[0] if values.ndim == 1 else values.shape} values for a graph of "
                          f"{graph.number_of_nodes()} nodes; give one per node, in the graph's node order")
@@ -67,8 +90,12 @@ class NodeValuesDisplay:
 
     Parameters
     ----------
-    graph : networkx.Graph
-        The graph explained.
+    graph : networkx.Graph, igraph.Graph, str or rdkit.Chem.Mol
+        The graph explained, as :func:`~graphinvariants.explain` took it: a SMILES
+        string or an RDKit molecule is drawn as the molecule's graph
+        (:func:`~graphinvariants.datasets.from_smiles`, whose atom order is the order
+        of the values), an igraph graph as its NetworkX copy. Kept as ``graph``, a
+        NetworkX graph.
     values : array_like of shape (n_nodes,)
         One value per node, in the graph's node order (an
         :class:`~graphinvariants.Explanation`'s ``node_values[i]``).
@@ -81,22 +108,43 @@ class NodeValuesDisplay:
     >>> display = gi.NodeValuesDisplay(nx.path_graph(4), [-1.0, 0.0, 0.5, 2.0]).plot()
     >>> display.colorbar_.norm.vcenter, display.colorbar_.norm.vmin
     (0.0, -2.0)
+
+    A molecule by its SMILES; each atom's symbol is written in black or in white,
+    whichever reads better on its node's colour:
+
+    >>> display = gi.NodeValuesDisplay("OCC=O", [-2.0, 0.0, 0.5, 2.0]).plot()
+    >>> [(text.get_text(), text.get_color()) for text in display.labels_.values()]
+    [('O', 'white'), ('C', 'black'), ('C', 'black'), ('O', 'white')]
     """
 
     def __init__(self, graph, values, *, title=None):
-        self.values = _check_values(graph, values, "values")
-        self.graph = graph
+        self.graph = _drawn_graph(graph, "graph")
+        self.values = _check_values(self.graph, values, "values")
         self.title = title
 
     @classmethod
     def from_explanation(cls, explanation, graphs, index=0):
         """The display of graph ``index`` of an explanation of ``graphs`` (the same
-        collection, as networkx graphs: a TUDataset gives them by position)."""
+        collection :func:`~graphinvariants.explain` took: NetworkX or igraph graphs, a
+        TUDataset, SMILES strings or RDKit molecules).
+
+        Examples
+        --------
+        >>> from sklearn.kernel_ridge import KernelRidge
+        >>> from sklearn.pipeline import make_pipeline
+        >>> import graphinvariants as gi
+        >>> smiles = ["CCO", "CCN", "CCCO", "OCC(C)O", "CC(=O)O"]
+        >>> model = make_pipeline(gi.GraphKernel(kernel="wl", n_iter=1), KernelRidge(kernel="precomputed"))
+        >>> result = gi.explain(model.fit(smiles, [0.1, 0.4, 0.2, 0.6, 0.9]), ["OCCN"])
+        >>> display = gi.NodeValuesDisplay.from_explanation(result, ["OCCN"], 0)
+        >>> [label for _, label in display.graph.nodes(data="label")]
+        ['O', 'C', 'C', 'N']
+        """
         n = len(explanation.node_values)
         if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not -n <= index < n:
             raise IndexError(f"index must be an int from {-n} to {n - 1} (the explanation holds {n} "
                              f"graph{'s' * (n != 1)}), got {index!r}")
-        graph = graphs[index]
+        graph = _drawn_graph(graphs[index], f"graphs[{index}]")
         output, base = float(explanation.output[index]), explanation.base_value
         title = (f"{explanation.method} {output:.3g} = base {base:.3g} + "
                  f"nodes {float(explanation.node_values[index].sum()):.3g}")
@@ -126,7 +174,8 @@ class NodeValuesDisplay:
             ``"label"``, ignored when some node lacks it; labels that name elements,
             or a TU molecule set's codes, are drawn as element symbols:
             :func:`~graphinvariants.datasets.atom_symbols`), a dict node -> text, or
-            None.
+            None. Each is written in black or in white, whichever contrasts more with
+            its node's colour.
         node_size : float, keyword-only
         size : (int, int), keyword-only
             Pixels of the molecule's picture.
@@ -136,6 +185,9 @@ class NodeValuesDisplay:
         Returns
         -------
         self
+            With ``nodes_`` (the nodes' ``PathCollection``) and ``labels_`` (node ->
+            its matplotlib ``Text``) when the graph is drawn, ``image_`` when the
+            molecule is.
         """
         ax = new_axes(ax)
         norm = _centred_norm(self.values)
@@ -150,8 +202,9 @@ class NodeValuesDisplay:
                     labels = symbols
                 elif not all("label" in d for _, d in self.graph.nodes(data=True)):
                     labels = None
-            mappable = self.nodes_ = _draw_values(ax, self.graph, self.values, norm, cmap=cmap, pos=pos,
-                                                  labels=labels, node_size=node_size, seed=seed, **kwargs)
+            self.nodes_, self.labels_ = _draw_values(ax, self.graph, self.values, norm, cmap=cmap, pos=pos,
+                                                     labels=labels, node_size=node_size, seed=seed, **kwargs)
+            mappable = self.nodes_
         self.colorbar_ = ax.figure.colorbar(mappable, ax=ax, label="node contribution") if colorbar else None
         if self.title:
             ax.set_title(self.title, fontsize=9)
@@ -191,7 +244,9 @@ class PairValuesDisplay:
 
     Parameters
     ----------
-    G, H : networkx.Graph
+    G, H : networkx.Graph, igraph.Graph, str or rdkit.Chem.Mol
+        The graphs :func:`~graphinvariants.explain_pair` took (a SMILES string or an
+        RDKit molecule drawn as the molecule's graph, as in :class:`NodeValuesDisplay`).
     pair : PairExplanation
         From :func:`~graphinvariants.explain_pair` of ``G`` and ``H``.
 
@@ -206,9 +261,10 @@ class PairValuesDisplay:
     """
 
     def __init__(self, G, H, pair):
-        self.values_G = _check_values(G, pair.values_G, "G")
-        self.values_H = _check_values(H, pair.values_H, "H")
-        self.G, self.H, self.pair = G, H, pair
+        self.G, self.H = _drawn_graph(G, "G"), _drawn_graph(H, "H")
+        self.values_G = _check_values(self.G, pair.values_G, "pair.values_G")
+        self.values_H = _check_values(self.H, pair.values_H, "pair.values_H")
+        self.pair = pair
 
     @classmethod
     def from_explanation(cls, pair, G, H):
@@ -234,17 +290,22 @@ class PairValuesDisplay:
     def plot(self, ax=None, *, cmap="RdBu_r", colorbar=True, labels="label", node_size=300, seed=0, **kwargs):
         """Draw both graphs on one colour scale (``ax``: two Axes, or a new 1 x 2 figure).
 
+        The options are :meth:`NodeValuesDisplay.plot`'s, for both graphs.
+
         Returns
         -------
         self
+            With ``nodes_`` and ``labels_``, one item per graph.
         """
         axes = new_axes(ax, ncols=2, figsize=(9, 4) if ax is None else None)
         norm = _centred_norm(np.concatenate((self.values_G, self.values_H)))
-        self.nodes_ = []
+        self.nodes_, self.labels_ = [], []
         for a, graph, values, name in ((axes[0], self.G, self.values_G, "G"), (axes[1], self.H, self.values_H, "H")):
             text = labels if labels != "label" or all("label" in d for _, d in graph.nodes(data=True)) else None
-            self.nodes_.append(_draw_values(a, graph, values, norm, cmap=cmap, pos=None, labels=text,
-                                            node_size=node_size, seed=seed, **kwargs))
+            nodes, drawn = _draw_values(a, graph, values, norm, cmap=cmap, pos=None, labels=text, node_size=node_size,
+                                        seed=seed, **kwargs)
+            self.nodes_.append(nodes)
+            self.labels_.append(drawn)
             a.set_title(f"{name}: nodes sum to {float(values.sum()):.3g}", fontsize=9)
         axes[0].figure.suptitle(f"{self.pair.kernel} kernel {self.pair.value:.3g}", fontsize=10)
         self.colorbar_ = (axes[0].figure.colorbar(self.nodes_[1], ax=list(axes), label="node share")
