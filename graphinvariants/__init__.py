@@ -6,7 +6,8 @@ graphs (:mod:`~graphinvariants.graphs`: one graph, a batch of graphs) -> walks
 (:mod:`~graphinvariants.walks.summary`: Algorithm 1) -> embeddings
 (:mod:`~graphinvariants.embeddings`: the Gaussian and other functionals) -> kernels
 (:mod:`~graphinvariants.kernels`: the pair engine) -> estimator, datasets, perturbation,
-evaluation -> plotting -> cli.
+evaluation, explanations -> cli. Each topic draws its own pictures (a Display in its
+``_display.py``), on the drawing helpers of ``_utils/plotting.py``.
 """
 
 from .datasets import TUDataset, load_tu
@@ -38,8 +39,10 @@ from .perturbation import (
     perturbation_study,
     random_flips,
 )
-from ._utils.plotting import InvariantsDisplay, KernelDecayDisplay, KernelMatrixDisplay, plot_invariants, plot_kernel_matrix
-from ._utils.plotting import NodeValuesDisplay, PairValuesDisplay
+from .embeddings._display import InvariantsDisplay, plot_invariants
+from .kernels._display import KernelMatrixDisplay, plot_kernel_matrix
+from .perturbation._display import KernelDecayDisplay
+from .explanations import Explanation, NodeValuesDisplay, PairExplanation, PairValuesDisplay
 from .walks.summary import PowerSummary, power_summary
 from .walks.closed import closed_walk_profile
 
@@ -56,8 +59,6 @@ _LAZY = {
     "GraphKernel": "estimator",
     "PowerKernel": "estimator",
     "GraphFeatures": "features",
-    "Explanation": "explanations",
-    "PairExplanation": "explanations",
     "explain": "explanations",
     "explain_pair": "explanations",
     "NearestGraphs": "search",

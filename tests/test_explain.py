@@ -16,7 +16,8 @@ from sklearn.svm import SVC, SVR
 
 import graphinvariants as gi
 from graphinvariants.embeddings import WeisfeilerLehman
-from graphinvariants.explanations._explain import _induced, node_counts
+from graphinvariants.explanations import node_counts
+from graphinvariants.explanations._sampled import induced_subgraphs
 from tests.conftest import brute_force_shapley, explanation_data, labelled
 
 # Completeness holds by construction (a sum of node terms that add up to the term, and
@@ -207,7 +208,7 @@ def test_induced_subgraphs_match_networkx():
     G = NEW[0]
     batch = gi.as_graph_batch([G], node_label="label", edge_label="label")
     masks = np.array([[1, 0, 1, 1, 0, 1, 1], [1, 1, 1, 1, 1, 1, 1], [0, 0, 0, 1, 0, 0, 0]], dtype=bool)
-    sub = _induced(batch, 0, masks)
+    sub = induced_subgraphs(batch, 0, masks)
     nodes = list(G)
     expected = gi.as_graph_batch([G.subgraph([nodes[i] for i in np.flatnonzero(m)]) for m in masks],
                                  node_label="label", edge_label="label")
@@ -471,3 +472,59 @@ def test_node_values_display_labels_atoms_by_element(tu_dir):
     nx.set_node_attributes(plain, {0: "a", 1: "b", 2: "c"}, "label")
     drawn = gi.NodeValuesDisplay(plain, np.ones(3)).plot(colorbar=False)
     assert sorted(t.get_text() for t in drawn.ax_.texts) == ["a", "b", "c"]
+
+
+def test_the_displays_take_the_molecules_explain_took():
+    """Issue 52 item 11: the SMILES strings (and RDKit molecules) that explain and
+    explain_pair take are drawn too, atoms in the order their values are in; a graph
+    that is none of these is named as the graph, not blamed on the values."""
+    pytest.importorskip("rdkit")
+    plt = pytest.importorskip("matplotlib.pyplot")
+    from rdkit import Chem
+
+    smiles = ["CCO", "CCN", "CCCO", "OCC(C)O", "CC(=O)O", "CCS", "c1ccccc1O", "NCC(=O)O"]
+    model = Pipeline([("k", gi.GraphKernel(kernel="wl", n_iter=1)), ("m", KernelRidge(kernel="precomputed"))])
+    model.fit(smiles[:6], [0.1, 0.4, 0.2, 0.6, 0.9, 0.3])
+    result = gi.explain(model, smiles[6:])
+    phenol = gi.NodeValuesDisplay.from_explanation(result, smiles[6:], 0).plot(colorbar=False)
+    np.testing.assert_array_equal(phenol.nodes_.get_array(), result.node_values[0])
+    assert sorted(t.get_text() for t in phenol.ax_.texts) == ["C"] * 6 + ["O"]
+    as_array = gi.NodeValuesDisplay.from_explanation(result, np.array(smiles[6:]), -1)
+    as_mol = gi.NodeValuesDisplay(Chem.MolFromSmiles("NCC(=O)O"), result.node_values[1])
+    np.testing.assert_array_equal(as_array.values, as_mol.values)
+    assert [d["label"] for _, d in as_mol.graph.nodes(data=True)] == ["N", "C", "C", "O", "O"]
+    pair = gi.explain_pair("OCC(C)O", "CCCO", kernel="wl", n_iter=1)
+    both = gi.PairValuesDisplay.from_explanation(pair, "OCC(C)O", "CCCO").plot(colorbar=False)
+    assert [len(a.collections[-1].get_offsets()) for a in both.ax_] == [5, 4]
+    with pytest.raises(TypeError, match=r"^graphs\[1\] must be the graph explained.*got builtins.int"):
+        gi.NodeValuesDisplay.from_explanation(result, [0, 1], 1)
+    with pytest.raises(TypeError, match=r"^graph must be the graph explained"):
+        gi.NodeValuesDisplay(2.5, [1.0])
+    with pytest.raises(TypeError, match=r"^H must be the graph explained"):
+        gi.PairValuesDisplay.from_explanation(pair, "OCC(C)O", None)
+    with pytest.raises(ValueError, match=r"^values: 4 values for a graph of 3 nodes"):
+        gi.NodeValuesDisplay("CCO", np.zeros(4))
+    plt.close("all")
+
+
+def test_node_labels_contrast_with_their_node():
+    """Issue 52 item 18: a label is white on a dark node and black on a light one,
+    whatever the colour map."""
+    plt = pytest.importorskip("matplotlib.pyplot")
+    G = nx.path_graph(5)
+    nx.set_node_attributes(G, dict(enumerate("abcde")), "label")
+    values = np.array([-2.0, -0.5, 0.0, 0.5, 2.0])
+    colour = lambda d: {t.get_text(): t.get_color() for t in getattr(d, "ax_", d).texts}  # noqa: E731
+    diverging = gi.NodeValuesDisplay(G, values).plot(colorbar=False)  # RdBu_r: dark ends, white middle
+    assert colour(diverging) == {"a": "white", "b": "black", "c": "black", "d": "black", "e": "white"}
+    viridis = gi.NodeValuesDisplay(G, values).plot(cmap="viridis", colorbar=False)  # dark purple to yellow
+    assert colour(viridis)["a"] == "white" and colour(viridis)["e"] == "black"
+    # two graphs on one scale: the darkest node of either is the one drawn white
+    P = nx.path_graph(3)
+    nx.set_node_attributes(P, dict(enumerate("xyz")), "label")
+    pair = gi.PairExplanation(1.0, np.array([0.2, 0.0, 2.0]), np.array([-2.0, 0.1, 0.0]), np.zeros(3), np.zeros(3),
+                              "wl", True)
+    both = gi.PairValuesDisplay(P, P, pair).plot(colorbar=False)
+    assert [colour(both.ax_[0]), colour(both.ax_[1])] == [{"x": "black", "y": "black", "z": "white"},
+                                                          {"x": "white", "y": "black", "z": "black"}]
+    plt.close("all")

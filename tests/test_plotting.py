@@ -132,3 +132,54 @@ def test_collections_and_one_network_mixed_keep_k_on_a_linear_axis():
     display = gi.KernelDecayDisplay.from_studies(mixed).plot()
     assert display.ax_.get_yscale() == "linear"
     np.testing.assert_allclose(display.lines_["grid"].get_ydata(), mixed["grid"].mean)
+
+
+# -- issue 52 item 18: titles by what ran, a band swatch of the bands' colours -----------------
+def _network_studies(names, n_sequences=3):
+    return {name: gi.perturbation_study(nx.cycle_graph(12 + i), n_sequences=n_sequences, n_steps=2, seed=i, name=name)
+            for i, name in enumerate(names)}
+
+
+def test_several_networks_are_titled_as_several():
+    # three network files used to read "100 sequences of one network"
+    display = gi.KernelDecayDisplay.from_studies(_network_studies(["a.txt", "b.txt", "c.txt"])).plot()
+    title = display.ax_.get_title().replace("\n", " ")
+    assert "one network" not in title and "3 sequences of each of 3 networks" in title
+    assert title.startswith("power (k=5) after random flip steps")
+    two = gi.KernelDecayDisplay.from_studies(_network_studies(["x.txt", "y.txt"], n_sequences=2)).plot()
+    assert "2 sequences of each of 2 networks" in two.ax_.get_title().replace("\n", " ")
+
+
+def test_a_study_plot_has_a_title_that_names_what_ran():
+    graphs = [nx.gnp_random_graph(30, 0.1, seed=i) for i in range(12)]
+    study = gi.perturbation_study(graphs, n_graphs=10, n_steps=2, seed=0, kind="remove_edge", name="ER")
+    title = study.plot().ax_.get_title().replace("\n", " ")
+    assert title == "power (k=5) after random remove_edge steps: 10 graphs of ER"
+    network = _network_studies(["grid.txt"])["grid.txt"].plot().ax_.get_title().replace("\n", " ")
+    assert network == "power (k=5) after random flip steps: 3 sequences of grid.txt"
+    wl = gi.perturbation_study(graphs, n_graphs=4, n_steps=2, seed=0, kernel="wl", kernel_params={"n_iter": 2})
+    mixed = gi.KernelDecayDisplay.from_studies({"ER": study, "ER / wl": wl, **_network_studies(["g.txt"])}).plot()
+    assert mixed.ax_.get_title().replace("\n", " ") == (
+        "power (k=5), wl after random perturbations: 3 sequences of g.txt and 4 or 10 graphs of each collection")
+    untitled = gi.KernelDecayDisplay.from_studies({"ER": study}, title="").plot()
+    assert untitled.ax_.get_title() == ""
+    assert gi.KernelDecayDisplay({"x": ([0, 1], [1.0, 0.9], [0.0, 0.01])}).plot().ax_.get_title() == ""
+
+
+def test_the_legend_band_swatch_has_the_bands_colours():
+    graphs = [nx.gnp_random_graph(30, 0.1, seed=i) for i in range(12)]
+    studies = {name: gi.perturbation_study(graphs, n_graphs=5, n_steps=2, seed=s, name=name)
+               for s, name in enumerate(["first", "second"])}
+    display = gi.KernelDecayDisplay.from_studies(studies).plot()
+    legend = display.ax_.get_legend()
+    texts = [t.get_text() for t in legend.get_texts()]
+    assert texts[-1] == "band: mean ± 1 standard error"
+    from matplotlib.colors import to_rgb
+
+    bands = [to_rgb(band.get_facecolor()[0][:3]) for band in display.bands_.values()]
+    assert bands == [to_rgb(line.get_color()) for line in display.lines_.values()]
+    # the swatch's patches, drawn in the legend box, carry those colours (not grey)
+    from matplotlib.patches import Rectangle
+
+    swatch = [p.get_facecolor() for p in legend.findobj(Rectangle)]
+    assert [to_rgb(c[:3]) for c in swatch] == bands and all(c[3] == 0.25 for c in swatch)

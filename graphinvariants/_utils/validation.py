@@ -23,6 +23,11 @@ __all__ = []
 MAX_K = 1000
 
 
+def describe(obj):
+    """``module.Class`` of an object, for error messages."""
+    return f"{type(obj).__module__}.{type(obj).__qualname__}"
+
+
 def python_scalar(value):
     """A numpy scalar as the Python scalar it stands for (``0``, not ``np.int64(0)``, in a
     message); anything else (a label of an object array) as it is."""

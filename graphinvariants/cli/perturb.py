@@ -75,11 +75,6 @@ def _write_perturbation_outputs(figure, studies, args):
     try:
         # one large network (K within 1e-6 of 1 for many flips): 1 - K on a log axis
         gi.KernelDecayDisplay.from_studies(studies).plot(ax=ax)
-        kernels = ", ".join(kernel_label(spec, args) for spec, _, _ in args.kernel)
-        each = sorted({f"{args.sequences} sequences of one network" if "n_sequences" in study.params
-                       else f"{args.graphs} graphs each" for study in studies.values()})
-        title = f"{kernels} after random {args.kind} steps, {' and '.join(each)}"
-        ax.set_title(textwrap.fill(title, 90), fontsize=9)
         fig.tight_layout()
         with written_atomically(figure, binary=True) as fh:
             fig.savefig(fh, format=figure.suffix[1:].lower(), dpi=120)

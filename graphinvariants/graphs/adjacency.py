@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from .._utils.validation import describe
 from .csr import check_summed_weights, edges_to_csr, index_dtype, is_symmetric, pattern_only
 from .files import path_hint
 
@@ -150,11 +151,6 @@ def graph_library(G):
     if isinstance(G, np.ndarray):
         return "numpy"
     return None
-
-
-def describe(obj):
-    """``module.Class`` of an object, for error messages."""
-    return f"{type(obj).__module__}.{type(obj).__qualname__}"
 
 
 def not_a_graph_message(G):

@@ -33,6 +33,7 @@ from ..graphs.adjacency import graph_library
 from ..graphs.csr import edges_to_csr
 from ..kernels import paired_power_kernel, pairwise_kernels
 from ..kernels.registry import make_functional, parse_kernel_spec, shared_parameters
+from ._display import KernelDecayDisplay
 from .edits import GraphState, check_kind
 from .kinds import apply_edit
 from .incremental import BALL_FRACTION, PerturbedGraph
@@ -135,8 +136,6 @@ class PerturbationStudy:
 
     def plot(self, ax=None, *, label=None, **kwargs):
         """Plot the mean curve with a standard-error band; returns a KernelDecayDisplay."""
-        from .._utils.plotting import KernelDecayDisplay
-
         name = label if label is not None else self.params.get("name") or "graphs"
         return KernelDecayDisplay.from_studies({name: self}).plot(ax=ax, **kwargs)
 

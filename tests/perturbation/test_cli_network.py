@@ -156,3 +156,18 @@ def test_a_counts_line_read_as_an_edge_is_warned_of_with_the_option(tmp_path, ca
     status, _, err = run(capsys, "perturb", path, "--skiprows", "1", "--sequences", "2", "--steps", "2",
                          "--out", tmp_path / "p.png", "--quiet")
     assert status == 0 and "warning" not in err
+
+
+def test_several_network_files_are_titled_by_what_ran(tmp_path, capsys):
+    # issue 52 item 18: three network files were titled "100 sequences of one network"
+    pytest.importorskip("graphinvariants.graphs.edgelist")
+    files = []
+    for name, G in (("a.txt", nx.cycle_graph(30)), ("b.txt", nx.path_graph(25)), ("c.txt", nx.star_graph(20))):
+        files.append(tmp_path / name)
+        files[-1].write_text("".join(f"{u} {v}\n" for u, v in G.edges()))
+    figure = tmp_path / "decay.svg"  # matplotlib writes each text as a comment beside its glyphs
+    status, _, err = run(capsys, "perturb", *files, "--sequences", "3", "--steps", "2", "--out", figure, "--quiet")
+    assert status == 0, err
+    svg = figure.read_text()
+    assert "one network" not in svg
+    assert "3 sequences of each of 3 networks" in svg and "power (k=5) after random flip steps" in svg
