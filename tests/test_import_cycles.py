@@ -131,3 +131,62 @@ def test_a_cycle_through_an_import_inside_a_function_is_found(tmp_path):
     assert cycles(graph) == [["pkg.sub.result", "pkg.top"]]
     (package / "top.py").write_text("def show(r):\n    return r\n")
     assert cycles(import_graph(package)) == []
+
+
+DESIGN = PACKAGE.parent / "docs" / "design.rst"
+
+
+def design_floors(text):
+    """The floors of docs/design.rst's layer diagram, top first: lists of entries
+    (``"search"``, ``"estimator.py"``) of ``graphinvariants/``, as the page writes them."""
+    section = text.split("The layers\n----------\n", 1)[1].split("\n----", 1)[0]
+    block = section.split(".. code-block:: text\n", 1)[1]
+    floors, floor = [], []
+    for line in block.splitlines():
+        if line and not line.startswith("   "):
+            break  # the end of the code block
+        if line.strip() == "|":
+            floors.append(floor)
+            floor = []
+        elif line[3:4].strip():  # an entry starts at the block's own indent
+            floor.append(line.split()[0].rstrip("/"))
+    floors.append(floor)
+    return floors
+
+
+def entries_of(root):
+    """What ``graphinvariants/`` holds besides ``__init__.py``: packages and modules."""
+    return sorted(p.name for p in root.iterdir() if p.name not in ("__init__.py", "__pycache__")
+                  and (p.suffix == ".py" or (p / "__init__.py").exists()))
+
+
+def test_the_design_page_lists_every_package_once():
+    floors = design_floors(DESIGN.read_text(encoding="utf-8"))
+    listed = [entry for floor in floors for entry in floor]
+    assert len(listed) == len(set(listed)), listed
+    assert sorted(listed) == entries_of(PACKAGE)
+    assert len(floors) >= 8 and len(listed) <= 15  # estimator.py and at most 14 subpackages
+
+
+def test_imports_run_down_the_floors_of_the_design_page():
+    floors = design_floors(DESIGN.read_text(encoding="utf-8"))
+    level = {entry.removesuffix(".py"): depth for depth, floor in enumerate(floors) for entry in floor}
+    graph = import_graph(PACKAGE)
+    upward = []
+    for module, targets in graph.items():
+        parts = module.split(".")
+        if len(parts) < 2:
+            continue  # graphinvariants/__init__.py: the public face imports from every floor
+        for target in targets:
+            a, b = parts[1], target.split(".")[1] if "." in target else None
+            if b is None or a == b:
+                continue
+            if level[b] <= level[a]:  # the importer's floor must be above the imported one's
+                upward.append(f"{module} -> {target}")
+    assert upward == []
+
+
+def test_the_diagram_is_read_floor_by_floor():
+    assert ["estimator.py"] in design_floors(DESIGN.read_text(encoding="utf-8"))
+    assert design_floors("The layers\n----------\n\n.. code-block:: text\n\n   a/   x\n   b/   y\n     |\n   c/\n\nEnd\n"
+                         "----\n") == [["a", "b"], ["c"]]
