@@ -17,7 +17,7 @@ import scipy.sparse as sp
 
 import graphinvariants as gi
 from graphinvariants.walks import large as large_graph
-from graphinvariants.walks.summary import exact_walk_counts
+from graphinvariants.walks.counts import exact_walk_counts
 
 HAS_NUMBA = importlib.util.find_spec("numba") is not None
 

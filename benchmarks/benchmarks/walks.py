@@ -204,7 +204,7 @@ class WalkCounts:
 
     def time_counts_k9(self, counts):
         if counts == "digits":
-            from graphinvariants.walks.summary import walk_count_columns
+            from graphinvariants.walks.counts import walk_count_columns
 
             list(walk_count_columns(self.A, 9))
         else:

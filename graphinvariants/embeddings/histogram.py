@@ -14,7 +14,7 @@ times ``k``, not ``k**2``) and a sparse count matrix; two batches are compared b
 merging their vocabularies once, length by length (:meth:`WalkHistogram.align`).
 
 Counts that cannot be held in int64 (dense graphs, long walks) are held as digits in
-base ``2**31`` (see :func:`graphinvariants.walks.summary.walk_count_columns`): equal counts
+base ``2**31`` (see :func:`graphinvariants.walks.counts.walk_count_columns`): equal counts
 have equal digits, so the histogram stays exact for every graph.
 """
 
@@ -22,7 +22,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._utils.validation import check_k
-from ..walks.summary import LIMB_BITS, limbs_to_ints, pad_limbs, to_limbs, walk_count_columns
+from ..walks._limbs import LIMB_BITS, limbs_to_ints, pad_limbs, to_limbs
+from ..walks.counts import walk_count_columns
 from .counts import CountFeatures, CountMap, RowLookup, count_matrix, relabel_rounds, unique_rows
 
 __all__ = ["HistogramBatch", "HistogramCountMap", "WalkHistogram", "digits_as"]
@@ -136,7 +137,7 @@ class WalkHistogram(CountFeatures):
     def profile_columns(self, batch):
         """Every node's exact integer profile, one length at a time: ``k`` arrays of
         shape (n_nodes,) in int64, or (n_nodes, digits) in base-2**31 digits beyond
-        int64 (see :func:`~graphinvariants.walks.summary.walk_count_columns`). Here the walk
+        int64 (see :func:`~graphinvariants.walks.counts.walk_count_columns`). Here the walk
         counts ``A^t 1``; subclasses count other walks."""
         return walk_count_columns(batch.matrix, self.k)
 

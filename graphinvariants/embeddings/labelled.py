@@ -18,7 +18,7 @@ embedded separately are put on one vocabulary exactly
 the union of the two label sets and the rows renumbered round by round.
 
 Counts that cannot be held in int64 are held as digits in base ``2**31`` (as in
-:func:`graphinvariants.walks.summary.walk_count_columns`), written most significant first in
+:func:`graphinvariants.walks.counts.walk_count_columns`), written most significant first in
 place of the count: equal counts give equal rows, so the histogram stays exact.
 
 Walks typed by their bonds (``edge_label=NAME``): with ``A_e`` the adjacency of the
@@ -37,7 +37,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._utils.validation import check_k
-from ..walks.summary import LIMB_BITS, carry_limbs, pad_limbs, to_limbs
+from ..walks._limbs import LIMB_BITS, carry_limbs, pad_limbs, to_limbs
 from .counts import CountFeatures, CountMap, RowLookup, count_matrix, label_places, merged_labels, relabel_rounds, unique_rows
 from .histogram import digits_as
 

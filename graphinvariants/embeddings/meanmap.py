@@ -36,7 +36,8 @@ import numbers
 import numpy as np
 
 from .._utils.validation import check_int, check_k, check_seed, refuses_random_state
-from ..walks.summary import batch_power_summary, float_walk_counts
+from ..walks.counts import float_walk_counts
+from ..walks.summary import batch_power_summary
 from .base import Functional, params_difference, params_hash
 
 __all__ = ["MeanMap", "MeanMapBatch"]
