@@ -7,8 +7,6 @@ numpy, scipy or scikit-learn.
 """
 
 import functools
-import importlib
-import importlib.util
 import numbers
 import os
 import warnings
@@ -81,23 +79,6 @@ def check_seed(seed, name="seed"):
             raise ValueError(f"{name} must be a non-negative integer, got {seed}")
         return np.random.default_rng(None if seed is None else int(seed))
     raise TypeError(f"{name} must be None, an int or a numpy.random.Generator, got {seed!r}")
-
-
-class MissingExtraError(ImportError):
-    """An optional dependency is not installed; the message names the extra that
-    brings it (the command line prints it as a usage error, without a traceback)."""
-
-
-def import_extra(module, extra, needs):
-    """Import the optional ``module`` (e.g. ``"rdkit.Chem"``), or raise a
-    :class:`MissingExtraError` (an ImportError) that says what needs it and how to
-    install the ``extra`` that brings it."""
-    import importlib
-
-    try:
-        return importlib.import_module(module)
-    except ImportError as err:
-        raise MissingExtraError(f'{needs} ({err}); install it with: pip install "graphinvariants[{extra}]"') from None
 
 
 def random_state_refused(owner):
@@ -174,11 +155,3 @@ def check_choice(value, name, choices):
     if not isinstance(value, str) or value not in choices:
         raise ValueError(f"unknown {name} {value!r}; choose one of {tuple(choices)}")
     return value
-
-
-def compiled_module(name):
-    """The compiled loops of module ``name`` (``"graphinvariants.x._y_numba"``, imported
-    on first use), or False without numba (the caller's numpy path does the work)."""
-    if importlib.util.find_spec("numba") is None:
-        return False
-    return importlib.import_module(name)

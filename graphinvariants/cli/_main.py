@@ -168,7 +168,7 @@ def _refuse_unknown_arguments(parser, unknown):
 
 def main(argv=None):
     """Entry point of the ``graphinvariants`` command; returns the exit status."""
-    from .._utils.validation import MissingExtraError
+    from .._utils.optional import MissingExtraError
     from ..datasets import DataNotFoundError
 
     args, unknown = build_parser().parse_known_args(argv)

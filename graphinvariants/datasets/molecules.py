@@ -16,7 +16,7 @@ these functions is first called (:func:`as_molecules` does not need it).
 
 import numpy as np
 
-from .._utils.validation import import_extra
+from .._utils.optional import import_extra
 from ..graphs import GraphBatch
 from ..graphs.smiles import from_mol, from_smiles
 from .tu import TUDataset
@@ -26,7 +26,7 @@ __all__ = ["TU_MOLECULES", "as_molecules", "atom_symbols", "from_mol", "from_smi
 
 def _chem():
     """``rdkit.Chem``, or an ImportError saying how to install it."""
-    return import_extra("rdkit.Chem", "chem", "molecules need RDKit")
+    return import_extra("rdkit.Chem", needs="molecules need RDKit")
 
 
 #: Element symbols and bond types of the TU molecule data sets, by their integer node

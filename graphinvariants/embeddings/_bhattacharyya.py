@@ -24,12 +24,12 @@ adapts the pair engine's tiles to the compiled one (:func:`compiled_tile`,
 :func:`compiled_pairs`).
 """
 
-import functools
-import importlib.util
 import threading
 import weakref
 
 import numpy as np
+
+from .._utils.optional import compiled, compiled_available
 
 __all__ = []
 
@@ -160,14 +160,9 @@ def check_engine(engine):
     return engine
 
 
-@functools.lru_cache(maxsize=None)
 def _compiled_module():
     """The compiled engine's module, or None when numba cannot be imported."""
-    try:
-        from . import _bhattacharyya_numba
-    except ImportError:
-        return None
-    return _bhattacharyya_numba
+    return compiled("graphinvariants.embeddings._bhattacharyya_numba")
 
 
 def may_use_compiled(engine, k):
@@ -175,7 +170,7 @@ def may_use_compiled(engine, k):
     numba is installed; it is not imported)."""
     if engine == "numpy" or k > UNROLL_MAX_K:
         return False
-    return engine == "numba" or importlib.util.find_spec("numba") is not None
+    return engine == "numba" or compiled_available()
 
 
 def uses_compiled(engine, k, n_pairs):

@@ -41,9 +41,10 @@ import numbers
 
 import numpy as np
 
+from .._utils.optional import compiled
 from .._utils.validation import check_choice, check_int, refuses_random_state
 from .base import params_difference
-from .meanmap import COMPILED_PAIRS, MeanMap, compiled_module
+from .meanmap import COMPILED_PAIRS, MeanMap
 
 __all__ = ["PropagatedAttributes", "propagated_attributes"]
 
@@ -400,9 +401,9 @@ def _median_distance(X):
     X = X[_lexicographic_order(X)]
     take = np.unique(np.linspace(0, len(X) - 1, min(len(X), MEDIAN_SAMPLE)).round().astype(np.int64))
     S = X[take]
-    compiled = compiled_module() if len(X) * len(X) >= COMPILED_PAIRS else None
-    if compiled is not None:  # the same sums in the same order, without the n x n arrays
-        return float(np.sqrt(np.median(compiled.squared_distances_upper(S))))
+    module = compiled("graphinvariants.embeddings._meanmap_numba") if len(X) * len(X) >= COMPILED_PAIRS else None
+    if module is not None:  # the same sums in the same order, without the n x n arrays
+        return float(np.sqrt(np.median(module.squared_distances_upper(S))))
     squared = np.zeros((len(S), len(S)))
     for t in range(S.shape[1]):
         difference = S[:, t, None] - S[None, :, t]

@@ -65,7 +65,8 @@ import warnings
 
 import numpy as np
 
-from .._utils.validation import import_extra, refuses_random_state
+from .._utils.optional import import_extra
+from .._utils.validation import refuses_random_state
 from .attributes import PropagatedAttributes
 from .meanmap import MeanMapBatch
 
@@ -107,7 +108,7 @@ def rdkit_descriptors():
 
 def _rdkit_descriptors():
     """``name -> function`` of RDKit's 2D descriptors, or the ImportError of the extra."""
-    module = import_extra("rdkit.Chem.Descriptors", "chem", "the descriptors member needs RDKit")
+    module = import_extra("rdkit.Chem.Descriptors", needs="the descriptors member needs RDKit")
     return dict(module.descList)
 
 
@@ -156,7 +157,7 @@ def batch_molecules(batch, *, what="graphs"):
     """
     import networkx as nx
 
-    Chem = import_extra("rdkit.Chem", "chem", "the descriptors member needs RDKit")
+    Chem = import_extra("rdkit.Chem", needs="the descriptors member needs RDKit")
     from ..datasets.molecules import to_mol
 
     labels, bonds = batch.node_labels, batch.edge_labels

@@ -65,7 +65,8 @@ import hashlib
 import numpy as np
 import scipy.sparse as sp
 
-from .._utils.validation import check_int, check_working_memory, compiled_module
+from .._utils.optional import compiled
+from .._utils.validation import check_int, check_working_memory
 from ..graphs.csr import concatenated_ranges
 from .counts import CountFeatures, relabel_columns, unique_rows
 
@@ -380,7 +381,7 @@ class FolkloreWL(_NamedCounts):
                 f"graph {g} has {int(sizes[g])} nodes: folklore 2-WL needs about "
                 f"{sizes[g] ** 2 * FWL_PAIR_BYTES / 2**20:.3g} MiB for its pair colours, more than "
                 f"working_memory={budget / 2**20:g} MiB; raise working_memory, or use 'lwl2' (local 2-WL)")
-        compiled = compiled_module("graphinvariants.embeddings._higher_wl_numba")
+        module = compiled("graphinvariants.embeddings._higher_wl_numba")
         A = batch.matrix
         row_of_node = _row_of_node(batch)
         tally = _Tally()
@@ -390,13 +391,13 @@ class FolkloreWL(_NamedCounts):
             rows = row_of_node[a:b]
             # a pair (u, v) counts at u: one row for the whole graph, or one per node
             row = int(rows[0]) if n and (rows == rows[0]).all() else np.repeat(rows, n)
-            rounds = _Refinement(_fwl_atoms(A, a, b, node_words, edge_words), budget, compiled)
+            rounds = _Refinement(_fwl_atoms(A, a, b, node_words, edge_words), budget, module)
             tally.count_classes(row, rounds.classes, rounds.distinct)
             for _ in range(self.n_iter):
                 rounds.step()
                 tally.count_classes(row, rounds.classes, rounds.distinct)
             if self.individualise:
-                nodes, histograms = self._individualised(rounds, budget, compiled)
+                nodes, histograms = self._individualised(rounds, budget, module)
                 tally.add(row_of_node[a + nodes], histograms, np.ones(len(nodes), np.int64))
             del rounds, row
         return self._batch(len(batch), tally)

@@ -30,11 +30,11 @@ order), in blocks of node pairs of bounded memory; the random-feature form split
 unit-norm features into integers whose products BLAS computes exactly.
 """
 
-import functools
 import numbers
 
 import numpy as np
 
+from .._utils.optional import compiled
 from .._utils.validation import check_int, check_k, check_seed, refuses_random_state
 from ..walks.counts import float_walk_counts
 from ..walks.summary import batch_power_summary
@@ -378,17 +378,6 @@ _EXP_MIN = -700.0
 _EXP_CHUNK = 2**15
 
 
-@functools.lru_cache(maxsize=None)
-def compiled_module():
-    """The compiled double sums (:mod:`._meanmap_numba`), or None when numba cannot be
-    imported (it is the ``[fast]`` extra)."""
-    try:
-        from . import _meanmap_numba
-    except ImportError:
-        return None
-    return _meanmap_numba
-
-
 def _exp_nonpositive(x, out=None):
     """``exp(x)`` of an array ``x <= 0``, values below -700 taken as -700 (their
     exponential rounds to 0 at ``2**-52`` either way): fdlibm's algorithm (error below
@@ -438,9 +427,9 @@ def _exp_chunk(x):
 def _self_sums(X, offsets, graphs):
     """``S(G, G)`` of the given graphs, each the double sum of :func:`_cross_sums` of the
     graph with itself (compiled, one call, when the graphs have enough node pairs)."""
-    compiled = compiled_module() if len(X) * len(X) >= COMPILED_PAIRS else None
-    if compiled is not None:
-        high, low = compiled.self_sums(X, np.asarray(offsets, dtype=np.int64), np.asarray(graphs, dtype=np.int64))
+    module = compiled("graphinvariants.embeddings._meanmap_numba") if len(X) * len(X) >= COMPILED_PAIRS else None
+    if module is not None:
+        high, low = module.self_sums(X, np.asarray(offsets, dtype=np.int64), np.asarray(graphs, dtype=np.int64))
         return np.ldexp(np.ldexp(high.astype(np.float64), _HALF_BITS) + low, -_FRACTION_BITS)
     return np.array([_cross_sums(X, offsets, graphs[g : g + 1], X, offsets, graphs[g : g + 1])[0, 0]
                      for g in range(len(graphs))])
@@ -463,11 +452,11 @@ def _cross_sums(XA, oa, rows, XB, ob, cols):
     nodes_a = concatenated_ranges(oa[rows], la)
     nodes_b = concatenated_ranges(ob[cols], lb)
     # compiled when the whole sides (not this tile) have enough node pairs: same bits either way
-    compiled = compiled_module() if len(XA) * len(XB) >= COMPILED_PAIRS else None
-    if compiled is not None:
+    module = compiled("graphinvariants.embeddings._meanmap_numba") if len(XA) * len(XB) >= COMPILED_PAIRS else None
+    if module is not None:
         starts_a, starts_b = np.r_[0, np.cumsum(la)], np.r_[0, np.cumsum(lb)]
-        high, low = compiled.cross_sums(np.ascontiguousarray(XA[nodes_a]), starts_a,
-                                        np.ascontiguousarray(XB[nodes_b].T), starts_b)
+        high, low = module.cross_sums(np.ascontiguousarray(XA[nodes_a]), starts_a,
+                                      np.ascontiguousarray(XB[nodes_b].T), starts_b)
         return np.ldexp(np.ldexp(high.astype(np.float64), _HALF_BITS) + low, -_FRACTION_BITS)
     owner_a, owner_b = np.repeat(np.arange(len(rows)), la), np.repeat(np.arange(len(cols)), lb)
     high = np.zeros((len(rows), len(cols)), dtype=np.int64)

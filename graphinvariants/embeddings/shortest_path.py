@@ -49,6 +49,7 @@ one side: the same integer inner products for half the work.
 import numpy as np
 import scipy.sparse as sp
 
+from .._utils.optional import compiled
 from ..graphs.csr import concatenated_ranges
 from .counts import (AlignedCounts, CountFeatures, CountMap, RowLookup, label_places, merged_labels, relabel_columns,
                      shared_columns, squared_norms, unique_rows)
@@ -354,13 +355,10 @@ def _connected_pairs(A, offsets, owner, undirected):
     ``scipy.sparse.csgraph.shortest_path`` on blocks of the batch. Both give the same
     pairs and the same integer distances (tested)."""
     sizes = np.diff(offsets)
-    search = None
+    module = None
     if float(np.sum(sizes.astype(np.float64) ** 2)) >= COMPILED_PAIRS:
-        try:
-            from ._shortest_path_numba import bfs_pairs as search
-        except ImportError:  # numba is the [fast] extra
-            search = None
-    if search is not None:
+        module = compiled("graphinvariants.embeddings._shortest_path_numba")  # numba is the [fast] extra
+    if module is not None:
         indptr, indices = A.indptr.astype(np.int64), A.indices.astype(np.int64)
         pairs = sizes * (sizes - 1)
         g, n_graphs = 0, len(sizes)
@@ -373,7 +371,7 @@ def _connected_pairs(A, offsets, owner, undirected):
             while end < n_graphs and pairs[end] <= DISTANCE_ENTRIES and total + pairs[end] <= DISTANCE_ENTRIES:
                 total += pairs[end]
                 end += 1
-            yield search(indptr, indices, offsets, g, end, one_way=undirected)
+            yield module.bfs_pairs(indptr, indices, offsets, g, end, one_way=undirected)
             g = end
         return
     yield from _scipy_pairs(A, offsets, owner, undirected)

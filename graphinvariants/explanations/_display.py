@@ -6,7 +6,8 @@ from collections.abc import Mapping
 import numpy as np
 
 from .._utils.plotting import new_axes, text_colours
-from .._utils.validation import describe, import_extra
+from .._utils.optional import import_extra
+from .._utils.validation import describe
 from ..datasets.molecules import atom_symbols
 from ..graphs.adjacency import graph_library
 from ..graphs.smiles import from_mol, from_smiles, is_molecule_object
@@ -224,7 +225,7 @@ def _draw_molecule(ax, mol, values, *, cmap, size):
 
     import matplotlib.image
 
-    Chem = import_extra("rdkit.Chem", "chem", "drawing a molecule needs RDKit")
+    Chem = import_extra("rdkit.Chem", needs="drawing a molecule needs RDKit")
     from rdkit.Chem.Draw import SimilarityMaps, rdMolDraw2D
     if not isinstance(mol, Chem.Mol):
         raise TypeError(f"mol must be an RDKit molecule (rdkit.Chem.Mol), got {describe(mol)}")

@@ -29,9 +29,9 @@ class _Anomaly(Exception):
 
 def pandas():
     """pandas, or an ImportError naming the ``[io]`` extra."""
-    from .._utils.validation import import_extra
+    from .._utils.optional import import_extra
 
-    return import_extra("pandas", "io", "reading edge lists needs pandas")
+    return import_extra("pandas", needs="reading edge lists needs pandas")
 
 
 def quiet_parsers():
@@ -255,10 +255,10 @@ def read_parquet(path, parts, source, target, weight, nodetype):
 
 def _read_parquet_file(path, source, target, weight, nodetype):
     """Lists of chunks (``ids_u``, ``ids_v``, ``weights`` or None) of one Parquet file."""
-    from .._utils.validation import import_extra
+    from .._utils.optional import import_extra
 
-    pq = import_extra("pyarrow.parquet", "io", "reading Parquet edge lists needs pyarrow")
-    pa = import_extra("pyarrow", "io", "reading Parquet edge lists needs pyarrow")
+    pq = import_extra("pyarrow.parquet", needs="reading Parquet edge lists needs pyarrow")
+    pa = import_extra("pyarrow", needs="reading Parquet edge lists needs pyarrow")
     try:
         file = pq.ParquetFile(path)
     except (pa.ArrowException, OSError) as err:

@@ -23,7 +23,7 @@ string is first read.
 import networkx as nx
 import numpy as np
 
-from .._utils.validation import import_extra
+from .._utils.optional import import_extra
 from .files import path_hint
 
 __all__ = ["MOLECULE_LABEL", "from_mol", "from_smiles", "holds_molecules", "is_molecule_object", "is_smiles",
@@ -35,7 +35,7 @@ MOLECULE_LABEL = "label"
 
 def _chem():
     """``rdkit.Chem``, or an ImportError saying how to install it."""
-    return import_extra("rdkit.Chem", "chem", "molecules need RDKit")
+    return import_extra("rdkit.Chem", needs="molecules need RDKit")
 
 
 def from_mol(mol, *, hydrogens=False):

@@ -47,7 +47,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._utils.progress import progress_bar
-from .._utils.validation import check_int, check_seed, import_extra
+from .._utils.optional import import_extra
+from .._utils.validation import check_int, check_seed
 from .exact import ExactIndex, candidate_scorer, check_lost, pair_inner_products
 from .rows import as_rows
 
@@ -75,7 +76,7 @@ CONFIDENCE = 2.0
 
 
 def _faiss():
-    return import_extra("faiss", "search", 'index="approximate" needs FAISS')
+    return import_extra("faiss", needs='index="approximate" needs FAISS')
 
 
 def _check_recall(recall):

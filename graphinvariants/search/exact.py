@@ -66,7 +66,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._utils.blas import one_blas_thread
-from .._utils.validation import check_choice, check_int, check_seed, check_working_memory, compiled_module
+from .._utils.optional import compiled
+from .._utils.validation import check_choice, check_int, check_seed, check_working_memory
 from .projection import Projection, rounding_margin
 from .rows import as_rows, take_columns
 
@@ -101,18 +102,11 @@ FIRST_BUDGET = 256
 #: Rows of smallest bound scored first, beyond ``k`` (their ``k``-th distance is the threshold).
 FIRST_EXTRA = 16
 
-_compiled = None
+#: The compiled loops (None without numba: numpy and BLAS then do the work).
+LOOPS = "graphinvariants.search._bounds_numba"
 
 #: Per thread, the zero vector a query is scattered into for its exact scores.
 _SCATTERED = threading.local()
-
-
-def compiled():
-    """The compiled loops, or None without numba."""
-    global _compiled
-    if _compiled is None:
-        _compiled = compiled_module("graphinvariants.search._bounds_numba")
-    return _compiled or None
 
 
 def pair_inner_products(Q, which, R):
@@ -174,7 +168,7 @@ def pair_inner_products(Q, which, R):
 def self_products(Q):
     """``<q, q>`` of every row of sorted CSR ``Q``, the bits of
     :func:`pair_inner_products` (``Q``, every row with itself), compiled where numba is."""
-    module = compiled()
+    module = compiled(LOOPS)
     if module is None:
         return pair_inner_products(Q, np.arange(Q.shape[0]), Q)
     out = np.empty(Q.shape[0])
@@ -550,7 +544,7 @@ class ExactIndex:
         absolute = 8.0 * _EPS  # of |q|^2 + |x|^2
         b, n = Qs.shape[0], self.n_rows_
         lb = np.empty((b, n))
-        module = compiled()
+        module = compiled(LOOPS)
         if module is not None:
             heap_val = np.empty((b, first))
             heap_idx = np.empty((b, first), dtype=np.int64)
@@ -685,7 +679,7 @@ class ExactIndex:
         n_q, n = Qs.shape[0], self.n_rows_
         if sparse is None:
             sparse = self._sparse_part(Qs)
-        module = compiled()
+        module = compiled(LOOPS)
         postings = self.postings() if self._sparse.nnz and sparse.nnz else None
         inner = np.empty((n_q, n))  # the rough <q, x> of every row (working_memory bounds the batch)
         if postings is not None and module is not None:
@@ -741,7 +735,7 @@ class _Scorer:
     def __init__(self, index, Qs):
         self.index = index
         self.Qs = Qs
-        self.module = compiled()
+        self.module = compiled(LOOPS)
         if self.module is not None:
             # the query, scattered (one at a time; zero again after each): one per thread
             # and width, allocated once (8 bytes a column: 1 ms a query at 10^6 columns)
@@ -783,7 +777,7 @@ def _threshold(squares, k):
 
 def _below(bounds, threshold):
     """Positions whose bound is at most ``threshold``."""
-    module = compiled()
+    module = compiled(LOOPS)
     if module is None:
         return np.flatnonzero(bounds <= threshold)
     out = np.empty(len(bounds), dtype=np.int64)

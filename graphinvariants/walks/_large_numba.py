@@ -14,6 +14,16 @@ import numpy as np
 BLOCK = 4096
 
 
+def threads():
+    """``(current, largest)``: numba's thread count now, and ``NUMBA_NUM_THREADS``."""
+    return numba.get_num_threads(), numba.config.NUMBA_NUM_THREADS
+
+
+def set_threads(n):
+    """Set numba's thread count (of the calling thread) for the next parallel loops."""
+    numba.set_num_threads(n)
+
+
 @numba.njit(parallel=True, cache=True, nogil=True)
 def pattern_product(indptr, indices, x, total, out, block_sums):  # pragma: no cover - compiled
     """``out = (A @ x) / total`` for a 0/1 matrix given by its pattern; per-block sums of ``out``."""

@@ -33,7 +33,8 @@ import threading
 import numpy as np
 import scipy.sparse as sp
 
-from .._utils.validation import check_n_jobs, compiled_module
+from .._utils.optional import compiled
+from .._utils.validation import check_n_jobs
 from ..graphs.adjacency import graph_library
 
 __all__ = ["LARGE_GRAPH", "column_sums", "is_large", "is_large_graph", "power_columns", "summary_moments"]
@@ -53,7 +54,8 @@ COVARIANCE_OVERFLOW = (
 #: Largest row sum (and inverse of the smallest non-zero one) accepted, as in walks.py.
 _MAX_ROW_SUM = 1e150
 
-_compiled = None
+#: The compiled loops (None without numba: scipy and numpy then do the work).
+LOOPS = "graphinvariants.walks._large_numba"
 
 
 def is_large(n_nodes, n_entries):
@@ -81,14 +83,6 @@ def is_large_graph(G):
     return False
 
 
-def compiled():
-    """The compiled loops, or None without numba (then scipy and numpy do the work)."""
-    global _compiled
-    if _compiled is None:
-        _compiled = compiled_module("graphinvariants.walks._large_numba")
-    return _compiled or None
-
-
 #: One compiled call at a time: numba's default threading layer (workqueue) aborts the
 #: process when two Python threads launch parallel loops at once (a threaded Dask
 #: worker, joblib threads); each call already uses every core it is given.
@@ -104,19 +98,14 @@ class _Threads:
 
     def __enter__(self):
         if self.module is not None:
-            import numba
-
-            most = numba.config.NUMBA_NUM_THREADS
             _COMPILED_CALLS.acquire()
-            self.before = numba.get_num_threads()
-            numba.set_num_threads(max(1, min(most if self.wanted is None else self.wanted, most)))
+            self.before, most = self.module.threads()
+            self.module.set_threads(max(1, min(most if self.wanted is None else self.wanted, most)))
         return self
 
     def __exit__(self, *exc):
         if self.module is not None:
-            import numba
-
-            numba.set_num_threads(self.before)
+            self.module.set_threads(self.before)
             _COMPILED_CALLS.release()
 
 
@@ -160,7 +149,7 @@ def power_columns(A, k, *, weighted, n_jobs=None):
     array([1.33333333, 1.5       ])
     """
     n = A.shape[0]
-    module = compiled()
+    module = compiled(LOOPS)
     columns = np.zeros((k, n))
     sums = np.zeros(k)
     n_blocks = -(-n // BLOCK)
@@ -213,7 +202,7 @@ def column_sums(columns, *, n_jobs=None):
     >>> column_sums(np.array([[0.5, 0.25, 0.25], [1.0, 2.0, 3.0]]))
     array([1., 6.])
     """
-    module = compiled()
+    module = compiled(LOOPS)
     k, n = columns.shape
     block_sums = np.empty(-(-n // BLOCK))
     out = np.zeros(k)
@@ -273,7 +262,7 @@ def summary_moments(columns, sums, *, n_jobs=None):
     """
     k, n = columns.shape
     mean = np.asarray(sums, dtype=np.float64) / n
-    module = compiled()
+    module = compiled(LOOPS)
     n_blocks = -(-n // BLOCK)
     upper = np.triu_indices(k)
     if module is not None:

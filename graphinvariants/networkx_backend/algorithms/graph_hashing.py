@@ -31,11 +31,14 @@ from hashlib import blake2b
 import networkx as nx
 import numpy as np
 
+from ..._utils.optional import compiled
 from ..graph import MISSING
 
 __all__ = ["weisfeiler_lehman_graph_hash", "weisfeiler_lehman_subgraph_hashes"]
 
 _HEX = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
+#: The compiled BLAKE2b (None without numba: hashlib then hashes each distinct string).
+BLAKE2B = "graphinvariants.networkx_backend._blake2b_numba"
 
 _NO_ATTRIBUTE_WARNING = ("The hashes produced for graphs without node or edge attributes "
                          "changed in v3.5 due to a bugfix (see documentation).")
@@ -126,30 +129,26 @@ def _ranks(table):
 def _digests(buffer, starts, lengths, digest_size):
     """BLAKE2b digests (a ``(m, digest_size)`` uint8 array) of the strings
     ``buffer[starts[i]:starts[i] + lengths[i]]``."""
-    try:
-        from .._blake2b_numba import hash_messages
-    except ImportError:  # no numba: hashlib, once per distinct string
+    module = compiled(BLAKE2B)
+    if module is None:  # no numba: hashlib, once per distinct string
         raw = buffer.tobytes()
         items = [raw[s:s + n] for s, n in zip(starts.tolist(), lengths.tolist())]
         first = {}
         which = np.fromiter((first.setdefault(item, len(first)) for item in items), dtype=np.int64, count=len(items))
         digests = b"".join([blake2b(item, digest_size=digest_size).digest() for item in first])
         return np.frombuffer(digests, dtype=np.uint8).reshape(len(first), digest_size)[which]
-    return hash_messages(buffer, starts, lengths, digest_size)
+    return module.hash_messages(buffer, starts, lengths, digest_size)
 
 
 def _concatenation_digests(source, parts, part_ptr, digest_size):
     """Digests of the concatenations of strings ``parts[part_ptr[i]:part_ptr[i + 1]]`` of
     ``source``: streamed into the compiled BLAKE2b with numba, else written out first."""
-    try:
-        if sys.byteorder != "little":
-            raise ImportError("the streamed BLAKE2b reads blocks as little-endian words")
-        from .._blake2b_numba import hash_concatenations
-    except ImportError:
+    module = compiled(BLAKE2B) if sys.byteorder == "little" else None  # it reads little-endian words
+    if module is None:
         data, part_lengths = source.gather(parts)
         lengths = np.add.reduceat(part_lengths, part_ptr[:-1])
         return _digests(data, _starts(lengths), lengths, digest_size)
-    return hash_concatenations(source.rows, source.length, parts, part_ptr, digest_size)
+    return module.hash_concatenations(source.rows, source.length, parts, part_ptr, digest_size)
 
 
 def _hex(digests):
