@@ -3,6 +3,7 @@ the backend declines itself."""
 
 import subprocess
 import sys
+import traceback
 import warnings
 
 import networkx as nx
@@ -84,11 +85,19 @@ def test_backend_priority_and_fallback(conversions):
         nx.config.backend_priority.algos = saved
 
 
-def test_declined_call_with_backend_keyword_says_so():
-    with pytest.raises(NotImplementedError, match="not implemented by 'graphinvariants'"):
+def test_declined_call_with_backend_keyword_says_so_and_why():
+    """Issue 52 item 14: the reason reached only a debug log (NetworkX logs a string that
+    can_run returns); now the function declines, and its reason is the error's cause."""
+    with pytest.raises(NotImplementedError, match="'graphinvariants' backend raised NotImplementedError") as error:
         nx.number_of_walks(nx.complete_graph(10), 20, backend="graphinvariants")
-    with pytest.raises(NotImplementedError):
+    assert "may reach 2**63" in str(error.value.__cause__)
+    assert "may reach 2**63" in "".join(traceback.format_exception(error.value))  # what the user reads
+    with pytest.raises(NotImplementedError) as error:
         nx.weisfeiler_lehman_graph_hash(nx.path_graph(3), digest_size=65, backend="graphinvariants")
+    assert "digest_size=65 is not an int from 1 to 64" in str(error.value.__cause__)
+    with pytest.raises(NotImplementedError) as error:  # NetworkX's positional call of the subgraph hashes
+        nx.weisfeiler_lehman_subgraph_hashes(nx.path_graph(3), None, None, 2.0, 16, True, backend="graphinvariants")
+    assert "iterations=2.0 is not an int" in str(error.value.__cause__)
     with pytest.raises(nx.NetworkXNotImplemented):  # NetworkX's own check, before dispatching
         nx.weisfeiler_lehman_graph_hash(nx.MultiGraph([(0, 1)]), backend="graphinvariants")
 
@@ -124,10 +133,13 @@ def test_a_converted_graph_dispatches_by_itself():
     H = interface.BackendInterface.convert_from_nx(G, node_attrs={"a": None})
     assert nx.weisfeiler_lehman_graph_hash(H, node_attr="a") == nx.weisfeiler_lehman_graph_hash(G, node_attr="a")
     assert nx.number_of_walks(H, 2) == nx.number_of_walks(G, 2)
-    reason = interface.BackendInterface.can_run("weisfeiler_lehman_graph_hash", (H,), {"edge_attr": "w"})
+    reason = interface.BackendInterface.weisfeiler_lehman_graph_hash.can_run(H, edge_attr="w")
     assert "without the edge attribute 'w'" in reason
     with pytest.raises(NotImplementedError):
         nx.weisfeiler_lehman_graph_hash(H, edge_attr="w")
+    with pytest.raises(NotImplementedError) as error:
+        nx.weisfeiler_lehman_graph_hash(H, edge_attr="w", backend="graphinvariants")
+    assert "without the edge attribute 'w'" in str(error.value.__cause__)
     assert nx.utils.graphs_equal(interface.BackendInterface.convert_to_nx(H), G)
 
 

@@ -45,13 +45,16 @@ def test_counts_above_2_53_take_the_exact_int64_path():
 
 def test_declines_what_may_overflow_int64_and_only_that():
     K = nx.complete_graph(10)  # 9**20 > 2**63
-    assert "2**63" in BackendInterface.can_run("number_of_walks", (K, 20), {})
-    assert BackendInterface.can_run("number_of_walks", (K, 18), {}) is True  # 9**18 < 2**62
+    assert "2**63" in number_of_walks.can_run(K, 20)
+    with pytest.raises(NotImplementedError, match="may reach 2"):
+        number_of_walks(from_networkx(K), 20)
+    assert number_of_walks.can_run(K, 18) is True  # 9**18 < 2**62
+    assert BackendInterface.can_run("number_of_walks", (K, 20), {}) is True  # the function declines, with its reason
     # a star: the degree bound 100**15 is far above 2**63, the walks themselves are not
     S = nx.star_graph(100)
     assert walk_overflow_reason(S, 15) is None
     assert number_of_walks(from_networkx(S), 15) == nx.number_of_walks(S, 15)
-    assert "not an int" in BackendInterface.can_run("number_of_walks", (S, 2.0), {})
+    assert "not an int" in number_of_walks.can_run(S, 2.0)
     assert "above" in walk_overflow_reason(S, 20_000)
     C = nx.cycle_graph(5, create_using=nx.DiGraph)  # out-degrees 1: every count is 0 or 1
     assert walk_overflow_reason(C, 10**6) is None

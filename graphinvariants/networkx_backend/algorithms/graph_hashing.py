@@ -24,6 +24,7 @@ tuple of ``(label, count)`` pairs).
 """
 
 import gc
+import numbers
 import sys
 import warnings
 from hashlib import blake2b
@@ -32,7 +33,8 @@ import networkx as nx
 import numpy as np
 
 from ..._utils.optional import compiled
-from ..graph import MISSING
+from ..graph import MISSING, BackendGraph
+from ..rules import backend_function
 
 __all__ = ["weisfeiler_lehman_graph_hash", "weisfeiler_lehman_subgraph_hashes"]
 
@@ -303,6 +305,34 @@ def _initial_labels(G, edge_attr, node_attr):
     return order[ids.reshape(-1)], table
 
 
+#: Graphs with fewer nodes than this are left to NetworkX when the backend is chosen by a
+#: priority (``should_run``): converting them costs more than NetworkX's own loop
+#: (benchmarks/benchmarks/networkx_backend.py, asv networkx_backend.Backend, "small
+#: graphs"). ``backend=`` runs them anyway.
+SMALL_GRAPH = 100
+
+
+def hashes_exactly(G, edge_attr=None, node_attr=None, iterations=3, digest_size=16, include_initial_labels=False):
+    """``can_run`` of both hashes: True, or why NetworkX's answer is left to NetworkX."""
+    if isinstance(iterations, bool) or not isinstance(iterations, numbers.Integral):
+        return f"iterations={iterations!r} is not an int"
+    if isinstance(digest_size, bool) or not isinstance(digest_size, numbers.Integral) or not 1 <= digest_size <= 64:
+        return f"digest_size={digest_size!r} is not an int from 1 to 64 (BLAKE2b's digest sizes)"
+    if isinstance(G, BackendGraph):
+        if node_attr and node_attr not in G.node_attrs:
+            return f"the backend graph was converted without the node attribute {node_attr!r}"
+        if edge_attr is not None and edge_attr not in G.edge_attrs:
+            return f"the backend graph was converted without the edge attribute {edge_attr!r}"
+    return True
+
+
+def large_enough(G, *args, **kwargs):
+    """``should_run`` of both hashes: True, or why NetworkX is faster on this graph."""
+    if len(G) < SMALL_GRAPH:
+        return f"a graph of fewer than {SMALL_GRAPH} nodes: NetworkX's own loop is faster than converting it"
+    return True
+
+
 def _check(G, iterations, name):
     if G.is_multigraph():
         raise nx.NetworkXNotImplemented("not implemented for multigraph type")
@@ -314,6 +344,7 @@ def _check(G, iterations, name):
         raise ValueError("The WL algorithm requires that `iterations` be positive")
 
 
+@backend_function(can_run=hashes_exactly, should_run=large_enough)
 def weisfeiler_lehman_graph_hash(G, edge_attr=None, node_attr=None, iterations=3, digest_size=16):
     """NetworkX's ``weisfeiler_lehman_graph_hash``, the same string (see the module docstring).
 
@@ -363,6 +394,7 @@ def _counter_items(table, counts):
     return _Strings(rows, 2 + width + tails.length[which.reshape(-1)]).gather(np.arange(m))[0].tobytes()
 
 
+@backend_function(can_run=hashes_exactly, should_run=large_enough)
 def weisfeiler_lehman_subgraph_hashes(G, edge_attr=None, node_attr=None, iterations=3, digest_size=16,
                                       include_initial_labels=False):
     """NetworkX's ``weisfeiler_lehman_subgraph_hashes``, the same strings (see the module docstring).

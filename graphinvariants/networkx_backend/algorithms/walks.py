@@ -20,8 +20,9 @@ import networkx as nx
 import numpy as np
 
 from ..graph import BackendGraph, from_networkx
+from ..rules import backend_function
 
-__all__ = ["number_of_walks", "walk_overflow_reason"]
+__all__ = ["counts_exactly", "number_of_walks", "walk_overflow_reason"]
 
 #: The float row sums above which the int64 answer is not certain (2^62: the float
 #: estimate of a count below 2^63 may be off by far less than a factor 2).
@@ -81,6 +82,11 @@ def walk_overflow_reason(G, walk_length):
     return None
 
 
+def counts_exactly(G, walk_length):
+    """``can_run`` of :func:`number_of_walks`: True, or :func:`walk_overflow_reason`."""
+    return walk_overflow_reason(G, walk_length) or True
+
+
 def _power(A, k, dtype):
     """``A ** k`` as a dense array of ``dtype`` (k >= 1)."""
     n = A.shape[0]
@@ -104,6 +110,7 @@ def _power(A, k, dtype):
     return result
 
 
+@backend_function(can_run=counts_exactly)  # faster from 8 nodes on: no should_run
 def number_of_walks(G, walk_length):
     """NetworkX's ``number_of_walks``: the same dict of dicts of Python ints.
 
@@ -121,9 +128,6 @@ def number_of_walks(G, walk_length):
     """
     if walk_length < 0:
         raise ValueError(f"`walk_length` cannot be negative: {walk_length}")
-    reason = walk_overflow_reason(G, walk_length)
-    if reason is not None:
-        raise NotImplementedError(reason)
     n = len(G)
     if n == 0:
         raise nx.NetworkXError("Graph has no nodes or edges")
