@@ -12,7 +12,7 @@ def get_info():
         'backend_name': 'graphinvariants',
         'functions': {
             'number_of_walks': {
-                'additional_docs': "The same dict of dicts of exact Python ints as NetworkX's, from one matrix power (float64 while every count is below 2^52, int64 above) read row by row. Declines (NetworkX runs the call) a ``walk_length`` that is not an int, and one for which a count may reach 2^63, where NetworkX's int64 result wraps around.",
+                'additional_docs': "The same dict of dicts of exact Python ints as NetworkX's (floats for a graph without edges, as NetworkX's), from one matrix power (float64 while every count is below 2^52, int64 above) read row by row. Declines (NetworkX runs the call) a ``walk_length`` that is not an int, and one for which a count may reach 2^63, where NetworkX's int64 result wraps around.",
             },
             'weisfeiler_lehman_graph_hash': {
                 'additional_docs': "The same hash string as NetworkX's, with the relabelling done for all nodes at once over the graph's CSR (one sort of integer ranks per iteration, one compiled BLAKE2b loop over all the strings with the [fast] extra). Declines (NetworkX runs the call) an ``iterations`` that is not an int and a ``digest_size`` outside 1..64.",

@@ -148,40 +148,43 @@ def from_networkx(G, *, edge_attrs=None, node_attrs=None, preserve_edge_attrs=Fa
     NotImplementedError
         For edge attributes of a multigraph (its parallel edges are one stored entry).
     """
+    # rows in the order of G's nodes (G._node), as NetworkX's functions take them; a
+    # Graph subclass may keep G._adj in another order
+    nodes = list(G)
+    n = len(nodes)
     adj = G._adj
-    n = len(adj)
-    nodes = list(adj)
+    neighbours = list(adj.values()) if list(adj) == nodes else [adj[u] for u in nodes]
     multigraph = G.is_multigraph()
-    lengths = np.fromiter(map(len, adj.values()), dtype=np.int64, count=n)
+    lengths = np.fromiter(map(len, neighbours), dtype=np.int64, count=n)
     indptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(lengths, out=indptr[1:])
     nnz = int(indptr[-1])
     itype = index_dtype(max(n, nnz))
-    flat = chain.from_iterable(adj.values())  # read once, by whichever fromiter below
-    if nodes == list(range(n)):
+    flat = chain.from_iterable(neighbours)  # read once, by whichever fromiter below
+    if nodes == list(range(n)) and set(map(type, nodes)) <= {int}:  # not 0j, Fraction(1), 2.0 ...
         indices = np.fromiter(flat, dtype=np.int64, count=nnz).astype(itype)
     else:
         position = dict(zip(nodes, range(n)))
         indices = np.fromiter(map(position.__getitem__, flat), dtype=itype, count=nnz)
     if multigraph:
-        data = np.fromiter(map(len, chain.from_iterable(nbrs.values() for nbrs in adj.values())),
+        data = np.fromiter(map(len, chain.from_iterable(nbrs.values() for nbrs in neighbours)),
                            dtype=np.int64, count=nnz)
     else:
         data = np.ones(nnz, dtype=np.int64)
     A = sp.csr_array((data, indices, indptr.astype(itype, copy=False)), shape=(n, n))
 
     node_names = _attributes_to_read(node_attrs, preserve_node_attrs, G._node.values())
-    kept_nodes = {name: [dd.get(name, MISSING) for dd in G._node.values()] for name in node_names}
+    kept_nodes = {name: [dd.get(name, MISSING) for dd in G._node.values()] for name in node_names}  # list(G) order
     # the edge dicts are read only to find every name (preserve_edge_attrs without names);
     # NetworkX's dispatcher passes edge_attrs={} for a call that needs none
-    edge_dicts = chain.from_iterable(nbrs.values() for nbrs in adj.values())
+    edge_dicts = chain.from_iterable(nbrs.values() for nbrs in neighbours)
     edge_names = _attributes_to_read(edge_attrs, preserve_edge_attrs, edge_dicts)
     if edge_names and multigraph:
         raise NotImplementedError("the graphinvariants backend keeps no edge attributes of multigraphs")
     kept_edges = {}
     for name in edge_names:
         values = np.empty(nnz, dtype=object)
-        values[:] = [d.get(name, MISSING) for d in chain.from_iterable(nbrs.values() for nbrs in adj.values())]
+        values[:] = [d.get(name, MISSING) for d in chain.from_iterable(nbrs.values() for nbrs in neighbours)]
         kept_edges[name] = values
     graph_attrs = dict(G.graph) if preserve_graph_attrs else None
     return BackendGraph(nodes, A, directed=G.is_directed(), multigraph=multigraph, node_attrs=kept_nodes,

@@ -2,6 +2,7 @@
 
 import sys
 import warnings
+from fractions import Fraction
 
 import networkx as nx
 import pytest
@@ -106,3 +107,115 @@ def test_errors_are_networkx_errors():
     for f in (weisfeiler_lehman_graph_hash, nx.weisfeiler_lehman_graph_hash):  # both refuse non-ASCII
         with pytest.raises(UnicodeEncodeError):
             f(from_networkx(G, node_attrs={"a": None}) if f is weisfeiler_lehman_graph_hash else G, node_attr="a")
+
+
+class _SortedKeys(dict):
+    """A dict that iterates its keys sorted by ``str``, whatever the insertion order."""
+
+    def __iter__(self):
+        return iter(sorted(dict.keys(self), key=str))
+
+    def keys(self):
+        return list(self)
+
+    def values(self):
+        return [self[k] for k in self]
+
+    def items(self):
+        return [(k, self[k]) for k in self]
+
+
+class _SortedAdjacency(nx.Graph):
+    adjlist_outer_dict_factory = _SortedKeys
+
+
+def test_an_adjacency_in_another_order_than_the_nodes_gives_networkx_hashes():
+    """Issue 52 item 6: G._adj iterating in another order than G._node gave each node the
+    attributes of another (positions from one order, attributes from the other)."""
+    G = _SortedAdjacency()
+    G.add_nodes_from([(u, {"a": u % 3 + 10 * (u == 12)}) for u in (12, 3, 1, 20, 2, 0)])
+    G.add_edges_from([(12, 3), (3, 1), (1, 20), (20, 2), (2, 0), (0, 12), (3, 20)], e=1)
+    assert list(G._adj) != list(G._node)
+    H = from_networkx(G, node_attrs={"a": None}, edge_attrs={"e": None})
+    assert H.nodes == list(G)
+    assert weisfeiler_lehman_graph_hash(H, node_attr="a") == nx.weisfeiler_lehman_graph_hash(G, node_attr="a")
+    mine = weisfeiler_lehman_subgraph_hashes(H, node_attr="a", edge_attr="e")
+    theirs = nx.weisfeiler_lehman_subgraph_hashes(G, node_attr="a", edge_attr="e")
+    assert mine == theirs and list(mine) == list(theirs)
+
+
+@pytest.mark.parametrize("kind", [complex, Fraction, float])
+def test_node_ids_equal_to_positions_but_of_another_type(kind):
+    """Issue 52 item 6: nodes 0j, 1+0j, ... equal 0..n-1, and the conversion took them
+    for positions (np.fromiter of complex into int64: TypeError)."""
+    G = nx.relabel_nodes(nx.path_graph(5), {u: kind(u) for u in range(5)})
+    G.add_edge(kind(0), kind(3))
+    H = from_networkx(G)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        assert weisfeiler_lehman_graph_hash(H) == nx.weisfeiler_lehman_graph_hash(G)
+        assert weisfeiler_lehman_subgraph_hashes(H) == nx.weisfeiler_lehman_subgraph_hashes(G)
+    assert all(type(u) is kind for u in H.nodes)
+
+
+def _error(f, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        with pytest.raises(Exception) as info:
+            f(*args, **kwargs)
+    return type(info.value), str(info.value)
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_the_first_error_is_networkx_first_error(directed):
+    """Issue 52 item 6: a label that is not ASCII and a missing attribute elsewhere: the
+    backend raised KeyError where NetworkX raises UnicodeEncodeError (and the other way
+    round); NetworkX meets them node by node, in its first iteration."""
+    def graph(order):
+        G = nx.DiGraph() if directed else nx.Graph()
+        G.add_nodes_from(order)
+        G.add_edge(0, 1, e="x")
+        G.add_edge(1, 2)  # no "e"
+        G.add_edge(2, 3, e="ü")
+        nx.set_node_attributes(G, {0: "a", 1: "b", 2: "c", 3: "é"}, "a")
+        return G
+
+    for order in ([0, 1, 2, 3], [3, 2, 1, 0], [2, 3, 0, 1], [1, 0, 2, 3]):
+        G = graph(order)
+        H = from_networkx(G, node_attrs={"a": None}, edge_attrs={"e": None})
+        for kwargs in ({"edge_attr": "e"}, {"edge_attr": "e", "node_attr": "a"}, {"node_attr": "a"}):
+            for ours, theirs in ((weisfeiler_lehman_graph_hash, nx.weisfeiler_lehman_graph_hash),
+                                 (weisfeiler_lehman_subgraph_hashes, nx.weisfeiler_lehman_subgraph_hashes)):
+                assert _error(ours, H, **kwargs) == _error(theirs, G, **kwargs), (order, kwargs, ours)
+        kwargs = {"edge_attr": "e", "node_attr": "a", "include_initial_labels": True}
+        assert (_error(weisfeiler_lehman_subgraph_hashes, H, **kwargs)
+                == _error(nx.weisfeiler_lehman_subgraph_hashes, G, **kwargs))
+
+
+@settings(max_examples=150, deadline=None)
+@given(G=attributed_graphs(max_nodes=8), kwargs=options, initial=st.booleans(), data=st.data())
+def test_answers_and_errors_are_networkx_on_graphs_with_holes(G, kwargs, initial, data):
+    """Random attributes removed or made non-ASCII: the same answer, or the same error."""
+    for u in G:
+        if data.draw(st.integers(0, 9)) == 0:
+            del G.nodes[u]["a"]
+        elif data.draw(st.integers(0, 9)) == 0:
+            G.nodes[u]["a"] = "ä"
+    for _, _, d in G.edges(data=True):
+        if data.draw(st.integers(0, 9)) == 0:
+            del d["e"]
+        elif data.draw(st.integers(0, 9)) == 0:
+            d["e"] = "ß"
+    H = from_networkx(G, node_attrs={"a": None}, edge_attrs={"e": None})
+    for ours, theirs, extra in ((weisfeiler_lehman_graph_hash, nx.weisfeiler_lehman_graph_hash, {}),
+                                (weisfeiler_lehman_subgraph_hashes, nx.weisfeiler_lehman_subgraph_hashes,
+                                 {"include_initial_labels": initial})):
+        outcomes = []
+        for f, graph in ((ours, H), (theirs, G)):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)
+                try:
+                    outcomes.append(f(graph, **kwargs, **extra))
+                except (KeyError, UnicodeEncodeError) as err:
+                    outcomes.append((type(err), str(err)))
+        assert outcomes[0] == outcomes[1]

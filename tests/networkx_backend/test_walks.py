@@ -20,9 +20,36 @@ def test_walk_counts_are_networkx_ints(G, k):
         with pytest.raises(nx.NetworkXError, match="no nodes or edges"):
             number_of_walks(from_networkx(G), k)
         return
-    mine = number_of_walks(from_networkx(G), k)
-    assert mine == nx.number_of_walks(G, k)
-    assert list(mine) == list(G) and all(type(c) is int for row in mine.values() for c in row.values())
+    mine, theirs = number_of_walks(from_networkx(G), k), nx.number_of_walks(G, k)
+    assert mine == theirs
+    assert list(mine) == list(G) and all(list(mine[u]) == list(theirs[u]) for u in G)
+    # NetworkX's types: Python ints, and floats for a graph without edges (its adjacency
+    # matrix of no entries is float64)
+    kinds = {type(c) for row in theirs.values() for c in row.values()}
+    assert {type(c) for row in mine.values() for c in row.values()} == kinds
+    assert kinds == ({float} if G.number_of_edges() == 0 else {int})
+
+
+@pytest.mark.parametrize("graph", [nx.empty_graph(3), nx.empty_graph(1, create_using=nx.MultiDiGraph)])
+@pytest.mark.parametrize("k", [0, 1, 4])
+def test_a_graph_without_edges_gives_networkx_floats(graph, k):
+    """Issue 52 item 6: ints where NetworkX returns floats."""
+    mine, theirs = number_of_walks(from_networkx(graph), k), nx.number_of_walks(graph, k)
+    assert mine == theirs
+    assert [type(c) for row in mine.values() for c in row.values()] == [float] * len(graph) ** 2
+
+
+def test_nodes_of_other_types_and_an_adjacency_in_another_order():
+    """Issue 52 item 6: node ids equal to 0..n-1 of another type, and G._adj iterating in
+    another order than G._node."""
+    from .test_graph_hashing import _SortedAdjacency
+
+    G = nx.relabel_nodes(nx.cycle_graph(4), {u: complex(u) for u in range(4)})
+    G.add_edge(0j, complex(2))
+    assert number_of_walks(from_networkx(G), 3) == nx.number_of_walks(G, 3)
+    S = _SortedAdjacency([(12, 3), (3, 1), (1, 20), (20, 12), (3, 20)])
+    mine, theirs = number_of_walks(from_networkx(S), 3), nx.number_of_walks(S, 3)
+    assert mine == theirs and list(mine) == list(theirs) == list(S)
 
 
 def test_against_brute_force_matrix_powers_in_python_ints():

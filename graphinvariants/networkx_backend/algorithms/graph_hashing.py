@@ -333,6 +333,71 @@ def large_enough(G, *args, **kwargs):
     return True
 
 
+def _prepared(G, edge_attr, node_attr, *, hash_initial, aggregate):
+    """The initial labels, their table and the neighbourhoods (None without an iteration).
+
+    Where NetworkX raises, this raises what NetworkX raises first: the work for all
+    nodes at once meets the errors in another order than NetworkX's loop over the
+    nodes, so once it meets one, :func:`_networkx_error` replays that loop.
+    """
+    try:
+        labels, table = _initial_labels(G, edge_attr, node_attr)
+        neighbourhoods = _Neighbourhoods(G, edge_attr) if aggregate else None
+    except (KeyError, UnicodeEncodeError):
+        _networkx_error(G, edge_attr, node_attr, hash_initial, aggregate)
+        raise
+    return labels, table, neighbourhoods
+
+
+def _networkx_error(G, edge_attr, node_attr, hash_initial, aggregate):
+    """Raise the error NetworkX's hashes meet first, if any: a node without ``node_attr``
+    (``KeyError``, before anything is hashed); a label that is not ASCII among the
+    initial labels hashed (``hash_initial``); else, node by node in the graph's order in
+    the first iteration, an edge without ``edge_attr`` (``KeyError``) or the node's
+    string not ASCII (``UnicodeEncodeError`` of that very string)."""
+    n = len(G)
+    if node_attr:
+        values = G.node_attrs.get(node_attr, [MISSING] * n)
+        if any(v is MISSING for v in values):
+            raise KeyError(node_attr)
+        labels = [str(v) for v in values]
+        if hash_initial:
+            for label in labels:
+                label.encode("ascii")
+    else:
+        labels = [""] * n  # degrees, or "" with an edge attribute: ASCII
+    if not aggregate:
+        return
+    A = G.adjacency
+    indptr, indices = A.indptr.tolist(), A.indices.tolist()
+    edge_values = None if edge_attr is None else G.edge_attrs.get(edge_attr, [MISSING] * A.nnz)
+    into = [[] for _ in range(n)]  # directed: the entries (edges) into each node
+    if G.directed:
+        for i in range(n):
+            for e in range(indptr[i], indptr[i + 1]):
+                into[indices[e]].append((e, i))
+
+    def pieces(entries, mark):
+        out = []
+        for e, other in entries:
+            if edge_values is None:
+                prefix = mark
+            elif edge_values[e] is MISSING:
+                raise KeyError(edge_attr)
+            else:
+                prefix = str(edge_values[e])
+            out.append(prefix + labels[other])
+        return "".join(sorted(out))
+
+    for i in range(n):
+        out_entries = [(e, indices[e]) for e in range(indptr[i], indptr[i + 1])]
+        if G.directed:
+            string = labels[i] + pieces(out_entries, "s_") + pieces(into[i], "p_")
+        else:
+            string = labels[i] + pieces(out_entries, "")
+        string.encode("ascii")
+
+
 def _check(G, iterations, name):
     if G.is_multigraph():
         raise nx.NetworkXNotImplemented("not implemented for multigraph type")
@@ -366,12 +431,12 @@ def weisfeiler_lehman_graph_hash(G, edge_attr=None, node_attr=None, iterations=3
     'c653d85538bcf041d88c011f4f905f10'
     """
     _check(G, iterations, "version v3.5")
-    labels, table = _initial_labels(G, edge_attr, node_attr)
     if not edge_attr and not node_attr:
         iterations -= 1
+    labels, table, neighbourhoods = _prepared(G, edge_attr, node_attr, hash_initial=False,
+                                              aggregate=iterations > 0 and len(G) > 0)
     items, n_items = [], 0
-    if iterations > 0 and len(G):
-        neighbourhoods = _Neighbourhoods(G, edge_attr)
+    if neighbourhoods is not None:
         for _ in range(iterations):
             labels, table = neighbourhoods.step(labels, table, digest_size)
             items.append(_counter_items(table, np.bincount(labels, minlength=len(table))))
@@ -416,7 +481,9 @@ def weisfeiler_lehman_subgraph_hashes(G, edge_attr=None, node_attr=None, iterati
     ['f6fc42039fba3776', 'a93b64973cfc8897', 'db1b43ae35a1878f', '57872a7d2059c1c0']
     """
     _check(G, iterations, "v3.5")
-    labels, table = _initial_labels(G, edge_attr, node_attr)
+    rounds = iterations - 1 if not edge_attr and not node_attr else iterations
+    labels, table, neighbourhoods = _prepared(G, edge_attr, node_attr, hash_initial=include_initial_labels,
+                                              aggregate=rounds > 0 and len(G) > 0)
     columns = []
     initial = None
     if include_initial_labels or (not edge_attr and not node_attr):
@@ -428,8 +495,7 @@ def weisfeiler_lehman_subgraph_hashes(G, edge_attr=None, node_attr=None, iterati
     if not edge_attr and not node_attr:
         iterations -= 1
         columns.append(initial)
-    if iterations > 0 and len(G):
-        neighbourhoods = _Neighbourhoods(G, edge_attr)
+    if neighbourhoods is not None:
         for _ in range(iterations):
             labels, table = neighbourhoods.step(labels, table, digest_size)
             strings = table.strings()

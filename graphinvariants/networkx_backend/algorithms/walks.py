@@ -114,8 +114,9 @@ def _power(A, k, dtype):
 def number_of_walks(G, walk_length):
     """NetworkX's ``number_of_walks``: the same dict of dicts of Python ints.
 
-    The same dict of dicts of exact Python ints as NetworkX's, from one matrix power
-    (float64 while every count is below 2^52, int64 above) read row by row. Declines
+    The same dict of dicts of exact Python ints as NetworkX's (floats for a graph without
+    edges, as NetworkX's), from one matrix power (float64 while every count is below
+    2^52, int64 above) read row by row. Declines
     (NetworkX runs the call) a ``walk_length`` that is not an int, and one for which a
     count may reach 2^63, where NetworkX's int64 result wraps around.
 
@@ -133,7 +134,9 @@ def number_of_walks(G, walk_length):
         raise nx.NetworkXError("Graph has no nodes or edges")
     walk_length = int(walk_length)
     A = G.adjacency
-    if walk_length == 0:
+    if A.nnz == 0:  # NetworkX's adjacency matrix without entries is float64, and so is its answer
+        X = np.eye(n) if walk_length == 0 else np.zeros((n, n))
+    elif walk_length == 0:
         X = np.eye(n, dtype=np.int64)
     elif walk_length == 1:
         X = A.toarray().astype(np.int64, copy=False)
