@@ -155,3 +155,33 @@ def test_conversion_reads_edge_attributes_only_when_asked():
     S = nx.Graph([(0, 1, {"w": 1}), (1, 2, {"v": 2})])
     assert sorted(interface.BackendInterface.convert_from_nx(S, preserve_edge_attrs=True).edge_attrs) == ["v", "w"]
     assert interface.BackendInterface.convert_from_nx(S, edge_attrs={}).edge_attrs == {}
+
+
+def test_a_change_in_place_leaves_the_cached_conversion_until_it_is_cleared():
+    """Issue 52 item 5: with the "cache" warning silenced, as the docs suggested, a label
+    changed in place gave the old hash silently. That is NetworkX's cache design; the
+    docs now say so and give NetworkX's way to clear it, tested here."""
+    G = nx.barabasi_albert_graph(150, 2, seed=1)
+    nx.set_node_attributes(G, 0, "label")
+    with nx.config(backend_priority=["graphinvariants"], warnings_to_ignore={"cache"}):
+        before = nx.weisfeiler_lehman_graph_hash(G, node_attr="label")
+        G.nodes[0]["label"] = 1
+        stale = nx.weisfeiler_lehman_graph_hash(G, node_attr="label")
+        G.__networkx_cache__.clear()
+        fresh = nx.weisfeiler_lehman_graph_hash(G, node_attr="label")
+    assert stale == before != fresh
+    assert fresh == nx.weisfeiler_lehman_graph_hash(G, node_attr="label", backend="networkx")
+    with warnings.catch_warnings(record=True) as caught:  # unsilenced, NetworkX says it used the cache
+        warnings.simplefilter("always")
+        nx.weisfeiler_lehman_graph_hash(G, node_attr="label", backend="graphinvariants")
+    assert any("saved to cache" in str(w.message) for w in caught)
+
+
+def test_the_docs_never_suggest_silencing_the_cache_warning_without_clearing_the_cache():
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "networkx_backend.rst").read_text()
+    for paragraph in text.split("\n\n"):
+        if 'warnings_to_ignore.add("cache")' in paragraph:
+            assert "clears the" in paragraph and "cache_converted_graphs = False" in paragraph
+    assert "G.__networkx_cache__.clear()" in text
