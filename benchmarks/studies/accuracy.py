@@ -1,36 +1,18 @@
 """Accuracy under the paper's protocol: the learned default against the anchors, and any kernels side by side.
 
-The accuracy tables of docs/kernels.rst. Run from the project root, for example::
+The accuracy tables of docs/kernels.rst (which says what each column is). From the project root::
 
-    python benchmarks/studies/accuracy.py default --datasets MUTAG ENZYMES IMDB-BINARY --reps 1 --c-grid short
-    python benchmarks/studies/accuracy.py default --reps 10 --c-grid full          # 11 data sets
-    python benchmarks/studies/accuracy.py default --datasets NCI1 --timing-only    # fit time against RECOMMENDED
+    python benchmarks/studies/accuracy.py default --reps 10 --c-grid full        # the 11 data sets
+    python benchmarks/studies/accuracy.py default --datasets NCI1 --timing-only  # fit against RECOMMENDED
     python benchmarks/studies/accuracy.py kernels --datasets MUTAG --kernels power "wl:n_iter=5" --reps 10
 
-``default``: columns on the same splits (same seed) of :func:`graphinvariants.evaluate_estimator`
-(C-SVM, ``--folds``-fold outer CV, C chosen on one inner split, ``--reps`` repetitions):
-
-* ``GraphKernel()``: the learned default, its weights learned on every outer training
-  part (and again on the inner part that chooses C) from those labels only. Each
-  member's matrix over the whole data set is computed once (no label involved) and the
-  combination is fitted per fold on its slices (:class:`FoldSlicedDefault`, exactly
-  the weight learning of :meth:`LearnedCombination.fit`, subsample included);
-  ``--check`` shows on MUTAG that this equals fitting ``GraphKernel()`` per fold.
-* ``WL label`` and ``WL degree`` (5 rounds), the product ``RECOMMENDED``, the mean of
-  its members, ``WL-OA`` (ours, equal to GraKeL's to 1e-12; ``--grakel`` runs GraKeL's).
-* ``--new-members``: the default with :data:`NEW_CANDIDATES` beside it (``--higher-wl``:
-  the higher-order WL members instead); ``--variants``: design variants of the default;
-  ``--members``: every candidate member alone; ``--timing-only``: ``GraphKernel().fit``
-  and its training matrix against the matrix of ``RECOMMENDED``, same run.
-
-``kernels``: every kernel of ``--kernels`` (names as for ``gi.kernel_matrix``, or a
-GraKeL class as ``grakel.NAME:param=value,...``, run on the data set's labels through
-the library's GraKeL converter) under :func:`graphinvariants.evaluate_kernel` on the
-same splits; one JSON line per (data set, kernel) in ``--out``/results.jsonl (runs
-already there are skipped, each protocol resumes from its checkpoint); the first
-kernel is the reference of the printed differences and time ratios.
-
-``--c-grid full`` is the paper's 1e-7 .. 1e7; ``short`` is 1e-3 .. 1e3 (said so in the output).
+``default``: :func:`graphinvariants.evaluate_estimator` on the same splits for ``GraphKernel()``
+(member matrices once, weights learned per fold on their slices: :class:`FoldSlicedDefault`;
+``--check`` shows it equals fitting per fold), WL, ``RECOMMENDED``, the mean of its members and
+WL-OA; ``--new-members``, ``--higher-wl``, ``--variants``, ``--members`` and ``--grakel`` add
+columns. ``kernels``: :func:`graphinvariants.evaluate_kernel` per kernel (``grakel.NAME:p=v`` for
+GraKeL's), one JSON line each in ``--out``/results.jsonl, resumed from checkpoints; the first
+kernel is the reference of the ratios. ``--c-grid full`` is 1e-7 .. 1e7, ``short`` 1e-3 .. 1e3.
 """
 
 import json

@@ -1,24 +1,15 @@
 """GraphFeatures against the exact learned default: kernel error and accuracy.
 
-The figure and table of docs/large_collections.rst. Run from the project root under
-the bench lock, for example::
+The figure and table of docs/large_collections.rst. From the project root, under the lock::
 
     flock /tmp/bench.lock python benchmarks/studies/learned_features.py error --dataset NCI1
     flock /tmp/bench.lock python benchmarks/studies/learned_features.py accuracy --datasets NCI1 MUTAG --folds 10
+    flock /tmp/bench.lock python benchmarks/studies/learned_features.py diagnose --datasets Mutagenicity
 
-``error``: the learned default is fitted on ``--n`` graphs of the data set (weights on
-all of them); for each number of Nystroem components, the relative Frobenius error
-``||F F^T - K|| / ||K||`` of the features' inner products against the exact combination
-``K`` on those graphs, and the same error on the approximated part alone (the exact
-members contribute no error). Writes ``docs/_static/learned_features_error.png`` and
-``.json``.
-
-``accuracy``: 1 x ``--folds``-fold stratified CV (seed 0), the same splits for both:
-the exact learned default (``GraphKernel()`` fitted on each outer training part, SVC on
-the precomputed matrix) against ``GraphFeatures`` + ``LinearSVC`` on the same part.
-C is chosen for both by 3-fold inner CV over ``--c-grid`` (default 1e-2 .. 1e2).
-Prints one line per data set: both mean accuracies, their difference, and the time of
-each path. ``diagnose``: where the features lose accuracy (its docstring says how).
+``error``: ``||F F^T - K|| / ||K||`` per number of Nystroem components (writes
+docs/_static/learned_features_error.png and .json). ``accuracy``: exact default + SVC against
+GraphFeatures + LinearSVC on the same stratified folds, C by 3-fold inner CV. ``diagnose``:
+where the features lose accuracy (its docstring says how).
 """
 
 import json
