@@ -17,19 +17,12 @@ class Protocol:
     timeout = 4 * 3600
 
     def setup(self, name, reps, path):
-        from graphinvariants.evaluation import _protocol
-
-        self.module, self.ds = _protocol, tu(name)
+        self.ds = tu(name)
         self.K = gi.power_kernel_matrix(gi.batch_power_invariants(self.ds, k=5))
-        self.saved = _protocol._USE_SHORTCUT
-        _protocol._USE_SHORTCUT = path == "evaluate_kernel"
-        self.jobs = 2 if path == "evaluate_kernel" else 1
-
-    def teardown(self, name, reps, path):
-        self.module._USE_SHORTCUT = self.saved
+        self.options = {"shortcut": True, "n_jobs": 2} if path == "evaluate_kernel" else {"shortcut": False, "n_jobs": 1}
 
     def time_protocol(self, name, reps, path):
-        gi.evaluate_kernel(self.K, self.ds.y, n_repeats=reps, seed=0, n_jobs=self.jobs)
+        gi.evaluate_kernel(self.K, self.ds.y, n_repeats=reps, seed=0, **self.options)
 
 
 class _Fresh(gi.GraphKernel):

@@ -5,10 +5,11 @@ import warnings
 import numpy as np
 
 import graphinvariants as gi
-from graphinvariants.datasets import as_molecules, perturbed_copies
+from graphinvariants.datasets import as_molecules, perturbed_copies, to_mol
 from graphinvariants.embeddings.counts import CountMap  # the old row path: a merge with the whole vocabulary
 from graphinvariants.kernels import kernel_row_chunks
 from graphinvariants.search import ExactIndex, exact
+from graphinvariants.search.approximate import ApproximateIndex
 from graphinvariants.search.exact import candidate_scorer, pair_inner_products
 
 from .common import one_thread, peer, tu
@@ -60,8 +61,6 @@ class ApproximateBuild:
 
     def setup(self, method):
         peer("faiss")
-        from graphinvariants.search.approximate import ApproximateIndex
-
         X = _learned_rows("MUTAG")
         index = ApproximateIndex(seed=0).fit(X)
         S = X[:, index.columns_].toarray() if index.columns_ is not None else X.toarray()
@@ -136,8 +135,6 @@ class Recall:
 
     def setup(self, recall):
         peer("faiss")
-        from graphinvariants.search.approximate import ApproximateIndex
-
         X, self.Q = _learned_rows("Mutagenicity", 20_000), _learned_rows("Mutagenicity", 100, seed=1)
         self.truth = ExactIndex(seed=0).fit(X).search(self.Q, 10)[1]
         self.index = ApproximateIndex(recall=recall, seed=0).fit(X)
@@ -250,8 +247,6 @@ class QueryDistinct:
 def _smiles(data):
     """RDKit's SMILES of each molecule it writes and reads back."""
     Chem = peer("rdkit.Chem")
-    from graphinvariants.datasets import to_mol
-
     peer("rdkit.RDLogger").DisableLog("rdApp.*")
     out = []
     for G in data:

@@ -23,9 +23,9 @@ from sklearn.base import BaseEstimator, TransformerMixin
 
 import graphinvariants as gi
 from graphinvariants.kernels import pairwise_kernels, parse_kernel_spec
-from graphinvariants.kernels.learned import _combination as learned_module
-from graphinvariants.kernels.learned._combination import LearnedCombination
-from graphinvariants.kernels.registry import RECOMMENDED
+from graphinvariants.kernels import RECOMMENDED
+from graphinvariants.kernels.learned import LearnedCombination
+from graphinvariants.kernels.learned import _combination as learned_module  # CANDIDATES and PRODUCTS switched where read
 from runner import clock, parse, parser
 from benchmarks.common import grakel_graphs, peer, tu
 

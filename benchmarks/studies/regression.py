@@ -16,7 +16,7 @@ from sklearn.kernel_ridge import KernelRidge
 from sklearn.model_selection import GridSearchCV, KFold
 
 import graphinvariants as gi
-from graphinvariants.kernels.learned._combination import CANDIDATES
+from graphinvariants.kernels.learned import CANDIDATES
 from runner import clock, parse, parser
 from benchmarks.common import peer, tu
 
