@@ -26,7 +26,7 @@ from graphinvariants.kernels import pairwise_kernels, parse_kernel_spec
 from graphinvariants.kernels import RECOMMENDED
 from graphinvariants.kernels.learned import LearnedCombination
 from graphinvariants.kernels.learned import _combination as learned_module  # CANDIDATES and PRODUCTS switched where read
-from runner import clock, parse, parser
+from runner import clock, commands, option, parse
 from benchmarks.common import grakel_graphs, peer, tu
 
 GRIDS = {"full": tuple(10.0**e for e in range(-7, 8)), "short": tuple(10.0**e for e in range(-3, 4))}
@@ -334,29 +334,17 @@ def kernels(args):
 
 
 def main(argv=None):
-    command = parser(__doc__)
-    sub = command.add_subparsers(dest="what", required=True)
-    d = sub.add_parser("default")
-    d.add_argument("--datasets", nargs="+", default=DATASETS)
-    d.add_argument("--out", default="results/default")
-    for flag, text in (("--variants", "also evaluate the design variants"),
-                       ("--members", "also evaluate every candidate member on its own"),
-                       ("--new-members", "also evaluate (or time) the default with NEW_CANDIDATES"),
-                       ("--higher-wl", "--new-members with HIGHER_WL_CANDIDATES (fwl2, lwl2), each also alone"),
-                       ("--grakel", "also run GraKeL's WL-OA (slow on large sets)"),
-                       ("--check", "check the sliced default against GraphKernel() on MUTAG"),
-                       ("--timing-only", "time fitting the default against RECOMMENDED")):
-        d.add_argument(flag, action="store_true", help=text)
-    k = sub.add_parser("kernels")
-    k.add_argument("--datasets", nargs="+", default=["MUTAG", "ENZYMES", "NCI1", "NCI109"])
-    k.add_argument("--kernels", nargs="+", default=["power"])
-    k.add_argument("--n-jobs", type=int, default=2)
-    k.add_argument("--out", default="results/compare")
-    for p in (d, k):
-        p.add_argument("--reps", type=int, default=10)
-        p.add_argument("--folds", type=int, default=10)
-        p.add_argument("--c-grid", choices=sorted(GRIDS), default="full")
-        p.add_argument("--seed", type=int, default=0)
+    protocol = dict(reps=10, folds=10, c_grid=option("full", "full: 1e-7 .. 1e7; short: 1e-3 .. 1e3"), seed=0)
+    command = commands(__doc__, default=dict(
+        datasets=DATASETS, out="results/default", variants=option(False, "also evaluate the design variants"),
+        members=option(False, "also evaluate every candidate member on its own"),
+        new_members=option(False, "also evaluate (or time) the default with NEW_CANDIDATES"),
+        higher_wl=option(False, "--new-members with HIGHER_WL_CANDIDATES (fwl2, lwl2), each also alone"),
+        grakel=option(False, "also run GraKeL's WL-OA (slow on large sets)"),
+        check=option(False, "check the sliced default against GraphKernel() on MUTAG"),
+        timing_only=option(False, "time fitting the default against RECOMMENDED"), **protocol),
+        kernels=dict(datasets=["MUTAG", "ENZYMES", "NCI1", "NCI109"], kernels=["power"], n_jobs=2,
+                     out="results/compare", **protocol))
     args = parse(command, argv)
     {"default": default, "kernels": kernels}[args.what](args)
 

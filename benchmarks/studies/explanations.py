@@ -28,7 +28,7 @@ from sklearn.svm import SVC
 
 import graphinvariants as gi
 from graphinvariants.datasets import TU_MOLECULES, to_mol
-from runner import clock, parse, parser
+from runner import clock, commands, option, parse
 from benchmarks.common import tu
 
 C_GRID = [1e-2, 1e-1, 1, 10, 100, 1e3]
@@ -453,18 +453,11 @@ def mutagenicity(args):
 
 
 def main(argv=None):
-    command = parser(__doc__)
-    sub = command.add_subparsers(dest="what", required=True)
-    k = sub.add_parser("known")
-    k.add_argument("--n-train", type=int, default=400)
-    k.add_argument("--n-test", type=int, default=100)
-    k.add_argument("--orders", type=int, default=16)
-    k.add_argument("--seed", type=int, default=0)
-    k.add_argument("--tasks", default="nitro,benzene,aromatic amine,aryl halide,planted")
-    m = sub.add_parser("mutagenicity")
-    m.add_argument("--cache", default=None, help="folder keeping the fitted models between runs")
-    m.add_argument("--limit", type=int, default=None, help="explain only the first LIMIT molecules")
-    m.add_argument("--smoke", action="store_true", help="a check of the script: 300 training graphs, not cached")
+    command = commands(__doc__, known=dict(n_train=400, n_test=100, orders=16, seed=0,
+                                           tasks="nitro,benzene,aromatic amine,aryl halide,planted"),
+                       mutagenicity=dict(cache=option(None, "folder keeping the fitted models between runs"),
+                                         limit=option(0, "explain only the first LIMIT molecules"),
+                                         smoke=option(False, "a check of the script: 300 training graphs, not cached")))
     args = parse(command, argv)
     {"known": known, "mutagenicity": mutagenicity}[args.what](args)
 

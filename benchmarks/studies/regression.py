@@ -17,7 +17,7 @@ from sklearn.model_selection import GridSearchCV, KFold
 
 import graphinvariants as gi
 from graphinvariants.kernels.learned import CANDIDATES
-from runner import clock, parse, parser
+from runner import clock, commands, option, parse
 from benchmarks.common import peer, tu
 
 ALPHAS = np.logspace(-6, 2, 9)
@@ -184,21 +184,11 @@ def classification(args):
 
 
 def main(argv=None):
-    command = parser(__doc__)
-    sub = command.add_subparsers(dest="what", required=True)
-    for name in ("ridge", "cost"):
-        p = sub.add_parser(name)
-        p.add_argument("--data", nargs="+", default=["freesolv", "solubility"], choices=["freesolv", "solubility"])
-        p.add_argument("--seed", type=int, default=0)
-    p = sub.add_parser("protocol")
-    p.add_argument("--reps", type=int, default=5)
-    p.add_argument("--folds", type=int, default=5)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--variants", action="store_true", help="also evaluate design variants of the default")
-    p.add_argument("--only-default", action="store_true", help="skip the anchors (WL, Morgan counts)")
-    p = sub.add_parser("classification")
-    p.add_argument("--reps", nargs="+", default=["MUTAG=10", "Mutagenicity=2"], help="NAME=REPETITIONS")
-    args = parse(command, argv)
+    sets = dict(data=option(["freesolv", "solubility"], "freesolv, solubility or both"), seed=0)
+    args = parse(commands(__doc__, ridge=sets, cost=sets, protocol=dict(
+        reps=5, folds=5, seed=0, variants=option(False, "also evaluate design variants of the default"),
+        only_default=option(False, "skip the anchors (WL, Morgan counts)")),
+        classification=dict(reps=option(["MUTAG=10", "Mutagenicity=2"], "NAME=REPETITIONS"))), argv)
     if args.what in ("protocol", "classification"):
         return {"protocol": protocol, "classification": classification}[args.what](args)
     for name in args.data:

@@ -37,7 +37,7 @@ from graphinvariants.datasets import perturbed_copies
 from graphinvariants.kernels import molecule_parameters
 from graphinvariants.search.approximate import ApproximateIndex
 from graphinvariants.search.exact import ExactIndex, candidate_scorer, pair_inner_products
-from runner import clock, parse, parser, timed
+from runner import clock, commands, option, parse, timed
 from benchmarks.common import tu
 
 CHUNK = 100_000
@@ -537,30 +537,17 @@ def neighbours(args):
 
 
 def main(argv=None):
-    command = parser(__doc__)
-    sub = command.add_subparsers(dest="what", required=True)
-    c = sub.add_parser("copies")
-    c.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000])
-    c.add_argument("--n-components", type=int, default=300)
-    c.add_argument("--n-dims", type=int, default=32)
-    c.add_argument("--compare-float64", action="store_true")
-    c.add_argument("--recall", type=float, nargs="+", default=[0.95], help="one approximate index each")
-    c.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "gi_bench_search")
-    c.add_argument("--chunk", type=int, default=CHUNK, help="copies per cached block of rows")
-    c.add_argument("--skip-approximate", action="store_true")
-    m = sub.add_parser("moses")
-    m.add_argument("--sizes", type=int, nargs="+", default=[100_000])
-    m.add_argument("--kernel", default="wl", help="kernel of GraphFeatures (molecule labels added)")
-    m.add_argument("--recall", type=float, default=0.95)
-    m.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "gi_bench_molecules")
-    m.add_argument("--select", type=int, nargs=2, default=[10_000, 500], metavar=("FIT", "QUERIES"),
-                   help="choose a kernel on a scaffold split of train (0 0: no choice)")
-    for p in (c, m):
-        p.add_argument("--queries", type=int, default=100)
-        p.add_argument("--single", type=int, default=40, help="queries timed one at a time")
-        p.add_argument("--dtype", default="float32", choices=["float32", "float64"])
-    n = sub.add_parser("neighbours")
-    n.add_argument("--sets", nargs="+", default=["MUTAG", "Mutagenicity", "FreeSolv"])
+    tmp = Path(tempfile.gettempdir())
+    queries = dict(queries=100, single=option(40, "queries timed one at a time"), dtype=option("float32", "or float64"))
+    command = commands(__doc__, copies=dict(
+        sizes=[100_000, 1_000_000], n_components=300, n_dims=32, compare_float64=False,
+        recall=option([0.95], "one approximate index each"), cache=tmp / "gi_bench_search",
+        chunk=option(CHUNK, "copies per cached block of rows"), skip_approximate=False, **queries),
+        moses=dict(sizes=[100_000], kernel=option("wl", "kernel of GraphFeatures (molecule labels added)"), recall=0.95,
+                   cache=tmp / "gi_bench_molecules",
+                   select=option([10_000, 500], "FIT QUERIES: choose a kernel on a scaffold split of train (0 0: no choice)"),
+                   **queries),
+        neighbours=dict(sets=["MUTAG", "Mutagenicity", "FreeSolv"]))
     args = parse(command, argv)
     {"copies": copies, "moses": moses_search, "neighbours": neighbours}[args.what](args)
 
