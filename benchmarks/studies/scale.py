@@ -5,11 +5,13 @@ the project root::
 
     python benchmarks/studies/scale.py cluster --workdir /tmp      # about 20 minutes, 20 GB free for the Zarr matrix
     python benchmarks/studies/scale.py cluster --n-graphs 10000 --kernel-graphs 2000 --queries 200 \\
-        --exact-sample 5000 --scaling 2000,10000 --components 50,100      # a small check, about 3 minutes
+        --exact-sample 5000 --scaling 2000,10000 --components 50,100
     flock /tmp/bench.lock python benchmarks/studies/scale.py features --sizes 10000 30000 100000 --exact 10000
     flock /tmp/bench.lock python benchmarks/studies/scale.py zarr --sizes 100000 1000000
 
-``cluster`` (``--sections generate,embed,kneighbors,kernel,scaling,nystroem``): a synthetic
+The small check takes about 3 minutes on 2 cores, 2 of them the exact mean map of NCI1
+(``--sections generate,embed,kneighbors,kernel,scaling`` leaves it out: under a minute).
+``cluster`` (``--sections``, default all): a synthetic
 NCI1-like corpus in Parquet; invariants, top-10 and a Zarr kernel matrix on a 2-worker
 LocalCluster against the in-process paths (checked equal), and Nystroem against the exact kernel
 on NCI1; everything is written to a fresh folder under ``--workdir``, removed unless ``--keep``.
