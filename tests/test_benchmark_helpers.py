@@ -92,8 +92,12 @@ def test_one_clock_one_command_line_one_grakel_adapter():
 
 
 def test_the_benchmarks_stay_small():
+    """Issue 50's budget: at most 30 files and 4,500 lines under benchmarks/ (every file,
+    as ``git ls-files benchmarks | xargs wc -l`` counts them)."""
     files = [p for p in BENCHMARKS.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    lines = sum(len(p.read_bytes().splitlines()) for p in files)
     assert len(files) <= 30, len(files)
+    assert lines <= 4500, lines
 
 
 def test_the_asv_suites_import_and_name_their_benchmarks():

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from graphinvariants.kernels.learned.external import to_grakel
+
 ROOT = Path(__file__).resolve().parents[2]
 #: The shared TU data beside the clone (``../shared/data/TU``) or ``$GRAPHINVARIANTS_DATA``.
 TU_DATA = os.environ.get("GRAPHINVARIANTS_DATA") or str(ROOT.parent / "shared" / "data" / "TU")
@@ -52,7 +54,6 @@ def grakel_graphs(data, *, labels="label", edges=False):
     (the node labels), ``"attributes"`` (the attribute rows) or None (the degrees);
     ``edges``: the edge labels too (ones where the data has none)."""
     import graphinvariants as gi
-    from graphinvariants.kernels.learned.external import to_grakel
 
     peer("grakel")
     batch = data.batch if hasattr(data, "batch") else gi.as_graph_batch(list(data), node_label=labels and "label")

@@ -4,8 +4,14 @@ import networkx as nx
 import numpy as np
 
 import graphinvariants as gi
+from graphinvariants.embeddings import FolkloreWL, LabelledWalkHistogram, LocalWL, WalkHistogram, WeisfeilerLehman
+from graphinvariants.embeddings import counts, wl  # the sorts WLSorts replaces
+from graphinvariants.embeddings.higher_wl import FWL_PAIR_BYTES
 
 from .common import tu
+
+#: What WLSorts switches, read here so that a move fails ``asv check``.
+_SWITCHES = (wl.sort_within_rows, counts._packed_columns)
 
 
 class WLSorts:
@@ -17,9 +23,6 @@ class WLSorts:
     param_names = ["sorts"]
 
     def setup(self, sorts):
-        from graphinvariants.embeddings import WeisfeilerLehman
-        from graphinvariants.embeddings import counts, wl
-
         rng = np.random.default_rng(0)
         sizes, seeds = rng.integers(30, 251, 300), rng.integers(0, 2**31, 300)
         self.batch = gi.as_graph_batch([nx.gnp_random_graph(int(n), 0.5, seed=int(s)) for n, s in zip(sizes, seeds)])
@@ -30,8 +33,6 @@ class WLSorts:
             counts._packed_columns = lambda rows: list(rows.T)
 
     def teardown(self, sorts):
-        from graphinvariants.embeddings import counts, wl
-
         wl.sort_within_rows, counts._packed_columns = self.saved
 
     def time_embed(self, sorts):
@@ -64,9 +65,6 @@ class HigherWL:
     timeout = 1800
 
     def setup(self, name, member):
-        from graphinvariants.embeddings import FolkloreWL, LocalWL, WeisfeilerLehman
-        from graphinvariants.embeddings.higher_wl import FWL_PAIR_BYTES
-
         FolkloreWL(1).as_embeddings([nx.cycle_graph(3)])  # compiled (numba) before timing
         self.batch = tu(name).batch
         if member == "fwl2" and float(np.max(self.batch.sizes)) ** 2 * FWL_PAIR_BYTES > 2**30:
@@ -86,8 +84,6 @@ class FolkloreSample:
     timeout = 1800
 
     def setup(self, name, implementation):
-        from graphinvariants.embeddings import FolkloreWL
-
         FolkloreWL(1).as_embeddings([nx.cycle_graph(3)])
         batch = tu(name).batch
         small = batch.take(np.flatnonzero(np.asarray(batch.sizes) <= 60)[:50])
@@ -109,8 +105,6 @@ class Vocabulary:
     timeout = 600
 
     def setup(self, what):
-        from graphinvariants.embeddings import LabelledWalkHistogram, WalkHistogram
-
         if what.startswith("histogram"):
             self.functional = WalkHistogram(k=int(what.split("=")[1]))
             graphs = [nx.gnp_random_graph(60, 0.05, seed=s) for s in range(20_000)]

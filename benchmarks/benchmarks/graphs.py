@@ -6,8 +6,11 @@ import tempfile
 import numpy as np
 
 import graphinvariants as gi
+from graphinvariants.graphs.adjacency import networkx_csr  # 0.2's per-graph builder, written out below
+from graphinvariants.graphs.attributes import label_array, read_labels
+from graphinvariants.graphs.csr import stack_csr
 
-from .common import floor_invariants, tu
+from .common import floor_invariants, random_edges, tu
 
 
 def _pandas_csr(path, fmt):
@@ -41,8 +44,6 @@ class ReadEdgelist:
         import pandas as pd
         import pyarrow as pa
         import pyarrow.parquet as pq
-
-        from .common import random_edges
 
         folder = tempfile.mkdtemp(prefix="asv-edgelist-")
         rng = np.random.default_rng(0)
@@ -81,10 +82,6 @@ class ReadEdgelist:
 
 def _per_graph_batch(graphs):
     """0.2's builder for a NetworkX list with node labels: a CSR per graph, stacked."""
-    from graphinvariants.graphs.adjacency import networkx_csr
-    from graphinvariants.graphs.attributes import label_array, read_labels
-    from graphinvariants.graphs.csr import stack_csr
-
     parts, sizes, labels = [], [], []
     for G in graphs:
         A = networkx_csr(G, None)[0]

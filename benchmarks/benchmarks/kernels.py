@@ -3,8 +3,10 @@
 import numpy as np
 
 import graphinvariants as gi
+from graphinvariants.embeddings import GaussianEmbedding, RootedSubgraph, _bhattacharyya, _bhattacharyya_numba, meanmap
+from graphinvariants.kernels import kernel_row_chunks, make_functional, pairwise_kernels, parse_kernel_spec
 
-from .common import grakel_graphs, one_thread, peer, random_graphs, tu
+from .common import TU_DATA, grakel_graphs, one_thread, peer, random_graphs, tu
 
 #: Every kernel on NCI1 (bench_kernels 1), the power kernel the reference of the ratios.
 KERNELS = {"power": {}, "histogram": {"k": 9}, "wl": {"n_iter": 5}, "meanmap": {"n_features": 500},
@@ -26,7 +28,7 @@ class Gram:
             gi.kernel_matrix(self.ds, kernel=kernel, n_jobs=1, **KERNELS[kernel])
 
 
-def _bhattacharyya(m1, c1, m2, c2):
+def _pair_kernel(m1, c1, m2, c2):
     """The power kernel of one pair, plain numpy (the per-pair loop)."""
     cov = (c1 + c2) / 2
     d = m1 - m2
@@ -43,21 +45,19 @@ class PowerEngine:
     param_names = ["engine", "n_jobs"]
 
     def setup(self, engine, n_jobs):
-        from graphinvariants.embeddings import GaussianEmbedding
-
         if engine == "numba":
             peer("numba")
         self.invariants = gi.batch_power_invariants(tu("NCI1"), k=5)
         self.functional = GaussianEmbedding(5, engine=engine)
-        gi.kernels.pairwise_kernels(self.invariants.take(np.arange(64)), functional=self.functional)  # compiled
+        pairwise_kernels(self.invariants.take(np.arange(64)), functional=self.functional)  # compiled
         self.pairs = [(inv.mean, inv.regularized_covariance()) for inv in self.invariants]
 
     def time_gram(self, engine, n_jobs):
-        gi.kernels.pairwise_kernels(self.invariants, functional=self.functional, n_jobs=n_jobs)
+        pairwise_kernels(self.invariants, functional=self.functional, n_jobs=n_jobs)
 
     def time_pair_loop(self, engine, n_jobs):
         for i, j in np.random.default_rng(0).integers(0, len(self.pairs), (20_000, 2)):
-            _bhattacharyya(*self.pairs[i], *self.pairs[j])
+            _pair_kernel(*self.pairs[i], *self.pairs[j])
 
 
 class MeanMapFeatures:
@@ -164,6 +164,9 @@ if {variant!r} == "numpy":
     _bhattacharyya.AUTO_MIN_PAIRS = 10**18
 invariants = gi.batch_power_invariants(gi.load_tu("NCI1", data_home={data!r}, download=False), k=5)
 """
+#: What the first-call variants switch off, read here so that a move fails ``asv check``.
+_SWITCHES = (_bhattacharyya.warm_up, _bhattacharyya.AUTO_MIN_PAIRS, _bhattacharyya_numba.tile_values,
+             meanmap.COMPILED_PAIRS)
 
 
 class FirstCall:
@@ -178,46 +181,100 @@ class FirstCall:
     timeout = 600
 
     def timeraw_first_gram(self, variant):
-        from .common import TU_DATA
-
         setup = _FIRST.format(cold=variant.startswith("cold"), variant=variant.split(" ")[0], data=TU_DATA)
         return "gi.power_kernel_matrix(invariants, k=5)", setup
 
-    def timeraw_shortest_path_from_networkx(self, variant):
-        """Ours from NetworkX graphs in a fresh process (numba's import included); GraKeL's is ``Peers``."""
-        from .common import TU_DATA
 
-        setup = f"import graphinvariants as gi\ngraphs = gi.load_tu('NCI1', data_home={TU_DATA!r}).graphs"
-        return "gi.kernel_matrix(graphs, kernel='shortest_path', node_label='label', n_jobs=1)", setup
+class FirstCallParts:
+    """What a first call pays once, each in a fresh process (bench_first_call): importing
+    numba, the first compiled call (numba imported; the code loaded from its cache) and the
+    first touch of a fresh 4,110 x 4,110 output (135 MB of page faults)."""
+
+    repeat, number = 5, 1
+
+    def timeraw_import_numba(self):
+        return "import numba"
+
+    def timeraw_first_compiled_call(self):
+        return ("from graphinvariants.embeddings import _bhattacharyya_numba as m\n"
+                "A, logdets = m.pack_side(means, halves)\n"
+                "m.tile_values(m.token(5), A, logdets, 0, 2, A, logdets, 0, 2)",
+                "import numba, numpy as np\nmeans, halves = np.zeros((2, 5)), np.repeat(np.eye(5)[None] / 2, 2, axis=0)")
+
+    def timeraw_first_touch_of_the_output(self):
+        return "out[:] = 1.0", "import numpy as np\nout = np.empty((4110, 4110))"
+
+
+class ShortestPathFirstCall:
+    """``shortest_path`` of NCI1 from its NetworkX graphs, the first call of a fresh process,
+    one thread (bench_networkx_input 3): ours (conversion, numba's import and its cached
+    search included) against GraKeL's ``ShortestPath`` of ``grakel.graph_from_networkx``
+    (its import and conversion included); the graphs are loaded before the clock starts."""
+
+    params = ["ours", "grakel"]
+    param_names = ["implementation"]
+    repeat, number, timeout = 3, 1, 1800
+
+    def setup(self, who):
+        if who == "grakel":
+            peer("grakel")
+
+    def timeraw_kernel_from_networkx(self, who):
+        setup = ("import os, warnings\nos.environ['OMP_NUM_THREADS'] = '1'\nwarnings.simplefilter('ignore')\n"
+                 f"import graphinvariants as gi\ngraphs = gi.load_tu('NCI1', data_home={TU_DATA!r}).graphs")
+        if who == "ours":
+            return "gi.kernel_matrix(graphs, kernel='shortest_path', node_label='label', n_jobs=1)", setup
+        return ("import grakel\ngrakel.ShortestPath(with_labels=True, normalize=True).fit_transform("
+                "grakel.graph_from_networkx(graphs, node_labels_tag='label'))"), setup
+
+
+class Rooted:
+    """``rooted_subgraph`` (bench_rooted): the embedding and the Gram matrix of NCI1 at radius
+    2 and REDDIT-BINARY at radius 1 (node labels and bond types where the set has them), from
+    the data set and from its NetworkX graphs (conversion included); ``track_equal``: the two
+    matrices are equal. GraKeL's NSPDK is in ``Peers``."""
+
+    params = (["NCI1 radius 2", "REDDIT-BINARY radius 1"], ["embedding", "data set", "networkx list"])
+    param_names = ["data", "call"]
+    timeout = 1800
+
+    def setup(self, data, call):
+        name, radius = data.split(" radius ")
+        self.ds = ds = tu(name)
+        labels = {key: "label" for key, value in (("node_label", ds.batch.node_labels),
+                                                  ("edge_label", ds.batch.edge_labels)) if value is not None}
+        self.functional = f = RootedSubgraph(int(radius), **labels)
+        self.call = {"embedding": lambda: f.embed(f.graph_batch(ds)), "data set": lambda: pairwise_kernels(ds, functional=f),
+                     "networkx list": lambda: pairwise_kernels(ds.graphs, functional=f)}[call]
+
+    def time_call(self, data, call):
+        self.call()
+
+    def track_equal(self, data, call):
+        f = self.functional
+        return int(np.array_equal(pairwise_kernels(self.ds, functional=f), pairwise_kernels(self.ds.graphs, functional=f)))
 
 
 class TopK:
-    """kneighbors in small chunks against one chunk (bench_neighbors_chunks): the top-10
-    of 100 queries in 20,000 random graphs from precomputed embeddings, one chunk of rows
-    against one query row per chunk (``working_memory`` below one row)."""
+    """Kernel rows in chunks (bench_neighbors_chunks): the top-10 of 100 queries among
+    20,000 random graphs from precomputed embeddings, the pair engine's rows
+    (:func:`~graphinvariants.kernels.kernel_row_chunks`) in one chunk against one query
+    row per chunk."""
 
     params = (["wl:n_iter=5", "histogram:k=5", "power:k=5", "power*histogram*wl"], ["one chunk", "one row"])
     param_names = ["kernel", "chunks"]
     timeout = 600
 
     def setup(self, name, chunks):
-        from graphinvariants.kernels import make_functional, parse_kernel_spec
-
         graphs = random_graphs(20_000)
-        self.spec, self.params_ = parse_kernel_spec(name)
-        functional = make_functional(self.spec, **self.params_)
-        self.left, self.right = functional.as_embeddings(graphs[:100]), functional.as_embeddings(graphs)
-        self.memory = 4096.0 if chunks == "one chunk" else 1e-6
+        spec, params = parse_kernel_spec(name)
+        self.functional = make_functional(spec, **params)
+        self.left, self.right = self.functional.as_embeddings(graphs[:100]), self.functional.as_embeddings(graphs)
+        self.n_rows = 100 if chunks == "one chunk" else 1
 
     def time_kneighbors(self, name, chunks):
-        import warnings
-
-        from graphinvariants.kernels.topk import _kneighbors
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)  # one row above working_memory: intended
-            _kneighbors(self.left, self.right, n_neighbors=10, kernel=self.spec, working_memory=self.memory,
-                        **self.params_)
+        for _, block in kernel_row_chunks(self.left, self.right, functional=self.functional, n_rows=self.n_rows):
+            np.argpartition(-block, 10, axis=1)[:, :10]
 
 
 class PowerMemory:
@@ -229,8 +286,6 @@ class PowerMemory:
     timeout = 600
 
     def setup(self, k):
-        from graphinvariants.embeddings import GaussianEmbedding
-
         self.ds = tu("NCI1")
         self.functional = GaussianEmbedding(k=k, ridge=1e-8)
         self.batch = self.functional.graph_batch(self.ds)
@@ -255,9 +310,7 @@ class Attributes:
     timeout = 900
 
     def setup(self, call):
-        from graphinvariants.embeddings import meanmap
-
-        self.module, self.saved = meanmap, meanmap.COMPILED_PAIRS
+        self.saved = meanmap.COMPILED_PAIRS
         ds = tu("ENZYMES")
         gi.kernel_matrix(ds[:100], kernel="attributes")  # the first call: numba imported, code loaded
         part = ds[:150]
@@ -271,7 +324,7 @@ class Attributes:
         self.exact = lambda: gi.kernel_matrix(part if "path" in call else ds, kernel="attributes")
 
     def teardown(self, call):
-        self.module.COMPILED_PAIRS = self.saved
+        meanmap.COMPILED_PAIRS = self.saved
 
     def time_gram(self, call):
         with one_thread():
@@ -281,5 +334,5 @@ class Attributes:
         if call == "wl":
             return 0.0
         mine = self.call()
-        self.module.COMPILED_PAIRS = 0
+        meanmap.COMPILED_PAIRS = 0
         return float(np.abs(mine - self.exact()).max())

@@ -3,14 +3,14 @@
 import numpy as np
 
 import graphinvariants as gi
+from graphinvariants.kernels import RECOMMENDED, pairwise_kernels
+from graphinvariants.kernels.learned import alignment
 
 from .common import one_thread, tu
 
 
 def _pair_by_pair(grams, target):
     """Centre every matrix, then one ``np.vdot`` per pair (the straightforward ALIGNF inputs)."""
-    from graphinvariants.kernels.learned import alignment
-
     centred = [alignment.center_gram(K) for K in grams]
     M = np.empty((len(centred), len(centred)))
     for k in range(len(centred)):
@@ -27,8 +27,6 @@ class Alignment:
     param_names = ["method"]
 
     def setup(self, method):
-        from graphinvariants.kernels.learned import alignment
-
         rng = np.random.default_rng(0)
         features = rng.random((1000, 20))
         self.grams = []
@@ -44,8 +42,6 @@ class Alignment:
             self.call(self.grams, self.target)
 
     def track_relative_difference(self, method):
-        from graphinvariants.kernels.learned import alignment
-
         M, plain = alignment._centred_inner_products(self.grams, self.target)[0], _pair_by_pair(self.grams, self.target)[0]
         return float(np.max(np.abs(M - plain)) / np.max(np.abs(plain)))
 
@@ -59,8 +55,6 @@ class Fit:
     timeout = 600
 
     def setup(self, name, call):
-        from graphinvariants.kernels import RECOMMENDED
-
         ds = tu(name)
         self.call = {"RECOMMENDED matrix": lambda: gi.kernel_matrix(ds, kernel=RECOMMENDED),
                      "GraphKernel().fit": lambda: gi.GraphKernel(seed=0).fit(ds, ds.y),
@@ -72,8 +66,6 @@ class Fit:
 
 def _whole_gram(combination):
     """The previous LearnedCombination.gram: whole member matrices, summed whole."""
-    from graphinvariants.kernels import pairwise_kernels
-
     needed = {p for _, parts, _, _ in combination._chosen for p in parts}
     grams = {name: pairwise_kernels(combination.embeddings[name], functional=combination.functionals[name],
                                     n_jobs=combination.n_jobs) for name in needed}

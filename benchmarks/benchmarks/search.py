@@ -5,8 +5,17 @@ import warnings
 import numpy as np
 
 import graphinvariants as gi
+from graphinvariants.datasets import as_molecules, perturbed_copies, to_mol
+from graphinvariants.embeddings.counts import CountMap  # the old row path: a merge with the whole vocabulary
+from graphinvariants.kernels import kernel_row_chunks
+from graphinvariants.search import ExactIndex, exact
+from graphinvariants.search.approximate import ApproximateIndex
+from graphinvariants.search.exact import candidate_scorer, pair_inner_products
 
 from .common import one_thread, peer, tu
+
+#: The bound path kept for every query (Bounds), read here so that a move fails ``asv check``.
+_SWITCHES = (exact.FULL_PASS_SHARE,)
 
 SETS = ["MUTAG", "Mutagenicity", "NCI1", "NCI109", "AIDS", "BZR", "COX2", "ENZYMES", "DD", "IMDB-BINARY",
         "REDDIT-BINARY"]
@@ -15,8 +24,6 @@ SETS = ["MUTAG", "Mutagenicity", "NCI1", "NCI109", "AIDS", "BZR", "COX2", "ENZYM
 def _learned_rows(name, n=None, seed=0):
     """The learned default's feature rows (``GraphFeatures(seed=0)`` fitted on the set)
     of the set, or of ``n`` perturbed copies of it (one bond removed per copy)."""
-    from graphinvariants.datasets import perturbed_copies
-
     data = tu(name)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -34,8 +41,6 @@ class Exact:
     timeout = 600
 
     def setup(self, method):
-        from graphinvariants.search.exact import ExactIndex
-
         X, Q = _learned_rows("MUTAG", 20_000), _learned_rows("MUTAG", 100, seed=1)
         index = ExactIndex().fit(X)
         self.call = {"batch": lambda: index.search(Q, 10),
@@ -56,8 +61,6 @@ class ApproximateBuild:
 
     def setup(self, method):
         peer("faiss")
-        from graphinvariants.search.approximate import ApproximateIndex
-
         X = _learned_rows("MUTAG")
         index = ApproximateIndex(seed=0).fit(X)
         S = X[:, index.columns_].toarray() if index.columns_ is not None else X.toarray()
@@ -92,16 +95,12 @@ class Bounds:
     timeout = 1800
 
     def setup(self, name, n_dims):
-        from graphinvariants.search import exact
-
         self.saved, exact.FULL_PASS_SHARE = exact.FULL_PASS_SHARE, 1.0
         X = _learned_rows(name)
         self.n = X.shape[0]
-        self.index = exact.ExactIndex(n_dims=n_dims, seed=0).fit(X)
+        self.index = ExactIndex(n_dims=n_dims, seed=0).fit(X)
 
     def teardown(self, name, n_dims):
-        from graphinvariants.search import exact
-
         exact.FULL_PASS_SHARE = self.saved
 
     def search(self):
@@ -114,6 +113,9 @@ class Bounds:
 
     def track_scored_median(self, name, n_dims):
         return float(np.median(self.search()))
+
+    def track_scored_mean(self, name, n_dims):
+        return float(np.mean(self.search()))
 
     def track_scored_90th_percentile(self, name, n_dims):
         return float(np.quantile(self.search(), 0.9))
@@ -133,9 +135,6 @@ class Recall:
 
     def setup(self, recall):
         peer("faiss")
-        from graphinvariants.search.approximate import ApproximateIndex
-        from graphinvariants.search.exact import ExactIndex
-
         X, self.Q = _learned_rows("Mutagenicity", 20_000), _learned_rows("Mutagenicity", 100, seed=1)
         self.truth = ExactIndex(seed=0).fit(X).search(self.Q, 10)[1]
         self.index = ApproximateIndex(recall=recall, seed=0).fit(X)
@@ -146,8 +145,6 @@ class Recall:
     def track_recall(self, recall):
         import scipy.sparse as sp
 
-        from graphinvariants.search.exact import candidate_scorer, pair_inner_products
-
         found = self.index.search(self.Q, 10)[0]
         Qs = sp.csr_array(self.Q)
         Qs.sort_indices()
@@ -157,11 +154,27 @@ class Recall:
                                                   <= self.truth[i, 9]))) / 10 for i in range(Qs.shape[0])]))
 
 
+def _wl_member(search):
+    """The ``wl`` member of a fitted ``NearestGraphs("wl")``: its functional and row maker."""
+    (member,) = search.feature_map_._exact
+    return member
+
+
+def _pair_engine(functional, fitted):
+    """``NearestGraphs("wl").kneighbors`` before it searched rows: the query's kernel row
+    against the fitted embeddings by the pair engine, then its ten largest."""
+    def search(query):
+        ((_, row),) = kernel_row_chunks(functional.as_embeddings(query), fitted, functional=functional, n_rows=1)
+        return np.argsort(-row[0], kind="stable")[:10]
+    return search
+
+
 class QueryRow:
-    """One query, one call (bench_query_rows): a held-out Mutagenicity molecule's ``wl``
-    row (atoms and bonds) among 10^3 .. 10^5 fitted graphs, by the fitted count map (new)
-    and by merging with the whole fitted vocabulary (old); ``kneighbors`` by the index
-    over the rows (new) and by the pair engine (old), one thread."""
+    """One query, one call (bench_query_rows 1; docs/search.rst): 40 held-out Mutagenicity
+    molecules' ``wl`` rows (atoms and bonds) among 10^3 .. 10^5 fitted graphs (beyond 4,297:
+    perturbed copies), by the fitted count map (new) and by merging with the whole fitted
+    vocabulary (old); ``kneighbors`` by the index over the rows (new) and by the pair
+    engine (old), one thread. A time is that of the 40 queries."""
 
     params = ([1000, 10_000, 100_000], ["row, count map", "row, merge", "kneighbors, index",
                                         "kneighbors, pair engine"])
@@ -171,30 +184,76 @@ class QueryRow:
     def setup(self, n, path):
         import copy
 
-        from graphinvariants.datasets import as_molecules, perturbed_copies
-        from graphinvariants.embeddings.counts import CountMap
-        from graphinvariants.graphs.batch import subset
-        from graphinvariants.kernels.topk import kneighbors_of_embeddings
-
         data = as_molecules(tu("Mutagenicity"))
-        held = np.sort(np.random.default_rng(0).choice(len(data), size=20, replace=False))
-        base = subset(data, np.setdiff1d(np.arange(len(data)), held))
-        self.queries = [subset(data, [int(i)]) for i in held]
-        fitted = subset(base, np.arange(n)) if n <= len(base) else perturbed_copies(base, n, seed=1)
+        held = np.sort(np.random.default_rng(0).choice(len(data), size=40, replace=False))
+        base = data[np.setdiff1d(np.arange(len(data)), held)]
+        self.queries = [data[[int(i)]] for i in held]
+        fitted = base[:n] if n <= len(base) else perturbed_copies(base, n, seed=1)
         search = gi.NearestGraphs("wl", n_neighbors=10).fit(fitted)
-        features = search.feature_map_
-        (member,) = features._exact
-        functional = member.functional
-        embeddings = functional.as_embeddings(fitted)
+        member = _wl_member(search)
+        embeddings = member.functional.as_embeddings(fitted)
         old = copy.copy(member)
-        old.count_map = CountMap(functional, embeddings)
-        self.call = {"row, count map": features.transform, "row, merge": lambda q: old.features(q)[0],
+        old.count_map = CountMap(member.functional, embeddings)
+        self.call = {"row, count map": search.feature_map_.transform, "row, merge": lambda q: old.features(q)[0],
                      "kneighbors, index": search.kneighbors,
-                     "kneighbors, pair engine": lambda q: kneighbors_of_embeddings(
-                         functional.as_embeddings(q, what="graphs"), embeddings, functional, 10, 1, None)}[path]
+                     "kneighbors, pair engine": _pair_engine(member.functional, embeddings)}[path]
 
     def time_one_query(self, n, path):
         with one_thread(), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             for q in self.queries:
                 self.call(q)
+
+
+class QueryDistinct:
+    """One query per call against real distinct molecules (bench_query_rows 2; docs/search.rst):
+    Mutagenicity's molecules as SMILES (RDKit's, from :func:`~graphinvariants.datasets.to_mol`,
+    read back) or NCI1's graphs, 40 held out, ``NearestGraphs("wl")`` fitted on the others: the
+    index over the rows (new) against the pair engine (old), one thread; a time is that of the
+    40 queries; ``track_same_neighbours``: the queries whose ten neighbours agree."""
+
+    params = (["Mutagenicity as SMILES", "NCI1"], ["kneighbors, index", "kneighbors, pair engine"])
+    param_names = ["data", "path"]
+    timeout = 900
+
+    def setup(self, name, path):
+        rng = np.random.default_rng(0)
+        if name == "NCI1":
+            data = tu("NCI1")
+            held = np.sort(rng.choice(len(data), size=40, replace=False))
+            corpus, self.queries = data[np.setdiff1d(np.arange(len(data)), held)], [data[[int(i)]] for i in held]
+        else:
+            smiles = _smiles(as_molecules(tu("Mutagenicity")))
+            held = set(rng.choice(len(smiles), size=40, replace=False).tolist())
+            corpus = [s for i, s in enumerate(smiles) if i not in held]
+            self.queries = [[s] for i, s in enumerate(smiles) if i in held]
+        self.search = gi.NearestGraphs("wl", n_neighbors=10).fit(corpus)
+        functional = _wl_member(self.search).functional
+        self.old = _pair_engine(functional, functional.as_embeddings(corpus))
+        self.call = (lambda q: self.search.kneighbors(q)[1]) if path.endswith("index") else self.old
+
+    def time_one_query(self, name, path):
+        with one_thread(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for q in self.queries:
+                self.call(q)
+
+    def track_same_neighbours(self, name, path):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return sum(np.array_equal(self.search.kneighbors(q)[1][0], self.old(q)) for q in self.queries)
+
+
+def _smiles(data):
+    """RDKit's SMILES of each molecule it writes and reads back."""
+    Chem = peer("rdkit.Chem")
+    peer("rdkit.RDLogger").DisableLog("rdApp.*")
+    out = []
+    for G in data:
+        try:
+            s = Chem.MolToSmiles(to_mol(G))
+        except Exception:  # a molecule RDKit will not write
+            continue
+        if Chem.MolFromSmiles(s) is not None:
+            out.append(s)
+    return out

@@ -5,6 +5,11 @@ import numpy as np
 import scipy.sparse as sp
 
 import graphinvariants as gi
+from graphinvariants.embeddings import ClosedWalkHistogram, WalkHistogram
+from graphinvariants.kernels import RECOMMENDED
+from graphinvariants.walks import closed_walk_counts
+from graphinvariants.walks.large import power_columns  # the compiled loop alone (Products)
+from graphinvariants.walks.counts import walk_count_columns  # base-2**31 digits (WalkCounts)
 
 from .common import floor_invariants, peer, random_edges, tu
 
@@ -89,10 +94,8 @@ class Products:
             self.call = lambda: [A @ np.ones(n) for _ in range(5)]
         elif engine.startswith("compiled"):
             peer("numba")
-            from graphinvariants.walks import large as module
-
             jobs = 2 if "2" in engine else 1
-            self.call = lambda: module.power_columns(A, 5, weighted=False, n_jobs=jobs)
+            self.call = lambda: power_columns(A, 5, weighted=False, n_jobs=jobs)
         else:
             gb = peer("graphblas")
             gb.ss.config["nthreads"] = 2 if "2" in engine else 1
@@ -162,9 +165,6 @@ class ClosedWalks:
     timeout = 600
 
     def setup(self, name, method):
-        from graphinvariants.embeddings import ClosedWalkHistogram, WalkHistogram
-        from graphinvariants.walks.closed import closed_walk_counts
-
         self.batch = batch = ClosedWalkHistogram(8).graph_batch(tu(name))
         sizes = batch.sizes
         graphs = (np.sort(np.argsort(sizes, kind="stable")[-5:]) if "largest" in method else
@@ -204,8 +204,6 @@ class WalkCounts:
 
     def time_counts_k9(self, counts):
         if counts == "digits":
-            from graphinvariants.walks.counts import walk_count_columns
-
             list(walk_count_columns(self.A, 9))
         else:
             x = np.ones(self.A.shape[0], dtype=object)
@@ -215,6 +213,4 @@ class WalkCounts:
                              dtype=object)
 
     def peakmem_recommended_dense(self, counts):
-        from graphinvariants.kernels import RECOMMENDED
-
         gi.GraphKernel(kernel=RECOMMENDED).fit_transform([self.G, nx.complete_graph(120)])

@@ -1,36 +1,18 @@
 """Accuracy under the paper's protocol: the learned default against the anchors, and any kernels side by side.
 
-The accuracy tables of docs/kernels.rst. Run from the project root, for example::
+The accuracy tables of docs/kernels.rst (which says what each column is). From the project root::
 
-    python benchmarks/studies/accuracy.py default --datasets MUTAG ENZYMES IMDB-BINARY --reps 1 --c-grid short
-    python benchmarks/studies/accuracy.py default --reps 10 --c-grid full          # 11 data sets
-    python benchmarks/studies/accuracy.py default --datasets NCI1 --timing-only    # fit time against RECOMMENDED
+    python benchmarks/studies/accuracy.py default --reps 10 --c-grid full        # the 11 data sets
+    python benchmarks/studies/accuracy.py default --datasets NCI1 --timing-only  # fit against RECOMMENDED
     python benchmarks/studies/accuracy.py kernels --datasets MUTAG --kernels power "wl:n_iter=5" --reps 10
 
-``default``: columns on the same splits (same seed) of :func:`graphinvariants.evaluate_estimator`
-(C-SVM, ``--folds``-fold outer CV, C chosen on one inner split, ``--reps`` repetitions):
-
-* ``GraphKernel()``: the learned default, its weights learned on every outer training
-  part (and again on the inner part that chooses C) from those labels only. Each
-  member's matrix over the whole data set is computed once (no label involved) and the
-  combination is fitted per fold on its slices (:class:`FoldSlicedDefault`, exactly
-  the weight learning of :meth:`LearnedCombination.fit`, subsample included);
-  ``--check`` shows on MUTAG that this equals fitting ``GraphKernel()`` per fold.
-* ``WL label`` and ``WL degree`` (5 rounds), the product ``RECOMMENDED``, the mean of
-  its members, ``WL-OA`` (ours, equal to GraKeL's to 1e-12; ``--grakel`` runs GraKeL's).
-* ``--new-members``: the default with :data:`NEW_CANDIDATES` beside it (``--higher-wl``:
-  the higher-order WL members instead); ``--variants``: design variants of the default;
-  ``--members``: every candidate member alone; ``--timing-only``: ``GraphKernel().fit``
-  and its training matrix against the matrix of ``RECOMMENDED``, same run.
-
-``kernels``: every kernel of ``--kernels`` (names as for ``gi.kernel_matrix``, or a
-GraKeL class as ``grakel.NAME:param=value,...``, run on the data set's labels through
-the library's GraKeL converter) under :func:`graphinvariants.evaluate_kernel` on the
-same splits; one JSON line per (data set, kernel) in ``--out``/results.jsonl (runs
-already there are skipped, each protocol resumes from its checkpoint); the first
-kernel is the reference of the printed differences and time ratios.
-
-``--c-grid full`` is the paper's 1e-7 .. 1e7; ``short`` is 1e-3 .. 1e3 (said so in the output).
+``default``: :func:`graphinvariants.evaluate_estimator` on the same splits for ``GraphKernel()``
+(member matrices once, weights learned per fold on their slices: :class:`FoldSlicedDefault`;
+``--check`` shows it equals fitting per fold), WL, ``RECOMMENDED``, the mean of its members and
+WL-OA; ``--new-members``, ``--higher-wl``, ``--variants``, ``--members`` and ``--grakel`` add
+columns. ``kernels``: :func:`graphinvariants.evaluate_kernel` per kernel (``grakel.NAME:p=v`` for
+GraKeL's), one JSON line each in ``--out``/results.jsonl, resumed from checkpoints; the first
+kernel is the reference of the ratios. ``--c-grid full`` is 1e-7 .. 1e7, ``short`` 1e-3 .. 1e3.
 """
 
 import json
@@ -41,10 +23,10 @@ from sklearn.base import BaseEstimator, TransformerMixin
 
 import graphinvariants as gi
 from graphinvariants.kernels import pairwise_kernels, parse_kernel_spec
-from graphinvariants.kernels.learned import _combination as learned_module
-from graphinvariants.kernels.learned._combination import LearnedCombination
-from graphinvariants.kernels.registry import RECOMMENDED
-from runner import clock, parse, parser
+from graphinvariants.kernels import RECOMMENDED
+from graphinvariants.kernels.learned import LearnedCombination
+from graphinvariants.kernels.learned import _combination as learned_module  # CANDIDATES and PRODUCTS switched where read
+from runner import clock, commands, option, parse
 from benchmarks.common import grakel_graphs, peer, tu
 
 GRIDS = {"full": tuple(10.0**e for e in range(-7, 8)), "short": tuple(10.0**e for e in range(-3, 4))}
@@ -352,29 +334,17 @@ def kernels(args):
 
 
 def main(argv=None):
-    command = parser(__doc__)
-    sub = command.add_subparsers(dest="what", required=True)
-    d = sub.add_parser("default")
-    d.add_argument("--datasets", nargs="+", default=DATASETS)
-    d.add_argument("--out", default="results/default")
-    for flag, text in (("--variants", "also evaluate the design variants"),
-                       ("--members", "also evaluate every candidate member on its own"),
-                       ("--new-members", "also evaluate (or time) the default with NEW_CANDIDATES"),
-                       ("--higher-wl", "--new-members with HIGHER_WL_CANDIDATES (fwl2, lwl2), each also alone"),
-                       ("--grakel", "also run GraKeL's WL-OA (slow on large sets)"),
-                       ("--check", "check the sliced default against GraphKernel() on MUTAG"),
-                       ("--timing-only", "time fitting the default against RECOMMENDED")):
-        d.add_argument(flag, action="store_true", help=text)
-    k = sub.add_parser("kernels")
-    k.add_argument("--datasets", nargs="+", default=["MUTAG", "ENZYMES", "NCI1", "NCI109"])
-    k.add_argument("--kernels", nargs="+", default=["power"])
-    k.add_argument("--n-jobs", type=int, default=2)
-    k.add_argument("--out", default="results/compare")
-    for p in (d, k):
-        p.add_argument("--reps", type=int, default=10)
-        p.add_argument("--folds", type=int, default=10)
-        p.add_argument("--c-grid", choices=sorted(GRIDS), default="full")
-        p.add_argument("--seed", type=int, default=0)
+    protocol = dict(reps=10, folds=10, c_grid=option("full", "full: 1e-7 .. 1e7; short: 1e-3 .. 1e3"), seed=0)
+    command = commands(__doc__, default=dict(
+        datasets=DATASETS, out="results/default", variants=option(False, "also evaluate the design variants"),
+        members=option(False, "also evaluate every candidate member on its own"),
+        new_members=option(False, "also evaluate (or time) the default with NEW_CANDIDATES"),
+        higher_wl=option(False, "--new-members with HIGHER_WL_CANDIDATES (fwl2, lwl2), each also alone"),
+        grakel=option(False, "also run GraKeL's WL-OA (slow on large sets)"),
+        check=option(False, "check the sliced default against GraphKernel() on MUTAG"),
+        timing_only=option(False, "time fitting the default against RECOMMENDED"), **protocol),
+        kernels=dict(datasets=["MUTAG", "ENZYMES", "NCI1", "NCI109"], kernels=["power"], n_jobs=2,
+                     out="results/compare", **protocol))
     args = parse(command, argv)
     {"default": default, "kernels": kernels}[args.what](args)
 

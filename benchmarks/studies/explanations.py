@@ -1,77 +1,17 @@
 """Explanations against known answers: planted motifs and substructures, and Mutagenicity's NO2 and NH2 groups.
 
-The tables of docs/explanations.rst. Run from the project root::
+The tables of docs/explanations.rst, which describes both protocols. From the project root::
 
     flock /tmp/gi-bench.lock python benchmarks/studies/explanations.py known           # about 10 minutes
     flock /tmp/gi-bench.lock python benchmarks/studies/explanations.py mutagenicity --cache /tmp/mutag-cache
 
-``known``: Known-answer checks of gi.explain: do the nodes it ranks first make up the substructure
-that decides the label?
-
-Tasks in the spirit of Sanchez-Lengeling et al. (NeurIPS 2020, "Evaluating attribution
-for graph neural networks"): the label is the presence of a substructure, so its atoms
-are the right answer.
-
-* Mutagenicity molecules (TU, explicit hydrogens, Kekule bonds), relabelled by the
-  presence of a **nitro** group (N bonded to two terminal O), a **benzene** ring (six
-  carbons, alternating bonds), a primary **aromatic amine** (NH2 on a benzene carbon),
-  and an **aryl halide** (F, Cl, Br or I on a benzene carbon; fluorine alone, as in
-  the paper's fluoride-carbonyl task, is on 50 of the 4,337 molecules, too few):
-  positives and negatives drawn in equal numbers. The answer is the substructure's
-  atoms, every match, carbons left out but for the benzene ring's.
-* **Planted motif**: Barabasi-Albert trees of 20 nodes with a house (positive) or a
-  5-cycle (negative) attached by one edge (GNNExplainer's BA-2motifs); the answer is
-  the house's 5 nodes.
-
-Models (C of the SVC / logistic regression chosen by 3-fold grid search on the
-training part, 1e-2 .. 1e3):
-
-* ``learned``: ``Pipeline([GraphKernel(), SVC(kernel="precomputed")])``, node and edge
-  labels; explained by :func:`graphinvariants.explain` (count members exactly, the rest
-  by Shapley values over ``--orders`` orders).
-* ``wl``: Weisfeiler-Lehman on atoms and bonds, 3 rounds, + SVC: exact throughout.
-* each of the two explained with ``spread="root"`` (a rooted feature's share to its
-  root) and ``spread="field"`` (evenly over the ball of its depth around the root).
-* ``rdkit``: Morgan fingerprints (radius 2, 2048 bits) + logistic regression, explained
-  by RDKit's ``SimilarityMaps.GetAtomicWeightsForModel`` (each atom's bits taken out).
-
-Per positive test graph: the node AUROC of the explanation against the answer (mean
-over graphs); "top-1": how often the highest node is in the answer. The issue's
-criterion: AUROC >= 0.9 wherever the model is >= 90% accurate.
-
-``mutagenicity``: Faithfulness of gi.explain on Mutagenicity's known answer: NO2 and NH2 groups in mutagens.
-
-The ground truth used by GNNExplainer and PGExplainer: in a mutagen, the atoms and
-bonds of every nitro (NO2) and amino (NH2) group, an N bonded to two terminal O (or
-two H) and one other atom. It is computed here from the shared TU files (atom codes of
-the data set's README, :data:`graphinvariants.datasets.TU_MOLECULES`): the group's
-three atoms and its two N-O (N-H) bonds.
-
-Protocol (issue 37): stratified 80/20 split (seed 0); ``GraphKernel(seed=0)`` +
-``SVC(kernel="precomputed")`` with C chosen by 5-fold stratified CV on the training
-part (the kernel fitted on each fold's training graphs; every C scored on the same
-folds); the test mutagens that carry a group are explained (``mutagen`` is made the
-positive class, so a positive value pushes towards "mutagen"). Scores:
-
-* pooled edge AUROC: every bond of every explained molecule, scored by the mean of its
-  two atoms' values, against "the bond is in a group"; one ROC AUC over all of them;
-* node AUROC per molecule (mean), and how often the top atom is in a group;
-* time per molecule of the explanation (one thread; the model fitted beforehand).
-
-Both spreads of :func:`graphinvariants.explain` are scored: ``spread="root"`` (each
-rooted feature's share to its root, the default) and ``spread="field"`` (evenly over
-the ball of the feature's depth around its root).
-
-References measured in the same run:
-
-* RDKit's similarity maps (``SimilarityMaps.GetAtomicWeightsForModel``: each atom's
-  Morgan bits taken out, the drop in the model's probability) on Morgan radius 2
-  (2048 bits) + an SVC on the Tanimoto kernel (C by the same 5-fold CV);
-* atom occlusion on the same model as ours: each atom deleted with its bonds, the
-  drop of the decision function.
-
-(``--cache`` keeps the fitted models for a second run; ``--smoke`` checks the script on
-300 training graphs.)
+``known``: Mutagenicity relabelled by the presence of a substructure (:data:`SUBSTRUCTURES`) and
+BA trees with a house or a 5-cycle attached; ``GraphKernel()`` and WL + SVC explained by
+:func:`graphinvariants.explain` (both spreads) against RDKit's similarity maps; node AUROC and
+top-1 per positive test graph. ``mutagenicity``: the NO2 and NH2 groups of mutagens (GNNExplainer's
+ground truth) on an 80/20 split: pooled edge AUROC, node AUROC, top atom and time per molecule,
+against RDKit's similarity maps and atom occlusion (``--cache`` keeps the models, ``--smoke``
+checks the script on 300 training graphs).
 """
 
 import os
@@ -88,7 +28,7 @@ from sklearn.svm import SVC
 
 import graphinvariants as gi
 from graphinvariants.datasets import TU_MOLECULES, to_mol
-from runner import clock, parse, parser
+from runner import clock, commands, option, parse
 from benchmarks.common import tu
 
 C_GRID = [1e-2, 1e-1, 1, 10, 100, 1e3]
@@ -513,18 +453,11 @@ def mutagenicity(args):
 
 
 def main(argv=None):
-    command = parser(__doc__)
-    sub = command.add_subparsers(dest="what", required=True)
-    k = sub.add_parser("known")
-    k.add_argument("--n-train", type=int, default=400)
-    k.add_argument("--n-test", type=int, default=100)
-    k.add_argument("--orders", type=int, default=16)
-    k.add_argument("--seed", type=int, default=0)
-    k.add_argument("--tasks", default="nitro,benzene,aromatic amine,aryl halide,planted")
-    m = sub.add_parser("mutagenicity")
-    m.add_argument("--cache", default=None, help="folder keeping the fitted models between runs")
-    m.add_argument("--limit", type=int, default=None, help="explain only the first LIMIT molecules")
-    m.add_argument("--smoke", action="store_true", help="a check of the script: 300 training graphs, not cached")
+    command = commands(__doc__, known=dict(n_train=400, n_test=100, orders=16, seed=0,
+                                           tasks="nitro,benzene,aromatic amine,aryl halide,planted"),
+                       mutagenicity=dict(cache=option(None, "folder keeping the fitted models between runs"),
+                                         limit=option(0, "explain only the first LIMIT molecules"),
+                                         smoke=option(False, "a check of the script: 300 training graphs, not cached")))
     args = parse(command, argv)
     {"known": known, "mutagenicity": mutagenicity}[args.what](args)
 

@@ -1,53 +1,17 @@
 """Which graphs can each kernel tell apart? The expressiveness suite, in one command.
 
-Run from the project root:  python benchmarks/studies/expressiveness.py [--kernels NAME ...]
+The table and figure of docs/expressiveness.rst, which says what each column counts. From the
+project root::
 
-The paper's first property of a graph kernel: ``K(G, H) = 1`` only if G and H are
-isomorphic. For each kernel (names as for ``gi.kernel_matrix``, parameters as
-``name:param=value``) this counts the pairs of non-isomorphic graphs it confuses,
-``K >= 1 - 1e-12``, on
+    python benchmarks/studies/expressiveness.py [--kernels NAME ...] [--skip-8] [--all-pairs]
+    python benchmarks/studies/expressiveness.py --cfi-only --kernels fwl2
+    python benchmarks/studies/expressiveness.py --cfi-random 100
 
-1. the graph atlas of NetworkX: all 1,252 graphs with 1 to 7 nodes (783,126 pairs);
-2. every graph with 8 nodes: 12,346 graphs (11,117 connected), built reproducibly by
-   adding an 8th node, joined to every subset of the nodes, to every 7-node graph of
-   the atlas and keeping one graph per canonical form of nauty (needs ``pynauty``, the
-   ``[benchmark]`` extra; ``--skip-8`` leaves this part out); the counts are checked;
-3. the circular skip link graphs (CSL, ten classes of 15 relabelled 4-regular
-   circulants on 41 nodes): accuracy under the paper's protocol (10 x 10-fold C-SVM,
-   C in 1e-7 .. 1e7 chosen on an inner split), chance being 10%;
-4. two strongly regular graphs with equal parameters (Shrikhande and the 4 x 4 rook's
-   graph, srg(16, 6, 2, 2)): K between them, which every walk count must make 1;
-5. strongly regular graphs srg(25, 12, 5, 6): the confused pairs among all fifteen
-   (``graphinvariants.datasets.srg25_graphs``, 105 pairs), which no walk
-   count and no 3-WL test can separate;
-6. Cai-Fürer-Immerman pairs (``graphinvariants.datasets.cfi_pair``) over the bases of
-   :data:`CFI_BASES`, 18 to 184 nodes: which are separated (``K < 1 - 1e-12``) and the
-   largest time per pair (both graphs embedded and compared, one process). Folklore
-   2-WL separates exactly the pairs over bases of treewidth 2 (cycles, the ladder);
-   ``--cfi-only`` computes this column alone;
-7. ``--cfi-random N``, instead of the above: a set of N CFI pairs of BREC's kind (BREC,
-   Wang and Zhang 2023, ends with 100 CFI pairs of 18 to 198 nodes, where 3-WL
-   separates 60 and the best GNNs of its table fewer; its files ship with no package):
-   connected random bases with 4 to 12 vertices (``G(n, m)``, ``n <= m <=
-   --edge-ratio * n``, degree at most 4, seeded) and over each the pair of
-   :func:`graphinvariants.datasets.cfi_pair`; per member, the pairs separated, the
-   relabelled copies of a graph separated from it (false separations: must be 0), the
-   median and largest time per pair, and the pairs by a treewidth bound of their base
-   (NetworkX's min-fill-in heuristic, an upper bound).
-
-The 1-WL test itself is measured by ``nx.weisfeiler_lehman_graph_hash`` (5 rounds), and
-GraKeL's Weisfeiler-Lehman kernel (5 rounds, vertex histogram, normalised) when GraKeL
-is installed (not on the 8-node graphs: its Gram matrix of 12,346 graphs is 1.2 GB).
-
-Counting on the 8-node graphs: a cosine-normalised count kernel (histograms, WL) is 1
-exactly when the count vectors are proportional, and for graphs with the same number of
-nodes that means equal, so pairs are found by hashing the count vectors; in a product,
-the other members (power, meanmap) are evaluated on those candidate pairs only. A kernel
-without a count member (power, meanmap alone) is evaluated on all 76 million pairs, in
-blocks of rows, only with ``--all-pairs`` (the exact mean map takes about an hour);
-otherwise its 8-node entry is left empty.
-
-Prints a table (reStructuredText) and writes the figure ``--figure``.
+Per kernel, the non-isomorphic pairs with ``K >= 1 - 1e-12`` among the atlas graphs (1-7 nodes)
+and the 12,346 graphs on 8 nodes (pynauty; count kernels by hashing their count vectors, the
+others only with ``--all-pairs``), CSL accuracy (10 x 10-fold), K(Shrikhande, rook), the
+srg(25, 12, 5, 6) pairs and the CFI pairs over :data:`CFI_BASES` separated; beside them the
+1-WL hash and GraKeL's WL. ``--cfi-random N``: N random CFI pairs of BREC's kind instead.
 """
 
 import warnings

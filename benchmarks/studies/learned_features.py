@@ -1,24 +1,15 @@
 """GraphFeatures against the exact learned default: kernel error and accuracy.
 
-The figure and table of docs/large_collections.rst. Run from the project root under
-the bench lock, for example::
+The figure and table of docs/large_collections.rst. From the project root, under the lock::
 
     flock /tmp/bench.lock python benchmarks/studies/learned_features.py error --dataset NCI1
     flock /tmp/bench.lock python benchmarks/studies/learned_features.py accuracy --datasets NCI1 MUTAG --folds 10
+    flock /tmp/bench.lock python benchmarks/studies/learned_features.py diagnose --datasets Mutagenicity
 
-``error``: the learned default is fitted on ``--n`` graphs of the data set (weights on
-all of them); for each number of Nystroem components, the relative Frobenius error
-``||F F^T - K|| / ||K||`` of the features' inner products against the exact combination
-``K`` on those graphs, and the same error on the approximated part alone (the exact
-members contribute no error). Writes ``docs/_static/learned_features_error.png`` and
-``.json``.
-
-``accuracy``: 1 x ``--folds``-fold stratified CV (seed 0), the same splits for both:
-the exact learned default (``GraphKernel()`` fitted on each outer training part, SVC on
-the precomputed matrix) against ``GraphFeatures`` + ``LinearSVC`` on the same part.
-C is chosen for both by 3-fold inner CV over ``--c-grid`` (default 1e-2 .. 1e2).
-Prints one line per data set: both mean accuracies, their difference, and the time of
-each path. ``diagnose``: where the features lose accuracy (its docstring says how).
+``error``: ``||F F^T - K|| / ||K||`` per number of Nystroem components (writes
+docs/_static/learned_features_error.png and .json). ``accuracy``: exact default + SVC against
+GraphFeatures + LinearSVC on the same stratified folds, C by 3-fold inner CV. ``diagnose``:
+where the features lose accuracy (its docstring says how).
 """
 
 import json
@@ -31,7 +22,7 @@ from sklearn.svm import SVC, LinearSVC
 
 import graphinvariants as gi
 from graphinvariants.features import GraphFeatures
-from runner import clock, parse, parser
+from runner import clock, commands, option, parse
 from benchmarks.common import tu
 
 STATIC = Path(__file__).resolve().parents[2] / "docs" / "_static"
@@ -192,31 +183,17 @@ def diagnose(args):
 
 
 def main(argv=None):
-    command = parser(__doc__)
-    sub = command.add_subparsers(dest="what", required=True)
-    e = sub.add_parser("error")
-    e.add_argument("--dataset", default="NCI1")
-    e.add_argument("--n", type=int, default=1500)
-    e.add_argument("--components", type=int, nargs="+", default=[25, 50, 100, 200, 400, 800, 1500])
-    a = sub.add_parser("accuracy")
-    a.add_argument("--datasets", nargs="+",
-                   default=["NCI1", "NCI109", "Mutagenicity", "DD", "REDDIT-BINARY", "IMDB-BINARY"])
-    a.add_argument("--folds", type=int, default=10)
-    a.add_argument("--n-landmarks", type=int, default=500)
-    a.add_argument("--max-iter", type=int, default=1000, help="LinearSVC's max_iter")
-    a.add_argument("--loss", default="squared_hinge", choices=["squared_hinge", "hinge"], help="LinearSVC's loss")
-    a.add_argument("--intercept-scaling", type=float, default=1.0, help="LinearSVC's intercept_scaling")
-    a.add_argument("--no-exact", action="store_true", help="only the features path (the exact one is deterministic)")
-    a.add_argument("--c-grid", type=float, nargs="+", default=[1e-2, 1e-1, 1.0, 10.0, 100.0])
-    d = sub.add_parser("diagnose")
-    d.add_argument("--datasets", nargs="+", default=["Mutagenicity"])
-    d.add_argument("--folds", type=int, default=10)
-    d.add_argument("--components", type=int, nargs="+", default=[500, 1000])
-    d.add_argument("--max-samples", type=int, default=1000)
-    d.add_argument("--max-iter", type=int, default=2000)
-    d.add_argument("--models", nargs="*", default=["squared_hinge", "squared_hinge_primal_is10", "hinge_is10"])
-    d.add_argument("--no-exact", action="store_true")
-    d.add_argument("--c-grid", type=float, nargs="+", default=[1e-2, 1e-1, 1.0, 10.0, 100.0])
+    grid, lsvc = [1e-2, 1e-1, 1.0, 10.0, 100.0], "LinearSVC's "
+    command = commands(__doc__, error=dict(dataset="NCI1", n=1500, components=[25, 50, 100, 200, 400, 800, 1500]),
+                       accuracy=dict(datasets=["NCI1", "NCI109", "Mutagenicity", "DD", "REDDIT-BINARY", "IMDB-BINARY"],
+                                     folds=10, n_landmarks=500, max_iter=option(1000, lsvc + "max_iter"),
+                                     loss=option("squared_hinge", lsvc + "loss (or hinge)"),
+                                     intercept_scaling=option(1.0, lsvc + "intercept_scaling"),
+                                     no_exact=option(False, "only the features path (the exact one is deterministic)"),
+                                     c_grid=grid),
+                       diagnose=dict(datasets=["Mutagenicity"], folds=10, components=[500, 1000], max_samples=1000,
+                                     max_iter=2000, models=["squared_hinge", "squared_hinge_primal_is10", "hinge_is10"],
+                                     no_exact=False, c_grid=grid))
     args = parse(command, argv)
     {"error": kernel_error, "accuracy": accuracy, "diagnose": diagnose}[args.what](args)
 

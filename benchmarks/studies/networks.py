@@ -1,83 +1,20 @@
 """One large network: the power invariants beside the peers (NetLSD, netrd), and on a Dask cluster.
 
-The figures of docs/large_networks.rst and docs/large_networks_cluster.rst. Run from
-the project root, under the lock; each subcommand is one study.
+The figures of docs/large_networks.rst and docs/large_networks_cluster.rst, which describe the
+graphs and the methods. From the project root, under the lock::
 
-``peers``: on the same graphs (Erdos-Renyi, Barabasi-Albert, a 2-D grid and a random
-geometric graph of about 10^4 to 10^7 edges), each method timed in the same run.
-
-On the same graphs (Erdos-Renyi, Barabasi-Albert, a 2-D grid and a random geometric
-graph of about 10^4 to 10^7 edges, mean degree about 10 but for the grid's 4), each
-method is timed in the same run:
-
-power, 1 thread / all threads
-    ``gi.power_invariants(A, k=5, n_jobs=1)`` and ``n_jobs=None`` (every core numba
-    may use) on the adjacency built once by ``gi.from_edge_arrays``: time per graph.
-NetLSD
-    ``netlsd.heat(A)`` (NetLSD 1.0.2's heat-trace signature, its default settings: 250
-    time scales, the full spectrum up to 1,024 nodes and 150 eigenvalues from each end
-    of it, interpolated, beyond) on a scipy CSR adjacency: time per graph.
-DeltaCon, portrait divergence, NetSimile
-    ``netrd.distance.DeltaCon().dist(G, H)``, ``PortraitDivergence`` and
-    ``NetSimile`` (netrd 0.3.0), ``H`` the graph after 20 random flips: time per
-    *pair*, as a distance has no per-graph part (a signature method compares two
-    snapshots in twice its per-graph time plus microseconds).
-
-NetworkX graphs and matrices are built once, outside the timing. Every measurement
-runs in its own process with a wall-clock budget (``--budget`` seconds per call) and
-an address-space limit (``--memory-gb``, peers only; the power runs are not limited):
-a method that does not finish is reported as ``> budget`` or ``memory``, and the
-larger graphs of the same family are not tried (``skipped``). Medians of
-``--repeats`` calls, fewer once the calls so far add up to ``--repeat-time`` seconds
-(the count is printed next to each median); the peak resident memory of each process
-is printed too.
-
-First, the decay under ``--steps`` sequential random flips (the paper's perturbation
-study, ``gi.perturbation_sequence(G, 20, kind="flip")``) of a Barabasi-Albert graph
-of ``--decay-edges`` edges (default 5,000: portrait divergence takes about 20 s per
-pair at 10^4 edges), the same ``--sequences`` sequences for every method:
-``1 - K(G, G_t)`` for the power kernel, the L2 distance of the heat signatures for
-NetLSD (``netlsd.compare``), the distance for the others, mean and standard
-deviation over the sequences; printed as a table and plotted one panel per method
-(``--figure``, default docs/_static/large_networks_decay.png).
-
-Full run (about 40 minutes on 2 cores with the default budget of 60 s per call;
-``--budget 600`` for the peers' 10-minute times; ``--quick`` for development)::
-
-    flock /tmp/gi-bench.lock python benchmarks/studies/networks.py peers
-
-Needs ``pip install netlsd`` and ``pip install --no-deps netrd``: netrd 0.3.0 declares
-``Sphinx==2.0.1`` (its own documentation tool) as a runtime dependency, which would
-replace the Sphinx of the ``docs`` extra; its distances need only numpy, scipy,
-NetworkX and scikit-learn.
-
-``cluster``: one network larger than a worker: ``gi.distributed.power_invariants``
-from Parquet, against the floor.
-
-The full run writes ~1.6 GB of Parquet and takes minutes::
-
+    flock /tmp/gi-bench.lock python benchmarks/studies/networks.py peers              # about 40 minutes
+    flock /tmp/gi-bench.lock python benchmarks/studies/networks.py peers --quick
     flock /tmp/gi-bench.lock python benchmarks/studies/networks.py cluster            # 10^7 nodes, 10^8 edges
     flock /tmp/gi-bench.lock python benchmarks/studies/networks.py cluster --quick    # 10^6 nodes, 10^7 edges
 
-1. Writes an Erdos-Renyi graph ``G(n, p)`` with ``p = 2 m / n^2`` (about ``m``
-   distinct undirected edges, ``int64`` columns ``u, v``, rows in random order and
-   random orientation) to Parquet in chunks of nodes with numpy (never the whole
-   table in memory; duplicates can only fall in one chunk and are removed there).
-2. Runs :func:`graphinvariants.distributed.power_invariants` on a LocalCluster of 2
-   worker processes (1 thread each) whose ``memory_limit`` is below the size of the
-   edge table in memory (16 bytes per row), so the workers must stream it: every
-   power iteration reads the Parquet files again. ``deduplicate=False``: the table
-   holds each edge once by construction (with ``--dedup`` the shuffle and persisted
-   distinct table are timed too).
-3. The in-process floor, in one thread after the cluster is closed: the same table
-   read into a scipy CSR matrix (int32 indices; its build timed apart), then the
-   ``k`` products ``x <- A x / |x|_1`` and the mean and covariance of the ``n x k``
-   summary in plain numpy; and :func:`graphinvariants.power_invariants` on that CSR.
-
-Prints the times, the ratio distributed / floor, the workers' peak resident memory
-(``ru_maxrss``, including the ~0.2 GB of an idle Python worker), the largest
-difference between the distributed and in-process invariants, and the throughput per
-edge per step that ``docs/large_networks_cluster.rst`` extrapolates from.
+``peers``: the decay under random flips, then each method on each graph in its own process with
+a wall-clock ``--budget`` per call and an address-space limit for the peers (``--memory-gb``):
+medians of up to ``--repeats`` calls, peak memory; larger graphs of a family are skipped once one
+fails. Needs ``pip install netlsd`` and ``pip install --no-deps netrd`` (netrd 0.3.0 pins the
+Sphinx of its own docs). ``cluster``: an Erdos-Renyi edge table in Parquet, larger than a
+worker's ``memory_limit``, through :func:`graphinvariants.distributed.power_invariants`, against
+the in-process floor and :func:`graphinvariants.power_invariants` on the same table.
 """
 
 import json

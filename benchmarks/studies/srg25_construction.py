@@ -1,43 +1,13 @@
 """Construct all fifteen srg(25, 12, 5, 6) without any download, as stored in
-``graphinvariants/datasets/srg.py`` (``SRG25_GRAPH6``).
+``graphinvariants/datasets/srg.py`` (``SRG25_GRAPH6``); docs/expressiveness.rst uses them.
 
 Run from the project root:  python benchmarks/studies/srg25_construction.py   (about 10 s)
 
-The fifteen srg(25, 12, 5, 6) (Paulus 1973) are exactly the descendants of the four
-regular two-graphs on 26 points: in the switching class of such a two-graph, Seidel
-switching with respect to a point's neighbourhood isolates the point, and deleting it
-leaves an srg(25, 12, 5, 6); conversely adding an isolated node to an srg(25, 12, 5, 6)
-gives a graph whose two-graph is regular. A two-graph is handled here by its Seidel
-matrix S (26 x 26, 0 on the diagonal, -1 for an edge, +1 for a non-edge); regular means
-S @ S = 25 I.
-
-Regular two-graphs are reached from three sources:
-
-1. the Paley graph P(25) (GF(25) = GF(5)[x] / (x^2 - 2); nodes adjacent when their
-   difference is a non-zero square) plus an isolated node;
-2. the Latin square graphs L3(5) of every reduced Latin square of order 5 (56 squares,
-   two main classes; cells adjacent when they share a row, a column or a symbol) and
-   their complements, plus an isolated node;
-3. the block graphs of the Steiner triple systems STS(13): blocks adjacent when they
-   are disjoint, an srg(26, 10, 3, 4), and the complement, srg(26, 15, 8, 9), both with
-   two Seidel eigenvalues +-5. The systems are the cyclic one (base blocks {0, 1, 4} and
-   {0, 2, 7} mod 13) and every system reached from it by Pasch trades ({abc, axy, bxf,
-   cyf} -> {abx, acy, bcf, xyf}) until closed: the two STS(13) up to isomorphism.
-
-From these, until nothing new appears, the script also applies Godsil-McKay switching
-to the Seidel matrices (a set C of 4 points and signs d on C such that D S D restricted
-to C has constant row sums and every other point's signed row on C sums to 0 or +-4;
-S -> Q S Q with Q = J/2 - I on C: the Seidel spectrum, hence regularity, is kept), so
-that the set is closed under it (it adds nothing beyond the sources). Sources 1 and 2
-reach two of the four two-graphs (Paley's, with one descendant, and one with four);
-source 3 reaches the other two (two and eight descendants): 1 + 4 + 2 + 8 = 15.
-
-Every descendant of every point is checked to be srg(25, 12, 5, 6) from A @ A, and kept
-once per BLISS canonical form (igraph ``canonical_permutation``); a two-graph is known
-by the smallest canonical form among its descendants (two two-graphs with an isomorphic
-descendant are isomorphic). Prints per two-graph the automorphism group orders of its
-descendants, then the graph6 strings (canonical forms, sorted) and compares them with
-the stored ones.
+They are the descendants of the four regular two-graphs on 26 points (Seidel matrices S with
+S @ S = 25 I), reached from the Paley graph P(25), the Latin square graphs L3(5) and the block
+graphs of both STS(13) (the cyclic one and its Pasch trades), closed under Godsil-McKay
+switching. Every descendant is checked to be srg(25, 12, 5, 6), kept once per BLISS canonical
+form, and the graph6 strings are compared with the stored ones.
 """
 
 import itertools
