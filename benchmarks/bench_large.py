@@ -60,7 +60,7 @@ from pathlib import Path
 import numpy as np
 
 import graphinvariants as gi
-from graphinvariants.kernels.topk import _kneighbors  # the engine NearestGraphs calls (gi.kneighbors is deprecated)
+from graphinvariants.search._kernel_index import kernel_neighbors as _kneighbors  # the kernel index NearestGraphs calls (gi.kneighbors is deprecated)
 from graphinvariants.kernels import make_functional, pairwise_kernels
 from graphinvariants.features import subset
 

@@ -36,7 +36,7 @@ import networkx as nx
 import numpy as np
 
 import graphinvariants as gi
-from graphinvariants.kernels.topk import _kneighbors  # the engine NearestGraphs calls (gi.kneighbors is deprecated)
+from graphinvariants.search._kernel_index import kernel_neighbors as _kneighbors  # the kernel index NearestGraphs calls (gi.kneighbors is deprecated)
 from graphinvariants.kernels import make_functional, parse_kernel_spec
 from graphinvariants.kernels.registry import RECOMMENDED
 from timing import median_time  # benchmarks/timing.py

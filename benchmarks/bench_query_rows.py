@@ -50,7 +50,7 @@ import graphinvariants as gi  # noqa: E402
 from graphinvariants.datasets import as_molecules, perturbed_copies  # noqa: E402
 from graphinvariants.embeddings.counts import CountMap  # noqa: E402
 from graphinvariants.graphs.batch import subset  # noqa: E402
-from graphinvariants.kernels.topk import kneighbors_of_embeddings  # noqa: E402
+from graphinvariants.kernels.topk import kernel_top_k  # noqa: E402
 
 TU = Path(os.environ.get("GRAPHINVARIANTS_TU", Path(__file__).resolve().parents[1].parent / "shared" / "data" / "TU"))
 K = 10
@@ -68,7 +68,7 @@ def old_rows(member, fitted_embeddings):
 def old_search(functional, fitted_embeddings, query):
     """``NearestGraphs("wl").kneighbors([query])`` as it ran before: the pair engine."""
     left = functional.as_embeddings(query, what="graphs")
-    return kneighbors_of_embeddings(left, fitted_embeddings, functional, K, 1, None)
+    return kernel_top_k(left, fitted_embeddings, functional, K)
 
 
 def per_call(fn, queries):

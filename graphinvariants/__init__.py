@@ -25,7 +25,6 @@ from .kernels import (
     KERNELS,
     bhattacharyya_coefficient,
     kernel_matrix,
-    kneighbors,
     paired_power_kernel,
     power_kernel,
     power_kernel_matrix,
@@ -64,6 +63,7 @@ _LAZY = {
     "explain": "explanations",
     "explain_pair": "explanations",
     "NearestGraphs": "search",
+    "kneighbors": "search._kernel_index",  # deprecated since 0.3.0: the kernel index, asked for kernel values
 }
 
 

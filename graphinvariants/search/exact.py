@@ -70,7 +70,7 @@ from .._utils.validation import check_choice, check_int, check_seed, check_worki
 from .projection import Projection, rounding_margin
 from .rows import as_rows, take_columns
 
-__all__ = ["BLOCK_ROWS", "FULL_PASS_SHARE", "METHODS", "ExactIndex", "check_lost", "merge_nearest",
+__all__ = ["BLOCK_ROWS", "FULL_PASS_SHARE", "METHODS", "ExactIndex", "check_lost",
            "pair_inner_products", "self_products", "split_points"]
 
 #: Rows of the index per product with a batch of queries (numpy's pass over the bounds),
@@ -180,15 +180,6 @@ def self_products(Q):
     out = np.empty(Q.shape[0])
     module.row_squares(Q.indptr, Q.data, out)
     return out
-
-
-def merge_nearest(parts, k):
-    """The ``k`` nearest of several partial answers ``(positions, distances)`` of the
-    same queries: smallest distance first, ties by the smaller position."""
-    positions = np.concatenate([p[0] for p in parts], axis=1)
-    distances = np.concatenate([p[1] for p in parts], axis=1)
-    order = np.lexsort((positions, distances), axis=1)[:, : min(k, positions.shape[1])]
-    return np.take_along_axis(positions, order, axis=1), np.take_along_axis(distances, order, axis=1)
 
 
 def split_points(n_rows, n_parts, block_rows=BLOCK_ROWS):

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import graphinvariants as gi
-from graphinvariants.kernels.topk import _kneighbors  # the engine (gi.kneighbors is deprecated)
+from graphinvariants.search._kernel_index import kernel_neighbors as _kneighbors  # the kernel index (gi.kneighbors is deprecated)
 from graphinvariants.kernels import topk as neighbors
 from graphinvariants.kernels.topk import merge_top_k, top_k
 
@@ -83,7 +83,7 @@ def test_small_working_memory_gives_the_same_answer_in_many_chunks(queries, corp
             yield rows, block
 
     monkeypatch.setattr(neighbors, "kernel_row_chunks", spy)
-    row_mib = neighbors._BYTES_PER_PAIR * len(corpus) / 2**20
+    row_mib = neighbors.BYTES_PER_PAIR * len(corpus) / 2**20
     idx, val = _kneighbors(queries, corpus, n_neighbors=5, kernel=kernel, working_memory=2.5 * row_mib)
     assert max(chunk_rows) == 2 and len(chunk_rows) == -(-len(queries) // 2)
     chunk_rows.clear()
@@ -233,7 +233,7 @@ def test_chunked_equals_unchunked_exactly(queries, corpus, kernel, params):
         corpus = [_with_parity(G) for G in corpus]
         queries = corpus[::4]
         params = dict(params, node_label="label")
-    row_mib = neighbors._BYTES_PER_PAIR * len(corpus) / 2**20
+    row_mib = neighbors.BYTES_PER_PAIR * len(corpus) / 2**20
     expected = _kneighbors(queries, corpus, n_neighbors=6, kernel=kernel, working_memory=1024, **params)
     np.testing.assert_array_equal(expected[0], _brute_force(queries, corpus, 6, kernel=kernel, **params)[0])
     for working_memory in (row_mib / 10, 2.5 * row_mib, 7.5 * row_mib):
@@ -275,7 +275,7 @@ def test_leave_one_out_excludes_only_the_query_itself(corpus, kernel, params):
     K = gi.kernel_matrix(corpus, corpus, kernel=kernel, **params)
     np.fill_diagonal(K, -np.inf)
     order = np.argsort(-K, axis=1, kind="stable")[:, :4]
-    for working_memory in (1024, neighbors._BYTES_PER_PAIR * len(corpus) * 3 / 2**20):
+    for working_memory in (1024, neighbors.BYTES_PER_PAIR * len(corpus) * 3 / 2**20):
         idx, val = _kneighbors(None, corpus, n_neighbors=4, kernel=kernel, working_memory=working_memory, **params)
         assert idx.shape == (len(corpus), 4)
         np.testing.assert_array_equal(idx, order)

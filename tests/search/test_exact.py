@@ -6,7 +6,7 @@ import pytest
 import scipy.sparse as sp
 
 import graphinvariants as gi
-from graphinvariants.kernels.topk import _kneighbors  # the engine (gi.kneighbors is deprecated)
+from graphinvariants.search._kernel_index import kernel_neighbors as _kneighbors  # the kernel index (gi.kneighbors is deprecated)
 from graphinvariants.search.exact import BLOCK_ROWS, ExactIndex, brute_force, split_points
 
 

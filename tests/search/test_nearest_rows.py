@@ -43,7 +43,7 @@ def test_name_equals_its_graph_features_and_brute_force(tu_load, kernel):
     # held out, and (all their labels seen) some of the fitted graphs
     fitted, queries = subset(data, np.arange(0, 150)), subset(data, np.r_[150:188, 0:150:15])
     search = gi.NearestGraphs(kernel, n_neighbors=7).fit(fitted)
-    assert isinstance(search.index_, ExactIndex) and search._embeddings is None  # the index, not the pair engine
+    assert isinstance(search.index_, ExactIndex)  # the index over rows, not the pair engine
     params = {key: value for key, value in search.feature_map_.kernel_.get_params().items()
               if key in ("node_label", "edge_label")}
     taken = {"wl": ("node_label", "edge_label"), "wloa": ("node_label",), "labelled_histogram": ("node_label",),
