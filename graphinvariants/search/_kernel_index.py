@@ -44,8 +44,8 @@ class KernelIndex:
     >>> graphs = [nx.path_graph(n) for n in range(4, 9)]
     >>> index = KernelIndex(make_functional("power", k=3)).fit(graphs)
     >>> indices, distances = index.search(index.embed([nx.path_graph(5)]), 2)
-    >>> indices.tolist(), distances[0, 0]
-    ([[1, 0]], 0.0)
+    >>> indices.tolist(), float(distances[0, 0])  # a copy of the query, at distance 0
+    ([[1, 3]], 0.0)
     """
 
     def __init__(self, functional, *, n_jobs=None, working_memory=None):
