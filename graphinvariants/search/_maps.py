@@ -17,7 +17,7 @@ from ..graphs.smiles import MOLECULE_LABEL, is_smiles
 from ..kernels import make_functional, molecule_parameters
 from ..kernels.registry import LEARNED
 
-__all__ = ["NYSTROEM_COMPONENTS", "SearchMap", "is_learned", "search_map"]
+__all__ = ["NYSTROEM_COMPONENTS", "SearchMap", "is_learned", "rows_metric", "search_map"]
 
 #: Landmarks of the Nystroem map that a kernel name is searched by with
 #: ``index="approximate"`` (at most the number of fitted graphs).
@@ -43,6 +43,18 @@ def is_learned(kernel):
     if isinstance(kernel, GraphKernel):
         kernel = kernel.kernel
     return kernel is None or kernel == LEARNED
+
+
+def rows_metric(feature_map):
+    """The :class:`~graphinvariants.search.exact.ExactIndex` ``metric`` for the rows of
+    a fitted ``feature_map``: ``"cosine"`` where they have norm one up to rounding (a
+    :class:`~graphinvariants.GraphFeatures` whose members are all exact, weights summing
+    to 1: ``K(G, G) = 1``, what a row lacks held in its ``lost``), so that equal kernel
+    values give equal distances, ties by position; else ``"euclidean"``."""
+    if isinstance(feature_map, GraphFeatures) and not getattr(feature_map, "approximate_", [None]):
+        if abs(float(feature_map.exact_weight_) - 1.0) <= 1e-12:
+            return "cosine"
+    return "euclidean"
 
 
 def carried_labels(graphs):

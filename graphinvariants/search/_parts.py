@@ -171,7 +171,7 @@ class StoreParts:
         Search the parts on its workers.
     working_memory : float or None
     index_params : dict
-        Options of each part's :class:`~.exact.ExactIndex`.
+        Options of each part's :class:`~.exact.ExactIndex` (its ``metric`` is the plan's).
     """
 
     def __init__(self, store, *, client=None, working_memory=None, index_params=None):
@@ -179,6 +179,7 @@ class StoreParts:
         self.client = client
         self.working_memory = working_memory
         self.index_params = index_params or {}
+        self.metric = "euclidean"
 
     def fit(self, new_index):
         """Read the layout, and fit one plan of dense columns and of bounds for every
@@ -192,6 +193,7 @@ class StoreParts:
             self.plan = {"dense_columns": np.zeros(0, dtype=np.int64)}
         else:
             plan = new_index()
+            self.metric = plan.metric
             part = read_features(self.store, [first])
             self.plan = {"dense_columns": plan.frequent_columns(part), "projection": plan.fit_projection(part)}
         self.n_rows_ = int(np.sum(rows))
@@ -200,7 +202,8 @@ class StoreParts:
     def search(self, Q, k, *, exclude=None, lost=None):
         rows = _stored_rows(self.store)
         starts = np.concatenate(([0], np.cumsum(rows)[:-1])).astype(np.int64)
-        args = [(self.store, i, int(s), Q, k, exclude, self.working_memory, self.index_params, self.plan, lost)
+        options = {"metric": getattr(self, "metric", "euclidean"), **self.index_params}
+        args = [(self.store, i, int(s), Q, k, exclude, self.working_memory, options, self.plan, lost)
                 for i, s in enumerate(starts) if rows[i]]
         if self.client is not None:
             results = self.client.gather([self.client.submit(_search_stored_part, *a, pure=False) for a in args])

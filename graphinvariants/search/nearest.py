@@ -39,7 +39,12 @@ exact answer does not depend on blocks, batches or parts. ``lost`` is the part o
 ``<q, q>`` (the index's ``lost=``), a stored graph's is held in a column of its own
 (empty for the graphs the map was fitted on, which lack nothing), so that a kernel
 name's distance is ``sqrt(2 - 2 K)`` over rows too, to about ``1e-16`` on ``2 - 2 K``.
-Identical graphs are at distance 0 when their labels were seen at fit; two graphs that
+Rows of norm one (a kernel name's, or a GraphFeatures' whose members are all exact) are
+ranked by their directions, ``sqrt(max(0, 2 - 2 <q, x> / sqrt((<q, q> + lost_q) <x, x>)))``
+(:data:`~graphinvariants.search.exact.METRICS`), so that equal kernel values give equal
+distances, by position (``K = 0``: exactly ``sqrt(2)``). Identical graphs are at
+distance 0 when their labels were seen at fit (with ``dtype="float32"`` too: the
+queries are rounded as the rows are); two graphs that
 share labels no fitted graph has are further apart than the kernel says (the rows
 cannot see what they share there: ``sqrt(2 m)`` for a copy, ``m`` its share of unseen
 labels). A store's rows are taken as written (no column): fit the map on the graphs it
@@ -62,7 +67,7 @@ from ..graphs.batch import check_not_single_graph
 from ..graphs.smiles import is_smiles
 from ._ids import check_ids, join_ids
 from ._kernel_index import KernelIndex
-from ._maps import is_learned, search_map
+from ._maps import is_learned, rows_metric, search_map
 from ._parts import DaskParts, StoreParts, check_store, check_store_map, is_bag, write_store
 from .exact import ExactIndex
 from .rows import split_missing, widened, with_missing
@@ -360,7 +365,9 @@ class NearestGraphs(BaseEstimator):
         return feature_map
 
     def _index_rows(self, X):
-        """Feature rows ``X`` indexed in process, or in parts on ``client``."""
+        """Feature rows ``X`` indexed in process, or in parts on ``client``; rows of norm
+        one (a normalised kernel's, :func:`rows_metric`) ranked by the distance of their
+        directions, so that equal kernel values give equal distances, ties by position."""
         if self.client is None:
             return self._new_index().fit(X)
         n_parts = self.n_partitions or max(1, len(self.client.scheduler_info().get("workers", {})))
@@ -368,8 +375,8 @@ class NearestGraphs(BaseEstimator):
 
     def _new_index(self):
         if self.index == "exact":
-            return ExactIndex(working_memory=self.working_memory, **{"seed": self._random_state(),
-                                                                     **(self.index_params or {})})
+            return ExactIndex(working_memory=self.working_memory, **{
+                "seed": self._random_state(), "metric": rows_metric(self.feature_map_), **(self.index_params or {})})
         from .approximate import ApproximateIndex
 
         return ApproximateIndex(seed=self._random_state(), **(self.index_params or {}))

@@ -126,3 +126,4 @@ def split_missing(X, column):
     keep = ~held
     indptr = np.concatenate(([0], np.cumsum(np.bincount(rows_of[keep], minlength=X.shape[0]))))
     return sp.csr_array((X.data[keep], X.indices[keep], indptr), shape=X.shape), lost
+
