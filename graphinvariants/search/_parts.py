@@ -19,12 +19,14 @@ columns and of bounds, and every distance is one fixed sum per pair
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils.validation import check_is_fitted
 
+from ..features import GraphFeatures
 from ..graphs.batch import subset
 from ..kernels.topk import merge_top_k
 from .exact import ExactIndex, split_points
 
-__all__ = ["DaskParts", "StoreParts", "check_store", "check_store_map", "is_bag", "write_store"]
+__all__ = ["DaskParts", "StoreParts", "check_store", "check_store_map", "is_bag", "open_store", "write_store"]
 
 
 def is_bag(graphs):
@@ -224,3 +226,27 @@ class StoreParts:
             part = read_features(self.store, [i])
             blocks.append(part[max(start, a) - a : min(stop, b) - a])
         return sp.vstack(blocks, format="csr")
+
+
+def open_store(store, feature_map, graphs, new_index, *, client=None, n_partitions=None, working_memory=None,
+               index_params=None, overwrite=False):
+    """The :class:`StoreParts` of ``store``: ``graphs`` (a collection or a Bag) written
+    there by the fitted ``feature_map`` (a GraphFeatures), or, with ``graphs=None``, the
+    rows it holds, checked to have been written by ``feature_map``; ``new_index`` makes
+    the unfitted :class:`~.exact.ExactIndex` of the parts' plan."""
+    if graphs is not None:
+        if not isinstance(feature_map, GraphFeatures):
+            raise ValueError("store= holds the rows of a GraphFeatures (features_to_zarr); give kernel=None, a "
+                             "GraphKernel, a kernel name with index='approximate' or a GraphFeatures")
+        if is_bag(graphs):
+            check_is_fitted(feature_map, "n_features_out_")
+        write_store(feature_map, graphs, store, n_partitions=n_partitions, client=client, overwrite=overwrite)
+    else:
+        check_store(store)  # a clear error if the store holds no features
+        try:
+            check_is_fitted(feature_map, "n_features_out_")
+        except Exception:
+            raise ValueError("fit() with no graphs searches the store as it is: kernel must be the fitted "
+                             "GraphFeatures that wrote it") from None
+        check_store_map(store, feature_map)
+    return StoreParts(store, client=client, working_memory=working_memory, index_params=index_params).fit(new_index)

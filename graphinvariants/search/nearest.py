@@ -1,33 +1,19 @@
 """Nearest graphs by any kernel: one estimator, in process, over a Zarr store or on Dask.
 
 :class:`NearestGraphs` is :class:`sklearn.neighbors.NearestNeighbors` for graphs: the
-engine is a parameter, not a module.
+engine is a parameter, not a module. ``fit`` chooses one index (``index_``) and
+``kneighbors`` encodes the queries and asks it; every index answers
+``search(Q, k, exclude=, lost=)`` and ``rows(start, stop)``:
 
-* ``kernel``: the learned default (None or a :class:`~graphinvariants.GraphKernel` of
-  ``kernel="learned"``: mapped by :class:`~graphinvariants.GraphFeatures`, which
-  needs ``y`` at ``fit``, or give it fitted), any fitted or unfitted
-  :class:`~graphinvariants.GraphFeatures` (of any kernel), or a kernel name (``"wl"``,
-  ``"power*histogram"``, a :class:`~graphinvariants.GraphKernel` of a fixed kernel).
-  A name whose kernel is a count member (``wl``, ``wloa``, ``wl_closed``, the walk
-  histograms, ``rooted_subgraph``, ``shortest_path``, ...) has exact rows: it is
-  searched by the index over its :class:`~graphinvariants.GraphFeatures` rows, a new
-  graph made into its row by the fitted count map in time set by that graph, not by
-  the collection. Any other name (``"power"``, products and sums) is searched exactly
-  by the pair engine (blockwise, in bounded memory), or, with ``index="approximate"``,
-  over its Nystroem rows. A name's members read the node and edge labels
-  (``"label"``) wherever the fitted graphs carry them (SMILES strings: atoms and
-  bonds), unless its parameters say otherwise.
-* ``index="exact"`` searches feature rows by :class:`~graphinvariants.search.exact.ExactIndex`
-  (exact top-k, scoring only the rows a projection bound cannot rule out, bounded
-  memory); ``index="approximate"`` by a graph of neighbours
-  (:class:`~graphinvariants.search.approximate.ApproximateIndex`, the ``[search]``
-  extra).
-* ``client`` (a ``dask.distributed.Client``): the rows are split into ``n_partitions``
-  parts, an index is built on a worker per part, every part answers every query and the
-  answers are merged; exact answers equal the in-process ones bit for bit.
-* ``store`` (a Zarr path): the features are written by
-  :func:`~graphinvariants.distributed.features_to_zarr` (or read, if ``fit`` is
-  given no graphs), and searched a part at a time (on ``client`` if given).
+* feature rows in process: :class:`~graphinvariants.search.exact.ExactIndex`
+  (``index="exact"``) or :class:`~graphinvariants.search.approximate.ApproximateIndex`
+  (``index="approximate"``, the ``[search]`` extra); the rows are those of the learned
+  default, of a :class:`~graphinvariants.GraphFeatures`, or of a kernel name whose
+  kernel has exact rows (a count member; :mod:`~graphinvariants.search._maps`);
+* a kernel name without rows (``"power"``, products and sums): the pair engine
+  (:mod:`~graphinvariants.search._kernel_index`), exact, in bounded memory;
+* ``client`` or ``store``: the rows in parts on Dask workers or in a Zarr store
+  (:mod:`~graphinvariants.search._parts`), merged into the in-process answer bit for bit.
 
 Distances are kernel-induced, ascending, equal distances ordered by position: for a
 kernel name ``sqrt(max(0, 2 - 2 K))`` (``K(G, G) = 1``); for the rows of a feature map
@@ -36,26 +22,22 @@ fixed sum per pair (:func:`~graphinvariants.search.exact.pair_inner_products`), 
 exact answer does not depend on blocks, batches or parts. ``lost`` is the part of
 ``K(G, G)`` a row lacks for labels that no graph the map was fitted on has
 (:meth:`~graphinvariants.GraphFeatures.transform_with_missing`): a query's is added to
-``<q, q>`` (the index's ``lost=``), a stored graph's is held in a column of its own
-(empty for the graphs the map was fitted on, which lack nothing), so that a kernel
-name's distance is ``sqrt(2 - 2 K)`` over rows too, to about ``1e-16`` on ``2 - 2 K``.
-Rows of norm one (a kernel name's, or a GraphFeatures' whose members are all exact) are
-ranked by their directions, ``sqrt(max(0, 2 - 2 <q, x> / sqrt((<q, q> + lost_q) <x, x>)))``
-(:data:`~graphinvariants.search.exact.METRICS`), so that equal kernel values give equal
-distances, by position (``K = 0``: exactly ``sqrt(2)``). Identical graphs are at
-distance 0 when their labels were seen at fit (with ``dtype="float32"`` too: the
-queries are rounded as the rows are); two graphs that
-share labels no fitted graph has are further apart than the kernel says (the rows
-cannot see what they share there: ``sqrt(2 m)`` for a copy, ``m`` its share of unseen
-labels). A store's rows are taken as written (no column): fit the map on the graphs it
-holds.
+``<q, q>``, a stored graph's is held in a column of its own (empty for the graphs the
+map was fitted on), so that a kernel name's distance is ``sqrt(2 - 2 K)`` over rows
+too, to about ``1e-16`` on ``2 - 2 K``. Rows of norm one (a kernel name's, or a
+GraphFeatures' whose members are all exact) are ranked by their directions,
+``sqrt(max(0, 2 - 2 <q, x> / sqrt((<q, q> + lost_q) <x, x>)))``, so that equal kernel
+values give equal distances, by position (``K = 0``: exactly ``sqrt(2)``). Identical
+graphs are at distance 0 when their labels were seen at fit (with ``dtype="float32"``
+too: the queries are rounded as the rows are); two graphs that share labels no fitted
+graph has are further apart than the kernel says (``sqrt(2 m)`` for a copy, ``m`` its
+share of unseen labels). A store's rows are taken as written (no column): fit the map
+on the graphs it holds.
 """
 
 import copy
-import numbers
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils import metadata_routing
 from sklearn.utils.validation import check_is_fitted
@@ -68,7 +50,8 @@ from ..graphs.smiles import is_smiles
 from ._ids import check_ids, join_ids
 from ._kernel_index import KernelIndex
 from ._maps import is_learned, rows_metric, search_map
-from ._parts import DaskParts, StoreParts, check_store, check_store_map, is_bag, write_store
+from ._mixins import NeighborsGraphMixin
+from ._parts import DaskParts, is_bag, open_store
 from .exact import ExactIndex
 from .rows import split_missing, widened, with_missing
 
@@ -78,20 +61,6 @@ INDEXES = ("exact", "approximate")
 
 #: Fitted graphs asked at a time as queries of the leave-one-out search (``kneighbors()``).
 LEAVE_ONE_OUT_ROWS = 4096
-
-
-def _check_mode(mode):
-    if mode not in ("connectivity", "distance"):
-        raise ValueError(f'mode must be "connectivity" or "distance", got {mode!r}')
-
-
-def _neighbors_graph(distances, indices, mode, n_fit):
-    """CSR of one row of neighbours per query (1s, or the distances), in their order."""
-    lengths = np.array([len(i) for i in indices], dtype=np.int64)
-    flat_i = np.concatenate(indices).astype(np.int64) if indices else np.zeros(0, np.int64)
-    flat_d = np.concatenate(distances) if distances else np.zeros(0)
-    values = np.ones(flat_i.size) if mode == "connectivity" else flat_d
-    return sp.csr_array((values, flat_i, np.concatenate(([0], np.cumsum(lengths)))), shape=(len(indices), n_fit))
 
 
 def _collection(graphs, what):
@@ -112,7 +81,7 @@ def _collection(graphs, what):
     return graphs if hasattr(graphs, "__getitem__") and hasattr(graphs, "__len__") else list(graphs)
 
 
-class NearestGraphs(BaseEstimator):
+class NearestGraphs(NeighborsGraphMixin, BaseEstimator):
     """Nearest graphs by a graph kernel, as :class:`sklearn.neighbors.NearestNeighbors`.
 
     Parameters
@@ -129,8 +98,8 @@ class NearestGraphs(BaseEstimator):
         count member is searched by the index over its exact
         :class:`~graphinvariants.GraphFeatures` rows; any other kernel exactly by the
         pair engine (no feature rows), or with ``index="approximate"`` over its
-        :class:`~graphinvariants.GraphFeatures` rows (:data:`NYSTROEM_COMPONENTS`
-        landmarks for the Nystroem part). Its members read the labels the fitted graphs
+        :class:`~graphinvariants.GraphFeatures` rows (300 landmarks at most for the
+        Nystroem part). Its members read the labels the fitted graphs
         carry (``node_label="label"``, ``edge_label="label"`` where they have them).
     n_neighbors : int, keyword-only, default=5
         Neighbours returned by :meth:`kneighbors` and :meth:`kneighbors_graph` when
@@ -384,26 +353,10 @@ class NearestGraphs(BaseEstimator):
     def _fit_store(self, feature_map, graphs):
         """The rows of ``graphs`` written to ``store`` (None: the rows it holds, written
         by ``feature_map``), searched a part at a time."""
-        if graphs is not None:
-            if not isinstance(feature_map, GraphFeatures):
-                raise ValueError("store= holds the rows of a GraphFeatures (features_to_zarr); give kernel=None, a "
-                                 "GraphKernel, a kernel name with index='approximate' or a GraphFeatures")
-            if is_bag(graphs):
-                check_is_fitted(feature_map, "n_features_out_")
-            self.feature_map_ = feature_map
-            write_store(feature_map, graphs, self.store, n_partitions=self.n_partitions, client=self.client,
-                        overwrite=self.overwrite)
-        else:
-            check_store(self.store)  # a clear error if the store holds no features
-            try:
-                check_is_fitted(feature_map, "n_features_out_")
-            except Exception:
-                raise ValueError("fit() with no graphs searches the store as it is: kernel must be the fitted "
-                                 "GraphFeatures that wrote it") from None
-            check_store_map(self.store, feature_map)
-            self.feature_map_ = feature_map
-        return StoreParts(self.store, client=self.client, working_memory=self.working_memory,
-                          index_params=self.index_params).fit(self._new_index)
+        self.feature_map_ = feature_map  # (its metric is the parts')
+        return open_store(self.store, feature_map, graphs, self._new_index, client=self.client,
+                          n_partitions=self.n_partitions, working_memory=self.working_memory,
+                          index_params=self.index_params, overwrite=self.overwrite)
 
     # -- searching ----------------------------------------------------------------------
     def kneighbors(self, graphs=None, n_neighbors=None, return_distance=True, *, return_ids=False):
@@ -451,117 +404,6 @@ class NearestGraphs(BaseEstimator):
         if return_ids:
             out.append(self.ids_[indices])
         return tuple(out) if len(out) > 1 else out[0]
-
-    def kneighbors_graph(self, graphs=None, n_neighbors=None, mode="connectivity"):
-        """The k nearest neighbours as a sparse graph, as scikit-learn's ``kneighbors_graph``.
-
-        Parameters
-        ----------
-        graphs : collection of graphs, SMILES strings or None
-            The queries, as for :meth:`kneighbors` (None: every fitted graph, itself left out).
-        n_neighbors : int or None
-            As for :meth:`kneighbors`.
-        mode : {"connectivity", "distance"}, default="connectivity"
-            Stored values: 1 per neighbour, or its distance (an identical graph is then a
-            stored 0: CSR keeps it).
-
-        Returns
-        -------
-        scipy.sparse.csr_array of shape (n_queries, n_fitted)
-            ``n_fitted`` is :attr:`n_samples_fit_`. Row ``i`` holds query ``i``'s neighbours in the order :meth:`kneighbors` gives.
-
-        Examples
-        --------
-        >>> import networkx as nx
-        >>> import graphinvariants as gi
-        >>> graphs = [nx.path_graph(n) for n in range(4, 9)]
-        >>> search = gi.NearestGraphs("wl", n_neighbors=2).fit(graphs)
-        >>> search.kneighbors_graph().toarray().astype(int)
-        array([[0, 1, 1, 0, 0],
-               [0, 0, 1, 1, 0],
-               [0, 0, 0, 1, 1],
-               [0, 0, 1, 0, 1],
-               [0, 0, 1, 1, 0]])
-        """
-        _check_mode(mode)
-        distances, indices = self.kneighbors(graphs, n_neighbors)
-        return _neighbors_graph(list(distances), list(indices), mode, self.n_samples_fit_)
-
-    def radius_neighbors(self, graphs=None, radius=None, return_distance=True, sort_results=True):
-        """The fitted graphs within a distance of each graph, as scikit-learn's ``radius_neighbors``.
-
-        Exact: every fitted graph is ranked for every query (``n_queries x
-        n_samples_fit_`` distances held at once: pass queries in batches when that is
-        large), so it needs ``index="exact"``.
-
-        Parameters
-        ----------
-        graphs : collection of graphs, SMILES strings or None
-            The queries (None: every fitted graph, itself left out).
-        radius : float or None
-            Largest distance returned (None: the constructor's ``radius``).
-        return_distance : bool, default=True
-        sort_results : bool, default=True
-            Nearest first (ties by position); False keeps the same order too (the
-            search is sorted anyway), accepted for scikit-learn's signature.
-
-        Returns
-        -------
-        distances : numpy.ndarray of object, shape (n_queries,)
-            One float64 array per query (only with ``return_distance``).
-        indices : numpy.ndarray of object, shape (n_queries,)
-            One int64 array of positions per query.
-
-        Examples
-        --------
-        >>> import networkx as nx
-        >>> import graphinvariants as gi
-        >>> graphs = [nx.path_graph(n) for n in range(4, 9)] + [nx.path_graph(4)]
-        >>> search = gi.NearestGraphs("wl").fit(graphs)
-        >>> distances, indices = search.radius_neighbors([nx.path_graph(4)], radius=0.0)
-        >>> indices[0].tolist()  # the two copies, at distance exactly 0
-        [0, 5]
-        """
-        check_is_fitted(self, "n_samples_fit_")
-        radius = self.radius if radius is None else radius
-        if isinstance(radius, bool) or not isinstance(radius, numbers.Real) or not radius >= 0:
-            raise ValueError(f"radius must be a non-negative number, got {radius!r}")
-        if self.index != "exact":
-            raise ValueError('radius_neighbors scores every fitted graph: it needs index="exact"')
-        n = self.n_samples_fit_
-        k = n - 1 if graphs is None else n
-        if k < 1:
-            empty = np.empty(0 if graphs is None else len(graphs), dtype=object)
-            return (empty, empty.copy()) if return_distance else empty
-        distances, indices = self.kneighbors(graphs, k)
-        counts = (distances <= radius).sum(axis=1)  # ascending: a prefix of each row
-        out_d = np.empty(len(indices), dtype=object)
-        out_i = np.empty(len(indices), dtype=object)
-        for q, c in enumerate(counts.tolist()):
-            out_d[q], out_i[q] = distances[q, :c].copy(), indices[q, :c].copy()
-        return (out_d, out_i) if return_distance else out_i
-
-    def radius_neighbors_graph(self, graphs=None, radius=None, mode="connectivity", sort_results=True):
-        """:meth:`radius_neighbors` as a sparse graph (scikit-learn's ``radius_neighbors_graph``).
-
-        Returns
-        -------
-        scipy.sparse.csr_array of shape (n_queries, n_fitted)
-            1 per neighbour within ``radius`` (``mode="connectivity"``) or its distance
-            (``mode="distance"``).
-
-        Examples
-        --------
-        >>> import networkx as nx
-        >>> import graphinvariants as gi
-        >>> graphs = [nx.path_graph(n) for n in range(4, 9)] + [nx.path_graph(4)]
-        >>> search = gi.NearestGraphs("wl").fit(graphs)
-        >>> search.radius_neighbors_graph(radius=0.0).nnz  # graphs 0 and 5, each the other's
-        2
-        """
-        _check_mode(mode)
-        distances, indices = self.radius_neighbors(graphs, radius, sort_results=sort_results)
-        return _neighbors_graph(list(distances), list(indices), mode, self.n_samples_fit_)
 
     def _search(self, graphs, k):
         if graphs is None:
