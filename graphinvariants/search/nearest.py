@@ -406,22 +406,20 @@ class NearestGraphs(NeighborsGraphMixin, BaseEstimator):
         return tuple(out) if len(out) > 1 else out[0]
 
     def _search(self, graphs, k):
+        """kneighbors: the queries encoded as the index takes them (a kernel's embeddings,
+        or the map's rows with what each lacks of ``K(G, G)``), then searched."""
         if graphs is None:
             return self._leave_one_out(k)
-        Q, lost = self._encode(_collection(graphs, "graphs"))
-        return self.index_.search(Q, k, exclude=None, lost=lost)
-
-    def _encode(self, graphs):
-        """``(Q, lost)``: the queries as the index takes them (a kernel's embeddings, or
-        the map's rows with what each lacks of ``K(G, G)``)."""
+        graphs, lost = _collection(graphs, "graphs"), None
         if self.feature_map_ is None:
-            return self.index_.embed(graphs), None
-        if hasattr(self.feature_map_, "transform_with_missing"):
+            Q = self.index_.functional.as_embeddings(graphs, what="graphs")
+        elif hasattr(self.feature_map_, "transform_with_missing"):
             Q, lost = self.feature_map_.transform_with_missing(graphs, what="graphs")
         else:
-            Q, lost = self.feature_map_.transform(graphs), None
-        # the column of stored graphs' missing parts, empty in a query
-        return (widened(Q, 1) if self._missing_column else Q), lost
+            Q = self.feature_map_.transform(graphs)
+        if self._missing_column:  # the column of stored graphs' missing parts, empty in a query
+            Q = widened(Q, 1)
+        return self.index_.search(Q, k, exclude=None, lost=lost)
 
     def _leave_one_out(self, k):
         """Every fitted row as a query, its own position left out, a block at a time."""
