@@ -601,7 +601,7 @@ class ExactIndex:
         if getattr(self, "metric", "euclidean") != "cosine":
             return np.zeros(len(own))
         a = np.sqrt(np.maximum(own, 0.0))
-        lo, hi = float(self._root_norms.min(initial=0.0)), float(self._root_norms.max(initial=0.0))
+        lo, hi = float(self._root_norms.min(initial=np.inf)), float(self._root_norms.max(initial=0.0))
         with np.errstate(divide="ignore", invalid="ignore"):
             low = a * lo
             relative = np.maximum(np.abs(1.0 / low - 1.0), np.abs(1.0 / (a * hi) - 1.0))

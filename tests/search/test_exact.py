@@ -420,5 +420,7 @@ def test_cosine_equals_brute_force(method, n_dims):
     index = ExactIndex(metric="cosine", method=method, n_dims=n_dims, seed=0).fit(X)
     for k in (1, 6, X.shape[0]):
         _check_same(index.search(Q, k), brute_force(X, Q, k, metric="cosine"))
+        if method == "scan" and k < X.shape[0]:  # the gap to the Euclidean square is tiny: few rows summed again
+            assert index.rescored_.max() < X.shape[0] // 2
     exclude = np.arange(10)
     _check_same(index.search(X[:10], 8, exclude=exclude), brute_force(X, X[:10], 8, exclude=exclude, metric="cosine"))
