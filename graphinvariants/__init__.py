@@ -26,7 +26,6 @@ from .kernels import (
     KERNELS,
     bhattacharyya_coefficient,
     kernel_matrix,
-    kneighbors,
     paired_power_kernel,
     power_kernel,
     power_kernel_matrix,
@@ -66,9 +65,11 @@ _LAZY = {
 
 
 #: The names deprecated in 0.3.0 (removed in 0.4.0) -> their module: reading one warns,
-#: every time (so it is not cached in the module's namespace), and constructing one
-#: warns again. Each is GraphFeatures under its 0.2 name and parameters.
+#: every time (so it is not cached in the module's namespace), and constructing or
+#: calling one warns again. The three maps are GraphFeatures under their 0.2 names and
+#: parameters; kneighbors is NearestGraphs' kernel index asked for kernel values.
 _DEPRECATED = {
+    "kneighbors": "search._kernel_index",
     "LearnedFeatures": "features.deprecated",
     "MeanMapFeatures": "features.deprecated",
     "NystroemGraphKernel": "features.deprecated",

@@ -23,7 +23,7 @@ import zarr
 from distributed import get_task_stream
 
 import graphinvariants as gi
-from graphinvariants.kernels.topk import _kneighbors  # the engine (gi.kneighbors is deprecated)
+from graphinvariants.search._kernel_index import kernel_neighbors as _kneighbors  # the kernel index (gi.kneighbors is deprecated)
 from graphinvariants import distributed as gid
 
 from .test_docs_code import rst_blocks

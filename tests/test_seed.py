@@ -6,7 +6,7 @@ import pytest
 from sklearn.base import clone
 
 import graphinvariants as gi
-from graphinvariants.kernels.topk import _kneighbors  # the engine (gi.kneighbors is deprecated)
+from graphinvariants.search._kernel_index import kernel_neighbors as _kneighbors  # the kernel index (gi.kneighbors is deprecated)
 from graphinvariants.embeddings import MeanMap, PropagatedAttributes
 
 GRAPHS = [nx.path_graph(5), nx.cycle_graph(6), nx.star_graph(4), nx.complete_graph(4)]

@@ -6,11 +6,13 @@ the engines below it for data held by Dask or Zarr:
 
 * :func:`kneighbors`: the top-``k`` corpus graphs of each query by a fixed member's
   kernel values, the corpus a Dask frame of embeddings (or a Bag, or an edge table),
-  per corpus block and then merged by a tree reduction; equal to
-  :func:`graphinvariants.kneighbors` bit for bit.
+  per corpus block and then merged by a tree reduction; equal to the in-process
+  kernel index of :class:`~graphinvariants.NearestGraphs` bit for bit.
 * :func:`store_kneighbors`: the stored graphs whose feature rows (written by
   :func:`~graphinvariants.distributed.features.features_to_zarr`) have the largest
   inner products with each query's, a part per task; ties go to the smaller position.
+
+Both select and merge by :mod:`graphinvariants.kernels.topk`, the top-k every search shares.
 """
 
 import dask
@@ -19,7 +21,7 @@ import scipy.sparse as sp
 
 from .._utils.validation import check_int
 from ..kernels.engine import check_not_same_iterator
-from ..kernels.topk import kneighbors_of_embeddings, merge_top_k
+from ..kernels.topk import kernel_top_k, merge_top_k, top_k
 from .features import store_layout, store_part
 from .inputs import batch_of, blocks_of, check_chunk, embed_with, functional_of, layout_of
 
@@ -38,7 +40,7 @@ def _leaf(queries, frame, block, functional, layout, n_neighbors):
     if m == 0:
         empty = np.zeros((len(queries), 0), dtype=np.int64)
         return empty, empty.astype(np.float64), graph_ids[empty]
-    idx, val = kneighbors_of_embeddings(queries, corpus, functional, min(n_neighbors, m))
+    idx, val = kernel_top_k(queries, corpus, functional, min(n_neighbors, m))
     return (np.int64(block) << _SHIFT) | idx, val, graph_ids[idx]
 
 
@@ -61,12 +63,13 @@ def _finish(roots, lengths):
 def kneighbors(queries, corpus, *, n_neighbors=10, kernel="power", chunks=None, split_every=8, return_graph_ids=False, **params):
     """Most similar corpus graphs of every query, the corpus held by Dask.
 
-    The top ``n_neighbors`` of each corpus block are found on the workers (by the
-    in-process :func:`graphinvariants.kneighbors`), then merged in a tree of
-    ``split_every`` blocks at a time; only the final ``(n_queries, n_neighbors)``
-    arrays come back to the client. The order is that of
-    :func:`graphinvariants.kneighbors`: largest kernel value first, ties by the
-    smaller global corpus position, so the answer is the same bit for bit.
+    The top ``n_neighbors`` of each corpus block are found on the workers (by
+    :func:`~graphinvariants.kernels.topk.kernel_top_k`, as in process), then merged in
+    a tree of ``split_every`` blocks at a time
+    (:func:`~graphinvariants.kernels.topk.merge_top_k`); only the final ``(n_queries,
+    n_neighbors)`` arrays come back to the client. The order is that of the in-process
+    search: largest kernel value first, ties by the smaller global corpus position, so
+    the answer is the same bit for bit.
 
     Parameters
     ----------
@@ -114,7 +117,7 @@ def kneighbors(queries, corpus, *, n_neighbors=10, kernel="power", chunks=None, 
     The rows of every partition of a Dask dataframe (queries and corpus) are counted
     first, as :func:`kernel_matrix` does: every block then uses the engine the whole query x corpus matrix
     would (:meth:`~graphinvariants.embeddings.Functional.for_pairs`), so values equal
-    :func:`graphinvariants.kneighbors`'s to the last bit, and ``n_neighbors`` is
+    the in-process ones to the last bit, and ``n_neighbors`` is
     checked before any work. Unlike :func:`kernel_matrix`, the corpus is not
     persisted (it may be larger than the cluster's memory): on a lazy :func:`embed`
     output, a Bag of graphs or an edge table, the count computes the embeddings once
@@ -172,22 +175,7 @@ def _top_of_part(queries, store, run, i, start, n_neighbors):
     group, _, n_features, _ = store_layout(store, run)
     values = (queries @ store_part(group, store, i, run, n_features).T)
     values = values.toarray() if sp.issparse(values) else np.asarray(values)
-    return _top(values, np.arange(start, start + values.shape[1]), n_neighbors)
-
-
-def _top(values, positions, n_neighbors):
-    """Largest ``n_neighbors`` values of each row, ties by smaller position."""
-    k = min(n_neighbors, values.shape[1])
-    order = np.lexsort((np.broadcast_to(positions, values.shape), -values), axis=1)[:, :k]
-    return np.take_along_axis(values, order, axis=1), positions[order]
-
-
-def _merge(results, n_neighbors):
-    values = np.concatenate([v for v, _ in results], axis=1)
-    positions = np.concatenate([p for _, p in results], axis=1)
-    k = min(n_neighbors, values.shape[1])
-    order = np.lexsort((positions, -values), axis=1)[:, :k]
-    return np.take_along_axis(values, order, axis=1), np.take_along_axis(positions, order, axis=1)
+    return top_k(values, min(n_neighbors, values.shape[1]), np.arange(start, start + values.shape[1]))
 
 
 def store_kneighbors(queries, store, *, n_neighbors=10):
@@ -222,7 +210,7 @@ def store_kneighbors(queries, store, *, n_neighbors=10):
     ------
     ValueError
         If ``n_neighbors`` is larger than the number of stored graphs (as scikit-learn's
-        ``NearestNeighbors.kneighbors`` and :func:`graphinvariants.kneighbors` do), or the
+        ``NearestNeighbors.kneighbors`` does), or the
         store holds no finished write of :func:`features_to_zarr`.
 
     Examples
@@ -251,5 +239,5 @@ def store_kneighbors(queries, store, *, n_neighbors=10):
     starts = np.concatenate(([0], np.cumsum(rows)[:-1]))
     shared = dask.delayed(queries, pure=True)
     tops = [dask.delayed(_top_of_part)(shared, store, run, i, int(s), n_neighbors) for i, s in enumerate(starts) if rows[i]]
-    values, positions = dask.delayed(_merge)(tops, n_neighbors).compute()
-    return positions.astype(np.int64), values
+    positions, values = dask.delayed(merge_top_k)(tops, n_neighbors).compute()
+    return positions, values

@@ -4,10 +4,10 @@
   row-chunked matrices for any functional.
 * :mod:`~graphinvariants.kernels.power`: the paper's power kernel.
 * :mod:`~graphinvariants.kernels.registry`: kernels by name (:func:`kernel_matrix`).
+* :mod:`~graphinvariants.kernels.topk`: the top-k and its merge, which every search shares.
 """
 
 from .engine import KernelBlocks, kernel_row_chunks, paired_kernels, pairwise_kernels
-from .topk import kneighbors
 from .power import bhattacharyya_coefficient, paired_power_kernel, power_kernel, power_kernel_matrix
 from .registry import (
     DEFAULT_KERNEL, KERNELS, LEARNED, RECOMMENDED, kernel_matrix, make_functional, molecule_parameters, parse_kernel_spec,
@@ -22,7 +22,6 @@ __all__ = [
     "bhattacharyya_coefficient",
     "kernel_matrix",
     "kernel_row_chunks",
-    "kneighbors",
     "make_functional",
     "molecule_parameters",
     "parse_kernel_spec",

@@ -138,11 +138,12 @@ def paired_kernels(X, Y, *, functional):
     return functional.pairs(L, R, index, index)
 
 
-def kernel_row_chunks(X, Y=None, *, functional, n_rows, n_jobs=None):
+def kernel_row_chunks(X, Y=None, *, functional, n_rows, n_jobs=None, rows=None):
     """Yield ``(rows, block)``: the cross matrix ``n_rows`` rows at a time.
 
     Each side is embedded and prepared once; a block is ``(len(rows), len(Y))``, so
-    memory stays bounded by ``n_rows * len(Y)`` values beyond the embeddings.
+    memory stays bounded by ``n_rows * len(Y)`` values beyond the embeddings. ``rows``
+    (a ``range`` of rows of ``X``, default all): only those rows, the same values.
 
     Examples
     --------
@@ -156,8 +157,9 @@ def kernel_row_chunks(X, Y=None, *, functional, n_rows, n_jobs=None):
     n_jobs = check_n_jobs(n_jobs)
     L, R, n, m, symmetric = _sides(functional, X, Y)
     tile = functional.tile_size(n_jobs)
-    for a in range(0, n, n_rows):
-        rows = slice(a, min(a + n_rows, n))
+    span = range(n) if rows is None else range(max(rows.start, 0), min(rows.stop, n))
+    for a in range(span.start, span.stop, n_rows):
+        rows = slice(a, min(a + n_rows, span.stop))
         block = np.empty((rows.stop - a, m))
         col_blocks = [slice(c, min(c + tile, m)) for c in range(0, m, tile)]
 

@@ -1,224 +1,39 @@
-"""Nearest neighbours by kernel value, in bounded memory.
+"""The top-k and its merge: the one selection every search shares.
 
-:func:`kneighbors` finds, for every query graph, the corpus graphs with the largest
-kernel values. The cross matrix is computed a block of rows at a time by the pair engine
-(:func:`~graphinvariants.kernels.kernel_row_chunks`) and reduced to its top ``k`` at
-once, so memory is bounded by ``working_memory`` (as in
-:func:`sklearn.metrics.pairwise_distances_chunked`) and the full matrix is never formed.
+Order: the largest value first (``largest=False``: the smallest), equal values by the
+smaller label (a row's position among the graphs searched). This is a total order, so
+the answer is unique, and a top-``k`` of top-``k``\\ s over any split of the columns
+(blocks of a cluster, parts of a Zarr store, chunks of rows) gives exactly the same
+answer as one top-``k`` of the whole row.
 
-Order: largest kernel value first; equal values in increasing corpus index. This is a
-total order, so the answer is unique, and a top-``k`` of top-``k``\\ s (the Dask version,
-:func:`graphinvariants.distributed.kneighbors`) gives exactly the same answer.
+* :func:`top_k`: the ``k`` largest values of each row of a block, in the block's memory.
+* :func:`merge_top_k`: the top ``k`` of partial answers over the same rows.
+* :func:`kernel_top_k`: the top ``k`` of kernel rows computed by the pair engine
+  (:func:`~graphinvariants.kernels.kernel_row_chunks`) a bounded block of rows at a time
+  (``working_memory``, as :func:`sklearn.metrics.pairwise_distances_chunked`), by kernel
+  value or by the kernel-induced distance ``sqrt(max(0, 2 - 2 K))``.
 
-:class:`graphinvariants.NearestGraphs` is the one search surface (any kernel, in
-process, over Zarr or on Dask, kernel-induced distances, scikit-learn's ``(distances,
-indices)``); this module is the engine it calls for a kernel name
-(:func:`kneighbors_of_embeddings`). :func:`kneighbors`, which returned ``(indices,
-kernel values)``, a second door with another convention, is deprecated since 0.3.0
-and goes in 0.4.0: ``NearestGraphs(kernel=name, n_neighbors=k).fit(corpus)
-.kneighbors(queries)`` gives the same indices, and the kernel values are
-``1 - distances**2 / 2``.
-
-Leave-one-out search follows scikit-learn's convention for
-:meth:`sklearn.neighbors.NearestNeighbors.kneighbors`: ``queries=None`` makes every
-corpus graph a query that is not its own neighbour.
+Used by :class:`graphinvariants.NearestGraphs` (its kernel index and the merge of its
+parts), by :class:`~graphinvariants.search.exact.ExactIndex` and by
+:mod:`graphinvariants.distributed.search`.
 """
 
-import numbers
 import warnings
 
 import numpy as np
 
-from .._utils.validation import check_int, check_n_jobs, check_working_memory
-from .engine import check_not_same_iterator, kernel_row_chunks
-from ..graphs.smiles import is_smiles
-from .registry import DEFAULT_KERNEL, make_functional, molecule_parameters
+from .._utils.validation import check_working_memory
+from .engine import kernel_row_chunks
 
-__all__ = ["kneighbors"]
+__all__ = ["BYTES_PER_PAIR", "chunk_n_rows", "kernel_top_k", "merge_top_k", "top_k"]
 
 #: Bytes per pair of a chunk: the kernel values (8), the argpartition indices (8) and
 #: the mask of candidates (1); rows with ties at the k-th value take no more.
-_BYTES_PER_PAIR = 17
+BYTES_PER_PAIR = 17
 
 
-def kneighbors(queries, corpus, *, n_neighbors=10, kernel=DEFAULT_KERNEL, n_jobs=None, working_memory=None, **params):
-    """Deprecated: most similar corpus graphs of every query graph, by kernel value.
-
-    .. deprecated:: 0.3.0
-       :class:`~graphinvariants.NearestGraphs` is the one door:
-       ``NearestGraphs(kernel=name, n_neighbors=k, working_memory=...).fit(corpus)
-       .kneighbors(queries)`` returns ``(distances, indices)`` as scikit-learn does, the
-       same indices, and ``distances = sqrt(max(0, 2 - 2 K))`` (so ``K = 1 -
-       distances**2 / 2``); ``kneighbors()`` with no queries is the leave-one-out
-       search. This function warns with :class:`FutureWarning` and goes in 0.4.0.
-
-    Parameters
-    ----------
-    queries : collection of graphs or None
-        Any collection the pair engine accepts: a sequence of graphs, a
-        :class:`~graphinvariants.GraphBatch`, a :class:`~graphinvariants.TUDataset`,
-        or precomputed embeddings of the kernel's functional (for ``"power"``, a
-        :class:`~graphinvariants.GaussianBatch`). ``None``: leave-one-out search,
-        as scikit-learn's ``NearestNeighbors.kneighbors(X=None)``; every corpus graph
-        is a query, and its own position is never among its neighbours (other
-        positions holding an identical graph are, with the kernel value they have).
-    corpus : collection of graphs
-        The graphs searched, in the same forms.
-    n_neighbors : int, keyword-only
-        Neighbours per query (default 10), at most ``len(corpus)`` (``len(corpus) - 1``
-        when ``queries`` is None).
-    kernel : str, keyword-only
-        A kernel name as for :func:`~graphinvariants.kernel_matrix` (default
-        ``"power"``; combinations such as ``"power*histogram"`` too).
-    n_jobs : int or None, keyword-only
-        Worker threads over tiles of pairs (``None``: 1, ``-1``: all cores).
-    working_memory : float or None, keyword-only
-        Memory in MiB that one chunk of kernel values and its selection may use; the
-        number of query rows per chunk follows from it (at least one). ``None`` uses
-        scikit-learn's global setting, ``sklearn.get_config()["working_memory"]``
-        (1024 MiB by default). The embeddings and the engine's tiles come on top.
-    **params
-        Parameters of the kernel (for example ``k``, ``ridge``).
-
-    Returns
-    -------
-    indices : numpy.ndarray of int64, shape (n_queries, n_neighbors)
-        Corpus positions, most similar first; equal kernel values are ordered by
-        increasing corpus position. With ``queries=None``, row ``i`` is corpus graph
-        ``i``'s neighbours, ``i`` itself left out.
-    values : numpy.ndarray of float64, shape (n_queries, n_neighbors)
-        The kernel values, non-increasing along each row.
-
-    Raises
-    ------
-    ValueError
-        If ``n_neighbors`` is larger than the corpus (than the corpus less one graph
-        when ``queries`` is None), ``working_memory`` is not positive, or the kernel or
-        a parameter is unknown.
-
-    Warns
-    -----
-    UserWarning
-        If one row of kernel values alone exceeds ``working_memory`` (one row per
-        chunk is then used, as in scikit-learn).
-
-    Notes
-    -----
-    :class:`graphinvariants.NearestGraphs` is the one search surface: ``NearestGraphs(
-    kernel=name).fit(corpus).kneighbors(queries)`` gives these indices, with the
-    distances ``sqrt(max(0, 2 - 2 K))`` instead of the values, and the same search over
-    feature rows, a Zarr store or Dask. This function is the engine it calls for a
-    kernel name, kept as the lower-level call that returns kernel values.
-
-    Each chunk of rows is reduced with :func:`numpy.argpartition`, whose choice
-    among values equal to the ``k``-th largest is arbitrary; all such ties are then
-    collected and the candidates sorted by (decreasing value, increasing index), so
-    the result is exactly the first ``n_neighbors`` columns of a stable sort of each
-    full row.
-
-    ``kneighbors(corpus, corpus)`` searches the corpus for each of its graphs, itself
-    included: a graph's own position comes first only if no smaller position holds a
-    graph with the same kernel value 1 (an isomorphic copy, or a graph the kernel does
-    not tell apart from it). ``kneighbors(None, corpus)`` leaves the position out.
-
-    Examples
-    --------
-    >>> import warnings
-    >>> import networkx as nx
-    >>> import numpy as np
-    >>> import graphinvariants as gi
-    >>> graphs = [nx.gnp_random_graph(20, 0.2, seed=s) for s in range(8)]
-    >>> corpus = graphs + graphs  # every graph twice, so kernel values tie
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     indices, values = gi.kneighbors(graphs[:2], corpus, n_neighbors=4)
-    >>> caught[0].category.__name__
-    'FutureWarning'
-    >>> indices  # equal values: the smaller corpus position first
-    array([[ 0,  8,  1,  9],
-           [ 1,  9,  5, 13]])
-
-    The one door, with scikit-learn's convention:
-
-    >>> search = gi.NearestGraphs(kernel="power", n_neighbors=4).fit(corpus)
-    >>> distances, same = search.kneighbors(graphs[:2])
-    >>> bool((same == indices).all()), bool(np.allclose(1 - distances**2 / 2, values))
-    (True, True)
-    """
-    warnings.warn("graphinvariants.kneighbors is deprecated since 0.3.0 and goes in 0.4.0: use "
-                  "NearestGraphs(kernel=name, n_neighbors=k).fit(corpus).kneighbors(queries), which returns "
-                  "(distances, indices) as scikit-learn does; the kernel values are 1 - distances**2 / 2",
-                  FutureWarning, stacklevel=2)
-    return _kneighbors(queries, corpus, n_neighbors=n_neighbors, kernel=kernel, n_jobs=n_jobs,
-                       working_memory=working_memory, **params)
-
-
-def _kneighbors(queries, corpus, *, n_neighbors=10, kernel=DEFAULT_KERNEL, n_jobs=None, working_memory=None,
-                **params):
-    """:func:`kneighbors` without its deprecation warning: the engine the tests and
-    benchmarks measure (and compare the Dask engine with)."""
-    n_neighbors = check_int(n_neighbors, "n_neighbors", minimum=1)
-    n_jobs = check_n_jobs(n_jobs)
-    working_memory = check_working_memory(working_memory)
-    if is_smiles(queries) or is_smiles(corpus):
-        params = molecule_parameters(kernel, params)
-    functional = make_functional(kernel, **params)
-    if corpus is None:
-        raise TypeError("corpus must be a collection of graphs, got None")
-    check_not_same_iterator(queries, corpus, ("queries", "corpus"), hint=None)
-    right = functional.as_embeddings(corpus, what="corpus")
-    n_corpus = len(right)
-    if queries is None:
-        if n_neighbors > n_corpus - 1:
-            raise ValueError(
-                f"n_neighbors={n_neighbors}, but with queries=None each of the {n_corpus} corpus graphs "
-                f"has only {n_corpus - 1} others"
-            )
-        return kneighbors_of_embeddings(right, None, functional, n_neighbors, n_jobs, working_memory)
-    left = functional.as_embeddings(queries, what="queries")
-    if n_neighbors > n_corpus:
-        raise ValueError(f"n_neighbors={n_neighbors} is larger than the corpus, which has {n_corpus} graphs")
-    return kneighbors_of_embeddings(left, right, functional, n_neighbors, n_jobs, working_memory)
-
-
-def kneighbors_of_embeddings(left, right, functional, n_neighbors, n_jobs=1, working_memory=None):
-    """:func:`kneighbors` on embeddings of ``functional``, arguments already checked
-    (``n_neighbors <= len(right)``); also the per-partition step of the Dask version.
-    ``right=None``: leave-one-out search of ``left`` in itself."""
-    if working_memory is None:
-        working_memory = check_working_memory(None)
-    leave_one_out = right is None
-    n_corpus = len(left if leave_one_out else right)
-    n_queries = len(left)
-    indices = np.empty((n_queries, n_neighbors), dtype=np.int64)
-    values = np.empty((n_queries, n_neighbors))
-    if n_queries == 0:
-        return indices, values
-    n_rows = chunk_n_rows(_BYTES_PER_PAIR * n_corpus, working_memory)
-    for rows, block in kernel_row_chunks(left, right, functional=functional, n_rows=n_rows, n_jobs=n_jobs):
-        if leave_one_out:
-            block[np.arange(len(rows)), rows] = -np.inf  # below every kernel value: never chosen
-        indices[rows], values[rows] = top_k(block, n_neighbors)
-    return indices, values
-
-
-def chunk_n_rows(row_bytes, working_memory):
-    """Rows that fit in ``working_memory`` MiB (at least 1, with a warning), as
-    :func:`sklearn.utils.get_chunk_n_rows` computes it."""
-    n_rows = int(working_memory * 2**20 // max(row_bytes, 1))
-    if n_rows < 1:
-        warnings.warn(
-            f"Could not adhere to working_memory config. Currently {working_memory:.0f}MiB, "
-            f"{np.ceil(row_bytes * 2**-20):.0f}MiB required.",
-            UserWarning,
-            stacklevel=4,
-        )
-        n_rows = 1
-    return n_rows
-
-
-def top_k(block, k, columns=None):
-    """The ``k`` largest values of each row of ``block`` and their column labels.
+def top_k(block, k, columns=None, *, largest=True):
+    """The ``k`` largest (or smallest) values of each row of ``block`` and their labels.
 
     Parameters
     ----------
@@ -228,12 +43,36 @@ def top_k(block, k, columns=None):
     columns : numpy.ndarray of int64, shape (n_columns,) or (n_rows, n_columns), optional
         Label of each column (default: its position); ties are broken by the
         smaller label.
+    largest : bool, keyword-only, default=True
+        False: the ``k`` smallest values, smallest first (on a negated copy of ``block``).
 
     Returns
     -------
     labels, values : numpy.ndarray of shape (n_rows, k)
+        The first ``k`` entries of a stable sort of each row (by label among equal values).
+
+    Notes
+    -----
+    Each row is reduced with :func:`numpy.argpartition`, whose choice among values equal
+    to the ``k``-th is arbitrary; all such ties are then collected (one row at a time, so
+    that memory stays that of the block) and the candidates sorted by (value, label).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphinvariants.kernels.topk import top_k
+    >>> labels, values = top_k(np.array([[0.5, 0.9, 0.9, 0.1]]), 2)
+    >>> labels.tolist(), values.tolist()  # equal values: the smaller label first
+    ([[1, 2]], [[0.9, 0.9]])
+    >>> top_k(np.array([[3.0, 1.0, 2.0, 1.0]]), 2, largest=False)[0].tolist()
+    [[1, 3]]
     """
-    block = np.asarray(block, dtype=np.float64)
+    block = np.asarray(block)
+    if block.dtype.kind != "f":
+        block = block.astype(np.float64)
+    if not largest:
+        labels, values = top_k(-block, k, columns)
+        return labels, -values + 0.0  # (+ 0.0: no negative zeros)
     n_rows, m = block.shape
     if columns is None:
         labels = np.broadcast_to(np.arange(m, dtype=np.int64), (n_rows, m))
@@ -261,19 +100,114 @@ def top_k(block, k, columns=None):
     return np.take_along_axis(cand_labels, order, axis=1), np.take_along_axis(cand_values, order, axis=1)
 
 
-def merge_top_k(parts, k):
-    """Top ``k`` of several partial top-``k`` results ``(labels, values[, extra])``.
+def merge_top_k(parts, k, *, largest=True):
+    """Top ``k`` of several partial answers ``(labels, values[, extra])`` of the same rows.
 
-    Every part covers the same rows; labels are comparable across parts (global
-    positions), so ties keep being broken by the smaller label. ``extra`` (optional,
-    same shape) travels with the labels.
+    Labels are comparable across parts (global positions), so ties keep being broken by
+    the smaller label; ``extra`` (optional, same shape) travels with the labels.
+    ``largest=False``: the smallest values first (distances).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphinvariants.kernels.topk import merge_top_k
+    >>> a = (np.array([[0, 2]]), np.array([[0.1, 0.5]]))
+    >>> b = (np.array([[1, 3]]), np.array([[0.1, 0.2]]))
+    >>> merge_top_k([a, b], 3, largest=False)[0].tolist()  # 0.1 twice: position 0 first
+    [[0, 1, 3]]
     """
     labels = np.concatenate([p[0] for p in parts], axis=1)
     values = np.concatenate([p[1] for p in parts], axis=1)
     width = min(k, labels.shape[1])
-    order = np.lexsort((labels, -values), axis=1)[:, :width]
+    order = np.lexsort((labels, -values if largest else values), axis=1)[:, :width]
     out = [np.take_along_axis(labels, order, axis=1), np.take_along_axis(values, order, axis=1)]
     if len(parts[0]) > 2:
         extra = np.concatenate([p[2] for p in parts], axis=1)
         out.append(np.take_along_axis(extra, order, axis=1))
     return tuple(out)
+
+
+def chunk_n_rows(row_bytes, working_memory):
+    """Rows that fit in ``working_memory`` MiB (at least 1, with a warning), as
+    :func:`sklearn.utils.get_chunk_n_rows` computes it."""
+    n_rows = int(working_memory * 2**20 // max(row_bytes, 1))
+    if n_rows < 1:
+        warnings.warn(
+            f"Could not adhere to working_memory config. Currently {working_memory:.0f}MiB, "
+            f"{np.ceil(row_bytes * 2**-20):.0f}MiB required.",
+            UserWarning,
+            stacklevel=4,
+        )
+        n_rows = 1
+    return n_rows
+
+
+def kernel_top_k(left, right, functional, k, *, by="value", exclude=None, rows=None, n_jobs=1, working_memory=None):
+    """The ``k`` graphs of ``right`` nearest each graph of ``left`` by a kernel, in
+    bounded memory.
+
+    Parameters
+    ----------
+    left, right : embeddings of ``functional``
+        The queries and the graphs searched (``k <= len(right)``, checked by the
+        caller); ``right=None``: ``left`` searched in itself (the square matrix, its
+        diagonal exactly 1), each graph's own position left out.
+    functional : Functional
+    k : int
+    by : {"value", "distance"}, keyword-only, default="value"
+        Rank by kernel value, largest first, or by ``sqrt(max(0, 2 - 2 K))``, smallest
+        first (the same order but where rounding makes two distances equal: then by
+        position); returned are the values ranked by.
+    exclude : numpy.ndarray of int64, shape (n_queries,), optional
+        A position of ``right`` left out of each query's answer (-1: none); it comes
+        last if ``k`` reaches it (value ``-inf``, distance ``inf``).
+    rows : range, optional
+        With ``right=None``: only these graphs of ``left`` as queries (default: all).
+    n_jobs : int, keyword-only
+        Threads of the pair engine.
+    working_memory : float or None, keyword-only
+        MiB for one chunk of kernel values and its selection (None: scikit-learn's).
+
+    Returns
+    -------
+    indices : numpy.ndarray of int64, shape (n_queries, k)
+    values : numpy.ndarray of float64, shape (n_queries, k)
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from graphinvariants.kernels import make_functional
+    >>> from graphinvariants.kernels.topk import kernel_top_k
+    >>> functional = make_functional("wl")
+    >>> graphs = functional.as_embeddings([nx.path_graph(4), nx.star_graph(3), nx.path_graph(4)])
+    >>> indices, distances = kernel_top_k(graphs, None, functional, 1, by="distance")
+    >>> indices.ravel().tolist(), distances.round(6).ravel().tolist()  # the copies find each other
+    ([2, 0, 0], [0.0, 1.332814, 0.0])
+    """
+    working_memory = check_working_memory(working_memory)
+    n_corpus = len(left if right is None else right)
+    span = range(len(left)) if rows is None or right is not None else range(rows.start, min(rows.stop, len(left)))
+    if right is None and exclude is None:
+        exclude = np.arange(span.start, span.stop, dtype=np.int64)
+    indices = np.empty((len(span), k), dtype=np.int64)
+    values = np.empty((len(span), k))
+    if len(span) == 0:
+        return indices, values
+    n_rows = chunk_n_rows(BYTES_PER_PAIR * n_corpus, working_memory)
+    for rows, block in kernel_row_chunks(left, right, functional=functional, n_rows=n_rows, n_jobs=n_jobs,
+                                         rows=span):
+        rows = rows - span.start  # (the queries' own places)
+        if by == "distance":  # -sqrt(max(0, 2 - 2 K)), in place: the largest is the nearest
+            block *= -2.0
+            block += 2.0
+            np.maximum(block, 0.0, out=block)
+            np.sqrt(block, out=block)
+            np.negative(block, out=block)
+        if exclude is not None:
+            ex = exclude[rows]
+            inside = ex >= 0
+            block[np.flatnonzero(inside), ex[inside]] = -np.inf  # below every value: never chosen
+        indices[rows], values[rows] = top_k(block, k)
+    if by == "distance":
+        values = -values + 0.0  # (+ 0.0: no negative zeros)
+    return indices, values

@@ -39,7 +39,8 @@ the rest CSR (original column numbers), both of ``dtype``: ``"float64"`` keeps t
 as given; ``"float32"`` stores them rounded to float32 (about two thirds of the memory:
 ``4`` bytes a dense entry, ``8`` a sparse one against ``8`` and ``12``), and every
 distance is still summed in float64 from the stored values, so the answer is exact for
-the stored rows. A search holds one bound per row and query (``8 n`` bytes a query) for a
+the stored rows. The queries are rounded as the rows are, so that a copy of a stored
+row is at distance exactly 0. A search holds one bound per row and query (``8 n`` bytes a query) for a
 batch of queries whose size ``working_memory`` bounds.
 
 Distances: the answer is ranked by the Euclidean distance of the rows,
@@ -71,7 +72,7 @@ from .._utils.validation import check_choice, check_int, check_seed, check_worki
 from .projection import Projection, rounding_margin
 from .rows import as_rows, take_columns
 
-__all__ = ["BLOCK_ROWS", "FULL_PASS_SHARE", "METHODS", "ExactIndex", "check_lost", "merge_nearest",
+__all__ = ["BLOCK_ROWS", "FULL_PASS_SHARE", "METHODS", "METRICS", "ExactIndex", "check_lost",
            "pair_inner_products", "self_products", "split_points"]
 
 #: Rows of the index per product with a batch of queries (numpy's pass over the bounds),
@@ -94,6 +95,13 @@ FULL_PASS_SHARE = 0.125
 #: ``"scan"`` (every row's rough score from the dense columns and the posting lists),
 #: ``"auto"`` (the scan where it costs no more per row than the bounds' pass).
 METHODS = ("auto", "bounds", "scan")
+
+#: What the rows are ranked by: ``"euclidean"``, ``sqrt(max(0, <q, q> + <x, x> - 2 <q, x>))``;
+#: ``"cosine"``, ``sqrt(max(0, 2 - 2 <q, x> / sqrt(<q, q> <x, x>)))``, the distance of the
+#: rows' directions (for rows of norm one up to rounding, a normalised kernel's: an
+#: identical row at exactly 0, an orthogonal one at exactly ``sqrt(2)``, whatever the last
+#: bits of the norms).
+METRICS = ("euclidean", "cosine")
 
 #: Rows of smallest bound scored before a query whose bounds leave many rows is sent to
 #: the full pass (at least; ``n_rows / 256`` on larger indexes).
@@ -176,15 +184,6 @@ def self_products(Q):
     return out
 
 
-def merge_nearest(parts, k):
-    """The ``k`` nearest of several partial answers ``(positions, distances)`` of the
-    same queries: smallest distance first, ties by the smaller position."""
-    positions = np.concatenate([p[0] for p in parts], axis=1)
-    distances = np.concatenate([p[1] for p in parts], axis=1)
-    order = np.lexsort((positions, distances), axis=1)[:, : min(k, positions.shape[1])]
-    return np.take_along_axis(positions, order, axis=1), np.take_along_axis(distances, order, axis=1)
-
-
 def split_points(n_rows, n_parts, block_rows=BLOCK_ROWS):
     """Starts of ``n_parts`` (at most) parts of ``n_rows`` rows, each a multiple of
     ``block_rows`` long but the last, so that every row sits at the same place of
@@ -234,6 +233,13 @@ class ExactIndex:
         bound of the ``k``-th are scored exactly; ``"auto"``: the scan where its
         multiply-adds per row (dense columns, plus the query's postings over the rows)
         are at most ``n_dims``, else the bounds. The same answer, bit for bit, whichever.
+    metric : {"euclidean", "cosine"}, keyword-only, default="euclidean"
+        The distance ranked (:data:`METRICS`): the rows' Euclidean distance, or that of
+        their directions, ``sqrt(max(0, 2 - 2 <q, x> / sqrt(<q, q> <x, x>)))``, for rows
+        of norm one up to rounding (``K(G, G) = 1``): equal kernel values then give
+        equal distances (``K = 0``: exactly ``sqrt(2)``, ties by position), where the
+        Euclidean formula orders them by the last bits of the rows' norms. The bounds
+        hold for either (the gap between the two is bounded by the norms).
     seed : None, int or Generator, keyword-only, default=None
         Draws the projection's sample (the answer does not depend on it; the number of
         rows scored does, a little).
@@ -262,7 +268,7 @@ class ExactIndex:
     """
 
     def __init__(self, *, n_dims=32, dtype="float64", dense_share=0.5, working_memory=None, block_rows=BLOCK_ROWS,
-                 svd_samples=8192, method="auto", seed=None):
+                 svd_samples=8192, method="auto", metric="euclidean", seed=None):
         self.n_dims = n_dims
         self.dtype = dtype
         self.dense_share = dense_share
@@ -270,6 +276,7 @@ class ExactIndex:
         self.block_rows = block_rows
         self.svd_samples = svd_samples
         self.method = method
+        self.metric = metric
         self.seed = seed
 
     # -- building ----------------------------------------------------------------------
@@ -283,6 +290,7 @@ class ExactIndex:
         """
         check_choice(self.dtype, "dtype", ("float64", "float32"))
         check_choice(self.method, "method", METHODS)
+        check_choice(self.metric, "metric", METRICS)
         check_int(self.block_rows, "block_rows", minimum=1)
         check_int(self.n_dims, "n_dims", minimum=0)
         X = as_rows(X)
@@ -501,6 +509,8 @@ class ExactIndex:
         Q = as_rows(Q, "Q")
         if Q.shape[1] != self.n_features_:
             raise ValueError(f"queries have {Q.shape[1]} features, the index {self.n_features_}")
+        if self._type != np.float64:  # rounded as the rows are stored: a copy of a stored row is at distance 0
+            Q = self._stored(Q)
         n_q = Q.shape[0]
         width = min(check_int(k, "k", minimum=1), self.n_rows_)
         if exclude is not None:
@@ -574,6 +584,25 @@ class ExactIndex:
         return (both - 2.0 * (scores + residual[j] * self._residual[positions])) - (
             relative * norm[j] * self._root_norms[positions] + absolute * both)
 
+    def _metric_slack(self, own):
+        """Per query, a bound on how far the ranked square (``metric``) of any row may
+        be below its Euclidean square, which the bounds and rough scores bound: 0 for
+        ``"euclidean"``; for ``"cosine"``, with ``a = |q|`` and ``b = |x|``, the cosine
+        square is ``(e - (a - b)^2) / (a b)`` of the Euclidean square ``e <= (a + b)^2``,
+        so it is within ``(a + b)^2 |1 / (a b) - 1| + (a - b)^2 / (a b)`` of ``e``
+        (taken over the rows' smallest and largest norm, plus the rounding of the few
+        operations; infinite where a norm is 0: every row is then scored)."""
+        if getattr(self, "metric", "euclidean") != "cosine":
+            return np.zeros(len(own))
+        a = np.sqrt(np.maximum(own, 0.0))
+        lo, hi = float(self._root_norms.min(initial=np.inf)), float(self._root_norms.max(initial=0.0))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            low = a * lo
+            relative = np.maximum(np.abs(1.0 / low - 1.0), np.abs(1.0 / (a * hi) - 1.0))
+            slack = (a + hi) ** 2 * relative + np.maximum((a - lo) ** 2, (a - hi) ** 2) / low
+        slack = slack * (1 + 1e-6) + 64 * _EPS * ((a + hi) ** 2 + 1.0)
+        return np.where(low > 0, slack, np.inf)
+
     def _search_batch(self, Q, k, exclude, lost):
         Qs = sp.csr_array(Q)
         Qs.sort_indices()
@@ -589,6 +618,7 @@ class ExactIndex:
         values = np.empty((b, k))
         scored = np.empty(b, dtype=np.int64)
         scorer = _Scorer(self, Qs)
+        slack = self._metric_slack(own)
         deferred = []
         for j in range(b):
             bounds = lb[j]
@@ -600,7 +630,7 @@ class ExactIndex:
                 # of bound, the threshold falling as nearer rows are scored; a row whose
                 # bound is above it is farther than k scored rows (by more than sqrt's
                 # rounding, so ties by position stay safe)
-                threshold = _threshold(squares, k)
+                threshold = _threshold(squares, k) + slack[j]
                 rest = _below(bounds, threshold)
                 rest = rest[~np.isin(rest, head, assume_unique=True)]
                 refined = bounds[rest] if context is None else self._refined(j, own[j], context, rest)
@@ -612,7 +642,7 @@ class ExactIndex:
                     pick = pick[refined[pick] <= threshold]
                     positions = np.concatenate([positions, rest[pick]])
                     squares = np.concatenate([squares, scorer.squares(j, own[j], rest[pick])])
-                    threshold = _threshold(squares, k)
+                    threshold = _threshold(squares, k) + slack[j]
                     keep = refined <= threshold
                     keep[pick] = False
                     rest, refined = rest[keep], refined[keep]
@@ -627,7 +657,7 @@ class ExactIndex:
                     chunk = chunk[refined[done : done + step] <= threshold]
                     positions = np.concatenate([positions, chunk])
                     squares = np.concatenate([squares, scorer.squares(j, own[j], chunk)])
-                    threshold = _threshold(squares, k)
+                    threshold = _threshold(squares, k) + slack[j]
                     done += step
                     step = min(2 * step, 4096)
             else:  # fewer than k rows with a finite bound: all of them
@@ -663,7 +693,7 @@ class ExactIndex:
         gamma = m * _EPS / (1 - m * _EPS)
         max_norm = float(self._root_norms.max(initial=0.0))
         scale = (np.sqrt(np.maximum(own, 0.0)) + max_norm) ** 2
-        margin = 8 * (gamma + _EPS) * scale
+        margin = 8 * (gamma + _EPS) * scale + 2.0 * self._metric_slack(own)
         dense_t = np.zeros((len(self.dense_columns_), Qs.shape[0]))  # the queries' dense part, by column
         place = self._dense_lookup[Qs.indices]
         held = place >= 0
@@ -766,6 +796,11 @@ class _Scorer:
                 for R in index._take_chunks(positions):
                     inner[done : done + R.shape[0]] = pair_inner_products(q, np.zeros(R.shape[0], np.int64), R)
                     done += R.shape[0]
+        if getattr(index, "metric", "euclidean") == "cosine":  # (an index pickled before 0.3.0: Euclidean)
+            both = own * index._norms[positions]
+            with np.errstate(divide="ignore", invalid="ignore"):  # (a norm 0: the Euclidean square)
+                return np.where(both > 0, 2.0 - 2.0 * (inner / np.sqrt(both)),
+                                (own + index._norms[positions]) - 2.0 * inner)
         return (own + index._norms[positions]) - 2.0 * inner
 
 
@@ -813,13 +848,14 @@ def check_lost(lost, n_queries):
     return lost
 
 
-def brute_force(X, Q, k, exclude=None, lost=None):
+def brute_force(X, Q, k, exclude=None, lost=None, metric="euclidean"):
     """Exhaustive k nearest (the reference of the tests): the full matrix of distances
     ``sqrt(max(0, <q, q> + <x, x> - 2 <q, x>))``, every inner product summed one column
     at a time in increasing column order (the order :func:`pair_inner_products`
     documents, written out over dense matrices: zero products change no sum), sorted
     stably (ties by position); ``exclude`` puts a row at distance infinity; ``lost``
-    is added to each ``<q, q>``."""
+    is added to each ``<q, q>``; ``metric="cosine"``: ``sqrt(max(0, 2 - 2 <q, x> /
+    sqrt(<q, q> <x, x>)))`` (the Euclidean square where a norm is 0)."""
     Q = np.asarray(Q.toarray() if sp.issparse(Q) else Q, dtype=np.float64)
     X = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
     S = np.zeros((Q.shape[0], X.shape[0]))
@@ -831,7 +867,12 @@ def brute_force(X, Q, k, exclude=None, lost=None):
         xx += X[:, c] * X[:, c]
     if lost is not None:
         qq = qq + lost
-    D = np.sqrt(np.maximum((qq[:, None] + xx[None, :]) - 2.0 * S, 0.0))
+    D = (qq[:, None] + xx[None, :]) - 2.0 * S
+    if metric == "cosine":
+        both = qq[:, None] * xx[None, :]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            D = np.where(both > 0, 2.0 - 2.0 * (S / np.sqrt(both)), D)
+    D = np.sqrt(np.maximum(D, 0.0))
     if exclude is not None:
         D[np.arange(len(exclude)), exclude] = np.inf
     order = np.argsort(D, axis=1, kind="stable")[:, :k]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import graphinvariants as gi
-from graphinvariants.kernels.topk import _kneighbors  # the engine (gi.kneighbors is deprecated)
+from graphinvariants.search._kernel_index import kernel_neighbors as _kneighbors  # the kernel index (gi.kneighbors is deprecated)
 from graphinvariants.embeddings import GaussianEmbedding, MeanMap, WalkHistogram
 from graphinvariants.kernels import make_functional, pairwise_kernels
 

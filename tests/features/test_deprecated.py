@@ -355,6 +355,20 @@ def test_reading_a_deprecated_name_warns_and_gives_graphfeatures(name):
         assert clone(model).get_params() == model.get_params()
 
 
+def test_reading_kneighbors_warns_and_gives_the_kernel_index_function():
+    # issue 50: gi.kneighbors warns through the same __getattr__ (every read), and a call again
+    from graphinvariants.search import _kernel_index
+
+    for _ in range(2):
+        with pytest.warns(FutureWarning, match="kneighbors is deprecated since 0.3.0 and goes in 0.4.0: use NearestGraphs"):
+            function = gi.kneighbors
+    assert function is _kernel_index.kneighbors and "kneighbors" not in vars(gi)
+    graphs = [nx.path_graph(4), nx.cycle_graph(4), nx.star_graph(3)]
+    with pytest.warns(FutureWarning, match="graphinvariants.kneighbors is deprecated"):
+        indices, values = function(graphs[:1], graphs, n_neighbors=1)
+    assert indices.tolist() == [[0]] and values.tolist() == [[1.0]]
+
+
 def test_the_second_implementation_is_gone_and_other_names_do_not_warn():
     # (by its file: an editable install of another checkout may still map the module name)
     assert not (Path(gi.__file__).parent / "approximation.py").exists()

@@ -9,6 +9,7 @@ import graphinvariants as gi
 pytest.importorskip("dask")
 pytest.importorskip("zarr")
 pytest.importorskip("distributed")
+from graphinvariants.search._parts import DaskParts, StoreParts  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +35,7 @@ def test_client_equals_in_process_bit_for_bit(client, data):
     local = gi.NearestGraphs(kernel=features, n_neighbors=6, index_params=params).fit(graphs, ids=np.arange(110) * 2)
     remote = gi.NearestGraphs(kernel=features, n_neighbors=6, index_params=params, client=client,
                               n_partitions=3).fit(graphs, ids=np.arange(110) * 2)
-    assert len(remote._parts) == 3 and remote.index_ is None
+    assert isinstance(remote.index_, DaskParts) and len(remote.index_.parts) == 3  # one index per part, on the workers
     for q in (queries, None):
         a, b = local.kneighbors(q, return_ids=True), remote.kneighbors(q, return_ids=True)
         for x, z in zip(a, b):
@@ -45,7 +46,7 @@ def test_store_equals_in_process(client, data, tmp_path):
     graphs, features, queries = data
     local = gi.NearestGraphs(kernel=features, n_neighbors=5).fit(graphs)
     stored = gi.NearestGraphs(kernel=features, n_neighbors=5, store=str(tmp_path / "f.zarr"), n_partitions=3).fit(graphs)
-    assert stored.index_ is None and stored.n_samples_fit_ == len(graphs)
+    assert isinstance(stored.index_, StoreParts) and stored.n_samples_fit_ == len(graphs)
     # each part is its own index, and every distance the same sum per pair: bit for bit
     for q in (queries, None):
         (da, ia), (db, ib) = local.kneighbors(q), stored.kneighbors(q)

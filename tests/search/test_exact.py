@@ -6,7 +6,8 @@ import pytest
 import scipy.sparse as sp
 
 import graphinvariants as gi
-from graphinvariants.kernels.topk import _kneighbors  # the engine (gi.kneighbors is deprecated)
+from graphinvariants.search._kernel_index import kernel_neighbors as _kneighbors  # the kernel index (gi.kneighbors is deprecated)
+from graphinvariants.search._maps import rows_metric
 from graphinvariants.search.exact import BLOCK_ROWS, ExactIndex, brute_force, split_points
 
 
@@ -17,6 +18,15 @@ def _rows(n, d, seed, density=0.05, dense=3):
     X.data = np.round(X.data * 8) / 8  # few distinct values: many equal inner products
     X = sp.csr_array(sp.hstack([sp.csr_array(np.round(rng.random((n, dense)) * 4) / 4), X], format="csr"))
     return sp.csr_array(sp.vstack([X[: n - n // 2], X[: n // 2]], format="csr"))  # every row twice
+
+
+def _stored(X, dtype):
+    """Rows (or queries) as an index of ``dtype`` holds them: a float32 index rounds
+    its queries as it rounds its rows (issue 52, item 8)."""
+    if dtype != "float32":
+        return X
+    return sp.csr_array(X, dtype=np.float32).astype(np.float64) if sp.issparse(X) else X.astype(np.float32).astype(
+        np.float64)
 
 
 def _check_same(got, want):
@@ -168,8 +178,9 @@ def _check_at_every_block(graphs, features, n_neighbors):
     left out) and a batch equals single queries."""
     X = features.transform(graphs)
     n = len(graphs)
-    want = brute_force(X, X, n_neighbors)
-    want_loo = brute_force(X, X, n_neighbors, exclude=np.arange(n))
+    metric = rows_metric(features)  # rows of norm one: ranked by direction (issue 52, item 8)
+    want = brute_force(X, X, n_neighbors, metric=metric)
+    want_loo = brute_force(X, X, n_neighbors, exclude=np.arange(n), metric=metric)
     for working_memory, block_rows in [(None, 32768), (0.01, 32768), (None, 7), (1, 50)]:
         search = gi.NearestGraphs(kernel=features, n_neighbors=n_neighbors, working_memory=working_memory,
                                   index_params={"block_rows": block_rows}).fit(graphs)
@@ -221,11 +232,11 @@ def test_bounds_never_drop_a_neighbour(n_dims, dtype, method):
     X = _hard_rows(0)
     Q = np.vstack([X[:12], _hard_rows(1)[:12], np.zeros((1, 12))])
     index = ExactIndex(n_dims=n_dims, dtype=dtype, method=method, seed=0).fit(X)
-    stored = X.astype(np.float32).astype(np.float64) if dtype == "float32" else X
+    stored = _stored(X, dtype)
     for k in (1, 7, X.shape[0]):
-        _check_same(index.search(Q, k), brute_force(stored, Q, k))
+        _check_same(index.search(Q, k), brute_force(stored, _stored(Q, dtype), k))
     exclude = np.arange(12)
-    _check_same(index.search(X[:12], X.shape[0], exclude=exclude), brute_force(stored, X[:12], X.shape[0],
+    _check_same(index.search(X[:12], X.shape[0], exclude=exclude), brute_force(stored, stored[:12], X.shape[0],
                                                                                exclude=exclude))
 
 
@@ -280,14 +291,14 @@ def test_scan_and_bounds_on_count_rows_equal_exhaustive_top_k(method, dtype):
     # rows added after fit (the posting lists made again)
     X = _count_rows(600, 0)
     Q = sp.csr_array(sp.vstack([X[:15], _count_rows(200, 1)[:15], X[-5:]], format="csr"))
-    stored = sp.csr_array(X, dtype=np.float32).astype(np.float64) if dtype == "float32" else X
+    stored, Qs = _stored(X, dtype), _stored(Q, dtype)
     for block_rows in (BLOCK_ROWS, 64):
         index = ExactIndex(method=method, dtype=dtype, block_rows=block_rows, seed=0).fit(X[:400]).add(X[400:])
         for k in (1, 10, X.shape[0]):
-            _check_same(index.search(Q, k), brute_force(stored, Q, k))
-        _check_same(index.search(Q[3:4], 10), brute_force(stored, Q[3:4], 10))
+            _check_same(index.search(Q, k), brute_force(stored, Qs, k))
+        _check_same(index.search(Q[3:4], 10), brute_force(stored, Qs[3:4], 10))
         exclude = np.arange(15)
-        _check_same(index.search(X[:15], 10, exclude=exclude), brute_force(stored, X[:15], 10, exclude=exclude))
+        _check_same(index.search(X[:15], 10, exclude=exclude), brute_force(stored, stored[:15], 10, exclude=exclude))
         if method == "scan":
             assert (index.scored_ == X.shape[0]).all()
             assert index.rescored_.max() < X.shape[0] // 4  # the rounding bound leaves few to score again
@@ -360,3 +371,56 @@ def test_bound_path_and_full_pass_give_the_same_answer(monkeypatch, share):
     exclude = np.arange(20)
     _check_same(index.search(X[:20], 299, exclude=exclude), brute_force(X, X[:20], 299, exclude=exclude))
     _check_same(index.search(X[:20], 300, exclude=exclude), brute_force(X, X[:20], 300, exclude=exclude))
+
+
+# -- issue 52, item 8: equal kernel values give equal distances; a float32 copy is at 0 ----
+def _unit(X):
+    X = sp.csr_array(X, dtype=np.float64)
+    norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+    return sp.csr_array(sp.diags(1.0 / norms) @ X)
+
+
+@pytest.mark.parametrize("method", ["bounds", "scan"])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_cosine_ranks_orthogonal_rows_by_position(method, dtype):
+    """Unit rows whose norms differ in the last bits, a query sharing no column with
+    any: every distance is exactly sqrt(2) and the rows come in position order (the
+    Euclidean formula ordered them by the rounding of their norms)."""
+    rng = np.random.default_rng(3)
+    X = _unit(sp.random(40, 30, density=0.3, random_state=rng, format="csr") + sp.eye(40, 30, format="csr"))
+    Q = sp.csr_array(np.hstack([np.zeros((2, 30)), np.array([[0.6, 0.8], [1.0, 0.0]])]))
+    X = sp.csr_array(sp.hstack([X, sp.csr_array((40, 2))]))
+    index = ExactIndex(metric="cosine", method=method, dtype=dtype, seed=0).fit(X)
+    indices, distances = index.search(Q, 40)
+    np.testing.assert_array_equal(indices, np.tile(np.arange(40), (2, 1)))
+    assert np.all(distances == np.sqrt(2.0))
+    euclidean = ExactIndex(method=method, dtype=dtype, seed=0).fit(X).search(Q, 40)
+    assert len(np.unique(euclidean[1])) > 1  # what it fixes: the norms' last bits
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "cosine"])
+@pytest.mark.parametrize("method", ["bounds", "scan"])
+def test_float32_index_puts_a_copy_at_distance_zero(metric, method):
+    """Queries are rounded as the rows are stored: a stored row asked again is at
+    exactly 0 (it was at about 3e-8, its own float32 rounding)."""
+    X = _unit(_rows(60, 50, 4)) if metric == "cosine" else _rows(60, 50, 4)
+    index = ExactIndex(dtype="float32", metric=metric, method=method, seed=0).fit(X)
+    indices, distances = index.search(X[:20], 3)
+    assert np.all(distances[:, 0] == 0.0)
+    stored = sp.csr_array(X.astype(np.float32).astype(np.float64))
+    _check_same((indices, distances), brute_force(stored, stored[:20], 3, metric=metric))
+
+
+@pytest.mark.parametrize("method", ["bounds", "scan"])
+@pytest.mark.parametrize("n_dims", [0, 4, 32])
+def test_cosine_equals_brute_force(method, n_dims):
+    """The bounds (Euclidean) stay bounds for the cosine ranking: nothing is dropped."""
+    X = _unit(_rows(120, 40, 5))
+    Q = sp.csr_array(sp.vstack([X[:10], _unit(_rows(10, 40, 6))]))
+    index = ExactIndex(metric="cosine", method=method, n_dims=n_dims, seed=0).fit(X)
+    for k in (1, 6, X.shape[0]):
+        _check_same(index.search(Q, k), brute_force(X, Q, k, metric="cosine"))
+        if method == "scan" and k < X.shape[0]:  # the gap to the Euclidean square is tiny: few rows summed again
+            assert index.rescored_.max() < X.shape[0] // 2
+    exclude = np.arange(10)
+    _check_same(index.search(X[:10], 8, exclude=exclude), brute_force(X, X[:10], 8, exclude=exclude, metric="cosine"))

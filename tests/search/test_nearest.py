@@ -129,3 +129,20 @@ def test_the_search_page_explains_engines_by_graph_features():
     for sentence in re.split(r"(?<=[.)])\s+(?=[A-Z(])", " ".join(section.split())):
         if re.search(r"LearnedFeatures|NystroemGraphKernel|MeanMapFeatures", sentence):
             assert "deprecated" in sentence, sentence
+
+
+@pytest.mark.parametrize("kernel", [None, "learned_kernel", "learned_features"])
+def test_learned_default_without_y_suggests_a_named_search(kernel):
+    """Issue 52, item 16: fit without y names the search that applies,
+    NearestGraphs("wl"), not GraphFeatures("wl"); nothing is embedded first."""
+    kernel = {None: None, "learned_kernel": gi.GraphKernel(), "learned_features": gi.GraphFeatures()}[kernel]
+    with pytest.raises(ValueError, match=r'NearestGraphs\("wl"\)') as caught:
+        gi.NearestGraphs(kernel).fit(_graphs())
+    assert "GraphFeatures(" not in str(caught.value)
+
+
+def test_learned_default_on_smiles_without_y_suggests_a_named_search():
+    pytest.importorskip("rdkit")
+    with pytest.raises(ValueError, match=r'NearestGraphs\("wl"\)'):
+        gi.NearestGraphs().fit(["CCO", "c1ccccc1", "CC(=O)O"])
+    assert gi.NearestGraphs("wl").fit(["CCO", "c1ccccc1", "CC(=O)O"]).n_samples_fit_ == 3  # the hint works

@@ -43,7 +43,7 @@ def test_name_equals_its_graph_features_and_brute_force(tu_load, kernel):
     # held out, and (all their labels seen) some of the fitted graphs
     fitted, queries = subset(data, np.arange(0, 150)), subset(data, np.r_[150:188, 0:150:15])
     search = gi.NearestGraphs(kernel, n_neighbors=7).fit(fitted)
-    assert isinstance(search.index_, ExactIndex) and search._embeddings is None  # the index, not the pair engine
+    assert isinstance(search.index_, ExactIndex)  # the index over rows, not the pair engine
     params = {key: value for key, value in search.feature_map_.kernel_.get_params().items()
               if key in ("node_label", "edge_label")}
     taken = {"wl": ("node_label", "edge_label"), "wloa": ("node_label",), "labelled_histogram": ("node_label",),
@@ -197,3 +197,37 @@ def test_stored_rows_that_lack_labels_answer_alike_by_query_and_leave_one_out(pr
     for j in range(len(stars)):
         at = asked_e[1][j].tolist().index(len(paths) + j)
         assert asked_e[0][j][at] == pytest.approx(np.sqrt(2 * missing[j]), abs=1e-12)
+
+
+def _labelled(n, seed, alphabet):
+    G = nx.gnp_random_graph(n, 0.4, seed=seed)
+    rng = np.random.default_rng(seed)
+    nx.set_node_attributes(G, {v: str(rng.choice(alphabet)) for v in G}, "label")
+    nx.set_edge_attributes(G, "-", "label")
+    return G
+
+
+@pytest.mark.parametrize("kernel", ["wl", "shortest_path", "rooted_subgraph"])
+def test_no_shared_label_gives_equal_distances_by_position(kernel):
+    """Issue 52, item 8: a query with K = 0 to every fitted graph (no label in common)
+    is at exactly sqrt(2) from each, in position order (not [1, 4, 0, 2], the order of
+    the last bits of the rows' norms)."""
+    fitted = [_labelled(5 + i % 7, i, list("ABC")) for i in range(30)]
+    search = gi.NearestGraphs(kernel, n_neighbors=30).fit(fitted)
+    assert gi.kernel_matrix([_labelled(8, 99, list("XYZ"))], fitted, kernel=kernel, node_label="label").max() == 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (labels unseen at fit)
+        distances, indices = search.kneighbors([_labelled(8, 99, list("XYZ"))])
+    np.testing.assert_array_equal(indices, [np.arange(30)])
+    assert np.all(distances == np.sqrt(2.0))
+
+
+@pytest.mark.parametrize("kernel", ["wl", "histogram"])
+def test_float32_index_finds_copies_at_distance_zero(kernel):
+    """Issue 52, item 8: with a float32 index an identical graph is at distance exactly
+    0, as the docs promise (it was at 2.98e-08: its row rounded, the query's not)."""
+    graphs = [_labelled(6 + i % 9, i, list("ABCD")) for i in range(40)]
+    search = gi.NearestGraphs(kernel, n_neighbors=2, index_params={"dtype": "float32"}).fit(graphs)
+    distances, indices = search.kneighbors(graphs[:15])
+    assert np.all(distances[:, 0] == 0.0)
+    assert np.all(search.kneighbors()[0] >= 0.0)  # leave-one-out: the copies' rows, rounded alike

@@ -1,16 +1,16 @@
+"""The kernel index (kernels without feature rows): exact top-k by kernel value through
+the pair engine, and the deprecated ``gi.kneighbors``, its thin alias."""
+
 import warnings
 
 import networkx as nx
 import numpy as np
 import pytest
 import sklearn
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 import graphinvariants as gi
-from graphinvariants.kernels.topk import _kneighbors  # the engine (gi.kneighbors is deprecated)
 from graphinvariants.kernels import topk as neighbors
-from graphinvariants.kernels.topk import merge_top_k, top_k
+from graphinvariants.search._kernel_index import kernel_neighbors as _kneighbors  # gi.kneighbors, without its warning
 
 
 def _relabelled(G, seed):
@@ -83,7 +83,7 @@ def test_small_working_memory_gives_the_same_answer_in_many_chunks(queries, corp
             yield rows, block
 
     monkeypatch.setattr(neighbors, "kernel_row_chunks", spy)
-    row_mib = neighbors._BYTES_PER_PAIR * len(corpus) / 2**20
+    row_mib = neighbors.BYTES_PER_PAIR * len(corpus) / 2**20
     idx, val = _kneighbors(queries, corpus, n_neighbors=5, kernel=kernel, working_memory=2.5 * row_mib)
     assert max(chunk_rows) == 2 and len(chunk_rows) == -(-len(queries) // 2)
     chunk_rows.clear()
@@ -175,53 +175,6 @@ def test_n_jobs_does_not_change_the_answer(queries, corpus):
     np.testing.assert_array_equal(a[1], b[1])
 
 
-@settings(max_examples=60, deadline=None)
-@given(
-    seed=st.integers(0, 2**32 - 1),
-    shape=st.tuples(st.integers(1, 6), st.integers(1, 30)),
-    n_levels=st.integers(1, 4),
-    data=st.data(),
-)
-def test_top_k_is_a_stable_sort_prefix(seed, shape, n_levels, data):
-    """Few distinct values: many ties everywhere, including at the k-th place."""
-    rng = np.random.default_rng(seed)
-    block = rng.integers(0, n_levels, size=shape) / n_levels
-    k = data.draw(st.integers(1, shape[1]))
-    labels, values = top_k(block, k)
-    order = np.argsort(-block, axis=1, kind="stable")[:, :k]
-    np.testing.assert_array_equal(labels, order)
-    np.testing.assert_array_equal(values, np.take_along_axis(block, order, axis=1))
-    # a top-k of top-k's over column splits, with global labels, is the same answer
-    cuts = sorted(set(rng.integers(0, shape[1], size=3).tolist()) | {0, shape[1]})
-    parts = []
-    for a, b in zip(cuts[:-1], cuts[1:]):
-        cols = np.arange(a, b)
-        lab, val = top_k(block[:, a:b], min(k, b - a), columns=cols)
-        parts.append((lab, val, lab * 10))
-    merged = parts[0]
-    for part in parts[1:]:
-        merged = merge_top_k([merged, part], k)
-    np.testing.assert_array_equal(merged[0], order)
-    np.testing.assert_array_equal(merged[1], values)
-    np.testing.assert_array_equal(merged[2], order * 10)
-
-
-def test_top_k_with_ties_everywhere_stays_within_the_block_memory():
-    """Rows of equal values (kernel values that underflow to 0, or graphs no kernel
-    separates) used to copy every tied value with its label: several times the block."""
-    import tracemalloc
-
-    block = np.zeros((100, 20000))
-    block[:, 7] = 1.0
-    tracemalloc.start()
-    labels, values = top_k(block, 3)
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    assert peak < 1.5 * block.nbytes, f"{peak / block.nbytes:.1f} x the block"
-    np.testing.assert_array_equal(labels, np.tile([7, 0, 1], (100, 1)))
-    np.testing.assert_array_equal(values, np.tile([1.0, 0.0, 0.0], (100, 1)))
-
-
 @pytest.mark.parametrize("kernel, params", [
     ("wl", {"n_iter": 3}), ("histogram", {"k": 4}), ("labelled_histogram", {"k": 3}),
     ("power*histogram*wl", {"histogram__k": 5}), ("power", {"k": 5}),
@@ -233,7 +186,7 @@ def test_chunked_equals_unchunked_exactly(queries, corpus, kernel, params):
         corpus = [_with_parity(G) for G in corpus]
         queries = corpus[::4]
         params = dict(params, node_label="label")
-    row_mib = neighbors._BYTES_PER_PAIR * len(corpus) / 2**20
+    row_mib = neighbors.BYTES_PER_PAIR * len(corpus) / 2**20
     expected = _kneighbors(queries, corpus, n_neighbors=6, kernel=kernel, working_memory=1024, **params)
     np.testing.assert_array_equal(expected[0], _brute_force(queries, corpus, 6, kernel=kernel, **params)[0])
     for working_memory in (row_mib / 10, 2.5 * row_mib, 7.5 * row_mib):
@@ -275,7 +228,7 @@ def test_leave_one_out_excludes_only_the_query_itself(corpus, kernel, params):
     K = gi.kernel_matrix(corpus, corpus, kernel=kernel, **params)
     np.fill_diagonal(K, -np.inf)
     order = np.argsort(-K, axis=1, kind="stable")[:, :4]
-    for working_memory in (1024, neighbors._BYTES_PER_PAIR * len(corpus) * 3 / 2**20):
+    for working_memory in (1024, neighbors.BYTES_PER_PAIR * len(corpus) * 3 / 2**20):
         idx, val = _kneighbors(None, corpus, n_neighbors=4, kernel=kernel, working_memory=working_memory, **params)
         assert idx.shape == (len(corpus), 4)
         np.testing.assert_array_equal(idx, order)
