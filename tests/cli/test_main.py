@@ -16,7 +16,7 @@ import pytest
 import graphinvariants as gi
 from graphinvariants.cli._main import build_parser, main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(capsys, *argv):

@@ -26,7 +26,7 @@ import graphinvariants as gi
 from graphinvariants.kernels.topk import _kneighbors  # the engine (gi.kneighbors is deprecated)
 from graphinvariants import distributed as gid
 
-from .test_docs_code import rst_blocks
+from ..test_docs_code import rst_blocks
 
 
 @pytest.fixture(scope="module")
@@ -533,7 +533,7 @@ def test_walk_through_reruns_over_its_outputs_and_logs_nothing(tmp_path):
     Parquet files of other graphs), as a user runs it twice: it replaces them, and the
     cluster logs no warning (shuffle, run_spec; distributed's handler writes its
     records to stderr as "- distributed.<module> - WARNING -")."""
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     (code,) = [code for lang, _, code in rst_blocks(root / "docs" / "large_collections.rst") if "LocalCluster" in code]
     zarr.open_array(str(tmp_path / "kernel.zarr"), mode="w", shape=(3, 3), dtype="f8")[:] = 7.0
     stale = pd.DataFrame({"graph_id": [999], "source": ["atom0"], "target": ["atom1"]})
@@ -555,7 +555,7 @@ def test_clusters_of_one_module_are_closed_before_the_next_starts_its_own():
     a cluster of its own (the walk-through of docs/large_collections.rst), ends quietly:
     a shared cluster kept for the whole session made its client print Dask's shutdown
     tracebacks at exit ("ConnectionPool is closed", CommClosedError), all tests passing."""
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     # the walk-through: the block that starts its own LocalCluster (found, not numbered)
     walk = next(line for language, line, code in rst_blocks(root / "docs" / "large_collections.rst")
                 if "LocalCluster(" in code)
