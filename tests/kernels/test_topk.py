@@ -160,8 +160,8 @@ def test_arguments_are_checked(corpus):
         g = iter(corpus)
         _kneighbors(g, g, n_neighbors=1)
     pd = pytest.importorskip("pandas")
-    frame = pd.DataFrame({"graph_id": [0], "mean_0": [0.5]})  # what graphinvariants.dask stores
-    with pytest.raises(TypeError, match=r"corpus is a data frame .*graphinvariants\.dask\.from_frame"):
+    frame = pd.DataFrame({"graph_id": [0], "mean_0": [0.5]})  # what graphinvariants.distributed stores
+    with pytest.raises(TypeError, match=r"corpus is a data frame .*graphinvariants\.distributed\.from_frame"):
         _kneighbors(corpus[:2], frame)
     with pytest.raises(TypeError, match="graphs is a data frame"):
         gi.kernel_matrix(frame)
