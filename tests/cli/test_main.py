@@ -279,6 +279,7 @@ def _without_seconds(records):
             for record in records]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scheduler", ["address", "local"])
 def test_evaluate_on_a_dask_cluster_equals_the_local_run(tu_dir, tmp_path, capsys, scheduler):
     distributed = pytest.importorskip("distributed")

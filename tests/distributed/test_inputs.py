@@ -527,6 +527,7 @@ def test_lazy_embeddings_submit_no_key_twice(client, graphs):
     assert _messages(records) == []  # nothing else either
 
 
+@pytest.mark.slow
 def test_walk_through_reruns_over_its_outputs_and_logs_nothing(tmp_path):
     """docs/large_collections.rst's walk-through, run as a script in a folder where a
     previous run left its outputs (here stale ones: a Zarr array of another shape and
@@ -550,6 +551,7 @@ def test_walk_through_reruns_over_its_outputs_and_logs_nothing(tmp_path):
     assert not (tmp_path / "edges" / "part.9.parquet").exists()
 
 
+@pytest.mark.slow
 def test_clusters_of_one_module_are_closed_before_the_next_starts_its_own():
     """A run of a module that uses the shared cluster, then a test that starts and closes
     a cluster of its own (the walk-through of docs/large_collections.rst), ends quietly:

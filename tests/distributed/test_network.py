@@ -291,6 +291,7 @@ def _node_orders(n, u, v):
     yield "shuffled", np.random.default_rng(13).permutation(n)
 
 
+@pytest.mark.slow
 def test_moments_agree_per_entry_whatever_the_node_order(client):
     """Every entry of the mean and of the covariance within 1e-12 relative of the
     in-process invariants, with a hub at node 0 or anywhere else. Shifting every row by
