@@ -213,7 +213,7 @@ def test_conf_checks_every_page_for_online_scripts_and_styles():
 
 
 # -- the gallery and the walk-through ---------------------------------------------------
-@pytest.mark.parametrize("example", ["plot_large_collections.py", "plot_external_kernels.py"])
+@pytest.mark.parametrize("example", ["plot_large_collections.py", pytest.param("plot_external_kernels.py", marks=pytest.mark.slow)])
 def test_the_example_figures_show_their_whole_titles(example, tu_dir, monkeypatch):
     """Every title and axis label of the figure lies inside the figure (the title of
     'Nystroem features and nearest neighbours' was cut off at both sides, that of the

@@ -114,7 +114,11 @@ def all_blocks():
 
 
 BLOCKS = list(all_blocks())
-PYTHON_BLOCKS = [pytest.param(code, id=f"{path}:{line}") for path, line, lang, code in BLOCKS if lang in PYTHON]
+#: A block that runs the paper's whole protocol (10 x 10 folds) is a long reproduction: it
+#: runs with the slow set (``-m slow``), the others with every run.
+PAPER_PROTOCOL = "n_repeats=10"
+PYTHON_BLOCKS = [pytest.param(code, id=f"{path}:{line}", marks=[pytest.mark.slow] if PAPER_PROTOCOL in code else [])
+                 for path, line, lang, code in BLOCKS if lang in PYTHON]
 
 
 def test_the_parser_finds_the_blocks_we_know_of():

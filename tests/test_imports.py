@@ -50,7 +50,8 @@ def test_every_public_name_resolves_and_is_listed():
         assert getattr(gi, name) is not None, name
     assert set(gi.__all__) <= set(dir(gi))
     for module in ("datasets", "embeddings", "graphs", "kernels", "perturbation", "estimator", "evaluation",
-                   "explanations", "features", "search", "cli", "walks", "distributed"):
+                   "explanations", "features", "search", "cli", "walks", "distributed",
+                   "networkx_backend"):
         assert getattr(gi, module).__name__ == f"graphinvariants.{module}"
     assert gi.kernels.learned.__name__ == "graphinvariants.kernels.learned"
     assert gi.GraphKernel is gi.estimator.GraphKernel

@@ -1,6 +1,7 @@
 """The README's two commands are the project's front door: keep CI on them."""
 
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -32,6 +33,19 @@ def test_ci_runs_the_readme_test_command():
     # CI runs the main job too, into a temporary folder
     job = main_job.split("&&")[-1].split("--out")[0].strip()
     assert job.startswith(".venv/bin/graphinvariants") and job in (ROOT / ".ci" / "run").read_text()
+
+
+def test_the_readme_command_leaves_the_slow_set_to_a_second_ci_command():
+    """The README's command runs the fast set (pyproject.toml deselects the slow marker);
+    .ci/run runs the slow set right after it, so CI still runs every test."""
+    tomllib = pytest.importorskip("tomllib" if sys.version_info >= (3, 11) else "tomli")
+    options = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
+    assert "-m 'not slow'" in options["addopts"] and "--strict-markers" in options["addopts"]
+    assert any(marker.startswith("slow:") for marker in options["markers"])
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    (test_line,) = [i for i, line in enumerate(ci) if line == _readme_commands()[1]]
+    slow = [i for i, line in enumerate(ci) if line.startswith(".venv/bin/python -m pytest -m slow")]
+    assert slow and slow[0] > test_line, ".ci/run runs the slow set after the README's test command"
 
 
 def test_getting_started_shows_the_same_two_commands():

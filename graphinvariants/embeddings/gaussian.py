@@ -667,7 +667,7 @@ def power_invariants(G, *, k=5, weight=None, n_jobs=None):
     two-pass formula), at the cost of the products themselves. Memory beyond the
     graph's CSR: one ``n x k`` summary (``8 n k`` bytes) and a few numbers per block
     of 4,096 rows. Against an exact rational reference the entries are within a few
-    units in the last place (``tests/test_large_graph.py``). For a NetworkX or igraph
+    units in the last place (``tests/walks/test_large.py``). For a NetworkX or igraph
     graph the CSR is built once (as :func:`as_adjacency` does); a canonical float64
     scipy CSR is read in place.
 

@@ -30,7 +30,8 @@ TU_PUBLISHED = {
 }
 
 
-@pytest.mark.parametrize("name", list(TU_COUNTS))
+@pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.slow) if name in ("DD", "REDDIT-BINARY") else name
+                                  for name in TU_COUNTS])  # the two largest sets take seconds to read
 def test_counts_match_the_data_readme_and_the_published_statistics(tu_load, name):
     ds = tu_load(name)
     n_graphs, n_classes, n_nodes, edge_lines = TU_COUNTS[name]

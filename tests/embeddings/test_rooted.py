@@ -78,7 +78,7 @@ def test_classes_equal_brute_force_isomorphism(labels, bonds):
     assert len(set(expected)) > 30  # the graphs are varied enough to test something
 
 
-@pytest.mark.parametrize("labels,bonds", [(False, False), (True, True)])
+@pytest.mark.parametrize("labels,bonds", [(False, False), pytest.param(True, True, marks=pytest.mark.slow)])
 def test_kernel_equals_brute_force_counts(labels, bonds):
     graphs = [labelled_graph(seed, n=int(n)) for seed, n in zip(range(100, 118), range(1, 37, 2))]
     radius = 2

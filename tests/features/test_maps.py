@@ -172,6 +172,7 @@ def test_bad_input(mutag):
         GraphFeatures(max_samples=10, seed=0).fit(mutag, np.r_[1, np.zeros(187)])
 
 
+@pytest.mark.slow
 def test_rows_do_not_depend_on_blas_threads(mutag):
     """Dask workers run OpenBLAS on one thread; a product split among threads can
     change the last bits, so the Nystroem product always runs on one."""

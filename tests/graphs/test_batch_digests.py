@@ -27,6 +27,8 @@ import graphinvariants as gi
 from graphinvariants.graphs.csr import index_dtype
 
 DIGESTS = Path(__file__).with_name("batch_digests.json")
+#: read in seconds each: their digests run with the slow set
+LARGEST = ("DD", "REDDIT-BINARY")
 SETS = ("MUTAG", "ENZYMES", "NCI1", "NCI109", "Mutagenicity", "AIDS", "BZR", "COX2", "DD", "IMDB-BINARY",
         "REDDIT-BINARY")
 MAX_GRAPHS, MAX_NODES = 150, 20_000  # taken from each set (every k-th graph): the test stays fast
@@ -125,7 +127,7 @@ def digests_of(ds):
     return {name: digest(gi.as_graph_batch(graphs, **options)) for name, graphs, options in variants(ds)}
 
 
-@pytest.mark.parametrize("name", SETS)
+@pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.slow) if name in LARGEST else name for name in SETS])
 def test_batches_from_graphs_are_those_of_the_per_graph_builder(tu_load, name):
     expected = json.loads(DIGESTS.read_text())[name]
     ds = tu_load(name)

@@ -41,7 +41,7 @@ def _random_invariants(rng, k, n=30):
 
 
 @needs_numba
-@pytest.mark.parametrize("k", [1, 2, 3, 5, 8, 12, 16])  # each k is compiled once: keep CI short
+@pytest.mark.parametrize("k", [1, 2, 3, 5, 8, *(pytest.param(k, marks=pytest.mark.slow) for k in (12, 16))])  # each k is compiled once: keep CI short
 @pytest.mark.parametrize("ridge", [0.0, gi.DEFAULT_RIDGE], ids=["ridge0", "default_ridge"])
 def test_random_gaussians_agree_for_every_unrolled_k(rng, k, ridge):
     invs = _random_invariants(rng, k)

@@ -29,6 +29,7 @@ def test_closed_form_against_quadrature_1d(rng):
         assert _kernel_of_gaussians(m1, c1, m2, c2) == pytest.approx(value, abs=1e-9)
 
 
+@pytest.mark.slow
 def test_closed_form_against_quadrature_2d(rng):
     for _ in range(3):
         (m1, c1), (m2, c2) = _random_gaussian(rng, 2), _random_gaussian(rng, 2)
@@ -41,6 +42,7 @@ def test_closed_form_against_quadrature_2d(rng):
         assert _kernel_of_gaussians(m1, c1, m2, c2) == pytest.approx(value, abs=1e-8)
 
 
+@pytest.mark.slow
 def test_closed_form_against_monte_carlo_5d(rng):
     """Importance sampling from N((m1+m2)/2, (c1+c2)/2); tolerance: 5 standard errors."""
     for _ in range(3):
@@ -187,7 +189,11 @@ def test_empty_collections_and_bad_arguments():
         gi.power_kernel(nx.path_graph(3), "graph")
 
 
-@pytest.mark.parametrize("name", ["MUTAG", "ENZYMES", "NCI1", "NCI109"])
+#: the paper's larger data sets: a Gram matrix of 4,000+ graphs and its eigenvalues take seconds
+PAPER_LARGE = [pytest.param(name, marks=pytest.mark.slow) for name in ("ENZYMES", "NCI1", "NCI109")]
+
+
+@pytest.mark.parametrize("name", ["MUTAG", *PAPER_LARGE])
 def test_benchmark_gram_matrices_are_psd(tu_datasets, name):
     invariants = gi.batch_power_invariants(tu_datasets[name], k=5)
     K = gi.power_kernel_matrix(invariants, n_jobs=2)
@@ -196,7 +202,7 @@ def test_benchmark_gram_matrices_are_psd(tu_datasets, name):
     assert np.linalg.eigvalsh(K)[0] >= -1e-9 * len(K)
 
 
-@pytest.mark.parametrize("name", ["MUTAG", "ENZYMES", "NCI1", "NCI109"])
+@pytest.mark.parametrize("name", ["MUTAG", "ENZYMES", *PAPER_LARGE[1:]])
 def test_default_ridge_barely_moves_well_conditioned_pairs(tu_datasets, name):
     invariants = gi.batch_power_invariants(tu_datasets[name], k=5)
     eig = np.linalg.eigvalsh(np.stack([inv.covariance for inv in invariants]))

@@ -56,6 +56,7 @@ def test_subgraph_hashes_are_networkx_strings(G, kwargs, initial):
     assert w_mine == w_theirs
 
 
+@pytest.mark.slow
 def test_larger_graphs_with_many_distinct_labels():
     # 5,000 nodes (past blake2b's thread blocks): the labels become all distinct
     for G in (nx.barabasi_albert_graph(5000, 2, seed=1), nx.gnp_random_graph(5000, 0.0006, seed=2, directed=True)):

@@ -145,6 +145,7 @@ def _tie_aware_recall(distances, kth):
     return np.minimum((distances <= kth[:, None]).sum(axis=1), k) / k
 
 
+@pytest.mark.slow
 def test_calibration_reaches_its_target_on_the_rows_it_drew(clustered):
     from graphinvariants.search.approximate import ApproximateIndex
     from graphinvariants.search.exact import brute_force

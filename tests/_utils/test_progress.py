@@ -9,7 +9,7 @@ import pytest
 
 import graphinvariants as gi
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _graphs():

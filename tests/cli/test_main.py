@@ -16,7 +16,7 @@ import pytest
 import graphinvariants as gi
 from graphinvariants.cli._main import build_parser, main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(capsys, *argv):
@@ -279,6 +279,7 @@ def _without_seconds(records):
             for record in records]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scheduler", ["address", "local"])
 def test_evaluate_on_a_dask_cluster_equals_the_local_run(tu_dir, tmp_path, capsys, scheduler):
     distributed = pytest.importorskip("distributed")

@@ -26,7 +26,7 @@ import graphinvariants as gi
 from graphinvariants.search._kernel_index import kernel_neighbors as _kneighbors  # the kernel index (gi.kneighbors is deprecated)
 from graphinvariants import distributed as gid
 
-from .test_docs_code import rst_blocks
+from ..test_docs_code import rst_blocks
 
 
 @pytest.fixture(scope="module")
@@ -527,13 +527,14 @@ def test_lazy_embeddings_submit_no_key_twice(client, graphs):
     assert _messages(records) == []  # nothing else either
 
 
+@pytest.mark.slow
 def test_walk_through_reruns_over_its_outputs_and_logs_nothing(tmp_path):
     """docs/large_collections.rst's walk-through, run as a script in a folder where a
     previous run left its outputs (here stale ones: a Zarr array of another shape and
     Parquet files of other graphs), as a user runs it twice: it replaces them, and the
     cluster logs no warning (shuffle, run_spec; distributed's handler writes its
     records to stderr as "- distributed.<module> - WARNING -")."""
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     (code,) = [code for lang, _, code in rst_blocks(root / "docs" / "large_collections.rst") if "LocalCluster" in code]
     zarr.open_array(str(tmp_path / "kernel.zarr"), mode="w", shape=(3, 3), dtype="f8")[:] = 7.0
     stale = pd.DataFrame({"graph_id": [999], "source": ["atom0"], "target": ["atom1"]})
@@ -550,12 +551,13 @@ def test_walk_through_reruns_over_its_outputs_and_logs_nothing(tmp_path):
     assert not (tmp_path / "edges" / "part.9.parquet").exists()
 
 
+@pytest.mark.slow
 def test_clusters_of_one_module_are_closed_before_the_next_starts_its_own():
     """A run of a module that uses the shared cluster, then a test that starts and closes
     a cluster of its own (the walk-through of docs/large_collections.rst), ends quietly:
     a shared cluster kept for the whole session made its client print Dask's shutdown
     tracebacks at exit ("ConnectionPool is closed", CommClosedError), all tests passing."""
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     # the walk-through: the block that starts its own LocalCluster (found, not numbered)
     walk = next(line for language, line, code in rst_blocks(root / "docs" / "large_collections.rst")
                 if "LocalCluster(" in code)

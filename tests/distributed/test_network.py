@@ -292,6 +292,7 @@ def _node_orders(n, u, v):
     yield "shuffled", np.random.default_rng(13).permutation(n)
 
 
+@pytest.mark.slow
 def test_moments_agree_per_entry_whatever_the_node_order(client):
     """Every entry of the mean within 1e-12 relative, and of the covariance within 1e-12
     of its largest entry, of the in-process invariants, with a hub at node 0 or anywhere

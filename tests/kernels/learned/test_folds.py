@@ -216,7 +216,7 @@ def test_evaluate_estimator_with_an_external_candidate_gives_the_results_of_fres
     np.testing.assert_array_equal(shared.chosen_C, fresh.chosen_C)
 
 
-@pytest.mark.parametrize("name", ["MUTAG", "ENZYMES"])  # node and edge labels; node attributes
+@pytest.mark.parametrize("name", ["MUTAG", pytest.param("ENZYMES", marks=pytest.mark.slow)])  # node and edge labels; node attributes
 def test_the_digests_of_a_part_are_the_whole_collections_at_its_positions(tu_load, name):
     """Each part takes its graphs' digests (which order them canonically) from the
     whole collection's, computed once, instead of hashing its graphs again."""

@@ -90,6 +90,7 @@ def test_an_empty_partition(client, fitted, tmp_path):
     assert (read_features(tmp_path / "e.zarr") != features.transform(graphs[:9])).nnz == 0
 
 
+@pytest.mark.slow
 def test_attributes_member_equal_in_process(client, tmp_path, tu_load):
     # node attributes (BZR's 3-d coordinates): the attributes member, a Gaussian kernel
     # on them, goes through the Nystroem part; its rows on the workers must be the

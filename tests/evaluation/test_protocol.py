@@ -8,7 +8,7 @@ import pytest
 import graphinvariants as gi
 from graphinvariants.evaluation._protocol import DEFAULT_C_GRID, _best_C_index, evaluate_kernel, splits
 
-from .conftest import KERN_A, KERN_B
+from ..conftest import KERN_A, KERN_B
 
 
 @pytest.fixture(scope="module")

@@ -45,8 +45,8 @@ def whole_cross(combination, X):
     return combination.combine(grams)
 
 
-@pytest.mark.parametrize("max_samples", [None, 25])  # the training matrices kept from fit, and computed again
-@pytest.mark.parametrize("n_jobs", [None, 2])
+@pytest.mark.parametrize("max_samples, n_jobs", [  # the training matrices kept from fit, and computed again
+    (None, None), (25, None), *(pytest.param(m, 2, marks=pytest.mark.slow) for m in (None, 25))])  # 2: a process pool
 def test_blocks_give_the_whole_matrix_to_the_last_bit(labelled, max_samples, n_jobs):
     graphs, y = labelled
     combination = LearnedCombination(max_samples=max_samples, seed=0, n_jobs=n_jobs, selection=None, combination="align").fit(graphs, y)

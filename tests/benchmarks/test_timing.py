@@ -19,7 +19,7 @@ import pytest
 
 import graphinvariants as gi
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 SCRIPTS = sorted(BENCHMARKS.rglob("*.py"))
 #: Names a script's own timer or floor took (each now lives once: the runner, common.py).
 OWN_HELPERS = {"timed", "timer", "median_time", "medians", "floor", "floor_summary", "floor_invariants",
