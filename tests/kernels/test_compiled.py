@@ -124,14 +124,18 @@ def test_tiny_kernel_values_agree():
 
 
 def _prepared(means, halves):
-    """A prepared side from raw arrays (logdets by the numpy path, as _prepare does)."""
-    logdets = _bhattacharyya.pair_terms(means, halves, means, halves, diagonal_only=True)[0]
-    return _Prepared(means, halves, logdets)
+    """A prepared side from raw arrays (as _prepare makes it, without a ridge)."""
+    lam, vectors = np.linalg.eigh(2 * halves)
+    return _Prepared(means, halves, np.log(lam).sum(axis=1), lam.sum(axis=1) / 2, lam[:, 0] / 2, lam,
+                     vectors / np.sqrt(lam)[:, None, :], vectors * np.sqrt(lam)[:, None, :])
 
 
 def _numpy_tile(side):
     logdet, maha = _bhattacharyya.pair_terms(side.means, side.half_covs, side.means, side.half_covs)
-    return _bhattacharyya.combine(side.logdets[:, None], side.logdets[None, :], logdet, maha)
+    out = _bhattacharyya.combine(side.logdets[:, None], side.logdets[None, :], logdet, maha,
+                                 side.sizes[:, None] + side.sizes[None, :], side.least[:, None] + side.least[None, :])
+    index = np.arange(len(side))
+    return _bhattacharyya.settle(side, side, index[:, None], index[None, :], out)
 
 
 @needs_numba
@@ -164,7 +168,8 @@ def test_pivot_products_outside_the_float_range(rng, k):
 def test_singular_pairs_are_refused_as_by_numpy():
     k = 3
     halves = np.stack([np.eye(k), np.zeros((k, k))])
-    side = _Prepared(np.zeros((2, k)), halves, np.zeros(2))
+    side = _Prepared(np.zeros((2, k)), halves, np.zeros(2), np.full(2, 1.5), np.full(2, 0.5), np.ones((2, k)),
+                     np.repeat(np.eye(k)[None], 2, axis=0), np.repeat(np.eye(k)[None], 2, axis=0))
     with pytest.raises(ValueError, match="increase ridge"):
         _bhattacharyya.compiled_tile(side, side, slice(None), slice(None))
     with pytest.raises(ValueError, match="increase ridge"):
