@@ -266,3 +266,41 @@ def test_the_warm_up_loads_only_what_a_gram_matrix_calls():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root,
                           env={**os.environ, "PYTHONPATH": str(root)}, check=True)
     assert done.stdout.split() == ["1", "1", "0"]
+
+
+def _singular_collection():
+    """Graphs with singular covariances (rank one, n <= k, zero) among ordinary ones:
+    their pairs are left by both engines to the whitened evaluation."""
+    graphs = [nx.star_graph(n) for n in (30, 31, 60)] + [nx.wheel_graph(40), nx.complete_bipartite_graph(3, 40)]
+    graphs += [nx.path_graph(4), nx.petersen_graph(), nx.cycle_graph(7), nx.karate_club_graph()]
+    graphs += [nx.gnp_random_graph(25, 0.2, seed=s) for s in range(6)]
+    return gi.batch_power_invariants(graphs)
+
+
+@needs_numba
+def test_pairs_left_to_the_whitened_evaluation_agree_and_stay_symmetric():
+    invs = _singular_collection()
+    compiled, plain = _both(invs)
+    np.testing.assert_allclose(compiled, plain, rtol=RTOL, atol=0)
+    cross, back = _both(invs[:9], invs[4:])[0], _both(invs[4:], invs[:9])[0]
+    # exact: the reference of a whitened pair is chosen by the graphs, not by the side
+    np.testing.assert_array_equal(cross, back.T)
+    np.testing.assert_array_equal(cross[np.arange(4, 9), np.arange(5)], 1.0)
+    assert np.linalg.eigvalsh(plain)[0] >= -1e-12
+
+
+def test_which_pairs_the_direct_evaluation_keeps():
+    """The direct value where its rounding bound is small next to log K and -log K; the
+    others flagged for the whitened evaluation (numpy engine)."""
+    invs = _singular_collection()
+    functional = GaussianEmbedding(engine="numpy")
+    side = functional.prepare(invs, "graphs")
+    index = np.arange(len(invs))
+    logdet, maha = _bhattacharyya.pair_terms(side.means, side.half_covs, side.means, side.half_covs)
+    flagged = _bhattacharyya.combine(side.logdets[:, None], side.logdets[None, :], logdet, maha,
+                                     side.sizes[:, None] + side.sizes[None, :],
+                                     side.least[:, None] + side.least[None, :]) == _bhattacharyya.UNRESOLVED
+    assert flagged[index, index].all()  # identical graphs: distance 0
+    assert flagged[0, 1] and not flagged[8, 9]  # two stars; karate against a random graph
+    settled = _bhattacharyya.settle(side, side, index[:, None], index[None, :], np.where(flagged, -1.0, 0.5))
+    np.testing.assert_array_equal(settled, functional.tile(side, side, slice(None), slice(None)) * flagged + 0.5 * ~flagged)
