@@ -426,7 +426,7 @@ class GaussianEmbedding(Functional):
     k : int, default=5
         Number of power iterations.
     ridge : float, default=DEFAULT_RIDGE
-        Relative ridge added to each covariance (see :func:`power_kernel`).
+        Relative ridge, a floor on each covariance's eigenvalues (see :func:`power_kernel`).
     weight : str or None, default=None
         Edge attribute used as weight.
     normalization : {"l1", "l2", "none"}, default="l1"
