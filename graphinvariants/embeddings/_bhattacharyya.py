@@ -22,6 +22,26 @@ code, but for its logarithm and exponential (fdlibm's, vectorised), so the two a
 to about 1e-15 relative. This module chooses between them (:func:`uses_compiled`) and
 adapts the pair engine's tiles to the compiled one (:func:`compiled_tile`,
 :func:`compiled_pairs`).
+
+Pairs the direct evaluation cannot resolve
+------------------------------------------
+The Cholesky pivots of ``(Sigma_A + Sigma_B) / 2`` are differences of numbers as large
+as the largest variance, so each carries a rounding of about ``eps`` times that; next
+to a pivot of the size of the smallest variance, the error in ``log K`` is about
+``eps * bound`` with ``bound = (tr A + tr B) / (min A + min B)`` (traces and smallest
+eigenvalues of the two regularised covariances; at most 13 ``eps * bound`` on every
+pair of MUTAG, ENZYMES and NCI1). Where a covariance is singular (the ridge's floor, a
+bound near ``1e12``) that is 1e-5 of ``log K``; for two nearly equal Gaussians it is
+also large next to ``1 - K`` itself, which is second order in their difference.
+
+So a pair keeps the direct value only when ``bound <= min(DIRECT_MAX_BOUND,
+DIRECT_PER_DISTANCE * D)``, ``D = -log K`` its Bhattacharyya distance: its rounding
+is then below about ``3e-9`` of ``log K`` and ``3e-7`` of ``D`` (so of ``1 - K``).
+Every other pair, flagged -1.0 by both engines, is recomputed by :func:`whitened`:
+in the coordinates that whiten one of the two Gaussians (the one first in the order
+of :func:`_keys`, so ``K(A, B)`` and ``K(B, A)`` are the same bits), where nothing
+is subtracted that is larger than the result. Identical Gaussians give exactly 1.
+On MUTAG, ENZYMES and NCI1 (k = 5) that is 0.5 %, 0.3 % and 0.03 % of the pairs.
 """
 
 import threading
@@ -47,6 +67,12 @@ UNROLL_MAX_K = 16
 GROUP = 8
 _LN2 = float(np.log(2.0))
 _TINY, _HUGE = 1e-290, 1e290
+#: Largest condition bound ``(tr A + tr B) / (min A + min B)`` evaluated directly.
+DIRECT_MAX_BOUND = 1e6
+#: ... and at most this many times the pair's Bhattacharyya distance ``-log K``.
+DIRECT_PER_DISTANCE = 1e8
+#: The value both engines write for a pair left to :func:`whitened`.
+UNRESOLVED = -1.0
 
 
 def pair_terms(mean_a, half_a, mean_b, half_b, diagonal_only=False):
@@ -135,13 +161,112 @@ def _lapack_terms(cov, diff):
     return pivots, (z * z).sum(axis=1).reshape(shape)
 
 
-def combine(logdet_a, logdet_b, logdet_pair, maha):
-    """K from its log-determinant and Mahalanobis parts; refuses to return NaN."""
-    log_k = 0.25 * (logdet_a + logdet_b) - 0.5 * logdet_pair - 0.125 * maha
-    out = np.exp(np.minimum(log_k, 0.0))
+def combine(logdet_a, logdet_b, logdet_pair, maha, size, least):
+    """K from its log-determinant and Mahalanobis parts; refuses to return NaN.
+
+    ``size`` and ``least`` are the pairs' ``tr A + tr B`` and ``min A + min B`` (of
+    the halved covariances): a pair the direct evaluation cannot resolve gets
+    :data:`UNRESOLVED` (see the module's notes), for :func:`settle`.
+    """
+    log_k = np.minimum(0.25 * (logdet_a + logdet_b) - 0.5 * logdet_pair - 0.125 * maha, 0.0)
+    out = np.exp(log_k)
     if not np.all(np.isfinite(out)):
         raise ValueError(_NOT_FINITE)
+    limit = np.minimum(DIRECT_MAX_BOUND, DIRECT_PER_DISTANCE * (0.0 - log_k))
+    with np.errstate(over="ignore"):  # variances near 1e308: an infinite limit, as compiled
+        return np.where(size <= least * limit, out, UNRESOLVED)
+
+
+def settle(left, right, i, j, out):
+    """Replace the :data:`UNRESOLVED` values of ``out`` (the pairs ``(left[i],
+    right[j])``, broadcast to ``out``'s shape) by :func:`whitened` ones, in place."""
+    where = np.flatnonzero(out.reshape(-1) == UNRESOLVED)
+    if where.size:
+        i, j = np.broadcast_arrays(i, j)
+        i, j = i.reshape(-1)[where], j.reshape(-1)[where]
+        # identical Gaussians first (the diagonal of a Gram matrix): 1 without more work
+        same = (left.means[i] == right.means[j]).all(axis=1) & (left.roots[i] == right.roots[j]).all(axis=(1, 2))
+        out.reshape(-1)[where[same]] = 1.0
+        if not same.all():
+            out.reshape(-1)[where[~same]] = whitened(left, right, i[~same], j[~same])
     return out
+
+
+def _keys(side, index):
+    """Each graph's mean and covariance root, one row per graph: identical rows are
+    identical Gaussians, and their order picks the reference of a pair."""
+    return np.concatenate([side.means[index], side.roots[index].reshape(len(index), -1)], axis=1)
+
+
+def whitened(left, right, i, j):
+    """Kernel values of the pairs ``(left[i[p]], right[j[p]])``, accurately.
+
+    Each prepared side holds, per graph, the eigenvalues ``lam`` (ascending, after the
+    ridge's floor) and eigenvectors ``V`` of its covariance, as ``whiten = V lam^-1/2``
+    and ``roots = V lam^1/2``. With ``A`` the reference of the pair and ``G =
+    whiten_A^T roots_B`` (``B`` in the coordinates where ``A`` is the identity):
+
+    * ``log|Sigma_B| - log|Sigma_A| = sum_i log(lam_B,i / lam_A,i)``, ratios of the
+      sorted eigenvalues (near 1 when the two are alike);
+    * ``log|(I + G G^T) / 2|`` from the R of a QR factorisation of ``[I; G^T]``, its
+      rows sorted by decreasing norm (Householder QR is then accurate row by row, so
+      each eigen-direction of either Gaussian keeps its own scale);
+    * the Mahalanobis term ``2 |R^-T whiten_A^T (mu_A - mu_B)|^2``.
+
+    ``log K = 1/4 log|Sigma_B| / |Sigma_A| - 1/2 log|(I + G G^T) / 2| - 1/8 maha``.
+    The reference is the graph whose row of :func:`_keys` comes first, so the pair
+    ``(B, A)`` takes the same operations; identical rows give 1.0.
+    """
+    i, j = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64)
+    out = np.empty(i.size)
+    if not i.size:
+        return out
+    k = left.means.shape[1]
+    per_block = max(1, _BLOCK_PAIRS // k**2)
+    for start in range(0, i.size, per_block):
+        p, q = i[start : start + per_block], j[start : start + per_block]
+        ka, kb = _keys(left, p), _keys(right, q)
+        differ = ka != kb
+        first = np.argmax(differ, axis=1)
+        rows = np.arange(len(p))
+        same = ~differ[rows, first]
+        swap = kb[rows, first] < ka[rows, first]  # B first: B is the reference
+        mean_a = np.where(swap[:, None], right.means[q], left.means[p])
+        mean_b = np.where(swap[:, None], left.means[p], right.means[q])
+        lam_a = np.where(swap[:, None], right.eigenvalues[q], left.eigenvalues[p])
+        lam_b = np.where(swap[:, None], left.eigenvalues[p], right.eigenvalues[q])
+        whiten_a = np.where(swap[:, None, None], right.whiten[q], left.whiten[p])
+        root_b = np.where(swap[:, None, None], left.roots[p], right.roots[q])
+        log_k = _whitened_log_k(mean_a, lam_a, whiten_a, mean_b, lam_b, root_b)
+        values = np.exp(np.minimum(log_k, 0.0))
+        values[same] = 1.0
+        if not np.all(np.isfinite(values)):
+            raise ValueError(_NOT_FINITE)
+        out[start : start + per_block] = values
+    return out
+
+
+#: Pairs of k x k matrices held at a time by :func:`whitened` (about 16 MiB each).
+_BLOCK_PAIRS = 2**21
+
+
+def _whitened_log_k(mean_a, lam_a, whiten_a, mean_b, lam_b, root_b):
+    """``log K`` of stacked pairs, in the coordinates whitening ``A`` (see :func:`whitened`)."""
+    n, k = mean_a.shape
+    G = np.matmul(whiten_a.transpose(0, 2, 1), root_b)
+    stacked = np.concatenate([np.broadcast_to(np.eye(k), G.shape), G.transpose(0, 2, 1)], axis=1)
+    norms = np.concatenate([np.ones((n, k)), np.sqrt(np.einsum("pij,pij->pj", G, G))], axis=1)
+    order = np.argsort(-norms, axis=1, kind="stable")
+    R = np.linalg.qr(np.take_along_axis(stacked, order[:, :, None], axis=1), mode="r")
+    diagonal = np.diagonal(R, axis1=1, axis2=2)
+    with np.errstate(divide="ignore"):
+        logdet_pair = np.log(diagonal * diagonal * 0.5).sum(axis=1)  # log|(I + G G^T) / 2|
+        ratio = np.log(lam_b / lam_a).sum(axis=1)
+    diff = np.einsum("pji,pj->pi", whiten_a, mean_a - mean_b)
+    solved = np.empty_like(diff)  # R^T y = diff, forward substitution
+    for r in range(k):
+        solved[:, r] = (diff[:, r] - np.einsum("pm,pm->p", R[:, :r, r], solved[:, :r])) / R[:, r, r]
+    return 0.25 * ratio - 0.5 * logdet_pair - 0.25 * np.einsum("pi,pi->p", solved, solved)
 
 
 # --- the compiled engine (numba) ---------------------------------------------------
@@ -232,9 +357,9 @@ def _load_compiled(k):
         module = _compiled_module()
         if module is None:
             return
-        means = np.zeros((2, k))
+        means, logdets, ones = np.zeros((2, k)), np.zeros(2), np.ones(2)
         halves = np.repeat(np.eye(k)[None] / 2, 2, axis=0)
-        A, logdets = module.pack_side(means, halves)
+        A = module.pack_side(means, halves, ones, ones)
         module.tile_values(module.token(k), A, logdets, 0, 2, A, logdets, 0, 2)
     except Exception:  # noqa: BLE001 - only a head start: the caller meets any real error itself
         pass
@@ -246,17 +371,15 @@ _sides_lock = threading.Lock()
 
 
 def _packed_side(prepared):
-    """``(packed, logdets)`` of a prepared side for the compiled engine, computed once.
-
-    The log-determinants come from the compiled pair code itself (on the pairs
-    ``(G, G)``), which is what makes ``K(G, G) == 1.0`` exactly in cross matrices.
-    """
+    """``(packed, logdets)`` of a prepared side for the compiled engine, computed once
+    (the log-determinants are the prepared side's, as in the numpy engine)."""
     with _sides_lock:
         side = _sides.get(prepared)
         if side is None:
             # writable C-contiguous copies if need be: one compiled signature for all
-            means, halves = (np.require(a, np.float64, ["C", "W"]) for a in (prepared.means, prepared.half_covs))
-            side = _compiled_module().pack_side(means, halves)
+            arrays = (prepared.means, prepared.half_covs, prepared.sizes, prepared.least, prepared.logdets)
+            means, halves, sizes, least, logdets = (np.require(a, np.float64, ["C", "W"]) for a in arrays)
+            side = (_compiled_module().pack_side(means, halves, sizes, least), logdets)
             _sides[prepared] = side
     return side
 
@@ -286,7 +409,9 @@ def compiled_tile(left, right, rows, cols):
     values, finite = module.tile_values(token, A, logdets_a, *row_span, B, logdets_b, *col_span)
     if not finite:
         raise ValueError(_NOT_FINITE)
-    return values
+    rows = np.arange(len(left))[rows]
+    cols = np.arange(len(right))[cols]
+    return settle(left, right, rows[:, None], cols[None, :], values)
 
 
 def compiled_pairs(left, right, i, j):
@@ -299,4 +424,4 @@ def compiled_pairs(left, right, i, j):
     values, finite = _compiled_module().paired_values(A, logdets_a, i.ravel(), B, logdets_b, j.ravel(), k)
     if not finite:
         raise ValueError(_NOT_FINITE)
-    return values.reshape(i.shape)
+    return settle(left, right, i, j, values.reshape(i.shape))

@@ -10,7 +10,11 @@ The same algorithm as :func:`._bhattacharyya.pair_terms` followed by
   (of the halved covariances), multiplied in groups of ``GROUP`` and the logarithm of
   each group added to ``e * k * log 2``; a group product outside ``(1e-290, 1e290)``
   is redone with one logarithm per pivot;
-* ``log K = (logdet A + logdet B) / 4 - logdet / 2 - maha / 8``, clamped at 0.
+* ``log K = (logdet A + logdet B) / 4 - logdet / 2 - maha / 8``, clamped at 0;
+* the value :data:`UNRESOLVED` where ``tr A + tr B > (min A + min B) * min(
+  DIRECT_MAX_BOUND, DIRECT_PER_DISTANCE * -log K)`` (the graphs' sizes and least
+  eigenvalues are packed with them), which the caller recomputes by
+  :func:`._bhattacharyya.whitened`.
 
 Additions, multiplications, divisions and square roots are correctly rounded in both
 paths and nothing is reassociated or fused (no fast-math flags, no FMA). The one
@@ -34,10 +38,12 @@ or product out of range, ``log K < -700`` or NaN) are flagged and redone by
 about a second per ``k`` (numba's front end takes tens of seconds on the unrolled code
 at k = 16).
 
-The per-graph log-determinants, the flagged pairs and the pairs of ``paired_kernels``
-go through plain loops (:func:`_pair_terms`, :func:`_value`) that perform the same
-operations in the same order (the logarithm and exponential by the same IR, through
-:func:`_log` and :func:`_exp`), so ``K(G, G) == 1.0`` exactly in cross matrices.
+The flagged pairs and the pairs of ``paired_kernels`` go through plain loops
+(:func:`_pair_terms`, :func:`_value`) that perform the same operations in the same
+order (the logarithm and exponential by the same IR, through :func:`_log` and
+:func:`_exp`). The graphs' log-determinants are the prepared side's (from its
+eigenvalues, as in the numpy engine); a pair of identical graphs is never resolved
+directly (its distance is 0) and gets exactly 1 from the whitened evaluation.
 Scratch arrays are allocated once per call, never per pair; every entry point releases
 the GIL and is cached on disk (``cache=True``). ``k`` reaches the compiler as the
 length of a tuple ("token"), so a call dispatches without re-typing.
@@ -64,6 +70,8 @@ CHUNK = 256
 EXP_MIN = -700.0
 _LN2 = float(np.log(2.0))
 _TINY, _HUGE = 1e-290, 1e290
+#: As in _bhattacharyya (a pair beyond them is left to its whitened evaluation).
+DIRECT_MAX_BOUND, DIRECT_PER_DISTANCE, UNRESOLVED = 1e6, 1e8, -1.0
 
 _jit = njit(nogil=True, cache=True, error_model="numpy")
 _DOUBLE, _I64, _I32 = ir.DoubleType(), ir.IntType(64), ir.IntType(32)
@@ -217,7 +225,14 @@ def _emit_pair(builder, k, left, right, logdet_left, logdet_right):
     log_k = builder.select(builder.fcmp_ordered(">", log_k, zero), zero, log_k)  # NaN kept
     in_range = builder.fcmp_ordered(">=", log_k, _const(EXP_MIN))  # false for NaN
     done = builder.and_(done, in_range)
-    return _emit_exp(builder, builder.select(in_range, log_k, zero)), done
+    value = _emit_exp(builder, builder.select(in_range, log_k, zero))
+    # the direct value only where its rounding is small next to log K and to -log K
+    limit = builder.fmul(_const(DIRECT_PER_DISTANCE), builder.fsub(zero, log_k))
+    limit = builder.select(builder.fcmp_ordered("<", limit, _const(DIRECT_MAX_BOUND)), limit, _const(DIRECT_MAX_BOUND))
+    size = builder.fadd(left(trace + 1), right(trace + 1))
+    least = builder.fadd(left(trace + 2), right(trace + 2))
+    direct = builder.fcmp_ordered("<=", size, builder.fmul(least, limit))
+    return builder.select(direct, value, _const(UNRESOLVED)), done
 
 
 def _check_matrix(array, ndim=2):
@@ -255,7 +270,7 @@ def _row_values(typingctx, token, A, a, logdet_a, B, logdets_b, start, w, out, o
             columns = builder.extract_value(array.shape, 1)
             return builder.gep(array.data, [builder.add(builder.mul(row, columns), column)], inbounds=True)
 
-        n_rows = k * (k + 1) // 2 + k + 1
+        n_rows = k * (k + 1) // 2 + k + 3
         left_values = [builder.load(element(A_, _const(r), a_)) for r in range(n_rows)]
         right_rows = [element(B_, _const(r), start_) for r in range(n_rows)]
         logdets_right = builder.gep(lb_.data, [start_], inbounds=True)
@@ -296,12 +311,14 @@ def _row_values(typingctx, token, A, a, logdet_a, B, logdets_b, start, w, out, o
 
 
 @_jit
-def _pack(means, halves):
+def _pack(means, halves, sizes, least):
     """A side, entry-major: rows are the lower triangle of the halved covariance (row
-    by row), the mean, and the trace (summed in order), columns are the graphs."""
+    by row), the mean, the trace (summed in order), the size and the least eigenvalue
+    (of the halved covariance, for the choice of the direct evaluation), columns are
+    the graphs."""
     n, k = means.shape
     n_entries = k * (k + 1) // 2
-    out = np.empty((n_entries + k + 1, n))
+    out = np.empty((n_entries + k + 3, n))
     for p in range(n):
         trace = 0.0
         for i in range(k):
@@ -311,6 +328,8 @@ def _pack(means, halves):
             out[n_entries + i, p] = means[p, i]
             trace += halves[p, i, i]
         out[n_entries + k, p] = trace
+        out[n_entries + k + 1, p] = sizes[p]
+        out[n_entries + k + 2, p] = least[p]
     return out
 
 
@@ -381,27 +400,29 @@ def _pair_terms(A, i, B, j, k, lower, inv_diag, solved):
 
 
 @_jit
-def _value(logdet_a, logdet_b, logdet, maha):
-    """K from its log-determinant and Mahalanobis parts (as ``combine``)."""
+def _value(logdet_a, logdet_b, logdet, maha, A, i, B, j, k):
+    """K from its log-determinant and Mahalanobis parts (as ``combine``), or
+    UNRESOLVED (as :func:`_emit_pair`) for the pair ``(A[:, i], B[:, j])``."""
     log_k = 0.25 * (logdet_a + logdet_b) - 0.5 * logdet - 0.125 * maha
     if log_k > 0.0:  # np.minimum(log_k, 0.0), NaN kept
         log_k = 0.0
     if log_k >= EXP_MIN:  # as _emit_pair
-        return _exp(log_k)
-    return np.exp(log_k)
+        value = _exp(log_k)
+    else:
+        value = np.exp(log_k)
+    limit = DIRECT_PER_DISTANCE * (0.0 - log_k)
+    if not limit < DIRECT_MAX_BOUND:
+        limit = DIRECT_MAX_BOUND
+    row = k * (k + 1) // 2 + k
+    if A[row + 1, i] + B[row + 1, j] <= (A[row + 2, i] + B[row + 2, j]) * limit:
+        return value
+    return UNRESOLVED if value == value else value  # NaN kept: the caller refuses it
 
 
 @_jit
-def pack_side(means, halves):
-    """A side of the pair engine: ``(packed, logdets)``, each graph's log-determinant
-    computed by the pair code on ``(G, G)``."""
-    k = means.shape[1]
-    A = _pack(means, halves)
-    lower, inv_diag, solved = np.empty(k * (k + 1) // 2), np.empty(k), np.empty(k)
-    logdets = np.empty(means.shape[0])
-    for p in range(means.shape[0]):
-        logdets[p] = _pair_terms(A, p, A, p, k, lower, inv_diag, solved)[0]
-    return A, logdets
+def pack_side(means, halves, sizes, least):
+    """A side of the pair engine, packed (see :func:`_pack`)."""
+    return _pack(means, halves, sizes, least)
 
 
 @_jit
@@ -413,7 +434,7 @@ def paired_values(A, logdets_a, ia, B, logdets_b, ib, k):
     nans = 0
     for p in range(ia.size):
         logdet, maha = _pair_terms(A, ia[p], B, ib[p], k, lower, inv_diag, solved)
-        value = _value(logdets_a[ia[p]], logdets_b[ib[p]], logdet, maha)
+        value = _value(logdets_a[ia[p]], logdets_b[ib[p]], logdet, maha, A, ia[p], B, ib[p], k)
         nans += value != value  # exp of a number <= 0 is finite unless NaN
         out[p] = value
     return out, nans == 0
@@ -439,7 +460,7 @@ def tile_values(token, A, logdets_a, row_start, row_stop, B, logdets_b, col_star
                     if pending[p] != 0.0:
                         b = start + p
                         logdet, maha = _pair_terms(A, a, B, b, k, lower, inv_diag, solved)
-                        value = _value(logdets_a[a], logdets_b[b], logdet, maha)
+                        value = _value(logdets_a[a], logdets_b[b], logdet, maha, A, a, B, b, k)
                         nans += value != value  # exp of a number <= 0 is finite unless NaN
                         out[a - row_start, b - col_start] = value
     return out, nans == 0

@@ -42,8 +42,9 @@ __all__ = [
     "load_invariants",
 ]
 
-#: Default relative ridge, 1e-12: each covariance gets ridge times the mean squared
-#: entry of its power summary added to the diagonal (see PowerInvariants.ridge_scale).
+#: Default relative ridge, 1e-12: the eigenvalues of each covariance below ridge times
+#: the mean squared entry of its power summary are raised to it (a floor; see
+#: PowerInvariants.ridge_scale and PowerInvariants.regularized_covariance).
 DEFAULT_RIDGE = 1e-12
 
 _NPZ_FORMAT = "graphinvariants.PowerInvariants/1"
@@ -138,9 +139,29 @@ class PowerInvariants:
         return float(_ridge_scales(self.mean[None], self.covariance[None], [self.n_nodes])[0])
 
     def regularized_covariance(self, ridge=DEFAULT_RIDGE):
-        """Return ``Sigma + ridge * ridge_scale() * I`` as a new array."""
+        """Return the covariance with its eigenvalues floored, as a new array.
+
+        The eigenvalues of ``Sigma`` below ``ridge * ridge_scale()`` are raised to it
+        (``V max(lam, ridge * s) V^T``); a covariance without such eigenvalues is
+        returned as it is. So the ridge changes nothing where the covariance is well
+        defined, and where it is singular, or rounding noise, it gives every such
+        direction the same small variance (:func:`power_kernel` explains why).
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> import graphinvariants as gi
+        >>> star = gi.power_invariants(nx.star_graph(3), k=2)  # rank 1
+        >>> star.regularized_covariance(ridge=1e-3).round(6)  # s = 0.21875: a floor of 0.000219
+        array([[0.046875, 0.      ],
+               [0.      , 0.000219]])
+        """
         ridge = check_ridge(ridge)
-        return self.covariance + (ridge * self.ridge_scale()) * np.eye(self.k)
+        lam, vectors = np.linalg.eigh(self.covariance)
+        floor = ridge * self.ridge_scale()
+        if not lam[0] < floor:
+            return self.covariance.copy()
+        return floored_covariances(self.covariance[None], lam[None], vectors[None], np.array([floor]))[0]
 
     def logpdf(self, x, *, ridge=DEFAULT_RIDGE):
         """Log density of the Gaussian ``N(mean, regularized covariance)`` at ``x``.
@@ -164,17 +185,19 @@ class PowerInvariants:
         x = np.asarray(x, dtype=np.float64)
         if x.shape[-1:] != (self.k,) or x.ndim > 2:
             raise ValueError(f"x must have shape ({self.k},) or (m, {self.k}), got {x.shape}")
-        cov = self.regularized_covariance(ridge)
-        if singular_mask(cov):
+        ridge = check_ridge(ridge)
+        lam, vectors = np.linalg.eigh(self.covariance)
+        lam = np.maximum(lam, ridge * self.ridge_scale())
+        if singular_mask(np.diag(lam)):
             raise ValueError(
                 "the covariance is singular (a regular or edgeless graph, or n_nodes <= k); "
                 "use a positive ridge"
             )
-        chol = np.linalg.cholesky(cov)
-        z = np.linalg.solve(chol, (x - self.mean).T)
-        logdet = 2.0 * np.log(np.diag(chol)).sum()
+        # in the eigenbasis: no rounding from the large variances reaches the small ones
+        z = (vectors.T @ np.atleast_2d(x - self.mean).T) / np.sqrt(lam)[:, None]
+        logdet = np.log(lam).sum()
         out = -0.5 * (z * z).sum(axis=0) - 0.5 * (self.k * np.log(2 * np.pi) + logdet)
-        return float(out) if x.ndim == 1 else out
+        return float(out[0]) if x.ndim == 1 else out
 
     def pdf(self, x, *, ridge=DEFAULT_RIDGE):
         """Density of the Gaussian at ``x`` (see :meth:`logpdf`)."""
@@ -403,7 +426,7 @@ class GaussianEmbedding(Functional):
     k : int, default=5
         Number of power iterations.
     ridge : float, default=DEFAULT_RIDGE
-        Relative ridge added to each covariance (see :func:`power_kernel`).
+        Relative ridge, a floor on each covariance's eigenvalues (see :func:`power_kernel`).
     weight : str or None, default=None
         Edge attribute used as weight.
     normalization : {"l1", "l2", "none"}, default="l1"
@@ -561,9 +584,11 @@ class GaussianEmbedding(Functional):
                 c = cols[c0 : c0 + n_cols]
                 logdet, maha = _bhattacharyya.pair_terms(left.means[r], left.half_covs[r], right.means[c], right.half_covs[c])
                 out[a : a + n_rows, c0 : c0 + n_cols] = _bhattacharyya.combine(
-                    left.logdets[r][:, None], right.logdets[c][None, :], logdet, maha
+                    left.logdets[r][:, None], right.logdets[c][None, :], logdet, maha,
+                    left.sizes[r][:, None] + right.sizes[c][None, :], left.least[r][:, None] + right.least[c][None, :],
                 )
-        return out
+        # the pairs the direct evaluation cannot resolve, whitened
+        return _bhattacharyya.settle(left, right, rows[:, None], cols[None, :], out)
 
     def pairs(self, left, right, i, j):
         if _bhattacharyya.uses_compiled(self.engine, left.means.shape[1], len(left) * len(right)):
@@ -577,8 +602,10 @@ class GaussianEmbedding(Functional):
             logdet, maha = _bhattacharyya.pair_terms(
                 left.means[p], left.half_covs[p], right.means[q], right.half_covs[q], diagonal_only=True
             )
-            flat_out[a : a + per_block] = _bhattacharyya.combine(left.logdets[p], right.logdets[q], logdet, maha)
-        return out
+            flat_out[a : a + per_block] = _bhattacharyya.combine(
+                left.logdets[p], right.logdets[q], logdet, maha, left.sizes[p] + right.sizes[q], left.least[p] + right.least[q]
+            )
+        return _bhattacharyya.settle(left, right, i, j, out)
 
     def tile_size(self, n_jobs):
         # Measured on NCI1 (4,110 graphs, 2 cores): numpy is fastest with 128 on one
@@ -592,30 +619,60 @@ class GaussianEmbedding(Functional):
 
 
 class _Prepared:
-    """Means, halved regularised covariances and log-determinants of a collection."""
+    """What the pair engine needs of a collection's regularised Gaussians: means,
+    halved covariances, log-determinants, each covariance's size (trace) and least
+    eigenvalue (halved, for the choice of the direct evaluation), and its eigenvalues
+    with ``whiten = V lam^-1/2`` and ``roots = V lam^1/2`` (for the whitened one)."""
 
-    def __init__(self, means, half_covs, logdets):
+    def __init__(self, means, half_covs, logdets, sizes, least, eigenvalues, whiten, roots):
         self.means = means
         self.half_covs = half_covs
         self.logdets = logdets
+        self.sizes = sizes
+        self.least = least
+        self.eigenvalues = eigenvalues
+        self.whiten = whiten
+        self.roots = roots
 
     def __len__(self):
         return len(self.means)
 
 
+def floored_covariances(covs, lam, vectors, floors):
+    """``V max(lam, floor) V^T`` of a stack, symmetrised; exactly ``floor * I`` where
+    every eigenvalue is below the floor (a regular or edgeless graph), and the
+    covariance itself where none is."""
+    k = covs.shape[-1]
+    raised = np.maximum(lam, floors[:, None])
+    out = np.matmul(vectors * raised[:, None, :], vectors.transpose(0, 2, 1))
+    out = (out + out.transpose(0, 2, 1)) / 2
+    below = lam < floors[:, None]
+    out = np.where(below.all(axis=1)[:, None, None], floors[:, None, None] * np.eye(k), out)
+    return np.where(below.any(axis=1)[:, None, None], out, covs)
+
+
 def _prepare(batch, ridge, what):
     if not len(batch):
-        return _Prepared(np.zeros((0, 1)), np.zeros((0, 1, 1)), np.zeros(0))
+        empty = np.zeros((0, 1, 1))
+        return _Prepared(np.zeros((0, 1)), empty, np.zeros(0), np.zeros(0), np.zeros(0), np.zeros((0, 1)), empty, empty)
     means, k = batch.means, batch.k
-    scales = ridge * batch.ridge_scales() if ridge > 0 else None
-    half = np.empty_like(batch.covariances)
+    floors = ridge * batch.ridge_scales()
+    half, whiten, roots = (np.empty_like(batch.covariances) for _ in range(3))
+    eigenvalues = np.empty_like(means)
     bad = []
     blocks = [slice(a, a + max(1, _BLOCK_VALUES // k**2)) for a in range(0, len(batch), max(1, _BLOCK_VALUES // k**2))]
     for part in blocks:  # memory bounded by _BLOCK_VALUES per k x k array
         covs = batch.covariances[part]
-        if scales is not None:
-            covs = covs + scales[part][:, None, None] * np.eye(k)
-        bad.extend((part.start + np.flatnonzero(singular_mask(covs))).tolist())
+        lam, vectors = np.linalg.eigh(covs)
+        covs = floored_covariances(covs, lam, vectors, floors[part])
+        lam = np.maximum(lam, floors[part][:, None])
+        # as singular_mask, from the eigenvalues at hand
+        singular = ~(lam[:, 0] > k * np.finfo(np.float64).eps * np.maximum(lam[:, -1], 0.0))
+        bad.extend((part.start + np.flatnonzero(singular)).tolist())
+        if not singular.any():
+            eigenvalues[part] = lam
+            whiten[part] = vectors / np.sqrt(lam)[:, None, :]
+            roots[part] = vectors * np.sqrt(lam)[:, None, :]
         half[part] = covs / 2
     if bad:
         advice = (f"increase ridge (got ridge={ridge}; the larger k, the larger the ridge that regular graphs "
@@ -624,11 +681,11 @@ def _prepare(batch, ridge, what):
             f"{what}[{bad[0]}] (and {len(bad) - 1} more) has a singular covariance "
             f"(regular or edgeless graph, or n_nodes <= k); {advice}"
         )
-    logdets = np.empty(len(batch))
-    for part in blocks:
-        # log|Sigma| by the very routine used for pairs, so that K(G, G) is exactly 1
-        logdets[part] = _bhattacharyya.pair_terms(means[part], half[part], means[part], half[part], diagonal_only=True)[0]
-    return _Prepared(means, half, logdets)
+    # log|Sigma| from the eigenvalues: their rounding is relative, where the pivots of
+    # a Cholesky factor would carry about eps times the condition number
+    logdets = np.log(eigenvalues).sum(axis=1)
+    return _Prepared(means, half, logdets, eigenvalues.sum(axis=1) / 2, eigenvalues[:, 0] / 2, eigenvalues, whiten,
+                     roots)
 
 
 def power_invariants(G, *, k=5, weight=None, n_jobs=None):

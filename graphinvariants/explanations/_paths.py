@@ -34,7 +34,7 @@ How the integral is computed:
   ``h'(K(t)) K'(t)`` is the change of ``h``, shared by the features still growing;
 * **adaptive Gauss-Legendre quadrature** for terms with the power kernel, whose
   Bhattacharyya coefficient along the line (mean ``t mu``, covariance ``t Sigma``, the
-  ridge ``t r s``) is ``t^(k/4)`` times a smooth function: in ``t = u^4`` the integrand
+  ridge's floor ``t F``) is ``t^(k/4)`` times a smooth function: in ``t = u^4`` the integrand
   is smooth. Panels of ``u`` (from ``[0, 1]``, :data:`QUADRATURE_ORDER` nodes each)
   are bisected until each panel's node values add up to the term's change over it,
   computed directly, within its share of :data:`TOLERANCE` relative to the term's
@@ -358,7 +358,9 @@ class _AssignmentPath:
 
 class _PowerPath:
     """The power kernel along the line of the moments' sums (``n`` fixed): mean ``t mu``,
-    covariance ``t Sigma + t (1 - t) mu mu^T``, ridge ``t r s``."""
+    covariance ``t Sigma + t (1 - t) mu mu^T``, the ridge's floor ``t F`` (``F`` the
+    floor's correction ``Sigma' - Sigma`` at ``t = 1``, 0 where no eigenvalue is below
+    it: the floor of ``t Sigma`` at ``t r s`` is ``t Sigma'``)."""
 
     kind = "power"
 
@@ -371,11 +373,11 @@ class _PowerPath:
         self._scales = embedded.ridge_scales()
         self._sizes = np.asarray(batch.sizes)
         self._offsets = batch.offsets
-        # the log-determinants as the kernel computes them (scaled Cholesky pivots): a
-        # covariance regularised by the ridge alone in some direction has a condition
-        # number near 1e12, where another route (LU) gives other last digits of the
-        # kernel (1e-5 relative)
-        self._logdets = functional.prepare(embedded, "graphs").logdets
+        # the regularised covariances and log-determinants as the kernel has them (from the
+        # eigenvalues: a covariance floored by the ridge in some direction has a condition
+        # number near 1e12, where another route gives other last digits, 1e-5 relative)
+        own = functional.prepare(embedded, "graphs")
+        self._logdets, self._floored = own.logdets, 2.0 * own.half_covs
         prepared = functional.prepare(train, "training graphs")
         self._t_means = prepared.means[columns]
         self._t_covs = 2.0 * prepared.half_covs[columns]
@@ -388,8 +390,8 @@ class _PowerPath:
         lo, hi = int(self._offsets[g]), int(self._offsets[g + 1])
         n, k = float(self._sizes[g]), self.k
         mu, x = self._means[g], self._X[lo:hi]
-        rs = self.ridge * self._scales[g]
-        A1 = self._covs[g] + rs * np.eye(k)  # the regularised covariance at t = 1
+        A1 = self._floored[g]  # the regularised covariance at t = 1
+        floor = A1 - self._covs[g]  # the floor's part, shared by the nodes as the ridge was
         A1_inv = np.linalg.inv(A1)
         # A + C_j = L_j L_j^T: the pair matrix (t A + C_j) / 2 is L_j V (t lam + 1 - lam) V^T L_j^T / 2
         # with L_j^-1 A L_j^-T = V diag(lam) V^T (0 <= lam <= 1), for every t at once; whitened by
@@ -401,13 +403,14 @@ class _PowerPath:
         W = np.einsum("jba,jbc->jac", R, V)  # L^-T V: W^T (A + C) W = I, W^T A W = diag(lam)
         centred = x - mu[None, :]
         squares = np.sum(x * x, axis=1)
-        ridge_share = rs * squares / squares.sum() if squares.sum() > 0 else np.full(len(x), rs / len(x))
+        ridge_share = squares / squares.sum() if squares.sum() > 0 else np.full(len(x), 1.0 / len(x))
         state = {
             "n": n, "lam": lam, "W": W,
             "p": np.einsum("jab,a->jb", W, mu), "q": np.einsum("jab,ja->jb", W, self._t_means),
             "YcT": np.matmul(centred[None], W), "YxT": np.matmul(x[None], W),  # (J, v, k)
-            "colnorm": np.sum(W * W, axis=1), "WtW": np.einsum("jab,jac->jbc", W, W),
-            "a": np.einsum("va,ab,vb->v", centred, A1_inv, centred), "trA": float(np.trace(A1_inv)),
+            # the floor's part against W^T . W and A^-1 (with the ridge rs I these were rs W^T W, rs tr A^-1)
+            "colnorm": np.einsum("jai,ab,jbi->ji", W, floor, W), "WtW": np.einsum("jab,ad,jdc->jbc", W, floor, W),
+            "a": np.einsum("va,ab,vb->v", centred, A1_inv, centred), "trA": float(np.sum(A1_inv * floor)),
             "logdet": float(self._logdets[g]), "ridge_share": ridge_share,
             "logdet_sum": 2.0 * np.sum(np.log(np.diagonal(chol, axis1=1, axis2=2)), axis=1),
         }
@@ -434,7 +437,7 @@ class _PowerPath:
         if weights is None:
             return K
         # dK^v/dt = K (grad_mu . x_v / n + <G, D_v>), G = dL/dA = A^-1 / 4t - (pair)^-1 / 4 + z z^T / 16,
-        # pair^-1 = 2 W diag(D) W^T, D_v = c_v c_v^T / n + ridge share I; summed against omega = weights K
+        # pair^-1 = 2 W diag(D) W^T, D_v = c_v c_v^T / n + ridge share F; summed against omega = weights K
         omega = weights * K  # (m, J)
         E = np.einsum("mj,mji->ji", omega, D)
         Rz = np.einsum("mj,mji->ji", omega, r)

@@ -13,11 +13,14 @@ This is the exact integral (``exp(-D_B)`` with ``D_B`` the Bhattacharyya distanc
 it gives ``K(A, A) = 1``. The closed form printed in the paper (its Eq. 4) does not:
 see the erratum in the documentation's user guide.
 
-Covariances are regularised per graph, ``Sigma + ridge * scale * I`` with ``scale``
-the mean squared entry of the graph's power summary
-(:meth:`PowerInvariants.ridge_scale`). Because the ridge belongs to each graph and not
-to each pair, every graph is one fixed Gaussian and Gram matrices stay positive
-semidefinite.
+Covariances are regularised per graph by a floor: their eigenvalues below ``ridge *
+scale`` are raised to it, ``scale`` the mean squared entry of the graph's power summary
+(:meth:`PowerInvariants.ridge_scale`); a covariance without such eigenvalues is used as
+it is. Because the ridge belongs to each graph and not to each pair, every graph is one
+fixed Gaussian and Gram matrices stay positive semidefinite. Pairs that the direct
+evaluation (Cholesky) cannot resolve, a singular covariance or two nearly equal graphs,
+are evaluated in whitened coordinates (:mod:`graphinvariants.embeddings._bhattacharyya`),
+so a last-bit change of the invariants moves the kernel by about a last bit there.
 """
 
 import numpy as np
@@ -88,9 +91,9 @@ def power_kernel(G, H, *, k=5, ridge=DEFAULT_RIDGE, weight=None):
     k : int, keyword-only
         Number of power iterations, default 5 as in the paper.
     ridge : float, keyword-only
-        Relative ridge added to each covariance (default ``1e-12`` times the mean
-        squared entry of the power summary). ``0`` is allowed for graphs whose
-        covariances are full rank.
+        Relative ridge: each covariance's eigenvalues below ``ridge`` times the mean
+        squared entry of the power summary are raised to it (default ``1e-12``). ``0``
+        is allowed for graphs whose covariances are full rank.
     weight : str or None, keyword-only
         Edge attribute to use as weight; ``None`` (default) is the 0/1 adjacency.
 

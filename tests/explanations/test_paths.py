@@ -109,21 +109,21 @@ def test_assignment_member_by_pieces_is_the_integral():
 def _power_F(functional, graph, coef, shape, other=None):
     """The power kernel's term as a function of node weights, from its definition: mean
     ``sum w_v x_v / n``, covariance ``sum w_v (x_v - mu)(x_v - mu)^T / n`` plus each node's
-    share of the ridge, the Bhattacharyya coefficient with every training Gaussian."""
+    share of the ridge's floor, the Bhattacharyya coefficient with every training Gaussian."""
     batch = functional.graph_batch([graph])
     x = batch_power_summary(batch, functional.k, functional.normalization)
     n, k = x.shape
     mu = x.mean(axis=0)
     train = functional.embed(functional.graph_batch(TRAIN))
-    t_covs = train.covariances + (functional.ridge * train.ridge_scales())[:, None, None] * np.eye(k)
-    own = functional.embed(batch)
-    rs = functional.ridge * own.ridge_scales()[0]
-    share = rs * (x * x).sum(axis=1) / (x * x).sum()
+    t_covs = np.stack([inv.regularized_covariance(functional.ridge) for inv in train])
+    own = functional.embed(batch)[0]
+    floor = own.regularized_covariance(functional.ridge) - own.covariance  # 0 unless an eigenvalue is floored
+    share = (x * x).sum(axis=1) / (x * x).sum()
     centred = x - mu
 
     def K(w):
         m = w @ x / n
-        S = np.einsum("v,va,vb->ab", w, centred, centred) / n + (w @ share) * np.eye(k)
+        S = np.einsum("v,va,vb->ab", w, centred, centred) / n + (w @ share) * floor
         out = []
         for mj, Cj in zip(train.means, t_covs):
             bar = (S + Cj) / 2

@@ -124,14 +124,18 @@ def test_tiny_kernel_values_agree():
 
 
 def _prepared(means, halves):
-    """A prepared side from raw arrays (logdets by the numpy path, as _prepare does)."""
-    logdets = _bhattacharyya.pair_terms(means, halves, means, halves, diagonal_only=True)[0]
-    return _Prepared(means, halves, logdets)
+    """A prepared side from raw arrays (as _prepare makes it, without a ridge)."""
+    lam, vectors = np.linalg.eigh(2 * halves)
+    return _Prepared(means, halves, np.log(lam).sum(axis=1), lam.sum(axis=1) / 2, lam[:, 0] / 2, lam,
+                     vectors / np.sqrt(lam)[:, None, :], vectors * np.sqrt(lam)[:, None, :])
 
 
 def _numpy_tile(side):
     logdet, maha = _bhattacharyya.pair_terms(side.means, side.half_covs, side.means, side.half_covs)
-    return _bhattacharyya.combine(side.logdets[:, None], side.logdets[None, :], logdet, maha)
+    out = _bhattacharyya.combine(side.logdets[:, None], side.logdets[None, :], logdet, maha,
+                                 side.sizes[:, None] + side.sizes[None, :], side.least[:, None] + side.least[None, :])
+    index = np.arange(len(side))
+    return _bhattacharyya.settle(side, side, index[:, None], index[None, :], out)
 
 
 @needs_numba
@@ -164,7 +168,8 @@ def test_pivot_products_outside_the_float_range(rng, k):
 def test_singular_pairs_are_refused_as_by_numpy():
     k = 3
     halves = np.stack([np.eye(k), np.zeros((k, k))])
-    side = _Prepared(np.zeros((2, k)), halves, np.zeros(2))
+    side = _Prepared(np.zeros((2, k)), halves, np.zeros(2), np.full(2, 1.5), np.full(2, 0.5), np.ones((2, k)),
+                     np.repeat(np.eye(k)[None], 2, axis=0), np.repeat(np.eye(k)[None], 2, axis=0))
     with pytest.raises(ValueError, match="increase ridge"):
         _bhattacharyya.compiled_tile(side, side, slice(None), slice(None))
     with pytest.raises(ValueError, match="increase ridge"):
@@ -261,3 +266,41 @@ def test_the_warm_up_loads_only_what_a_gram_matrix_calls():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root,
                           env={**os.environ, "PYTHONPATH": str(root)}, check=True)
     assert done.stdout.split() == ["1", "1", "0"]
+
+
+def _singular_collection():
+    """Graphs with singular covariances (rank one, n <= k, zero) among ordinary ones:
+    their pairs are left by both engines to the whitened evaluation."""
+    graphs = [nx.star_graph(n) for n in (30, 31, 60)] + [nx.wheel_graph(40), nx.complete_bipartite_graph(3, 40)]
+    graphs += [nx.path_graph(4), nx.petersen_graph(), nx.cycle_graph(7), nx.karate_club_graph()]
+    graphs += [nx.gnp_random_graph(25, 0.2, seed=s) for s in range(6)]
+    return gi.batch_power_invariants(graphs)
+
+
+@needs_numba
+def test_pairs_left_to_the_whitened_evaluation_agree_and_stay_symmetric():
+    invs = _singular_collection()
+    compiled, plain = _both(invs)
+    np.testing.assert_allclose(compiled, plain, rtol=RTOL, atol=0)
+    cross, back = _both(invs[:9], invs[4:])[0], _both(invs[4:], invs[:9])[0]
+    # exact: the reference of a whitened pair is chosen by the graphs, not by the side
+    np.testing.assert_array_equal(cross, back.T)
+    np.testing.assert_array_equal(cross[np.arange(4, 9), np.arange(5)], 1.0)
+    assert np.linalg.eigvalsh(plain)[0] >= -1e-12
+
+
+def test_which_pairs_the_direct_evaluation_keeps():
+    """The direct value where its rounding bound is small next to log K and -log K; the
+    others flagged for the whitened evaluation (numpy engine)."""
+    invs = _singular_collection()
+    functional = GaussianEmbedding(engine="numpy")
+    side = functional.prepare(invs, "graphs")
+    index = np.arange(len(invs))
+    logdet, maha = _bhattacharyya.pair_terms(side.means, side.half_covs, side.means, side.half_covs)
+    flagged = _bhattacharyya.combine(side.logdets[:, None], side.logdets[None, :], logdet, maha,
+                                     side.sizes[:, None] + side.sizes[None, :],
+                                     side.least[:, None] + side.least[None, :]) == _bhattacharyya.UNRESOLVED
+    assert flagged[index, index].all()  # identical graphs: distance 0
+    assert flagged[0, 1] and not flagged[8, 9]  # two stars; karate against a random graph
+    settled = _bhattacharyya.settle(side, side, index[:, None], index[None, :], np.where(flagged, -1.0, 0.5))
+    np.testing.assert_array_equal(settled, functional.tile(side, side, slice(None), slice(None)) * flagged + 0.5 * ~flagged)

@@ -1,5 +1,7 @@
 """The kernel in floating point: no overflow, no underflow, scale and order invariance."""
 
+import math
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -115,3 +117,182 @@ def test_lapack_path_for_large_k_agrees_with_the_unrolled_one(rng):
             for j in range(4):
                 expected = gi.bhattacharyya_coefficient(means[i], covs[i], means[j], covs[j])
                 assert K[i, j] == pytest.approx(expected, rel=1e-10)
+
+
+# --- singular covariances: the ridge's floor and the whitened evaluation (issue 52 item 2) ---
+
+
+def _edge_table(G, partitions=3):
+    dd = pytest.importorskip("dask.dataframe")
+    import pandas as pd
+
+    return dd.from_pandas(pd.DataFrame(list(G.edges()), columns=["u", "v"]), npartitions=partitions)
+
+
+@pytest.fixture
+def synchronous_dask():
+    dask = pytest.importorskip("dask")
+    with dask.config.set(scheduler="synchronous"):
+        yield
+
+
+@pytest.mark.parametrize(
+    ("G", "k"),
+    [
+        (nx.wheel_graph(3000), 5),  # was 1 - K = 1.9e-6
+        (nx.complete_bipartite_graph(4, 3000), 5),  # was 1.4e-6
+        (nx.complete_bipartite_graph(3, 6000), 6),
+    ],
+    ids=["wheel3000", "K4,3000", "K3,6000"],
+)
+def test_two_paths_to_the_same_graph_give_one(synchronous_dask, G, k):
+    """In-process and gi.distributed invariants agree to about 1e-14 of the largest entry;
+    rank-one covariances left that noise in their singular directions, which the Cholesky
+    pivots of the pair amplified to 1e-6 of K."""
+    here, there = gi.power_invariants(G, k=k), gi.distributed.power_invariants(_edge_table(G), k=k)
+    assert here != there  # not the same bits: the test is about rounding
+    assert 1 - gi.power_kernel(here, there, k=k) <= 1e-15
+    assert gi.power_kernel(here, there, k=k) == gi.power_kernel(there, here, k=k)
+
+
+@pytest.mark.parametrize(
+    ("G", "H", "k", "exact"),
+    [
+        (nx.star_graph(1999), nx.star_graph(1998), 3, 0.999999984382),  # was 0.99999982 here, 1.0 there
+        (nx.star_graph(2999), nx.star_graph(2998), 3, None),  # was 0.99999983 here, 0.99999975 there
+        (nx.complete_bipartite_graph(3, 2000), nx.complete_bipartite_graph(3, 2001), 4, None),  # 0.99999912, 1.0
+    ],
+    ids=["star2000", "star3000", "K3,2000"],
+)
+def test_nearly_equal_graphs_agree_between_dask_and_in_process(synchronous_dask, G, H, k, exact):
+    here = gi.power_kernel(G, H, k=k)
+    there = gi.distributed.power_kernel(_edge_table(G), _edge_table(H), k=k)
+    assert here < 1
+    assert abs(here - there) <= 1e-15
+    if exact is not None:  # from the same invariants in exact rational arithmetic
+        assert here == pytest.approx(exact, abs=1e-12)
+
+
+@pytest.mark.parametrize("G", [nx.wheel_graph(3000), nx.complete_bipartite_graph(4, 3000)], ids=["wheel", "K4,3000"])
+def test_a_perturbed_graph_toggled_back_is_the_same_graph(G):
+    """Was 1 - K = 1.9e-6 (wheel) and 1.4e-6: the size of the paper's signal after one flip."""
+    from graphinvariants.perturbation import PerturbedGraph
+
+    state = PerturbedGraph(G, k=5)
+    state.toggle(1, 2)
+    state.toggle(1, 2)
+    assert 1 - gi.power_kernel(state.invariants(), gi.power_invariants(G, k=5)) <= 1e-15
+
+
+def _nudged(inv, ulps, rng):
+    """The invariants with every entry moved by up to ``ulps`` units in the last place."""
+    def nudge(a):
+        a = a.copy()
+        for _ in range(ulps):
+            a = np.where(rng.random(a.shape) < 0.5, np.nextafter(a, np.inf), np.nextafter(a, -np.inf))
+        return a
+
+    cov = np.triu(nudge(inv.covariance))
+    cov = cov + np.triu(cov, 1).T
+    return gi.PowerInvariants(nudge(inv.mean), cov, inv.n_nodes)
+
+
+@pytest.mark.parametrize(
+    "G",
+    [nx.star_graph(300), nx.wheel_graph(400), nx.complete_bipartite_graph(5, 200), nx.path_graph(4), nx.petersen_graph()],
+    ids=["star", "wheel", "K5,200", "path4", "petersen"],
+)
+def test_a_last_bit_change_of_the_invariants_moves_k_by_about_a_last_bit(rng, G):
+    """Singular covariances (rank one, n <= k, zero): a few ulps on every entry moved K
+    by up to 1e-5 (the Cholesky pivot of a singular direction is rounding noise)."""
+    inv = gi.power_invariants(G)
+    other = gi.power_invariants(nx.barbell_graph(6, 3))
+    for _ in range(5):
+        nudged = _nudged(inv, 2, rng)
+        assert 1 - gi.power_kernel(inv, nudged) <= 1e-15
+        assert gi.power_kernel(nudged, other) == pytest.approx(gi.power_kernel(inv, other), rel=1e-13, abs=1e-300)
+
+
+def _exact_log_k(a, b, ridge=gi.DEFAULT_RIDGE):
+    """log K in exact rational arithmetic, from each Gaussian's floored eigen-factors
+    (covariance ``Q Q^T``, ``Q = V lam^1/2`` as float64 matrices)."""
+    from fractions import Fraction
+
+    def root(inv):
+        lam, V = np.linalg.eigh(inv.covariance)
+        lam = np.maximum(lam, ridge * inv.ridge_scale())
+        Q = [[Fraction(float(x)) for x in row] for row in V * np.sqrt(lam)]
+        k = len(Q)
+        return [[sum(Q[i][m] * Q[j][m] for m in range(k)) for j in range(k)] for i in range(k)]
+
+    def det_and_solve(M, d):
+        n = len(M)
+        A = [row[:] + [d[i]] for i, row in enumerate(M)]
+        det = Fraction(1)
+        for j in range(n):
+            p = next(i for i in range(j, n) if A[i][j] != 0)
+            if p != j:
+                A[j], A[p], det = A[p], A[j], -det
+            det *= A[j][j]
+            for i in range(n):
+                if i != j:
+                    f = A[i][j] / A[j][j]
+                    A[i] = [x - f * y for x, y in zip(A[i], A[j])]
+        return det, [A[i][n] / A[i][i] for i in range(n)]
+
+    def log(x):  # math.log takes integers of any size
+        return math.log(x.numerator) - math.log(x.denominator)
+
+    A, B = root(a), root(b)
+    C = [[(x + y) / 2 for x, y in zip(ra, rb)] for ra, rb in zip(A, B)]
+    d = [Fraction(float(x)) - Fraction(float(y)) for x, y in zip(a.mean, b.mean)]
+    det_c, z = det_and_solve(C, d)
+    det_a, det_b = det_and_solve(A, d)[0], det_and_solve(B, d)[0]
+    return log(det_a * det_b / det_c**2) / 4 - float(sum(x * y for x, y in zip(d, z))) / 8
+
+
+@pytest.mark.parametrize(
+    ("G", "H"),
+    [
+        (nx.star_graph(40), nx.star_graph(41)),  # rank one, nearly aligned
+        (nx.star_graph(40), nx.complete_bipartite_graph(2, 39)),  # rank one each, K = 0.97
+        (nx.complete_bipartite_graph(3, 30), nx.complete_bipartite_graph(4, 29)),
+        (nx.complete_bipartite_graph(3, 30), nx.karate_club_graph()),  # singular against full rank
+        (nx.path_graph(4), nx.star_graph(3)),  # n <= k
+        (nx.star_graph(5), nx.path_graph(3)),
+    ],
+    ids=["stars", "star-K2,39", "K3,30-K4,29", "K3,30-karate", "path-star", "star-path"],
+)
+def test_singular_pairs_against_exact_arithmetic(G, H):
+    """Against log K from the same Gaussians in exact arithmetic (was: 1e-6 to 1e-5 off)."""
+    a, b = gi.power_invariants(G), gi.power_invariants(H)
+    exact = _exact_log_k(a, b)
+    for x, y in ((a, b), (b, a)):
+        for engine in ("numpy", "numba"):
+            if engine == "numba":
+                pytest.importorskip("numba")
+            from graphinvariants.embeddings import GaussianEmbedding
+            from graphinvariants.kernels import pairwise_kernels
+
+            value = pairwise_kernels([x], [y], functional=GaussianEmbedding(engine=engine))[0, 0]
+            assert np.log(value) == pytest.approx(exact, rel=1e-12, abs=1e-13)
+
+
+def test_the_ridge_is_a_floor_on_the_eigenvalues(rng):
+    star = gi.power_invariants(nx.star_graph(50))  # rank one
+    lam, V = np.linalg.eigh(star.covariance)
+    floor = gi.DEFAULT_RIDGE * star.ridge_scale()
+    assert np.sum(lam < floor) == 4
+    floored = np.linalg.eigvalsh(star.regularized_covariance())
+    np.testing.assert_allclose(floored[:4], floor, rtol=1e-3)
+    assert floored[4] == pytest.approx(lam[4], rel=1e-14)
+    # no eigenvalue below the floor: the covariance as it is, and the paper's kernel without a ridge
+    karate = gi.power_invariants(nx.karate_club_graph())
+    np.testing.assert_array_equal(karate.regularized_covariance(), karate.covariance)
+    les = gi.power_invariants(nx.les_miserables_graph())
+    assert gi.power_kernel(karate, les) == pytest.approx(gi.power_kernel(karate, les, ridge=0), rel=1e-12)
+    # a zero covariance (regular graph): the floor times the identity, exactly
+    petersen = gi.power_invariants(nx.petersen_graph())
+    np.testing.assert_array_equal(
+        petersen.regularized_covariance(), gi.DEFAULT_RIDGE * petersen.ridge_scale() * np.eye(5)
+    )
