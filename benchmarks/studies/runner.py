@@ -19,6 +19,7 @@ import gc
 import json
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -31,10 +32,11 @@ from benchmarks.common import TU_DATA  # noqa: E402
 
 
 class option:
-    """An option's default with its help text: ``quick=option(False, "a smaller run")``."""
+    """An option's default with its help text: ``quick=option(False, "a smaller run")``; ``type``
+    reads a value otherwise (``option(10**6, "graphs", type=lambda v: int(float(v)))`` takes ``1e6``)."""
 
-    def __init__(self, default, help):
-        self.default, self.help = default, help
+    def __init__(self, default, help=None, type=None):
+        self.default, self.help, self.type = default, help, type
 
 
 def parser(doc, *, data=False, repeat=None, **options):
@@ -55,10 +57,12 @@ def parser(doc, *, data=False, repeat=None, **options):
 
 def _add_options(out, options):
     for name, default in options.items():
-        flag, text = "--" + name.replace("_", "-"), None
+        flag, text, kind = "--" + name.replace("_", "-"), None, None
         if isinstance(default, option):
-            default, text = default.default, default.help
-        if isinstance(default, bool):
+            default, text, kind = default.default, default.help, default.type
+        if kind is not None:
+            out.add_argument(flag, type=kind, default=default, help=text)
+        elif isinstance(default, bool):
             out.add_argument(flag, action="store_true", default=default, help=text)
         elif isinstance(default, (list, tuple)):
             out.add_argument(flag, nargs="*", type=type(default[0]) if default else str, default=list(default), help=text)
@@ -116,7 +120,12 @@ def parse(parser, argv=None):
     return args
 
 
-# -- the timer ---------------------------------------------------------------------------
+# -- the timer and the memory ------------------------------------------------------------
+def peak_gib():
+    """The peak resident memory of this process so far, in GiB (``ru_maxrss``, KiB on Linux)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+
+
 def clock():
     """Wall seconds from an arbitrary origin (``time.perf_counter``): ``clock() - start``."""
     return time.perf_counter()
