@@ -1,16 +1,16 @@
-"""The one runner of the studies: arguments, the timer, and output stamped with the commit and the machine.
+"""The one runner of the studies: arguments, the timer, peak memory, and output stamped with the commit and machine.
 
 A study is a script that makes a figure or a table of the docs. It starts with::
 
     from runner import parse, parser
     args = parse(parser(__doc__, data=True, repeat=3, sets=["MUTAG"]))
 
-which prints one line naming the commit (``+dirty`` when the tree has changes), the
-machine and the library versions, and with ``--record FILE`` writes everything the study
-prints to ``FILE`` after that line as well. Every study times its calls with the
-timers below, all on ``time.perf_counter`` (wall) and ``time.process_time`` (CPU), so
-that every figure is measured the same way. The data, the arithmetic floor and the
-peers are shared with the asv suites (``benchmarks/benchmarks/common.py``).
+(or ``commands(__doc__, name=dict(...))`` for subcommands), which prints one line naming the
+commit (``+dirty`` when the tree has changes), the machine and the library versions, and
+with ``--record FILE`` writes what the study prints to ``FILE`` as well. Every study
+times its calls with the timers below (``time.perf_counter``, wall, and
+``time.process_time``, CPU). Data, floor and peers are shared with the asv suites
+(``benchmarks/benchmarks/common.py``).
 """
 
 import argparse
@@ -65,7 +65,8 @@ def _add_options(out, options):
         elif isinstance(default, bool):
             out.add_argument(flag, action="store_true", default=default, help=text)
         elif isinstance(default, (list, tuple)):
-            out.add_argument(flag, nargs="*", type=type(default[0]) if default else str, default=list(default), help=text)
+            out.add_argument(flag, nargs="*", type=type(default[0]) if default else str, default=list(default),
+                             help=text)
         else:
             out.add_argument(flag, type=str if default is None else type(default), default=default, help=text)
 
@@ -91,9 +92,11 @@ def stamp():
 
     import graphinvariants
 
-    return {"commit": (git("rev-parse", "--short", "HEAD") or "unknown") + ("+dirty" if git("status", "--porcelain") else ""),
+    dirty = "+dirty" if git("status", "--porcelain") else ""
+    return {"commit": (git("rev-parse", "--short", "HEAD") or "unknown") + dirty,
             "machine": f"{platform.node()}, {platform.machine()}, {os.cpu_count()} cores, {platform.system()}",
-            "python": platform.python_version(), "numpy": numpy.__version__, "graphinvariants": graphinvariants.__version__,
+            "python": platform.python_version(), "numpy": numpy.__version__,
+            "graphinvariants": graphinvariants.__version__,
             "load": round(os.getloadavg()[0], 2), "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]])}
 
 
@@ -154,12 +157,6 @@ def median_time(fn, repeat, *, collect=False):
     return statistics.median(timed(fn, repeat, collect=collect)[0])
 
 
-def median_and_result(fn, repeat):
-    """``(median wall seconds, the last result)`` of ``repeat`` calls of ``fn()``."""
-    times, result = timed(fn, repeat)
-    return statistics.median(times), result
-
-
 def timed_once(fn):
     """``(result, cpu seconds, wall seconds)`` of one call of ``fn()``."""
     cpu, wall = time.process_time(), time.perf_counter()
@@ -183,22 +180,3 @@ def section(label, results):
     start = time.perf_counter()
     yield
     results[label] = time.perf_counter() - start
-
-
-def fresh(code, *args, env=None, cwd=None):
-    """Run ``code`` in a fresh interpreter (this checkout first on its path) and return
-    the JSON of its last output line; its wall time (interpreter start included) is
-    ``fresh_seconds`` of a dict answer."""
-    env = {**os.environ, **(env or {})}
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(cwd or ROOT), env.get("PYTHONPATH")]))
-    start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True, text=True, env=env,
-                          cwd=cwd or ROOT)
-    seconds = time.perf_counter() - start
-    if done.returncode:
-        raise RuntimeError(f"a fresh process failed ({done.returncode}): {done.stderr.strip()[-500:]}")
-    lines = [line for line in done.stdout.splitlines() if line.strip()]
-    answer = json.loads(lines[-1]) if lines else {}
-    if isinstance(answer, dict):
-        answer.setdefault("fresh_seconds", seconds)
-    return answer
