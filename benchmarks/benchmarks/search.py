@@ -1,4 +1,4 @@
-"""graphinvariants.search: the exact and approximate indexes, their work and recall against FPSim2, and a query's row."""
+"""graphinvariants.search: the exact and approximate indexes (work, recall, FPSim2 beside), and a query's row."""
 
 import itertools
 import os

@@ -25,7 +25,7 @@ import graphinvariants as gi
 from graphinvariants.kernels import pairwise_kernels, parse_kernel_spec
 from graphinvariants.kernels import RECOMMENDED
 from graphinvariants.kernels.learned import LearnedCombination
-from graphinvariants.kernels.learned import _combination as learned_module  # CANDIDATES and PRODUCTS switched where read
+from graphinvariants.kernels.learned import _combination as learned_module  # CANDIDATES, PRODUCTS switched
 from runner import clock, commands, option, parse
 from benchmarks.common import Shared, grakel_graphs, peer, tu
 
@@ -194,7 +194,8 @@ def evaluate_data_set(ds, args, protocol, out):
     run("GraphKernel()", gi.evaluate_estimator(index, ds.y, kernel=FoldSlicedDefault(shared, {"seed": 0}, names=base),
                                                **protocol))
     if args.new_members:
-        run("GraphKernel() + new members", gi.evaluate_estimator(index, ds.y, kernel=FoldSlicedDefault(shared, {"seed": 0}),
+        run("GraphKernel() + new members", gi.evaluate_estimator(index, ds.y,
+                                                                 kernel=FoldSlicedDefault(shared, {"seed": 0}),
                                                                  **protocol))
         with _Candidates(True):
             extended = gi.GraphKernel(seed=0).fit(ds, ds.y).weights_
@@ -213,7 +214,8 @@ def evaluate_data_set(ds, args, protocol, out):
     if labelled:
         run("WL label", gi.evaluate_kernel(grams["wl_label"], ds.y, **protocol))
     run("WL degree", gi.evaluate_kernel(grams["wl"], ds.y, **protocol))
-    run("RECOMMENDED (product)", gi.evaluate_kernel(grams["power"] * grams["histogram"] * grams["wl"], ds.y, **protocol))
+    run("RECOMMENDED (product)", gi.evaluate_kernel(grams["power"] * grams["histogram"] * grams["wl"], ds.y,
+                                                    **protocol))
     run("mean power+histogram+wl", gi.evaluate_kernel((grams["power"] + grams["histogram"] + grams["wl"]) / 3, ds.y,
                                                       **protocol))
     # WL-OA: ours, equal to GraKeL's WeisfeilerLehmanOptimalAssignment to 1e-12
@@ -302,8 +304,8 @@ def kernels(args):
                 K = gi.kernel_matrix(ds, kernel=kernel, n_jobs=args.n_jobs, **params)
             kernel_seconds = clock() - start
             safe = spec.replace("*", "x").replace(":", "_").replace(",", "_").replace("=", "")
-            result = gi.evaluate_kernel(K, ds.y, n_repeats=args.reps, n_folds=args.folds, C_grid=GRIDS[args.c_grid], seed=args.seed,
-                                        n_jobs=args.n_jobs,
+            result = gi.evaluate_kernel(K, ds.y, n_repeats=args.reps, n_folds=args.folds, C_grid=GRIDS[args.c_grid],
+                                        seed=args.seed, n_jobs=args.n_jobs,
                                         checkpoint=out / f"checkpoint-{name}-{safe}-{args.reps}-{args.c_grid}.jsonl")
             row = {"dataset": name, "kernel": spec, "reps": args.reps, "c_grid": args.c_grid,
                    "accuracy": round(100 * result.mean, 2), "stderr": round(100 * result.stderr, 2),

@@ -199,7 +199,8 @@ def moses_search(args):
         exact_build = clock() - t
         Q, lost = rows["random split (test)"]
         exact.search(Q[:1], 10, lost=lost[:1])  # compiled loops loaded
-        e_single, _, e_batch, _ = single_and_batch_ms(lambda a, b: exact.search(Q[a:b], 10, lost=lost[a:b]), Q.shape[0], args.single)
+        e_single, _, e_batch, _ = single_and_batch_ms(lambda a, b: exact.search(Q[a:b], 10, lost=lost[a:b]),
+                                                      Q.shape[0], args.single)
         truths = {name: exact.search(q, 10, lost=ls) for name, (q, ls) in rows.items()}
         exact.search(Q, 10, lost=lost)
         print(f"exact index ({args.dtype}, method {exact.method!r}): "
@@ -225,7 +226,8 @@ def moses_search(args):
         approx = ApproximateIndex(recall=args.recall, dtype=args.dtype, seed=0).fit(X)
         a_build = clock() - t
         approx.search(Q[:1], 10, lost=lost[:1])
-        a_single, _, a_batch, _ = single_and_batch_ms(lambda a, b: approx.search(Q[a:b], 10, lost=lost[a:b]), Q.shape[0], args.single)
+        a_single, _, a_batch, _ = single_and_batch_ms(lambda a, b: approx.search(Q[a:b], 10, lost=lost[a:b]),
+                                                      Q.shape[0], args.single)
         recalls = {name: tie_aware_recall(approx.exact_, q, approx.search(q, 10, lost=ls)[0], truths[name][1], ls)
                    for name, (q, ls) in rows.items()}
         print(f"approximate index (recall={args.recall}): build {a_build:.1f} s ({a_build / fp_build:.1f}x FPSim2's "
