@@ -1,5 +1,6 @@
 """Shared by the asv suites and the studies: the data (loaded once per process), the
-arithmetic floor, the peers and the random graphs.
+arithmetic floor, the peers, the random graphs, RDKit molecules and Morgan fingerprints,
+and a precomputed kernel for scikit-learn.
 
 Nothing here downloads: the TU sets are read from ``../shared/data/TU`` beside the
 clone (or ``$GRAPHINVARIANTS_DATA``), as the tests read them. A peer that is not
@@ -15,7 +16,10 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, TransformerMixin
 
+from graphinvariants.datasets import TU_MOLECULES
 from graphinvariants.kernels.learned.external import to_grakel
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -87,8 +91,6 @@ def floor_invariants(A, k=5):
 
 def csr(u, v, n):
     """The symmetric 0/1 CSR of the edges ``(u, v)`` on ``n`` nodes (self-loops kept once)."""
-    import scipy.sparse as sp
-
     keep = u != v
     rows, cols = np.concatenate((u, v[keep])), np.concatenate((v, u[keep]))
     A = sp.csr_array((np.ones(rows.size), (rows, cols)), shape=(n, n))
@@ -135,3 +137,82 @@ def one_thread():
 
     with threadpool_limits(1):
         yield
+
+
+def molecules(batch, name="Mutagenicity"):
+    """RDKit molecules of a batch of the TU set ``name``'s graphs, its label codes read by
+    :data:`~graphinvariants.datasets.TU_MOLECULES`, not sanitised, rings perceived."""
+    Chem = peer("rdkit.Chem")
+    atoms, bonds = TU_MOLECULES[name]
+    A = sp.triu(batch.matrix, format="coo")
+    codes = sp.csr_array((batch.edge_labels + 1, batch.matrix.indices, batch.matrix.indptr), shape=batch.matrix.shape)
+    labels = np.asarray(sp.triu(codes, format="csr")[A.row, A.col]).reshape(-1) - 1
+    graph_of = np.repeat(np.arange(len(batch.sizes)), batch.sizes)
+    by_graph = np.split(np.arange(len(A.row)), np.searchsorted(graph_of[A.row], np.arange(1, len(batch.sizes))))
+    out = []
+    for g in range(len(batch.sizes)):
+        a = batch.offsets[g]
+        mol = Chem.RWMol()
+        for code in batch.node_labels[a : batch.offsets[g + 1]]:
+            mol.AddAtom(Chem.Atom(atoms[int(code)]))
+        for e in by_graph[g]:
+            u, v, bond = int(A.row[e] - a), int(A.col[e] - a), getattr(Chem.BondType, bonds[int(labels[e])])
+            mol.AddBond(u, v, bond)
+            if bond == Chem.BondType.AROMATIC:
+                for atom in (u, v):
+                    mol.GetAtomWithIdx(atom).SetIsAromatic(True)
+                mol.GetBondBetweenAtoms(u, v).SetIsAromatic(True)
+        mol = mol.GetMol()
+        mol.UpdatePropertyCache(strict=False)
+        Chem.GetSymmSSSR(mol)
+        out.append(mol)
+    return out
+
+
+def morgan(mols, *, counts=False):
+    """Morgan fingerprints (radius 2, 2,048 bits) of RDKit molecules or SMILES: RDKit's bit
+    vectors, or with ``counts`` the count vectors as the rows of a float array."""
+    Chem = peer("rdkit.Chem")
+    generator = peer("rdkit.Chem.rdFingerprintGenerator").GetMorganGenerator(radius=2, fpSize=2048)
+    mols = [Chem.MolFromSmiles(m) if isinstance(m, str) else m for m in mols]
+    if counts:
+        return np.stack([generator.GetCountFingerprintAsNumPy(m).astype(np.float64) for m in mols])
+    return [generator.GetFingerprint(m) for m in mols]
+
+
+def tanimoto_nearest(queries, corpus, k, *, leave_one_out=False):
+    """The ``k`` nearest of ``corpus`` to each of ``queries`` (fingerprints) by Tanimoto, a
+    stable sort of every similarity; with ``leave_one_out`` query ``i`` is ``corpus[i]``, left out."""
+    DataStructs = peer("rdkit.DataStructs")
+    out = np.empty((len(queries), k), dtype=np.int64)
+    for i, fp in enumerate(queries):
+        similarity = np.asarray(DataStructs.BulkTanimotoSimilarity(fp, corpus))
+        if leave_one_out:
+            similarity[i] = -np.inf
+        out[i] = np.argsort(-similarity, kind="stable")[:k]
+    return out
+
+
+class Shared:
+    """A value every clone shares (scikit-learn's ``clone`` deep-copies parameters)."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+class PrecomputedKernel(TransformerMixin, BaseEstimator):
+    """A fixed kernel matrix (``Shared``) over graph indices: ``fit(idx)``, ``transform(idx2)``
+    gives ``K[idx2, idx]`` (learns nothing from ``y``)."""
+
+    def __init__(self, shared=None):
+        self.shared = shared
+
+    def fit(self, X, y=None):
+        self.train_ = np.asarray(X)
+        return self
+
+    def transform(self, X):
+        return self.shared.value[np.ix_(np.asarray(X), self.train_)]

@@ -19,7 +19,8 @@ class Protocol:
     def setup(self, name, reps, path):
         self.ds = tu(name)
         self.K = gi.power_kernel_matrix(gi.batch_power_invariants(self.ds, k=5))
-        self.options = {"shortcut": True, "n_jobs": 2} if path == "evaluate_kernel" else {"shortcut": False, "n_jobs": 1}
+        fast = path == "evaluate_kernel"
+        self.options = {"shortcut": fast, "n_jobs": 2 if fast else 1}
 
     def time_protocol(self, name, reps, path):
         gi.evaluate_kernel(self.K, self.ds.y, n_repeats=reps, seed=0, **self.options)

@@ -89,7 +89,8 @@ class MeanMapFeatures:
 #: Our kernel and GraKeL's of the same definition: (our name and options, GraKeL class and options, labels).
 PEERS = {"wloa": (("wloa", {"n_iter": 5, "node_label": "label"}),
                   ("WeisfeilerLehmanOptimalAssignment", {"n_iter": 5}), "label"),
-         "shortest_path": (("shortest_path", {"node_label": "label"}), ("ShortestPath", {"with_labels": True}), "label"),
+         "shortest_path": (("shortest_path", {"node_label": "label"}), ("ShortestPath", {"with_labels": True}),
+                           "label"),
          "attributes": (("attributes", {}), ("PropagationAttr", {"random_state": 0}), "attributes"),
          "graphhopper": (("attributes", {}), ("GraphHopper", {"kernel_type": "gaussian"}), "attributes"),
          "rooted_subgraph": (("rooted_subgraph", {"radius": 2, "node_label": "label", "edge_label": "label"}),
@@ -199,7 +200,8 @@ class FirstCallParts:
         return ("from graphinvariants.embeddings import _bhattacharyya_numba as m\n"
                 "A, logdets = m.pack_side(means, halves)\n"
                 "m.tile_values(m.token(5), A, logdets, 0, 2, A, logdets, 0, 2)",
-                "import numba, numpy as np\nmeans, halves = np.zeros((2, 5)), np.repeat(np.eye(5)[None] / 2, 2, axis=0)")
+                "import numba, numpy as np\n"
+                "means, halves = np.zeros((2, 5)), np.repeat(np.eye(5)[None] / 2, 2, axis=0)")
 
     def timeraw_first_touch_of_the_output(self):
         return "out[:] = 1.0", "import numpy as np\nout = np.empty((4110, 4110))"
@@ -244,7 +246,8 @@ class Rooted:
         labels = {key: "label" for key, value in (("node_label", ds.batch.node_labels),
                                                   ("edge_label", ds.batch.edge_labels)) if value is not None}
         self.functional = f = RootedSubgraph(int(radius), **labels)
-        self.call = {"embedding": lambda: f.embed(f.graph_batch(ds)), "data set": lambda: pairwise_kernels(ds, functional=f),
+        self.call = {"embedding": lambda: f.embed(f.graph_batch(ds)),
+                     "data set": lambda: pairwise_kernels(ds, functional=f),
                      "networkx list": lambda: pairwise_kernels(ds.graphs, functional=f)}[call]
 
     def time_call(self, data, call):
@@ -252,7 +255,8 @@ class Rooted:
 
     def track_equal(self, data, call):
         f = self.functional
-        return int(np.array_equal(pairwise_kernels(self.ds, functional=f), pairwise_kernels(self.ds.graphs, functional=f)))
+        return int(np.array_equal(pairwise_kernels(self.ds, functional=f),
+                                  pairwise_kernels(self.ds.graphs, functional=f)))
 
 
 class TopK:

@@ -42,7 +42,8 @@ class Alignment:
             self.call(self.grams, self.target)
 
     def track_relative_difference(self, method):
-        M, plain = alignment._centred_inner_products(self.grams, self.target)[0], _pair_by_pair(self.grams, self.target)[0]
+        M = alignment._centred_inner_products(self.grams, self.target)[0]
+        plain = _pair_by_pair(self.grams, self.target)[0]
         return float(np.max(np.abs(M - plain)) / np.max(np.abs(plain)))
 
 

@@ -1,4 +1,4 @@
-"""graphinvariants.perturbation: the study on the TU sets and on one large network, against straightforward loops and the floor."""
+"""graphinvariants.perturbation: the study on the TU sets and one large network, against plain loops and the floor."""
 
 import numpy as np
 

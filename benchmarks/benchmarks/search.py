@@ -1,8 +1,14 @@
-"""graphinvariants.search: the exact and approximate indexes, their work and recall, and a query's row."""
+"""graphinvariants.search: the exact and approximate indexes (work, recall, FPSim2 beside), and a query's row."""
 
+import itertools
+import os
+import tempfile
 import warnings
+from pathlib import Path
 
+import joblib
 import numpy as np
+import scipy.sparse as sp
 
 import graphinvariants as gi
 from graphinvariants.datasets import as_molecules, perturbed_copies, to_mol
@@ -12,7 +18,7 @@ from graphinvariants.search import ExactIndex, exact
 from graphinvariants.search.approximate import ApproximateIndex
 from graphinvariants.search.exact import candidate_scorer, pair_inner_products
 
-from .common import one_thread, peer, tu
+from .common import molecules, morgan, one_thread, peer, tu
 
 #: The bound path kept for every query (Bounds), read here so that a move fails ``asv check``.
 _SWITCHES = (exact.FULL_PASS_SHARE,)
@@ -121,37 +127,182 @@ class Bounds:
         return float(np.quantile(self.search(), 0.9))
 
     def track_norm_kept(self, name, n_dims):
-        P = np.asarray(self.index._P, dtype=np.float64)
-        return float(np.mean((P**2).sum(axis=1) / np.maximum(self.index._norms, 1e-300)))
+        return _norm_kept(self.index)
 
 
-class Recall:
-    """Recall@10 of the approximate index against the exact answer on 20,000 copies of
-    Mutagenicity, 100 other copies as queries (tie-aware; search_quality.py at 10^5, 10^6)."""
+def tie_aware_recall(index, Q, found, truth_distances, lost=0.0, k=10):
+    """Recall@k counting ties: the share of the found rows whose exact distance (by
+    ``index``'s sums) is at most the exact ``k``-th distance (copies of a molecule tie)."""
+    Qs = sp.csr_array(Q)
+    Qs.sort_indices()
+    own = pair_inner_products(Qs, np.arange(Qs.shape[0]), Qs) + lost
+    scorer = candidate_scorer(index, Qs)
+    return float(np.mean([min(k, int(np.sum(np.sqrt(np.maximum(scorer.squares(i, own[i], found[i]), 0.0))
+                                            <= truth_distances[i, k - 1]))) / k for i in range(Qs.shape[0])]))
 
-    params = [0.9, 0.95, 0.99]
-    param_names = ["recall"]
-    timeout = 900
 
-    def setup(self, recall):
-        peer("faiss")
-        X, self.Q = _learned_rows("Mutagenicity", 20_000), _learned_rows("Mutagenicity", 100, seed=1)
-        self.truth = ExactIndex(seed=0).fit(X).search(self.Q, 10)[1]
-        self.index = ApproximateIndex(recall=recall, seed=0).fit(X)
+def _norm_kept(index):
+    """The mean share of a row's squared norm that the index's projection keeps."""
+    P = np.asarray(index._P, dtype=np.float64)
+    return float(np.mean((P**2).sum(axis=1) / np.maximum(index._norms, 1e-300)))
 
-    def time_search(self, recall):
-        self.index.search(self.Q, 10)
 
-    def track_recall(self, recall):
-        import scipy.sparse as sp
+#: Where Copies keeps the fitted map, the copies' rows and FPSim2's files between runs
+#: (about 25 minutes to fill at 10^6 copies).
+CACHE = Path(tempfile.gettempdir()) / "gi_bench_search"
+CHUNK = 100_000
+_COPIES = {}
 
-        found = self.index.search(self.Q, 10)[0]
-        Qs = sp.csr_array(self.Q)
-        Qs.sort_indices()
-        own = pair_inner_products(Qs, np.arange(Qs.shape[0]), Qs)
-        scorer = candidate_scorer(self.index.exact_, Qs)
-        return float(np.mean([min(10, int(np.sum(np.sqrt(np.maximum(scorer.squares(i, own[i], found[i]), 0.0))
-                                                  <= self.truth[i, 9]))) / 10 for i in range(Qs.shape[0])]))
+
+def _copies(n):
+    """``(rows, queries' rows, queries)``: the learned default (``GraphFeatures(seed=0)`` fitted on
+    Mutagenicity, cached) on the first ``n`` perturbed copies (made and cached ``CHUNK`` at a time)
+    and on 100 other copies (seed 1), kept for the process."""
+    if n not in _COPIES:
+        _COPIES.clear()
+        data, path = tu("Mutagenicity"), CACHE / "features.joblib"
+        CACHE.mkdir(parents=True, exist_ok=True)
+        if not path.exists():
+            joblib.dump(gi.GraphFeatures(seed=0).fit(data, data.y), path)
+        features, blocks = joblib.load(path), []
+        for c in range(-(-n // CHUNK)):
+            if not (CACHE / f"rows_{c}.npz").exists():
+                copies = perturbed_copies(data, CHUNK, seed=0, start=c * CHUNK)
+                sp.save_npz(CACHE / f"rows_{c}.npz", features.transform(copies))
+            blocks.append(sp.load_npz(CACHE / f"rows_{c}.npz"))
+        queries = perturbed_copies(data, 100, seed=1)
+        _COPIES[n] = (sp.csr_array(sp.vstack(blocks, format="csr")[:n]), sp.csr_array(features.transform(queries)),
+                      queries)
+    return _COPIES[n]
+
+
+def _fpsim2_file(n, path):
+    """FPSim2's file of the first ``n`` copies' Morgan fingerprints (the molecules streamed
+    ``CHUNK`` at a time: 10^6 RDKit molecules do not fit in memory)."""
+    def source():
+        for c in range(0, n, CHUNK):
+            for i, mol in enumerate(molecules(perturbed_copies(tu("Mutagenicity"), min(CHUNK, n - c), seed=0,
+                                                               start=c).batch)):
+                yield [mol, c + i]
+
+    peer("FPSim2.io").create_db_file(source(), str(path.with_suffix(".part")), mol_format="rdkit", fp_type="Morgan",
+                                     fp_params={"radius": 2, "fpSize": 2048}, full_sanitization=False)
+    os.replace(path.with_suffix(".part"), path)
+    return path
+
+
+def _build(n, kind, cached=False):
+    """A fresh index of ``kind`` over the rows of ``n`` copies; FPSim2: its file (``cached``: the one
+    kept in ``CACHE``, made if missing), then its engine."""
+    if kind == "FPSim2":
+        with tempfile.TemporaryDirectory() as folder:
+            path = CACHE / f"fps_{n}.h5" if cached else Path(folder) / "fps.h5"
+            return peer("FPSim2").FPSim2Engine(str(path if path.exists() else _fpsim2_file(n, path)))
+    dtype, recall = "float64" if "float64" in kind else "float32", kind.partition("=")[2]
+    index = ApproximateIndex(recall=float(recall), n_dims=32, dtype=dtype, seed=0) if recall else ExactIndex(
+        n_dims=32, dtype=dtype, seed=0)
+    return index.fit(_copies(n)[0])
+
+
+class Copies:
+    """Search against FPSim2 (docs/search.rst, "Speed against FPSim2"): the learned default's rows
+    of ``n`` perturbed copies of Mutagenicity, the 10 nearest of 100 other copies, in the exact and
+    the approximate index (float32 rows unless named, 32 directions) against FPSim2 (Morgan radius
+    2, 2,048 bits, Tanimoto, one worker) over the same copies, one thread (BLAS, numba, FAISS).
+    ``time_single``: one query a call, 40 samples over the first 40 queries (the median is theirs;
+    ``--record-samples`` keeps each); ``time_batch``: the 100 in one call (FPSim2: in turn);
+    ``track_recall``: tie-aware recall@10 against the exact float32 answer; ``track_differing``:
+    queries whose ten differ from it; ``track_scored_*``: rows scored per query, a share of ``n``.
+    The index is built once per process; ``CopiesBuild`` times building them."""
+
+    params = ([20_000, 100_000, 1_000_000], ["exact", "exact, float64", "approximate, recall=0.9",
+                                             "approximate, recall=0.95", "approximate, recall=0.99", "FPSim2"])
+    param_names = ["copies", "index"]
+    timeout = 4 * 3600
+    built = {}
+
+    def setup(self, n, kind):
+        peer("FPSim2" if kind == "FPSim2" else "faiss"), peer("numba").set_num_threads(1)
+        self.X, self.Q, queries = _copies(n)
+        if (n, kind) not in self.built:
+            self.built.clear()
+            self.built[n, kind] = _build(n, kind, cached=True), kind == "FPSim2" and morgan(molecules(queries.batch))
+            self.search(n, kind, 0, 1)  # compiled code loaded
+        self.index, self.fps = self.built[n, kind]
+
+    def search(self, n, kind, a, b):
+        index, fps = self.built[n, kind]
+        with one_thread():  # BLAS and OpenMP (FAISS)
+            if kind == "FPSim2":
+                return [index.top_k(fp, 10, threshold=0.0, metric="tanimoto", n_workers=1) for fp in fps[a:b]]
+            return index.search(self.Q[a:b], 10)
+
+    def time_single(self, n, kind):
+        i = next(_QUERY) % 40
+        self.search(n, kind, i, i + 1)
+
+    time_single.number, time_single.repeat, time_single.rounds, time_single.warmup_time = 1, 40, 1, 0
+
+    def time_batch(self, n, kind):
+        self.search(n, kind, 0, 100)
+
+    def compared(self, n, kind):
+        """``(found rows, the exact float32 index, its rows, its distances)``."""
+        exact = ExactIndex(n_dims=32, dtype="float32", seed=0).fit(self.X)
+        return self.search(n, kind, 0, 100)[0], exact, *exact.search(self.Q, 10)
+
+    def track_recall(self, n, kind):
+        if kind == "FPSim2":
+            return float("nan")
+        found, exact, _, distances = self.compared(n, kind)
+        return tie_aware_recall(exact, self.Q, found, distances)
+
+    def track_differing(self, n, kind):
+        if kind == "FPSim2":
+            return float("nan")
+        found, _, truth, _ = self.compared(n, kind)
+        return int(sum(set(a) != set(b) for a, b in zip(found, truth)))
+
+    def scored(self, n, kind):
+        self.search(n, kind, 0, 100)
+        return self.index.scored_ / n if kind.startswith("exact") else np.full(1, np.nan)
+
+    def track_scored_median(self, n, kind):
+        return float(np.median(self.scored(n, kind)))
+
+    def track_scored_mean(self, n, kind):
+        return float(np.mean(self.scored(n, kind)))
+
+    def track_gib(self, n, kind):
+        return (self.index.fps.nbytes if kind == "FPSim2" else self.index.nbytes) / 2**30
+
+    def track_norm_kept(self, n, kind):
+        return float("nan") if kind == "FPSim2" else _norm_kept(getattr(self.index, "exact_", self.index))
+
+    def track_nonzeros_per_row(self, n, kind):
+        return self.X.nnz / n
+
+
+class CopiesBuild:
+    """The indexes of ``Copies`` built, rows loaded (FPSim2: its file of the copies' fingerprints,
+    molecules made, then its engine): time, and the peak memory of the process."""
+
+    params, param_names, timeout = Copies.params, Copies.param_names, Copies.timeout
+    number, repeat, rounds = 1, 1, 1
+
+    def setup(self, n, kind):
+        peer("FPSim2" if kind == "FPSim2" else "faiss"), peer("numba").set_num_threads(1), _copies(n)
+
+    def time_build(self, n, kind):
+        with one_thread():
+            _build(n, kind)
+
+    def peakmem_build(self, n, kind):
+        with one_thread():
+            _build(n, kind)
+
+
+_QUERY = itertools.count()
 
 
 def _wl_member(search):

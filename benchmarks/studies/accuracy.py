@@ -25,9 +25,9 @@ import graphinvariants as gi
 from graphinvariants.kernels import pairwise_kernels, parse_kernel_spec
 from graphinvariants.kernels import RECOMMENDED
 from graphinvariants.kernels.learned import LearnedCombination
-from graphinvariants.kernels.learned import _combination as learned_module  # CANDIDATES and PRODUCTS switched where read
+from graphinvariants.kernels.learned import _combination as learned_module  # CANDIDATES, PRODUCTS switched
 from runner import clock, commands, option, parse
-from benchmarks.common import grakel_graphs, peer, tu
+from benchmarks.common import Shared, grakel_graphs, peer, tu
 
 GRIDS = {"full": tuple(10.0**e for e in range(-7, 8)), "short": tuple(10.0**e for e in range(-3, 4))}
 DATASETS = ["MUTAG", "ENZYMES", "NCI1", "NCI109", "Mutagenicity", "AIDS", "BZR", "COX2", "DD",
@@ -85,16 +85,6 @@ class _Candidates:
         learned_module.CANDIDATES = self.saved
 
 
-class _Shared:
-    """Matrices shared by every clone (scikit-learn's clone deep-copies parameters)."""
-
-    def __init__(self, grams):
-        self.grams = grams
-
-    def __deepcopy__(self, memo):
-        return self
-
-
 class FoldSlicedDefault(TransformerMixin, BaseEstimator):
     """The learned default over precomputed member matrices; X are graph indices.
 
@@ -110,7 +100,7 @@ class FoldSlicedDefault(TransformerMixin, BaseEstimator):
         self.names = names
 
     def _grams(self):
-        grams = self.shared.grams
+        grams = self.shared.value
         return grams if self.names is None else {n: K for n, K in grams.items() if n in self.names}
 
     def fit(self, X, y):
@@ -193,7 +183,7 @@ def evaluate_data_set(ds, args, protocol, out):
     base = [n for n in grams if n in learned_module.CANDIDATES]
     print(f"\n{ds.name}: {len(ds)} graphs, node labels {'yes' if labelled else 'no'}; member matrices "
           + ", ".join(f"{n} {s:.1f} s" for n, s in seconds.items()))
-    shared = _Shared(grams)
+    shared = Shared(grams)
     index = np.arange(len(ds))
     rows = {}
 
@@ -204,7 +194,8 @@ def evaluate_data_set(ds, args, protocol, out):
     run("GraphKernel()", gi.evaluate_estimator(index, ds.y, kernel=FoldSlicedDefault(shared, {"seed": 0}, names=base),
                                                **protocol))
     if args.new_members:
-        run("GraphKernel() + new members", gi.evaluate_estimator(index, ds.y, kernel=FoldSlicedDefault(shared, {"seed": 0}),
+        run("GraphKernel() + new members", gi.evaluate_estimator(index, ds.y,
+                                                                 kernel=FoldSlicedDefault(shared, {"seed": 0}),
                                                                  **protocol))
         with _Candidates(True):
             extended = gi.GraphKernel(seed=0).fit(ds, ds.y).weights_
@@ -223,7 +214,8 @@ def evaluate_data_set(ds, args, protocol, out):
     if labelled:
         run("WL label", gi.evaluate_kernel(grams["wl_label"], ds.y, **protocol))
     run("WL degree", gi.evaluate_kernel(grams["wl"], ds.y, **protocol))
-    run("RECOMMENDED (product)", gi.evaluate_kernel(grams["power"] * grams["histogram"] * grams["wl"], ds.y, **protocol))
+    run("RECOMMENDED (product)", gi.evaluate_kernel(grams["power"] * grams["histogram"] * grams["wl"], ds.y,
+                                                    **protocol))
     run("mean power+histogram+wl", gi.evaluate_kernel((grams["power"] + grams["histogram"] + grams["wl"]) / 3, ds.y,
                                                       **protocol))
     # WL-OA: ours, equal to GraKeL's WeisfeilerLehmanOptimalAssignment to 1e-12
@@ -256,7 +248,7 @@ def _write(out, ds, rows, args, weights):
 def check(args, protocol):
     ds = tu("MUTAG")
     grams, _ = member_grams(ds, {})
-    sliced = gi.evaluate_estimator(np.arange(len(ds)), ds.y, kernel=FoldSlicedDefault(_Shared(grams), {"seed": 0}),
+    sliced = gi.evaluate_estimator(np.arange(len(ds)), ds.y, kernel=FoldSlicedDefault(Shared(grams), {"seed": 0}),
                                    **protocol)
     direct = gi.evaluate_estimator(ds, ds.y, kernel=gi.GraphKernel(seed=0), **protocol)
     same = np.array_equal(sliced.accuracies, direct.accuracies)
@@ -312,8 +304,8 @@ def kernels(args):
                 K = gi.kernel_matrix(ds, kernel=kernel, n_jobs=args.n_jobs, **params)
             kernel_seconds = clock() - start
             safe = spec.replace("*", "x").replace(":", "_").replace(",", "_").replace("=", "")
-            result = gi.evaluate_kernel(K, ds.y, n_repeats=args.reps, n_folds=args.folds, C_grid=GRIDS[args.c_grid], seed=args.seed,
-                                        n_jobs=args.n_jobs,
+            result = gi.evaluate_kernel(K, ds.y, n_repeats=args.reps, n_folds=args.folds, C_grid=GRIDS[args.c_grid],
+                                        seed=args.seed, n_jobs=args.n_jobs,
                                         checkpoint=out / f"checkpoint-{name}-{safe}-{args.reps}-{args.c_grid}.jsonl")
             row = {"dataset": name, "kernel": spec, "reps": args.reps, "c_grid": args.c_grid,
                    "accuracy": round(100 * result.mean, 2), "stderr": round(100 * result.stderr, 2),

@@ -26,9 +26,12 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold, train_test_sp
 from sklearn.pipeline import Pipeline
 from sklearn.svm import SVC
 
+from rdkit import RDLogger
+from rdkit.Chem.Draw import SimilarityMaps
+
 import graphinvariants as gi
 from graphinvariants.datasets import TU_MOLECULES, to_mol
-from runner import clock, commands, option, parse
+from runner import clock, commands, option, parse, timed
 from benchmarks.common import tu
 
 C_GRID = [1e-2, 1e-1, 1, 10, 100, 1e3]
@@ -69,27 +72,29 @@ def _balanced(has, n, rng):
     return np.concatenate((rng.choice(pos, k, replace=False), rng.choice(neg, k, replace=False)))
 
 
-def _auroc(values, truth):
-    mask = np.zeros(len(values), dtype=bool)
-    mask[list(truth)] = True
-    return float(roc_auc_score(mask, values)), bool(mask[int(np.argmax(values))])
-
-
 def _fit_svc(kernel, graphs, y):
     search = GridSearchCV(Pipeline([("kernel", kernel), ("svm", SVC(kernel="precomputed"))]),
                           {"svm__C": C_GRID}, cv=3)
     return search.fit(graphs, y).best_estimator_
 
 
-def _score(values_per_graph, answers, positives):
+def node_scores(values, answers):
+    """Per graph (its node values, the nodes of its answer): the node AUROC where the answer is
+    neither empty nor every node (None elsewhere), and whether the top node is in the answer."""
     aurocs, tops = [], []
-    for i in positives:
-        truth = answers[i]
-        if 0 < len(truth) < len(values_per_graph[i]):
-            a, t = _auroc(values_per_graph[i], truth)
-            aurocs.append(a)
-            tops.append(t)
-    return float(np.mean(aurocs)), float(np.mean(tops)), len(aurocs)
+    for v, truth in zip(values, answers):
+        mask = np.zeros(len(v), dtype=bool)
+        mask[list(truth)] = True
+        aurocs.append(float(roc_auc_score(mask, v)) if 0 < mask.sum() < len(v) else None)
+        tops.append(bool(mask[int(np.argmax(v))]))
+    return aurocs, tops
+
+
+def _score(values, answers):
+    """Mean node AUROC and top-1 over the graphs with an AUROC, and their number."""
+    aurocs, tops = node_scores(values, answers)
+    kept = [i for i, a in enumerate(aurocs) if a is not None]
+    return float(np.mean([aurocs[i] for i in kept])), float(np.mean([tops[i] for i in kept])), len(kept)
 
 
 def _ours(name, kernel, train, ytr, test, yte, answers, orders, seed):
@@ -103,34 +108,30 @@ def _ours(name, kernel, train, ytr, test, yte, answers, orders, seed):
     for spread in ("root", "field"):
         t = clock()
         result = gi.explain(model, [test[i] for i in positives], n_permutations=orders, seed=seed, spread=spread)
-        values = {i: v for i, v in zip(positives, result.node_values)}
-        auroc, top, n = _score(values, {i: answers[i] for i in positives}, positives)
+        auroc, top, n = _score(result.node_values, [answers[i] for i in positives])
         rows.append({"model": f"{name} ({spread})", "accuracy": accuracy, "auroc": auroc, "top1": top, "n": n,
                      "exact_share": result.exact_share, "seconds": fitted + clock() - t})
     return rows
 
 
+def _fingerprint(mol, atom=-1):
+    """The Morgan bits (radius 2, 2,048) of RDKit's similarity maps, ``atom`` left out."""
+    return SimilarityMaps.GetMorganFingerprint(mol, atomId=atom, radius=2, fpType="bv", nBits=2048)
+
+
+def _bits(fingerprints):
+    return np.array([np.array(list(f), dtype=np.uint8) for f in fingerprints])
+
+
 def _rdkit(train_mols, ytr, test_mols, yte, answers):
-    from rdkit import RDLogger
-    from rdkit.Chem.Draw import SimilarityMaps
-
-    RDLogger.DisableLog("rdApp.*")  # SimilarityMaps' Morgan helper warns on every call
-
     t = clock()
-
-    def fp(mol, atom=-1):
-        return SimilarityMaps.GetMorganFingerprint(mol, atomId=atom, radius=2, fpType="bv", nBits=2048)
-
-    def rows(mols):
-        return np.array([np.array(list(fp(m)), dtype=np.uint8) for m in mols])
-
-    model = GridSearchCV(LogisticRegression(max_iter=5000), {"C": C_GRID}, cv=3).fit(rows(train_mols), ytr)
-    model = model.best_estimator_
-    accuracy = float(np.mean(model.predict(rows(test_mols)) == yte))
+    search = GridSearchCV(LogisticRegression(max_iter=5000), {"C": C_GRID}, cv=3)
+    model = search.fit(_bits(map(_fingerprint, train_mols)), ytr).best_estimator_
+    accuracy = float(np.mean(model.predict(_bits(map(_fingerprint, test_mols))) == yte))
     positives = np.flatnonzero(yte == 1)
-    predict = lambda f: float(model.predict_proba(np.array([list(f)], dtype=np.uint8))[0, 1])  # noqa: E731
-    values = {i: np.array(SimilarityMaps.GetAtomicWeightsForModel(test_mols[i], fp, predict)) for i in positives}
-    auroc, top, n = _score(values, {i: answers[i] for i in positives}, positives)
+    predict = lambda f: float(model.predict_proba(_bits([f]))[0, 1])  # noqa: E731
+    values = [np.array(SimilarityMaps.GetAtomicWeightsForModel(test_mols[i], _fingerprint, predict)) for i in positives]
+    auroc, top, n = _score(values, [answers[i] for i in positives])
     return {"model": "rdkit morgan", "accuracy": accuracy, "auroc": auroc, "top1": top, "n": n,
             "exact_share": float("nan"), "seconds": clock() - t}
 
@@ -251,17 +252,25 @@ def _cached(cache, name, make):
     return value
 
 
-def fit_ours(train, ytr, kernel_factory, folds):
-    """C by 5-fold CV (the kernel fitted once per fold, every C scored on its matrices),
-    then the pipeline on the whole training part."""
+def best_C(fold_matrices, ytr, folds):
+    """The C of :data:`C_GRID` of the best mean accuracy over ``folds``, every C scored on the
+    same matrices (``fold_matrices(fit, val)``: ``(K_fit, K_val)``), and the mean accuracies."""
     scores = np.zeros(len(C_GRID))
     for fit_idx, val_idx in folds:
-        kernel = kernel_factory().fit(train[fit_idx], ytr[fit_idx])
-        K_fit, K_val = kernel.transform(train[fit_idx]), kernel.transform(train[val_idx])
+        K_fit, K_val = fold_matrices(fit_idx, val_idx)
         for c, C in enumerate(C_GRID):
             svc = SVC(kernel="precomputed", C=C).fit(K_fit, ytr[fit_idx])
             scores[c] += np.mean(svc.predict(K_val) == ytr[val_idx]) / len(folds)
-    C = C_GRID[int(np.argmax(scores))]
+    return C_GRID[int(np.argmax(scores))], scores
+
+
+def fit_ours(train, ytr, kernel_factory, folds):
+    """C by 5-fold CV (the kernel fitted once per fold), then the pipeline on the whole training part."""
+    def fold_matrices(fit_idx, val_idx):
+        kernel = kernel_factory().fit(train[fit_idx], ytr[fit_idx])
+        return kernel.transform(train[fit_idx]), kernel.transform(train[val_idx])
+
+    C, scores = best_C(fold_matrices, ytr, folds)
     model = Pipeline([("kernel", kernel_factory()), ("svm", SVC(kernel="precomputed", C=C))]).fit(train, ytr)
     return model, C, scores
 
@@ -272,44 +281,24 @@ def _tanimoto(A, B):
     return inter / (A.sum(1)[:, None] + B.sum(1)[None, :] - inter + 1e-300)
 
 
-def fit_rdkit(train_fps, ytr, folds):
-    scores = np.zeros(len(C_GRID))
-    for fit_idx, val_idx in folds:
-        K_fit = _tanimoto(train_fps[fit_idx], train_fps[fit_idx])
-        K_val = _tanimoto(train_fps[val_idx], train_fps[fit_idx])
-        for c, C in enumerate(C_GRID):
-            svc = SVC(kernel="precomputed", C=C).fit(K_fit, ytr[fit_idx])
-            scores[c] += np.mean(svc.predict(K_val) == ytr[val_idx]) / len(folds)
-    C = C_GRID[int(np.argmax(scores))]
-    return SVC(kernel="precomputed", C=C).fit(_tanimoto(train_fps, train_fps), ytr), C
-
-
 def scores(values, truth, data, positions):
     """Pooled edge AUROC, mean node AUROC, top atom in a group, over the molecules."""
-    edge_scores, edge_truth, node_aurocs, tops = [], [], [], []
-    for i, g in enumerate(positions):
-        v = np.asarray(values[i], dtype=np.float64)
-        atoms, bonds, _ = truth[g]
-        for u, w in graph_edges(data, g):
-            edge_scores.append((v[u] + v[w]) / 2)
-            edge_truth.append((u, w) in bonds)
-        mask = np.zeros(len(v), dtype=bool)
-        mask[list(atoms)] = True
-        if 0 < mask.sum() < len(v):
-            node_aurocs.append(roc_auc_score(mask, v))
-        tops.append(bool(mask[int(np.argmax(v))]))
-    return {"edge_auroc": float(roc_auc_score(edge_truth, edge_scores)), "node_auroc": float(np.mean(node_aurocs)),
-            "top_atom": float(np.mean(tops)), "n": len(positions)}
+    values = [np.asarray(v, dtype=np.float64) for v in values]
+    edges = [(i, u, w, (u, w) in truth[g][1]) for i, g in enumerate(positions) for u, w in graph_edges(data, g)]
+    aurocs, tops = node_scores(values, [truth[g][0] for g in positions])
+    return {"edge_auroc": float(roc_auc_score([e[3] for e in edges], [(values[i][u] + values[i][w]) / 2
+                                                                      for i, u, w, _ in edges])),
+            "node_auroc": float(np.mean([a for a in aurocs if a is not None])), "top_atom": float(np.mean(tops)),
+            "n": len(positions)}
 
 
 def occlusion(model, data, positions):
     """Each atom deleted with its bonds: the drop of the decision function."""
-    subgraphs, owners = [], []
+    subgraphs = []
     for g in positions:
         G = data[int(g)]
         for v in G:
             subgraphs.append(nx.convert_node_labels_to_integers(G.subgraph([u for u in G if u != v])))
-            owners.append(g)
     t = clock()
     whole = model.decision_function(data[np.asarray(positions)])
     parts = model.decision_function(subgraphs)
@@ -363,45 +352,36 @@ def mutagenicity(args):
     print(f"ours: C={C} (CV {cv.round(3).tolist()}), test accuracy {accuracy:.3f}, chosen "
           f"{model[0].combination_.summary()} ({clock() - t:.0f} s)", flush=True)
 
-    rows = []
+    def by_kind(label, values):
+        for kind, chosen in (("NO2", kinds["NO2"]), ("NH2 only", nh2_only)):
+            if chosen:
+                print(f"  {label}{kind}: {scores([values[positions.index(g)] for g in chosen], truth, data, chosen)}")
+
     explained = data[np.asarray(positions)]
     with threadpool_limits(1):
-        t = clock()
-        r0 = gi.explain(model, explained, seed=0)
-        per_molecule = (clock() - t) / len(positions)
+        (t0,), r0 = timed(lambda: gi.explain(model, explained, seed=0))
         r1 = gi.explain(model, explained, seed=1)
+        (t_field,), rf = timed(lambda: gi.explain(model, explained, seed=0, spread="field"))
     same = sum(np.array_equal(a, b) for a, b in zip(r0.node_values, r1.node_values))
     top_agree = np.mean([r0.top_nodes(i, 1) == r1.top_nodes(i, 1) for i in range(len(positions))])
     fallback = sorted({g for graphs in r0.fallback.values() for g in graphs})
-    print(f"gi.explain: {per_molecule:.3f} s per molecule (one thread); exact share {r0.exact_share:.3f}; "
+    print(f"gi.explain: {t0 / len(positions):.3f} s per molecule (one thread); exact share {r0.exact_share:.3f}; "
           f"bitwise the same for seeds 0 and 1 on {same} of {len(positions)}, top atom agrees on {top_agree:.3f}; "
           f"sampled fallback on {len(fallback)} molecules", flush=True)
-    rows.append(("gi.explain (default)", accuracy, scores(r0.node_values, truth, data, positions), per_molecule))
-    for kind, chosen in (("NO2", kinds["NO2"]), ("NH2 only", nh2_only)):
-        if chosen:
-            sub = [positions.index(g) for g in chosen]
-            print(f"  {kind}: {scores([r0.node_values[i] for i in sub], truth, data, chosen)}")
-    with threadpool_limits(1):
-        t = clock()
-        rf = gi.explain(model, explained, seed=0, spread="field")
-        per_molecule = (clock() - t) / len(positions)
-    rows.append(("gi.explain, spread='field'", accuracy, scores(rf.node_values, truth, data, positions), per_molecule))
-    for kind, chosen in (("NO2", kinds["NO2"]), ("NH2 only", nh2_only)):
-        if chosen:
-            sub = [positions.index(g) for g in chosen]
-            print(f"  field {kind}: {scores([rf.node_values[i] for i in sub], truth, data, chosen)}")
+    by_kind("", r0.node_values)
+    by_kind("field ", rf.node_values)
+    rows = [("gi.explain (default)", accuracy, scores(r0.node_values, truth, data, positions), t0 / len(positions)),
+            ("gi.explain, spread='field'", accuracy, scores(rf.node_values, truth, data, positions),
+             t_field / len(positions))]
     sizes = np.array([int(data.batch.sizes[g]) for g in positions])
     with threadpool_limits(1):
         for lo, hi in ((0, 15), (15, 25), (25, 40), (40, 70), (70, 500)):
             chosen = [g for g, s in zip(positions, sizes) if lo <= s < hi][:20]
             if chosen:
-                t = clock()
-                gi.explain(model, data[np.asarray(chosen)], seed=0)
-                print(f"  atoms {lo}-{hi}: {(clock() - t) / len(chosen):.3f} s per molecule "
+                (seconds,), _ = timed(lambda: gi.explain(model, data[np.asarray(chosen)], seed=0))
+                print(f"  atoms {lo}-{hi}: {seconds / len(chosen):.3f} s per molecule "
                       f"({len(chosen)} molecules, mean {np.mean([data.batch.sizes[g] for g in chosen]):.0f} atoms)",
                       flush=True)
-
-    with threadpool_limits(1):
         values, seconds = occlusion(model, data, positions)
     rows.append(("atom occlusion, same model", accuracy, scores(values, truth, data, positions), seconds))
     for kind in ("NO2", "NH2"):
@@ -409,40 +389,25 @@ def mutagenicity(args):
         print(f"  deleting every {kind} group's atoms lowers the decision function by {drop:.3f} on average "
               f"({n} molecules)")
 
-    from rdkit import RDLogger
-    from rdkit.Chem.Draw import SimilarityMaps
-
-
-    RDLogger.DisableLog("rdApp.*")
-    atoms, bonds = TU_MOLECULES["Mutagenicity"]
-
-    def fp(mol, atom=-1):
-        return SimilarityMaps.GetMorganFingerprint(mol, atomId=atom, radius=2, fpType="bv", nBits=2048)
-
-    def bits(f):
-        return np.array(list(f), dtype=np.uint8)
-
     t = clock()
+    atoms, bonds = TU_MOLECULES["Mutagenicity"]
     mols = {int(g): to_mol(data[int(g)], atoms=atoms, bonds=bonds) for g in np.concatenate((tr, te))}
-    train_fps = np.array([bits(fp(mols[int(g)])) for g in tr])
-    test_fps = np.array([bits(fp(mols[int(g)])) for g in te])
-    svc, C_r = fit_rdkit(train_fps, ytr, folds)
+    train_fps, test_fps = (_bits([_fingerprint(mols[int(g)]) for g in part]) for part in (tr, te))
+    C_r, _ = best_C(lambda f, v: (_tanimoto(train_fps[f], train_fps[f]), _tanimoto(train_fps[v], train_fps[f])),
+                    ytr, folds)
+    svc = SVC(kernel="precomputed", C=C_r).fit(_tanimoto(train_fps, train_fps), ytr)
     accuracy_r = float(np.mean(svc.predict(_tanimoto(test_fps, train_fps)) == y[te]))
     print(f"rdkit: C={C_r}, test accuracy {accuracy_r:.3f} ({clock() - t:.0f} s)", flush=True)
 
     def predict(f):
-        return float(svc.decision_function(_tanimoto(bits(f)[None], train_fps))[0])
+        return float(svc.decision_function(_tanimoto(_bits([f]), train_fps))[0])
 
     with threadpool_limits(1):
-        t = clock()
-        values = [np.array(SimilarityMaps.GetAtomicWeightsForModel(mols[g], fp, predict)) for g in positions]
-        seconds = (clock() - t) / len(positions)
+        (seconds,), values = timed(lambda: [np.array(SimilarityMaps.GetAtomicWeightsForModel(
+            mols[g], _fingerprint, predict)) for g in positions])
     rows.append(("RDKit similarity map, Morgan r=2 + Tanimoto SVC", accuracy_r,
-                 scores(values, truth, data, positions), seconds))
-    for kind, chosen in (("NO2", kinds["NO2"]), ("NH2 only", nh2_only)):
-        if chosen:
-            sub = [positions.index(g) for g in chosen]
-            print(f"  rdkit {kind}: {scores([values[i] for i in sub], truth, data, chosen)}")
+                 scores(values, truth, data, positions), seconds / len(positions)))
+    by_kind("rdkit ", values)
 
     print("\n| explainer | accuracy | pooled edge AUROC | node AUROC (per molecule) | top atom in a group | "
           "time per molecule |")
@@ -459,6 +424,7 @@ def main(argv=None):
                                          limit=option(0, "explain only the first LIMIT molecules"),
                                          smoke=option(False, "a check of the script: 300 training graphs, not cached")))
     args = parse(command, argv)
+    RDLogger.DisableLog("rdApp.*")  # SimilarityMaps' Morgan helper warns on every call
     {"known": known, "mutagenicity": mutagenicity}[args.what](args)
 
 

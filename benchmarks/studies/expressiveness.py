@@ -25,7 +25,7 @@ import graphinvariants as gi
 from graphinvariants.datasets import cfi_pair, csl_graphs, srg25_graphs, strongly_regular_pair
 from graphinvariants.embeddings import Combination, NodeCount
 from graphinvariants.kernels import kernel_row_chunks, make_functional, paired_kernels
-from runner import clock, parse, parser
+from runner import clock, option, parse, parser
 from benchmarks.common import grakel_graphs, peer
 
 THRESHOLD = 1 - 1e-12
@@ -77,7 +77,8 @@ def graphs_on_8_nodes():
     try:
         import pynauty
     except ImportError:
-        raise ImportError("the 8-node graphs need pynauty: pip install 'graphinvariants[benchmark]' (or --skip-8)") from None
+        raise ImportError("the 8-node graphs need pynauty: pip install 'graphinvariants[benchmark]' "
+                          "(or --skip-8)") from None
     seen = {}
     for G in (G for G in nx.graph_atlas_g() if G.number_of_nodes() == 7):
         base = {v: list(G[v]) for v in range(7)}
@@ -93,7 +94,8 @@ def graphs_on_8_nodes():
     graphs = [seen[c] for c in sorted(seen)]
     connected = sum(nx.is_connected(G) for G in graphs)
     if (len(graphs), connected) != (N_GRAPHS_8, N_CONNECTED_8):
-        raise RuntimeError(f"built {len(graphs)} graphs ({connected} connected), expected {N_GRAPHS_8} ({N_CONNECTED_8})")
+        raise RuntimeError(f"built {len(graphs)} graphs ({connected} connected), expected {N_GRAPHS_8} "
+                           f"({N_CONNECTED_8})")
     return graphs
 
 
@@ -102,14 +104,7 @@ def wl_hash_confusions(graphs):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # NetworkX notes a change of hashes in 3.5
         hashes = [nx.weisfeiler_lehman_graph_hash(G, iterations=5) for G in graphs]
-    return _pairs_in_groups(hashes)
-
-
-def _pairs_in_groups(keys):
-    groups = {}
-    for i, key in enumerate(keys):
-        groups.setdefault(key, []).append(i)
-    return sum(len(g) * (len(g) - 1) // 2 for g in groups.values())
+    return len(_candidate_pairs(hashes))
 
 
 def _candidate_pairs(keys):
@@ -133,7 +128,8 @@ def gram_confusions(graphs, functional, n_rows=1000):
 def hashed_confusions(graphs, functional, all_pairs=False):
     """Confused pairs of graphs that all have the same number of nodes, hashing the
     count vectors of the count members and evaluating the others on candidates only."""
-    members = functional.functionals if isinstance(functional, Combination) and functional.operation == "*" else (functional,)
+    product = isinstance(functional, Combination) and functional.operation == "*"
+    members = functional.functionals if product else (functional,)
     counting = [f for f in members if hasattr(f, "merge") or isinstance(f, NodeCount)]
     others = [f for f in members if f not in counting]
     if not counting:
@@ -187,13 +183,11 @@ def csl_accuracy(K, y, n_repeats):
 
 
 def main(argv=None):
-    command = parser(__doc__, kernels=DEFAULT_KERNELS, csl_repeats=10, cfi_random=0, edge_ratio=1.5, seed=0,
-                     figure=str(Path(__file__).resolve().parents[2] / "docs" / "_static" / "expressiveness.png"))
-    command.add_argument("--skip-8", action="store_true", help="leave out the 12,346 graphs on 8 nodes")
-    command.add_argument("--all-pairs", action="store_true",
-                         help="8 nodes: evaluate kernels without a count member on all pairs")
-    command.add_argument("--cfi-only", action="store_true", help="only the CFI column, for --kernels")
-    args = parse(command, argv)
+    args = parse(parser(__doc__, kernels=DEFAULT_KERNELS, csl_repeats=10, cfi_random=0, edge_ratio=1.5, seed=0,
+                        figure=str(Path(__file__).resolve().parents[2] / "docs" / "_static" / "expressiveness.png"),
+                        skip_8=option(False, "leave out the 12,346 graphs on 8 nodes"),
+                        all_pairs=option(False, "8 nodes: evaluate kernels without a count member on all pairs"),
+                        cfi_only=option(False, "only the CFI column, for --kernels")), argv)
     if args.cfi_random:
         return cfi_random(args)
     if args.cfi_only:
@@ -261,8 +255,8 @@ def main(argv=None):
 
 
 def print_table(rows, csl_repeats):
-    header = ("kernel", "atlas (<= 7 nodes)", "8 nodes", f"CSL accuracy ({csl_repeats} x 10-fold)", "K(Shrikhande, rook)",
-              "srg(25,12,5,6) pairs", f"CFI separated (of {len(CFI_BASES)})")
+    header = ("kernel", "atlas (<= 7 nodes)", "8 nodes", f"CSL accuracy ({csl_repeats} x 10-fold)",
+              "K(Shrikhande, rook)", "srg(25,12,5,6) pairs", f"CFI separated (of {len(CFI_BASES)})")
     cells = [header] + [
         (f"``{name}``" if not name[0].isupper() and "1-WL" not in name else name,
          str(a), "--" if e is None else str(e), f"{100 * acc:.1f}%", f"{srg:.12f}", str(srg25), cfi or "--")
@@ -277,7 +271,8 @@ def draw(rows, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    names = [name.split(":")[0].replace(" (WL hash, 5 rounds)", "").replace("GraKeL WeisfeilerLehman (5 rounds)", "GraKeL WL")
+    names = [name.split(":")[0].replace(" (WL hash, 5 rounds)", "").replace("GraKeL WeisfeilerLehman (5 rounds)",
+                                                                             "GraKeL WL")
              for name, *_ in rows]
     fig, axes = plt.subplots(1, 2, figsize=(8, 0.3 * len(rows) + 1.2), sharey=True, dpi=80)
     y = np.arange(len(rows))

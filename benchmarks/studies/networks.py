@@ -32,8 +32,8 @@ from pathlib import Path
 
 import numpy as np
 
-from runner import ROOT, clock, parse, parser
-from benchmarks.common import floor_invariants, peer
+from runner import ROOT, clock, commands, option, parse, peak_gib
+from benchmarks.common import floor_invariants, peer, random_edges
 
 FAMILIES = {"er": "Erdos-Renyi", "ba": "Barabasi-Albert", "grid": "2-D grid", "rgg": "random geometric"}
 METHODS = {
@@ -51,21 +51,17 @@ K = 5
 
 # -- the graphs -------------------------------------------------------------------------
 def generate(family, n_edges, seed):
-    """Edge arrays ``(u, v, n_nodes)`` of a simple undirected graph of about ``n_edges`` edges."""
+    """Edge arrays ``(u, v, n_nodes)`` of a simple undirected graph of about ``n_edges`` edges
+    (mean degree 10; the grid and Barabasi-Albert graphs of ``common.random_edges``)."""
     import igraph as ig
 
+    n = max(2, int(round(np.sqrt(n_edges / 2)))) ** 2 if family == "grid" else max(2 * MEAN_DEGREE,
+                                                                                   2 * n_edges // MEAN_DEGREE)
+    if family in ("grid", "ba"):
+        return (*random_edges(family, n, MEAN_DEGREE, seed), n)
     ig.set_random_number_generator(random.Random(seed))  # reproducible graphs
-    if family == "grid":
-        side = max(2, int(round(np.sqrt(n_edges / 2))))
-        ids = np.arange(side * side).reshape(side, side)
-        u = np.concatenate((ids[:, :-1].ravel(), ids[:-1, :].ravel()))
-        v = np.concatenate((ids[:, 1:].ravel(), ids[1:, :].ravel()))
-        return u, v, side * side
-    n = max(2 * MEAN_DEGREE, 2 * n_edges // MEAN_DEGREE)
     if family == "er":
         g = ig.Graph.Erdos_Renyi(n=n, m=n_edges)
-    elif family == "ba":
-        g = ig.Graph.Barabasi(n, MEAN_DEGREE // 2)
     elif family == "rgg":
         g = ig.Graph.GRG(n, float(np.sqrt(MEAN_DEGREE / (np.pi * n))))
     else:
@@ -144,8 +140,7 @@ def child(method, path, repeats, budget, repeat_time):
             return
         elapsed = clock() - start
         total += elapsed
-        print(json.dumps({"time": elapsed, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}),
-              flush=True)
+        print(json.dumps({"time": elapsed, "peak_mb": 1024 * peak_gib()}), flush=True)
         if total >= repeat_time:
             break
     print(json.dumps({"done": True}), flush=True)
@@ -158,8 +153,8 @@ def measure(method, path, *, repeats, budget, memory_gb, setup_budget, repeat_ti
             cap = int(memory_gb * 2**30)
             resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 
-    cmd = [sys.executable, __file__, "peers", "--child", method, str(path), "--repeats", str(repeats), "--budget", str(budget),
-           "--repeat-time", str(repeat_time)]
+    cmd = [sys.executable, __file__, "peers", "--child", method, str(path), "--repeats", str(repeats),
+           "--budget", str(budget), "--repeat-time", str(repeat_time)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=limit,
                             env={**os.environ, "PYTHONWARNINGS": "ignore"})
     lines = queue.Queue()
@@ -273,10 +268,6 @@ def plot_decay(result, path):
     plt.close(fig)
 
 
-def _peak_gib():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
-
-
 def write_er_parquet(path, n, m, *, seed=0, rows_per_file=4_000_000):
     """G(n, p) with p = 2 m / n^2 as Parquet files of about ``rows_per_file`` rows."""
     import pyarrow as pa
@@ -323,27 +314,6 @@ def read_csr(path, n):
     return A
 
 
-def peers_options(parser):
-    parser.add_argument("--child", nargs=2, metavar=("METHOD", "NPZ"), help="(a measuring child: JSON lines out)")
-    parser.add_argument("--quick", action="store_true",
-                        help="10^4 edges, ER and BA, budget 30 s; decay: 2 sequences of 5 flips on 2,000 edges")
-    parser.add_argument("--sizes", default="1e4,1e5,1e6,1e7", help="edge counts, comma-separated")
-    parser.add_argument("--families", default=",".join(FAMILIES))
-    parser.add_argument("--methods", default=",".join(METHODS))
-    parser.add_argument("--budget", type=float, default=60.0, help="seconds per call before it counts as not finishing")
-    parser.add_argument("--memory-gb", type=float, default=8.0, help="address-space limit of a peer's process")
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--repeat-time", type=float, default=30.0,
-                        help="no further call once the calls so far took this many seconds")
-    parser.add_argument("--decay-edges", type=int, default=5_000)
-    parser.add_argument("--steps", type=int, default=20)
-    parser.add_argument("--sequences", type=int, default=3)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--figure", default=str(ROOT / "docs/_static/large_networks_decay.png"))
-    parser.add_argument("--json", default=None, help="write every measurement here")
-    parser.add_argument("--no-decay", action="store_true")
-
-
 def peers(args, parser):
     if args.quick:
         args.sizes, args.families, args.budget, args.repeats = "1e4", "er,ba", 30.0, 3
@@ -354,11 +324,12 @@ def peers(args, parser):
     for name in methods:
         if name not in METHODS:
             parser.error(f"unknown method {name!r}; expected some of {list(METHODS)}")
-    peer("netlsd"), peer("netrd")  # fail now, not in a child
+    for module in {"netlsd" if m == "netlsd" else "netrd" for m in methods if not m.startswith("power")}:
+        peer(module)  # fail now, not in a child
     import numba
 
-    print(f"{os.cpu_count()} cores, numba threads {numba.config.NUMBA_NUM_THREADS}; k={K}; budget {args.budget:g} s per "
-          f"call; peers limited to {args.memory_gb:g} GB of address space; medians of up to {args.repeats} calls")
+    print(f"{os.cpu_count()} cores, numba threads {numba.config.NUMBA_NUM_THREADS}; k={K}; budget {args.budget:g} s "
+          f"per call; peers limited to {args.memory_gb:g} GB of address space; medians of up to {args.repeats} calls")
     output = {"settings": {**vars(args), "cores": os.cpu_count()}, "rows": []}
     if not args.no_decay:
         print(f"Decay under {args.steps} random flips, Barabasi-Albert of {args.decay_edges:,} edges, "
@@ -411,19 +382,19 @@ def peers(args, parser):
                 rows.append(row)
                 path.unlink()
                 if args.json:
-                    Path(args.json).write_text(json.dumps(output, indent=1, default=str))
+                    args.json.write_text(json.dumps(output, indent=1, default=str))
 
     print(f"\nTime per graph (power, NetLSD) or per pair of snapshots (netrd distances); median (calls); "
           f"'> {args.budget:g} s': did not finish in the budget; 'skipped': did not finish a smaller graph")
-    header = f"{'graph':<18}{'nodes':>11}{'edges':>12}" + "".join(f"{METHODS[m]:>20}" for m in methods)
-    print(header)
-    for row in rows:
-        cells = [fmt_cell(row["results"][m], args.budget) for m in methods]
-        print(f"{FAMILIES[row['family']]:<18}{row['n_nodes']:>11,}{row['n_edges']:>12,}" + "".join(f"{c:>20}" for c in cells))
-    print("\nPeak resident memory of the measuring process (MB; the inputs included)")
-    for row in rows:
-        cells = [f"{r['peak_mb']:,.0f}" if r.get("peak_mb") else "-" for r in (row["results"][m] for m in methods)]
-        print(f"{FAMILIES[row['family']]:<18}{row['n_nodes']:>11,}{row['n_edges']:>12,}" + "".join(f"{c:>20}" for c in cells))
+    print(f"{'graph':<18}{'nodes':>11}{'edges':>12}" + "".join(f"{METHODS[m]:>20}" for m in methods))
+    for title, cell in ((None, lambda r: fmt_cell(r, args.budget)), (
+            "\nPeak resident memory of the measuring process (MB; the inputs included)",
+            lambda r: f"{r['peak_mb']:,.0f}" if r.get("peak_mb") else "-")):
+        if title:
+            print(title)
+        for row in rows:
+            print(f"{FAMILIES[row['family']]:<18}{row['n_nodes']:>11,}{row['n_edges']:>12,}"
+                  + "".join(f"{cell(row['results'][m]):>20}" for m in methods))
     ratios = [(row, row["results"]["power1"]["median"] / row["results"]["power"]["median"]) for row in rows
               if all(row["results"].get(m, {}).get("status") == "ok" for m in ("power1", "power"))]
     if ratios:
@@ -431,19 +402,7 @@ def peers(args, parser):
               + ", ".join(f"{FAMILIES[r['family']]} {r['n_edges']:.0e} {x:.2f}x" for r, x in ratios))
 
     if args.json:
-        Path(args.json).write_text(json.dumps(output, indent=1, default=str))
-
-
-def cluster_options(parser):
-    parser.add_argument("--quick", action="store_true", help="10^6 nodes, 10^7 edges, --dedup on")
-    parser.add_argument("--nodes", type=int, default=10_000_000)
-    parser.add_argument("--edges", type=int, default=100_000_000)
-    parser.add_argument("-k", type=int, default=5)
-    parser.add_argument("--memory-limit", default="1.2GB", help="per worker; below the table's 16 bytes per row")
-    parser.add_argument("--rows-per-file", type=int, default=4_000_000)
-    parser.add_argument("--split-every", type=int, default=4)
-    parser.add_argument("--dedup", action="store_true", help="also time deduplicate=True (shuffle + persist)")
-    parser.add_argument("--dir", type=Path, help="where to write the Parquet table (default: a temporary directory)")
+        args.json.write_text(json.dumps(output, indent=1, default=str))
 
 
 def cluster(args, parser):
@@ -480,17 +439,17 @@ def cluster(args, parser):
             t0 = clock()
             inv = gi.distributed.power_invariants(edges, k=args.k, deduplicate=False, split_every=args.split_every)
             seconds = clock() - t0
-            peaks = list(client.run(_peak_gib).values())
+            peaks = list(client.run(peak_gib).values())
             print(f"distributed ({edges.npartitions} partitions, deduplicate=False): {seconds:.1f} s, "
                   f"{seconds / args.k:.2f} s per step, {1e9 * seconds / (args.k * m):.1f} ns per edge per step; "
-                  f"worker peaks {', '.join(f'{p:.2f}' for p in peaks)} GiB; client peak {_peak_gib():.2f} GiB",
+                  f"worker peaks {', '.join(f'{p:.2f}' for p in peaks)} GiB; client peak {peak_gib():.2f} GiB",
                   flush=True)
             row.update(partitions=edges.npartitions, distributed_s=seconds, worker_peak_gib=peaks)
             if args.dedup:
                 t0 = clock()
                 deduplicated = gi.distributed.power_invariants(edges, k=args.k, split_every=args.split_every)
                 dedup_seconds = clock() - t0
-                peaks = list(client.run(_peak_gib).values())
+                peaks = list(client.run(peak_gib).values())
                 print(f"distributed, deduplicate=True (shuffle + persisted distinct table): {dedup_seconds:.1f} s; "
                       f"worker peaks {', '.join(f'{p:.2f}' for p in peaks)} GiB; equal to deduplicate=False: "
                       f"{deduplicated == inv}", flush=True)
@@ -511,13 +470,13 @@ def cluster(args, parser):
         floor_err = float(np.abs(cov - expected.covariance).max() / np.abs(expected.covariance).max())
         print(f"in process, one thread: CSR read + build {build:.1f} s ({csr_gib:.2f} GiB, {A.nnz:,} entries); "
               f"floor (k products + moments) {floor:.2f} s; gi.power_invariants {library:.2f} s; "
-              f"process peak {_peak_gib():.2f} GiB", flush=True)
+              f"process peak {peak_gib():.2f} GiB", flush=True)
         print(f"ratio distributed / floor: {seconds / floor:.1f}x; distributed / (CSR build + floor): "
               f"{seconds / (build + floor):.2f}x", flush=True)
         print(f"distributed vs gi.power_invariants: mean {mean_err:.1e}, covariance {cov_err:.1e} (relative); "
               f"plain-numpy floor covariance vs gi: {floor_err:.1e}", flush=True)
         row.update(build_s=build, floor_s=floor, library_s=library, csr_gib=csr_gib, ratio=seconds / floor,
-                   mean_rel_err=mean_err, cov_rel_err=cov_err, client_peak_gib=_peak_gib())
+                   mean_rel_err=mean_err, cov_rel_err=cov_err, client_peak_gib=peak_gib())
         if args.json:
             args.json.write_text(json.dumps(row, indent=1))
     finally:
@@ -525,18 +484,25 @@ def cluster(args, parser):
 
 
 def main(argv=None):
-    command = parser(__doc__)
-    sub = command.add_subparsers(dest="what", required=True)
-    parsers = {}
-    for name, options in (("peers", peers_options), ("cluster", cluster_options)):
-        parsers[name] = sub.add_parser(name)
-        options(parsers[name])
+    json_file = option(None, "write every measurement here", type=Path)
+    command = commands(__doc__, peers=dict(
+        child=option([], "METHOD NPZ: a measuring child (JSON lines out)"), sizes=option("1e4,1e5,1e6,1e7", "edges"),
+        quick=option(False, "10^4 edges, ER and BA, budget 30 s; decay: 2 sequences of 5 flips on 2,000 edges"),
+        families=",".join(FAMILIES), methods=",".join(METHODS), memory_gb=option(8.0, "a peer's address space"),
+        budget=option(60.0, "seconds per call before it counts as not finishing"), repeats=5,
+        repeat_time=option(30.0, "no further call once the calls so far took this many seconds"), decay_edges=5_000,
+        steps=20, sequences=3, seed=0, figure=str(ROOT / "docs/_static/large_networks_decay.png"), json=json_file,
+        no_decay=False), cluster=dict(
+        quick=option(False, "10^6 nodes, 10^7 edges, --dedup on"), nodes=10_000_000, edges=100_000_000, k=5,
+        memory_limit=option("1.2GB", "per worker; below the table's 16 bytes per row"), rows_per_file=4_000_000,
+        split_every=4, dedup=option(False, "also time deduplicate=True (shuffle + persist)"), json=json_file,
+        dir=option(None, "where to write the Parquet table (default: a temporary directory)", type=Path)))
     argv = sys.argv[1:] if argv is None else argv
     if "--child" in argv:  # a measuring child of ``peers``: its JSON lines only
-        args = parsers["peers"].parse_args(argv[1:])
+        args = command.parse_args(argv)
         return child(args.child[0], args.child[1], args.repeats, args.budget, args.repeat_time)
     args = parse(command, argv)
-    {"peers": peers, "cluster": cluster}[args.what](args, parsers[args.what])
+    {"peers": peers, "cluster": cluster}[args.what](args, command)
 
 
 if __name__ == "__main__":

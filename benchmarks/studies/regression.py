@@ -6,19 +6,18 @@ ships both sets, RDKit reads them)::
 
     python benchmarks/studies/regression.py ridge            # the regression table (KernelRidge, alpha by inner CV)
     python benchmarks/studies/regression.py cost             # seconds of descriptors against Morgan counts
-    python benchmarks/studies/regression.py protocol         # FreeSolv under evaluate_estimator (--only-default, --variants)
+    python benchmarks/studies/regression.py protocol         # FreeSolv, evaluate_estimator (--only-default, --variants)
     python benchmarks/studies/regression.py classification   # [--reps MUTAG=10 Mutagenicity=2]
 """
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.model_selection import GridSearchCV, KFold
 
 import graphinvariants as gi
 from graphinvariants.kernels.learned import CANDIDATES
 from runner import clock, commands, option, parse
-from benchmarks.common import peer, tu
+from benchmarks.common import PrecomputedKernel, Shared, morgan, peer, tu
 
 ALPHAS = np.logspace(-6, 2, 9)
 #: The candidates SMILES support but the descriptors (what GraphKernel() offered before issue 47).
@@ -43,14 +42,6 @@ def load(name):
             [(np.flatnonzero(split == "train"), np.flatnonzero(split == "test"))])
 
 
-def morgan_counts(smiles, radius=2, n_bits=2048):
-    from rdkit import Chem
-    from rdkit.Chem import rdFingerprintGenerator
-
-    generator = rdFingerprintGenerator.GetMorganGenerator(radius=radius, fpSize=n_bits)
-    return np.stack([generator.GetCountFingerprintAsNumPy(Chem.MolFromSmiles(s)).astype(np.float64) for s in smiles])
-
-
 def minmax_kernel(A, B):
     """sum_i min(a_i, b_i) / sum_i max(a_i, b_i): Tanimoto for count vectors (PSD), a row at a time."""
     mins = np.stack([np.minimum(a, B).sum(axis=1) for a in A])
@@ -69,7 +60,7 @@ def ridge_rmse(K_train, y_train, K_test, y_test, seed):
 
 def ridge(smiles, y, splits, seed):
     smiles = np.array(smiles, dtype=object)
-    F = morgan_counts(list(smiles))
+    F = morgan(list(smiles), counts=True)
     columns = ["GraphKernel()", "GraphKernel() without descriptors", "Morgan", "descriptors", "Morgan + descriptors"]
     scores, seconds, weights = {c: [] for c in columns}, {c: 0.0 for c in columns}, None
     for tr, te in splits:
@@ -112,31 +103,9 @@ def cost(smiles):
         descriptor_table(batch_molecules(batch), names)
         out[f"{label}, {len(names)}"] = clock() - start
     start = clock()
-    morgan_counts(smiles)
+    morgan(smiles, counts=True)
     out["Morgan counts (r2, 2048)"] = clock() - start
     return out
-
-
-class _Shared:
-    def __init__(self, K):
-        self.K = K
-
-    def __deepcopy__(self, memo):  # scikit-learn's clone deep-copies parameters
-        return self
-
-
-class PrecomputedKernel(TransformerMixin, BaseEstimator):
-    """A fixed kernel matrix over graph indices (learns nothing from y)."""
-
-    def __init__(self, shared=None):
-        self.shared = shared
-
-    def fit(self, X, y=None):
-        self.train_ = np.asarray(X)
-        return self
-
-    def transform(self, X):
-        return self.shared.K[np.ix_(np.asarray(X), self.train_)]
 
 
 def protocol(args):
@@ -146,11 +115,11 @@ def protocol(args):
     index = np.arange(len(graphs))
     print(f"FreeSolv: {len(graphs)} molecules, spread (std) {y.std():.2f}; {args.reps} x {args.folds}-fold "
           "KernelRidge, alpha on an inner split; RMSE (standard error)")
-    kernels = {"WL atom labels": lambda: PrecomputedKernel(_Shared(gi.kernel_matrix(graphs, kernel="wl", node_label="label"))),
-               "Morgan counts + MinMax": lambda: PrecomputedKernel(_Shared(minmax_kernel(*[morgan_counts(smiles)] * 2))),
-               "GraphKernel()": lambda: gi.GraphKernel(seed=0)}
-    if args.only_default:
-        kernels = {"GraphKernel()": kernels["GraphKernel()"]}
+    anchors = {"WL atom labels": lambda: gi.kernel_matrix(graphs, kernel="wl", node_label="label"),
+               "Morgan counts + MinMax": lambda: minmax_kernel(*[morgan(smiles, counts=True)] * 2)}
+    kernels = {} if args.only_default else {label: (lambda K=K: PrecomputedKernel(Shared(K())))
+                                            for label, K in anchors.items()}
+    kernels["GraphKernel()"] = lambda: gi.GraphKernel(seed=0)
     if args.variants:
         kernels.update({f"  {label}": (lambda o=o: gi.GraphKernel(seed=0, **o)) for label, o in VARIANTS.items()})
     for label, make in kernels.items():

@@ -1,16 +1,16 @@
-"""The one runner of the studies: arguments, the timer, and output stamped with the commit and the machine.
+"""The one runner of the studies: arguments, the timer, peak memory, and output stamped with the commit and machine.
 
 A study is a script that makes a figure or a table of the docs. It starts with::
 
     from runner import parse, parser
     args = parse(parser(__doc__, data=True, repeat=3, sets=["MUTAG"]))
 
-which prints one line naming the commit (``+dirty`` when the tree has changes), the
-machine and the library versions, and with ``--record FILE`` writes everything the study
-prints to ``FILE`` after that line as well. Every study times its calls with the
-timers below, all on ``time.perf_counter`` (wall) and ``time.process_time`` (CPU), so
-that every figure is measured the same way. The data, the arithmetic floor and the
-peers are shared with the asv suites (``benchmarks/benchmarks/common.py``).
+(or ``commands(__doc__, name=dict(...))`` for subcommands), which prints one line naming the
+commit (``+dirty`` when the tree has changes), the machine and the library versions, and
+with ``--record FILE`` writes what the study prints to ``FILE`` as well. Every study
+times its calls with the timers below (``time.perf_counter``, wall, and
+``time.process_time``, CPU). Data, floor and peers are shared with the asv suites
+(``benchmarks/benchmarks/common.py``).
 """
 
 import argparse
@@ -19,6 +19,7 @@ import gc
 import json
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -31,10 +32,11 @@ from benchmarks.common import TU_DATA  # noqa: E402
 
 
 class option:
-    """An option's default with its help text: ``quick=option(False, "a smaller run")``."""
+    """An option's default with its help text: ``quick=option(False, "a smaller run")``; ``type``
+    reads a value otherwise (``option(10**6, "graphs", type=lambda v: int(float(v)))`` takes ``1e6``)."""
 
-    def __init__(self, default, help):
-        self.default, self.help = default, help
+    def __init__(self, default, help=None, type=None):
+        self.default, self.help, self.type = default, help, type
 
 
 def parser(doc, *, data=False, repeat=None, **options):
@@ -55,13 +57,16 @@ def parser(doc, *, data=False, repeat=None, **options):
 
 def _add_options(out, options):
     for name, default in options.items():
-        flag, text = "--" + name.replace("_", "-"), None
+        flag, text, kind = "--" + name.replace("_", "-"), None, None
         if isinstance(default, option):
-            default, text = default.default, default.help
-        if isinstance(default, bool):
+            default, text, kind = default.default, default.help, default.type
+        if kind is not None:
+            out.add_argument(flag, type=kind, default=default, help=text)
+        elif isinstance(default, bool):
             out.add_argument(flag, action="store_true", default=default, help=text)
         elif isinstance(default, (list, tuple)):
-            out.add_argument(flag, nargs="*", type=type(default[0]) if default else str, default=list(default), help=text)
+            out.add_argument(flag, nargs="*", type=type(default[0]) if default else str, default=list(default),
+                             help=text)
         else:
             out.add_argument(flag, type=str if default is None else type(default), default=default, help=text)
 
@@ -87,9 +92,11 @@ def stamp():
 
     import graphinvariants
 
-    return {"commit": (git("rev-parse", "--short", "HEAD") or "unknown") + ("+dirty" if git("status", "--porcelain") else ""),
+    dirty = "+dirty" if git("status", "--porcelain") else ""
+    return {"commit": (git("rev-parse", "--short", "HEAD") or "unknown") + dirty,
             "machine": f"{platform.node()}, {platform.machine()}, {os.cpu_count()} cores, {platform.system()}",
-            "python": platform.python_version(), "numpy": numpy.__version__, "graphinvariants": graphinvariants.__version__,
+            "python": platform.python_version(), "numpy": numpy.__version__,
+            "graphinvariants": graphinvariants.__version__,
             "load": round(os.getloadavg()[0], 2), "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]])}
 
 
@@ -116,7 +123,12 @@ def parse(parser, argv=None):
     return args
 
 
-# -- the timer ---------------------------------------------------------------------------
+# -- the timer and the memory ------------------------------------------------------------
+def peak_gib():
+    """The peak resident memory of this process so far, in GiB (``ru_maxrss``, KiB on Linux)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+
+
 def clock():
     """Wall seconds from an arbitrary origin (``time.perf_counter``): ``clock() - start``."""
     return time.perf_counter()
@@ -145,12 +157,6 @@ def median_time(fn, repeat, *, collect=False):
     return statistics.median(timed(fn, repeat, collect=collect)[0])
 
 
-def median_and_result(fn, repeat):
-    """``(median wall seconds, the last result)`` of ``repeat`` calls of ``fn()``."""
-    times, result = timed(fn, repeat)
-    return statistics.median(times), result
-
-
 def timed_once(fn):
     """``(result, cpu seconds, wall seconds)`` of one call of ``fn()``."""
     cpu, wall = time.process_time(), time.perf_counter()
@@ -174,22 +180,3 @@ def section(label, results):
     start = time.perf_counter()
     yield
     results[label] = time.perf_counter() - start
-
-
-def fresh(code, *args, env=None, cwd=None):
-    """Run ``code`` in a fresh interpreter (this checkout first on its path) and return
-    the JSON of its last output line; its wall time (interpreter start included) is
-    ``fresh_seconds`` of a dict answer."""
-    env = {**os.environ, **(env or {})}
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(cwd or ROOT), env.get("PYTHONPATH")]))
-    start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True, text=True, env=env,
-                          cwd=cwd or ROOT)
-    seconds = time.perf_counter() - start
-    if done.returncode:
-        raise RuntimeError(f"a fresh process failed ({done.returncode}): {done.stderr.strip()[-500:]}")
-    lines = [line for line in done.stdout.splitlines() if line.strip()]
-    answer = json.loads(lines[-1]) if lines else {}
-    if isinstance(answer, dict):
-        answer.setdefault("fresh_seconds", seconds)
-    return answer

@@ -23,7 +23,6 @@ fresh process (its own peak memory), the exact path at ``--exact``. ``zarr``: Gr
 
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -35,10 +34,11 @@ from pathlib import Path
 import numpy as np
 
 import graphinvariants as gi
+from graphinvariants.datasets import perturbed_copies
 from graphinvariants.features import subset
 from graphinvariants.kernels import make_functional, pairwise_kernels
-from runner import clock, parse, parser, section
-from benchmarks.common import TU_DATA, tu
+from runner import clock, commands, option, parse, peak_gib, section
+from benchmarks.common import tu
 
 NCI1_LOG_SIZE = (3.310, 0.408)  # mean and std of log(number of nodes) over NCI1
 NCI1_SIZE_RANGE = (3, 111)
@@ -233,10 +233,12 @@ def section_kneighbors(args, client, work, local, ids):
     with section("in-process", times):
         expected = _kneighbors(queries, corpus, args.workers)
     pairs = args.queries * len(corpus)
-    print(f"  in process, n_jobs={args.workers}: {times['in-process']:.2f} s, {pairs / times['in-process'] / 1e6:.1f} M pairs/s")
+    print(f"  in process, n_jobs={args.workers}: {times['in-process']:.2f} s, "
+          f"{pairs / times['in-process'] / 1e6:.1f} M pairs/s")
     with WorkerMemory(client) as mem, section("cluster", times):
         idx, val = gid.kneighbors(queries, frame, n_neighbors=10)
-    print(f"  cluster, {args.workers} workers: {times['cluster']:.2f} s, {pairs / times['cluster'] / 1e6:.1f} M pairs/s; {mem.summary()}")
+    print(f"  cluster, {args.workers} workers: {times['cluster']:.2f} s, "
+          f"{pairs / times['cluster'] / 1e6:.1f} M pairs/s; {mem.summary()}")
     same = np.array_equal(idx, expected[0]) and np.array_equal(val, expected[1])
     print(f"  cluster answer equal to the in-process one: {same}")
     n_sample = min(args.exact_sample, len(corpus))
@@ -276,8 +278,9 @@ def section_kernel(args, client, work, local):
     sizes = np.diff(np.append(np.arange(0, n, args.chunks), n))
     evaluated = n * n - float(np.sum(sizes * (sizes - 1) / 2))  # blocks below the diagonal are computed again
     rate = distinct / times["cluster"] / args.workers
-    print(f"  cluster: {times['cluster']:.2f} s, {rate / 1e6:.2f} M distinct pairs/s per core ({distinct:,.0f} distinct "
-          f"pairs, {evaluated:,.0f} evaluated: a block below the diagonal is its mirror image computed again); {mem.summary()}")
+    print(f"  cluster: {times['cluster']:.2f} s, {rate / 1e6:.2f} M distinct pairs/s per core ({distinct:,.0f} "
+          f"distinct pairs, {evaluated:,.0f} evaluated: a block below the diagonal is its mirror image computed "
+          f"again); {mem.summary()}")
     m = min(n, 5000)
     with section("in-process", times):
         gi.kernel_matrix(sub[:m])
@@ -326,49 +329,41 @@ def section_nystroem(args):
     from sklearn.model_selection import StratifiedKFold
     from sklearn.svm import SVC, LinearSVC
 
-    print(f"\n== NCI1: Nystroem + LinearSVC against the exact kernel + SVC (10 folds, C={args.C})")
     ds = tu("NCI1")
     y = ds.y
     folds = list(StratifiedKFold(10, shuffle=True, random_state=args.seed).split(np.zeros(len(y)), y))
-    start = clock()
-    K = gi.kernel_matrix(ds, n_jobs=args.workers)
-    accuracies = []
-    for train, test in folds:
-        model = SVC(C=args.C, kernel="precomputed").fit(K[np.ix_(train, train)], y[train])
-        accuracies.append(np.mean(model.predict(K[np.ix_(test, train)]) == y[test]))
-    t_exact = clock() - start
-    print(f"  {'method':<22} {'accuracy %':>10} {'time s':>8}")
-    print(f"  {'exact kernel, SVC':<22} {100 * np.mean(accuracies):>10.2f} {t_exact:>8.2f}")
-    for m in args.components:
-        start = clock()
-        accuracies = []
-        for train, test in folds:
-            features = gi.GraphFeatures("power", n_landmarks=m, max_samples=None, seed=args.seed,
-                                        n_jobs=args.workers)
-            X_train = features.fit_transform(subset(ds, train))
-            clf = LinearSVC(C=args.C, max_iter=20000).fit(X_train, y[train])
-            accuracies.append(np.mean(clf.predict(features.transform(subset(ds, test))) == y[test]))
-        elapsed = clock() - start
-        print(f"  {f'Nystroem m={m}':<22} {100 * np.mean(accuracies):>10.2f} {elapsed:>8.2f}")
 
-    print(f"\n== NCI1: mean-map random features (GraphFeatures) + LinearSVC against the exact mean-map kernel + SVC (same folds, C={args.C})")
-    start = clock()
-    K = gi.kernel_matrix(ds, kernel="meanmap", n_jobs=args.workers)
-    accuracies = []
-    for train, test in folds:
-        model = SVC(C=args.C, kernel="precomputed").fit(K[np.ix_(train, train)], y[train])
-        accuracies.append(np.mean(model.predict(K[np.ix_(test, train)]) == y[test]))
-    print(f"  {'method':<22} {'accuracy %':>10} {'time s':>8}")
-    print(f"  {'exact mean map, SVC':<22} {100 * np.mean(accuracies):>10.2f} {clock() - start:>8.2f}")
-    for m in args.components:
+    def row(label, accuracies):  # accuracies() is timed
         start = clock()
-        features = gi.GraphFeatures(f"meanmap:n_features={m},seed={args.seed}").fit_transform(ds)  # no fit on data
-        accuracies = []
-        for train, test in folds:
-            clf = LinearSVC(C=args.C, max_iter=20000).fit(features[train], y[train])
-            accuracies.append(np.mean(clf.predict(features[test]) == y[test]))
-        elapsed = clock() - start
-        print(f"  {f'random features D={m}':<22} {100 * np.mean(accuracies):>10.2f} {elapsed:>8.2f}")
+        print(f"  {label:<22} {100 * np.mean(accuracies()):>10.2f} {clock() - start:>8.2f}")
+
+    def exact(kernel):
+        K = gi.kernel_matrix(ds, kernel=kernel, n_jobs=args.workers)
+        return [np.mean(SVC(C=args.C, kernel="precomputed").fit(K[np.ix_(tr, tr)], y[tr]).predict(K[np.ix_(te, tr)])
+                        == y[te]) for tr, te in folds]
+
+    def nystroem(m, tr, te):
+        features = gi.GraphFeatures("power", n_landmarks=m, max_samples=None, seed=args.seed, n_jobs=args.workers)
+        return features.fit_transform(subset(ds, tr)), features.transform(subset(ds, te))
+
+    def random_features(m):  # no fit on data: the rows once for every fold
+        F = gi.GraphFeatures(f"meanmap:n_features={m},seed={args.seed}").fit_transform(ds)
+        return lambda m, tr, te: (F[tr], F[te])
+
+    def linear(m, rows):
+        return [np.mean(LinearSVC(C=args.C, max_iter=20000).fit(X, y[tr]).predict(X_test) == y[te])
+                for tr, te in folds for X, X_test in [rows(m, tr, te)]]
+
+    for title, kernel, label, rows, name in (
+            ("Nystroem + LinearSVC against the exact kernel + SVC (10 folds", "power", "exact kernel, SVC",
+             lambda m: nystroem, "Nystroem m={}"),
+            ("mean-map random features (GraphFeatures) + LinearSVC against the exact mean-map kernel + SVC (same folds",
+             "meanmap", "exact mean map, SVC", random_features, "random features D={}")):
+        print(f"\n== NCI1: {title}, C={args.C})")
+        print(f"  {'method':<22} {'accuracy %':>10} {'time s':>8}")
+        row(label, lambda: exact(kernel))
+        for m in args.components:
+            row(name.format(m), lambda: linear(m, rows(m)))
 
 
 def split_by_source(n_copies, n_sources, *, test_size=0.1, seed=0, start=0):
@@ -386,11 +381,8 @@ def split_by_source(n_copies, n_sources, *, test_size=0.1, seed=0, start=0):
 
 
 def one_run(n, source, path, progress, n_landmarks, C):
-    import graphinvariants as gi
-    from graphinvariants.datasets import perturbed_copies
-
     t0 = clock()
-    sources = gi.load_tu(source, data_home=TU_DATA, download=False)
+    sources = tu(source)
     data = perturbed_copies(sources, n, seed=0)
     train_at, test_at = split_by_source(n, len(sources), seed=0)
     train, test = data[train_at], data[test_at]
@@ -399,8 +391,7 @@ def one_run(n, source, path, progress, n_landmarks, C):
     if path == "linear":
         from sklearn.svm import LinearSVC
 
-        features = gi.GraphFeatures(max_samples=1000, n_landmarks=n_landmarks, seed=0,
-                                      progress=progress)
+        features = gi.GraphFeatures(max_samples=1000, n_landmarks=n_landmarks, seed=0, progress=progress)
         F_train = features.fit_transform(train, train.y)
         F_test = features.transform(test)
         t_features = clock() - t0
@@ -418,45 +409,13 @@ def one_run(n, source, path, progress, n_landmarks, C):
         model = SVC(kernel="precomputed", C=C).fit(K_train, train.y)
         accuracy = float(model.score(K_test, test.y))
         extra = {}
-    seconds = clock() - t0
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB -> GiB
     print(json.dumps({"n": n, "source": source, "n_train": len(train), "n_test": len(test),
-                      "split": "by source graph", "path": path, "seconds": seconds, "features_seconds": t_features,
-                      "generate_seconds": generate, "peak_gib": peak, "accuracy": accuracy, **extra}))
-
-
-def _peak_gib():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+                      "split": "by source graph", "path": path, "seconds": clock() - t0, "features_seconds": t_features,
+                      "generate_seconds": generate, "peak_gib": peak_gib(), "accuracy": accuracy, **extra}))
 
 
 def _copies(source, n, start):
-    import graphinvariants as gi
-    from graphinvariants.datasets import perturbed_copies
-
-    return perturbed_copies(gi.load_tu(source, data_home=TU_DATA, download=False), n, seed=1, start=start)
-
-
-def _ints(text):
-    return [int(float(v)) for v in text.split(",") if v]
-
-
-def cluster_options(parser):
-    parser.add_argument("--n-graphs", type=lambda v: int(float(v)), default=1_000_000, help="corpus size (default 1e6)")
-    parser.add_argument("--queries", type=int, default=1000, help="query graphs for the top-10 (default 1000)")
-    parser.add_argument("--exact-sample", type=int, default=20_000, help="corpus sample checked by brute force (default 20000)")
-    parser.add_argument("--kernel-graphs", type=lambda v: int(float(v)), default=50_000, help="graphs of the Zarr kernel matrix (default 50000)")
-    parser.add_argument("--chunks", type=int, default=2048, help="rows per block of the kernel matrix (default 2048)")
-    parser.add_argument("--scaling", type=_ints, default=[10_000, 100_000, 1_000_000], help="corpus sizes (default 1e4,1e5,1e6)")
-    parser.add_argument("--components", type=_ints, default=[50, 100, 200, 500, 1000], help="Nystroem landmarks")
-    parser.add_argument("--C", type=float, default=10.0, help="fixed C of both SVMs (default 10)")
-    parser.add_argument("--graphs-per-file", type=int, default=50_000, help="graphs per Parquet file (default 50000)")
-    parser.add_argument("--workers", type=int, default=2, help="LocalCluster worker processes, one thread each (default 2)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workdir", default=tempfile.gettempdir(),
-                        help="where the corpus and outputs go (a fresh folder inside; created if missing)")
-    parser.add_argument("--corpus", help="use this Parquet edge table instead of generating one (graph_id, source, target)")
-    parser.add_argument("--sections", default="generate,embed,kneighbors,kernel,scaling,nystroem")
-    parser.add_argument("--keep", action="store_true", help="keep the generated files")
+    return perturbed_copies(tu(source), n, seed=1, start=start)
 
 
 def cluster(args, parser):
@@ -473,8 +432,8 @@ def cluster(args, parser):
         if not args.corpus and sections & {"generate", "embed", "kneighbors", "kernel", "scaling"}:
             start = clock()
             stats = generate_corpus(corpus_dir, args.n_graphs, args.seed, args.graphs_per_file)
-            print(f"== Synthetic corpus: {stats['graphs']:,} graphs, {stats['nodes']:,} nodes, {stats['edges']:,} edges "
-                  f"({stats['edges'] / stats['nodes']:.3f} per node; NCI1 {NCI1_EDGES_PER_NODE}), mean "
+            print(f"== Synthetic corpus: {stats['graphs']:,} graphs, {stats['nodes']:,} nodes, {stats['edges']:,} "
+                  f"edges ({stats['edges'] / stats['nodes']:.3f} per node; NCI1 {NCI1_EDGES_PER_NODE}), mean "
                   f"{stats['nodes'] / stats['graphs']:.1f} nodes (NCI1 29.9), {stats['files']} Parquet files, "
                   f"{clock() - start:.1f} s")
         if sections & {"embed", "kneighbors", "kernel", "scaling"}:
@@ -498,14 +457,6 @@ def cluster(args, parser):
             print(f"kept {work}")
         else:
             shutil.rmtree(work, ignore_errors=True)
-
-def features_options(parser):
-    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 30_000, 100_000])
-    parser.add_argument("--exact", type=int, nargs="*", default=[10_000])
-    parser.add_argument("--progress", action="store_true")
-    parser.add_argument("--C", type=float, default=10.0, help="C of both the LinearSVC and the SVC")
-    parser.add_argument("--one", nargs=2, help="one size and path in this process (the children)")
-
 
 def features(args, parser):
     if args.one:
@@ -538,14 +489,6 @@ def features(args, parser):
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
 
-
-
-def zarr_options(parser):
-    parser.add_argument("--sizes", type=int, nargs="+", default=[100_000])
-    parser.add_argument("--partition", type=int, default=10_000)
-    parser.add_argument("--memory-limit", default="2GB")
-    parser.add_argument("--check-parts", type=int, default=3,
-                        help="partitions compared with transform in process (first, last, spread between)")
 
 
 def zarr(args, parser):
@@ -592,7 +535,7 @@ def zarr(args, parser):
             t0 = clock()
             rows = features_to_zarr(features, db.from_delayed(parts), store)
             seconds = clock() - t0
-            peaks = list(client.run(_peak_gib).values())
+            peaks = list(client.run(peak_gib).values())
             restarted = client.run(os.getpid) != pids  # a worker past its memory limit is restarted
             t0 = clock()
             same_parts = equal_parts(store, n)
@@ -622,18 +565,26 @@ def zarr(args, parser):
 
 
 def main(argv=None):
-    command = parser(__doc__)
-    sub = command.add_subparsers(dest="what", required=True)
-    parsers = {}
-    for name, options in (("cluster", cluster_options), ("features", features_options), ("zarr", zarr_options)):
-        parsers[name] = sub.add_parser(name, description=__doc__, formatter_class=command.formatter_class)
-        options(parsers[name])
-    for name in ("features", "zarr"):
-        parsers[name].add_argument("--source", default="Mutagenicity")
-        parsers[name].add_argument("--n-landmarks", type=int, default=1000)
-        parsers[name].add_argument("--json", type=Path)
+    many, ints = (lambda v: int(float(v))), (lambda text: [int(float(v)) for v in text.split(",") if v])
+    own = dict(source="Mutagenicity", n_landmarks=1000, json=option(None, type=Path))
+    command = commands(__doc__, cluster=dict(
+        n_graphs=option(1_000_000, "corpus size", type=many), queries=option(1000, "query graphs for the top-10"),
+        exact_sample=option(20_000, "corpus sample checked by brute force"), C=option(10.0, "fixed C of both SVMs"),
+        kernel_graphs=option(50_000, "graphs of the Zarr kernel matrix", type=many),
+        chunks=option(2048, "rows per block of the kernel matrix"), graphs_per_file=50_000,
+        scaling=option([10_000, 100_000, 1_000_000], "corpus sizes, comma-separated", type=ints),
+        components=option([50, 100, 200, 500, 1000], "Nystroem landmarks, comma-separated", type=ints),
+        workers=option(2, "LocalCluster worker processes, one thread each"), seed=0,
+        workdir=option(tempfile.gettempdir(), "where the corpus and outputs go (a fresh folder inside; created)"),
+        corpus=option(None, "use this Parquet edge table instead of generating one (graph_id, source, target)"),
+        sections="generate,embed,kneighbors,kernel,scaling,nystroem", keep=option(False, "keep the generated files")),
+        features=dict(sizes=[10_000, 30_000, 100_000], exact=[10_000], progress=False,
+                      C=option(10.0, "C of both the LinearSVC and the SVC"),
+                      one=option([], "SIZE PATH: one size and path in this process (the children)"), **own),
+        zarr=dict(sizes=[100_000], partition=10_000, memory_limit="2GB", **own, check_parts=option(
+            3, "partitions compared with transform in process (first, last, spread between)")))
     args = parse(command, argv)
-    {"cluster": cluster, "features": features, "zarr": zarr}[args.what](args, parsers[args.what])
+    {"cluster": cluster, "features": features, "zarr": zarr}[args.what](args, command)
 
 
 if __name__ == "__main__":

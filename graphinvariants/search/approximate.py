@@ -101,7 +101,7 @@ class ApproximateIndex:
         does, bisected down to within an eighth). Its speed cost, measured on 10^5
         perturbed Mutagenicity copies (learned default, ``n_dims=32``, float32 rows,
         one thread; 100 held-out copies one at a time, median;
-        ``benchmarks/studies/search_quality.py copies``, one run, with the calibration of the previous
+        the asv benchmark ``search.Copies``, one run, with the calibration of the previous
         release, leave-one-out on rows the graph held; the exact index: 4.7 ms per
         query, FPSim2 2.0 ms):
 

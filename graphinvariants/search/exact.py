@@ -6,7 +6,7 @@ members, then the dense Nystroem columns) and answers "the ``k`` rows nearest ea
 query" exactly: the result is the first ``k`` columns of a stable sort of the full row
 of distances (nearest first, ties by the smaller row position; see "Distances" below).
 
-How a query is answered (``method``; measured in ``benchmarks/studies/search_quality.py copies`` and
+How a query is answered (``method``; measured by the asv benchmark ``search.Copies`` and
 ``benchmarks/studies/search_quality.py moses``):
 
 1. **Bounds** (``method="bounds"``). At :meth:`~ExactIndex.fit` the rows are projected
