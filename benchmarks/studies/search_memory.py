@@ -123,9 +123,9 @@ def one_size(args, n):
     if args.stream:
         from itertools import islice
 
-        source = islice(gi.read_smiles(args.smiles), n) if hasattr(gi, "read_smiles") else None
-        if source is None:
-            raise SystemExit("--stream needs graphinvariants.read_smiles")
+        from graphinvariants.graphs.smiles import smiles_lines
+
+        source = islice(smiles_lines(args.smiles), n)  # the file read a block at a time
         n_smiles = 0
     else:
         with open(args.smiles) as f:
