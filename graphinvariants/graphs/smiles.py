@@ -26,7 +26,7 @@ import numpy as np
 from .._utils.optional import import_extra
 from .files import path_hint
 
-__all__ = ["MOLECULE_LABEL", "from_mol", "from_smiles", "holds_molecules", "is_molecule_object", "is_smiles",
+__all__ = ["MOLECULE_LABEL", "from_mol", "from_smiles", "holds_molecules", "is_molecule_object", "is_smiles", "smiles_lines",
            "read_smiles"]
 
 #: The node and edge attribute that molecules carry their element and bond type in.
@@ -311,3 +311,45 @@ def holds_molecules(batch):
     elements = {table.GetElementSymbol(z) for z in range(1, 119)}  # asked by number: RDKit prints no error
     known = set(Chem.BondType.names)
     return set(symbols.tolist()) <= elements and all(name.upper() in known for name in names.tolist())
+
+
+def smiles_lines(source):
+    """The SMILES of a file, one a line, read lazily: a path, or an open text file (any
+    iterable of lines).
+
+    Each line's first whitespace-separated field is its SMILES (a ``.smi`` file's name
+    column is dropped); blank lines and lines starting with ``#`` are skipped. A header
+    line (MOSES' ``SMILES``) is not recognised: drop it (``itertools.islice(lines, 1,
+    None)``). :class:`~graphinvariants.NearestGraphs` and
+    :meth:`GraphFeatures.fit_transform <graphinvariants.GraphFeatures.fit_transform>`
+    take a path (``pathlib.Path``) or an open file this way and read it a block at a
+    time; a string is never read as a path (it is a SMILES).
+
+    Parameters
+    ----------
+    source : path-like or iterable of str
+
+    Yields
+    ------
+    str
+
+    Examples
+    --------
+    >>> import io
+    >>> from graphinvariants.graphs.smiles import smiles_lines
+    >>> list(smiles_lines(io.StringIO("# solvents\\nCCO ethanol\\n\\nc1ccccc1\\n")))
+    ['CCO', 'c1ccccc1']
+    """
+    import os
+
+    if isinstance(source, (str, bytes)):
+        raise TypeError(f"smiles_lines reads a path-like object or an open text file, not a string: {source!r}; "
+                        "give pathlib.Path(...) for a path")
+    if isinstance(source, os.PathLike):
+        with open(source, encoding="utf-8") as f:
+            yield from smiles_lines(f)
+        return
+    for line in source:
+        fields = line.split(None, 1)
+        if fields and not fields[0].startswith("#"):
+            yield fields[0]

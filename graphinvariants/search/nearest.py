@@ -36,6 +36,8 @@ on the graphs it holds.
 """
 
 import copy
+import itertools
+import os
 
 import numpy as np
 from sklearn.base import BaseEstimator, clone
@@ -46,7 +48,7 @@ from .._utils.validation import check_int, check_n_jobs, check_seed, check_worki
 from ..features import GraphFeatures
 from ..graphs import GraphBatch
 from ..graphs.batch import check_not_single_graph
-from ..graphs.smiles import is_smiles
+from ..graphs.smiles import is_smiles, smiles_lines
 from ._ids import check_ids, join_ids
 from ._kernel_index import KernelIndex
 from ._maps import is_learned, rows_metric, search_map
@@ -58,6 +60,11 @@ from .rows import split_missing, widened, with_missing
 __all__ = ["NearestGraphs"]
 
 INDEXES = ("exact", "approximate")
+
+#: Bytes that embedding one molecule of a fit that streams holds at its peak (its graph,
+#: the WL rounds, its row): ``working_memory`` sets the block of graphs embedded at a
+#: time by it (measured on MOSES molecules, ``benchmarks/studies/search_memory.py``).
+BYTES_PER_GRAPH = 32 * 2**10
 
 #: Fitted graphs asked at a time as queries of the leave-one-out search (``kneighbors()``).
 LEAVE_ONE_OUT_ROWS = 4096
@@ -79,6 +86,31 @@ def _collection(graphs, what):
     if not hasattr(graphs, "__iter__"):
         raise TypeError(f"{what} must be a collection of graphs, got {graphs!r}")
     return graphs if hasattr(graphs, "__getitem__") and hasattr(graphs, "__len__") else list(graphs)
+
+
+def _sized(graphs):
+    return hasattr(graphs, "__len__") and hasattr(graphs, "__getitem__")
+
+
+def _streamed(graphs):
+    """``(graphs, head)``: a path (``os.PathLike``) or an open text file as the iterator
+    of its SMILES (:func:`~graphinvariants.graphs.smiles.smiles_lines`), an iterator as
+    itself with its first item read ahead (``head``, a list: what the graphs carry is
+    read from it); a collection as it is (``head`` the collection)."""
+    if isinstance(graphs, os.PathLike) or (hasattr(graphs, "readline") and hasattr(graphs, "__iter__")):
+        graphs = smiles_lines(graphs)
+    if graphs is None or is_bag(graphs) or _sized(graphs) or isinstance(graphs, (str, bytes)) or not hasattr(
+            graphs, "__iter__") or isinstance(graphs, GraphBatch) or hasattr(graphs, "batch"):
+        return graphs, graphs
+    graphs = iter(graphs)
+    head = list(itertools.islice(graphs, 1))
+    return itertools.chain(head, graphs), head
+
+
+def graphs_per_block(working_memory):
+    """Graphs embedded at a time by a fit that streams, for ``working_memory`` MiB
+    (:data:`BYTES_PER_GRAPH` each; at least 64)."""
+    return int(max(64, check_working_memory(working_memory) * 2**20 // BYTES_PER_GRAPH))
 
 
 class NearestGraphs(NeighborsGraphMixin, BaseEstimator):
@@ -269,8 +301,9 @@ class NearestGraphs(NeighborsGraphMixin, BaseEstimator):
 
     def _fit(self, graphs, y, n_graphs):
         bag = is_bag(graphs)
+        graphs, head = _streamed(graphs)
         found = search_map(self.kernel, index=self.index, random_state=self._random_state, n_jobs=self.n_jobs,
-                           n_graphs=n_graphs, graphs=() if graphs is None or bag else graphs)
+                           n_graphs=n_graphs, graphs=() if graphs is None or bag else head)
         feature_map = found.feature_map
         # rows of a GraphFeatures searched in process: what a query's row lacks of K(G, G)
         # (labels unseen when the map was fitted) is added to <q, q> (lost=), what a
@@ -281,6 +314,16 @@ class NearestGraphs(NeighborsGraphMixin, BaseEstimator):
             if self.store is None:
                 raise ValueError("fit needs graphs (None or a dask.bag.Bag only with store=)")
             self.index_ = self._fit_store(feature_map, graphs)
+            self.n_samples_fit_ = int(self.index_.n_rows_)
+            return
+        if found.named and self.store is None and self.client is None and not _sized(graphs):
+            # a kernel name's map streams over an iterable (GraphFeatures.fit_transform):
+            # a block of graphs at a time, only the rows kept
+            self.feature_map_ = feature_map
+            self._missing_column = True
+            if self.working_memory is not None:
+                feature_map.set_params(block_size=graphs_per_block(self.working_memory))
+            self.index_ = self._index_rows(widened(feature_map.fit_transform(graphs), 1))
             self.n_samples_fit_ = int(self.index_.n_rows_)
             return
         graphs = _collection(graphs, "graphs")

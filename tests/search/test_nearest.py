@@ -146,3 +146,25 @@ def test_learned_default_on_smiles_without_y_suggests_a_named_search():
     with pytest.raises(ValueError, match=r'NearestGraphs\("wl"\)'):
         gi.NearestGraphs().fit(["CCO", "c1ccccc1", "CC(=O)O"])
     assert gi.NearestGraphs("wl").fit(["CCO", "c1ccccc1", "CC(=O)O"]).n_samples_fit_ == 3  # the hint works
+
+
+def test_fit_streams_a_path_a_file_or_an_iterator(tmp_path):
+    """A kernel name's fit reads a path or an open file of SMILES, or any iterator, a
+    block at a time: the answers of the fit over the list, bit for bit."""
+    smiles = ["CCO", "c1ccccc1O", "CC(=O)Nc1ccc(O)cc1", "CN1C=NC2=C1C(=O)N(C(=O)N2C)C", "CC(C)Cc1ccc(cc1)C(C)C(=O)O",
+              "O=C(O)c1ccccc1OC(C)=O", "C1CCCCC1", "c1ccncc1", "ClC(Cl)Cl", "CC#N", "c1ccc2ccccc2c1", "CCO"]
+    path = tmp_path / "corpus.smi"
+    path.write_text("# a comment\n" + "".join(f"{s} name{i}\n" for i, s in enumerate(smiles)))
+    queries = ["CCN", "c1ccccc1", "CC(=O)O"]
+    reference = gi.NearestGraphs("wl").fit(smiles)
+    expected = reference.kneighbors(queries, 5)
+    with open(path) as f:
+        sources = [path, f, iter(smiles)]
+        for source in sources:
+            search = gi.NearestGraphs("wl", working_memory=1).fit(source)
+            distances, indices = search.kneighbors(queries, 5)
+            np.testing.assert_array_equal(indices, expected[1])
+            np.testing.assert_array_equal(distances.view(np.int64), expected[0].view(np.int64))
+            assert search.n_samples_fit_ == len(smiles)
+    with pytest.raises(TypeError, match="one string"):
+        gi.NearestGraphs("wl").fit(str(path))  # a string is a SMILES, never a path
