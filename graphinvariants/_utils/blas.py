@@ -1,6 +1,35 @@
-"""One BLAS thread for a block of code, with the libraries looked up once per process."""
+"""One BLAS thread for a block of code, with the libraries looked up once per process,
+and products whose rows are the same bits in any block."""
 
 import functools
+
+import numpy as np
+
+__all__ = ["PRODUCT_ROWS", "fixed_shape_product", "one_blas_thread"]
+
+#: Rows per product (the Nystroem part of GraphFeatures): every row goes through a
+#: matrix product of exactly this many rows (the last chunk padded with zeros), so that a row's features
+#: are the same bits whatever block it came in (BLAS takes another code path for the
+#: few rows left over at the end of a product).
+PRODUCT_ROWS = 256
+
+
+def fixed_shape_product(C, normalization):
+    """``C @ normalization`` in chunks of exactly :data:`PRODUCT_ROWS` rows (the last
+    one padded with zeros), on one BLAS thread: each row's result is the same bits in
+    any block and in any process."""
+    n = C.shape[0]
+    out = np.empty((n, normalization.shape[1]))
+    chunk = np.zeros((PRODUCT_ROWS, C.shape[1]))
+    # one BLAS thread: OpenBLAS splits a product among its threads in ways that change
+    # the last bits, and Dask workers run with one thread (OPENBLAS_NUM_THREADS=1)
+    with one_blas_thread():
+        for start in range(0, n, PRODUCT_ROWS):
+            stop = min(n, start + PRODUCT_ROWS)
+            chunk[: stop - start] = C[start:stop]
+            chunk[stop - start :] = 0.0
+            out[start:stop] = (chunk @ normalization)[: stop - start]
+    return out
 
 
 @functools.lru_cache(maxsize=1)

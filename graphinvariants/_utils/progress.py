@@ -8,7 +8,7 @@ terminal (``progress=None``), and plain lines when it was asked for (``progress=
 
 import sys
 
-__all__ = ["progress_bar"]
+__all__ = ["progress_bar", "quiet_or_bar"]
 
 #: Seconds between two plain lines of a bar written to a file or a pipe.
 LINE_INTERVAL = 10.0
@@ -83,3 +83,37 @@ def progress_bar(progress, iterable=None, *, total=None, desc=None, unit="it", l
         return plain(iterable, disable=True, **options)
     options["leave"] = True  # a log keeps the last line
     return plain(iterable, file=_Lines(stream), mininterval=LINE_INTERVAL, bar_format="{l_bar}{r_bar}", **options)
+
+
+class _NoBar:
+    """What :func:`quiet_or_bar` gives for a bar of steps nobody asked to see."""
+
+    def update(self, n=1):
+        pass
+
+    def set_postfix_str(self, text):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def quiet_or_bar(progress, iterable=None, *, total=None, desc=None, unit="it"):
+    """A bar only when ``progress`` is true (:func:`progress_bar` with ``progress=True``);
+    otherwise ``iterable`` itself, or a bar of ``total`` steps that does nothing, without
+    loading tqdm: what a per-call path (one query's rows) can afford.
+
+    Examples
+    --------
+    >>> from graphinvariants._utils.progress import quiet_or_bar
+    >>> quiet_or_bar(False, range(3))
+    range(0, 3)
+    >>> with quiet_or_bar(None, total=2) as bar:
+    ...     bar.update(2)
+    """
+    if not progress:
+        return _NoBar() if iterable is None else iterable
+    return progress_bar(True, iterable, total=total, desc=desc, unit=unit)

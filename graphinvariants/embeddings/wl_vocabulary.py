@@ -25,7 +25,7 @@ from ..graphs.attributes import concatenate_labels
 from .counts import unique_rows
 from .wl import WLBatch
 
-__all__ = ["EDGE_TYPES", "GrowingVocabulary"]
+__all__ = ["EDGE_TYPES", "GrowingVocabulary", "renumbered_rows"]
 
 #: Edge labels a typed vocabulary may hold (a neighbour's key is ``column * EDGE_TYPES
 #: + edge label id``).
@@ -247,3 +247,28 @@ class GrowingVocabulary:
         fitted = WLBatch(sp.csr_array((0, int(sum(sizes)))), initial, signatures, sizes, self.n_iter, None, 0,
                          edge_vocabulary, params=self.functional.embedding_params())
         return fitted, place
+
+
+def renumbered_rows(pieces, place, n_rows, n_columns):
+    """The rows of ``pieces`` (``(data, first-seen columns, row lengths)`` per block) as
+    one CSR matrix on the columns ``place`` gives, each row's columns sorted; the
+    blocks are moved into arrays allocated once and released one by one."""
+    nnz = sum(len(p[0]) for p in pieces)
+    index_type = np.int32 if max(nnz, n_columns) <= np.iinfo(np.int32).max else np.int64
+    data = np.empty(nnz)
+    indices = np.empty(nnz, dtype=index_type)
+    indptr = np.empty(n_rows + 1, dtype=index_type)
+    indptr[0] = 0
+    at, row = 0, 0
+    while pieces:
+        values, columns, lengths = pieces.pop(0)
+        block = sp.csr_array((values, place[columns], np.concatenate(([0], np.cumsum(lengths)))),
+                             shape=(len(lengths), n_columns))
+        block.sort_indices()
+        data[at : at + len(values)] = block.data
+        indices[at : at + len(values)] = block.indices
+        indptr[row + 1 : row + 1 + len(lengths)] = at + np.cumsum(lengths)
+        at += len(values)
+        row += len(lengths)
+        del values, columns, lengths, block
+    return sp.csr_array((data, indices, indptr), shape=(n_rows, n_columns))

@@ -57,10 +57,12 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
-from .._utils.blas import one_blas_thread
+from .._utils.blas import fixed_shape_product
+from .._utils.progress import quiet_or_bar
 from .._utils.validation import check_int, check_n_jobs, check_seed, python_scalar, refuses_random_state
 from ..embeddings.assignment import OptimalAssignment, column_maxima, unary_code
 from ..embeddings.counts import CountFeatures, squared_norms
+from ..embeddings.wl_vocabulary import GrowingVocabulary, renumbered_rows
 from ..estimator import GraphKernel
 from ..graphs import GraphBatch
 from ..graphs.batch import check_not_single_graph, subset
@@ -82,12 +84,6 @@ DEFAULT_BANDWIDTHS = ()
 
 #: Eigenvalues of the landmarks' matrix below this share of the largest are dropped.
 EIGENVALUE_FLOOR = 1e-12
-
-#: Rows per product of the Nystroem part: every row goes through a matrix product of
-#: exactly this many rows (the last chunk padded with zeros), so that a row's features
-#: are the same bits whatever block it came in (BLAS takes another code path for the
-#: few rows left over at the end of a product).
-PRODUCT_ROWS = 256
 
 #: A transformed graph more than this share of whose labels (counts in the exactly
 #: mapped members) no fitted graph has is reported by a warning: those labels add
@@ -425,7 +421,7 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
             kernel.set_params(seed=int(rng.integers(2**63)))
         if kernel.n_jobs is None:
             kernel.set_params(n_jobs=self.n_jobs)
-        with _steps(self.progress, 3, "fit") as bar:
+        with quiet_or_bar(self.progress, total=3, desc="fit", unit="step") as bar:
             kernel.fit(sample_graphs, y[sample] if learned else None)
             self.kernel_ = kernel
             bar.update()
@@ -558,7 +554,7 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
             parts.append(rows)
             unseen += counts
         if self._approximate:
-            parts.append(sp.csr_array(_fixed_shape_product(self._rest(self._side(block, what)), self.normalization_)))
+            parts.append(sp.csr_array(fixed_shape_product(self._rest(self._side(block, what)), self.normalization_)))
         if not parts:
             return sp.csr_array((len(block), 0)), unseen
         out = sp.csr_array(sp.hstack(parts, format="csr"))
@@ -645,7 +641,7 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         n = len(X)
         starts = range(0, n, self.block_size)
         blocks, unseen = [], []
-        for start in _bar(self.progress, starts, "features", "block"):
+        for start in quiet_or_bar(self.progress, starts, desc="features", unit="block"):
             stop = min(n, start + self.block_size)
             rows = None if embedded is None else [None if e is None else _rows(e, start, stop) for e in embedded]
             block, counts = self._block(subset(X, np.arange(start, stop)), rows, what)
@@ -700,7 +696,6 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         first ``max_samples`` graphs of an iterable without a length (its
         ``sample_indices_``; no row depends on it). Nothing per graph is kept but its
         row."""
-        from ..embeddings.wl_vocabulary import GrowingVocabulary
 
         kernel = clone(self._check_params())
         rng = check_seed(self.seed)
@@ -736,7 +731,7 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         vocabulary = GrowingVocabulary(functional)
         member = None
         pieces, n_rows = [], 0
-        for block in _bar(self.progress, itertools.chain([first], blocks), "fit", "block"):
+        for block in quiet_or_bar(self.progress, itertools.chain([first], blocks), desc="fit", unit="block"):
             embedded = functional.as_embeddings(block, what="X")
             counts = vocabulary.counts(embedded)
             if member is None:  # a row's values depend on its own counts only
@@ -760,7 +755,7 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         self.exact_weight_ = float(weight)
         self.n_features_out_ = self._exact[0].n_columns
         self._n_features_out = self.n_features_out_
-        return _renumbered(pieces, place.astype(np.int32), n_rows, self.n_features_out_)
+        return renumbered_rows(pieces, place.astype(np.int32), n_rows, self.n_features_out_)
 
     def get_feature_names_out(self, input_features=None):
         """Names of the output's columns: ``{member}_{j}`` for the ``j``-th column of an
@@ -837,31 +832,6 @@ def _blocks(items, size, first_size):
         block = list(itertools.islice(items, size))
 
 
-def _renumbered(pieces, place, n_rows, n_columns):
-    """The rows of ``pieces`` (``(data, first-seen columns, row lengths)`` per block) as
-    one CSR matrix on the columns ``place`` gives, each row's columns sorted; the
-    blocks are moved into arrays allocated once and released one by one."""
-    nnz = sum(len(p[0]) for p in pieces)
-    index_type = np.int32 if max(nnz, n_columns) <= np.iinfo(np.int32).max else np.int64
-    data = np.empty(nnz)
-    indices = np.empty(nnz, dtype=index_type)
-    indptr = np.empty(n_rows + 1, dtype=index_type)
-    indptr[0] = 0
-    at, row = 0, 0
-    while pieces:
-        values, columns, lengths = pieces.pop(0)
-        block = sp.csr_array((values, place[columns], np.concatenate(([0], np.cumsum(lengths)))),
-                             shape=(len(lengths), n_columns))
-        block.sort_indices()
-        data[at : at + len(values)] = block.data
-        indices[at : at + len(values)] = block.indices
-        indptr[row + 1 : row + 1 + len(lengths)] = at + np.cumsum(lengths)
-        at += len(values)
-        row += len(lengths)
-        del values, columns, lengths, block
-    return sp.csr_array((data, indices, indptr), shape=(n_rows, n_columns))
-
-
 def _rows(embedded, start, stop):
     """Graphs ``start:stop`` of a batch of count embeddings: the same vocabulary, their
     rows of the counts. Merged with a member's fitted vocabulary (which holds every
@@ -894,24 +864,6 @@ def _small_indices(matrix):
     return matrix
 
 
-def _fixed_shape_product(C, normalization):
-    """``C @ normalization`` in chunks of exactly :data:`PRODUCT_ROWS` rows (the last
-    one padded with zeros), on one BLAS thread: each row's result is the same bits in
-    any block and in any process."""
-    n = C.shape[0]
-    out = np.empty((n, normalization.shape[1]))
-    chunk = np.zeros((PRODUCT_ROWS, C.shape[1]))
-    # one BLAS thread: OpenBLAS splits a product among its threads in ways that change
-    # the last bits, and Dask workers run with one thread (OPENBLAS_NUM_THREADS=1)
-    with one_blas_thread():
-        for start in range(0, n, PRODUCT_ROWS):
-            stop = min(n, start + PRODUCT_ROWS)
-            chunk[: stop - start] = C[start:stop]
-            chunk[stop - start :] = 0.0
-            out[start:stop] = (chunk @ normalization)[: stop - start]
-    return out
-
-
 def _check_sample_labels(y, sample, max_samples):
     try:
         one_value = len(np.unique(y[sample])) < 2 and len(np.unique(y)) >= 2
@@ -921,30 +873,3 @@ def _check_sample_labels(y, sample, max_samples):
         raise ValueError(f"the max_samples={max_samples} graphs drawn (with seed) to learn the weights on "
                          f"hold a single label value, {python_scalar(y[sample[0]])!r}, though y has more; raise "
                          "max_samples or try another seed")
-
-
-class _NoBar:
-    def update(self, n=1):
-        pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-
-def _steps(progress, total, desc):
-    if not progress:
-        return _NoBar()
-    from .._utils.progress import progress_bar
-
-    return progress_bar(True, total=total, desc=desc, unit="step")
-
-
-def _bar(progress, iterable, desc, unit):
-    if not progress:
-        return iterable
-    from .._utils.progress import progress_bar
-
-    return progress_bar(True, iterable, desc=desc, unit=unit)

@@ -16,15 +16,13 @@ engine is a parameter, not a module. ``fit`` chooses one index (``index_``) and
   (:mod:`~graphinvariants.search._parts`), merged into the in-process answer bit for bit.
 
 Distances are kernel-induced, ascending, equal distances ordered by position: for a
-kernel name ``sqrt(max(0, 2 - 2 K))`` (``K(G, G) = 1``); for the rows of a feature map
-``sqrt(max(0, <q, q> + lost_q + <x, x> + lost_x - 2 <q, x>))``, every inner product one
-fixed sum per pair (:func:`~graphinvariants.search.exact.pair_inner_products`), so the
-exact answer does not depend on blocks, batches or parts. ``lost`` is the part of
-``K(G, G)`` a row lacks for labels that no graph the map was fitted on has
+kernel name ``sqrt(max(0, 2 - 2 K))``; for a feature map's rows ``sqrt(max(0, <q, q> +
+lost_q + <x, x> + lost_x - 2 <q, x>))``, every inner product one fixed sum per pair
+(:func:`~graphinvariants.search.exact.pair_inner_products`), whatever the blocks,
+batches or parts. ``lost`` is what a row lacks of ``K(G, G)`` for labels unseen at fit
 (:meth:`~graphinvariants.GraphFeatures.transform_with_missing`): a query's is added to
-``<q, q>``, a stored graph's is held in a column of its own (empty for the graphs the
-map was fitted on), so that a kernel name's distance is ``sqrt(2 - 2 K)`` over rows
-too, to about ``1e-16`` on ``2 - 2 K``. Rows of norm one (a kernel name's, or a
+``<q, q>``, a stored graph's held in a column of its own, so a kernel name's distance
+is ``sqrt(2 - 2 K)`` over rows too, to about ``1e-16``. Rows of norm one (a kernel name's, or a
 GraphFeatures' whose members are all exact) are ranked by their directions,
 ``sqrt(max(0, 2 - 2 <q, x> / sqrt((<q, q> + lost_q) <x, x>)))``, so that equal kernel
 values give equal distances, by position (``K = 0``: exactly ``sqrt(2)``). Identical
@@ -36,8 +34,6 @@ on the graphs it holds.
 """
 
 import copy
-import itertools
-import os
 
 import numpy as np
 from sklearn.base import BaseEstimator, clone
@@ -48,8 +44,9 @@ from .._utils.validation import check_int, check_n_jobs, check_seed, check_worki
 from ..features import GraphFeatures
 from ..graphs import GraphBatch
 from ..graphs.batch import check_not_single_graph
-from ..graphs.smiles import is_smiles, smiles_lines
+from ..graphs.smiles import is_smiles
 from ._ids import check_ids, join_ids
+from ._inputs import graphs_per_block, is_sized, streamed
 from ._kernel_index import KernelIndex
 from ._maps import is_learned, rows_metric, search_map
 from ._mixins import NeighborsGraphMixin
@@ -60,11 +57,6 @@ from .rows import split_missing, widened, with_missing
 __all__ = ["NearestGraphs"]
 
 INDEXES = ("exact", "approximate")
-
-#: Bytes that embedding one molecule of a fit that streams holds at its peak (its graph,
-#: the WL rounds, its row): ``working_memory`` sets the block of graphs embedded at a
-#: time by it (measured on MOSES molecules, ``benchmarks/studies/search_memory.py``).
-BYTES_PER_GRAPH = 32 * 2**10
 
 #: Fitted graphs asked at a time as queries of the leave-one-out search (``kneighbors()``).
 LEAVE_ONE_OUT_ROWS = 4096
@@ -86,31 +78,6 @@ def _collection(graphs, what):
     if not hasattr(graphs, "__iter__"):
         raise TypeError(f"{what} must be a collection of graphs, got {graphs!r}")
     return graphs if hasattr(graphs, "__getitem__") and hasattr(graphs, "__len__") else list(graphs)
-
-
-def _sized(graphs):
-    return hasattr(graphs, "__len__") and hasattr(graphs, "__getitem__")
-
-
-def _streamed(graphs):
-    """``(graphs, head)``: a path (``os.PathLike``) or an open text file as the iterator
-    of its SMILES (:func:`~graphinvariants.graphs.smiles.smiles_lines`), an iterator as
-    itself with its first item read ahead (``head``, a list: what the graphs carry is
-    read from it); a collection as it is (``head`` the collection)."""
-    if isinstance(graphs, os.PathLike) or (hasattr(graphs, "readline") and hasattr(graphs, "__iter__")):
-        graphs = smiles_lines(graphs)
-    if graphs is None or is_bag(graphs) or _sized(graphs) or isinstance(graphs, (str, bytes)) or not hasattr(
-            graphs, "__iter__") or isinstance(graphs, GraphBatch) or hasattr(graphs, "batch"):
-        return graphs, graphs
-    graphs = iter(graphs)
-    head = list(itertools.islice(graphs, 1))
-    return itertools.chain(head, graphs), head
-
-
-def graphs_per_block(working_memory):
-    """Graphs embedded at a time by a fit that streams, for ``working_memory`` MiB
-    (:data:`BYTES_PER_GRAPH` each; at least 64)."""
-    return int(max(64, check_working_memory(working_memory) * 2**20 // BYTES_PER_GRAPH))
 
 
 class NearestGraphs(NeighborsGraphMixin, BaseEstimator):
@@ -301,7 +268,7 @@ class NearestGraphs(NeighborsGraphMixin, BaseEstimator):
 
     def _fit(self, graphs, y, n_graphs):
         bag = is_bag(graphs)
-        graphs, head = _streamed(graphs)
+        graphs, head = streamed(graphs)
         found = search_map(self.kernel, index=self.index, random_state=self._random_state, n_jobs=self.n_jobs,
                            n_graphs=n_graphs, graphs=() if graphs is None or bag else head)
         feature_map = found.feature_map
@@ -316,19 +283,14 @@ class NearestGraphs(NeighborsGraphMixin, BaseEstimator):
             self.index_ = self._fit_store(feature_map, graphs)
             self.n_samples_fit_ = int(self.index_.n_rows_)
             return
-        if found.named and self.store is None and self.client is None and not _sized(graphs):
-            # a kernel name's map streams over an iterable (GraphFeatures.fit_transform):
-            # a block of graphs at a time, only the rows kept
-            self.feature_map_ = feature_map
-            self._missing_column = True
-            if self.working_memory is not None:
-                feature_map.set_params(block_size=graphs_per_block(self.working_memory))
-            self.index_ = self._index_rows(widened(feature_map.fit_transform(graphs), 1))
-            self.n_samples_fit_ = int(self.index_.n_rows_)
-            return
-        graphs = _collection(graphs, "graphs")
-        if len(graphs) == 0:
-            raise ValueError("fit needs at least one graph")
+        # a kernel name's rows stream over an iterable (GraphFeatures.fit_transform): a
+        # block of graphs at a time, only the rows kept
+        streams = found.named and feature_map is not None and self.store is None and self.client is None and (
+            not is_sized(graphs))
+        if not streams:
+            graphs = _collection(graphs, "graphs")
+            if len(graphs) == 0:
+                raise ValueError("fit needs at least one graph")
         if self.store is not None or self.client is not None:
             if feature_map is None:
                 raise ValueError(f"kernel {found.name!r} has no feature rows to store or distribute; give a feature "
@@ -345,6 +307,8 @@ class NearestGraphs(NeighborsGraphMixin, BaseEstimator):
             # a column for what a graph added by partial_fit lacks of K(G, G) (a fitted
             # graph lacks nothing; a query's part is passed to the index as ``lost``)
             self._missing_column = True
+            if streams and self.working_memory is not None:
+                feature_map.set_params(block_size=graphs_per_block(self.working_memory))
             self.index_ = self._index_rows(widened(feature_map.fit_transform(graphs), 1))
         else:
             feature_map = self._fitted_map(feature_map, graphs, y)
@@ -440,12 +404,7 @@ class NearestGraphs(NeighborsGraphMixin, BaseEstimator):
         elif k > n:
             raise ValueError(f"Expected n_neighbors <= n_samples_fit, but n_neighbors = {k}, n_samples_fit = {n}")
         indices, distances = self._search(graphs, k)
-        out = []
-        if return_distance:
-            out.append(distances)
-        out.append(indices)
-        if return_ids:
-            out.append(self.ids_[indices])
+        out = ([distances] if return_distance else []) + [indices] + ([self.ids_[indices]] if return_ids else [])
         return tuple(out) if len(out) > 1 else out[0]
 
     def _search(self, graphs, k):
