@@ -24,10 +24,10 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from ..graphs import as_graph_batch
 from ..graphs.adjacency import describe
-from ..graphs.batch import check_not_single_graph
+from ..graphs.batch import check_graph_collection, check_not_single_graph, holds_batch, read_graph_batch
 from ..graphs.files import path_hint
+from ..graphs.smiles import is_smiles
 
 __all__ = ["Functional", "check_params", "params_difference", "params_hash"]
 
@@ -118,27 +118,52 @@ class Functional(ABC):
 
     def as_embeddings(self, items, *, what="graphs"):
         """Embeddings of ``items``: a batch of this functional's type is checked and
-        returned, anything else goes through :func:`as_graph_batch` and :meth:`embed`."""
+        returned, anything else goes through :func:`as_graph_batch` and :meth:`embed`.
+        One graph where a collection is expected is refused here; the rest is
+        :meth:`embed_collection`."""
+        check_not_single_graph(items, what)
+        return self.embed_collection(items, what=what)
+
+    def embed_collection(self, items, *, what="graphs"):
+        """:meth:`as_embeddings` of a collection its caller has checked
+        (:func:`~graphinvariants.graphs.batch.check_not_single_graph`, as
+        :meth:`as_embeddings` and the estimators' doors do): a batch of this
+        functional's type is checked and returned, another functional's refused, items
+        that are not graphs coerced (:meth:`coerce_items`), graphs read once
+        (:meth:`read_batch`) and embedded; the collection is not checked again."""
         if isinstance(items, self.batch_type):
             self.check_batch(items, what)
             return items
         check_not_other_batch(self, items, what)
-        check_not_single_graph(items, what)
         if not hasattr(items, "batch") and not hasattr(items, "offsets"):
             coerced = self.coerce_items(items, what)
             if coerced is not None:
                 return coerced
-        return self.embed(self.graph_batch(items, what=what))
+        return self.embed(self.read_batch(items, what=what))
+
+    def graph_reads(self):
+        """What this functional reads of a graph, as the keyword arguments of
+        :func:`~graphinvariants.graphs.as_graph_batch`: its edge weight and, for
+        functionals with a ``node_label``, ``edge_label`` or ``node_attributes``, those."""
+        return {"weight": self.weight, "node_label": getattr(self, "node_label", None),
+                "edge_label": getattr(self, "edge_label", None),
+                "node_attributes": getattr(self, "node_attributes", None)}
 
     def graph_batch(self, graphs, *, what="graphs"):
-        """``graphs`` as a :class:`GraphBatch` holding what this functional reads: its
-        edge weight and, for functionals with a ``node_label``, ``edge_label`` or
-        ``node_attributes``, those. Without a weight, a weighted batch is read as its
-        0/1 pattern (as inside a combination), so the embeddings are what the
-        ``weight=None`` recorded in their ``params`` says."""
-        batch = as_graph_batch(graphs, weight=self.weight, node_label=getattr(self, "node_label", None),
-                               edge_label=getattr(self, "edge_label", None),
-                               node_attributes=getattr(self, "node_attributes", None), what=what)
+        """``graphs`` as a :class:`GraphBatch` holding what this functional reads
+        (:meth:`graph_reads`). Without a weight, a weighted batch is read as its 0/1
+        pattern (as inside a combination), so the embeddings are what the
+        ``weight=None`` recorded in their ``params`` says. The collection is checked as
+        :func:`~graphinvariants.graphs.as_graph_batch` checks it, then read by
+        :meth:`read_batch`."""
+        if not holds_batch(graphs) and not is_smiles(graphs):
+            check_graph_collection(graphs, what)
+        return self.read_batch(graphs, what=what)
+
+    def read_batch(self, graphs, *, what="graphs"):
+        """:meth:`graph_batch` of a collection its caller has checked (not checked
+        again: :func:`~graphinvariants.graphs.batch.read_graph_batch`)."""
+        batch = read_graph_batch(graphs, **self.graph_reads(), what=what)
         return batch.unweighted() if self.weight is None else batch
 
     def fit_sides(self, X, Y):

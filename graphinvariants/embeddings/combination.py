@@ -11,8 +11,7 @@ combination is its kernel alone. (A :class:`~graphinvariants.GraphBatch` holds n
 zero-weight edges, so a weighted batch given as input has none to show.)
 """
 
-from ..graphs import GraphBatch, as_graph_batch
-from ..graphs.batch import check_not_single_graph
+from ..graphs.batch import holds_batch, read_graph_batch
 from .base import Functional, check_not_other_batch
 
 __all__ = ["Combination"]
@@ -60,21 +59,22 @@ class Combination(Functional):
         self.functionals = functionals
         self.operation = operation
 
-    def as_embeddings(self, items, *, what="graphs"):
+    def embed_collection(self, items, *, what="graphs"):
+        """:meth:`Functional.embed_collection`: every member embeds the graphs read
+        once (twice when members with and without a weight meet, see below)."""
         if isinstance(items, CombinationBatch):
             self.check_batch(items, what)
             return items
         check_not_other_batch(self, items, what)
-        check_not_single_graph(items, what)
         weight, read = self._reads()
-        if weight is None or all(f.weight is not None for f in self.functionals) or self._holds_batch(items):
-            return self.embed(self.graph_batch(items, what=what))
-        # members without a weight see every edge, also those of weight 0, which the
-        # weighted batch does not hold: they get the graphs read without weights
-        if iter(items) is items:  # a one-shot iterator: read it once
+        two_reads = weight is not None and any(f.weight is None for f in self.functionals) and not holds_batch(items)
+        if two_reads and iter(items) is items:  # a one-shot iterator: read it once
             items = list(items)
-        weighted = as_graph_batch(items, weight=weight, **read, what=what)
-        pattern = as_graph_batch(items, **read, what=what)
+        weighted = read_graph_batch(items, weight=weight, **read, what=what)
+        # members without a weight see every edge, also those of weight 0, which the
+        # weighted batch does not hold: they get the graphs read without weights (a
+        # batch given as input holds no zero-weight edge: its pattern is every edge it has)
+        pattern = read_graph_batch(items, **read, what=what) if two_reads else weighted.unweighted()
         return self._embed(weighted, pattern)
 
     def fit_sides(self, X, Y):
@@ -98,10 +98,6 @@ class Combination(Functional):
                                             for side in sides))
         return tuple(sides)
 
-    @staticmethod
-    def _holds_batch(items):
-        return isinstance(items, GraphBatch) or isinstance(getattr(items, "batch", None), GraphBatch)
-
     def _reads(self):
         """The edge weight and the labels and attributes the members read (one of each)."""
         read = {}
@@ -116,9 +112,14 @@ class Combination(Functional):
             raise ValueError(f"the members use different edge weights: {sorted(weights)}")
         return (weights.pop() if weights else None), read
 
-    def graph_batch(self, graphs, *, what="graphs"):
+    def graph_reads(self):
         weight, read = self._reads()
-        return as_graph_batch(graphs, weight=weight, **read, what=what)
+        return {"weight": weight, **read}
+
+    def read_batch(self, graphs, *, what="graphs"):
+        """The graphs read with the members' one weight (not as a 0/1 pattern: the
+        members without a weight take the pattern in :meth:`embed`)."""
+        return read_graph_batch(graphs, **self.graph_reads(), what=what)
 
     def embed(self, batch):
         # members without a weight see the 0/1 pattern, also of a weighted batch given

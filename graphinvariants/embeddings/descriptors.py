@@ -387,14 +387,14 @@ class MolecularDescriptors(PropagatedAttributes):
         self.edge_label = edge_label
         self._raw = []  # (batch, descriptor rows) of the batches of the fit under way
 
-    node_attributes = None  # reads no node attributes (Functional.graph_batch asks)
+    node_attributes = None  # reads no node attributes (Functional.graph_reads asks)
     k = 0
 
-    def graph_batch(self, graphs, *, what="graphs"):
+    def read_batch(self, graphs, *, what="graphs"):
         """``graphs`` read with their element and bond labels; graphs without them are
         refused as not molecules."""
         try:
-            return super().graph_batch(graphs, what=what)
+            return super().read_batch(graphs, what=what)
         except ValueError as err:
             if "has no attribute" not in str(err):
                 raise

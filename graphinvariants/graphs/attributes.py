@@ -18,7 +18,10 @@ both libraries give the same batch:
   one that does not.
 """
 
+import itertools
+import math
 import numbers
+from operator import itemgetter, methodcaller
 
 import numpy as np
 
@@ -27,12 +30,14 @@ from .adjacency import describe, graph_library
 
 __all__ = []
 
-_MISSING = object()
+#: The value of an attribute a node or edge does not carry (igraph gives None instead).
+MISSING = object()
 _EXACT_FLOAT_INTEGERS = 2**53
 _INT64_MIN, _INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
 
 
 _PLAIN = frozenset({str, int, float, bool})
+_EXACT = frozenset({int, str, bool})  # labels of these types are what check_label returns, as they are
 
 
 def check_label(value, where, attribute, library):
@@ -41,7 +46,7 @@ def check_label(value, where, attribute, library):
     if type(value) in _PLAIN and value == value:  # the common case, first (NaN is not equal to itself)
         return value
     where = where() if callable(where) else where
-    if value is _MISSING:
+    if value is MISSING:
         raise ValueError(f"{where} has no attribute {attribute!r}")
     if value is None:
         if library == "igraph":  # igraph stores None where an attribute was never set
@@ -129,7 +134,7 @@ def concatenate_labels(left, right, kind="node"):
 def check_attribute_row(value, where, attribute, library):
     """A node's attributes as a tuple of floats (one number is a row of one)."""
     where = where() if callable(where) else where
-    if value is _MISSING or value is None:
+    if value is MISSING or value is None:
         hint = " (igraph gives None)" if value is None and library == "igraph" else ""
         raise ValueError(f"{where} has no attribute {attribute!r}{hint}")
     value = python_scalar(value)
@@ -154,14 +159,21 @@ def check_attribute_row(value, where, attribute, library):
 
 def node_values(G, attribute):
     """``(library, nodes, values)`` of a NetworkX or igraph graph, in node order; a
-    node without the attribute has the value ``_MISSING`` (None in igraph)."""
+    node without the attribute has the value ``MISSING`` (None in igraph)."""
     library = graph_library(G)
+    return (library, *graph_node_values(G, attribute, library))
+
+
+def graph_node_values(G, attribute, library):
+    """``(nodes, values)`` of a graph whose library is known (:func:`node_values`
+    without asking it again); a TypeError for a graph that is not a NetworkX or igraph
+    graph."""
     if library == "networkx":
-        return library, list(G), [data.get(attribute, _MISSING) for _, data in G.nodes(data=True)]
+        return G, list(map(methodcaller("get", attribute, MISSING), map(itemgetter(1), G.nodes(data=True))))
     if library == "igraph":
-        values = G.vs[attribute] if attribute in G.vs.attributes() else [_MISSING] * G.vcount()
-        return library, range(G.vcount()), values
-    raise TypeError(f"node attributes can be read from NetworkX and igraph graphs, not from a {describe(G)}")
+        values = G.vs[attribute] if attribute in G.vs.attributes() else [MISSING] * G.vcount()
+        return range(G.vcount()), values
+    raise TypeError(not_carrying_message(G, "node"))
 
 
 def edge_values(G, attribute):
@@ -170,11 +182,11 @@ def edge_values(G, attribute):
     library = graph_library(G)
     if library == "networkx":
         triples = list(G.edges(data=True))
-        return library, [(u, v) for u, v, _ in triples], [data.get(attribute, _MISSING) for _, _, data in triples]
+        return library, [(u, v) for u, v, _ in triples], [data.get(attribute, MISSING) for _, _, data in triples]
     if library == "igraph":
-        values = G.es[attribute] if attribute in G.es.attributes() else [_MISSING] * G.ecount()
+        values = G.es[attribute] if attribute in G.es.attributes() else [MISSING] * G.ecount()
         return library, G.get_edgelist(), values
-    raise TypeError(f"edge labels can be read from NetworkX and igraph graphs, not from a {describe(G)}")
+    raise TypeError(not_carrying_message(G, "edge"))
 
 
 def set_everywhere(graphs, attribute, kind="node"):
@@ -186,7 +198,7 @@ def set_everywhere(graphs, attribute, kind="node"):
             _, _, values = node_values(G, attribute) if kind == "node" else edge_values(G, attribute)
         except TypeError:  # not a NetworkX or igraph graph: it carries nothing
             return False
-        if any(value is _MISSING or (value is None and graph_library(G) == "igraph") for value in values):
+        if any(value is MISSING or (value is None and graph_library(G) == "igraph") for value in values):
             return False
     return True
 
@@ -202,7 +214,7 @@ def graphs_lacking(graphs, attribute, kind="node"):
             library, _, values = node_values(G, attribute) if kind == "node" else edge_values(G, attribute)
         except TypeError:  # not a NetworkX or igraph graph
             continue
-        unset = [value is _MISSING or (value is None and library == "igraph") for value in values]
+        unset = [value is MISSING or (value is None and library == "igraph") for value in values]
         if any(unset):
             lacking.append(position)
         if not all(unset):
@@ -215,15 +227,44 @@ def naming(kind, key):
     return lambda: f"{kind} {key!r}"
 
 
+def not_carrying_message(G, kind="node"):
+    """Why a graph that is not a NetworkX or igraph graph has no node attributes
+    (``kind="edge"``: edge labels) to read."""
+    what = "node attributes" if kind == "node" else "edge labels"
+    return f"{what} can be read from NetworkX and igraph graphs, not from a {describe(G)}"
+
+
 def read_labels(G, attribute, kind="node"):
     """The checked labels of every node (edge) of ``G``, as a list."""
     library, keys, values = node_values(G, attribute) if kind == "node" else edge_values(G, attribute)
+    return check_labels(keys, values, attribute, library, kind)
+
+
+def check_labels(keys, values, attribute, library, kind="node"):
+    """The labels ``values`` of the nodes (edges) ``keys`` of a graph from ``library``,
+    each checked by :func:`check_label` (a value not set is :data:`MISSING`), as a list."""
     return [check_label(value, naming(kind, key), attribute, library) for key, value in zip(keys, values)]
+
+
+def checked_labels(keys, values, attribute, library, kind="node"):
+    """:func:`check_labels`, with a test of the types of all the values first: values
+    that need no check (ints, strings, bools; floats that are not NaN) come back as
+    they are, the list given (how the reader of a batch takes a graph's labels)."""
+    types = set(map(type, values))
+    if types <= _EXACT or (types <= _EXACT | {float} and not any(v != v for v in values if type(v) is float)):
+        return values
+    return check_labels(keys, values, attribute, library, kind)
 
 
 def read_attribute_rows(G, attribute):
     """The checked attribute rows of every node of ``G``, all of one length."""
     library, keys, values = node_values(G, attribute)
+    return check_attribute_rows(keys, values, attribute, library)
+
+
+def check_attribute_rows(keys, values, attribute, library):
+    """The attribute rows ``values`` of the nodes ``keys`` of a graph from ``library``,
+    each checked by :func:`check_attribute_row`, all of one length."""
     rows, first = [], None
     for key, value in zip(keys, values):
         where = f"node {key!r}"
@@ -237,3 +278,25 @@ def read_attribute_rows(G, attribute):
             )
         rows.append(row)
     return rows
+
+
+def graph_attribute_rows(G, attribute, library):
+    """:func:`read_attribute_rows` of a graph whose library is known (how the reader of
+    a batch takes a graph's attributes: :func:`checked_attribute_rows`)."""
+    nodes, values = graph_node_values(G, attribute, library)
+    return checked_attribute_rows(nodes, values, attribute, library)
+
+
+def checked_attribute_rows(keys, values, attribute, library):
+    """:func:`check_attribute_rows`, with a test of the types of all the values first:
+    one Python float per node, or tuples or lists of Python floats of one length, all
+    finite, come back as they are (rows of one float for the former)."""
+    if values:
+        types = set(map(type, values))
+        if types == {float} and all(map(math.isfinite, values)):
+            return list(zip(values))
+        if types <= {tuple, list} and len(lengths := set(map(len, values))) == 1 and 0 not in lengths:
+            flat = list(itertools.chain.from_iterable(values))
+            if set(map(type, flat)) == {float} and all(map(math.isfinite, flat)):
+                return values
+    return check_attribute_rows(keys, values, attribute, library)

@@ -320,6 +320,38 @@ def as_graph_batch(graphs, *, weight=None, node_label=None, edge_label=None, nod
     >>> batch.node_labels.tolist(), batch.edge_labels.tolist(), batch.node_attributes.tolist()
     (['C', 'O'], [2, 2], [[0.0, 1.0], [0.0, 2.2]])
     """
+    if not holds_batch(graphs):
+        _check_options(weight, node_label, edge_label, node_attributes)
+        if not is_smiles(graphs):  # (SMILES strings are read as they are: read_smiles words its own refusals)
+            check_graph_collection(graphs, what)
+    return read_graph_batch(graphs, weight=weight, node_label=node_label, edge_label=edge_label,
+                            node_attributes=node_attributes, what=what)
+
+
+def check_graph_collection(graphs, what):
+    """Refuse what is not a collection of graphs (one graph, a data frame, a path, a
+    string, a non-iterable), with the words :func:`as_graph_batch` has for it: the
+    check made once where a collection enters (a caller that made it reads the
+    collection with :func:`read_graph_batch`)."""
+    check_not_single_graph(graphs, what)
+    if isinstance(graphs, (str, bytes)) or not hasattr(graphs, "__iter__"):
+        raise TypeError(f"{what} must be a sequence of graphs, got {describe(graphs)}{path_hint(graphs)}")
+
+
+def read_graph_batch(graphs, *, weight=None, node_label=None, edge_label=None, node_attributes=None, what="graphs"):
+    """:func:`as_graph_batch` of a collection its caller has checked
+    (:func:`check_graph_collection`, as :func:`as_graph_batch` and the estimators'
+    doors do): a batch passed through (against what is asked of it), SMILES strings
+    read as molecules, graphs read in one pass (:mod:`~graphinvariants.graphs.reader`,
+    which checks every graph). The collection is not checked again.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from graphinvariants.graphs.batch import read_graph_batch
+    >>> read_graph_batch([nx.path_graph(4), nx.star_graph(3)]).sizes.tolist()
+    [4, 4]
+    """
     batch = graphs if isinstance(graphs, GraphBatch) else getattr(graphs, "batch", None)
     if isinstance(batch, GraphBatch):
         if weight is not None and not batch.weighted:
@@ -334,16 +366,24 @@ def as_graph_batch(graphs, *, weight=None, node_label=None, edge_label=None, nod
                 raise ValueError(f"{option}={value!r} was asked for, but {what} are a batch without {kind}; "
                                  "a batch carries only what it was built with")
         return batch
-    check_weight_argument(weight)
-    for option, value in (("node_label", node_label), ("edge_label", edge_label), ("node_attributes", node_attributes)):
-        if value is not None and not isinstance(value, str):
-            raise TypeError(f"{option} must be None or the name of an attribute (a str), got {value!r}")
+    _check_options(weight, node_label, edge_label, node_attributes)
     if is_smiles(graphs):  # molecules (RDKit, imported here and only here)
         graphs = read_smiles(graphs, what=what)
-    check_not_single_graph(graphs, what)
-    if isinstance(graphs, (str, bytes)) or not hasattr(graphs, "__iter__"):
-        raise TypeError(f"{what} must be a sequence of graphs, got {describe(graphs)}{path_hint(graphs)}")
     matrix, offsets, node_labels, edge_labels, attributes = read_graphs(
         graphs, weight=weight, node_label=node_label, edge_label=edge_label, node_attributes=node_attributes, what=what)
     return GraphBatch(matrix, offsets, weighted=weight is not None, node_labels=node_labels,
                       edge_labels=edge_labels, node_attributes=attributes)
+
+
+def holds_batch(graphs):
+    """Whether ``graphs`` is a :class:`GraphBatch`, or carries one (a
+    :class:`~graphinvariants.datasets.TUDataset`): taken as it is, not read."""
+    return isinstance(graphs, GraphBatch) or isinstance(getattr(graphs, "batch", None), GraphBatch)
+
+
+def _check_options(weight, node_label, edge_label, node_attributes):
+    """The weight and the attribute names asked for are None or strings."""
+    check_weight_argument(weight)
+    for option, value in (("node_label", node_label), ("edge_label", edge_label), ("node_attributes", node_attributes)):
+        if value is not None and not isinstance(value, str):
+            raise TypeError(f"{option} must be None or the name of an attribute (a str), got {value!r}")

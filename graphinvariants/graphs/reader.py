@@ -5,32 +5,32 @@ sequence of graphs. For NetworkX and igraph graphs it reads each graph once and
 appends to flat lists: node positions by one dict per NetworkX graph (igraph numbers
 its vertices already), edge end points through the libraries' bulk accessors
 (``G.edges()``, ``get_edgelist``, ``G.vs[name]``), and labels, bond types,
-attributes and weights in the same pass, checked by a test of the types of a whole
-graph's values at once (the per-value rules of :mod:`graphinvariants.graphs.attributes`
-run only on a graph that fails it, for their messages). One CSR for the whole block
-diagonal is built at the end. The result is the batch that a CSR per graph, stacked,
-gives, to the bit (``tests/graphs/test_batch_digests.py``).
+attributes and weights in the same pass. The reader owns the dispatch per graph: it
+asks once where a graph comes from
+(:func:`~graphinvariants.graphs.adjacency.graph_library`) and hands the values it
+read, with that answer, to :mod:`graphinvariants.graphs.attributes`, which checks them
+(a test of the types of a whole graph's values at once; the per-value rules run only
+on a graph that fails it, for their messages). One CSR for the whole block diagonal is
+built at the end. The result is the batch that a CSR per graph, stacked, gives, to the
+bit (``tests/graphs/test_batch_digests.py``).
 
 Matrices (scipy, numpy, :class:`~graphinvariants.graphs.GraphAdjacency`) are taken as
 their canonical CSR; a collection of matrices alone is stacked as it is.
 """
 
 import itertools
-import math
 from operator import itemgetter, methodcaller
 
 import numpy as np
 
 from .adjacency import graph_library, matrix_csr, not_a_graph_message, weight_values
-from .attributes import edge_values, label_array, read_attribute_rows, read_labels
+from .attributes import MISSING, checked_labels, graph_attribute_rows, label_array, not_carrying_message
 from .csr import edges_to_csr, entry_values, stack_csr
 from .files import path_hint
 from .smiles import is_molecule_object, mixed_message
 
 __all__ = []
 
-_NOTHING = object()  # an attribute not set: not a label; read_labels says so
-_EXACT = frozenset({int, str, bool})  # labels of these types are what check_label returns, as they are
 _ENDS = itemgetter(0, 1)
 _DATA = itemgetter(1)
 _EDGE_DATA = itemgetter(2)
@@ -47,14 +47,14 @@ def read_graphs(graphs, *, weight, node_label, edge_label, node_attributes, what
     n_attributes = None
     first = None
     for i, G in enumerate(graphs):
+        library = graph_library(G)  # asked once per graph; the readers below are told it
         if i == 0:
             first = G
-        elif is_molecule_object(G) or (isinstance(G, str) and not path_hint(G)):
+        elif library is None and ((isinstance(G, str) and not path_hint(G)) or is_molecule_object(G)):
             # a molecule among graphs: the words read_smiles has for a graph among molecules
             # (a file name is not a molecule: not_a_graph_message names read_edgelist for it)
             raise TypeError(mixed_message(first, G, i, what=what))
         try:
-            library = graph_library(G)
             if library in ("networkx", "igraph"):
                 read = _networkx_values if library == "networkx" else _igraph_values
                 n, flat, names, edge_weights, bonds, node_values = read(G, weight, node_label, edge_label)
@@ -63,23 +63,30 @@ def read_graphs(graphs, *, weight, node_label, edge_label, node_attributes, what
                 counts.append((len(ends) - start) // 2)
                 directed.append(G.is_directed())
                 if edge_label is not None:
-                    edge_labels.extend(_checked_labels(bonds, G, edge_label, "edge"))
+                    edge_labels.extend(checked_labels(names, bonds, edge_label, library, "edge"))
                     edge_names.append(names)
                 if weighted:
                     weights.append(weight_values(edge_weights, weight, names))
                 if node_label is not None:
-                    labels.extend(_checked_labels(node_values, G, node_label, "node"))
+                    nodes = G if library == "networkx" else range(n)
+                    labels.extend(checked_labels(nodes, node_values, node_label, library))
             else:
-                if edge_label is not None:
-                    edge_values(G, edge_label)  # raises: edge labels come from NetworkX and igraph graphs only
-                indptr, indices, data = _block_of(G, weight, library)
+                if edge_label is not None:  # edge labels come from NetworkX and igraph graphs only
+                    raise TypeError(not_carrying_message(G, "edge"))
+                indptr, indices, values = _block_of(G, weight, library)
                 n = len(indptr) - 1
-                if node_label is not None:
-                    read_labels(G, node_label)  # raises, likewise
-                parts.append((indptr, indices, data))
+                if node_label is not None:  # likewise
+                    raise TypeError(not_carrying_message(G, "node"))
+                parts.append((indptr, indices, values))
                 matrix_items.append(i)
             if node_attributes is not None:
-                n_attributes = _read_attributes(G, library, node_attributes, rows, n_attributes, i, what)
+                own = graph_attribute_rows(G, node_attributes, library)
+                if own and n_attributes is None:
+                    n_attributes = (i, len(own[0]))
+                elif own and len(own[0]) != n_attributes[1]:
+                    raise ValueError(f"its nodes have {len(own[0])} values of attribute {node_attributes!r}, those "
+                                     f"of {what}[{n_attributes[0]}] have {n_attributes[1]}")
+                rows.extend(own)
         except (TypeError, ValueError) as err:
             raise type(err)(f"{what}[{i}]: {err}") from None
         if n == 0:
@@ -119,7 +126,7 @@ def _networkx_values(G, weight, node_label, edge_label):
     index = dict(zip(G, range(len(G))))  # node positions: list(G) order
     node_values = None
     if node_label is not None:
-        node_values = list(map(methodcaller("get", node_label, _NOTHING), map(_DATA, G.nodes(data=True))))
+        node_values = list(map(methodcaller("get", node_label, MISSING), map(_DATA, G.nodes(data=True))))
     if weight is None and edge_label is None:
         return len(index), map(index.__getitem__, itertools.chain.from_iterable(G.edges())), None, None, None, node_values
     triples = list(G.edges(data=True))
@@ -128,7 +135,7 @@ def _networkx_values(G, weight, node_label, edge_label):
     if weight is not None:
         weights = list(map(methodcaller("get", weight), map(_EDGE_DATA, triples)))
     if edge_label is not None:
-        bonds = list(map(methodcaller("get", edge_label, _NOTHING), map(_EDGE_DATA, triples)))
+        bonds = list(map(methodcaller("get", edge_label, MISSING), map(_EDGE_DATA, triples)))
     return len(index), map(index.__getitem__, itertools.chain.from_iterable(names)), names, weights, bonds, node_values
 
 
@@ -139,50 +146,10 @@ def _igraph_values(G, weight, node_label, edge_label):
     if weight is not None:
         weights = G.es[weight] if weight in G.es.attributes() else [None] * len(edges)
     if edge_label is not None:
-        bonds = G.es[edge_label] if edge_label in G.es.attributes() else [_NOTHING] * len(edges)
+        bonds = G.es[edge_label] if edge_label in G.es.attributes() else [MISSING] * len(edges)
     if node_label is not None:
-        node_values = G.vs[node_label] if node_label in G.vs.attributes() else [_NOTHING] * n
+        node_values = G.vs[node_label] if node_label in G.vs.attributes() else [MISSING] * n
     return n, itertools.chain.from_iterable(edges), edges, weights, bonds, node_values
-
-
-def _checked_labels(values, G, attribute, kind):
-    """A graph's labels: as they are when their types say they need no check (ints,
-    strings, bools; floats that are not NaN), else each through check_label (by
-    read_labels), which converts numpy scalars and words the error."""
-    types = set(map(type, values))
-    if types <= _EXACT or (types <= _EXACT | {float} and not any(v != v for v in values if type(v) is float)):
-        return values
-    return read_labels(G, attribute, kind)
-
-
-def _read_attributes(G, library, attribute, rows, n_attributes, i, what):
-    """Append the attribute rows of a graph's nodes; return ``(first graph with rows,
-    their length)``. Tuples or lists of Python floats, or one float per node, as they
-    are; anything else through read_attribute_rows, which converts and checks."""
-    if library == "networkx":
-        values = list(map(methodcaller("get", attribute, _NOTHING), map(_DATA, G.nodes(data=True))))
-    elif library == "igraph":
-        values = G.vs[attribute] if attribute in G.vs.attributes() else [_NOTHING] * G.vcount()
-    else:
-        values = None
-    own = None
-    if values:
-        types = set(map(type, values))
-        if types == {float} and all(map(math.isfinite, values)):
-            own = list(zip(values))
-        elif types <= {tuple, list} and len(lengths := set(map(len, values))) == 1 and 0 not in lengths:
-            flat = list(itertools.chain.from_iterable(values))
-            if set(map(type, flat)) == {float} and all(map(math.isfinite, flat)):
-                own = values
-    if own is None:
-        own = read_attribute_rows(G, attribute)
-    if own and n_attributes is None:
-        n_attributes = (i, len(own[0]))
-    elif own and len(own[0]) != n_attributes[1]:
-        raise ValueError(f"its nodes have {len(own[0])} values of attribute {attribute!r}, those "
-                         f"of {what}[{n_attributes[0]}] have {n_attributes[1]}")
-    rows.extend(own)
-    return n_attributes
 
 
 def _aligned_edge_labels(n_nodes, u, v, data, per_edge, values, counts, edge_names, weighted, what):

@@ -412,9 +412,9 @@ class NearestGraphs(NeighborsGraphMixin, BaseEstimator):
         or the map's rows with what each lacks of ``K(G, G)``), then searched."""
         if graphs is None:
             return self._leave_one_out(k)
-        graphs, lost = _collection(graphs, "graphs"), None
+        graphs, lost = _collection(graphs, "graphs"), None  # the door: the collection checked once, here
         if self.feature_map_ is None:
-            Q = self.index_.functional.as_embeddings(graphs, what="graphs")
+            Q = self.index_.functional.embed_collection(graphs, what="graphs")
         elif hasattr(self.feature_map_, "transform_with_missing"):
             Q, lost = self.feature_map_.transform_with_missing(graphs, what="graphs")
         else:
