@@ -41,6 +41,7 @@ recent Pythons; PyNNDescent's build goes through numba (compilation, a slower bu
 USearch (wheels, HNSW, save/load) would serve as well and was not measured.
 """
 
+import logging
 import numbers
 import time
 
@@ -54,7 +55,9 @@ from .columns import ColumnCandidates
 from .exact import ExactIndex, candidate_scorer, check_lost, self_products
 from .rows import as_rows
 
-__all__ = ["ApproximateIndex"]
+__all__ = ["ApproximateIndex", "faster"]
+
+_LOG = logging.getLogger(__name__)
 
 #: Rows from which ``progress=None`` shows a bar over the graph's build on a terminal.
 PROGRESS_ROWS = 100_000
@@ -91,7 +94,7 @@ WIN_SHARE = 0.5
 #: Budgets of posting entries read per query that the calibration of the column stage
 #: tries, as shares of the rows (the exact scan reads every entry of the query's lists:
 #: about 11 per row on MOSES molecules).
-BUDGET_SHARES = (1 / 64, 1 / 32, 1 / 16, 1 / 8, 1 / 4, 1 / 2, 1.0)
+BUDGET_SHARES = (1 / 16, 1 / 4, 1.0)
 
 #: Cost of rescoring one stored entry of a candidate against reading one posting entry,
 #: in the column stage's cost model (``entries read + RESCORE_COST * candidates * entries
@@ -653,6 +656,27 @@ class ApproximateIndex:
         state.setdefault("candidates_", "graph")  # (pickled before the column stage)
         self.__dict__.update(state)
         self._stage = None
+
+
+def faster(index):
+    """The faster of a fitted :class:`ApproximateIndex` and its exact index, one query
+    per call (:meth:`ApproximateIndex.speed`), logged (``logging.INFO``) with the times.
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> from graphinvariants.search.approximate import ApproximateIndex, faster
+    >>> X = sp.random(300, 400, density=0.03, random_state=0, format="csr")
+    >>> type(faster(ApproximateIndex(candidates="columns", seed=0).fit(X))).__name__ in (
+    ...     "ApproximateIndex", "ExactIndex")
+    True
+    """
+    times = index.speed()
+    approximate = times["approximate"] < times["exact"]
+    _LOG.info("index='auto': the %s index, %.3g ms a query against %.3g ms (%d rows, %d candidates)",
+              "approximate" if approximate else "exact", 1e3 * min(times.values()), 1e3 * max(times.values()),
+              index.n_rows_, index.n_candidates_)
+    return index if approximate else index.exact_
 
 
 def _kth(exact, Q, sample, skip, k):
