@@ -88,7 +88,8 @@ CANDIDATES = ("auto", "columns", "graph")
 #: ``candidates="auto"`` keeps the column stage where its modelled work per query (entries
 #: read, plus :data:`RESCORE_COST` per entry of the candidates rescored) is at most this
 #: share of the exact scan's (every entry of the query's lists and the dense columns of
-#: every row), both taken on the calibration's queries.
+#: every row), both taken on the calibration's queries, or where the rows are fewer than
+#: :data:`HELD_OUT_RATIO` per calibration query; else the graph.
 WIN_SHARE = 0.5
 
 #: Budgets of posting entries read per query that the calibration of the column stage
@@ -275,7 +276,11 @@ class ApproximateIndex:
                 self.budget_ = n if self.budget_ is None else self.budget_
                 return self
             self._calibrate_columns(recall, held, held_out=n >= HELD_OUT_RATIO * len(held))
-            if self.candidates == "columns" or self._column_costs[0] <= WIN_SHARE * self._column_costs[1]:
+            # "auto": the graph only where the columns scarcely beat the exact scan and the
+            # graph's calibration holds its queries out (on fewer rows its leave-one-out
+            # recall overstates a new query's)
+            if (self.candidates == "columns" or self._column_costs[0] <= WIN_SHARE * self._column_costs[1]
+                    or n < HELD_OUT_RATIO * n_queries):
                 return self
             try:  # "auto": the columns scarcely beat the exact scan; the graph, where FAISS is
                 faiss = _faiss()
@@ -429,9 +434,8 @@ class ApproximateIndex:
                                                      if (c, b) == (high, budget)))
             if self.budget is not None or (best is not None and read > best[0]):
                 break  # a larger budget reads more than the best costs in all
-        if best is None:  # every row a candidate: the exact index answers
-            self.n_candidates_, self.budget_ = n, n
-            self.calibrated_recall_ = next(r for c, r, b in reversed(self.calibration_))
+        if best is None:  # every row a candidate: the exact index answers (recall 1)
+            self.n_candidates_, self.budget_, self.calibrated_recall_ = n, n, 1.0
             self._column_costs = (np.inf, scan)
             return
         self._column_costs = (best[0], scan)
