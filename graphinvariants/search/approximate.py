@@ -1,5 +1,12 @@
-"""Approximate k nearest feature rows: a graph of neighbours over the rows' bound
-vectors, its candidates ranked by their exact distances, the recall calibrated at fit.
+"""Approximate k nearest feature rows: candidates from the count structure (count
+rows) or from a graph of neighbours over the rows' bound vectors, ranked by their exact
+distances, the recall calibrated at fit.
+
+**The column stage** (``candidates="columns"``, the default for rows with a sparse
+part): :class:`~.columns.ColumnCandidates`, the query's rarest columns' posting lists
+within a budget of entries; the budget and the number of candidates calibrated together
+on rows held out of the lists (:meth:`ApproximateIndex._calibrate_columns`). What
+follows describes the graph (``candidates="graph"``), kept for dense rows.
 
 :class:`ApproximateIndex` stores the rows in an :class:`~.exact.ExactIndex` (the rows,
 their squared norms and the projection on ``n_dims`` singular directions with each
