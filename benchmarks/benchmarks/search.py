@@ -17,6 +17,7 @@ from graphinvariants.kernels import kernel_row_chunks
 from graphinvariants.search import ExactIndex, exact
 from graphinvariants.search.approximate import ApproximateIndex
 from graphinvariants.search.exact import candidate_scorer, pair_inner_products
+from graphinvariants.search.rows import widened
 
 from .common import molecules, morgan, one_thread, peer, tu
 
@@ -408,3 +409,51 @@ def _smiles(data):
         if Chem.MolFromSmiles(s) is not None:
             out.append(s)
     return out
+
+
+class ApproximateDistinct:
+    """The approximate index's column stage on distinct molecules (issue 51 item 3): MOSES
+    ``train`` SMILES (``$GRAPHINVARIANTS_MOSES``: the ``molsets`` wheel's
+    ``moses/dataset/data`` folder; skipped without it), ``NearestGraphs("wl")`` rows, 40
+    held-out ``test`` molecules one per call, one thread: exact and approximate alone
+    (the query's row made once), the recall@10 against exact and the calibrated counts."""
+
+    params = ([10_000, 100_000], ["exact", "approximate"])
+    param_names = ["molecules", "index"]
+    timeout = 1800
+
+    def setup(self, n, index):
+        import gzip
+        import os
+
+        folder = os.environ.get("GRAPHINVARIANTS_MOSES")
+        if not folder:
+            raise NotImplementedError("set GRAPHINVARIANTS_MOSES to the molsets wheel's moses/dataset/data folder")
+        read = lambda name: gzip.open(f"{folder}/{name}.csv.gz", "rt").read().splitlines()[1:]  # noqa: E731
+        train, test = read("train"), read("test")
+        corpus = [train[i] for i in np.sort(np.random.default_rng(0).choice(len(train), n, replace=False))]
+        queries = [test[i] for i in np.random.default_rng(0).choice(len(test), 40, replace=False)]
+        with one_thread(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            search = gi.NearestGraphs("wl", n_neighbors=10, seed=0).fit(corpus)
+            Q, self.lost = search.feature_map_.transform_with_missing(queries)
+            self.approx = ApproximateIndex(candidates="columns", metric=search.index_.metric, seed=0).fit(
+                search.index_.rows(0, n))
+        self.Q = widened(Q, 1)
+        self.truth = search.index_.search(self.Q, 10, lost=self.lost)[1]
+        self.index = self.approx if index == "approximate" else self.approx.exact_
+
+    def time_one_query(self, n, index):
+        with one_thread():
+            for i in range(self.Q.shape[0]):
+                self.index.search(self.Q[[i]], 10, lost=self.lost[i : i + 1])
+
+    def track_recall(self, n, index):
+        found = self.index.search(self.Q, 10, lost=self.lost)[1]
+        return float(np.mean(np.minimum((found <= self.truth[:, -1:]).sum(axis=1), 10) / 10))
+
+    def track_candidates(self, n, index):
+        return self.approx.n_candidates_
+
+    def track_budget_share(self, n, index):
+        return self.approx.budget_ / n

@@ -4,10 +4,14 @@
 and any :class:`~graphinvariants.GraphFeatures` are feature maps; a kernel name whose
 kernel is a count member (exact rows) is mapped by a GraphFeatures of it, as is any
 name with ``index="approximate"`` (Nystroem rows); any other name is searched by the
-pair engine (:class:`~graphinvariants.search._kernel_index.KernelIndex`). A name's
+pair engine (:class:`~graphinvariants.search._kernel_index.KernelIndex`);
+:func:`fitted_map` fits a map given unfitted. A name's
 members read the node and edge labels (``"label"``) the fitted graphs carry (SMILES:
 atoms and bonds), unless its parameters say otherwise.
 """
+
+from sklearn.base import clone
+from sklearn.utils.validation import check_is_fitted
 
 from ..embeddings.counts import CountFeatures
 from ..estimator import GraphKernel
@@ -17,7 +21,7 @@ from ..graphs.smiles import MOLECULE_LABEL, is_smiles
 from ..kernels import make_functional, molecule_parameters
 from ..kernels.registry import LEARNED
 
-__all__ = ["NYSTROEM_COMPONENTS", "SearchMap", "is_learned", "rows_metric", "search_map"]
+__all__ = ["NYSTROEM_COMPONENTS", "SearchMap", "fitted_map", "is_learned", "rows_metric", "search_map"]
 
 #: Landmarks of the Nystroem map that a kernel name is searched by with
 #: ``index="approximate"`` (at most the number of fitted graphs).
@@ -137,3 +141,20 @@ def search_map(kernel, *, index, random_state, n_jobs, n_graphs=None, graphs=())
         return SearchMap(kernel)
     raise TypeError("kernel must be None, a GraphKernel, a fitted or unfitted feature map (GraphFeatures) "
                     f"or a kernel name, got {kernel!r}")
+
+
+def fitted_map(feature_map, graphs, y):
+    """``feature_map`` as it is if fitted, else a clone fitted on ``graphs`` (and ``y``:
+    the learned default learns its weights from the labels, and refuses to go without)."""
+    try:
+        check_is_fitted(feature_map)
+        return feature_map
+    except Exception:  # sklearn's NotFittedError, or a map without fitted attributes
+        pass
+    if y is None and isinstance(feature_map, GraphFeatures) and is_learned(feature_map):
+        raise ValueError("the learned default learns its weights from the training labels: call "
+                         "fit(graphs, y), or search by a fixed kernel, e.g. NearestGraphs(\"wl\")")
+    feature_map = clone(feature_map)
+    if isinstance(feature_map, GraphFeatures):
+        return feature_map.fit(graphs, y)
+    return feature_map.fit(graphs)

@@ -1,5 +1,12 @@
-"""Approximate k nearest feature rows: a graph of neighbours over the rows' bound
-vectors, its candidates ranked by their exact distances, the recall calibrated at fit.
+"""Approximate k nearest feature rows: candidates from the count structure (count
+rows) or from a graph of neighbours over the rows' bound vectors, ranked by their exact
+distances, the recall calibrated at fit.
+
+**The column stage** (``candidates="columns"``, the default for rows with a sparse
+part): :class:`~.columns.ColumnCandidates`, the query's rarest columns' posting lists
+within a budget of entries; the budget and the number of candidates calibrated together
+on rows held out of the lists (:meth:`ApproximateIndex._calibrate_columns`). What
+follows describes the graph (``candidates="graph"``), kept for dense rows.
 
 :class:`ApproximateIndex` stores the rows in an :class:`~.exact.ExactIndex` (the rows,
 their squared norms and the projection on ``n_dims`` singular directions with each
@@ -41,18 +48,23 @@ recent Pythons; PyNNDescent's build goes through numba (compilation, a slower bu
 USearch (wheels, HNSW, save/load) would serve as well and was not measured.
 """
 
+import logging
 import numbers
+import time
 
 import numpy as np
 import scipy.sparse as sp
 
 from .._utils.progress import progress_bar
 from .._utils.optional import import_extra
-from .._utils.validation import check_int, check_seed
-from .exact import ExactIndex, candidate_scorer, check_lost, pair_inner_products
+from .._utils.validation import check_choice, check_int, check_seed
+from .columns import ColumnCandidates
+from .exact import ExactIndex, candidate_scorer, check_lost, self_products
 from .rows import as_rows
 
-__all__ = ["ApproximateIndex"]
+__all__ = ["ApproximateIndex", "faster"]
+
+_LOG = logging.getLogger(__name__)
 
 #: Rows from which ``progress=None`` shows a bar over the graph's build on a terminal.
 PROGRESS_ROWS = 100_000
@@ -74,6 +86,32 @@ HELD_OUT_RATIO = 10
 #: reaches ``recall`` at the mean less this many standard errors (one-sided, ~97.5%).
 CONFIDENCE = 2.0
 
+#: Candidate stages: ``"columns"`` (the posting lists of a query's rarest sparse columns,
+#: :class:`~.columns.ColumnCandidates`), ``"graph"`` (FAISS's HNSW graph over the rows'
+#: projections), ``"auto"`` (the columns where the rows have a sparse part and their
+#: calibrated cost is at most :data:`WIN_SHARE` of the exact scan's, else the graph).
+CANDIDATES = ("auto", "columns", "graph")
+
+#: ``candidates="auto"`` keeps the column stage where its modelled work per query (entries
+#: read, plus :data:`RESCORE_COST` per entry of the candidates rescored) is at most this
+#: share of the exact scan's (every entry of the query's lists and the dense columns of
+#: every row), both taken on the calibration's queries, or where the rows are fewer than
+#: :data:`HELD_OUT_RATIO` per calibration query; else the graph.
+WIN_SHARE = 0.5
+
+#: Budgets of posting entries read per query that the calibration of the column stage
+#: tries, as shares of the rows (the exact scan reads every entry of the query's lists:
+#: about 11 per row on MOSES molecules).
+BUDGET_SHARES = (1 / 16, 1 / 4, 1.0)
+
+#: Cost of rescoring one stored entry of a candidate against reading one posting entry,
+#: in the column stage's cost model (``entries read + RESCORE_COST * candidates * entries
+#: per row``, the cheapest budget and count that reach ``recall`` kept).
+RESCORE_COST = 2.0
+
+#: Stored rows asked one at a time, by each index in turn, by :meth:`ApproximateIndex.speed`.
+SPEED_QUERIES = 40
+
 
 def _faiss():
     return import_extra("faiss", needs='index="approximate" needs FAISS')
@@ -89,7 +127,8 @@ def _check_recall(recall):
 
 
 class ApproximateIndex:
-    """Approximate k nearest rows: HNSW over projections, exact rerank, calibrated recall.
+    """Approximate k nearest rows: candidates from the rows' sparse columns (or an HNSW
+    graph over projections), ranked by their exact distances, the number calibrated.
 
     Parameters
     ----------
@@ -118,8 +157,23 @@ class ApproximateIndex:
         calibration measures queries drawn like the stored rows, and the held-out
         copies (of the set's first 100 molecules) were harder.
     n_candidates : int or None, keyword-only, default=None
-        Rows fetched from the graph per query (at least ``k``), the graph's search
-        breadth ``efSearch`` the same; given, no calibration (``recall`` is unused).
+        Candidates per query (at least ``k``): the column stage's rows of largest
+        partial score, or the rows fetched from the graph (its search breadth
+        ``efSearch`` the same); given, no calibration (``recall`` is unused).
+    candidates : {"auto", "columns", "graph"}, keyword-only, default="auto"
+        The candidate stage (:data:`CANDIDATES`): ``"columns"``, the rows of largest
+        inner product with the query over its rarest sparse columns' posting lists
+        (:class:`~graphinvariants.search.columns.ColumnCandidates`; no FAISS needed);
+        ``"graph"``, FAISS's HNSW graph over the projections; ``"auto"``, the columns
+        where the sparse part holds at least half of the rows' squared norm (count
+        rows, :data:`SPARSE_SHARE`), else the graph.
+    budget : int or None, keyword-only, default=None
+        The column stage's posting entries read per query (whole lists, the rarest
+        first, past the budget only until ``n_candidates`` rows are touched); None:
+        calibrated with the count (given ``n_candidates``: the number of rows).
+    metric : {"euclidean", "cosine"}, keyword-only, default="euclidean"
+        The distance ranked, :class:`~graphinvariants.search.exact.ExactIndex`'s
+        ``metric`` (so that the distances are the exact index's, bit for bit).
     n_dims : int, keyword-only, default=32
         Singular directions of the projection (the graph's vectors are ``n_dims + 1``
         wide); passed to :class:`~graphinvariants.search.exact.ExactIndex`.
@@ -155,8 +209,13 @@ class ApproximateIndex:
         least ``recall`` plus two standard errors, unless every row was a candidate and
         the graph still missed some);
         None if ``n_candidates`` was given.
-    calibration_ : list of (int, float)
-        ``(candidates, recall)`` of each count tried, in order.
+    calibration_ : list of tuple
+        ``(candidates, recall)`` of each count tried, in order; the column stage's are
+        ``(candidates, recall, budget)``.
+    candidates_ : str
+        The candidate stage used: ``"columns"`` or ``"graph"``.
+    budget_ : int or None
+        The column stage's budget of posting entries per query (None for the graph).
     exact_ : ExactIndex
         The rows, their norms and projections.
     n_rows_ : int
@@ -177,10 +236,17 @@ class ApproximateIndex:
     True
     """
 
-    def __init__(self, *, recall=0.95, n_candidates=None, n_dims=32, dtype="float64", M=32, ef_construction=80,
-                 rerank=True, svd_samples=8192, calibration_queries=500, seed=None, progress=None):
+    #: What NearestGraphs reports as its ``chosen_index_``.
+    kind = "approximate"
+
+    def __init__(self, *, recall=0.95, n_candidates=None, candidates="auto", budget=None, metric="euclidean",
+                 n_dims=32, dtype="float64", M=32, ef_construction=80, rerank=True, svd_samples=8192,
+                 calibration_queries=500, seed=None, progress=None):
         self.recall = recall
         self.n_candidates = n_candidates
+        self.candidates = candidates
+        self.budget = budget
+        self.metric = metric
         self.n_dims = n_dims
         self.dtype = dtype
         self.M = M
@@ -195,19 +261,44 @@ class ApproximateIndex:
     def fit(self, X):
         """Store the rows of ``X``, index their vectors in the graph and calibrate the
         number of candidates; returns self."""
-        faiss = _faiss()
         recall = _check_recall(self.recall)
         if self.n_candidates is not None:
             check_int(self.n_candidates, "n_candidates", minimum=1)
+        if self.budget is not None:
+            check_int(self.budget, "budget", minimum=1)
+        check_choice(self.candidates, "candidates", CANDIDATES)
         n_queries = check_int(self.calibration_queries, "calibration_queries", minimum=1)
         M = check_int(self.M, "M", minimum=2)
         ef_construction = check_int(self.ef_construction, "ef_construction", minimum=1)
         rng = check_seed(self.seed)
         X = as_rows(X)
         self.exact_ = ExactIndex(n_dims=self.n_dims, dtype=self.dtype, svd_samples=self.svd_samples,
-                                 seed=int(rng.integers(2**63 - 1)))
-        self.exact_.fit(X)  # checks n_dims, dtype, svd_samples
+                                 metric=self.metric, seed=int(rng.integers(2**63 - 1)))
+        self.exact_.fit(X)  # checks n_dims, dtype, svd_samples, metric
         self.n_features_ = self.exact_.n_features_
+        self._stage = None
+        n = self.exact_.n_rows_
+        held = _sample(rng, n, n_queries)
+        if self.candidates == "columns" or (self.candidates == "auto" and self.exact_._sparse.nnz):
+            self.candidates_, self.n_rows_ = "columns", n
+            self.budget_ = None if self.budget is None else int(self.budget)
+            if self.n_candidates is not None:
+                self.n_candidates_, self.calibrated_recall_, self.calibration_ = int(self.n_candidates), None, []
+                self.budget_ = n if self.budget_ is None else self.budget_
+                return self
+            self._calibrate_columns(recall, held, held_out=n >= HELD_OUT_RATIO * len(held))
+            # "auto": the graph only where the columns scarcely beat the exact scan and the
+            # graph's calibration holds its queries out (on fewer rows its leave-one-out
+            # recall overstates a new query's)
+            if (self.candidates == "columns" or self._column_costs[0] <= WIN_SHARE * self._column_costs[1]
+                    or n < HELD_OUT_RATIO * n_queries):
+                return self
+            try:  # "auto": the columns scarcely beat the exact scan; the graph, where FAISS is
+                faiss = _faiss()
+            except ImportError:
+                return self
+        faiss = _faiss()
+        self.candidates_, self.budget_ = "graph", None
         self._index = faiss.IndexHNSWFlat(self.exact_.projection_.n_dims_ + 1, M, faiss.METRIC_L2)
         self._index.hnsw.efConstruction = ef_construction
         self.n_rows_ = 0
@@ -222,7 +313,6 @@ class ApproximateIndex:
         # the calibration's queries held out of the graph until it is done: queries from
         # outside, as the users' are (a stored row, even left out, is a node of the graph
         # whose neighbours link to it)
-        held = _sample(rng, n, n_queries)
         if n < HELD_OUT_RATIO * n_queries:  # a small set: its rows searched leave-one-out, the graph whole
             self._add_vectors(np.arange(n, dtype=np.int64))
             self._calibrate(recall, held, held_out=False)
@@ -242,6 +332,9 @@ class ApproximateIndex:
             raise ValueError(f"X has {X.shape[1]} features, the index {self.n_features_}")
         start = self.exact_.n_rows_
         self.exact_.add(X)
+        if self.candidates_ == "columns":  # the lists grow: the stage is made again on the next search
+            self.n_rows_, self._stage = self.exact_.n_rows_, None
+            return self
         self._add_vectors(np.arange(start, self.exact_.n_rows_, dtype=np.int64))
         return self
 
@@ -275,8 +368,109 @@ class ApproximateIndex:
         n_queries = check_int(self.calibration_queries, "calibration_queries", minimum=1)
         rng = check_seed(self.seed)
         rng.integers(2**63 - 1)  # the projection's draw at fit: an int seed draws the rows fit drew
-        self._calibrate(recall, _sample(rng, self.n_rows_, n_queries), held_out=False)
+        if self.candidates_ == "columns":
+            self._calibrate_columns(recall, _sample(rng, self.n_rows_, n_queries), held_out=False)
+        else:
+            self._calibrate(recall, _sample(rng, self.n_rows_, n_queries), held_out=False)
         return self
+
+    def _columns(self):
+        """The column stage over every stored row (made on first use)."""
+        if self._stage is None:
+            self._stage = ColumnCandidates(self.exact_)
+        return self._stage
+
+    def _calibrate_columns(self, recall, sample, *, held_out):
+        """The column stage's budget and count: for each budget of :data:`BUDGET_SHARES`
+        (times the rows), the smallest count whose mean recall@k on the stored rows at
+        ``sample`` (``held_out``: left out of the lists and of every answer, as rows the
+        structure does not hold; else each left out of its own answer) less two
+        standard errors reaches ``recall`` (``k, 2k, 4k, ...``, then bisected to within
+        an eighth); of those, the cheapest by :data:`RESCORE_COST`'s model is kept.
+        None reaching it below every row: every row is scored (the exact index)."""
+        exact, n = self.exact_, self.n_rows_
+        outside = len(sample) if held_out else 1
+        k = min(CALIBRATION_K, n - outside)
+        self.calibration_, self._stage = [], None
+        if k < 1:  # nothing to find
+            self.n_candidates_, self.calibrated_recall_, self.budget_ = n, 1.0, n
+            self._column_costs = (0.0, 0.0)
+            return
+        Q = exact._take(sample)
+        own = self_products(Q)
+        skip = np.zeros(n, dtype=np.bool_)
+        skip[sample] = held_out
+        kth = _kth(exact, Q, sample, skip, k)
+        stage = ColumnCandidates(exact, skip if held_out else None)
+        prepared = stage.prepare(Q)
+        scorer = candidate_scorer(exact, Q)
+        per_row = (exact._sparse.nnz + exact._dense.size) / max(n, 1)
+        lists = np.diff(stage.postings.indptr)
+        scan = float(np.mean([lists[c].sum() for c, _, _ in prepared])) + n * len(exact.dense_columns_)
+
+        def measure(budget, count):
+            each, read = np.ones(len(sample)), np.zeros(len(sample))
+            for j in range(len(sample)):
+                positions, read[j] = stage.top(prepared, j, budget=budget, count=count, exclude=sample[j])
+                if len(positions) >= k:  # (fewer: searched exactly)
+                    distances = np.sqrt(np.maximum(scorer.squares(j, own[j], positions), 0.0))
+                    each[j] = min(int(np.sum(distances <= kth[j])), k) / k
+            spread = float(np.std(each, ddof=1)) / np.sqrt(len(each)) if len(each) > 1 else 0.0
+            self.calibration_.append((count, float(np.mean(each)), budget))
+            return float(np.mean(each)) - CONFIDENCE * spread, float(np.mean(read))
+
+        best = None  # (cost, count, budget, recall)
+        limit = n - outside  # a count that covers every row the queries may find
+        for budget in sorted({max(1, int(share * n)) for share in BUDGET_SHARES}):
+            if self.budget is not None:
+                budget = int(self.budget)
+            low, high = 0, k
+            while True:
+                high = min(high, limit)
+                value, read = measure(budget, high)
+                if value >= recall or high >= limit:
+                    break
+                low, high = high, 2 * high
+            if value >= recall and high < limit:
+                while low and high - low > max(1, high // 8):
+                    middle = (low + high) // 2
+                    trial, trial_read = measure(budget, middle)
+                    if trial >= recall:
+                        high, value, read = middle, trial, trial_read
+                    else:
+                        low = middle
+                cost = read + RESCORE_COST * high * per_row
+                if best is None or cost < best[0]:
+                    best = (cost, high, budget, next(r for c, r, b in reversed(self.calibration_)
+                                                     if (c, b) == (high, budget)))
+            if self.budget is not None or (best is not None and read > best[0]):
+                break  # a larger budget reads more than the best costs in all
+        if best is None:  # every row a candidate: the exact index answers (recall 1)
+            self.n_candidates_, self.budget_, self.calibrated_recall_ = n, n, 1.0
+            self._column_costs = (np.inf, scan)
+            return
+        self._column_costs = (best[0], scan)
+        _, self.n_candidates_, self.budget_, self.calibrated_recall_ = best
+
+    def speed(self, *, n_queries=SPEED_QUERIES):
+        """Median seconds of one query per call, ``{"approximate": ..., "exact": ...}``:
+        ``n_queries`` stored rows (the first of :attr:`n_rows_` spread evenly), each
+        left out of its own answer, asked for its 10 nearest of this index and of
+        :attr:`exact_` in turn (a machine's load falls on both alike)."""
+        n = self.n_rows_
+        positions = np.unique(np.linspace(0, n - 1, min(n, check_int(n_queries, "n_queries", minimum=1))).astype(
+            np.int64))
+        k = min(CALIBRATION_K, n - 1)
+        times = {"approximate": [], "exact": []}
+        if k < 1:
+            return {name: 0.0 for name in times}
+        for p in positions:
+            Q, ex = self.exact_._take(p[None]), p[None]
+            for name, index in (("exact", self.exact_), ("approximate", self)):
+                start = time.perf_counter()
+                index.search(Q, k, exclude=ex)
+                times[name].append(time.perf_counter() - start)
+        return {name: float(np.median(values)) for name, values in times.items()}
 
     def _calibrate(self, recall, sample, *, held_out):
         """The smallest candidate count whose mean recall@k on the stored rows at
@@ -367,12 +561,17 @@ class ApproximateIndex:
                             rerank=self.rerank)
 
     def _prepare(self, Q, lost=None):
-        """Sorted CSR queries, their ``<q, q>`` (the exact sums, plus ``lost``) and graph
-        vectors."""
+        """Sorted CSR queries (rounded as the rows are stored, as the exact index rounds
+        them), their ``<q, q>`` (the exact sums, plus ``lost``) and graph vectors (None
+        for the column stage)."""
+        if self.exact_._type != np.float64:  # a copy of a stored row at distance exactly 0
+            Q = self.exact_._stored(Q)
         Qs = sp.csr_array(Q)
         Qs.sort_indices()
         lost = np.zeros(Qs.shape[0]) if lost is None else lost
-        own = pair_inner_products(Qs, np.arange(Qs.shape[0]), Qs)
+        own = self_products(Qs)
+        if self.candidates_ == "columns":
+            return Qs, own + lost, None, lost
         # the graph's vectors of the rows as they are: the part lost is orthogonal to every
         # stored row (labels none of them has), it moves every distance alike
         P, residual = self.exact_.projection_.transform(Qs, own)
@@ -389,12 +588,14 @@ class ApproximateIndex:
         if fetch >= self.n_rows_:
             # no more rows than candidates: every row is one (the graph may miss some
             # even then); reranked, the exact index's answer
-            if rerank:
+            if rerank or self.candidates_ == "columns":
                 return self.exact_.search(Qs, k, exclude=exclude, lost=lost)
             X = _vectors(self.exact_._P, self.exact_._residual).astype(np.float64)
             squares = np.maximum(((E.astype(np.float64) ** 2).sum(axis=1)[:, None] + (X**2).sum(axis=1)[None, :])
                                  - 2.0 * (E.astype(np.float64) @ X.T) + lost[:, None], 0.0)
             found = np.tile(np.arange(X.shape[0]), (n_q, 1))
+        elif self.candidates_ == "columns":
+            return self._search_columns(Qs, own, lost, k, exclude, max(count, k), indices, distances)
         else:
             self._index.hnsw.efSearch = max(fetch, MIN_EF_SEARCH)
             squares, found = self._index.search(E, fetch)
@@ -421,13 +622,36 @@ class ApproximateIndex:
             indices[j], distances[j] = positions[order], values[order]
         return indices, distances
 
+    def _search_columns(self, Qs, own, lost, k, exclude, count, indices, distances):
+        """Each query's candidates from the column stage, ranked by their exact
+        distances (the exact index's scorer: its bits), ties by position; a query with
+        fewer than ``k`` candidates (it shares few columns with the rows) exactly."""
+        stage = self._columns()
+        prepared = stage.prepare(Qs)
+        scorer = candidate_scorer(self.exact_, Qs)
+        for j in range(Qs.shape[0]):
+            ex = -1 if exclude is None else int(exclude[j])
+            positions, _ = stage.top(prepared, j, budget=self.budget_, count=count, exclude=ex)
+            if len(positions) < k:
+                a, b = self.exact_.search(Qs[[j]], k, exclude=None if exclude is None else exclude[j : j + 1],
+                                          lost=lost[j : j + 1])
+                indices[j], distances[j] = a[0, :k], b[0, :k]
+                continue
+            values = np.sqrt(np.maximum(scorer.squares(j, own[j], positions), 0.0))
+            order = np.lexsort((positions, values))[:k]
+            indices[j], distances[j] = positions[order], values[order]
+        return indices, distances
+
     def rows(self, start, stop):
         """Rows ``start:stop`` as stored (CSR, the original columns, float64)."""
         return self.exact_.rows(start, stop)
 
     @property
     def nbytes(self):
-        """Bytes of the rows (the exact index) and of the graph (vectors and links)."""
+        """Bytes of the rows (the exact index, its posting lists included once made)
+        and of the graph (vectors and links)."""
+        if self.candidates_ == "columns":
+            return int(self.exact_.nbytes)
         hnsw = self._index.hnsw
         graph = (self._index.ntotal * self._index.d * 4 + hnsw.neighbors.size() * 4 + hnsw.offsets.size() * 8
                  + hnsw.levels.size() * 4)
@@ -436,6 +660,7 @@ class ApproximateIndex:
     # pickling (joblib.dump / load, Dask): FAISS's index as bytes
     def __getstate__(self):
         state = self.__dict__.copy()
+        state.pop("_stage", None)  # made again from the exact index's lists
         if "_index" in state:
             state["_index"] = _faiss().serialize_index(state["_index"])
         return state
@@ -443,7 +668,51 @@ class ApproximateIndex:
     def __setstate__(self, state):
         if "_index" in state:
             state["_index"] = _faiss().deserialize_index(state["_index"])
+        state.setdefault("candidates_", "graph")  # (pickled before the column stage)
         self.__dict__.update(state)
+        self._stage = None
+
+
+def faster(index):
+    """The faster of a fitted :class:`ApproximateIndex` and its exact index, one query
+    per call (:meth:`ApproximateIndex.speed`), logged (``logging.INFO``) with the times.
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> from graphinvariants.search.approximate import ApproximateIndex, faster
+    >>> X = sp.random(300, 400, density=0.03, random_state=0, format="csr")
+    >>> type(faster(ApproximateIndex(candidates="columns", seed=0).fit(X))).__name__ in (
+    ...     "ApproximateIndex", "ExactIndex")
+    True
+    """
+    times = index.speed()
+    approximate = times["approximate"] < times["exact"]
+    _LOG.info("index='auto': the %s index, %.3g ms a query against %.3g ms (%d rows, %d candidates)",
+              "approximate" if approximate else "exact", 1e3 * min(times.values()), 1e3 * max(times.values()),
+              index.n_rows_, index.n_candidates_)
+    return index if approximate else index.exact_
+
+
+def _kth(exact, Q, sample, skip, k):
+    """Each query's ``k``-th exact distance among the rows that ``skip`` keeps, its own
+    row (``sample``) left out."""
+    kth = np.empty(len(sample))
+    todo, width = np.arange(len(sample)), k + 16
+    while len(todo):
+        width = min(width, exact.n_rows_)
+        found, every = exact.search(Q[todo], width, exclude=sample[todo])
+        left = []
+        for t, (f, d) in enumerate(zip(found, every)):
+            d = d[~skip[f] & (f != sample[todo[t]])]
+            if len(d) >= k:
+                kth[todo[t]] = d[k - 1]
+            elif width >= exact.n_rows_:
+                kth[todo[t]] = np.inf  # fewer rows than k: any row counts
+            else:
+                left.append(todo[t])
+        todo, width = np.asarray(left, dtype=np.int64), 4 * width
+    return kth
 
 
 def _sample(rng, n, size):

@@ -36,19 +36,18 @@ on the graphs it holds.
 import copy
 
 import numpy as np
-from sklearn.base import BaseEstimator, clone
+from sklearn.base import BaseEstimator
 from sklearn.utils import metadata_routing
 from sklearn.utils.validation import check_is_fitted
 
 from .._utils.validation import check_int, check_n_jobs, check_seed, check_working_memory, refuses_random_state
-from ..features import GraphFeatures
 from ..graphs import GraphBatch
 from ..graphs.batch import check_not_single_graph
 from ..graphs.smiles import is_smiles
 from ._ids import check_ids, join_ids
 from ._inputs import graphs_per_block, is_sized, streamed
 from ._kernel_index import KernelIndex
-from ._maps import is_learned, rows_metric, search_map
+from ._maps import fitted_map, rows_metric, search_map
 from ._mixins import NeighborsGraphMixin
 from ._parts import DaskParts, is_bag, open_store
 from .exact import ExactIndex
@@ -56,7 +55,7 @@ from .rows import split_missing, widened, with_missing
 
 __all__ = ["NearestGraphs"]
 
-INDEXES = ("exact", "approximate")
+INDEXES = ("exact", "approximate", "auto")
 
 #: Fitted graphs asked at a time as queries of the leave-one-out search (``kneighbors()``).
 LEAVE_ONE_OUT_ROWS = 4096
@@ -107,14 +106,13 @@ class NearestGraphs(NeighborsGraphMixin, BaseEstimator):
         Distance within which :meth:`radius_neighbors` and
         :meth:`radius_neighbors_graph` look when they are not told (distances lie in
         ``[0, 2]`` for rows of norm 1).
-    index : {"exact", "approximate"}, keyword-only, default="exact"
-        Exact top-k (:class:`~graphinvariants.search.exact.ExactIndex`: rows whose
-        projection bound cannot beat the ``k``-th distance are skipped), or a graph of
-        neighbours over the features' projections
-        (:class:`~graphinvariants.search.approximate.ApproximateIndex`; needs
-        ``pip install "graphinvariants[search]"``), its candidates ranked by their
-        exact values, the number of candidates calibrated at fit for a recall@10
-        (``index_params={"recall": 0.95}`` by default).
+    index : {"exact", "approximate", "auto"}, keyword-only, default="exact"
+        Exact top-k (:class:`~graphinvariants.search.exact.ExactIndex`), or candidates
+        ranked by their exact distances, their number calibrated at fit for a recall@10
+        (:class:`~graphinvariants.search.approximate.ApproximateIndex`,
+        ``index_params={"recall": 0.95}``); "auto": both timed at fit, one query per
+        call, the faster kept (:attr:`chosen_index_`, logged; exact with ``store``,
+        ``client`` or a kernel without rows).
     store : None, str or path-like, keyword-only, default=None
         A Zarr group: ``fit(graphs)`` writes the features there
         (:func:`~graphinvariants.distributed.features_to_zarr`, needs a fitted or
@@ -156,6 +154,8 @@ class NearestGraphs(NeighborsGraphMixin, BaseEstimator):
         lost=)`` and ``rows(start, stop)``.
     n_samples_fit_ : int
         Graphs searched.
+    chosen_index_ : str
+        ``"exact"`` or ``"approximate"``: what ``index_`` is (``index="auto"``'s choice).
     ids_ : numpy.ndarray or None
         Identifiers given to ``fit`` (and ``partial_fit``): the array given, or an
         object array of the identifiers as given (each keeps its type).
@@ -216,7 +216,7 @@ class NearestGraphs(NeighborsGraphMixin, BaseEstimator):
         check_n_jobs(self.n_jobs)
         if self.index_params is not None and not isinstance(self.index_params, dict):
             raise TypeError(f"index_params must be None or a dict, got {self.index_params!r}")
-        if self.store is not None and self.index != "exact":
+        if self.store is not None and self.index == "approximate":
             raise ValueError("store= is searched exactly; use index='exact' (or build an approximate index in "
                              "process from the stored features)")
         if not isinstance(self.overwrite, (bool, np.bool_)):
@@ -225,11 +225,10 @@ class NearestGraphs(NeighborsGraphMixin, BaseEstimator):
             raise TypeError(f"client must be a dask.distributed.Client, got {self.client!r}")
 
     def _random_state(self):
-        seed = self.seed
-        if isinstance(seed, np.random.Generator):
-            return int(seed.integers(2**31 - 1))
-        check_seed(seed)
-        return seed
+        if isinstance(self.seed, np.random.Generator):
+            return int(self.seed.integers(2**31 - 1))
+        check_seed(self.seed)
+        return self.seed
 
     # -- fitting ------------------------------------------------------------------------
     def fit(self, graphs=None, y=None, *, ids=None):
@@ -269,8 +268,9 @@ class NearestGraphs(NeighborsGraphMixin, BaseEstimator):
     def _fit(self, graphs, y, n_graphs):
         bag = is_bag(graphs)
         graphs, head = streamed(graphs)
-        found = search_map(self.kernel, index=self.index, random_state=self._random_state, n_jobs=self.n_jobs,
-                           n_graphs=n_graphs, graphs=() if graphs is None or bag else head)
+        found = search_map(self.kernel, index="exact" if self.index == "auto" else self.index,
+                           random_state=self._random_state, n_jobs=self.n_jobs, n_graphs=n_graphs,
+                           graphs=() if graphs is None or bag else head)
         feature_map = found.feature_map
         # rows of a GraphFeatures searched in process: what a query's row lacks of K(G, G)
         # (labels unseen when the map was fitted) is added to <q, q> (lost=), what a
@@ -311,7 +311,7 @@ class NearestGraphs(NeighborsGraphMixin, BaseEstimator):
                 feature_map.set_params(block_size=graphs_per_block(self.working_memory))
             self.index_ = self._index_rows(widened(feature_map.fit_transform(graphs), 1))
         else:
-            feature_map = self._fitted_map(feature_map, graphs, y)
+            feature_map = self.feature_map_ = fitted_map(feature_map, graphs, y)
             if self.store is not None:
                 self.index_ = self._fit_store(feature_map, graphs)
             elif hasattr(feature_map, "transform_with_missing"):  # (a map fitted on other graphs: rows may lack)
@@ -321,41 +321,29 @@ class NearestGraphs(NeighborsGraphMixin, BaseEstimator):
             else:
                 self.index_ = self._index_rows(feature_map.transform(graphs))
         self.n_samples_fit_ = int(self.index_.n_rows_)
-
-    def _fitted_map(self, feature_map, graphs, y):
-        try:
-            check_is_fitted(feature_map)
-            fitted = True
-        except Exception:  # sklearn's NotFittedError, or a map without fitted attributes
-            fitted = False
-        if not fitted:
-            if y is None and isinstance(feature_map, GraphFeatures) and is_learned(feature_map):
-                raise ValueError("the learned default learns its weights from the training labels: call "
-                                 "fit(graphs, y), or search by a fixed kernel, e.g. NearestGraphs(\"wl\")")
-            feature_map = clone(feature_map)
-            if isinstance(feature_map, GraphFeatures):
-                feature_map.fit(graphs, y)
-            else:
-                feature_map.fit(graphs)
-        self.feature_map_ = feature_map
-        return feature_map
+        self.chosen_index_ = getattr(self.index_, "kind", "exact")
 
     def _index_rows(self, X):
         """Feature rows ``X`` indexed in process, or in parts on ``client``; rows of norm
         one (a normalised kernel's, :func:`rows_metric`) ranked by the distance of their
         directions, so that equal kernel values give equal distances, ties by position."""
+        if self.client is None and self.index == "auto":  # the faster of the two, timed here
+            from .approximate import faster
+
+            return faster(self._new_index(auto=True).fit(X))
         if self.client is None:
             return self._new_index().fit(X)
         n_parts = self.n_partitions or max(1, len(self.client.scheduler_info().get("workers", {})))
         return DaskParts(self.client, n_parts).fit(X, self._new_index)
 
-    def _new_index(self):
-        if self.index == "exact":
+    def _new_index(self, auto=False):
+        metric = rows_metric(self.feature_map_)
+        if self.index == "exact" or (self.index == "auto" and not auto):  # (auto: exact parts on Dask or Zarr)
             return ExactIndex(working_memory=self.working_memory, **{
-                "seed": self._random_state(), "metric": rows_metric(self.feature_map_), **(self.index_params or {})})
+                "seed": self._random_state(), "metric": metric, **(self.index_params or {})})
         from .approximate import ApproximateIndex
 
-        return ApproximateIndex(seed=self._random_state(), **(self.index_params or {}))
+        return ApproximateIndex(**{"seed": self._random_state(), "metric": metric, **(self.index_params or {})})
 
     def _fit_store(self, feature_map, graphs):
         """The rows of ``graphs`` written to ``store`` (None: the rows it holds, written
