@@ -212,7 +212,7 @@ def explain(model, graphs, *, n_permutations=DEFAULT_PERMUTATIONS, seed=None, sp
                 base += float(term.shape(0.0)) * float(np.sum(term.coef))
             if failed:
                 fallback[term.label] = (term, failed)
-    sampled_members = [t.label for t in anatomy.terms if not t.exact]
+    sampled_members = [t.label for t in anatomy.terms if not t.exact or t.split is not None]
     seeds = check_seed_sequence(seed).spawn(len(batch))
     if sampled_members:
         sampled, errors = shapley_values(batch, anatomy.sampled_value, n_permutations, seeds)
