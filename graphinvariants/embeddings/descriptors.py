@@ -41,6 +41,13 @@ descriptor: the column statistics are fitted on the finite values, and a missing
 reads as its column's fitted mean (a standardised 0). One odd molecule thus neither
 sinks a fit on a whole collection nor moves the other molecules' values.
 
+Explanations. Some descriptors are sums over atoms, and RDKit gives each atom's part
+(:data:`ADDITIVE`, :func:`atom_contributions`, :meth:`MolecularDescriptors.atom_values`:
+Crippen logP and MR, TPSA, Labute ASA, the molecular weights and the 57 VSA descriptors,
+63 of the default set's 201). :func:`~graphinvariants.explain` splits their share of a
+prediction over the atoms exactly, and samples only the rest
+(:mod:`graphinvariants.explanations._descriptors`, docs/explanations.rst).
+
 Cost by size. Most descriptors take time linear in the atoms; a few read the distance
 matrix or walk the whole molecule (the E-state indices, ``BertzCT``, ``BalabanJ``), so a
 molecule far larger than a drug costs more than its share. One molecule at a time, median
