@@ -41,6 +41,13 @@ descriptor: the column statistics are fitted on the finite values, and a missing
 reads as its column's fitted mean (a standardised 0). One odd molecule thus neither
 sinks a fit on a whole collection nor moves the other molecules' values.
 
+Explanations. Some descriptors are sums over atoms, and RDKit gives each atom's part
+(:data:`ADDITIVE`, :func:`atom_contributions`, :meth:`MolecularDescriptors.atom_values`:
+Crippen logP and MR, TPSA, Labute ASA, the molecular weights and the 57 VSA descriptors,
+63 of the default set's 201). :func:`~graphinvariants.explain` splits their share of a
+prediction over the atoms exactly, and samples only the rest
+(:mod:`graphinvariants.explanations._descriptors`, docs/explanations.rst).
+
 Cost by size. Most descriptors take time linear in the atoms; a few read the distance
 matrix or walk the whole molecule (the E-state indices, ``BertzCT``, ``BalabanJ``), so a
 molecule far larger than a drug costs more than its share. One molecule at a time, median
@@ -70,8 +77,8 @@ from .._utils.validation import refuses_random_state
 from .attributes import PropagatedAttributes
 from .meanmap import MeanMapBatch
 
-__all__ = ["BASIC_DESCRIPTORS", "EXCLUDED", "MolecularDescriptors", "batch_molecules", "descriptor_table",
-           "not_finite_message", "rdkit_descriptors"]
+__all__ = ["ADDITIVE", "BASIC_DESCRIPTORS", "EXCLUDED", "MolecularDescriptors", "atom_contributions",
+           "batch_molecules", "descriptor_table", "not_finite_message", "rdkit_descriptors"]
 
 #: A dozen common descriptors (names in ``rdkit.Chem.Descriptors.descList``):
 #: lipophilicity (Crippen logP and molar refractivity), size (weight, heavy atoms, valence
@@ -118,7 +125,7 @@ def _not_molecules(what, reason):
                       "strings, or a TU molecule set through as_molecules)")
 
 
-def batch_molecules(batch, *, what="graphs"):
+def batch_molecules(batch, *, what="graphs", canonical=True):
     """The graphs of a :class:`~graphinvariants.GraphBatch` as RDKit molecules.
 
     Each graph goes through :func:`~graphinvariants.datasets.to_mol` (node label: element
@@ -132,6 +139,9 @@ def batch_molecules(batch, *, what="graphs"):
         Read with node and edge labels.
     what : str, keyword-only
         Name of the argument, for error messages.
+    canonical : bool, keyword-only, default=True
+        False: the atoms stay in the graph's node order (atom ``i`` is node ``i``), as
+        :func:`atom_contributions` reads them.
 
     Returns
     -------
@@ -183,7 +193,7 @@ def batch_molecules(batch, *, what="graphs"):
             mol = to_mol(G)
         except ValueError as err:
             raise _not_molecules(f"{what}[{g}]", str(err)) from None
-        if mol.GetNumAtoms():
+        if canonical and mol.GetNumAtoms():
             ranks = list(Chem.CanonicalRankAtoms(mol, breakTies=True))
             mol = Chem.RenumberAtoms(mol, sorted(range(len(ranks)), key=ranks.__getitem__))
         molecules.append(mol)
@@ -293,6 +303,142 @@ def not_finite_message(table, names, *, what="graphs"):
     count, molecules = len(where), len(np.unique(where[:, 0]))
     return (f"{what}[{i}]: RDKit's {names[j]} is not finite ({count} value{'s' * (count > 1)} of {molecules} "
             f"molecule{'s' * (molecules > 1)} in all)")
+
+
+def _folded(mol, full, values):
+    """Per-atom ``values`` of ``full`` (``mol`` with its implicit hydrogens made atoms,
+    appended by ``AddHs``) for the atoms of ``mol``: a hydrogen that is not an atom of
+    ``mol`` is added to the heavy atom it is bonded to."""
+    out = np.array(values[: mol.GetNumAtoms()], dtype=np.float64)
+    for atom in list(full.GetAtoms())[mol.GetNumAtoms() :]:
+        out[atom.GetNeighbors()[0].GetIdx()] += values[atom.GetIdx()]
+    return out
+
+
+def _crippen(mol, Chem, R):
+    """Crippen's per-atom logP and MR (two columns), computed as ``MolLogP`` computes
+    them: on the molecule with every hydrogen an atom."""
+    full = Chem.AddHs(mol)
+    values = np.array(R._CalcCrippenContribs(full), dtype=np.float64).reshape(-1, 2)
+    return np.stack([_folded(mol, full, values[:, 0]), _folded(mol, full, values[:, 1])], axis=1)
+
+
+def _tpsa(mol, Chem, R):
+    """Ertl's per-atom polar surface (a polar atom's hydrogens counted with it)."""
+    return np.array(R._CalcTPSAContribs(mol), dtype=np.float64)[:, None]
+
+
+def _labute(mol, Chem, R):
+    """Labute's per-atom surface; RDKit gives the implicit hydrogens one term of the
+    whole molecule (about 1 A^2), shared here by the atoms in proportion to the implicit
+    hydrogens they carry."""
+    atoms, hydrogens = R._CalcLabuteASAContribs(mol)
+    out = np.array(atoms, dtype=np.float64)
+    counts = np.array([atom.GetTotalNumHs() for atom in mol.GetAtoms()], dtype=np.float64)
+    if hydrogens and len(out):
+        out += hydrogens * (counts / counts.sum() if counts.sum() else np.full(len(out), 1.0 / len(out)))
+    return out[:, None]
+
+
+def _masses(mol, Chem, R):
+    """Atomic weights: with the implicit hydrogens (``MolWt``) and of the heavy atoms
+    alone (``HeavyAtomMolWt``)."""
+    full = Chem.AddHs(mol)
+    heavy = [a.GetMass() if a.GetAtomicNum() != 1 else 0.0 for a in mol.GetAtoms()]
+    return np.stack([_folded(mol, full, [a.GetMass() for a in full.GetAtoms()]), heavy], axis=1)
+
+
+def _binned(values, keys, bins):
+    """``values`` put in the column of the bin of ``keys`` (bins as RDKit's bisection
+    makes them: bin ``i`` holds ``bins[i - 1] <= key < bins[i]``)."""
+    out = np.zeros((len(values), len(bins) + 1))
+    out[np.arange(len(values)), np.searchsorted(bins, keys, side="right")] = values
+    return out
+
+
+def _vsa(mol, Chem, R):
+    """The VSA descriptors (Labute): each atom's surface (its own part, as RDKit's VSA
+    descriptors take it) in the bin of its Crippen logP (``SlogP_VSA``), MR
+    (``SMR_VSA``), Gasteiger charge (``PEOE_VSA``) or E-state index (``EState_VSA``),
+    and each atom's E-state index in the bin of its surface (``VSA_EState``), with
+    RDKit's own per-atom values and bins: 57 columns."""
+    from rdkit.Chem import MolSurf, rdPartialCharges
+    from rdkit.Chem.EState import EState, EState_VSA
+
+    surface = np.array(R._CalcLabuteASAContribs(mol)[0], dtype=np.float64)
+    crippen = np.array(R._CalcCrippenContribs(mol), dtype=np.float64).reshape(-1, 2)
+    mol = Chem.Mol(mol)
+    rdPartialCharges.ComputeGasteigerCharges(mol)
+    charges = np.array([a.GetDoubleProp("_GasteigerCharge") for a in mol.GetAtoms()])
+    estate = np.array(EState.EStateIndices(mol), dtype=np.float64)
+    return np.concatenate([_binned(surface, crippen[:, 0], MolSurf.logpBins),
+                           _binned(surface, crippen[:, 1], MolSurf.mrBins),
+                           _binned(surface, charges, MolSurf.chgBins),
+                           _binned(surface, estate, EState_VSA.estateBins),
+                           _binned(estate, surface, EState_VSA.vsaBins)], axis=1)
+
+
+_VSA_FAMILIES = (("SlogP_VSA", 12), ("SMR_VSA", 10), ("PEOE_VSA", 14), ("EState_VSA", 11), ("VSA_EState", 10))
+
+#: The descriptors that are sums over atoms, and how RDKit gives each atom's part:
+#: name -> ``(f, column)``, ``f(mol, rdkit.Chem, rdkit.Chem.rdMolDescriptors)`` an array
+#: with one row per atom of ``mol`` whose column ``column`` sums to the descriptor to
+#: rounding (the tests check every one on FreeSolv and Mutagenicity). Crippen logP and MR
+#: (``_CalcCrippenContribs``), TPSA (``_CalcTPSAContribs``), Labute ASA
+#: (``_CalcLabuteASAContribs``; its one term for the implicit hydrogens shared by the
+#: atoms that carry them), the molecular weights (``Atom.GetMass``) and the 57 VSA
+#: descriptors (RDKit's per-atom surfaces, Crippen values, Gasteiger charges and E-state
+#: indices in RDKit's bins). An implicit hydrogen's part goes to its heavy atom.
+ADDITIVE = {"MolLogP": (_crippen, 0), "MolMR": (_crippen, 1), "TPSA": (_tpsa, 0), "LabuteASA": (_labute, 0),
+            "MolWt": (_masses, 0), "HeavyAtomMolWt": (_masses, 1)}
+_first = 0
+for _family, _bins in _VSA_FAMILIES:
+    ADDITIVE.update({f"{_family}{i + 1}": (_vsa, _first + i) for i in range(_bins)})
+    _first += _bins
+del _family, _bins, _first
+
+
+def atom_contributions(molecules, names):
+    """Each atom's part of the additive descriptors :data:`ADDITIVE` among ``names``.
+
+    Parameters
+    ----------
+    molecules : sequence of rdkit.Chem.Mol
+    names : sequence of str
+        Descriptor names; those not in :data:`ADDITIVE` get NaN columns.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        One ``(n_atoms, len(names))`` array per molecule, atoms in the molecule's order;
+        a column of an additive descriptor sums to :func:`descriptor_table`'s value to
+        rounding. NaN where RDKit gives no finite value.
+
+    Examples
+    --------
+    >>> from rdkit import Chem
+    >>> from graphinvariants.embeddings.descriptors import atom_contributions, descriptor_table
+    >>> mol = Chem.MolFromSmiles("CCO")
+    >>> parts = atom_contributions([mol], ["MolLogP", "NumHDonors"])[0]
+    >>> parts.round(4).tolist()  # a methyl, a methylene and a hydroxyl, hydrogens included
+    [[0.5131, nan], [0.0425, nan], [-0.557, nan]]
+    >>> bool(abs(parts[:, 0].sum() - descriptor_table([mol], ["MolLogP"])[0, 0]) < 1e-12)
+    True
+    """
+    Chem = import_extra("rdkit.Chem", needs="the descriptors member needs RDKit")
+    from rdkit.Chem import rdMolDescriptors
+
+    columns = [(j, *ADDITIVE[name]) for j, name in enumerate(names) if name in ADDITIVE]
+    out = []
+    for mol in molecules:
+        parts, computed = np.full((mol.GetNumAtoms(), len(names)), np.nan), {}
+        for j, contributions, column in columns:
+            if contributions not in computed:
+                computed[contributions] = np.asarray(contributions(mol, Chem, rdMolDescriptors), dtype=np.float64)
+            parts[:, j] = computed[contributions][:, column]
+        parts[~np.isfinite(parts)] = np.nan
+        out.append(parts)
+    return out
 
 
 class MolecularDescriptors(PropagatedAttributes):
@@ -451,6 +597,28 @@ class MolecularDescriptors(PropagatedAttributes):
 
     def profile_width(self):
         return len(self.names_)
+
+    @property
+    def additive_(self):
+        """Which descriptors are sums over atoms (:data:`ADDITIVE`), one bool per name."""
+        return np.array([name in ADDITIVE for name in self.names_], dtype=bool)
+
+    def atom_values(self, batch):
+        """Each atom's part of the additive descriptors (:func:`atom_contributions`), one
+        row per node of ``batch`` in the graphs' node order, NaN in the other columns.
+
+        Examples
+        --------
+        >>> import graphinvariants as gi
+        >>> from graphinvariants.embeddings import MolecularDescriptors
+        >>> functional = MolecularDescriptors(descriptors=["TPSA", "NumHDonors"])
+        >>> batch = functional.graph_batch(["OCC"])
+        >>> functional.atom_values(batch).round(2).tolist()  # the hydroxyl is the polar surface
+        [[20.23, nan], [0.0, nan], [0.0, nan]]
+        """
+        molecules = batch_molecules(batch, canonical=False)
+        parts = atom_contributions(molecules, self.names_)
+        return np.concatenate(parts) if parts else np.empty((0, len(self.names_)))
 
     def embedding_params(self):
         mean, scale, bandwidth = self._check_fitted()

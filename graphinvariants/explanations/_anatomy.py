@@ -8,6 +8,8 @@ exact term knows its node values (count members by their per-node counts, the po
 kernel and the shapes of the learned default by the path integrals of
 :mod:`~graphinvariants.explanations._paths`); the others are evaluated together on
 subgraphs by ``sampled_value``, for :func:`~graphinvariants.explanations._sampled.shapley_values`.
+A term of the descriptors member alone is both (:mod:`~graphinvariants.explanations._descriptors`):
+its additive descriptors' part is exact, and the rest joins the sampled terms.
 """
 
 from dataclasses import dataclass
@@ -16,6 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
+from ._descriptors import DescriptorTerm, splits_descriptors
 from ._paths import Shape, TermPaths, is_path_member, node_rows, node_sum_embedding, owner_sum
 from ..embeddings.assignment import OptimalAssignment
 from ..embeddings.combination import Combination
@@ -68,6 +71,7 @@ class _Term:
     member: object = None
     members: object = None  # a path term: [(functional, training embeddings)], its Shape
     shape: object = None
+    split: object = None  # a descriptors term: its DescriptorTerm (exact part here, the rest sampled)
 
 
 def takes_path(functionals):
@@ -120,7 +124,7 @@ class _KernelAnatomy:
     def __init__(self, transformer, alpha):
         self.transformer = transformer
         self.alpha = alpha
-        self.terms, self._sampled = [], []
+        self.terms, self._sampled, self._splits = [], [], []
         if transformer.kernel == "learned" and isinstance(transformer, GraphKernel):
             combination = transformer.combination_
             if combination.externals:
@@ -130,10 +134,13 @@ class _KernelAnatomy:
             for label, parts, shape, w in combination.chosen:
                 functionals = [combination.functionals[p] for p in parts]
                 members = [(f, combination.embeddings[p]) for f, p in zip(functionals, parts)]
+                median = getattr(combination, "medians", {}).get("*".join(parts), 1.0)
                 if takes_path(functionals):
-                    median = getattr(combination, "medians", {}).get("*".join(parts), 1.0)
                     self.terms.append(_Term(label, True, coef=w * alpha, members=members,
                                             shape=Shape(shape, median)))
+                elif len(parts) == 1 and splits_descriptors(functionals[0]):
+                    self._split(label, functionals[0], combination.embeddings[parts[0]], Shape(shape, median),
+                                w * alpha)
                 else:
                     self.terms.append(_Term(label, False))
                     self._sampled.append((label, parts, shape, w))
@@ -153,9 +160,19 @@ class _KernelAnatomy:
             elif takes_path([p for p, _ in parts]):
                 self.terms.append(_Term(str(label), True, coef=share * alpha, members=parts,
                                         shape=Shape(("power", 1))))
+            elif not product and splits_descriptors(functional):
+                self._split(str(label), functional, embedded, Shape(("power", 1)), share * alpha)
             else:
                 self.terms.append(_Term(str(label), False, functional, embedded, share * alpha))
                 self._sampled.append((str(label), functional, embedded, share))
+
+    def _split(self, label, functional, train, shape, coef):
+        """A descriptors term: exact in its additive descriptors, the rest sampled (the
+        terms of one member share its profiles of a batch)."""
+        shared = next((s.profiles for s in self._splits if s.functional is functional), None)
+        split = DescriptorTerm(functional, train, shape, coef, profiles=shared)
+        self.terms.append(_Term(label, True, functional, train, coef, split=split))
+        self._splits.append(split)
 
     def term_value(self, term, batch):
         """One exact term's value on every graph of ``batch`` (for a graph where its path
@@ -173,6 +190,8 @@ class _KernelAnatomy:
     def exact_values(self, term, batch, spread="root"):
         """``(node values, baseline per graph, graphs whose path integral did not
         converge)`` of an exact term."""
+        if term.split is not None:
+            return term.split.node_values(batch), np.zeros(len(batch)), []
         if term.members is None:
             return (_exact_node_values(term.functional, batch, term.train, term.coef, spread), np.zeros(len(batch)),
                     [])
@@ -206,9 +225,11 @@ class _KernelAnatomy:
             needed = {p for _, parts, _, _ in self._sampled for p in parts}
             grams = {name: pairwise_kernels(batch, c.embeddings[name], functional=c.functionals[name])
                      for name in needed}
-            return sum(w * c.term(grams, parts, shape) @ self.alpha for _, parts, shape, w in self._sampled)
-        return sum(share * pairwise_kernels(batch, train, functional=f) @ self.alpha
-                   for _, f, train, share in self._sampled)
+            return (sum(w * c.term(grams, parts, shape) @ self.alpha for _, parts, shape, w in self._sampled)
+                    + sum(split.remainder(batch) for split in self._splits))
+        return (sum(share * pairwise_kernels(batch, train, functional=f) @ self.alpha
+                    for _, f, train, share in self._sampled)
+                + sum(split.remainder(batch) for split in self._splits))
 
 
 class _FeatureAnatomy:

@@ -27,9 +27,19 @@ and each term's share is split over the nodes in one of two ways.
   root, and neighbours that shaped it get nothing for it; with ``spread="field"`` it
   goes evenly to the nodes it reads, the ball of its depth around the root (a WL
   colour of round ``h``: the nodes within ``h`` hops).
+* **Exact where a descriptor is a sum over atoms**, for a term of the molecular
+  descriptors member alone (:mod:`~graphinvariants.explanations._descriptors`): the
+  descriptors RDKit gives atom by atom (Crippen logP and MR, TPSA, Labute ASA, the
+  molecular weights, the VSA descriptors:
+  :data:`~graphinvariants.embeddings.descriptors.ADDITIVE`) are grown from a molecule
+  without atoms to the molecule's values, the others held, and each atom gets RDKit's
+  part of each such descriptor times the integral of the term's gradient along that
+  line; the term at the line's start, which the other descriptors carry, is sampled
+  with the terms below. Such a term is named in both ``exact_members`` and
+  ``sampled_members``.
 * **Sampled**, for the terms with a member whose features are not sums over nodes (node
-  attributes, the shortest-path kernel's node pairs, mean maps, molecular descriptors,
-  the Nystroem part of :class:`~graphinvariants.GraphFeatures` but for the power kernel's
+  attributes, the shortest-path kernel's node pairs, mean maps, the descriptors member's
+  non-additive part or its random-feature form, the Nystroem part of :class:`~graphinvariants.GraphFeatures` but for the power kernel's
   path integral there), and for a power-kernel term on a graph where its path integral does not
   converge (``fallback``: a covariance that is the ridge alone in some direction,
   against a training graph alike, makes the kernel a needle near the graph itself):
@@ -53,7 +63,8 @@ each graph. The pictures are :class:`~graphinvariants.NodeValuesDisplay` and
 
 The parts live beside this module: :mod:`~graphinvariants.explanations._anatomy` (the
 model as a sum of terms, and the exact split of each), :mod:`~graphinvariants.explanations._paths`
-(the path integrals), :mod:`~graphinvariants.explanations._sampled` (Shapley values over
+(the path integrals), :mod:`~graphinvariants.explanations._descriptors` (the descriptors
+member's additive part), :mod:`~graphinvariants.explanations._sampled` (Shapley values over
 nodes) and :mod:`~graphinvariants.explanations.results` (what is returned).
 """
 
@@ -212,7 +223,7 @@ def explain(model, graphs, *, n_permutations=DEFAULT_PERMUTATIONS, seed=None, sp
                 base += float(term.shape(0.0)) * float(np.sum(term.coef))
             if failed:
                 fallback[term.label] = (term, failed)
-    sampled_members = [t.label for t in anatomy.terms if not t.exact]
+    sampled_members = [t.label for t in anatomy.terms if not t.exact or t.split is not None]
     seeds = check_seed_sequence(seed).spawn(len(batch))
     if sampled_members:
         sampled, errors = shapley_values(batch, anatomy.sampled_value, n_permutations, seeds)

@@ -388,7 +388,7 @@ class _PowerPath:
         if self._graph is not None and self._graph[0] == g:
             return self._graph[1]
         lo, hi = int(self._offsets[g]), int(self._offsets[g + 1])
-        n, k = float(self._sizes[g]), self.k
+        n = float(self._sizes[g])
         mu, x = self._means[g], self._X[lo:hi]
         A1 = self._floored[g]  # the regularised covariance at t = 1
         floor = A1 - self._covs[g]  # the floor's part, shared by the nodes as the ridge was

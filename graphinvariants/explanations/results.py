@@ -26,14 +26,15 @@ class Explanation:
         The model's ``method`` on the graphs (``decision_function`` or ``predict``).
     method : str
     exact_values, sampled_values : list of numpy.ndarray
-        The two parts of ``node_values`` (integrated gradients of the count members and
-        the power kernel; Shapley estimates).
+        The two parts of ``node_values`` (integrated gradients of the count members, the
+        power kernel and the additive descriptors; Shapley estimates).
     node_errors : list of numpy.ndarray
         Standard error of each node's sampled value over the orders drawn (0 where exact).
     member_values : dict
         Each term's value on every graph (term label -> array of shape (n_graphs,)).
     exact_members, sampled_members : list of str
-        The terms split exactly and by sampling.
+        The terms split exactly and by sampling (a term of the descriptors member is in
+        both: its additive descriptors exact, the rest sampled).
     n_permutations : int
     fallback : dict
         Terms split exactly elsewhere but sampled on some graphs, where their path

@@ -161,10 +161,75 @@ def test_explanations_split_its_share_over_atoms_completely():
                       ("ridge", KernelRidge(kernel="precomputed", alpha=0.1))]).fit(SMILES, y)
     assert model[0].weights_.get("descriptors", 0) > 0
     result = gi.explain(model, SMILES[:3], seed=0)  # explain checks completeness before returning
-    assert "descriptors" in result.sampled_members
+    assert "descriptors" in result.sampled_members and "descriptors" in result.exact_members  # its additive part
     for i, values in enumerate(result.node_values):
         assert len(values) == Chem.MolFromSmiles(SMILES[i]).GetNumAtoms()
         assert result.base_value + values.sum() == pytest.approx(result.output[i], rel=1e-8, abs=1e-10)
+
+
+def test_additive_descriptors_are_the_sums_of_their_atoms_parts(tu_load):
+    """Every descriptor of ADDITIVE: RDKit's per-atom parts add up to RDKit's value to
+    rounding, on SMILES (implicit hydrogens) and Mutagenicity (hydrogens as atoms);
+    atom_values gives them in the graph's node order, whatever the numbering."""
+    from graphinvariants.datasets import to_mol
+    from graphinvariants.embeddings.descriptors import ADDITIVE, atom_contributions
+
+    names = list(ADDITIVE)
+    assert {"MolLogP", "MolMR", "TPSA", "LabuteASA", "SlogP_VSA1", "VSA_EState10"} <= set(names)
+    assert set(names) <= set(rdkit_descriptors())  # all in the default set
+    graphs = [from_smiles(s) for s in SMILES] + list(as_molecules(tu_load("Mutagenicity")[:40]))
+    mols = [to_mol(G) for G in graphs]
+    sums = np.array([parts.sum(axis=0) for parts in atom_contributions(mols, names)])
+    table = descriptor_table(mols, names)
+    assert np.all(np.abs(sums - table) <= 1e-10 * np.maximum(1.0, np.abs(table)))
+    functional = MolecularDescriptors(descriptors=["MolLogP", "NumHDonors", "TPSA"])
+    G = graphs[-1]
+    H = renumbered(G, np.random.default_rng(0))  # node i of G is node perm[i] of H
+    values = [functional.atom_values(functional.graph_batch([X])) for X in (G, H)]
+    assert np.isnan(values[0][:, 1]).all()
+    by_label = lambda X, v: sorted(zip([d["label"] for _, d in X.nodes(data=True)], v[:, 0].round(12)))  # noqa: E731
+    assert by_label(G, values[0]) == by_label(H, values[1])
+
+
+def test_an_additive_descriptors_atoms_get_their_rdkit_parts_of_its_share():
+    """A kernel ridge model on MolLogP and NumHDonors: the exact part of an atom is its
+    Crippen contribution scaled as the member scales the descriptor (1 / (std h)), times
+    the integral of the term's gradient along the line where logP grows from a molecule
+    without atoms (the other descriptor held); the exact parts add up to the term's
+    change along that line, and the sampled part to the term at its start, both
+    computed here by hand (scipy's quadrature)."""
+    from scipy.integrate import quad
+    from sklearn.kernel_ridge import KernelRidge
+    from sklearn.pipeline import Pipeline
+
+    from graphinvariants.datasets import to_mol
+    from graphinvariants.embeddings.descriptors import atom_contributions
+
+    names = ["MolLogP", "NumHDonors"]
+    y = np.array([Descriptors.MolLogP(Chem.MolFromSmiles(s)) for s in SMILES])
+    kernel = gi.GraphKernel(kernel="descriptors", descriptors=names)
+    model = Pipeline([("kernel", kernel), ("ridge", KernelRidge(kernel="precomputed", alpha=0.1))]).fit(SMILES, y)
+    new = ["CCCCO", "Clc1ccccc1O", "CC(C)N"]
+    result = gi.explain(model, new, seed=0)
+    assert result.exact_members == ["descriptors"] == result.sampled_members
+    f = model[0].functional_
+    mean, scale, h = f.attribute_mean_, f.attribute_scale_, f.bandwidth_
+    train = (descriptor_table([Chem.MolFromSmiles(s) for s in SMILES], names) - mean) / (scale * h)
+    alpha = model[1].dual_coef_
+    term = lambda p: float(alpha @ np.exp(-((train - p) ** 2).sum(axis=1) / 2))  # noqa: E731
+    for i, smiles in enumerate(new):
+        mol = to_mol(gi.datasets.from_smiles(smiles))
+        p = (descriptor_table([mol], names)[0] - mean) / (scale * h)
+        start = np.array([-mean[0] / (scale[0] * h), p[1]])  # logP of a molecule without atoms: 0
+        line = lambda t: start + t * (p - start)  # noqa: E731
+        gradient = lambda t: float(alpha @ (np.exp(-((train - line(t)) ** 2).sum(axis=1) / 2)  # noqa: E731
+                                            * (train[:, 0] - line(t)[0])))
+        integral = quad(gradient, 0.0, 1.0, epsabs=1e-13, epsrel=1e-12)[0]
+        crippen = atom_contributions([mol], names)[0][:, 0]
+        expected = crippen / (scale[0] * h) * integral
+        assert np.allclose(result.exact_values[i], expected, rtol=1e-8, atol=1e-12)
+        assert result.exact_values[i].sum() == pytest.approx(term(p) - term(start), rel=1e-8, abs=1e-12)
+        assert result.sampled_values[i].sum() == pytest.approx(term(start), rel=1e-8, abs=1e-12)
 
 
 def test_a_value_rdkit_cannot_give_is_imputed_with_a_warning_naming_the_molecule():
