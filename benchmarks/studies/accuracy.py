@@ -3,7 +3,6 @@
 The accuracy tables of docs/kernels.rst (which says what each column is). From the project root::
 
     python benchmarks/studies/accuracy.py default --reps 10 --c-grid full        # the 11 data sets
-    python benchmarks/studies/accuracy.py default --datasets NCI1 --timing-only  # fit against RECOMMENDED
     python benchmarks/studies/accuracy.py kernels --datasets MUTAG --kernels power "wl:n_iter=5" --reps 10
 
 ``default``: :func:`graphinvariants.evaluate_estimator` on the same splits for ``GraphKernel()``
@@ -23,11 +22,11 @@ from sklearn.base import BaseEstimator, TransformerMixin
 
 import graphinvariants as gi
 from graphinvariants.kernels import pairwise_kernels, parse_kernel_spec
-from graphinvariants.kernels import RECOMMENDED
 from graphinvariants.kernels.learned import LearnedCombination
 from graphinvariants.kernels.learned import _combination as learned_module  # CANDIDATES, PRODUCTS switched
 from runner import clock, commands, option, parse
 from benchmarks.common import Shared, grakel_graphs, peer, tu
+from benchmarks.learned import NEW_CANDIDATES, candidates
 
 GRIDS = {"full": tuple(10.0**e for e in range(-7, 8)), "short": tuple(10.0**e for e in range(-3, 4))}
 DATASETS = ["MUTAG", "ENZYMES", "NCI1", "NCI109", "Mutagenicity", "AIDS", "BZR", "COX2", "DD",
@@ -49,40 +48,14 @@ VARIANTS = {
 }
 
 
-#: Candidates proposed for the learned default, measured against it by --new-members
-#: (the same form as learned.CANDIDATES; those whose kernel the library lacks are skipped).
-NEW_CANDIDATES = {
-    "shortest_path": ("shortest_path", {}, ()),
-    "shortest_path_label": ("shortest_path", {}, ("node_label",)),
-    "rooted_subgraph": ("rooted_subgraph", {"radius": 2}, ()),
-    "rooted_subgraph_label": ("rooted_subgraph", {"radius": 2}, ("node_label",)),
-}
-
 #: The higher-order WL members proposed for the learned default (``--higher-wl`` measures
-#: these as NEW_CANDIDATES instead of the ones above).
+#: these as NEW_CANDIDATES instead of those of benchmarks/benchmarks/learned.py).
 HIGHER_WL_CANDIDATES = {
     "fwl2": ("fwl2", {"n_iter": 3}, ()),
     "fwl2_label": ("fwl2", {"n_iter": 3}, ("node_label",)),
     "lwl2": ("lwl2", {"n_iter": 3}, ()),
     "lwl2_label": ("lwl2", {"n_iter": 3}, ("node_label",)),
 }
-
-
-class _Candidates:
-    """learned.CANDIDATES extended by NEW_CANDIDATES inside the block, restored after."""
-
-    def __init__(self, extended):
-        self.extended = extended
-
-    def __enter__(self):
-        self.saved = learned_module.CANDIDATES
-        if self.extended:
-            new = {n: c for n, c in NEW_CANDIDATES.items() if c[0] in gi.KERNELS}
-            learned_module.CANDIDATES = {**self.saved, **new}
-        return self
-
-    def __exit__(self, *exc):
-        learned_module.CANDIDATES = self.saved
 
 
 class FoldSlicedDefault(TransformerMixin, BaseEstimator):
@@ -117,7 +90,7 @@ class FoldSlicedDefault(TransformerMixin, BaseEstimator):
         try:
             if not self.products:
                 learned_module.PRODUCTS = {}
-            with _Candidates(True):  # the new members' names are known (no effect on the others)
+            with candidates(True):  # the new members' names are known (no effect on the others)
                 combination.learn_weights({n: K[np.ix_(align_idx, align_idx)] for n, K in grams.items()}, y_align)
         finally:
             learned_module.PRODUCTS = saved
@@ -150,35 +123,9 @@ def grakel_wloa(ds):
     return peer("grakel").WeisfeilerLehmanOptimalAssignment(n_iter=5, normalize=True).fit_transform(graphs)
 
 
-def timing(ds, new_members=False):
-    """Fit of the default (every member's matrix and the weights, then its square
-    matrix) against the matrix of RECOMMENDED, in the same run; with ``new_members``
-    also the default with NEW_CANDIDATES against the default without them."""
-    start = clock()
-    gi.kernel_matrix(ds, kernel=RECOMMENDED)
-    recommended = clock() - start
-    fits = {}
-    for extended in ((False, True) if new_members else (False,)):
-        with _Candidates(extended):
-            start = clock()
-            model = gi.GraphKernel(seed=0)
-            model.fit(ds, ds.y)
-            fit = clock() - start
-            model.combination_.gram()
-            fit_gram = clock() - start
-        fits[extended] = fit_gram
-        label = "with the new members " if extended else ""
-        print(f"{ds.name}: RECOMMENDED matrix {recommended:.1f} s; GraphKernel().fit {label}{fit:.1f} s "
-              f"(ratio {fit / recommended:.2f}); fit + training matrix {fit_gram:.1f} s "
-              f"(ratio {fit_gram / recommended:.2f})")
-        if extended:
-            print(f"  with the new members / without: {fit_gram / fits[False]:.2f}x; weights "
-                  + ", ".join(f"{n} {w:.2f}" for n, w in model.weights_.items() if w > 0))
-
-
 def evaluate_data_set(ds, args, protocol, out):
     labelled = ds.batch.node_labels is not None
-    with _Candidates(args.new_members):
+    with candidates(args.new_members):
         grams, seconds = member_grams(ds, {})
     base = [n for n in grams if n in learned_module.CANDIDATES]
     print(f"\n{ds.name}: {len(ds)} graphs, node labels {'yes' if labelled else 'no'}; member matrices "
@@ -197,7 +144,7 @@ def evaluate_data_set(ds, args, protocol, out):
         run("GraphKernel() + new members", gi.evaluate_estimator(index, ds.y,
                                                                  kernel=FoldSlicedDefault(shared, {"seed": 0}),
                                                                  **protocol))
-        with _Candidates(True):
+        with candidates(True):
             extended = gi.GraphKernel(seed=0).fit(ds, ds.y).weights_
         print("  weights with the new members on the whole data set: "
               + ", ".join(f"{n} {w:.2f}" for n, w in extended.items() if w > 0))
@@ -265,16 +212,12 @@ def default(args):
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     protocol = dict(n_repeats=args.reps, n_folds=args.folds, C_grid=C_grid, seed=args.seed)
-    if not args.timing_only:
-        print(f"{args.reps} x {args.folds}-fold C-SVM, C grid {args.c_grid} ({C_grid[0]:g} .. {C_grid[-1]:g}), "
-              f"seed {args.seed}")
+    print(f"{args.reps} x {args.folds}-fold C-SVM, C grid {args.c_grid} ({C_grid[0]:g} .. {C_grid[-1]:g}), "
+          f"seed {args.seed}")
     if args.check:
         return check(args, protocol)
     for name in args.datasets:
-        if args.timing_only:
-            timing(tu(name), args.new_members)
-        else:
-            evaluate_data_set(tu(name), args, protocol, out)
+        evaluate_data_set(tu(name), args, protocol, out)
 
 
 def grakel_kernel(spec):
@@ -330,11 +273,10 @@ def main(argv=None):
     command = commands(__doc__, default=dict(
         datasets=DATASETS, out="results/default", variants=option(False, "also evaluate the design variants"),
         members=option(False, "also evaluate every candidate member on its own"),
-        new_members=option(False, "also evaluate (or time) the default with NEW_CANDIDATES"),
+        new_members=option(False, "also evaluate the default with NEW_CANDIDATES"),
         higher_wl=option(False, "--new-members with HIGHER_WL_CANDIDATES (fwl2, lwl2), each also alone"),
         grakel=option(False, "also run GraKeL's WL-OA (slow on large sets)"),
-        check=option(False, "check the sliced default against GraphKernel() on MUTAG"),
-        timing_only=option(False, "time fitting the default against RECOMMENDED"), **protocol),
+        check=option(False, "check the sliced default against GraphKernel() on MUTAG"), **protocol),
         kernels=dict(datasets=["MUTAG", "ENZYMES", "NCI1", "NCI109"], kernels=["power"], n_jobs=2,
                      out="results/compare", **protocol))
     args = parse(command, argv)
