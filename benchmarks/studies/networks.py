@@ -19,15 +19,14 @@ the in-process floor and :func:`graphinvariants.power_invariants` on the same ta
 
 import json
 import os
-import queue
 import random
 import resource
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
 import numpy as np
@@ -99,98 +98,70 @@ def to_csr(u, v, n):
 
 
 # -- one measurement, in a child process --------------------------------------------------
-def child(method, path, repeats, budget, repeat_time):
-    """Build the inputs of ``method`` from the saved edges, then time it; JSON lines out."""
+def distance(method):
+    """netrd's distance ``method`` ("deltacon", "portrait" or "netsimile")."""
+    import netrd
+
+    return {"deltacon": netrd.distance.DeltaCon, "portrait": netrd.distance.PortraitDivergence,
+            "netsimile": netrd.distance.NetSimile}[method]()
+
+
+def child(method, path, repeats, repeat_time, budget, setup_budget, memory_gb):
+    """Build the inputs of ``method`` from the saved edges, then time it; JSON lines out. Each step
+    runs under a ``SIGALRM`` timer, whose default action ends the process, inside compiled code too."""
+    if not method.startswith("power"):
+        resource.setrlimit(resource.RLIMIT_AS, (int(memory_gb * 2**30),) * 2)
+    signal.setitimer(signal.ITIMER_REAL, setup_budget)
     data = np.load(path)
     u, v, n = data["u"], data["v"], int(data["n"])
-    if method in ("power1", "power"):
+    if method.startswith("power"):
         import graphinvariants as gi
 
-        A = gi.from_edge_arrays(u, v, n_nodes=n)
-        n_jobs = 1 if method == "power1" else None
+        A, n_jobs = gi.from_edge_arrays(u, v, n_nodes=n), 1 if method == "power1" else None
         gi.power_invariants(gi.from_edge_arrays(u[:100], v[:100], n_nodes=n), k=K, n_jobs=n_jobs)  # compile
-
-        def call():
-            return gi.power_invariants(A, k=K, n_jobs=n_jobs)
+        call = lambda: gi.power_invariants(A, k=K, n_jobs=n_jobs)  # noqa: E731
     elif method == "netlsd":
         import netlsd
 
         A = to_csr(u, v, n)
-
-        def call():
-            return netlsd.heat(A)
+        call = lambda: netlsd.heat(A)  # noqa: E731
     else:
-        import netrd
-
-        G = to_networkx(u, v, n)
-        H = to_networkx(data["u2"], data["v2"], n)
-        distance = {"deltacon": netrd.distance.DeltaCon, "portrait": netrd.distance.PortraitDivergence,
-                    "netsimile": netrd.distance.NetSimile}[method]()
-
-        def call():
-            return distance.dist(G, H)
+        G, H, d = to_networkx(u, v, n), to_networkx(data["u2"], data["v2"], n), distance(method)
+        call = lambda: d.dist(G, H)  # noqa: E731
     print(json.dumps({"ready": True}), flush=True)
     total = 0.0
-    for i in range(repeats):
+    for _ in range(repeats):
+        signal.setitimer(signal.ITIMER_REAL, budget)
         start = clock()
-        try:
-            call()
-        except MemoryError:
-            print(json.dumps({"error": "memory"}), flush=True)
-            return
+        call()
         elapsed = clock() - start
+        signal.setitimer(signal.ITIMER_REAL, 0)
         total += elapsed
         print(json.dumps({"time": elapsed, "peak_mb": 1024 * peak_gib()}), flush=True)
         if total >= repeat_time:
             break
-    print(json.dumps({"done": True}), flush=True)
 
 
-def measure(method, path, *, repeats, budget, memory_gb, setup_budget, repeat_time):
-    """Run ``child`` in a subprocess; ``{"status": "ok"|"timeout"|"memory"|"error", ...}``."""
-    def limit():
-        if memory_gb and method not in ("power1", "power"):
-            cap = int(memory_gb * 2**30)
-            resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-
-    cmd = [sys.executable, __file__, "peers", "--child", method, str(path), "--repeats", str(repeats),
-           "--budget", str(budget), "--repeat-time", str(repeat_time)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=limit,
-                            env={**os.environ, "PYTHONWARNINGS": "ignore"})
-    lines = queue.Queue()
-    err = []
-    threading.Thread(target=lambda: [lines.put(x) for x in proc.stdout] + [lines.put(None)], daemon=True).start()
-    threading.Thread(target=lambda: err.extend(proc.stderr), daemon=True).start()
-    times, peak, status, wait = [], None, None, setup_budget
-    while status is None:
-        try:
-            line = lines.get(timeout=wait)
-        except queue.Empty:
-            status = "timeout" if times or wait == budget else "setup timeout"
-            break
-        if line is None:
-            proc.wait()
-            text = "".join(err)
-            status = "memory" if "MemoryError" in text or proc.returncode in (-9, 137) else "error"
-            if status == "error":
-                print(f"    {method}: exit {proc.returncode}: {text.strip().splitlines()[-1] if text.strip() else ''}")
-            break
-        record = json.loads(line)
-        if record.get("ready"):
-            wait = budget
-        elif "time" in record:
-            times.append(record["time"])
-            peak = record["peak_mb"]
-        elif record.get("error"):
-            status = record["error"]
-        elif record.get("done"):
-            status = "ok"
-    if proc.poll() is None:
-        proc.kill()  # the child we started, by its own handle
-    proc.wait()
-    if times and status != "ok":
-        status = "ok"  # the first calls finished; a later repeat ran out of budget
-    return {"status": status, "times": times, "median": statistics.median(times) if times else None, "peak_mb": peak}
+def measure(method, path, **limits):
+    """Run ``child`` in a fresh interpreter; ``{"status": "ok"|"timeout"|"setup timeout"|"memory"|"error", ...}``
+    ("ok" once a call finished: a later repeat may have run out of budget)."""
+    code = f"import json, sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); import networks; " \
+           "networks.child(**json.loads(sys.argv[1]))"
+    done = subprocess.run([sys.executable, "-c", code, json.dumps({"method": method, "path": str(path), **limits})],
+                          capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    records = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    times = [r["time"] for r in records if "time" in r]
+    if done.returncode == 0 or times:
+        status = "ok"
+    elif done.returncode == -signal.SIGALRM:
+        status = "timeout" if records else "setup timeout"
+    elif "MemoryError" in done.stderr or done.returncode in (-9, 137):
+        status = "memory"
+    else:
+        status = "error"
+        print(f"    {method}: exit {done.returncode}: {(done.stderr.strip().splitlines() or [''])[-1]}")
+    return {"status": status, "times": times, "median": statistics.median(times) if times else None,
+            "peak_mb": records[-1]["peak_mb"] if times else None}
 
 
 def fmt_cell(result, budget):
@@ -208,7 +179,6 @@ def fmt_cell(result, budget):
 def decay(n_edges, n_steps, n_sequences, seed, methods):
     import networkx as nx
     import netlsd
-    import netrd
 
     import graphinvariants as gi
 
@@ -226,8 +196,7 @@ def decay(n_edges, n_steps, n_sequences, seed, methods):
             base = netlsd.heat(csr(G))
             values = [[netlsd.compare(base, netlsd.heat(csr(H))) for H in seq] for seq in sequences]
         else:
-            dist = {"deltacon": netrd.distance.DeltaCon, "portrait": netrd.distance.PortraitDivergence,
-                    "netsimile": netrd.distance.NetSimile}[method]()
+            dist = distance(method)
             values = [[dist.dist(G, H) for H in seq] for seq in sequences]
         seconds[method] = clock() - start
         curves[method] = np.asarray(values, dtype=float)
@@ -371,9 +340,8 @@ def peers(args, parser):
                     if (family, method) in failed:
                         row["results"][method] = {"status": "skipped", "after": failed[family, method]}
                         continue
-                    result = measure(method, path, repeats=args.repeats, budget=args.budget,
-                                     memory_gb=args.memory_gb, setup_budget=max(args.budget, 600),
-                                     repeat_time=args.repeat_time)
+                    result = measure(method, path, repeats=args.repeats, repeat_time=args.repeat_time,
+                                     budget=args.budget, setup_budget=max(args.budget, 600), memory_gb=args.memory_gb)
                     row["results"][method] = result
                     print(f"    {METHODS[method]:<20} {fmt_cell(result, args.budget):>14}   peak "
                           f"{result['peak_mb'] or 0:,.0f} MB", flush=True)
@@ -486,7 +454,7 @@ def cluster(args, parser):
 def main(argv=None):
     json_file = option(None, "write every measurement here", type=Path)
     command = commands(__doc__, peers=dict(
-        child=option([], "METHOD NPZ: a measuring child (JSON lines out)"), sizes=option("1e4,1e5,1e6,1e7", "edges"),
+        sizes=option("1e4,1e5,1e6,1e7", "edges"),
         quick=option(False, "10^4 edges, ER and BA, budget 30 s; decay: 2 sequences of 5 flips on 2,000 edges"),
         families=",".join(FAMILIES), methods=",".join(METHODS), memory_gb=option(8.0, "a peer's address space"),
         budget=option(60.0, "seconds per call before it counts as not finishing"), repeats=5,
@@ -497,10 +465,6 @@ def main(argv=None):
         memory_limit=option("1.2GB", "per worker; below the table's 16 bytes per row"), rows_per_file=4_000_000,
         split_every=4, dedup=option(False, "also time deduplicate=True (shuffle + persist)"), json=json_file,
         dir=option(None, "where to write the Parquet table (default: a temporary directory)", type=Path)))
-    argv = sys.argv[1:] if argv is None else argv
-    if "--child" in argv:  # a measuring child of ``peers``: its JSON lines only
-        args = command.parse_args(argv)
-        return child(args.child[0], args.child[1], args.repeats, args.budget, args.repeat_time)
     args = parse(command, argv)
     {"peers": peers, "cluster": cluster}[args.what](args, command)
 
