@@ -5,13 +5,9 @@ The accuracy tables of docs/kernels.rst (which says what each column is). From t
     python benchmarks/studies/accuracy.py default --reps 10 --c-grid full        # the 11 data sets
     python benchmarks/studies/accuracy.py kernels --datasets MUTAG --kernels power "wl:n_iter=5" --reps 10
 
-``default``: :func:`graphinvariants.evaluate_estimator` on the same splits for ``GraphKernel()``
-(member matrices once, weights learned per fold on their slices: :class:`FoldSlicedDefault`;
-``--check`` shows it equals fitting per fold), WL, ``RECOMMENDED``, the mean of its members and
-WL-OA; ``--new-members``, ``--higher-wl``, ``--variants``, ``--members`` and ``--grakel`` add
-columns. ``kernels``: :func:`graphinvariants.evaluate_kernel` per kernel (``grakel.NAME:p=v`` for
-GraKeL's), one JSON line each in ``--out``/results.jsonl, resumed from checkpoints; the first
-kernel is the reference of the ratios. ``--c-grid full`` is 1e-7 .. 1e7, ``short`` 1e-3 .. 1e3.
+``default`` evaluates ``GraphKernel()`` with its weights learned per fold on the slices of member
+matrices computed once (``--check``: equal to fitting per fold); ``kernels`` one JSON line per kernel
+(``grakel.NAME:p=v`` for GraKeL's), the first the reference of the ratios.
 """
 
 import json

@@ -5,13 +5,7 @@ The tables of docs/explanations.rst, which describes both protocols. From the pr
     flock /tmp/gi-bench.lock python benchmarks/studies/explanations.py known           # about 10 minutes
     flock /tmp/gi-bench.lock python benchmarks/studies/explanations.py mutagenicity --cache /tmp/mutag-cache
 
-``known``: Mutagenicity relabelled by the presence of a substructure (:data:`SUBSTRUCTURES`) and
-BA trees with a house or a 5-cycle attached; ``GraphKernel()`` and WL + SVC explained by
-:func:`graphinvariants.explain` (both spreads) against RDKit's similarity maps; node AUROC and
-top-1 per positive test graph. ``mutagenicity``: the NO2 and NH2 groups of mutagens (GNNExplainer's
-ground truth) on an 80/20 split: pooled edge AUROC, node AUROC, top atom and time per molecule,
-against RDKit's similarity maps and atom occlusion (``--cache`` keeps the models, ``--smoke``
-checks the script on 300 training graphs).
+(``mutagenicity --smoke`` checks the script on 300 training graphs.)
 """
 
 import os

@@ -1,17 +1,10 @@
 """Which graphs can each kernel tell apart? The expressiveness suite, in one command.
 
-The table and figure of docs/expressiveness.rst, which says what each column counts. From the
-project root::
+The tables and figure of docs/expressiveness.rst, which says what each column counts. From the project root::
 
     python benchmarks/studies/expressiveness.py [--kernels NAME ...] [--skip-8] [--all-pairs]
     python benchmarks/studies/expressiveness.py --cfi-only --kernels fwl2
-    python benchmarks/studies/expressiveness.py --cfi-random 100
-
-Per kernel, the non-isomorphic pairs with ``K >= 1 - 1e-12`` among the atlas graphs (1-7 nodes)
-and the 12,346 graphs on 8 nodes (pynauty; count kernels by hashing their count vectors, the
-others only with ``--all-pairs``), CSL accuracy (10 x 10-fold), K(Shrikhande, rook), the
-srg(25, 12, 5, 6) pairs and the CFI pairs over :data:`CFI_BASES` separated; beside them the
-1-WL hash and GraKeL's WL. ``--cfi-random N``: N random CFI pairs of BREC's kind instead.
+    python benchmarks/studies/expressiveness.py --cfi-random 100      # random CFI pairs of BREC's kind
 """
 
 import warnings
@@ -25,7 +18,7 @@ import graphinvariants as gi
 from graphinvariants.datasets import cfi_pair, csl_graphs, srg25_graphs, strongly_regular_pair
 from graphinvariants.embeddings import Combination, NodeCount
 from graphinvariants.kernels import kernel_row_chunks, make_functional, paired_kernels
-from runner import clock, option, parse, parser
+from runner import clock, option, parse, parser, pyplot
 from benchmarks.common import grakel_graphs, peer
 
 THRESHOLD = 1 - 1e-12
@@ -266,11 +259,7 @@ def print_table(rows, csl_repeats):
 
 
 def draw(rows, path):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     names = [name.split(":")[0].replace(" (WL hash, 5 rounds)", "").replace("GraKeL WeisfeilerLehman (5 rounds)",
                                                                              "GraKeL WL")
              for name, *_ in rows]

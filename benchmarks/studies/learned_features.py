@@ -6,10 +6,7 @@ The figure and table of docs/large_collections.rst. From the project root, under
     flock /tmp/bench.lock python benchmarks/studies/learned_features.py accuracy --datasets NCI1 MUTAG --folds 10
     flock /tmp/bench.lock python benchmarks/studies/learned_features.py diagnose --datasets Mutagenicity
 
-``error``: ``||F F^T - K|| / ||K||`` per number of Nystroem components (writes
-docs/_static/learned_features_error.png and .json). ``accuracy``: exact default + SVC against
-GraphFeatures + LinearSVC on the same stratified folds, C by 3-fold inner CV. ``diagnose``:
-where the features lose accuracy (its docstring says how).
+``error`` writes docs/_static/learned_features_error.png and .json; ``diagnose``: where the features lose accuracy.
 """
 
 import json
@@ -22,7 +19,7 @@ from sklearn.svm import SVC, LinearSVC
 
 import graphinvariants as gi
 from graphinvariants.features import GraphFeatures
-from runner import clock, commands, option, parse
+from runner import clock, commands, option, parse, pyplot
 from benchmarks.common import tu
 
 STATIC = Path(__file__).resolve().parents[2] / "docs" / "_static"
@@ -61,11 +58,7 @@ def kernel_error(args):
     out = {"dataset": args.dataset, "n_graphs": len(data), "exact": features.exact_,
            "approximate": features.approximate_, "exact_weight": features.exact_weight_, "rows": rows}
     (STATIC / "learned_features_error.json").write_text(json.dumps(out, indent=1))
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(5, 3.4))
     ax.loglog([r["n_landmarks"] for r in rows], [r["relative_error"] for r in rows], "o-")
     ax.set_xlabel("Nystroem components (landmark graphs)")

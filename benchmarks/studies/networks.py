@@ -1,20 +1,12 @@
 """One large network: the power invariants beside the peers (NetLSD, netrd), and on a Dask cluster.
 
-The figures of docs/large_networks.rst and docs/large_networks_cluster.rst, which describe the
-graphs and the methods. From the project root, under the lock::
+``peers``: the table and the decay figure of docs/large_networks.rst; ``cluster``: the table of
+docs/large_networks_cluster.rst (``--quick`` for its first row). From the project root, under the lock::
 
     flock /tmp/gi-bench.lock python benchmarks/studies/networks.py peers              # about 40 minutes
-    flock /tmp/gi-bench.lock python benchmarks/studies/networks.py peers --quick
     flock /tmp/gi-bench.lock python benchmarks/studies/networks.py cluster            # 10^7 nodes, 10^8 edges
-    flock /tmp/gi-bench.lock python benchmarks/studies/networks.py cluster --quick    # 10^6 nodes, 10^7 edges
 
-``peers``: the decay under random flips, then each method on each graph in its own process with
-a wall-clock ``--budget`` per call and an address-space limit for the peers (``--memory-gb``):
-medians of up to ``--repeats`` calls, peak memory; larger graphs of a family are skipped once one
-fails. Needs ``pip install netlsd`` and ``pip install --no-deps netrd`` (netrd 0.3.0 pins the
-Sphinx of its own docs). ``cluster``: an Erdos-Renyi edge table in Parquet, larger than a
-worker's ``memory_limit``, through :func:`graphinvariants.distributed.power_invariants`, against
-the in-process floor and :func:`graphinvariants.power_invariants` on the same table.
+``peers`` needs ``pip install netlsd`` and ``pip install --no-deps netrd`` (netrd 0.3.0 pins its docs' Sphinx).
 """
 
 import json
@@ -24,14 +16,12 @@ import resource
 import shutil
 import signal
 import statistics
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
-from runner import ROOT, clock, commands, option, parse, peak_gib
+from runner import ROOT, clock, commands, in_child, option, parse, peak_gib, pyplot
 from benchmarks.common import floor_invariants, peer, random_edges
 
 FAMILIES = {"er": "Erdos-Renyi", "ba": "Barabasi-Albert", "grid": "2-D grid", "rgg": "random geometric"}
@@ -143,13 +133,9 @@ def child(method, path, repeats, repeat_time, budget, setup_budget, memory_gb):
 
 
 def measure(method, path, **limits):
-    """Run ``child`` in a fresh interpreter; ``{"status": "ok"|"timeout"|"setup timeout"|"memory"|"error", ...}``
+    """``child`` in a fresh interpreter: ``{"status": "ok"|"timeout"|"setup timeout"|"memory"|"error", ...}``
     ("ok" once a call finished: a later repeat may have run out of budget)."""
-    code = f"import json, sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); import networks; " \
-           "networks.child(**json.loads(sys.argv[1]))"
-    done = subprocess.run([sys.executable, "-c", code, json.dumps({"method": method, "path": str(path), **limits})],
-                          capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
-    records = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    done, records = in_child("networks", "child", method=method, path=str(path), **limits)
     times = [r["time"] for r in records if "time" in r]
     if done.returncode == 0 or times:
         status = "ok"
@@ -211,11 +197,7 @@ def spearman_with_steps(mean):
 
 
 def plot_decay(result, path):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     methods = [m for m in METHODS if m in result["curves"] and m != "power1"]
     fig, axes = plt.subplots(1, len(methods), figsize=(2.6 * len(methods), 2.8), sharex=True)
     for ax, method in zip(np.atleast_1d(axes), methods):

@@ -1,7 +1,6 @@
 """Large collections: 10^4 .. 10^6 graphs in one process and on a Dask cluster.
 
-The figures of docs/large_collections.rst, which describes the corpus and each section. From
-the project root::
+The tables of docs/large_collections.rst (which describes the corpus and each section). From the project root::
 
     python benchmarks/studies/scale.py cluster --workdir /tmp      # about 20 minutes, 20 GB free for the Zarr matrix
     python benchmarks/studies/scale.py cluster --n-graphs 10000 --kernel-graphs 2000 --queries 200 \\
@@ -11,21 +10,11 @@ the project root::
 
 The small check takes about 3 minutes on 2 cores, 2 of them the exact mean map of NCI1
 (``--sections generate,embed,kneighbors,kernel,scaling`` leaves it out: under a minute).
-``cluster`` (``--sections``, default all): a synthetic
-NCI1-like corpus in Parquet; invariants, top-10 and a Zarr kernel matrix on a 2-worker
-LocalCluster against the in-process paths (checked equal), and Nystroem against the exact kernel
-on NCI1; everything is written to a fresh folder under ``--workdir``, removed unless ``--keep``.
-``features``: GraphFeatures + LinearSVC on perturbed copies split by source graph, each size in a
-fresh process (its own peak memory), the exact path at ``--exact``. ``zarr``: GraphFeatures of
-10^5 .. 10^6 copies made and written to Zarr by the workers, parts checked bit for bit against
-``transform`` in process, and ``kneighbors`` of 100 queries over the store.
 """
 
 import json
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 import threading
 import warnings
@@ -37,7 +26,7 @@ import graphinvariants as gi
 from graphinvariants.datasets import perturbed_copies
 from graphinvariants.features import subset
 from graphinvariants.kernels import make_functional, pairwise_kernels
-from runner import clock, commands, option, parse, peak_gib, section
+from runner import clock, commands, in_child, option, parse, peak_gib, section
 from benchmarks.common import tu
 
 NCI1_LOG_SIZE = (3.310, 0.408)  # mean and std of log(number of nodes) over NCI1
@@ -459,18 +448,13 @@ def cluster(args, parser):
             shutil.rmtree(work, ignore_errors=True)
 
 def features(args, parser):
-    if args.one:
-        return one_run(int(args.one[0]), args.source, args.one[1], args.progress, args.n_landmarks, args.C)
     results = []
     for path, sizes in (("linear", args.sizes), ("exact", args.exact)):
-        for n in sizes:
-            cmd = [sys.executable, __file__, "features", "--source", args.source, "--one", str(n), path,
-                   "--n-landmarks", str(args.n_landmarks), "--C", str(args.C)]
-            if args.progress:
-                cmd.append("--progress")
-            out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout
-            row = json.loads(out.strip().splitlines()[-1])
-            results.append(row)
+        for n in sizes:  # each in a fresh process: its own peak memory
+            done, records = in_child("scale", "one_run", stderr=None, n=n, source=args.source, path=path,
+                                     progress=args.progress, n_landmarks=args.n_landmarks, C=args.C)
+            done.check_returncode()
+            results.append(row := records[-1])
             print(f"{path:6s} n={n:7d}: {row['seconds']:7.1f} s ({1e3 * row['seconds'] / n:.2f} ms per graph), "
                   f"peak {row['peak_gib']:.2f} GiB, test accuracy {100 * row['accuracy']:.1f}% ({row['n_test']} copies "
                   "of sources none of whose copies were trained on)", flush=True)
@@ -579,8 +563,7 @@ def main(argv=None):
         corpus=option(None, "use this Parquet edge table instead of generating one (graph_id, source, target)"),
         sections="generate,embed,kneighbors,kernel,scaling,nystroem", keep=option(False, "keep the generated files")),
         features=dict(sizes=[10_000, 30_000, 100_000], exact=[10_000], progress=False,
-                      C=option(10.0, "C of both the LinearSVC and the SVC"),
-                      one=option([], "SIZE PATH: one size and path in this process (the children)"), **own),
+                      C=option(10.0, "C of both the LinearSVC and the SVC"), **own),
         zarr=dict(sizes=[100_000], partition=10_000, memory_limit="2GB", **own, check_parts=option(
             3, "partitions compared with transform in process (first, last, spread between)")))
     args = parse(command, argv)

@@ -1,17 +1,11 @@
 """Search quality: the learned kernel's nearest graphs against FPSim2 and Morgan/Tanimoto on real molecules.
 
-The figures of docs/search.rst, which describes the corpora, the queries and each column (its
-speed on perturbed copies is the asv benchmark ``search.Copies``). From the project root, one
-thread, under the lock (the ``[benchmark]`` extra: FPSim2, RDKit, FAISS; and numba)::
+The figures of docs/search.rst, which describes the corpora, the queries and each column (the speed
+on perturbed copies is the asv benchmark ``search.Copies``). From the project root, one thread, under
+the lock (the ``[benchmark]`` extra: FPSim2, RDKit, FAISS; and numba)::
 
     flock /tmp/gi-bench.lock python benchmarks/studies/search_quality.py moses --sizes 100000
     flock /tmp/gi-bench.lock python benchmarks/studies/search_quality.py neighbours
-
-``moses``: the exact and approximate indexes against FPSim2 on distinct ZINC molecules (MOSES'
-SMILES from the ``molsets`` wheel, downloaded once into ``--cache``), end to end per SMILES, and
-the neighbours' logP and TPSA (``--select FIT QUERIES`` chooses the kernel on a scaffold split of
-``train``). ``neighbours``: leave-one-out 10-NN label prediction by the learned kernel and by
-Morgan/Tanimoto on MUTAG, Mutagenicity and FreeSolv.
 """
 
 import gzip
