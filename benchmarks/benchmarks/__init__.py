@@ -1,6 +1,3 @@
-"""asv suites of graphinvariants, one module per package (benchmarks/asv.conf.json).
-
-Peers (GraKeL, FPSim2, ...) and the arithmetic floor are parameters beside the library,
-so ``asv compare`` and the parameter tables give the ratios of one run; data and peers
-come from :mod:`benchmarks.common`.
+"""asv suites of graphinvariants, one module per package (benchmarks/asv.conf.json); peers (GraKeL, FPSim2, ...) and
+the arithmetic floor are parameters beside the library, so one run gives the ratios; data from :mod:`benchmarks.common`.
 """

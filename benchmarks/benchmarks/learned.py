@@ -44,8 +44,8 @@ def _pair_by_pair(grams, target):
 
 
 class Alignment:
-    """``M_kl = <K_k^c, K_l^c>_F`` for 64 candidate matrices of 1,000 graphs, one thread
-    (bench_alignment): row slices centred on the fly and stacked against pair by pair."""
+    """``M_kl = <K_k^c, K_l^c>_F`` for 64 candidate matrices of 1,000 graphs, one thread: row slices centred on the fly
+    and stacked against pair by pair."""
 
     params = ["sliced", "pair by pair"]
     param_names = ["method"]
@@ -72,8 +72,8 @@ class Alignment:
 
 
 class Fit:
-    """``GraphKernel().fit`` and fit + training matrix against the matrix of ``RECOMMENDED``
-    (the fixed default before), same data; with the new members: the candidates NEW_CANDIDATES added."""
+    """``GraphKernel().fit`` and fit + training matrix against the matrix of ``RECOMMENDED`` (the fixed default before),
+    same data; with the new members: the candidates NEW_CANDIDATES added."""
 
     params = (["MUTAG", "NCI1"], ["RECOMMENDED matrix", "GraphKernel().fit", "GraphKernel().fit_transform"],
               [False, True])
@@ -106,10 +106,9 @@ def _whole_gram(combination):
 
 
 class TrainingMatrix:
-    """Peak memory of the learned default's training matrix (bench_learned_memory): NCI1
-    repeated to ``n`` graphs; built block by block within ``working_memory`` (the package)
-    against every member's whole matrix summed whole (the previous path). Compare with the
-    ``8 n^2`` bytes of the output; ``track_equal`` says whether both give the same bits."""
+    """Peak memory of the learned default's training matrix: NCI1 repeated to ``n`` graphs; built block by block within
+    ``working_memory`` (the package) against every member's whole matrix summed whole (the previous path). Compare with
+    the ``8 n^2`` bytes of the output; ``track_equal`` says whether both give the same bits."""
 
     params = ([4110, 12000, 20000], ["blockwise", "whole"])
     param_names = ["graphs", "path"]

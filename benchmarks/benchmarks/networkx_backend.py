@@ -1,8 +1,7 @@
 """graphinvariants.networkx_backend: NetworkX's own functions through the backend against NetworkX.
 
-Every call goes through NetworkX's dispatcher with the conversion cache off, so the
-backend's figures include the conversion (bench_networkx_backend; needs the entry
-points: ``pip install -e .``). Targets: the WL graph hash on BA 2 x 10^5 nodes and
+Every call goes through NetworkX's dispatcher with the conversion cache off, so the backend's figures include the
+conversion (needs the entry points: ``pip install -e .``). Targets: the WL graph hash on BA 2 x 10^5 nodes and
 ``number_of_walks`` on BA 1,500 nodes at least 5x NetworkX.
 """
 
@@ -38,9 +37,9 @@ CALLS = {"WL graph hash": ("BA 2e5", lambda G, b: nx.weisfeiler_lehman_graph_has
 
 
 class Backend:
-    """Each function through ``backend="graphinvariants"`` and ``backend="networkx"`` (the
-    backend forced: ``should_run`` leaves small graphs to NetworkX when chosen by priority);
-    ``track_same_answer``: the backend's answer equals NetworkX's."""
+    """Each function through ``backend="graphinvariants"`` and ``backend="networkx"`` (the backend forced:
+    ``should_run`` leaves small graphs to NetworkX when chosen by priority); ``track_same_answer``: the backend's answer
+    equals NetworkX's."""
 
     params = (list(CALLS), ["graphinvariants", "networkx"])
     param_names = ["call", "backend"]

@@ -1,7 +1,6 @@
 """graphinvariants itself: ``import graphinvariants`` and ``graphinvariants --help`` in a fresh process.
 
-(bench_import; target: 1.5x the reference or less.) The reference is what a user of
-the library loads anyway: ``import networkx, numpy, scipy.sparse``.
+Target: 1.5x the reference or less, what a user of the library loads anyway (``import networkx, numpy, scipy.sparse``).
 """
 
 HELP = """

@@ -20,8 +20,8 @@ def _straightforward(graphs, n_graphs, n_flips, seed):
 
 
 class Study:
-    """The paper's study (100 graphs x 20 flips, k = 5) on MUTAG, ENZYMES, NCI1 and NCI109
-    (bench_perturbation): ``perturbation_study`` against the straightforward loop, data loaded."""
+    """The paper's study (100 graphs x 20 flips, k = 5) on MUTAG, ENZYMES, NCI1 and NCI109: ``perturbation_study``
+    against the straightforward loop, data loaded."""
 
     params = ["perturbation_study", "straightforward"]
     param_names = ["method"]
@@ -39,12 +39,11 @@ class Study:
 
 
 class LargeNetwork:
-    """The study on one large network (bench_perturbation_large): seconds per flip of
-    ``perturbation_study(G, n_sequences=3, n_steps=20)`` (edits, updates, the kernel
-    curve) with each kind of update forced (``ball_fraction`` inf: incremental, 1e-9: full
-    products for the balls, 0: from scratch) and the default, against one floor summary
-    (target: a flip, a 60th of the study, at most 3x the floor). ``track_updates_*``: how
-    the default's updates went (incremental, full products for the large balls, from scratch)."""
+    """The study on one large network: seconds per flip of ``perturbation_study(G, n_sequences=3, n_steps=20)`` (edits,
+    updates, the kernel curve) with each kind of update forced (``ball_fraction`` inf: incremental, 1e-9: full products
+    for the balls, 0: from scratch) and the default, against one floor summary (target: a flip, a 60th of the study, at
+    most 3x the floor). ``track_updates_*``: how the default's updates went (incremental, full products for the large
+    balls, from scratch)."""
 
     params = ([10**5, 10**6], ["ba", "er", "grid"], ["default", "incremental", "products", "scratch", "floor"])
     param_names = ["nodes", "graph", "method"]

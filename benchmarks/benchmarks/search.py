@@ -28,8 +28,8 @@ SETS = ["MUTAG", "Mutagenicity", "NCI1", "NCI109", "AIDS", "BZR", "COX2", "ENZYM
 
 
 def _learned_rows(name, n=None, seed=0):
-    """The learned default's feature rows (``GraphFeatures(seed=0)`` fitted on the set)
-    of the set, or of ``n`` perturbed copies of it (one bond removed per copy)."""
+    """The learned default's feature rows (``GraphFeatures(seed=0)`` fitted on the set) of the set, or of ``n``
+    perturbed copies of it (one bond removed per copy)."""
     data = tu(name)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -38,9 +38,8 @@ def _learned_rows(name, n=None, seed=0):
 
 
 class Exact:
-    """Exact search of 100 queries for their 10 nearest among 20,000 perturbed copies of
-    MUTAG (many near ties and exact copies; bench_exact_ties): ``ExactIndex`` in one batch
-    and one query at a time, against ``Q @ X.T`` and a stable sort of every row."""
+    """Exact search of 100 queries for their 10 nearest among 20,000 perturbed copies of MUTAG (many near ties and exact
+    copies): ``ExactIndex`` in one batch and one query at a time, against ``Q @ X.T`` and a stable sort of every row."""
 
     params = ["batch", "single", "straightforward"]
     param_names = ["method"]
@@ -58,9 +57,8 @@ class Exact:
 
 
 class ApproximateBuild:
-    """The approximate index's projection on MUTAG's learned rows (bench_approximate_build):
-    LAPACK's full SVD on one thread against scikit-learn's randomised ``TruncatedSVD``
-    (what it did before, issue 38), and the whole index build."""
+    """The approximate index's projection on MUTAG's learned rows: LAPACK's full SVD on one thread against
+    scikit-learn's randomised ``TruncatedSVD`` (what it did before, issue 38), and the whole index build."""
 
     params = ["full SVD, one thread", "randomised TruncatedSVD", "whole index"]
     param_names = ["method"]
@@ -91,10 +89,9 @@ class ApproximateBuild:
 
 
 class Bounds:
-    """What share of the rows an exact query scores (bench_search_bounds; docs/search.rst):
-    every graph of a set as a leave-one-out query for its 10 nearest, the bound path kept
-    for every query (``FULL_PASS_SHARE = 1``), one thread. The answers are exact whatever
-    the share; the share is the work."""
+    """What share of the rows an exact query scores (docs/search.rst): every graph of a set as a leave-one-out query for
+    its 10 nearest, the bound path kept for every query (``FULL_PASS_SHARE = 1``), one thread. The answers are exact
+    whatever the share; the share is the work."""
 
     params = (SETS, [16, 32, 64])
     param_names = ["data set", "n_dims"]
@@ -131,8 +128,8 @@ class Bounds:
 
 
 def tie_aware_recall(index, Q, found, truth_distances, lost=0.0, k=10):
-    """Recall@k counting ties: the share of the found rows whose exact distance (by
-    ``index``'s sums) is at most the exact ``k``-th distance (copies of a molecule tie)."""
+    """Recall@k counting ties: the share of the found rows whose exact distance (by ``index``'s sums) is at most the
+    exact ``k``-th distance (copies of a molecule tie)."""
     Qs = sp.csr_array(Q)
     Qs.sort_indices()
     own = pair_inner_products(Qs, np.arange(Qs.shape[0]), Qs) + lost
@@ -155,9 +152,9 @@ _COPIES = {}
 
 
 def _copies(n):
-    """``(rows, queries' rows, queries)``: the learned default (``GraphFeatures(seed=0)`` fitted on
-    Mutagenicity, cached) on the first ``n`` perturbed copies (made and cached ``CHUNK`` at a time)
-    and on 100 other copies (seed 1), kept for the process."""
+    """``(rows, queries' rows, queries)``: the learned default (``GraphFeatures(seed=0)`` fitted on Mutagenicity,
+    cached) on the first ``n`` perturbed copies (made and cached ``CHUNK`` at a time) and on 100 other copies (seed 1),
+    kept for the process."""
     if n not in _COPIES:
         _COPIES.clear()
         data, path = tu("Mutagenicity"), CACHE / "features.joblib"
@@ -177,8 +174,8 @@ def _copies(n):
 
 
 def _fpsim2_file(n, path):
-    """FPSim2's file of the first ``n`` copies' Morgan fingerprints (the molecules streamed
-    ``CHUNK`` at a time: 10^6 RDKit molecules do not fit in memory)."""
+    """FPSim2's file of the first ``n`` copies' Morgan fingerprints (the molecules streamed ``CHUNK`` at a time: 10^6
+    RDKit molecules do not fit in memory)."""
     def source():
         for c in range(0, n, CHUNK):
             for i, mol in enumerate(molecules(perturbed_copies(tu("Mutagenicity"), min(CHUNK, n - c), seed=0,
@@ -192,8 +189,8 @@ def _fpsim2_file(n, path):
 
 
 def _build(n, kind, cached=False):
-    """A fresh index of ``kind`` over the rows of ``n`` copies; FPSim2: its file (``cached``: the one
-    kept in ``CACHE``, made if missing), then its engine."""
+    """A fresh index of ``kind`` over the rows of ``n`` copies; FPSim2: its file (``cached``: the one kept in ``CACHE``,
+    made if missing), then its engine."""
     if kind == "FPSim2":
         with tempfile.TemporaryDirectory() as folder:
             path = CACHE / f"fps_{n}.h5" if cached else Path(folder) / "fps.h5"
@@ -205,15 +202,14 @@ def _build(n, kind, cached=False):
 
 
 class Copies:
-    """Search against FPSim2 (docs/search.rst, "Speed against FPSim2"): the learned default's rows
-    of ``n`` perturbed copies of Mutagenicity, the 10 nearest of 100 other copies, in the exact and
-    the approximate index (float32 rows unless named, 32 directions) against FPSim2 (Morgan radius
-    2, 2,048 bits, Tanimoto, one worker) over the same copies, one thread (BLAS, numba, FAISS).
-    ``time_single``: one query a call, 40 samples over the first 40 queries (the median is theirs;
-    ``--record-samples`` keeps each); ``time_batch``: the 100 in one call (FPSim2: in turn);
-    ``track_recall``: tie-aware recall@10 against the exact float32 answer; ``track_differing``:
-    queries whose ten differ from it; ``track_scored_*``: rows scored per query, a share of ``n``.
-    The index is built once per process; ``CopiesBuild`` times building them."""
+    """Search against FPSim2 (docs/search.rst, "Speed against FPSim2"): the learned default's rows of ``n`` perturbed
+    copies of Mutagenicity, the 10 nearest of 100 other copies, in the exact and the approximate index (float32 rows
+    unless named, 32 directions) against FPSim2 (Morgan radius 2, 2,048 bits, Tanimoto, one worker) over the same
+    copies, one thread (BLAS, numba, FAISS). ``time_single``: one query a call, 40 samples over the first 40 queries
+    (the median is theirs; ``--record-samples`` keeps each); ``time_batch``: the 100 in one call (FPSim2: in turn);
+    ``track_recall``: tie-aware recall@10 against the exact float32 answer; ``track_differing``: queries whose ten
+    differ from it; ``track_scored_*``: rows scored per query, a share of ``n``. The index is built once per process;
+    ``CopiesBuild`` times building them."""
 
     params = ([20_000, 100_000, 1_000_000], ["exact", "exact, float64", "approximate, recall=0.9",
                                              "approximate, recall=0.95", "approximate, recall=0.99", "FPSim2"])
@@ -284,8 +280,8 @@ class Copies:
 
 
 class CopiesBuild:
-    """The indexes of ``Copies`` built, rows loaded (FPSim2: its file of the copies' fingerprints,
-    molecules made, then its engine): time, and the peak memory of the process."""
+    """The indexes of ``Copies`` built, rows loaded (FPSim2: its file of the copies' fingerprints, molecules made, then
+    its engine): time, and the peak memory of the process."""
 
     params, param_names, timeout = Copies.params, Copies.param_names, Copies.timeout
     number, repeat, rounds = 1, 1, 1
@@ -312,8 +308,8 @@ def _wl_member(search):
 
 
 def _pair_engine(functional, fitted):
-    """``NearestGraphs("wl").kneighbors`` before it searched rows: the query's kernel row
-    against the fitted embeddings by the pair engine, then its ten largest."""
+    """``NearestGraphs("wl").kneighbors`` before it searched rows: the query's kernel row against the fitted embeddings
+    by the pair engine, then its ten largest."""
     def search(query):
         ((_, row),) = kernel_row_chunks(functional.as_embeddings(query), fitted, functional=functional, n_rows=1)
         return np.argsort(-row[0], kind="stable")[:10]
@@ -321,11 +317,10 @@ def _pair_engine(functional, fitted):
 
 
 class QueryRow:
-    """One query, one call (bench_query_rows 1; docs/search.rst): 40 held-out Mutagenicity
-    molecules' ``wl`` rows (atoms and bonds) among 10^3 .. 10^5 fitted graphs (beyond 4,297:
-    perturbed copies), by the fitted count map (new) and by merging with the whole fitted
-    vocabulary (old); ``kneighbors`` by the index over the rows (new) and by the pair
-    engine (old), one thread. A time is that of the 40 queries."""
+    """One query, one call (docs/search.rst): 40 held-out Mutagenicity molecules' ``wl`` rows (atoms and bonds) among
+    10^3 .. 10^5 fitted graphs (beyond 4,297: perturbed copies), by the fitted count map (new) and by merging with the
+    whole fitted vocabulary (old); ``kneighbors`` by the index over the rows (new) and by the pair engine (old), one
+    thread. A time is that of the 40 queries."""
 
     params = ([1000, 10_000, 100_000], ["row, count map", "row, merge", "kneighbors, index",
                                         "kneighbors, pair engine"])
@@ -357,11 +352,10 @@ class QueryRow:
 
 
 class QueryDistinct:
-    """One query per call against real distinct molecules (bench_query_rows 2; docs/search.rst):
-    Mutagenicity's molecules as SMILES (RDKit's, from :func:`~graphinvariants.datasets.to_mol`,
-    read back) or NCI1's graphs, 40 held out, ``NearestGraphs("wl")`` fitted on the others: the
-    index over the rows (new) against the pair engine (old), one thread; a time is that of the
-    40 queries; ``track_same_neighbours``: the queries whose ten neighbours agree."""
+    """One query per call against real distinct molecules (docs/search.rst): Mutagenicity's molecules as SMILES
+    (RDKit's, from :func:`~graphinvariants.datasets.to_mol`, read back) or NCI1's graphs, 40 held out,
+    ``NearestGraphs("wl")`` fitted on the others: the index over the rows (new) against the pair engine (old), one
+    thread; a time is that of the 40 queries; ``track_same_neighbours``: the queries whose ten neighbours agree."""
 
     params = (["Mutagenicity as SMILES", "NCI1"], ["kneighbors, index", "kneighbors, pair engine"])
     param_names = ["data", "path"]

@@ -26,8 +26,8 @@ def large(n, family):
 
 
 class PowerInvariants:
-    """One large graph (bench_large_graph, bench_core's scaling): ``power_invariants`` on
-    one and two threads against the floor (k = 5 products and the moments, plain scipy)."""
+    """One large graph: ``power_invariants`` on one and two threads against the floor (k = 5 products and the moments,
+    plain scipy)."""
 
     params = ([10**4, 10**5, 10**6, 10**7], ["er", "ba"], ["library", "library, 2 threads", "floor"])
     param_names = ["nodes", "graph", "method"]
@@ -130,9 +130,8 @@ def _block_diag_path(ds):
 
 
 class Batches:
-    """Invariants of NCI1's 4,110 graphs (bench_batches): the batch path against the
-    per-graph object path, ``block_diag`` of per-graph adjacencies, and from a list of
-    scipy matrices against the floor graph by graph."""
+    """Invariants of NCI1's 4,110 graphs: the batch path against the per-graph object path, ``block_diag`` of per-graph
+    adjacencies, and from a list of scipy matrices against the floor graph by graph."""
 
     params = ["data set", "objects", "block_diag", "scipy list", "scipy list: floor per graph"]
     param_names = ["path"]
@@ -155,9 +154,9 @@ class Batches:
 
 
 class ClosedWalks:
-    """Closed-walk counts at k = 8 (bench_closed_walks, one thread): the histogram of every
-    graph, the open-walk histogram beside it, and ``closed_walk_counts`` against dense
-    matrix powers on the five largest graphs and 50 at random (counts checked equal)."""
+    """Closed-walk counts at k = 8 (one thread): the histogram of every graph, the open-walk histogram beside it, and
+    ``closed_walk_counts`` against dense matrix powers on the five largest graphs and 50 at random (counts checked
+    equal)."""
 
     params = (["NCI1", "DD", "REDDIT-BINARY"], ["closed histogram", "open histogram", "counts, largest",
                                                  "dense powers, largest", "counts, sample", "dense powers, sample"])
@@ -192,8 +191,8 @@ class ClosedWalks:
 
 
 class WalkCounts:
-    """Walk counts that leave int64 (bench_memory 1): base-2**31 digits against Python
-    ints (the old object-array fallback), and the recommended fixed kernel on dense graphs."""
+    """Walk counts that leave int64: base-2**31 digits against Python ints (the old object-array fallback), and the
+    recommended fixed kernel on dense graphs."""
 
     params = ["digits", "python ints"]
     param_names = ["counts"]

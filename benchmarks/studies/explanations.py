@@ -8,9 +8,9 @@ The tables of docs/explanations.rst, which describes both protocols. From the pr
 (``mutagenicity --smoke`` checks the script on 300 training graphs.)
 """
 
-import os
-import pickle
+from pathlib import Path
 
+import joblib
 import networkx as nx
 import numpy as np
 import scipy.sparse as sp
@@ -40,7 +40,7 @@ SUBSTRUCTURES = {
 }
 
 
-def _answers(mols, smarts, ring_only=False):
+def _answers(mols, smarts):
     """For each mol, the set of atoms of every match of the pattern (empty: absent)."""
     from rdkit import Chem
 
@@ -73,8 +73,7 @@ def _fit_svc(kernel, graphs, y):
 
 
 def node_scores(values, answers):
-    """Per graph (its node values, the nodes of its answer): the node AUROC where the answer is
-    neither empty nor every node (None elsewhere), and whether the top node is in the answer."""
+    """Per graph: the node AUROC (None where the answer is empty or every node), and whether the top node is in it."""
     aurocs, tops = [], []
     for v, truth in zip(values, answers):
         mask = np.zeros(len(v), dtype=bool)
@@ -131,8 +130,7 @@ def _rdkit(train_mols, ytr, test_mols, yte, answers):
 
 
 def _planted(n, rng):
-    """BA trees of 20 nodes with a house (label 1) or a 5-cycle (label 0) attached; the
-    house's nodes are the answer."""
+    """BA trees of 20 nodes with a house (label 1, its nodes the answer) or a 5-cycle (label 0) attached."""
     graphs, y, answers = [], [], []
     for i in range(n):
         G = nx.barabasi_albert_graph(20, 1, seed=int(rng.integers(2**31)))
@@ -160,26 +158,22 @@ def known(args):
             all_graphs, y, answers = _planted(args.n_train + args.n_test, rng)
             train, test = all_graphs[: args.n_train], all_graphs[args.n_train :]
             ytr, yte, answers = y[: args.n_train], y[args.n_train :], answers[args.n_train :]
-            models = [("learned", gi.GraphKernel(seed=0)), ("wl", gi.GraphKernel(kernel="wl", n_iter=3))]
-            results = [r for name, k in models
-                       for r in _ours(name, k, train, ytr, test, yte, answers, args.orders, args.seed)]
-            n_pos = int(yte.sum())
+            wl, rdkit = gi.GraphKernel(kernel="wl", n_iter=3), list
         else:
             everything = _answers(mols, SUBSTRUCTURES[task])
             has = np.array([bool(a) for a in everything])
             chosen = _balanced(has, args.n_train + args.n_test, rng)
             rng.shuffle(chosen)
-            tr, te = chosen[: len(chosen) * args.n_train // (args.n_train + args.n_test)], None
+            tr = chosen[: len(chosen) * args.n_train // (args.n_train + args.n_test)]
             te = chosen[len(tr) :]
             train, test = [graphs[i] for i in tr], [graphs[i] for i in te]
             ytr, yte = has[tr].astype(int), has[te].astype(int)
             answers = [everything[i] for i in te]
-            models = [("learned", gi.GraphKernel(seed=0)),
-                      ("wl", gi.GraphKernel(kernel="wl", n_iter=3, node_label="label", edge_label="label"))]
-            results = [r for name, k in models
-                       for r in _ours(name, k, train, ytr, test, yte, answers, args.orders, args.seed)]
-            results.append(_rdkit([mols[i] for i in tr], ytr, [mols[i] for i in te], yte, answers))
-            n_pos = int(yte.sum())
+            wl = gi.GraphKernel(kernel="wl", n_iter=3, node_label="label", edge_label="label")
+            rdkit = lambda: [_rdkit([mols[i] for i in tr], ytr, [mols[i] for i in te], yte, answers)]  # noqa: E731
+        results = [r for name, k in (("learned", gi.GraphKernel(seed=0)), ("wl", wl))
+                   for r in _ours(name, k, train, ytr, test, yte, answers, args.orders, args.seed)] + rdkit()
+        n_pos = int(yte.sum())
         for r in results:
             ok = "yes" if r["accuracy"] < 0.9 or r["auroc"] >= 0.9 else "NO"
             rows.append((task, r["model"], r["accuracy"], r["auroc"], r["top1"], r["n"], r["exact_share"],
@@ -197,8 +191,7 @@ MUTAGEN = 0  # the data set's class code of "mutagen" (its README)
 
 
 def ground_truth(data):
-    """Per graph, ``(atoms, bonds)`` of its NO2 and NH2 groups (node positions; bonds as
-    sorted pairs), and the atoms of each kind of group it carries (``"NO2"``, ``"NH2"``)."""
+    """Per graph, ``(atoms, bonds, {kind: atoms})`` of its NO2 and NH2 groups (node positions, sorted bonds)."""
     atoms_code, _ = TU_MOLECULES["Mutagenicity"]
     code = {symbol: c for c, symbol in atoms_code.items()}
     batch = data.batch
@@ -233,22 +226,20 @@ def graph_edges(data, g):
 
 
 def _cached(cache, name, make):
-    if cache is None:
-        return make()
-    os.makedirs(cache, exist_ok=True)
-    path = os.path.join(cache, name + ".pkl")
-    if os.path.exists(path):
-        with open(path, "rb") as f:
-            return pickle.load(f)
+    """``make()``, kept in the folder ``cache`` (if given) between runs."""
+    path = cache and Path(cache) / f"{name}.pkl"
+    if path and path.exists():
+        return joblib.load(path)
     value = make()
-    with open(path, "wb") as f:
-        pickle.dump(value, f)
+    if path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        joblib.dump(value, path)
     return value
 
 
 def best_C(fold_matrices, ytr, folds):
-    """The C of :data:`C_GRID` of the best mean accuracy over ``folds``, every C scored on the
-    same matrices (``fold_matrices(fit, val)``: ``(K_fit, K_val)``), and the mean accuracies."""
+    """The C of :data:`C_GRID` of the best mean accuracy over ``folds`` (``fold_matrices(fit, val)``: ``(K_fit,
+    K_val)``, every C on the same matrices), and the mean accuracies."""
     scores = np.zeros(len(C_GRID))
     for fit_idx, val_idx in folds:
         K_fit, K_val = fold_matrices(fit_idx, val_idx)
@@ -286,13 +277,14 @@ def scores(values, truth, data, positions):
             "n": len(positions)}
 
 
+def _without(G, atoms):
+    """``G`` with ``atoms`` deleted (and their bonds), renumbered."""
+    return nx.convert_node_labels_to_integers(G.subgraph([u for u in G if u not in atoms]))
+
+
 def occlusion(model, data, positions):
     """Each atom deleted with its bonds: the drop of the decision function."""
-    subgraphs = []
-    for g in positions:
-        G = data[int(g)]
-        for v in G:
-            subgraphs.append(nx.convert_node_labels_to_integers(G.subgraph([u for u in G if u != v])))
+    subgraphs = [_without(G, {v}) for G in (data[int(g)] for g in positions) for v in G]
     t = clock()
     whole = model.decision_function(data[np.asarray(positions)])
     parts = model.decision_function(subgraphs)
@@ -306,14 +298,9 @@ def occlusion(model, data, positions):
 
 
 def group_use(model, data, positions, truth, kind):
-    """Mean drop of the decision function when a molecule's groups of one kind (their
-    three atoms each) are deleted: whether the model uses them at all."""
+    """Mean drop of the decision function when a molecule's groups of one ``kind`` are deleted."""
     chosen = [g for g in positions if kind in truth[g][2]]
-    subgraphs = []
-    for g in chosen:
-        G = data[int(g)]
-        atoms = truth[g][2][kind]  # the groups' atoms of this kind: an N and its two O (NO2) or H (NH2)
-        subgraphs.append(nx.convert_node_labels_to_integers(G.subgraph([u for u in G if u not in atoms])))
+    subgraphs = [_without(data[int(g)], truth[g][2][kind]) for g in chosen]  # an N and its two O (NO2) or H (NH2)
     if not chosen:
         return float("nan"), 0
     drop = model.decision_function(data[np.asarray(chosen)]) - model.decision_function(subgraphs)

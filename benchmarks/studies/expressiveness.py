@@ -119,8 +119,8 @@ def gram_confusions(graphs, functional, n_rows=1000):
 
 
 def hashed_confusions(graphs, functional, all_pairs=False):
-    """Confused pairs of graphs that all have the same number of nodes, hashing the
-    count vectors of the count members and evaluating the others on candidates only."""
+    """Confused pairs of graphs that all have the same number of nodes, hashing the count vectors of the count members
+    and evaluating the others on candidates only."""
     product = isinstance(functional, Combination) and functional.operation == "*"
     members = functional.functionals if product else (functional,)
     counting = [f for f in members if hasattr(f, "merge") or isinstance(f, NodeCount)]

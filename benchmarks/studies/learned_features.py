@@ -103,12 +103,10 @@ def accuracy(args):
 
 
 def diagnose(args):
-    """Where the features lose accuracy, on the same splits as ``accuracy``: per fold,
-    the exact learned default (SVC on its matrix), then for every ``--components``
-    the SVC on the features' inner products ``F F^T`` (the approximation alone: the
-    same learner as the exact path) and the linear models of ``--models`` on ``F``,
-    and the relative error of ``F_test F_train^T`` against the exact test rows.
-    Prints every fold as it ends."""
+    """Where the features lose accuracy, on the same splits as ``accuracy``: per fold, the exact learned default (SVC on
+    its matrix), then for every ``--components`` the SVC on the features' inner products ``F F^T`` (the approximation
+    alone: the same learner as the exact path) and the linear models of ``--models`` on ``F``, and the relative error of
+    ``F_test F_train^T`` against the exact test rows. Prints every fold as it ends."""
     import warnings
 
     from sklearn.exceptions import ConvergenceWarning

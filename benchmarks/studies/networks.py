@@ -40,8 +40,8 @@ K = 5
 
 # -- the graphs -------------------------------------------------------------------------
 def generate(family, n_edges, seed):
-    """Edge arrays ``(u, v, n_nodes)`` of a simple undirected graph of about ``n_edges`` edges
-    (mean degree 10; the grid and Barabasi-Albert graphs of ``common.random_edges``)."""
+    """Edge arrays ``(u, v, n_nodes)`` of a simple undirected graph of about ``n_edges`` edges (mean degree 10; the grid
+    and Barabasi-Albert graphs of ``common.random_edges``)."""
     import igraph as ig
 
     n = max(2, int(round(np.sqrt(n_edges / 2)))) ** 2 if family == "grid" else max(2 * MEAN_DEGREE,
@@ -97,8 +97,8 @@ def distance(method):
 
 
 def child(method, path, repeats, repeat_time, budget, setup_budget, memory_gb):
-    """Build the inputs of ``method`` from the saved edges, then time it; JSON lines out. Each step
-    runs under a ``SIGALRM`` timer, whose default action ends the process, inside compiled code too."""
+    """Build the inputs of ``method`` from the saved edges, then time it; JSON lines out. Each step runs under a
+    ``SIGALRM`` timer, whose default action ends the process, inside compiled code too."""
     if not method.startswith("power"):
         resource.setrlimit(resource.RLIMIT_AS, (int(memory_gb * 2**30),) * 2)
     signal.setitimer(signal.ITIMER_REAL, setup_budget)
@@ -133,8 +133,8 @@ def child(method, path, repeats, repeat_time, budget, setup_budget, memory_gb):
 
 
 def measure(method, path, **limits):
-    """``child`` in a fresh interpreter: ``{"status": "ok"|"timeout"|"setup timeout"|"memory"|"error", ...}``
-    ("ok" once a call finished: a later repeat may have run out of budget)."""
+    """``child`` in a fresh interpreter: ``{"status": "ok"|"timeout"|"setup timeout"|"memory"|"error", ...}`` ("ok" once
+    a call finished: a later repeat may have run out of budget)."""
     done, records = in_child("networks", "child", method=method, path=str(path), **limits)
     times = [r["time"] for r in records if "time" in r]
     if done.returncode == 0 or times:

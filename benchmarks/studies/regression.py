@@ -89,9 +89,8 @@ def ridge(smiles, y, splits, seed):
 
 
 def cost(smiles):
-    """Seconds to read every molecule and compute its descriptors (no cache of rows: the
-    cost of molecules seen for the first time), the default set and the basic dozen, and
-    Morgan count fingerprints from the SMILES."""
+    """Seconds to read every molecule and compute its descriptors (no cache of rows: the cost of molecules seen for the
+    first time), the default set and the basic dozen, and Morgan count fingerprints from the SMILES."""
     from graphinvariants.embeddings import batch_molecules, descriptor_table
     from graphinvariants.embeddings.descriptors import BASIC_DESCRIPTORS, rdkit_descriptors
 

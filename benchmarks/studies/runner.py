@@ -25,16 +25,16 @@ from benchmarks.common import TU_DATA  # noqa: E402
 
 
 class option:
-    """An option's default with its help text: ``quick=option(False, "a smaller run")``; ``type``
-    reads a value otherwise (``option(10**6, "graphs", type=lambda v: int(float(v)))`` takes ``1e6``)."""
+    """An option's default with its help text: ``quick=option(False, "a smaller run")``; ``type`` reads a value
+    otherwise (``option(10**6, "graphs", type=lambda v: int(float(v)))`` takes ``1e6``)."""
 
     def __init__(self, default, help=None, type=None):
         self.default, self.help, self.type = default, help, type
 
 
 def parser(doc, *, data=False, repeat=None, **options):
-    """A study's command line: ``--record``, ``--data`` (if ``data``), ``--repeat`` (if given) and one
-    ``--name`` per option, of its default's type (a list: ``nargs="*"``; a bool: a flag)."""
+    """A study's command line: ``--record``, ``--data`` (if ``data``), ``--repeat`` (if given) and one ``--name`` per
+    option, of its default's type (a list: ``nargs="*"``; a bool: a flag)."""
     out = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     out.add_argument("--record", type=Path, default=None, help="also write the output (after the stamp) to this file")
     if data:
@@ -123,8 +123,8 @@ def clock():
 
 
 def timed(fn, repeat=1, *, collect=False):
-    """Call ``fn()`` ``repeat`` times: ``(wall seconds of each call, the last result)``; with
-    ``collect``, each result dropped and the garbage collected before the next call."""
+    """Call ``fn()`` ``repeat`` times: ``(wall seconds of each call, the last result)``; with ``collect``, each result
+    dropped and the garbage collected before the next call."""
     times, result = [], None
     for _ in range(repeat):
         if collect:
@@ -145,8 +145,8 @@ def section(label, results):
 
 
 def in_child(module, function, *, stderr=subprocess.PIPE, **kwargs):
-    """``module.function(**kwargs)`` (a study of this folder) in a fresh interpreter, warnings off:
-    ``(the finished process, the JSON lines it printed)``."""
+    """``module.function(**kwargs)`` (a study of this folder) in a fresh interpreter, warnings off: ``(the finished
+    process, the JSON lines it printed)``."""
     code = (f"import json, sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); import {module}; "
             f"{module}.{function}(**json.loads(sys.argv[1]))")
     done = subprocess.run([sys.executable, "-c", code, json.dumps(kwargs)], stdout=subprocess.PIPE, stderr=stderr,

@@ -122,9 +122,9 @@ def _peak_rss():
 
 
 class WorkerMemory:
-    """Peak memory of every worker during a block: the highest RSS in the cluster's
-    own memory reports (worker heartbeats, sampled every 0.2 s) and, on Linux, the
-    exact peak RSS of each worker process (VmHWM, reset at the start)."""
+    """Peak memory of every worker during a block: the highest RSS in the cluster's own memory reports (worker
+    heartbeats, sampled every 0.2 s) and, on Linux, the exact peak RSS of each worker process (VmHWM, reset at the
+    start)."""
 
     def __init__(self, client):
         self.client = client
@@ -201,8 +201,8 @@ def section_embed(args, corpus_dir, client, work):
 
 
 def _kneighbors(queries, corpus, n_jobs):
-    """Top-10 by kernel value in process, as the cluster answers (``gi.kneighbors``: for
-    users ``NearestGraphs``, whose distances are not the kernel values compared bit for bit)."""
+    """Top-10 by kernel value in process, as the cluster answers (``gi.kneighbors``: for users ``NearestGraphs``, whose
+    distances are not the kernel values compared bit for bit)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
         return gi.kneighbors(queries, corpus, n_neighbors=10, n_jobs=n_jobs)
@@ -356,11 +356,10 @@ def section_nystroem(args):
 
 
 def split_by_source(n_copies, n_sources, *, test_size=0.1, seed=0, start=0):
-    """``(train, test)``: sorted positions of copies ``start .. start + n_copies - 1``
-    of :func:`~graphinvariants.datasets.perturbed_copies`, split by source graph (copy
-    ``i`` is a copy of source ``i % n_sources``): every copy of a source on one side,
-    about ``test_size`` of the sources on the test side (scikit-learn's
-    ``GroupShuffleSplit``)."""
+    """``(train, test)``: sorted positions of copies ``start .. start + n_copies - 1`` of
+    :func:`~graphinvariants.datasets.perturbed_copies`, split by source graph (copy ``i`` is a copy of source ``i %
+    n_sources``): every copy of a source on one side, about ``test_size`` of the sources on the test side
+    (scikit-learn's ``GroupShuffleSplit``)."""
     from sklearn.model_selection import GroupShuffleSplit
 
     sources = (start + np.arange(n_copies)) % n_sources
@@ -497,8 +496,8 @@ def zarr(args, parser):
     print(f"in process: {1e3 * in_process:.3f} ms per graph (transform of {args.partition} graphs)", flush=True)
 
     def equal_parts(store, n):
-        """Parts spread over the store (the first, ``--check-parts - 2`` between, the
-        last) against ``transform`` in process of the same copies, bit for bit."""
+        """Parts spread over the store (the first, ``--check-parts - 2`` between, the last) against ``transform`` in
+        process of the same copies, bit for bit."""
         n_parts = -(-n // args.partition)
         chosen = sorted({int(round(x)) for x in np.linspace(0, n_parts - 1, min(args.check_parts, n_parts))})
         same = {}

@@ -30,8 +30,8 @@ WHEEL = "molsets-0.3.1-py3-none-any.whl"
 
 
 def moses(cache):
-    """``{"train": [...], "test": [...], "test_scaffolds": [...]}``: MOSES' SMILES, read
-    from the ``molsets`` wheel (downloaded into ``cache`` once)."""
+    """``{"train": [...], "test": [...], "test_scaffolds": [...]}``: MOSES' SMILES, read from the ``molsets`` wheel
+    (downloaded into ``cache`` once)."""
     wheel = cache / WHEEL
     if not wheel.exists():
         cache.mkdir(parents=True, exist_ok=True)
@@ -46,8 +46,8 @@ def moses(cache):
 
 
 def single_and_batch_ms(function, n, single):
-    """Median and mean ms of ``function(i, i + 1)`` over the first ``single`` items one at
-    a time, mean ms per item of ``function(0, n)``, and that call's answer."""
+    """Median and mean ms of ``function(i, i + 1)`` over the first ``single`` items one at a time, mean ms per item of
+    ``function(0, n)``, and that call's answer."""
     singles = [timed(lambda i=i: function(i, i + 1))[0][0] for i in range(min(single, n))]
     (batch,), answer = timed(lambda: function(0, n))
     return 1e3 * float(np.median(singles)), 1e3 * float(np.mean(singles)), 1e3 * batch / n, answer
@@ -66,8 +66,8 @@ def properties(smiles):
 
 
 def neighbour_rmse(neighbours, corpus, query_smiles, cache):
-    """RMSE of logP and TPSA predicted by the mean of each query's neighbours'
-    (``cache``: the properties of ``corpus`` computed so far, by position)."""
+    """RMSE of logP and TPSA predicted by the mean of each query's neighbours' (``cache``: the properties of ``corpus``
+    computed so far, by position)."""
     wanted = sorted(set(np.asarray(neighbours).ravel().tolist()) - set(cache))
     for i, value in zip(wanted, properties([corpus[i] for i in wanted])):
         cache[i] = value
@@ -82,8 +82,8 @@ CANDIDATES = ["wl", "wl:n_iter=1", "wl:n_iter=2", "wl:n_iter=3", "wl:n_iter=2,ed
 
 
 def scaffold_split(smiles, n_fit, n_queries, seed):
-    """A split of ``smiles`` (the training set) by Murcko scaffold: queries whose
-    scaffolds no fitted molecule has, as ``test_scaffolds`` is to ``train``."""
+    """A split of ``smiles`` (the training set) by Murcko scaffold: queries whose scaffolds no fitted molecule has, as
+    ``test_scaffolds`` is to ``train``."""
     from rdkit import Chem
     from rdkit.Chem.Scaffolds import MurckoScaffold
 
@@ -98,8 +98,8 @@ def scaffold_split(smiles, n_fit, n_queries, seed):
 
 
 def kernel_neighbours(spec, corpus, queries, k):
-    """Each query's ``k`` nearest by the exact index over ``GraphFeatures`` of ``spec``
-    (a kernel name with ``name:param=value,...`` options; molecule labels added)."""
+    """Each query's ``k`` nearest by the exact index over ``GraphFeatures`` of ``spec`` (a kernel name with
+    ``name:param=value,...`` options; molecule labels added)."""
     name, _, options = spec.partition(":")
     params = {}
     for item in filter(None, options.split(",")):
@@ -115,8 +115,8 @@ def kernel_neighbours(spec, corpus, queries, k):
 
 
 def select(data, n_fit, n_queries):
-    """The neighbours' property RMSE of every kernel of :data:`CANDIDATES` and of
-    Morgan/Tanimoto on a scaffold split of ``train`` (never the test queries)."""
+    """The neighbours' property RMSE of every kernel of :data:`CANDIDATES` and of Morgan/Tanimoto on a scaffold split of
+    ``train`` (never the test queries)."""
     corpus, queries = scaffold_split(data["train"], n_fit, n_queries, seed=1)
     print(f"\n== kernel choice: {len(corpus):,} train molecules, {len(queries)} train molecules of other scaffolds "
           "as queries; RMSE of the mean logP, TPSA of the 5 nearest", flush=True)
