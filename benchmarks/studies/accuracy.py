@@ -132,7 +132,7 @@ def evaluate_data_set(ds, args, protocol, out):
 
     def run(label, result):
         rows[label] = result
-        print(f"  {label:<28} {100 * result.mean:6.2f} ({100 * result.stderr:.2f})", flush=True)
+        print(f"  {label:<28} {100 * result.mean:6.2f} ({100 * result.stderr:.2f})")
 
     run("GraphKernel()", gi.evaluate_estimator(index, ds.y, kernel=FoldSlicedDefault(shared, {"seed": 0}, names=base),
                                                **protocol))
@@ -253,7 +253,7 @@ def kernels(args):
             with log.open("a") as fh:
                 fh.write(json.dumps(row) + "\n")
             print(f"{name:8s} {spec:40s} {row['accuracy']:6.2f} ({row['stderr']:.2f})  kernel {kernel_seconds:6.1f} s  "
-                  f"protocol {result.elapsed:7.1f} s", flush=True)
+                  f"protocol {result.elapsed:7.1f} s")
         rows = {r["kernel"]: r for r in map(json.loads, log.read_text().splitlines())
                 if (r["dataset"], r["reps"], r["c_grid"]) == (name, args.reps, args.c_grid)}
         reference = rows.get(args.kernels[0])
@@ -261,7 +261,7 @@ def kernels(args):
             if reference and spec in rows:
                 print(f"{name:8s} {spec:40s} {rows[spec]['accuracy'] - reference['accuracy']:+6.2f} points, kernel "
                       f"matrix {rows[spec]['kernel_seconds'] / max(reference['kernel_seconds'], 1e-9):.2f}x the "
-                      f"reference {args.kernels[0]!r}", flush=True)
+                      f"reference {args.kernels[0]!r}")
 
 
 def main(argv=None):

@@ -180,7 +180,7 @@ def known(args):
                          r["seconds"], ok))
             print(f"{task:15s} {r['model']:17s} accuracy {r['accuracy']:.3f}  node AUROC {r['auroc']:.3f}  "
                   f"top-1 {r['top1']:.2f}  ({r['n']} of {n_pos} positives)  exact share {r['exact_share']:.2f}  "
-                  f"{r['seconds']:.1f} s  criterion met: {ok}", flush=True)
+                  f"{r['seconds']:.1f} s  criterion met: {ok}")
     print("\n| task | model | accuracy | node AUROC | top-1 in answer | graphs | exact share | criterion |")
     print("|---|---|---|---|---|---|---|---|")
     for task, model, acc, auroc, top, n, share, _, ok in rows:
@@ -325,13 +325,13 @@ def mutagenicity(args):
     kinds = {k: [g for g in positions if k in truth[g][2]] for k in ("NO2", "NH2")}
     nh2_only = [g for g in positions if set(truth[g][2]) == {"NH2"}]
     print(f"{len(te)} test molecules, {int(y[te].sum())} mutagens, {len(positions)} explained (a group): "
-          f"{len(kinds['NO2'])} with NO2, {len(kinds['NH2'])} with NH2, {len(nh2_only)} NH2 only", flush=True)
+          f"{len(kinds['NO2'])} with NO2, {len(kinds['NH2'])} with NH2, {len(nh2_only)} NH2 only")
 
     t = clock()
     model, C, cv = _cached(args.cache, "ours", lambda: fit_ours(train, ytr, lambda: gi.GraphKernel(seed=0), folds))
     accuracy = float(np.mean(model.predict(data[te]) == y[te]))
     print(f"ours: C={C} (CV {cv.round(3).tolist()}), test accuracy {accuracy:.3f}, chosen "
-          f"{model[0].combination_.summary()} ({clock() - t:.0f} s)", flush=True)
+          f"{model[0].combination_.summary()} ({clock() - t:.0f} s)")
 
     def by_kind(label, values):
         for kind, chosen in (("NO2", kinds["NO2"]), ("NH2 only", nh2_only)):
@@ -348,7 +348,7 @@ def mutagenicity(args):
     fallback = sorted({g for graphs in r0.fallback.values() for g in graphs})
     print(f"gi.explain: {t0 / len(positions):.3f} s per molecule (one thread); exact share {r0.exact_share:.3f}; "
           f"bitwise the same for seeds 0 and 1 on {same} of {len(positions)}, top atom agrees on {top_agree:.3f}; "
-          f"sampled fallback on {len(fallback)} molecules", flush=True)
+          f"sampled fallback on {len(fallback)} molecules")
     by_kind("", r0.node_values)
     by_kind("field ", rf.node_values)
     rows = [("gi.explain (default)", accuracy, scores(r0.node_values, truth, data, positions), t0 / len(positions)),
@@ -361,8 +361,7 @@ def mutagenicity(args):
             if chosen:
                 (seconds,), _ = timed(lambda: gi.explain(model, data[np.asarray(chosen)], seed=0))
                 print(f"  atoms {lo}-{hi}: {seconds / len(chosen):.3f} s per molecule "
-                      f"({len(chosen)} molecules, mean {np.mean([data.batch.sizes[g] for g in chosen]):.0f} atoms)",
-                      flush=True)
+                      f"({len(chosen)} molecules, mean {np.mean([data.batch.sizes[g] for g in chosen]):.0f} atoms)")
         values, seconds = occlusion(model, data, positions)
     rows.append(("atom occlusion, same model", accuracy, scores(values, truth, data, positions), seconds))
     for kind in ("NO2", "NH2"):
@@ -378,7 +377,7 @@ def mutagenicity(args):
                     ytr, folds)
     svc = SVC(kernel="precomputed", C=C_r).fit(_tanimoto(train_fps, train_fps), ytr)
     accuracy_r = float(np.mean(svc.predict(_tanimoto(test_fps, train_fps)) == y[te]))
-    print(f"rdkit: C={C_r}, test accuracy {accuracy_r:.3f} ({clock() - t:.0f} s)", flush=True)
+    print(f"rdkit: C={C_r}, test accuracy {accuracy_r:.3f} ({clock() - t:.0f} s)")
 
     def predict(f):
         return float(svc.decision_function(_tanimoto(_bits([f]), train_fps))[0])

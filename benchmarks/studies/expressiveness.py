@@ -188,7 +188,7 @@ def main(argv=None):
         for name in args.kernels:
             separated, largest = cfi_separations(name)
             print(f"  {name}: {len(separated)} of {len(CFI_BASES)} ({', '.join(separated) or 'none'}); "
-                  f"largest {largest:.2f} s per pair", flush=True)
+                  f"largest {largest:.2f} s per pair")
         return
 
     atlas = atlas_graphs()
@@ -209,7 +209,7 @@ def main(argv=None):
                  wl_hash_confusions(eight) if eight else None,
                  csl_accuracy(gi.kernel_matrix(csl, kernel="wl"), y, args.csl_repeats),
                  gi.kernel_matrix([shrikhande], [rook], kernel="wl")[0, 0], wl_hash_confusions(srg25), None))
-    print(f"  {rows[-1][0]}: {clock() - start:.1f} s", flush=True)
+    print(f"  {rows[-1][0]}: {clock() - start:.1f} s")
     try:
         peer("grakel")
     except NotImplementedError:
@@ -226,7 +226,7 @@ def main(argv=None):
         rows.append(("GraKeL WeisfeilerLehman (5 rounds)", int(np.count_nonzero((K_atlas >= THRESHOLD) & upper)), None,
                      csl_accuracy(K_csl, y, args.csl_repeats), K_srg[0, 1],
                      int(np.count_nonzero((K_srg25 >= THRESHOLD) & srg25_upper)), None))
-        print(f"  {rows[-1][0]}: {clock() - start:.1f} s", flush=True)
+        print(f"  {rows[-1][0]}: {clock() - start:.1f} s")
     for name in args.kernels:
         start = clock()
         functional = make_functional(name)
@@ -238,7 +238,7 @@ def main(argv=None):
                      gi.kernel_matrix([shrikhande], [rook], kernel=name)[0, 0],
                      int(np.count_nonzero((gi.kernel_matrix(srg25, kernel=name) >= THRESHOLD) & srg25_upper)),
                      f"{len(separated)} ({largest:.2f} s)"))
-        print(f"  {name}: {clock() - start:.1f} s", flush=True)
+        print(f"  {name}: {clock() - start:.1f} s")
 
     print()
     print_table(rows, args.csl_repeats)
@@ -332,7 +332,7 @@ def cfi_random(args):
         rows.append((f"``{name}``", str(int(separated.sum())), str(false), f"{np.median(seconds):.3f}",
                      f"{np.max(seconds):.2f}", by_width))
         print(f"  {name}: {rows[-1][1]} separated, {false} false, median {rows[-1][3]} s, largest {rows[-1][4]} s "
-              f"per pair; by treewidth bound {by_width}", flush=True)
+              f"per pair; by treewidth bound {by_width}")
     header = ("member", f"separated (of {len(pairs)})", "copies separated", "median s/pair", "largest s/pair",
               "by treewidth bound " + "/".join(str(w) for w in widths))
     print_rst([header] + rows)

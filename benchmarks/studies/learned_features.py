@@ -95,11 +95,11 @@ def accuracy(args):
                    f"LinearSVC(loss={args.loss!r}, intercept_scaling={args.intercept_scaling:g}, "
                    f"max_iter={args.max_iter})")
         if args.no_exact:
-            print(f"{name}: GraphFeatures + LinearSVC {f:.2f} ({setting}); time {t_linear:.0f} s", flush=True)
+            print(f"{name}: GraphFeatures + LinearSVC {f:.2f} ({setting}); time {t_linear:.0f} s")
             continue
         e = 100 * np.mean(exact_acc)
         print(f"{name}: exact learned default {e:.2f}, GraphFeatures + LinearSVC {f:.2f} "
-              f"(difference {f - e:+.2f}; {setting}); time {t_exact:.0f} s against {t_linear:.0f} s", flush=True)
+              f"(difference {f - e:+.2f}; {setting}); time {t_exact:.0f} s against {t_linear:.0f} s")
 
 
 def diagnose(args):
@@ -138,7 +138,7 @@ def diagnose(args):
                 if fold == 0:
                     print(f"{name} fold 0, n_landmarks={m}: exact {features.exact_} (weight "
                           f"{features.exact_weight_:.3f}); Nystroem {features.approximate_}; "
-                          f"{features.n_features_out_} features", flush=True)
+                          f"{features.n_features_out_} features")
                 if not args.no_exact:
                     G_test = (F_test @ F_train.T).toarray()
                     errors.setdefault(m, []).append(float(np.linalg.norm(G_test - K_test) / np.linalg.norm(K_test)))
@@ -158,7 +158,7 @@ def diagnose(args):
                     seconds.setdefault((m, label), []).append(clock() - t0)
                     scores.setdefault((m, label), []).append(fitted.score(F_test, y[test]))
                     line.append(f"m={m} {label} {100 * scores[(m, label)][-1]:.1f} (C={fitted.best_params_['C']:g})")
-            print(f"{name} fold {fold}: " + ", ".join(line), flush=True)
+            print(f"{name} fold {fold}: " + ", ".join(line))
         exact = 100 * np.mean(scores.pop("exact SVC")) if not args.no_exact else float("nan")
         print(f"{name}: exact learned default (SVC) {exact:.2f} ({args.folds} folds, 1 repetition, C in "
               f"{args.c_grid})")
@@ -167,7 +167,7 @@ def diagnose(args):
             error = f"; test-row kernel error {np.mean(errors[m]):.4f}" if m in errors else ""
             note = f"; {unconverged[(m, label)]} fits unconverged" if unconverged.get((m, label)) else ""
             print(f"{name}: n_landmarks={m}, {label}: {f:.2f} ({f - exact:+.2f}){error}; "
-                  f"{np.sum(seconds[(m, label)]):.0f} s{note}", flush=True)
+                  f"{np.sum(seconds[(m, label)]):.0f} s{note}")
         for m in args.components:
             print(f"{name}: n_landmarks={m}, features {np.sum(seconds[(m, 'features')]):.0f} s")
 

@@ -186,7 +186,7 @@ def decay(n_edges, n_steps, n_sequences, seed, methods):
             values = [[dist.dist(G, H) for H in seq] for seq in sequences]
         seconds[method] = clock() - start
         curves[method] = np.asarray(values, dtype=float)
-        print(f"  decay {METHODS[method]}: {seconds[method]:.1f} s for {n_sequences} x {n_steps} graphs", flush=True)
+        print(f"  decay {METHODS[method]}: {seconds[method]:.1f} s for {n_sequences} x {n_steps} graphs")
     return {"n_nodes": n, "n_edges": int(u.size), "curves": curves, "seconds": seconds}
 
 
@@ -317,7 +317,7 @@ def peers(args, parser):
                 np.savez(path, u=u, v=v, n=n, u2=u2, v2=v2)
                 row = {"family": family, "target": size, "n_nodes": n, "n_edges": int(u.size), "results": {}}
                 print(f"{FAMILIES[family]}, {n:,} nodes, {u.size:,} edges (generated in "
-                      f"{clock() - start:.1f} s)", flush=True)
+                      f"{clock() - start:.1f} s)")
                 for method in methods:
                     if (family, method) in failed:
                         row["results"][method] = {"status": "skipped", "after": failed[family, method]}
@@ -326,7 +326,7 @@ def peers(args, parser):
                                      budget=args.budget, setup_budget=max(args.budget, 600), memory_gb=args.memory_gb)
                     row["results"][method] = result
                     print(f"    {METHODS[method]:<20} {fmt_cell(result, args.budget):>14}   peak "
-                          f"{result['peak_mb'] or 0:,.0f} MB", flush=True)
+                          f"{result['peak_mb'] or 0:,.0f} MB")
                     if result["status"] != "ok":
                         failed[family, method] = size
                 rows.append(row)
@@ -376,11 +376,10 @@ def cluster(args, parser):
         size = sum(f.stat().st_size for f in path.iterdir())
         table_bytes = 16 * m
         print(f"wrote G(n={args.nodes:,}, m={m:,}) to {files} Parquet files, {size / 2**30:.2f} GiB on disk "
-              f"({table_bytes / 2**30:.2f} GiB as int64 columns in memory) in {clock() - t0:.1f} s",
-              flush=True)
+              f"({table_bytes / 2**30:.2f} GiB as int64 columns in memory) in {clock() - t0:.1f} s")
         limit = parse_bytes(args.memory_limit)
         print(f"worker memory_limit {limit / 2**30:.2f} GiB < table {table_bytes / 2**30:.2f} GiB: "
-              f"{limit < table_bytes}", flush=True)
+              f"{limit < table_bytes}")
         row.update(edges=m, files=files, parquet_gib=size / 2**30, table_gib=table_bytes / 2**30)
 
         with LocalCluster(n_workers=2, threads_per_worker=1, memory_limit=args.memory_limit,
@@ -392,8 +391,7 @@ def cluster(args, parser):
             peaks = list(client.run(peak_gib).values())
             print(f"distributed ({edges.npartitions} partitions, deduplicate=False): {seconds:.1f} s, "
                   f"{seconds / args.k:.2f} s per step, {1e9 * seconds / (args.k * m):.1f} ns per edge per step; "
-                  f"worker peaks {', '.join(f'{p:.2f}' for p in peaks)} GiB; client peak {peak_gib():.2f} GiB",
-                  flush=True)
+                  f"worker peaks {', '.join(f'{p:.2f}' for p in peaks)} GiB; client peak {peak_gib():.2f} GiB")
             row.update(partitions=edges.npartitions, distributed_s=seconds, worker_peak_gib=peaks)
             if args.dedup:
                 t0 = clock()
@@ -402,7 +400,7 @@ def cluster(args, parser):
                 peaks = list(client.run(peak_gib).values())
                 print(f"distributed, deduplicate=True (shuffle + persisted distinct table): {dedup_seconds:.1f} s; "
                       f"worker peaks {', '.join(f'{p:.2f}' for p in peaks)} GiB; equal to deduplicate=False: "
-                      f"{deduplicated == inv}", flush=True)
+                      f"{deduplicated == inv}")
                 row.update(dedup_s=dedup_seconds, dedup_worker_peak_gib=peaks)
 
         t0 = clock()
@@ -420,11 +418,11 @@ def cluster(args, parser):
         floor_err = float(np.abs(cov - expected.covariance).max() / np.abs(expected.covariance).max())
         print(f"in process, one thread: CSR read + build {build:.1f} s ({csr_gib:.2f} GiB, {A.nnz:,} entries); "
               f"floor (k products + moments) {floor:.2f} s; gi.power_invariants {library:.2f} s; "
-              f"process peak {peak_gib():.2f} GiB", flush=True)
+              f"process peak {peak_gib():.2f} GiB")
         print(f"ratio distributed / floor: {seconds / floor:.1f}x; distributed / (CSR build + floor): "
-              f"{seconds / (build + floor):.2f}x", flush=True)
+              f"{seconds / (build + floor):.2f}x")
         print(f"distributed vs gi.power_invariants: mean {mean_err:.1e}, covariance {cov_err:.1e} (relative); "
-              f"plain-numpy floor covariance vs gi: {floor_err:.1e}", flush=True)
+              f"plain-numpy floor covariance vs gi: {floor_err:.1e}")
         row.update(build_s=build, floor_s=floor, library_s=library, csr_gib=csr_gib, ratio=seconds / floor,
                    mean_rel_err=mean_err, cov_rel_err=cov_err, client_peak_gib=peak_gib())
         if args.json:

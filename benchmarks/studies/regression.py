@@ -126,7 +126,7 @@ def protocol(args):
         kernel = make()
         X = index if isinstance(kernel, PrecomputedKernel) else graphs
         result = gi.evaluate_estimator(X, y, kernel=kernel, **options)
-        print(f"  {label:<26} {result.mean:6.3f} ({result.stderr:.3f})   {clock() - start:6.1f} s", flush=True)
+        print(f"  {label:<26} {result.mean:6.3f} ({result.stderr:.3f})   {clock() - start:6.1f} s")
     model = gi.GraphKernel(seed=0).fit(graphs, y)
     print("  weights on all 642: " + ", ".join(f"{n} {w:.2f}" for n, w in model.weights_.items() if w > 0))
 
@@ -148,7 +148,7 @@ def classification(args):
                      if n.startswith("descriptors"))
         print(f"{name} ({reps} x 10-fold): before {100 * before.mean:.2f} ({s0:.2f}) {t0:.0f} s; after "
               f"{100 * after.mean:.2f} ({s1:.2f}) {t1:.0f} s; after - before {100 * (after.mean - before.mean):+.2f} "
-              f"points; weight of the descriptors on all graphs {weight:.3f}", flush=True)
+              f"points; weight of the descriptors on all graphs {weight:.3f}")
 
 
 def main(argv=None):
@@ -163,14 +163,14 @@ def main(argv=None):
         smiles, y, splits = load(name)
         if args.what == "cost":
             print(f"{name}: cost of embedding all {len(smiles)} molecules: "
-                  + ", ".join(f"{k} {v:.2f} s" for k, v in cost(smiles).items()), flush=True)
+                  + ", ".join(f"{k} {v:.2f} s" for k, v in cost(smiles).items()))
             continue
         how = f"{len(splits)}-fold CV" if len(splits) > 1 else f"fixed split, {len(splits[0][0])} / {len(splits[0][1])}"
         print(f"{name}: {len(smiles)} molecules, std of y {y.std():.3f}; {how}; KernelRidge, alpha by inner 5-fold CV")
         scores, seconds, weights = ridge(smiles, y, splits, args.seed)
         for label, values in scores.items():
             folds = " ".join(f"{v:.3f}" for v in values) if len(values) > 1 else ""
-            print(f"  {label:<36} {np.mean(values):7.3f} {folds:>30} {seconds[label]:8.1f}", flush=True)
+            print(f"  {label:<36} {np.mean(values):7.3f} {folds:>30} {seconds[label]:8.1f}")
         print(f"  learned weights, first training part: {weights}")
         print("  cost of embedding all molecules: " + ", ".join(f"{k} {v:.2f} s" for k, v in cost(smiles).items()))
 

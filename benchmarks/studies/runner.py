@@ -102,8 +102,9 @@ class _Tee:
 
 
 def parse(parser, argv=None):
-    """Parse the command line, print the stamp, and tee the output to ``--record``."""
+    """Parse the command line, print the stamp, line-buffer the output and tee it to ``--record``."""
     args = parser.parse_args(argv)
+    sys.stdout.reconfigure(line_buffering=True)  # every line out as it is printed
     if getattr(args, "record", None) is not None:
         args.record.parent.mkdir(parents=True, exist_ok=True)
         sys.stdout = _Tee(sys.__stdout__, open(args.record, "a", buffering=1))

@@ -16,7 +16,6 @@ import json
 import os
 import shutil
 import tempfile
-import threading
 import warnings
 from pathlib import Path
 
@@ -105,58 +104,30 @@ def queries_graphs(n, seed):
 
 # -- measuring -------------------------------------------------------------------------
 def _reset_peak_rss():
-    try:
-        with open("/proc/self/clear_refs", "w") as fh:
-            fh.write("5")  # resets VmHWM (Linux >= 4.0)
-        return True
-    except OSError:
-        return False
+    with open("/proc/self/clear_refs", "w") as fh:
+        fh.write("5")  # resets VmHWM (Linux >= 4.0)
 
 
 def _peak_rss():
     with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) * 1024
-    return float("nan")
+        return next(int(line.split()[1]) * 1024 for line in fh if line.startswith("VmHWM:"))
 
 
 class WorkerMemory:
-    """Peak memory of every worker during a block: the highest RSS in the cluster's own memory reports (worker
-    heartbeats, sampled every 0.2 s) and, on Linux, the exact peak RSS of each worker process (VmHWM, reset at the
-    start)."""
+    """Each worker's exact peak RSS during a block (VmHWM, reset at the start; Linux)."""
 
     def __init__(self, client):
         self.client = client
 
     def __enter__(self):
-        self.exact = all(self.client.run(_reset_peak_rss).values())
-        self.reported = {}
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._poll, daemon=True)
-        self._thread.start()
+        self.client.run(_reset_peak_rss)
         return self
 
-    def _poll(self):
-        while not self._stop.is_set():
-            for addr, info in self.client.scheduler_info(n_workers=-1)["workers"].items():
-                memory = info.get("metrics", {}).get("memory", 0)
-                self.reported[addr] = max(self.reported.get(addr, 0), memory)
-            self._stop.wait(0.2)
-
     def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join()
-        self.peaks = self.client.run(_peak_rss) if self.exact else {}
+        self.peaks = self.client.run(_peak_rss)
 
     def summary(self):
-        def mib(values):
-            return ", ".join(f"{v / 2**20:.0f}" for v in values)
-
-        text = f"reported RSS peak per worker {mib(self.reported.values())} MiB"
-        if self.peaks:
-            text += f"; exact peak RSS (VmHWM) {mib(self.peaks.values())} MiB"
-        return text
+        return "peak RSS per worker (VmHWM) " + ", ".join(f"{v / 2**20:.0f}" for v in self.peaks.values()) + " MiB"
 
 
 def start_cluster(n_workers):
@@ -456,7 +427,7 @@ def features(args, parser):
             results.append(row := records[-1])
             print(f"{path:6s} n={n:7d}: {row['seconds']:7.1f} s ({1e3 * row['seconds'] / n:.2f} ms per graph), "
                   f"peak {row['peak_gib']:.2f} GiB, test accuracy {100 * row['accuracy']:.1f}% ({row['n_test']} copies "
-                  "of sources none of whose copies were trained on)", flush=True)
+                  "of sources none of whose copies were trained on)")
     linear = {r["n"]: r for r in results if r["path"] == "linear"}
     for r in results:
         if r["path"] == "exact" and r["n"] in linear:
@@ -488,12 +459,12 @@ def zarr(args, parser):
     features.fit(train, train.y)
     print(f"fit on 10,000 copies in process: {clock() - t0:.1f} s; {features.n_features_out_} "
           f"features; exact {features.exact_} (weight {features.exact_weight_:.3f}), Nystroem "
-          f"{features.approximate_}", flush=True)
+          f"{features.approximate_}")
     check = _copies(args.source, args.partition, 0)
     t0 = clock()
     expected = features.transform(check)
     in_process = (clock() - t0) / args.partition
-    print(f"in process: {1e3 * in_process:.3f} ms per graph (transform of {args.partition} graphs)", flush=True)
+    print(f"in process: {1e3 * in_process:.3f} ms per graph (transform of {args.partition} graphs)")
 
     def equal_parts(store, n):
         """Parts spread over the store (the first, ``--check-parts - 2`` between, the last) against ``transform`` in
@@ -540,7 +511,7 @@ def zarr(args, parser):
                   f"worker peaks {', '.join(f'{p:.2f}' for p in peaks)} GiB (a worker restarted: {restarted}), "
                   f"{row['rows']} rows, partitions "
                   f"{sorted(same_parts)} of {len(rows)} bitwise equal to in-process: {same}; kneighbors of 100 "
-                  f"queries: {knn:.1f} s", flush=True)
+                  f"queries: {knn:.1f} s")
             shutil.rmtree(store.parent)
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))

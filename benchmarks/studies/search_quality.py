@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 import graphinvariants as gi
-from graphinvariants.kernels import molecule_parameters
+from graphinvariants.kernels import molecule_parameters, parse_kernel_spec
 from graphinvariants.search.approximate import ApproximateIndex
 from graphinvariants.search.exact import ExactIndex
 from runner import clock, commands, option, parse, peak_gib, timed
@@ -46,11 +46,9 @@ def moses(cache):
 
 
 def single_and_batch_ms(function, n, single):
-    """Median and mean ms of ``function(i, i + 1)`` over the first ``single`` items one at a time, mean ms per item of
-    ``function(0, n)``, and that call's answer."""
+    """Median ms of ``function(i, i + 1)`` over the first ``single`` items, and mean ms per item of ``function(0, n)``."""
     singles = [timed(lambda i=i: function(i, i + 1))[0][0] for i in range(min(single, n))]
-    (batch,), answer = timed(lambda: function(0, n))
-    return 1e3 * float(np.median(singles)), 1e3 * float(np.mean(singles)), 1e3 * batch / n, answer
+    return 1e3 * float(np.median(singles)), 1e3 * timed(lambda: function(0, n))[0][0] / n
 
 
 def properties(smiles):
@@ -100,11 +98,7 @@ def scaffold_split(smiles, n_fit, n_queries, seed):
 def kernel_neighbours(spec, corpus, queries, k):
     """Each query's ``k`` nearest by the exact index over ``GraphFeatures`` of ``spec`` (a kernel name with
     ``name:param=value,...`` options; molecule labels added)."""
-    name, _, options = spec.partition(":")
-    params = {}
-    for item in filter(None, options.split(",")):
-        key, value = item.split("=")
-        params[key] = None if value == "None" else int(value)
+    name, params = parse_kernel_spec(spec)
     kernel = gi.GraphKernel(kernel=name, **molecule_parameters(name, params))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
@@ -119,20 +113,24 @@ def select(data, n_fit, n_queries):
     ``train`` (never the test queries)."""
     corpus, queries = scaffold_split(data["train"], n_fit, n_queries, seed=1)
     print(f"\n== kernel choice: {len(corpus):,} train molecules, {len(queries)} train molecules of other scaffolds "
-          "as queries; RMSE of the mean logP, TPSA of the 5 nearest", flush=True)
+          "as queries; RMSE of the mean logP, TPSA of the 5 nearest")
     cache = {}
     morgan_rmse = neighbour_rmse(tanimoto_nearest(morgan(queries), morgan(corpus), 5), corpus, queries, cache)
-    print(f"  Morgan/Tanimoto: logP {morgan_rmse[0]:.3f}, TPSA {morgan_rmse[1]:.2f}", flush=True)
+    print(f"  Morgan/Tanimoto: logP {morgan_rmse[0]:.3f}, TPSA {morgan_rmse[1]:.2f}")
     scores = {}
     for spec in CANDIDATES:
         t = clock()
         scores[spec] = neighbour_rmse(kernel_neighbours(spec, corpus, queries, 5), corpus, queries, cache)
-        print(f"  {spec}: logP {scores[spec][0]:.3f}, TPSA {scores[spec][1]:.2f} ({clock() - t:.0f} s)",
-              flush=True)
+        print(f"  {spec}: logP {scores[spec][0]:.3f}, TPSA {scores[spec][1]:.2f} ({clock() - t:.0f} s)")
     # the best by the two RMSEs relative to Morgan's, summed
     best = min(scores, key=lambda spec: float(np.sum(scores[spec] / morgan_rmse)))
-    print(f"  chosen: {best}", flush=True)
+    print(f"  chosen: {best}")
     return best
+
+
+def train_sample(data, n):
+    """``n`` of MOSES' train SMILES drawn at random (seed 0), in their order."""
+    return [data["train"][i] for i in np.sort(np.random.default_rng(0).choice(len(data["train"]), n, replace=False))]
 
 
 def moses_search(args):
@@ -153,12 +151,10 @@ def moses_search(args):
     sets = {name: [data[part][i] for i in rng.choice(len(data[part]), args.queries, replace=False)]
             for name, part in [("random split (test)", "test"), ("new scaffolds (test_scaffolds)", "test_scaffolds")]}
     kernel = gi.GraphKernel(kernel=args.kernel, **molecule_parameters(args.kernel, {}))
-    print(f"MOSES: {len(data['train']):,} train SMILES; kernel {kernel}; {args.queries} queries per set; one thread",
-          flush=True)
+    print(f"MOSES: {len(data['train']):,} train SMILES; kernel {kernel}; {args.queries} queries per set; one thread")
     for n in args.sizes:
-        corpus = [data["train"][i] for i in np.sort(np.random.default_rng(0).choice(len(data["train"]), n,
-                                                                                    replace=False))]
-        print(f"\n== {n:,} molecules", flush=True)
+        corpus = train_sample(data, n)
+        print(f"\n== {n:,} molecules")
         # FPSim2
         path = args.cache / f"fpsim2_{n}.h5"
         path.unlink(missing_ok=True)
@@ -174,9 +170,9 @@ def moses_search(args):
 
         smiles = sets["random split (test)"]
         fpsim2(smiles[:1])
-        fp_single, _, fp_batch, _ = single_and_batch_ms(lambda a, b: fpsim2(smiles[a:b]), len(smiles), args.single)
+        fp_single, fp_batch = single_and_batch_ms(lambda a, b: fpsim2(smiles[a:b]), len(smiles), args.single)
         print(f"FPSim2: build {fp_build:.1f} s (molecules, fingerprints, file), {engine.fps.nbytes / 2**20:.0f} MiB; "
-              f"{fp_single:.2f} ms per query one at a time, {fp_batch:.2f} ms per query over a batch", flush=True)
+              f"{fp_single:.2f} ms per query one at a time, {fp_batch:.2f} ms per query over a batch")
         # ours: features, then the indexes
         t = clock()
         features = gi.GraphFeatures(kernel, seed=0)
@@ -187,23 +183,23 @@ def moses_search(args):
             rows = {name: features.transform_with_missing(smiles) for name, smiles in sets.items()}
         print(f"features: {feature_build:.1f} s for the corpus ({X.shape[1]:,} columns, {X.nnz / n:.0f} non-zeros "
               f"per row); queries with labels unseen at fit: "
-              + ", ".join(f"{name} {np.mean(lost > 0):.0%}" for name, (_, lost) in rows.items()), flush=True)
+              + ", ".join(f"{name} {np.mean(lost > 0):.0%}" for name, (_, lost) in rows.items()))
         t = clock()
         exact = ExactIndex(dtype=args.dtype, seed=0).fit(X)
         exact_build = clock() - t
         Q, lost = rows["random split (test)"]
         exact.search(Q[:1], 10, lost=lost[:1])  # compiled loops loaded
-        e_single, _, e_batch, _ = single_and_batch_ms(lambda a, b: exact.search(Q[a:b], 10, lost=lost[a:b]),
-                                                      Q.shape[0], args.single)
+        e_single, e_batch = single_and_batch_ms(lambda a, b: exact.search(Q[a:b], 10, lost=lost[a:b]),
+                                                Q.shape[0], args.single)
         truths = {name: exact.search(q, 10, lost=ls) for name, (q, ls) in rows.items()}
         exact.search(Q, 10, lost=lost)
         print(f"exact index ({args.dtype}, method {exact.method!r}): "
               f"build {exact_build:.1f} s, {exact.nbytes / 2**30:.3f} GiB; alone {e_single:.2f} ms per query one at a "
               f"time, {e_batch:.2f} ms in a batch of {args.queries}; rows scored roughly: median "
               f"{np.median(exact.scored_) / n:.0%}, exactly: median {np.median(exact.rescored_):.0f} "
-              f"({np.median(exact.rescored_) / n:.3%}), max {exact.rescored_.max()}", flush=True)
+              f"({np.median(exact.rescored_) / n:.3%}), max {exact.rescored_.max()}")
         print(f"  exact / FPSim2: {e_single / fp_single:.2f}x one at a time, {e_batch / fp_single:.2f}x in a batch "
-              "(targets: <= 5x at 10^5, <= 2x at 10^6)", flush=True)
+              "(targets: <= 5x at 10^5, <= 2x at 10^6)")
 
         def end_to_end(index):
             def run(a, b):
@@ -213,46 +209,45 @@ def moses_search(args):
                 return index.search(q, 10, lost=ls)
             return run
 
-        x_single, _, x_batch, _ = single_and_batch_ms(end_to_end(exact), len(smiles), args.single)
+        x_single, x_batch = single_and_batch_ms(end_to_end(exact), len(smiles), args.single)
         print(f"  end to end per SMILES (row + exact index): {x_single:.1f} ms one at a time, {x_batch:.1f} ms per "
-              f"query in a batch; {x_single / fp_single:.1f}x FPSim2", flush=True)
+              f"query in a batch; {x_single / fp_single:.1f}x FPSim2")
         t = clock()
         approx = ApproximateIndex(recall=args.recall, dtype=args.dtype, seed=0).fit(X)
         a_build = clock() - t
         approx.search(Q[:1], 10, lost=lost[:1])
-        a_single, _, a_batch, _ = single_and_batch_ms(lambda a, b: approx.search(Q[a:b], 10, lost=lost[a:b]),
-                                                      Q.shape[0], args.single)
+        a_single, a_batch = single_and_batch_ms(lambda a, b: approx.search(Q[a:b], 10, lost=lost[a:b]),
+                                                Q.shape[0], args.single)
         recalls = {name: tie_aware_recall(approx.exact_, q, approx.search(q, 10, lost=ls)[0], truths[name][1], ls)
                    for name, (q, ls) in rows.items()}
         print(f"approximate index (recall={args.recall}): build {a_build:.1f} s ({a_build / fp_build:.1f}x FPSim2's "
               f"build; target <= 5x), {approx.nbytes / 2**30:.3f} GiB, {approx.n_candidates_} candidates "
               f"(calibrated recall {approx.calibrated_recall_:.3f}); alone {a_single:.2f} ms per query one at a time, "
               f"{a_batch:.2f} ms in a batch; recall@10 "
-              + ", ".join(f"{name} {r:.3f}" for name, r in recalls.items()), flush=True)
+              + ", ".join(f"{name} {r:.3f}" for name, r in recalls.items()))
         print(f"  approximate / FPSim2: {a_single / fp_single:.2f}x one at a time, {a_batch / fp_single:.2f}x in a "
-              "batch (targets: <= 1x at 10^5, <= 0.2x at 10^6, at recall >= 0.95)", flush=True)
-        y_single, _, _, _ = single_and_batch_ms(end_to_end(approx), len(smiles), args.single)
-        print(f"  end to end per SMILES (row + approximate index): {y_single:.1f} ms one at a time", flush=True)
-        print("neighbours' property RMSE (mean of the 5 nearest; logP, TPSA):", flush=True)
+              "batch (targets: <= 1x at 10^5, <= 0.2x at 10^6, at recall >= 0.95)")
+        y_single, _ = single_and_batch_ms(end_to_end(approx), len(smiles), args.single)
+        print(f"  end to end per SMILES (row + approximate index): {y_single:.1f} ms one at a time")
+        print("neighbours' property RMSE (mean of the 5 nearest; logP, TPSA):")
         cache = {}
         for name, query_smiles in sets.items():
             ours = neighbour_rmse(truths[name][0][:, :5], corpus, query_smiles, cache)
             theirs = neighbour_rmse([r[:5] for r in fpsim2(query_smiles)], corpus, query_smiles, cache)
             print(f"  {name}: ours logP {ours[0]:.3f}, TPSA {ours[1]:.2f}; FPSim2 logP {theirs[0]:.3f}, "
-                  f"TPSA {theirs[1]:.2f}", flush=True)
-        print(f"peak resident memory of the process: {peak_gib():.2f} GiB", flush=True)
+                  f"TPSA {theirs[1]:.2f}")
+        print(f"peak resident memory of the process: {peak_gib():.2f} GiB")
         del engine, approx, exact, X
     if args.select[0] and args.select[1]:
         best = select(data, *args.select)
         n = args.sizes[0]
-        corpus = [data["train"][i] for i in np.sort(np.random.default_rng(0).choice(len(data["train"]), n,
-                                                                                    replace=False))]
-        print(f"\n== {best} on the {n:,} molecules, the test queries (5 nearest; logP, TPSA RMSE):", flush=True)
+        corpus = train_sample(data, n)
+        print(f"\n== {best} on the {n:,} molecules, the test queries (5 nearest; logP, TPSA RMSE):")
         cache = {}
         for name, query_smiles in sets.items():
             found = kernel_neighbours(best, corpus, query_smiles, 5)
             rmse = neighbour_rmse(found, corpus, query_smiles, cache)
-            print(f"  {name}: logP {rmse[0]:.3f}, TPSA {rmse[1]:.2f}", flush=True)
+            print(f"  {name}: logP {rmse[0]:.3f}, TPSA {rmse[1]:.2f}")
 
 
 def learned_neighbours(graphs, y):
@@ -298,7 +293,7 @@ def neighbours(args):
         t_morgan = clock() - t
         measure = "LOO 10-NN RMSE" if regression else "LOO 10-NN accuracy"
         print(f"{name:<14}{len(y):>8}  {measure:<22}{learned:>15.3f}{tanimoto:>17.3f}"
-              f"   ({t_learned:.0f} s, {t_morgan:.0f} s)", flush=True)
+              f"   ({t_learned:.0f} s, {t_morgan:.0f} s)")
 
 
 def main(argv=None):
