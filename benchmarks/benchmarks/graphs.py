@@ -3,7 +3,9 @@
 import os
 import tempfile
 
+import igraph as ig
 import numpy as np
+import scipy.sparse as sp
 
 import graphinvariants as gi
 from graphinvariants.graphs.adjacency import networkx_csr  # 0.2's per-graph builder, written out below
@@ -17,7 +19,6 @@ def _pandas_csr(path, fmt):
     """The straightforward reading of this very file (ids 0..n-1, its separator known): ``pandas.read_csv`` (C engine)
     or ``read_parquet``, then scipy's coo -> csr, mirrored."""
     import pandas as pd
-    import scipy.sparse as sp
 
     df = {"text": lambda: pd.read_csv(path, sep="\t", comment="#", header=None, names=["u", "v"]),
           "csv": lambda: pd.read_csv(path), "parquet": lambda: pd.read_parquet(path)}[fmt]()
@@ -102,8 +103,6 @@ class GraphBatch:
     def setup(self, source):
         self.graphs = tu("NCI1").graphs
         if source == "igraph":
-            import igraph as ig
-
             self.graphs = [ig.Graph.from_networkx(G) for G in self.graphs]
 
     def time_batch(self, source):

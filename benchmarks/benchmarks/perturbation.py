@@ -1,6 +1,7 @@
 """graphinvariants.perturbation: the study on the TU sets and one large network, against plain loops and the floor."""
 
 import numpy as np
+import scipy.sparse as sp
 
 import graphinvariants as gi
 
@@ -51,8 +52,6 @@ class LargeNetwork:
     fractions = {"default": None, "incremental": float("inf"), "products": 1e-9, "scratch": 0.0}
 
     def setup(self, n, family, method):
-        import scipy.sparse as sp
-
         u, v = random_edges(family, n, 10, seed=0)
         self.A = csr(u, v, int(max(u.max(), v.max())) + 1)
         self.A32 = sp.csr_array((self.A.data, self.A.indices.astype(np.int32), self.A.indptr.astype(np.int32)),

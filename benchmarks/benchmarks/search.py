@@ -1,5 +1,6 @@
 """graphinvariants.search: the exact and approximate indexes (work, recall, FPSim2 beside), and a query's row."""
 
+import copy
 import itertools
 import os
 import tempfile
@@ -8,7 +9,9 @@ from pathlib import Path
 
 import joblib
 import numpy as np
+import scipy.linalg
 import scipy.sparse as sp
+from sklearn.decomposition import TruncatedSVD
 
 import graphinvariants as gi
 from graphinvariants.datasets import as_molecules, perturbed_copies, to_mol
@@ -71,12 +74,8 @@ class ApproximateBuild:
         if method == "whole index":
             self.call = lambda: ApproximateIndex(seed=0).fit(X)
         elif method.startswith("full"):
-            import scipy.linalg
-
             self.call = lambda: scipy.linalg.svd(S, full_matrices=False)
         else:
-            from sklearn.decomposition import TruncatedSVD
-
             self.call = lambda: TruncatedSVD(n_components=index.n_dims_, random_state=0).fit(S)
         self.one = method.startswith("full")
 
@@ -328,8 +327,6 @@ class QueryRow:
     timeout = 1800
 
     def setup(self, n, path):
-        import copy
-
         data = as_molecules(tu("Mutagenicity"))
         held = np.sort(np.random.default_rng(0).choice(len(data), size=40, replace=False))
         base = data[np.setdiff1d(np.arange(len(data)), held)]

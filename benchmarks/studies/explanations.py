@@ -19,6 +19,7 @@ from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import GridSearchCV, StratifiedKFold, train_test_split
 from sklearn.pipeline import Pipeline
 from sklearn.svm import SVC
+from threadpoolctl import threadpool_limits
 
 from rdkit import RDLogger
 from rdkit.Chem.Draw import SimilarityMaps
@@ -308,8 +309,6 @@ def group_use(model, data, positions, truth, kind):
 
 
 def mutagenicity(args):
-    from threadpoolctl import threadpool_limits
-
     data = tu("Mutagenicity")
     y = (data.y == MUTAGEN).astype(int)  # 1: mutagen, the positive class
     idx = np.arange(len(data))

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import networkx as nx
 import numpy as np
+from networkx.algorithms.approximation import treewidth_min_fill_in
 
 import graphinvariants as gi
 from graphinvariants.datasets import cfi_pair, csl_graphs, srg25_graphs, strongly_regular_pair
@@ -307,8 +308,6 @@ def random_bases(n_pairs, seed=0, edge_ratio=1.5):
 
 def cfi_random(args):
     """The random CFI set (``--cfi-random``): one reStructuredText table."""
-    from networkx.algorithms.approximation import treewidth_min_fill_in
-
     members = CFI_MEMBERS if args.kernels == DEFAULT_KERNELS else args.kernels
     bases = random_bases(args.cfi_random, args.seed, args.edge_ratio)
     pairs = [cfi_pair(B, seed=args.seed * 10**6 + i) for i, B in enumerate(bases)]

@@ -10,10 +10,12 @@ The figure and table of docs/large_collections.rst. From the project root, under
 """
 
 import json
+import warnings
 from pathlib import Path
 
 import numpy as np
 from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.svm import SVC, LinearSVC
 
@@ -107,10 +109,6 @@ def diagnose(args):
     its matrix), then for every ``--components`` the SVC on the features' inner products ``F F^T`` (the approximation
     alone: the same learner as the exact path) and the linear models of ``--models`` on ``F``, and the relative error of
     ``F_test F_train^T`` against the exact test rows. Prints every fold as it ends."""
-    import warnings
-
-    from sklearn.exceptions import ConvergenceWarning
-
     grid = {"C": list(args.c_grid)}
     catalogue = {
         "squared_hinge": LinearSVC(max_iter=args.max_iter),

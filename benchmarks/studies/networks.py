@@ -19,8 +19,13 @@ import statistics
 import tempfile
 from pathlib import Path
 
+import igraph as ig
+import networkx as nx
 import numpy as np
+import scipy.sparse as sp
+from scipy.stats import spearmanr
 
+import graphinvariants as gi
 from runner import ROOT, clock, commands, in_child, option, parse, peak_gib, pyplot
 from benchmarks.common import floor_invariants, peer, random_edges
 
@@ -42,8 +47,6 @@ K = 5
 def generate(family, n_edges, seed):
     """Edge arrays ``(u, v, n_nodes)`` of a simple undirected graph of about ``n_edges`` edges (mean degree 10; the grid
     and Barabasi-Albert graphs of ``common.random_edges``)."""
-    import igraph as ig
-
     n = max(2, int(round(np.sqrt(n_edges / 2)))) ** 2 if family == "grid" else max(2 * MEAN_DEGREE,
                                                                                    2 * n_edges // MEAN_DEGREE)
     if family in ("grid", "ba"):
@@ -72,8 +75,6 @@ def flipped(u, v, n, n_flips, seed):
 
 
 def to_networkx(u, v, n):
-    import networkx as nx
-
     G = nx.Graph()
     G.add_nodes_from(range(n))
     G.add_edges_from(zip(u.tolist(), v.tolist()))
@@ -81,8 +82,6 @@ def to_networkx(u, v, n):
 
 
 def to_csr(u, v, n):
-    import scipy.sparse as sp
-
     A = sp.coo_matrix((np.ones(2 * u.size), (np.concatenate((u, v)), np.concatenate((v, u)))), shape=(n, n))
     return A.tocsr()
 
@@ -105,8 +104,6 @@ def child(method, path, repeats, repeat_time, budget, setup_budget, memory_gb):
     data = np.load(path)
     u, v, n = data["u"], data["v"], int(data["n"])
     if method.startswith("power"):
-        import graphinvariants as gi
-
         A, n_jobs = gi.from_edge_arrays(u, v, n_nodes=n), 1 if method == "power1" else None
         gi.power_invariants(gi.from_edge_arrays(u[:100], v[:100], n_nodes=n), k=K, n_jobs=n_jobs)  # compile
         call = lambda: gi.power_invariants(A, k=K, n_jobs=n_jobs)  # noqa: E731
@@ -163,10 +160,8 @@ def fmt_cell(result, budget):
 
 # -- the decay under flips ---------------------------------------------------------------
 def decay(n_edges, n_steps, n_sequences, seed, methods):
-    import networkx as nx
     import netlsd
 
-    import graphinvariants as gi
 
     u, v, n = generate("ba", n_edges, seed)
     G = to_networkx(u, v, n)
@@ -191,8 +186,6 @@ def decay(n_edges, n_steps, n_sequences, seed, methods):
 
 
 def spearman_with_steps(mean):
-    from scipy.stats import spearmanr
-
     return float(spearmanr(np.arange(1, mean.size + 1), mean).statistic)
 
 
@@ -251,7 +244,6 @@ def write_er_parquet(path, n, m, *, seed=0, rows_per_file=4_000_000):
 def read_csr(path, n):
     """The in-process adjacency of the Parquet edge table (undirected, int32 indices)."""
     import pyarrow.parquet as pq
-    import scipy.sparse as sp
 
     table = pq.read_table(path)
     u = table.column("u").to_numpy().astype(np.int32)
@@ -365,7 +357,6 @@ def cluster(args, parser):
     from dask.utils import parse_bytes
     from distributed import Client, LocalCluster
 
-    import graphinvariants as gi
 
     workdir = Path(tempfile.mkdtemp(prefix="gi-bench-network-", dir=args.dir))
     path = workdir / "edges"

@@ -15,6 +15,9 @@ from sklearn.kernel_ridge import KernelRidge
 from sklearn.model_selection import GridSearchCV, KFold
 
 import graphinvariants as gi
+from graphinvariants.datasets import as_molecules
+from graphinvariants.embeddings import batch_molecules, descriptor_table
+from graphinvariants.embeddings.descriptors import BASIC_DESCRIPTORS, rdkit_descriptors
 from graphinvariants.kernels.learned import CANDIDATES
 from runner import clock, commands, option, parse
 from benchmarks.common import PrecomputedKernel, Shared, morgan, peer, tu
@@ -91,9 +94,6 @@ def ridge(smiles, y, splits, seed):
 def cost(smiles):
     """Seconds to read every molecule and compute its descriptors (no cache of rows: the cost of molecules seen for the
     first time), the default set and the basic dozen, and Morgan count fingerprints from the SMILES."""
-    from graphinvariants.embeddings import batch_molecules, descriptor_table
-    from graphinvariants.embeddings.descriptors import BASIC_DESCRIPTORS, rdkit_descriptors
-
     batch = gi.as_graph_batch(smiles, node_label="label", edge_label="label")
     out = {}
     for label, names in (("descriptors (default set)", rdkit_descriptors()),
@@ -132,8 +132,6 @@ def protocol(args):
 
 
 def classification(args):
-    from graphinvariants.datasets import as_molecules
-
     print("10-fold, C in 1e-7 .. 1e7 on an inner split, seed 0; accuracy in % (std over repetitions)")
     for item in args.reps:
         name, _, reps = item.partition("=")

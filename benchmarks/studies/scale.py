@@ -19,7 +19,10 @@ import tempfile
 import warnings
 from pathlib import Path
 
+import networkx as nx
 import numpy as np
+from sklearn.model_selection import GroupShuffleSplit, StratifiedKFold
+from sklearn.svm import SVC, LinearSVC
 
 import graphinvariants as gi
 from graphinvariants.datasets import perturbed_copies
@@ -91,8 +94,6 @@ def generate_corpus(folder, n_graphs, seed, graphs_per_file, first_id=0):
 
 def queries_graphs(n, seed):
     """``n`` query graphs from another stream of the same generator, as NetworkX graphs."""
-    import networkx as nx
-
     rng = np.random.default_rng(seed)
     sizes = graph_sizes(n, rng)
     g, u, v = molecule_edges(sizes, rng)
@@ -286,9 +287,6 @@ def section_scaling(args, client, corpus_dir, work):
 
 
 def section_nystroem(args):
-    from sklearn.model_selection import StratifiedKFold
-    from sklearn.svm import SVC, LinearSVC
-
     ds = tu("NCI1")
     y = ds.y
     folds = list(StratifiedKFold(10, shuffle=True, random_state=args.seed).split(np.zeros(len(y)), y))
@@ -331,8 +329,6 @@ def split_by_source(n_copies, n_sources, *, test_size=0.1, seed=0, start=0):
     :func:`~graphinvariants.datasets.perturbed_copies`, split by source graph (copy ``i`` is a copy of source ``i %
     n_sources``): every copy of a source on one side, about ``test_size`` of the sources on the test side
     (scikit-learn's ``GroupShuffleSplit``)."""
-    from sklearn.model_selection import GroupShuffleSplit
-
     sources = (start + np.arange(n_copies)) % n_sources
     split = GroupShuffleSplit(n_splits=1, test_size=test_size, random_state=seed)
     train, test = next(split.split(sources, groups=sources))
@@ -348,8 +344,6 @@ def one_run(n, source, path, progress, n_landmarks, C):
     generate = clock() - t0
     t0 = clock()
     if path == "linear":
-        from sklearn.svm import LinearSVC
-
         features = gi.GraphFeatures(max_samples=1000, n_landmarks=n_landmarks, seed=0, progress=progress)
         F_train = features.fit_transform(train, train.y)
         F_test = features.transform(test)
@@ -359,8 +353,6 @@ def one_run(n, source, path, progress, n_landmarks, C):
         extra = {"n_features": int(features.n_features_out_), "nnz_per_row": F_train.nnz / F_train.shape[0],
                  "exact_weight": features.exact_weight_}
     else:
-        from sklearn.svm import SVC
-
         kernel = gi.GraphKernel(seed=0)
         K_train = kernel.fit_transform(train, train.y)
         K_test = kernel.transform(test)
@@ -450,7 +442,6 @@ def zarr(args, parser):
     import dask.bag as db
     from distributed import Client, LocalCluster
 
-    import graphinvariants as gi
     from graphinvariants.distributed import features_to_zarr, read_features, store_kneighbors as kneighbors
 
     train = _copies(args.source, 10_000, 0)

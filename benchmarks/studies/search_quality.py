@@ -17,6 +17,7 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 import graphinvariants as gi
 from graphinvariants.kernels import molecule_parameters, parse_kernel_spec
@@ -134,8 +135,6 @@ def train_sample(data, n):
 
 
 def moses_search(args):
-    from threadpoolctl import threadpool_limits
-
     threadpool_limits(1)
     import faiss
     import numba
