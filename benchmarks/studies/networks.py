@@ -26,7 +26,7 @@ import scipy.sparse as sp
 from scipy.stats import spearmanr
 
 import graphinvariants as gi
-from runner import ROOT, clock, commands, in_child, option, parse, peak_gib, pyplot
+from runner import ROOT, clock, commands, in_child, option, parse, peak_gib, pyplot, timed
 from benchmarks.common import floor_invariants, peer, random_edges
 
 FAMILIES = {"er": "Erdos-Renyi", "ba": "Barabasi-Albert", "grid": "2-D grid", "rgg": "random geometric"}
@@ -119,9 +119,7 @@ def child(method, path, repeats, repeat_time, budget, setup_budget, memory_gb):
     total = 0.0
     for _ in range(repeats):
         signal.setitimer(signal.ITIMER_REAL, budget)
-        start = clock()
-        call()
-        elapsed = clock() - start
+        (elapsed,), _ = timed(lambda: call())
         signal.setitimer(signal.ITIMER_REAL, 0)
         total += elapsed
         print(json.dumps({"time": elapsed, "peak_mb": 1024 * peak_gib()}), flush=True)
@@ -357,7 +355,6 @@ def cluster(args, parser):
     from dask.utils import parse_bytes
     from distributed import Client, LocalCluster
 
-
     workdir = Path(tempfile.mkdtemp(prefix="gi-bench-network-", dir=args.dir))
     path = workdir / "edges"
     row = {"nodes": args.nodes, "k": args.k, "memory_limit": args.memory_limit}
@@ -394,16 +391,10 @@ def cluster(args, parser):
                       f"{deduplicated == inv}")
                 row.update(dedup_s=dedup_seconds, dedup_worker_peak_gib=peaks)
 
-        t0 = clock()
-        A = read_csr(path, args.nodes)
-        build = clock() - t0
+        (build,), A = timed(lambda: read_csr(path, args.nodes))
         csr_gib = (A.data.nbytes + A.indices.nbytes + A.indptr.nbytes) / 2**30
-        t0 = clock()
-        mean, cov = floor_invariants(A, args.k)
-        floor = clock() - t0
-        t0 = clock()
-        expected = gi.power_invariants(A, k=args.k)
-        library = clock() - t0
+        (floor,), (mean, cov) = timed(lambda: floor_invariants(A, args.k))
+        (library,), expected = timed(lambda: gi.power_invariants(A, k=args.k))
         mean_err = float(np.max(np.abs(inv.mean - expected.mean) / np.abs(expected.mean)))
         cov_err = float(np.abs(inv.covariance - expected.covariance).max() / np.abs(expected.covariance).max())
         floor_err = float(np.abs(cov - expected.covariance).max() / np.abs(expected.covariance).max())

@@ -28,7 +28,7 @@ import graphinvariants as gi
 from graphinvariants.datasets import perturbed_copies
 from graphinvariants.features import subset
 from graphinvariants.kernels import make_functional, pairwise_kernels
-from runner import clock, commands, in_child, option, parse, peak_gib, section
+from runner import clock, commands, in_child, option, parse, peak_gib, section, timed
 from benchmarks.common import tu
 
 NCI1_LOG_SIZE = (3.310, 0.408)  # mean and std of log(number of nodes) over NCI1
@@ -477,19 +477,13 @@ def zarr(args, parser):
             starts = range(0, n, args.partition)
             parts = [dask.delayed(_copies)(args.source, min(args.partition, n - s), s) for s in starts]
             pids = client.run(os.getpid)
-            t0 = clock()
-            rows = features_to_zarr(features, db.from_delayed(parts), store)
-            seconds = clock() - t0
+            (seconds,), rows = timed(lambda: features_to_zarr(features, db.from_delayed(parts), store))
             peaks = list(client.run(peak_gib).values())
             restarted = client.run(os.getpid) != pids  # a worker past its memory limit is restarted
-            t0 = clock()
-            same_parts = equal_parts(store, n)
-            check_seconds = clock() - t0
+            (check_seconds,), same_parts = timed(lambda: equal_parts(store, n))
             same = all(same_parts.values())
             queries = expected[:100]
-            t0 = clock()
-            indices, values = kneighbors(queries, store, n_neighbors=10)
-            knn = clock() - t0
+            (knn,), (indices, values) = timed(lambda: kneighbors(queries, store, n_neighbors=10))
             row = {"n": n, "seconds": seconds, "ms_per_graph": 1e3 * seconds / n, "worker_peak_gib": peaks,
                    "rows": int(rows.sum()), "worker_restarted": restarted, "bitwise_equal": same,
                    "partitions_checked": {str(k): v for k, v in same_parts.items()},

@@ -183,9 +183,7 @@ def moses_search(args):
         print(f"features: {feature_build:.1f} s for the corpus ({X.shape[1]:,} columns, {X.nnz / n:.0f} non-zeros "
               f"per row); queries with labels unseen at fit: "
               + ", ".join(f"{name} {np.mean(lost > 0):.0%}" for name, (_, lost) in rows.items()))
-        t = clock()
-        exact = ExactIndex(dtype=args.dtype, seed=0).fit(X)
-        exact_build = clock() - t
+        (exact_build,), exact = timed(lambda: ExactIndex(dtype=args.dtype, seed=0).fit(X))
         Q, lost = rows["random split (test)"]
         exact.search(Q[:1], 10, lost=lost[:1])  # compiled loops loaded
         e_single, e_batch = single_and_batch_ms(lambda a, b: exact.search(Q[a:b], 10, lost=lost[a:b]),
@@ -211,9 +209,7 @@ def moses_search(args):
         x_single, x_batch = single_and_batch_ms(end_to_end(exact), len(smiles), args.single)
         print(f"  end to end per SMILES (row + exact index): {x_single:.1f} ms one at a time, {x_batch:.1f} ms per "
               f"query in a batch; {x_single / fp_single:.1f}x FPSim2")
-        t = clock()
-        approx = ApproximateIndex(recall=args.recall, dtype=args.dtype, seed=0).fit(X)
-        a_build = clock() - t
+        (a_build,), approx = timed(lambda: ApproximateIndex(recall=args.recall, dtype=args.dtype, seed=0).fit(X))
         approx.search(Q[:1], 10, lost=lost[:1])
         a_single, a_batch = single_and_batch_ms(lambda a, b: approx.search(Q[a:b], 10, lost=lost[a:b]),
                                                 Q.shape[0], args.single)
@@ -283,9 +279,7 @@ def neighbours(args):
         print(f"FreeSolv skipped ({err})")
     print(f"{'set':<14}{'graphs':>8}  {'measure':<22}{'learned kernel':>15}{'Morgan/Tanimoto':>17}")
     for name, graphs, y, mols, regression in sets:
-        t = clock()
-        learned = score(learned_neighbours(graphs, y), y, regression)
-        t_learned = clock() - t
+        (t_learned,), learned = timed(lambda: score(learned_neighbours(graphs, y), y, regression))
         t = clock()
         fps = morgan(mols)
         tanimoto = score(tanimoto_nearest(fps, fps, 10, leave_one_out=True), y, regression)
