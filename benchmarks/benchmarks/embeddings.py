@@ -18,8 +18,7 @@ class WLSorts:
     """The WL embedding of 300 dense random graphs G(n, 0.5), n in 30 .. 250, 5 rounds: one int64 key per entry and
     packed columns (ours) against plain lexsorts of the rows and of every column (the Gram matrices are identical)."""
 
-    params = ["ours", "plain lexsorts"]
-    param_names = ["sorts"]
+    params, param_names = ["ours", "plain lexsorts"], ["sorts"]
 
     def setup(self, sorts):
         rng = np.random.default_rng(0)
@@ -58,8 +57,7 @@ class HigherWL:
     """The higher-order WL members on the TU sets: every graph embedded by ``wl`` (5 rounds, for scale), ``lwl2`` at
     radius 1 and 2 and ``fwl2`` (3 rounds; only where every graph fits ``working_memory``, 1 GiB: about 2,600 nodes)."""
 
-    params = (SETS, ["wl", "lwl2 radius 1", "lwl2 radius 2", "fwl2"])
-    param_names = ["data set", "member"]
+    params, param_names = (SETS, ["wl", "lwl2 radius 1", "lwl2 radius 2", "fwl2"]), ["data set", "member"]
     timeout = 1800
 
     def setup(self, name, member):
@@ -77,8 +75,7 @@ class HigherWL:
 class FolkloreSample:
     """``fwl2`` (3 rounds) against the textbook loop on the first 50 graphs of at most 60 nodes."""
 
-    params = (SETS, ["FolkloreWL", "textbook"])
-    param_names = ["data set", "implementation"]
+    params, param_names = (SETS, ["FolkloreWL", "textbook"]), ["data set", "implementation"]
     timeout = 1800
 
     def setup(self, name, implementation):
@@ -98,8 +95,7 @@ class Vocabulary:
     small labelled trees (and of the trees alone), and the walk histogram at k = 5 and 20 of 20,000 G(60, 0.05)
     graphs."""
 
-    params = ["trees", "trees and the star", "histogram k=5", "histogram k=20"]
-    param_names = ["input"]
+    params, param_names = ["trees", "trees and the star", "histogram k=5", "histogram k=20"], ["input"]
     timeout = 600
 
     def setup(self, what):

@@ -97,8 +97,7 @@ class GraphBatch:
     """A batch of NCI1's 4,110 NetworkX graphs with node labels: one pass (``as_graph_batch``), from igraph, and 0.2's
     per-graph builder."""
 
-    params = ["networkx", "igraph", "0.2 per-graph builder"]
-    param_names = ["source"]
+    params, param_names = ["networkx", "igraph", "0.2 per-graph builder"], ["source"]
 
     def setup(self, source):
         self.graphs = tu("NCI1").graphs

@@ -16,8 +16,7 @@ KERNELS = {"power": {}, "histogram": {"k": 9}, "wl": {"n_iter": 5}, "meanmap": {
 class Gram:
     """The NCI1 Gram matrix of every kernel from the loaded data set (embedding included), one thread."""
 
-    params = list(KERNELS)
-    param_names = ["kernel"]
+    params, param_names = list(KERNELS), ["kernel"]
     timeout = 300
 
     def setup(self, kernel):
@@ -41,8 +40,7 @@ class PowerEngine:
     ``time_pair_loop``: 20,000 random pairs by a plain numpy call per pair (scale by 8,448,105 / 20,000 for all
     pairs)."""
 
-    params = (["numba", "numpy"], [1, 2])
-    param_names = ["engine", "n_jobs"]
+    params, param_names = (["numba", "numpy"], [1, 2]), ["engine", "n_jobs"]
 
     def setup(self, engine, n_jobs):
         if engine == "numba":
@@ -64,8 +62,7 @@ class MeanMapFeatures:
     """The mean map's D random Fourier features against its exact double sums on MUTAG: time, largest and mean absolute
     error (3 seeds), accuracy (1 x 10-fold, C 1e-3 .. 1e3)."""
 
-    params = [0, 50, 200, 500, 2000, 5000]
-    param_names = ["features (0: exact)"]
+    params, param_names = [0, 50, 200, 500, 2000, 5000], ["features (0: exact)"]
     grid = tuple(10.0**e for e in range(-3, 4))
 
     def setup_cache(self):
@@ -173,11 +170,8 @@ class FirstCall:
     the invariants), straightforward (no warm-up), the numpy engine, and with an empty numba cache (a new
     environment)."""
 
-    params = ["warm-up", "straightforward", "numpy", "cold numba cache"]
-    param_names = ["variant"]
-    repeat = 5
-    number = 1
-    timeout = 600
+    params, param_names = ["warm-up", "straightforward", "numpy", "cold numba cache"], ["variant"]
+    repeat, number, timeout = 5, 1, 600
 
     def timeraw_first_gram(self, variant):
         setup = _FIRST.format(cold=variant.startswith("cold"), variant=variant.split(" ")[0], data=TU_DATA)
@@ -210,8 +204,7 @@ class ShortestPathFirstCall:
     ``grakel.graph_from_networkx`` (its import and conversion included); the graphs are loaded before the clock
     starts."""
 
-    params = ["ours", "grakel"]
-    param_names = ["implementation"]
+    params, param_names = ["ours", "grakel"], ["implementation"]
     repeat, number, timeout = 3, 1, 1800
 
     def setup(self, who):
@@ -279,8 +272,7 @@ class PowerMemory:
     """The power embedding of NCI1 at large k: invariants and the prepared side of the kernel (once the n x k^2 outer
     products), and a Gram matrix of 100 graphs."""
 
-    params = [100, 200]
-    param_names = ["k"]
+    params, param_names = [100, 200], ["k"]
     timeout = 600
 
     def setup(self, k):

@@ -47,8 +47,7 @@ class Alignment:
     """``M_kl = <K_k^c, K_l^c>_F`` for 64 candidate matrices of 1,000 graphs, one thread: row slices centred on the fly
     and stacked against pair by pair."""
 
-    params = ["sliced", "pair by pair"]
-    param_names = ["method"]
+    params, param_names = ["sliced", "pair by pair"], ["method"]
 
     def setup(self, method):
         rng = np.random.default_rng(0)
@@ -110,8 +109,7 @@ class TrainingMatrix:
     ``working_memory`` (the package) against every member's whole matrix summed whole (the previous path). Compare with
     the ``8 n^2`` bytes of the output; ``track_equal`` says whether both give the same bits."""
 
-    params = ([4110, 12000, 20000], ["blockwise", "whole"])
-    param_names = ["graphs", "path"]
+    params, param_names = ([4110, 12000, 20000], ["blockwise", "whole"]), ["graphs", "path"]
     timeout = 3600
 
     def setup(self, n, path):

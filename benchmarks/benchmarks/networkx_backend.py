@@ -41,8 +41,7 @@ class Backend:
     ``should_run`` leaves small graphs to NetworkX when chosen by priority); ``track_same_answer``: the backend's answer
     equals NetworkX's."""
 
-    params = (list(CALLS), ["graphinvariants", "networkx"])
-    param_names = ["call", "backend"]
+    params, param_names = (list(CALLS), ["graphinvariants", "networkx"]), ["call", "backend"]
     timeout = 1200
 
     def setup(self, call, backend):
@@ -64,8 +63,7 @@ class Backend:
 class FirstCall:
     """The first WL hash of a process (BA 10^5 nodes): the backend's against NetworkX's (issue 52, 17)."""
 
-    params = ["graphinvariants", "networkx"]
-    param_names = ["backend"]
+    params, param_names = ["graphinvariants", "networkx"], ["backend"]
     number, repeat = 1, 5
 
     def timeraw_wl_hash(self, backend):

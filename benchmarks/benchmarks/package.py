@@ -17,8 +17,7 @@ with contextlib.redirect_stdout(io.StringIO()):
 class Import:
     params = ["reference: networkx, numpy, scipy.sparse", "import graphinvariants", "graphinvariants --help"]
     param_names = ["command"]
-    repeat = 15
-    number = 1
+    repeat, number = 15, 1
 
     def timeraw_fresh_process(self, command):
         return {"reference: networkx, numpy, scipy.sparse": "import networkx, numpy, scipy.sparse",

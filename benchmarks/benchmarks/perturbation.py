@@ -24,8 +24,7 @@ class Study:
     """The paper's study (100 graphs x 20 flips, k = 5) on MUTAG, ENZYMES, NCI1 and NCI109: ``perturbation_study``
     against the straightforward loop, data loaded."""
 
-    params = ["perturbation_study", "straightforward"]
-    param_names = ["method"]
+    params, param_names = ["perturbation_study", "straightforward"], ["method"]
     timeout = 600
 
     def setup(self, method):
@@ -83,8 +82,7 @@ class LargeNetwork:
 class Protocol:
     """The paper's protocol, 100 sequences x 20 flips, on the 10^5-node graphs."""
 
-    params = ["ba", "er", "grid"]
-    param_names = ["graph"]
+    params, param_names = ["ba", "er", "grid"], ["graph"]
     timeout = 1800
 
     def setup(self, family):

@@ -44,8 +44,7 @@ class Exact:
     """Exact search of 100 queries for their 10 nearest among 20,000 perturbed copies of MUTAG (many near ties and exact
     copies): ``ExactIndex`` in one batch and one query at a time, against ``Q @ X.T`` and a stable sort of every row."""
 
-    params = ["batch", "single", "straightforward"]
-    param_names = ["method"]
+    params, param_names = ["batch", "single", "straightforward"], ["method"]
     timeout = 600
 
     def setup(self, method):
@@ -63,8 +62,7 @@ class ApproximateBuild:
     """The approximate index's projection on MUTAG's learned rows: LAPACK's full SVD on one thread against
     scikit-learn's randomised ``TruncatedSVD`` (what it did before, issue 38), and the whole index build."""
 
-    params = ["full SVD, one thread", "randomised TruncatedSVD", "whole index"]
-    param_names = ["method"]
+    params, param_names = ["full SVD, one thread", "randomised TruncatedSVD", "whole index"], ["method"]
 
     def setup(self, method):
         peer("faiss")
@@ -92,8 +90,7 @@ class Bounds:
     its 10 nearest, the bound path kept for every query (``FULL_PASS_SHARE = 1``), one thread. The answers are exact
     whatever the share; the share is the work."""
 
-    params = (SETS, [16, 32, 64])
-    param_names = ["data set", "n_dims"]
+    params, param_names = (SETS, [16, 32, 64]), ["data set", "n_dims"]
     timeout = 1800
 
     def setup(self, name, n_dims):

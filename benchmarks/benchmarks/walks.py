@@ -133,8 +133,7 @@ class Batches:
     """Invariants of NCI1's 4,110 graphs: the batch path against the per-graph object path, ``block_diag`` of per-graph
     adjacencies, and from a list of scipy matrices against the floor graph by graph."""
 
-    params = ["data set", "objects", "block_diag", "scipy list", "scipy list: floor per graph"]
-    param_names = ["path"]
+    params, param_names = ["data set", "objects", "block_diag", "scipy list", "scipy list: floor per graph"], ["path"]
 
     def setup(self, path):
         self.ds = tu("NCI1")
@@ -194,8 +193,7 @@ class WalkCounts:
     """Walk counts that leave int64: base-2**31 digits against Python ints (the old object-array fallback), and the
     recommended fixed kernel on dense graphs."""
 
-    params = ["digits", "python ints"]
-    param_names = ["counts"]
+    params, param_names = ["digits", "python ints"], ["counts"]
 
     def setup(self, counts):
         self.G = nx.gnp_random_graph(2000, 0.5, seed=1)

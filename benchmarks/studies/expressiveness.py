@@ -19,7 +19,7 @@ import graphinvariants as gi
 from graphinvariants.datasets import cfi_pair, csl_graphs, srg25_graphs, strongly_regular_pair
 from graphinvariants.embeddings import Combination, NodeCount
 from graphinvariants.kernels import kernel_row_chunks, make_functional, paired_kernels
-from runner import clock, option, parse, parser, pyplot
+from runner import clock, option, parse, parser, pyplot, timed
 from benchmarks.common import grakel_graphs, peer
 
 THRESHOLD = 1 - 1e-12
@@ -157,23 +157,27 @@ def grakel_wl_matrix(graphs):
     return np.nan_to_num(K, nan=0.0)
 
 
-def cfi_separations(name):
-    """``(names of the bases whose CFI pair ``name`` separates, largest seconds per pair)``."""
+def separates(name, pairs):
+    """Whether kernel ``name`` separates each pair (K < THRESHOLD), and the seconds of each pair's matrix."""
     gi.kernel_matrix(list(cfi_pair(nx.cycle_graph(3))), kernel=name)  # compile (numba) before timing
-    separated, largest = [], 0.0
-    for base, (B, _) in CFI_BASES.items():
-        G, H = cfi_pair(nx.convert_node_labels_to_integers(B), seed=0)
-        start = clock()
-        K = gi.kernel_matrix([G, H], kernel=name)
-        largest = max(largest, clock() - start)
-        if K[0, 1] < THRESHOLD:
-            separated.append(base)
-    return separated, largest
+    timings = [timed(lambda: gi.kernel_matrix([G, H], kernel=name)) for G, H in pairs]
+    return np.array([K[0, 1] < THRESHOLD for _, K in timings]), [seconds for (seconds,), _ in timings]
+
+
+def cfi_separations(name):
+    """``(the bases of CFI_BASES whose CFI pair ``name`` separates, largest seconds per pair)``."""
+    separated, seconds = separates(name, [cfi_pair(nx.convert_node_labels_to_integers(B), seed=0)
+                                          for B, _ in CFI_BASES.values()])
+    return [base for base, s in zip(CFI_BASES, separated) if s], max(seconds)
+
+
+def confused(K):
+    """Pairs ``i < j`` of a kernel matrix with K >= THRESHOLD."""
+    return int(np.count_nonzero(np.triu(K >= THRESHOLD, 1)))
 
 
 def csl_accuracy(K, y, n_repeats):
-    result = gi.evaluate_kernel(K, y, n_repeats=n_repeats, n_folds=10, seed=0)
-    return result.mean
+    return gi.evaluate_kernel(K, y, n_repeats=n_repeats, n_folds=10, seed=0).mean
 
 
 def main(argv=None):
@@ -202,7 +206,6 @@ def main(argv=None):
     csl, y = csl_graphs(seed=0)
     shrikhande, rook = strongly_regular_pair()
     srg25 = srg25_graphs()
-    srg25_upper = np.triu(np.ones((len(srg25), len(srg25)), dtype=bool), 1)
 
     rows = []
     start = clock()
@@ -211,22 +214,14 @@ def main(argv=None):
                  csl_accuracy(gi.kernel_matrix(csl, kernel="wl"), y, args.csl_repeats),
                  gi.kernel_matrix([shrikhande], [rook], kernel="wl")[0, 0], wl_hash_confusions(srg25), None))
     print(f"  {rows[-1][0]}: {clock() - start:.1f} s")
+    start = clock()
     try:
-        peer("grakel")
-    except NotImplementedError:
-        grakel_available = False
+        K_atlas, K_csl, K_srg, K_srg25 = [grakel_wl_matrix(g) for g in (atlas, csl, [shrikhande, rook], srg25)]
+    except NotImplementedError:  # GraKeL is not installed: its row is left out
+        pass
     else:
-        grakel_available = True
-    if grakel_available:
-        start = clock()
-        K_atlas = grakel_wl_matrix(atlas)
-        K_csl = grakel_wl_matrix(csl)
-        K_srg = grakel_wl_matrix([shrikhande, rook])
-        K_srg25 = grakel_wl_matrix(srg25)
-        upper = np.triu(np.ones(K_atlas.shape, dtype=bool), 1)
-        rows.append(("GraKeL WeisfeilerLehman (5 rounds)", int(np.count_nonzero((K_atlas >= THRESHOLD) & upper)), None,
-                     csl_accuracy(K_csl, y, args.csl_repeats), K_srg[0, 1],
-                     int(np.count_nonzero((K_srg25 >= THRESHOLD) & srg25_upper)), None))
+        rows.append(("GraKeL WeisfeilerLehman (5 rounds)", confused(K_atlas), None,
+                     csl_accuracy(K_csl, y, args.csl_repeats), K_srg[0, 1], confused(K_srg25), None))
         print(f"  {rows[-1][0]}: {clock() - start:.1f} s")
     for name in args.kernels:
         start = clock()
@@ -237,7 +232,7 @@ def main(argv=None):
         separated, largest = cfi_separations(name)
         rows.append((name, atlas_count, eight_count, csl_accuracy(K_csl, y, args.csl_repeats),
                      gi.kernel_matrix([shrikhande], [rook], kernel=name)[0, 0],
-                     int(np.count_nonzero((gi.kernel_matrix(srg25, kernel=name) >= THRESHOLD) & srg25_upper)),
+                     confused(gi.kernel_matrix(srg25, kernel=name)),
                      f"{len(separated)} ({largest:.2f} s)"))
         print(f"  {name}: {clock() - start:.1f} s")
 
@@ -319,14 +314,8 @@ def cfi_random(args):
           "treewidth bound: " + ", ".join(f"{w}: {int(np.sum(width == w))}" for w in widths))
     rows = []
     for name in members:
-        separated, false, seconds = np.zeros(len(pairs), bool), 0, []
-        gi.kernel_matrix(list(cfi_pair(nx.cycle_graph(3))), kernel=name)  # compile (numba) before timing
-        for i, (G, H) in enumerate(pairs):
-            start = clock()
-            K = gi.kernel_matrix([G, H], kernel=name)
-            seconds.append(clock() - start)
-            separated[i] = K[0, 1] < THRESHOLD
-            false += int(gi.kernel_matrix([G], [copies[i]], kernel=name)[0, 0] < THRESHOLD)
+        separated, seconds = separates(name, pairs)
+        false = sum(int(gi.kernel_matrix([G], [C], kernel=name)[0, 0] < THRESHOLD) for (G, _), C in zip(pairs, copies))
         by_width = ", ".join(f"{int(np.sum(separated & (width == w)))}/{int(np.sum(width == w))}" for w in widths)
         rows.append((f"``{name}``", str(int(separated.sum())), str(false), f"{np.median(seconds):.3f}",
                      f"{np.max(seconds):.2f}", by_width))

@@ -409,6 +409,7 @@ def cluster(args, parser):
         else:
             shutil.rmtree(work, ignore_errors=True)
 
+
 def features(args, parser):
     results = []
     for path, sizes in (("linear", args.sizes), ("exact", args.exact)):
@@ -436,7 +437,6 @@ def features(args, parser):
         args.json.write_text(json.dumps(results, indent=1))
 
 
-
 def zarr(args, parser):
     import dask
     import dask.bag as db
@@ -445,16 +445,14 @@ def zarr(args, parser):
     from graphinvariants.distributed import features_to_zarr, read_features, store_kneighbors as kneighbors
 
     train = _copies(args.source, 10_000, 0)
-    t0 = clock()
-    features = gi.GraphFeatures(max_samples=1000, n_landmarks=args.n_landmarks, seed=0)
-    features.fit(train, train.y)
-    print(f"fit on 10,000 copies in process: {clock() - t0:.1f} s; {features.n_features_out_} "
+    (fit,), features = timed(lambda: gi.GraphFeatures(max_samples=1000, n_landmarks=args.n_landmarks, seed=0).fit(
+        train, train.y))
+    print(f"fit on 10,000 copies in process: {fit:.1f} s; {features.n_features_out_} "
           f"features; exact {features.exact_} (weight {features.exact_weight_:.3f}), Nystroem "
           f"{features.approximate_}")
     check = _copies(args.source, args.partition, 0)
-    t0 = clock()
-    expected = features.transform(check)
-    in_process = (clock() - t0) / args.partition
+    (in_process,), expected = timed(lambda: features.transform(check))
+    in_process /= args.partition
     print(f"in process: {1e3 * in_process:.3f} ms per graph (transform of {args.partition} graphs)")
 
     def equal_parts(store, n):
@@ -469,6 +467,7 @@ def zarr(args, parser):
                 _copies(args.source, min(args.partition, n - start), start))
             same[part] = bool((read_features(store, [part]) != rows).nnz == 0)
         return same
+
     results = []
     with LocalCluster(n_workers=2, threads_per_worker=1, memory_limit=args.memory_limit,
                       dashboard_address=None) as cluster, Client(cluster) as client:
@@ -500,7 +499,6 @@ def zarr(args, parser):
             shutil.rmtree(store.parent)
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
-
 
 
 def main(argv=None):
