@@ -67,23 +67,20 @@ def flipped(u, v, n, n_flips, seed):
     rng = np.random.default_rng(seed)
     edges = set(zip(np.minimum(u, v).tolist(), np.maximum(u, v).tolist()))
     for _ in range(n_flips):
-        a, b = (int(x) for x in rng.choice(n, size=2, replace=False))
-        pair = (min(a, b), max(a, b))
-        edges.symmetric_difference_update((pair,))
+        a, b = sorted(int(x) for x in rng.choice(n, size=2, replace=False))
+        edges.symmetric_difference_update({(a, b)})
     arr = np.array(sorted(edges), dtype=np.int64)
     return arr[:, 0], arr[:, 1]
 
 
 def to_networkx(u, v, n):
-    G = nx.Graph()
-    G.add_nodes_from(range(n))
+    G = nx.empty_graph(n)
     G.add_edges_from(zip(u.tolist(), v.tolist()))
     return G
 
 
 def to_csr(u, v, n):
-    A = sp.coo_matrix((np.ones(2 * u.size), (np.concatenate((u, v)), np.concatenate((v, u)))), shape=(n, n))
-    return A.tocsr()
+    return sp.coo_matrix((np.ones(2 * u.size), (np.concatenate((u, v)), np.concatenate((v, u)))), shape=(n, n)).tocsr()
 
 
 # -- one measurement, in a child process --------------------------------------------------
@@ -159,7 +156,6 @@ def fmt_cell(result, budget):
 # -- the decay under flips ---------------------------------------------------------------
 def decay(n_edges, n_steps, n_sequences, seed, methods):
     import netlsd
-
 
     u, v, n = generate("ba", n_edges, seed)
     G = to_networkx(u, v, n)
@@ -271,7 +267,6 @@ def peers(args, parser):
 
     print(f"{os.cpu_count()} cores, numba threads {numba.config.NUMBA_NUM_THREADS}; k={K}; budget {args.budget:g} s "
           f"per call; peers limited to {args.memory_gb:g} GB of address space; medians of up to {args.repeats} calls")
-    output = {"settings": {**vars(args), "cores": os.cpu_count()}, "rows": []}
     if not args.no_decay:
         print(f"Decay under {args.steps} random flips, Barabasi-Albert of {args.decay_edges:,} edges, "
               f"{args.sequences} sequences (the same for every method)")
@@ -289,10 +284,8 @@ def peers(args, parser):
         if args.figure:
             plot_decay(result, args.figure)
             print(f"figure: {args.figure}")
-        output["decay"] = {**{k: v for k, v in result.items() if k != "curves"},
-                           "curves": {m: c.tolist() for m, c in result["curves"].items()}}
 
-    rows = output["rows"]
+    rows = []
     with tempfile.TemporaryDirectory(prefix="gi-peers-") as tmp:
         failed = {}  # (family, method) -> the size it failed at
         for size in sizes:  # size by size: an interrupted run leaves a full table of the smaller sizes
@@ -321,8 +314,6 @@ def peers(args, parser):
                         failed[family, method] = size
                 rows.append(row)
                 path.unlink()
-                if args.json:
-                    args.json.write_text(json.dumps(output, indent=1, default=str))
 
     print(f"\nTime per graph (power, NetLSD) or per pair of snapshots (netrd distances); median (calls); "
           f"'> {args.budget:g} s': did not finish in the budget; 'skipped': did not finish a smaller graph")
@@ -341,9 +332,6 @@ def peers(args, parser):
         print("\nSpeed-up of power_invariants from 1 thread to all: "
               + ", ".join(f"{FAMILIES[r['family']]} {r['n_edges']:.0e} {x:.2f}x" for r, x in ratios))
 
-    if args.json:
-        args.json.write_text(json.dumps(output, indent=1, default=str))
-
 
 def cluster(args, parser):
     if args.quick:
@@ -357,7 +345,6 @@ def cluster(args, parser):
 
     workdir = Path(tempfile.mkdtemp(prefix="gi-bench-network-", dir=args.dir))
     path = workdir / "edges"
-    row = {"nodes": args.nodes, "k": args.k, "memory_limit": args.memory_limit}
     try:
         t0 = clock()
         m, files = write_er_parquet(path, args.nodes, args.edges, rows_per_file=args.rows_per_file)
@@ -368,7 +355,6 @@ def cluster(args, parser):
         limit = parse_bytes(args.memory_limit)
         print(f"worker memory_limit {limit / 2**30:.2f} GiB < table {table_bytes / 2**30:.2f} GiB: "
               f"{limit < table_bytes}")
-        row.update(edges=m, files=files, parquet_gib=size / 2**30, table_gib=table_bytes / 2**30)
 
         with LocalCluster(n_workers=2, threads_per_worker=1, memory_limit=args.memory_limit,
                           dashboard_address=None) as cluster, Client(cluster) as client:
@@ -380,7 +366,6 @@ def cluster(args, parser):
             print(f"distributed ({edges.npartitions} partitions, deduplicate=False): {seconds:.1f} s, "
                   f"{seconds / args.k:.2f} s per step, {1e9 * seconds / (args.k * m):.1f} ns per edge per step; "
                   f"worker peaks {', '.join(f'{p:.2f}' for p in peaks)} GiB; client peak {peak_gib():.2f} GiB")
-            row.update(partitions=edges.npartitions, distributed_s=seconds, worker_peak_gib=peaks)
             if args.dedup:
                 t0 = clock()
                 deduplicated = gi.distributed.power_invariants(edges, k=args.k, split_every=args.split_every)
@@ -389,7 +374,6 @@ def cluster(args, parser):
                 print(f"distributed, deduplicate=True (shuffle + persisted distinct table): {dedup_seconds:.1f} s; "
                       f"worker peaks {', '.join(f'{p:.2f}' for p in peaks)} GiB; equal to deduplicate=False: "
                       f"{deduplicated == inv}")
-                row.update(dedup_s=dedup_seconds, dedup_worker_peak_gib=peaks)
 
         (build,), A = timed(lambda: read_csr(path, args.nodes))
         csr_gib = (A.data.nbytes + A.indices.nbytes + A.indptr.nbytes) / 2**30
@@ -405,27 +389,22 @@ def cluster(args, parser):
               f"{seconds / (build + floor):.2f}x")
         print(f"distributed vs gi.power_invariants: mean {mean_err:.1e}, covariance {cov_err:.1e} (relative); "
               f"plain-numpy floor covariance vs gi: {floor_err:.1e}")
-        row.update(build_s=build, floor_s=floor, library_s=library, csr_gib=csr_gib, ratio=seconds / floor,
-                   mean_rel_err=mean_err, cov_rel_err=cov_err, client_peak_gib=peak_gib())
-        if args.json:
-            args.json.write_text(json.dumps(row, indent=1))
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
 
 def main(argv=None):
-    json_file = option(None, "write every measurement here", type=Path)
     command = commands(__doc__, peers=dict(
         sizes=option("1e4,1e5,1e6,1e7", "edges"),
         quick=option(False, "10^4 edges, ER and BA, budget 30 s; decay: 2 sequences of 5 flips on 2,000 edges"),
         families=",".join(FAMILIES), methods=",".join(METHODS), memory_gb=option(8.0, "a peer's address space"),
         budget=option(60.0, "seconds per call before it counts as not finishing"), repeats=5,
         repeat_time=option(30.0, "no further call once the calls so far took this many seconds"), decay_edges=5_000,
-        steps=20, sequences=3, seed=0, figure=str(ROOT / "docs/_static/large_networks_decay.png"), json=json_file,
+        steps=20, sequences=3, seed=0, figure=str(ROOT / "docs/_static/large_networks_decay.png"),
         no_decay=False), cluster=dict(
         quick=option(False, "10^6 nodes, 10^7 edges, --dedup on"), nodes=10_000_000, edges=100_000_000, k=5,
         memory_limit=option("1.2GB", "per worker; below the table's 16 bytes per row"), rows_per_file=4_000_000,
-        split_every=4, dedup=option(False, "also time deduplicate=True (shuffle + persist)"), json=json_file,
+        split_every=4, dedup=option(False, "also time deduplicate=True (shuffle + persist)"),
         dir=option(None, "where to write the Parquet table (default: a temporary directory)", type=Path)))
     args = parse(command, argv)
     {"peers": peers, "cluster": cluster}[args.what](args, command)
