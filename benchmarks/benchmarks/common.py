@@ -50,10 +50,8 @@ def tu(name):
 
 
 def grakel_graphs(data, *, labels="label", edges=False):
-    """GraKeL graphs of a data set or a list of graphs, by the library's own converter
-    (:func:`graphinvariants.kernels.learned.external.to_grakel`). ``labels``: ``"label"`` (the node labels),
-    ``"attributes"`` (the attribute rows) or None (the degrees); ``edges``: the edge labels too (ones where the data has
-    none)."""
+    """GraKeL graphs of a data set or list by the library's ``to_grakel``, node labels from ``labels`` (``"label"``,
+    ``"attributes"`` or None: the degrees); ``edges``: the edge labels too (ones where the data has none)."""
     import graphinvariants as gi
 
     peer("grakel")

@@ -13,12 +13,10 @@ from .common import one_thread, tu
 
 #: Candidates proposed for the learned default, measured against it (``Fit``'s new members,
 #: ``accuracy.py default --new-members``); the form of CANDIDATES, those the library lacks skipped.
-NEW_CANDIDATES = {
-    "shortest_path": ("shortest_path", {}, ()),
-    "shortest_path_label": ("shortest_path", {}, ("node_label",)),
-    "rooted_subgraph": ("rooted_subgraph", {"radius": 2}, ()),
-    "rooted_subgraph_label": ("rooted_subgraph", {"radius": 2}, ("node_label",)),
-}
+NEW_CANDIDATES = {"shortest_path": ("shortest_path", {}, ()),
+                  "shortest_path_label": ("shortest_path", {}, ("node_label",)),
+                  "rooted_subgraph": ("rooted_subgraph", {"radius": 2}, ()),
+                  "rooted_subgraph_label": ("rooted_subgraph", {"radius": 2}, ("node_label",))}
 
 
 @contextlib.contextmanager

@@ -57,28 +57,26 @@ class Inputs:
 
     def setup(self, n, source):
         u, v, _ = large(n, "er")
-        self.u, self.v, self.n = u, v, n
-        if source.startswith("igraph"):
-            self.g = peer("igraph").Graph(n=n, edges=np.column_stack((u, v)))
-        if source.startswith("networkx"):
-            self.G = nx.Graph()
-            self.G.add_nodes_from(range(n))
-            self.G.add_edges_from(zip(u.tolist(), v.tolist()))
+        g = peer("igraph").Graph(n=n, edges=np.column_stack((u, v))) if source.startswith("igraph") else None
+        G = nx.empty_graph(n) if source.startswith("networkx") else None
+        if G is not None:
+            G.add_edges_from(zip(u.tolist(), v.tolist()))
+        self.call = {"edge arrays": lambda: gi.power_invariants((u, v), n_jobs=1),
+                     "edge arrays: scipy coo + floor": lambda: _coo_floor(u, v, n),
+                     "igraph": lambda: gi.power_invariants(g, n_jobs=1),
+                     "igraph: get_edgelist": lambda: np.array(g.get_edgelist()),
+                     "networkx": lambda: gi.power_invariants(G, n_jobs=1),
+                     "networkx: to_scipy_sparse_array + floor": lambda: floor_invariants(
+                         nx.to_scipy_sparse_array(G, format="csr", dtype=float))}[source]
 
     def time_invariants(self, n, source):
-        if source == "edge arrays":
-            gi.power_invariants((self.u, self.v), n_jobs=1)
-        elif source.startswith("edge arrays:"):
-            coo = sp.coo_array((np.ones(self.u.size), (self.u, self.v)), shape=(n, n))
-            floor_invariants(sp.csr_array(coo + coo.T))
-        elif source == "igraph":
-            gi.power_invariants(self.g, n_jobs=1)
-        elif source.startswith("igraph:"):
-            np.array(self.g.get_edgelist())
-        elif source == "networkx":
-            gi.power_invariants(self.G, n_jobs=1)
-        else:
-            floor_invariants(nx.to_scipy_sparse_array(self.G, format="csr", dtype=float))
+        self.call()
+
+
+def _coo_floor(u, v, n):
+    """The obvious CSR of edge arrays (scipy's coo and its transpose), then the floor."""
+    coo = sp.coo_array((np.ones(u.size), (u, v)), shape=(n, n))
+    return floor_invariants(sp.csr_array(coo + coo.T))
 
 
 class Products:
@@ -136,20 +134,15 @@ class Batches:
     params, param_names = ["data set", "objects", "block_diag", "scipy list", "scipy list: floor per graph"], ["path"]
 
     def setup(self, path):
-        self.ds = tu("NCI1")
-        self.matrices = [a.matrix for a in self.ds.adjacencies]  # built once, as the old path cached them
+        ds = tu("NCI1")
+        matrices = [a.matrix for a in ds.adjacencies]  # built once, as the old path cached them
+        self.call = {"data set": lambda: gi.batch_power_invariants(ds), "objects": lambda: _object_path(ds),
+                     "block_diag": lambda: _block_diag_path(ds),
+                     "scipy list": lambda: gi.batch_power_invariants(matrices),
+                     "scipy list: floor per graph": lambda: [floor_invariants(A) for A in matrices]}[path]
 
     def time_invariants(self, path):
-        if path == "data set":
-            gi.batch_power_invariants(self.ds)
-        elif path == "objects":
-            _object_path(self.ds)
-        elif path == "block_diag":
-            _block_diag_path(self.ds)
-        elif path == "scipy list":
-            gi.batch_power_invariants(self.matrices)
-        else:
-            [floor_invariants(A) for A in self.matrices]
+        self.call()
 
 
 class ClosedWalks:

@@ -46,21 +46,13 @@ VARIANTS = {
 
 #: The higher-order WL members proposed for the learned default (``--higher-wl`` measures
 #: these as NEW_CANDIDATES instead of those of benchmarks/benchmarks/learned.py).
-HIGHER_WL_CANDIDATES = {
-    "fwl2": ("fwl2", {"n_iter": 3}, ()),
-    "fwl2_label": ("fwl2", {"n_iter": 3}, ("node_label",)),
-    "lwl2": ("lwl2", {"n_iter": 3}, ()),
-    "lwl2_label": ("lwl2", {"n_iter": 3}, ("node_label",)),
-}
+HIGHER_WL_CANDIDATES = {"fwl2": ("fwl2", {"n_iter": 3}, ()), "fwl2_label": ("fwl2", {"n_iter": 3}, ("node_label",)),
+                        "lwl2": ("lwl2", {"n_iter": 3}, ()), "lwl2_label": ("lwl2", {"n_iter": 3}, ("node_label",))}
 
 
 class FoldSlicedDefault(TransformerMixin, BaseEstimator):
-    """The learned default over precomputed member matrices; X are graph indices.
-
-    ``fit(idx, y)`` learns the weights on the members' matrices of the training graphs
-    ``idx`` (subsampled as :meth:`LearnedCombination.fit` does), ``transform(idx2)``
-    combines the members' matrices of ``idx2`` against them.
-    """
+    """The learned default over member matrices computed once: ``fit(idx, y)`` learns the weights on the training
+    graphs' slices (subsampled as :meth:`LearnedCombination.fit` does), ``transform(idx2)`` combines ``idx2``'s rows."""
 
     def __init__(self, shared=None, options=None, products=True, names=None):
         self.shared = shared

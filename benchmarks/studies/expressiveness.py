@@ -24,38 +24,16 @@ from benchmarks.common import grakel_graphs, peer
 
 THRESHOLD = 1 - 1e-12
 
-DEFAULT_KERNELS = [
-    "power",
-    "histogram:k=9",
-    "wl",
-    "meanmap",
-    "power*histogram*wl:histogram__k=9",
-    "closed_histogram",
-    "closed_histogram*size",
-    "wl_closed",
-    "power*closed_histogram*wl",
-    "rooted_subgraph:radius=1",
-    "rooted_subgraph",
-    "fwl2",
-    "fwl2:n_iter=16",
-    "fwl2_ir:n_iter=16",
-    "lwl2",
-    "lwl2:radius=None,n_iter=16",
-]
+DEFAULT_KERNELS = ["power", "histogram:k=9", "wl", "meanmap", "power*histogram*wl:histogram__k=9", "closed_histogram",
+                   "closed_histogram*size", "wl_closed", "power*closed_histogram*wl", "rooted_subgraph:radius=1",
+                   "rooted_subgraph", "fwl2", "fwl2:n_iter=16", "fwl2_ir:n_iter=16", "lwl2",
+                   "lwl2:radius=None,n_iter=16"]
 
 #: Base graphs of the CFI pairs: name -> (graph, its treewidth).
-CFI_BASES = {
-    "C3": (nx.cycle_graph(3), 2),
-    "C6": (nx.cycle_graph(6), 2),
-    "C12": (nx.cycle_graph(12), 2),
-    "ladder10": (nx.ladder_graph(10), 2),
-    "K4": (nx.complete_graph(4), 3),
-    "K33": (nx.complete_bipartite_graph(3, 3), 3),
-    "prism": (nx.circular_ladder_graph(3), 3),
-    "cube": (nx.hypercube_graph(3), 3),
-    "K5": (nx.complete_graph(5), 4),
-    "Petersen": (nx.petersen_graph(), 4),
-}
+CFI_BASES = {"C3": (nx.cycle_graph(3), 2), "C6": (nx.cycle_graph(6), 2), "C12": (nx.cycle_graph(12), 2),
+             "ladder10": (nx.ladder_graph(10), 2), "K4": (nx.complete_graph(4), 3),
+             "K33": (nx.complete_bipartite_graph(3, 3), 3), "prism": (nx.circular_ladder_graph(3), 3),
+             "cube": (nx.hypercube_graph(3), 3), "K5": (nx.complete_graph(5), 4), "Petersen": (nx.petersen_graph(), 4)}
 
 #: Counts of graphs on 8 nodes (OEIS A000088 and A001349).
 N_GRAPHS_8, N_CONNECTED_8 = 12346, 11117

@@ -105,10 +105,8 @@ def accuracy(args):
 
 
 def diagnose(args):
-    """Where the features lose accuracy, on the same splits as ``accuracy``: per fold, the exact learned default (SVC on
-    its matrix), then for every ``--components`` the SVC on the features' inner products ``F F^T`` (the approximation
-    alone: the same learner as the exact path) and the linear models of ``--models`` on ``F``, and the relative error of
-    ``F_test F_train^T`` against the exact test rows. Prints every fold as it ends."""
+    """Per fold of ``accuracy``'s splits: the exact default's SVC, and per ``--components`` the SVC on ``F F^T`` (the
+    approximation alone), the ``--models`` on ``F`` and the error of ``F_test F_train^T`` against the exact rows."""
     grid = {"C": list(args.c_grid)}
     catalogue = {
         "squared_hinge": LinearSVC(max_iter=args.max_iter),

@@ -30,14 +30,8 @@ from runner import ROOT, clock, commands, in_child, option, parse, peak_gib, pyp
 from benchmarks.common import floor_invariants, peer, random_edges
 
 FAMILIES = {"er": "Erdos-Renyi", "ba": "Barabasi-Albert", "grid": "2-D grid", "rgg": "random geometric"}
-METHODS = {
-    "power1": "power, 1 thread",
-    "power": "power, all threads",
-    "netlsd": "NetLSD heat",
-    "deltacon": "DeltaCon",
-    "portrait": "portrait div.",
-    "netsimile": "NetSimile",
-}
+METHODS = {"power1": "power, 1 thread", "power": "power, all threads", "netlsd": "NetLSD heat", "deltacon": "DeltaCon",
+           "portrait": "portrait div.", "netsimile": "NetSimile"}
 PAIR_METHODS = ("deltacon", "portrait", "netsimile")
 MEAN_DEGREE = 10
 K = 5

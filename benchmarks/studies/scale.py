@@ -44,12 +44,8 @@ def graph_sizes(n_graphs, rng):
 
 
 def molecule_edges(sizes, rng):
-    """Edges ``(graph, u, v)`` (local node numbers) of molecule-like graphs.
-
-    A random tree in which every node links to one of the few nodes before it
-    (mostly the previous one: chains with branches), plus ring closures ``u - 5 -- u``
-    (six-rings) so that there are about 1.08 edges per node, as in NCI1.
-    """
+    """Edges ``(graph, u, v)`` (local node numbers) of molecule-like graphs: a random tree, each node linked to one of
+    the few before it, plus six-ring closures ``u - 5 -- u`` for about 1.08 edges per node, as in NCI1."""
     n_total = int(sizes.sum())
     starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
     graph = np.repeat(np.arange(len(sizes)), sizes)
@@ -325,10 +321,8 @@ def section_nystroem(args):
 
 
 def split_by_source(n_copies, n_sources, *, test_size=0.1, seed=0, start=0):
-    """``(train, test)``: sorted positions of copies ``start .. start + n_copies - 1`` of
-    :func:`~graphinvariants.datasets.perturbed_copies`, split by source graph (copy ``i`` is a copy of source ``i %
-    n_sources``): every copy of a source on one side, about ``test_size`` of the sources on the test side
-    (scikit-learn's ``GroupShuffleSplit``)."""
+    """``(train, test)``: sorted positions of ``n_copies`` perturbed copies from ``start`` (copy ``i`` of source ``i %
+    n_sources``), every copy of a source on one side, ``test_size`` of the sources tested (``GroupShuffleSplit``)."""
     sources = (start + np.arange(n_copies)) % n_sources
     split = GroupShuffleSplit(n_splits=1, test_size=test_size, random_state=seed)
     train, test = next(split.split(sources, groups=sources))
