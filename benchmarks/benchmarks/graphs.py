@@ -100,12 +100,10 @@ class GraphBatch:
     params, param_names = ["networkx", "igraph", "0.2 per-graph builder"], ["source"]
 
     def setup(self, source):
-        self.graphs = tu("NCI1").graphs
-        if source == "igraph":
-            self.graphs = [ig.Graph.from_networkx(G) for G in self.graphs]
+        graphs = tu("NCI1").graphs
+        graphs = [ig.Graph.from_networkx(G) for G in graphs] if source == "igraph" else graphs
+        self.call = (lambda: _per_graph_batch(graphs)) if source.startswith("0.2") else (
+            lambda: gi.as_graph_batch(graphs, node_label="label"))
 
     def time_batch(self, source):
-        if source.startswith("0.2"):
-            _per_graph_batch(self.graphs)
-        else:
-            gi.as_graph_batch(self.graphs, node_label="label")
+        self.call()

@@ -1,5 +1,6 @@
 """graphinvariants.search: the exact and approximate indexes (work, recall, FPSim2 beside), and a query's row."""
 
+import contextlib
 import copy
 import itertools
 import os
@@ -69,19 +70,14 @@ class ApproximateBuild:
         X = _learned_rows("MUTAG")
         index = ApproximateIndex(seed=0).fit(X)
         S = X[:, index.columns_].toarray() if index.columns_ is not None else X.toarray()
-        if method == "whole index":
-            self.call = lambda: ApproximateIndex(seed=0).fit(X)
-        elif method.startswith("full"):
-            self.call = lambda: scipy.linalg.svd(S, full_matrices=False)
-        else:
-            self.call = lambda: TruncatedSVD(n_components=index.n_dims_, random_state=0).fit(S)
-        self.one = method.startswith("full")
+        self.call = {"whole index": lambda: ApproximateIndex(seed=0).fit(X),
+                     "full SVD, one thread": lambda: scipy.linalg.svd(S, full_matrices=False),
+                     "randomised TruncatedSVD": lambda: TruncatedSVD(n_components=index.n_dims_, random_state=0).fit(S),
+                     }[method]
+        self.threads = one_thread if method.startswith("full") else contextlib.nullcontext
 
     def time_build(self, method):
-        if self.one:
-            with one_thread():
-                self.call()
-        else:
+        with self.threads():
             self.call()
 
 

@@ -330,30 +330,24 @@ def split_by_source(n_copies, n_sources, *, test_size=0.1, seed=0, start=0):
 
 
 def one_run(n, source, path, progress, n_landmarks, C):
+    """One size and path (``features``' child): the copies made and split, the map or kernel fitted, then the SVM."""
+    def copies():
+        sources = tu(source)
+        train_at, test_at = split_by_source(n, len(sources), seed=0)
+        data = perturbed_copies(sources, n, seed=0)
+        return data[train_at], data[test_at]
+
+    (generate,), (train, test) = timed(copies)
     t0 = clock()
-    sources = tu(source)
-    data = perturbed_copies(sources, n, seed=0)
-    train_at, test_at = split_by_source(n, len(sources), seed=0)
-    train, test = data[train_at], data[test_at]
-    generate = clock() - t0
-    t0 = clock()
-    if path == "linear":
-        features = gi.GraphFeatures(max_samples=1000, n_landmarks=n_landmarks, seed=0, progress=progress)
-        F_train = features.fit_transform(train, train.y)
-        F_test = features.transform(test)
-        t_features = clock() - t0
-        model = LinearSVC(C=C, max_iter=5000).fit(F_train, train.y)
-        accuracy = float(model.score(F_test, test.y))
-        extra = {"n_features": int(features.n_features_out_), "nnz_per_row": F_train.nnz / F_train.shape[0],
-                 "exact_weight": features.exact_weight_}
-    else:
-        kernel = gi.GraphKernel(seed=0)
-        K_train = kernel.fit_transform(train, train.y)
-        K_test = kernel.transform(test)
-        t_features = clock() - t0
-        model = SVC(kernel="precomputed", C=C).fit(K_train, train.y)
-        accuracy = float(model.score(K_test, test.y))
-        extra = {}
+    linear = path == "linear"
+    transformer = gi.GraphFeatures(max_samples=1000, n_landmarks=n_landmarks, seed=0, progress=progress) if linear \
+        else gi.GraphKernel(seed=0)
+    X_train, X_test = transformer.fit_transform(train, train.y), transformer.transform(test)
+    t_features = clock() - t0
+    model = (LinearSVC(C=C, max_iter=5000) if linear else SVC(kernel="precomputed", C=C)).fit(X_train, train.y)
+    accuracy = float(model.score(X_test, test.y))
+    extra = {"n_features": int(transformer.n_features_out_), "nnz_per_row": X_train.nnz / X_train.shape[0],
+             "exact_weight": transformer.exact_weight_} if linear else {}
     print(json.dumps({"n": n, "source": source, "n_train": len(train), "n_test": len(test),
                       "split": "by source graph", "path": path, "seconds": clock() - t0, "features_seconds": t_features,
                       "generate_seconds": generate, "peak_gib": peak_gib(), "accuracy": accuracy, **extra}))
