@@ -20,7 +20,7 @@ import graphinvariants as gi
 from graphinvariants.kernels import pairwise_kernels, parse_kernel_spec
 from graphinvariants.kernels.learned import LearnedCombination
 from graphinvariants.kernels.learned import _combination as learned_module  # CANDIDATES, PRODUCTS switched
-from runner import clock, commands, option, parse
+from runner import clock, commands, option, parse, timed
 from benchmarks.common import Shared, grakel_graphs, peer, tu
 from benchmarks.learned import NEW_CANDIDATES, candidates
 
@@ -100,9 +100,7 @@ def member_grams(ds, options):
                "node_attributes": ds.batch.node_attributes is not None}
     grams, seconds = {}, {}
     for name, functional in combination.candidate_functionals(carries).items():
-        start = clock()
-        grams[name] = pairwise_kernels(ds.batch, functional=functional)
-        seconds[name] = clock() - start
+        (seconds[name],), grams[name] = timed(lambda: pairwise_kernels(ds.batch, functional=functional))
     return grams, seconds
 
 
@@ -122,52 +120,53 @@ def evaluate_data_set(ds, args, protocol, out):
     index = np.arange(len(ds))
     rows = {}
 
-    def run(label, result):
-        rows[label] = result
+    def run(label, kernel):
+        """One row: a kernel matrix by ``evaluate_kernel``, an estimator of graph indices by ``evaluate_estimator``."""
+        rows[label] = result = gi.evaluate_kernel(kernel, ds.y, **protocol) if isinstance(kernel, np.ndarray) else \
+            gi.evaluate_estimator(index, ds.y, kernel=kernel, **protocol)
         print(f"  {label:<28} {100 * result.mean:6.2f} ({100 * result.stderr:.2f})")
 
-    run("GraphKernel()", gi.evaluate_estimator(index, ds.y, kernel=FoldSlicedDefault(shared, {"seed": 0}, names=base),
-                                               **protocol))
+    run("GraphKernel()", FoldSlicedDefault(shared, {"seed": 0}, names=base))
     if args.new_members:
-        run("GraphKernel() + new members", gi.evaluate_estimator(index, ds.y,
-                                                                 kernel=FoldSlicedDefault(shared, {"seed": 0}),
-                                                                 **protocol))
+        run("GraphKernel() + new members", FoldSlicedDefault(shared, {"seed": 0}))
         with candidates(True):
-            extended = gi.GraphKernel(seed=0).fit(ds, ds.y).weights_
-        print("  weights with the new members on the whole data set: "
-              + ", ".join(f"{n} {w:.2f}" for n, w in extended.items() if w > 0))
+            print("  weights with the new members on the whole data set: " + positive(learned_weights(ds)))
     if args.higher_wl:
         for name in grams:
             if name in NEW_CANDIDATES:
-                run(f"  member {name}", gi.evaluate_kernel(grams[name], ds.y, **protocol))
-        _write(out, ds, rows, args, {})
-        return
+                run(f"  member {name}", grams[name])
+        return _write(out, ds, rows, args, {})
     if args.variants:
         for label, (options, products) in VARIANTS.items():
-            kernel = FoldSlicedDefault(shared, {**options, "seed": 0}, products, names=base)
-            run(f"  {label}", gi.evaluate_estimator(index, ds.y, kernel=kernel, **protocol))
+            run(f"  {label}", FoldSlicedDefault(shared, {**options, "seed": 0}, products, names=base))
     if labelled:
-        run("WL label", gi.evaluate_kernel(grams["wl_label"], ds.y, **protocol))
-    run("WL degree", gi.evaluate_kernel(grams["wl"], ds.y, **protocol))
-    run("RECOMMENDED (product)", gi.evaluate_kernel(grams["power"] * grams["histogram"] * grams["wl"], ds.y,
-                                                    **protocol))
-    run("mean power+histogram+wl", gi.evaluate_kernel((grams["power"] + grams["histogram"] + grams["wl"]) / 3, ds.y,
-                                                      **protocol))
+        run("WL label", grams["wl_label"])
+    run("WL degree", grams["wl"])
+    run("RECOMMENDED (product)", grams["power"] * grams["histogram"] * grams["wl"])
+    run("mean power+histogram+wl", (grams["power"] + grams["histogram"] + grams["wl"]) / 3)
     # WL-OA: ours, equal to GraKeL's WeisfeilerLehmanOptimalAssignment to 1e-12
     # (tests/embeddings/test_assignment.py); --grakel also runs GraKeL's, much slower
-    run("WL-OA", gi.evaluate_kernel(grams["wloa_label" if labelled else "wloa"], ds.y, **protocol))
+    run("WL-OA", grams["wloa_label" if labelled else "wloa"])
     if args.grakel:
-        start = clock()
-        K = grakel_wloa(ds)
-        print(f"  (GraKeL WL-OA matrix {clock() - start:.1f} s)")
-        run("WL-OA (GraKeL)", gi.evaluate_kernel(K, ds.y, **protocol))
+        (seconds,), K = timed(lambda: grakel_wloa(ds))
+        print(f"  (GraKeL WL-OA matrix {seconds:.1f} s)")
+        run("WL-OA (GraKeL)", K)
     if args.members:
         for name, K in grams.items():
             if name not in ("wl_label", "wl", "wloa", "wloa_label"):  # those are already rows above
-                run(f"  member {name}", gi.evaluate_kernel(K, ds.y, **protocol))
-    weights = gi.GraphKernel(seed=0).fit(ds, ds.y).weights_  # what the default chooses on all of the data
-    print("  weights on the whole data set: " + ", ".join(f"{n} {w:.2f}" for n, w in weights.items() if w > 0))
+                run(f"  member {name}", K)
+    weights = learned_weights(ds)  # what the default chooses on all of the data
+    print("  weights on the whole data set: " + positive(weights))
     _write(out, ds, rows, args, weights)
+
+
+def learned_weights(ds):
+    return gi.GraphKernel(seed=0).fit(ds, ds.y).weights_
+
+
+def positive(weights):
+    """The positive weights as text."""
+    return ", ".join(f"{n} {w:.2f}" for n, w in weights.items() if w > 0)
 
 
 def _write(out, ds, rows, args, weights):
