@@ -177,15 +177,13 @@ def known(args):
         n_pos = int(yte.sum())
         for r in results:
             ok = "yes" if r["accuracy"] < 0.9 or r["auroc"] >= 0.9 else "NO"
-            rows.append((task, r["model"], r["accuracy"], r["auroc"], r["top1"], r["n"], r["exact_share"],
-                         r["seconds"], ok))
+            rows.append(f"| {task} | {r['model']} | {r['accuracy']:.3f} | {r['auroc']:.3f} | {r['top1']:.2f} | "
+                        f"{r['n']} | {r['exact_share']:.2f} | {ok} |")
             print(f"{task:15s} {r['model']:17s} accuracy {r['accuracy']:.3f}  node AUROC {r['auroc']:.3f}  "
                   f"top-1 {r['top1']:.2f}  ({r['n']} of {n_pos} positives)  exact share {r['exact_share']:.2f}  "
                   f"{r['seconds']:.1f} s  criterion met: {ok}")
     print("\n| task | model | accuracy | node AUROC | top-1 in answer | graphs | exact share | criterion |")
-    print("|---|---|---|---|---|---|---|---|")
-    for task, model, acc, auroc, top, n, share, _, ok in rows:
-        print(f"| {task} | {model} | {acc:.3f} | {auroc:.3f} | {top:.2f} | {n} | {share:.2f} | {ok} |")
+    print("|---|---|---|---|---|---|---|---|\n" + "\n".join(rows))
 
 
 MUTAGEN = 0  # the data set's class code of "mutagen" (its README)

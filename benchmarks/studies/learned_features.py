@@ -36,11 +36,8 @@ def exact_fold(data, y, train, test, grid):
 
 def kernel_error(args):
     data = tu(args.dataset)
-    rng = np.random.default_rng(0)
-    idx = np.sort(rng.choice(len(data), size=min(args.n, len(data)), replace=False))
-    data = data[idx]
-    rows = []
-    K = None
+    data = data[np.sort(np.random.default_rng(0).choice(len(data), size=min(args.n, len(data)), replace=False))]
+    rows, K = [], None
     for m in args.components:
         t0 = clock()
         features = GraphFeatures(max_samples=None, n_landmarks=m, seed=0).fit(data, data.y)

@@ -137,14 +137,10 @@ def measure(method, path, **limits):
 
 
 def fmt_cell(result, budget):
-    if result is None:
-        return "-"
     if result["status"] == "ok":
         t = result["median"]
         return (f"{t:.3g} s" if t >= 0.01 else f"{t * 1e3:.3g} ms") + f" ({len(result['times'])})"
-    if result["status"] in ("timeout",):
-        return f"> {budget:g} s"
-    return result["status"]
+    return f"> {budget:g} s" if result["status"] == "timeout" else result["status"]
 
 
 # -- the decay under flips ---------------------------------------------------------------
@@ -171,10 +167,6 @@ def decay(n_edges, n_steps, n_sequences, seed, methods):
         curves[method] = np.asarray(values, dtype=float)
         print(f"  decay {METHODS[method]}: {seconds[method]:.1f} s for {n_sequences} x {n_steps} graphs")
     return {"n_nodes": n, "n_edges": int(u.size), "curves": curves, "seconds": seconds}
-
-
-def spearman_with_steps(mean):
-    return float(spearmanr(np.arange(1, mean.size + 1), mean).statistic)
 
 
 def plot_decay(result, path):
@@ -271,8 +263,9 @@ def peers(args, parser):
         for method, values in result["curves"].items():
             mean = values.mean(axis=0)
             cv = values[:, -1].std() / mean[-1] if mean[-1] else float("nan")
+            rank = spearmanr(np.arange(1, mean.size + 1), mean).statistic  # against the number of flips
             print(f"{METHODS[method]:<20}" + "".join(f"{mean[s - 1]:>11.3g}" for s in marks)
-                  + f"{cv:>16.2f}{spearman_with_steps(mean):>10.2f}{result['seconds'][method]:>8.1f}s")
+                  + f"{cv:>16.2f}{rank:>10.2f}{result['seconds'][method]:>8.1f}s")
         print("(power: 1 - K; NetLSD: L2 distance of heat signatures; others: the distance. Spearman: rank "
               "correlation of the mean with the number of flips, 1 = strictly increasing)")
         if args.figure:

@@ -421,8 +421,6 @@ def features(args, parser):
         a, b = linear[sizes[0]], linear[sizes[-1]]
         print(f"from n={sizes[0]} to n={sizes[-1]} ({sizes[-1] / sizes[0]:.0f} x the graphs): time "
               f"{b['seconds'] / a['seconds']:.1f} x, peak memory {b['peak_gib'] / a['peak_gib']:.1f} x")
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=1))
 
 
 def zarr(args, parser):
@@ -491,7 +489,7 @@ def zarr(args, parser):
 
 def main(argv=None):
     many, ints = (lambda v: int(float(v))), (lambda text: [int(float(v)) for v in text.split(",") if v])
-    own = dict(source="Mutagenicity", n_landmarks=1000, json=option(None, type=Path))
+    own = dict(source="Mutagenicity", n_landmarks=1000)
     command = commands(__doc__, cluster=dict(
         n_graphs=option(1_000_000, "corpus size", type=many), queries=option(1000, "query graphs for the top-10"),
         exact_sample=option(20_000, "corpus sample checked by brute force"), C=option(10.0, "fixed C of both SVMs"),
@@ -505,8 +503,8 @@ def main(argv=None):
         sections="generate,embed,kneighbors,kernel,scaling,nystroem", keep=option(False, "keep the generated files")),
         features=dict(sizes=[10_000, 30_000, 100_000], exact=[10_000], progress=False,
                       C=option(10.0, "C of both the LinearSVC and the SVC"), **own),
-        zarr=dict(sizes=[100_000], partition=10_000, memory_limit="2GB", **own, check_parts=option(
-            3, "partitions compared with transform in process (first, last, spread between)")))
+        zarr=dict(sizes=[100_000], partition=10_000, memory_limit="2GB", json=option(None, type=Path), **own,
+                  check_parts=option(3, "partitions compared with transform in process (first, last, spread between)")))
     args = parse(command, argv)
     {"cluster": cluster, "features": features, "zarr": zarr}[args.what](args, command)
 

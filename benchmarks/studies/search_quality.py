@@ -47,7 +47,7 @@ def moses(cache):
 
 
 def single_and_batch_ms(function, n, single):
-    """Median ms of ``function(i, i + 1)`` over the first ``single`` items, and mean ms per item of ``function(0, n)``."""
+    """Median ms of ``function(i, i + 1)`` over the first ``single`` items, mean ms per item of ``function(0, n)``."""
     singles = [timed(lambda i=i: function(i, i + 1))[0][0] for i in range(min(single, n))]
     return 1e3 * float(np.median(singles)), 1e3 * timed(lambda: function(0, n))[0][0] / n
 
