@@ -293,12 +293,6 @@ class CopiesBuild:
 _QUERY = itertools.count()
 
 
-def _wl_member(search):
-    """The ``wl`` member of a fitted ``NearestGraphs("wl")``: its functional and row maker."""
-    (member,) = search.feature_map_._exact
-    return member
-
-
 def _pair_engine(functional, fitted):
     """``NearestGraphs("wl").kneighbors`` before it searched rows: the query's kernel row against the fitted embeddings
     by the pair engine, then its ten largest."""
@@ -326,7 +320,7 @@ class QueryRow:
         self.queries = [data[[int(i)]] for i in held]
         fitted = base[:n] if n <= len(base) else perturbed_copies(base, n, seed=1)
         search = gi.NearestGraphs("wl", n_neighbors=10).fit(fitted)
-        member = _wl_member(search)
+        member = search.feature_map_._exact[0]  # the wl member: its functional and row maker
         embeddings = member.functional.as_embeddings(fitted)
         old = copy.copy(member)
         old.count_map = CountMap(member.functional, embeddings)
@@ -363,7 +357,7 @@ class QueryDistinct:
             corpus = [s for i, s in enumerate(smiles) if i not in held]
             self.queries = [[s] for i, s in enumerate(smiles) if i in held]
         self.search = gi.NearestGraphs("wl", n_neighbors=10).fit(corpus)
-        functional = _wl_member(self.search).functional
+        functional = self.search.feature_map_._exact[0].functional
         self.old = _pair_engine(functional, functional.as_embeddings(corpus))
         self.call = (lambda q: self.search.kneighbors(q)[1]) if path.endswith("index") else self.old
 

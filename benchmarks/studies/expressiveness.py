@@ -178,9 +178,8 @@ def main(argv=None):
     print(f"graph atlas: {len(atlas)} graphs, {len(atlas) * (len(atlas) - 1) // 2} pairs, none isomorphic")
     eight = None
     if not args.skip_8:
-        start = clock()
-        eight = graphs_on_8_nodes()
-        print(f"8-node graphs: {len(eight)} ({N_CONNECTED_8} connected), built in {clock() - start:.1f} s")
+        (spent,), eight = timed(graphs_on_8_nodes)
+        print(f"8-node graphs: {len(eight)} ({N_CONNECTED_8} connected), built in {spent:.1f} s")
     csl, y = csl_graphs(seed=0)
     shrikhande, rook = strongly_regular_pair()
     srg25 = srg25_graphs()

@@ -346,17 +346,15 @@ def cluster(args, parser):
         with LocalCluster(n_workers=2, threads_per_worker=1, memory_limit=args.memory_limit,
                           dashboard_address=None) as cluster, Client(cluster) as client:
             edges = dd.read_parquet(path)
-            t0 = clock()
-            inv = gi.distributed.power_invariants(edges, k=args.k, deduplicate=False, split_every=args.split_every)
-            seconds = clock() - t0
+            (seconds,), inv = timed(lambda: gi.distributed.power_invariants(edges, k=args.k, deduplicate=False,
+                                                                             split_every=args.split_every))
             peaks = list(client.run(peak_gib).values())
             print(f"distributed ({edges.npartitions} partitions, deduplicate=False): {seconds:.1f} s, "
                   f"{seconds / args.k:.2f} s per step, {1e9 * seconds / (args.k * m):.1f} ns per edge per step; "
                   f"worker peaks {', '.join(f'{p:.2f}' for p in peaks)} GiB; client peak {peak_gib():.2f} GiB")
             if args.dedup:
-                t0 = clock()
-                deduplicated = gi.distributed.power_invariants(edges, k=args.k, split_every=args.split_every)
-                dedup_seconds = clock() - t0
+                (dedup_seconds,), deduplicated = timed(lambda: gi.distributed.power_invariants(
+                    edges, k=args.k, split_every=args.split_every))
                 peaks = list(client.run(peak_gib).values())
                 print(f"distributed, deduplicate=True (shuffle + persisted distinct table): {dedup_seconds:.1f} s; "
                       f"worker peaks {', '.join(f'{p:.2f}' for p in peaks)} GiB; equal to deduplicate=False: "

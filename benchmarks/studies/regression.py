@@ -76,9 +76,8 @@ def ridge(smiles, y, splits, seed):
             seconds[label] += clock() - start
             scores[label].append(ridge_rmse(K_train, y[tr], K_test, y[te], seed))
             weights = weights or kernel.combination_.summary(6)
-        start = clock()
-        M_train, M_test = minmax_kernel(F[tr], F[tr]), minmax_kernel(F[te], F[tr])
-        seconds["Morgan"] += clock() - start
+        (spent,), (M_train, M_test) = timed(lambda: (minmax_kernel(F[tr], F[tr]), minmax_kernel(F[te], F[tr])))
+        seconds["Morgan"] += spent
         scores["Morgan"].append(ridge_rmse(M_train, y[tr], M_test, y[te], seed))
         start = clock()
         descriptors = gi.GraphKernel(kernel="descriptors").fit(train)
@@ -134,9 +133,9 @@ def classification(args):
         data = as_molecules(tu(name))
         row = {}
         for label, kernel in (("before", gi.GraphKernel(seed=0, members=WITHOUT)), ("after", gi.GraphKernel(seed=0))):
-            start = clock()
-            result = gi.evaluate_estimator(data, data.y, kernel=kernel, n_repeats=int(reps), n_folds=10, seed=0)
-            row[label] = (result, clock() - start, 100 * np.std(result.repetition_means))
+            (spent,), result = timed(lambda: gi.evaluate_estimator(data, data.y, kernel=kernel, n_repeats=int(reps),
+                                                                   n_folds=10, seed=0))
+            row[label] = (result, spent, 100 * np.std(result.repetition_means))
         (before, t0, s0), (after, t1, s1) = row["before"], row["after"]
         weight = sum(w for n, w in gi.GraphKernel(seed=0).fit(data, data.y).weights_.items()
                      if n.startswith("descriptors"))

@@ -120,9 +120,9 @@ def select(data, n_fit, n_queries):
     print(f"  Morgan/Tanimoto: logP {morgan_rmse[0]:.3f}, TPSA {morgan_rmse[1]:.2f}")
     scores = {}
     for spec in CANDIDATES:
-        t = clock()
-        scores[spec] = neighbour_rmse(kernel_neighbours(spec, corpus, queries, 5), corpus, queries, cache)
-        print(f"  {spec}: logP {scores[spec][0]:.3f}, TPSA {scores[spec][1]:.2f} ({clock() - t:.0f} s)")
+        (spent,), scores[spec] = timed(lambda: neighbour_rmse(kernel_neighbours(spec, corpus, queries, 5), corpus,
+                                                              queries, cache))
+        print(f"  {spec}: logP {scores[spec][0]:.3f}, TPSA {scores[spec][1]:.2f} ({spent:.0f} s)")
     # the best by the two RMSEs relative to Morgan's, summed
     best = min(scores, key=lambda spec: float(np.sum(scores[spec] / morgan_rmse)))
     print(f"  chosen: {best}")
