@@ -1,9 +1,5 @@
-"""Shared by the asv suites and the studies: data loaded once per process, the arithmetic floor, the peers, random
-graphs, RDKit molecules and Morgan fingerprints, and a precomputed kernel for scikit-learn.
-
-Nothing here downloads: the TU sets are read from ``$GRAPHINVARIANTS_DATA`` or ``../shared/data/TU`` beside the
-clone. A peer not installed raises ``NotImplementedError`` in ``setup``: asv reports a skipped benchmark.
-"""
+"""Shared by the asv suites and the studies: data loaded once per process (never downloaded), the floor, the peers
+(one not installed: ``NotImplementedError``, which asv reports as skipped), random graphs and molecules."""
 
 import contextlib
 import functools

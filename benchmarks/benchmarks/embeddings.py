@@ -91,9 +91,8 @@ class FolkloreSample:
 
 
 class Vocabulary:
-    """Memory of the count members: the labelled walk histogram of one star with 3,000 distinct leaf labels among 2,000
-    small labelled trees (and of the trees alone), and the walk histogram at k = 5 and 20 of 20,000 G(60, 0.05)
-    graphs."""
+    """Memory of the count members: the labelled walk histogram of 2,000 small labelled trees (and a star with 3,000
+    distinct leaf labels), and the walk histogram at k = 5 and 20 of 20,000 G(60, 0.05) graphs."""
 
     params, param_names = ["trees", "trees and the star", "histogram k=5", "histogram k=20"], ["input"]
     timeout = 600
@@ -129,9 +128,8 @@ VANCOMYCIN = ("CC1C(C(CC(O1)OC2C(C(C(OC2OC3=C4C=C5C=C3OC6=C(C=C(C=C6)C(C(C(=O)NC
 
 
 class DescriptorsBySize:
-    """The descriptors member's cost of one molecule by its size (docs/regression.rst): vancomycin, then carbon chains;
-    the default set, the basic dozen, and ``AvgIpc`` alone (left out of the default set because its time grows faster
-    than the cube of the atoms). A fresh molecule per call: RDKit keeps some results on the molecule."""
+    """The descriptors member's cost of one molecule by size (docs/regression.rst): the default set, the basic dozen and
+    ``AvgIpc`` (left out: its time grows faster than the atoms' cube), a fresh molecule per call (RDKit caches)."""
 
     params = (["vancomycin", "C100", "C200", "C400", "C800", "C1200"], ["default", "basic", "AvgIpc"])
     param_names = ["molecule", "descriptors"]

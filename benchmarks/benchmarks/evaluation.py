@@ -32,10 +32,9 @@ class _Fresh(gi.GraphKernel):
 
 
 class Learned:
-    """The learned default under the paper's protocol, one thread: a fixed member (``GraphKernel(kernel="wl")``: its
-    Gram matrix once, ``evaluate_kernel``, the cost the default is held to: shared / fixed at most 3),
-    ``evaluate_estimator`` with ``GraphKernel(seed=0)`` (member matrices once, weights per part), and refitted per part
-    (fresh). ``track_accuracy`` in %; shared and fresh agree fold by fold."""
+    """The learned default under the paper's protocol, one thread: a fixed member (``wl``; shared / fixed at most 3),
+    ``GraphKernel(seed=0)`` by ``evaluate_estimator`` (member matrices once, weights per part: shared) and refitted per
+    part (fresh). ``track_accuracy`` in %; shared and fresh agree fold by fold."""
 
     params = (["MUTAG", "NCI1"], [1, 10], ["fixed wl", "shared", "fresh"])
     param_names = ["data set", "repetitions", "path"]

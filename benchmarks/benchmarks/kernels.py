@@ -95,9 +95,8 @@ PEERS = {"wloa": (("wloa", {"n_iter": 5, "node_label": "label"}),
 
 
 class Peers:
-    """Ours against GraKeL's kernel of the same definition, same graphs, one thread: our time from the loaded data set
-    (embedding included), GraKeL's on graphs converted beforehand by the library's own converter; ``track_difference``:
-    the largest absolute difference of the two matrices."""
+    """Ours (from the loaded data set) against GraKeL's kernel of the same definition (graphs converted beforehand),
+    one thread; ``track_difference``: the largest absolute difference of the two matrices."""
 
     params = (["MUTAG", "ENZYMES", "NCI1"], list(PEERS), ["ours", "grakel"])
     param_names = ["data set", "kernel", "implementation"]
@@ -199,10 +198,8 @@ class FirstCallParts:
 
 
 class ShortestPathFirstCall:
-    """``shortest_path`` of NCI1 from its NetworkX graphs, the first call of a fresh process, one thread: ours
-    (conversion, numba's import and its cached search included) against GraKeL's ``ShortestPath`` of
-    ``grakel.graph_from_networkx`` (its import and conversion included); the graphs are loaded before the clock
-    starts."""
+    """``shortest_path`` of NCI1's NetworkX graphs (loaded first), the first call of a fresh process, one thread: ours
+    (conversion, numba's import included) against GraKeL's ``ShortestPath`` (its import and conversion included)."""
 
     params, param_names = ["ours", "grakel"], ["implementation"]
     repeat, number, timeout = 3, 1, 1800
@@ -221,9 +218,8 @@ class ShortestPathFirstCall:
 
 
 class Rooted:
-    """``rooted_subgraph``: the embedding and the Gram matrix of NCI1 at radius 2 and REDDIT-BINARY at radius 1 (node
-    labels and bond types where the set has them), from the data set and from its NetworkX graphs (conversion included);
-    ``track_equal``: the two matrices are equal. GraKeL's NSPDK is in ``Peers``."""
+    """``rooted_subgraph`` (labels where the set has them) of NCI1 at radius 2 and REDDIT-BINARY at radius 1: the
+    embedding, the Gram matrix from the data set and from its NetworkX graphs (``track_equal``: the same matrix)."""
 
     params = (["NCI1 radius 2", "REDDIT-BINARY radius 1"], ["embedding", "data set", "networkx list"])
     param_names = ["data", "call"]

@@ -1,8 +1,7 @@
 """graphinvariants.networkx_backend: NetworkX's own functions through the backend against NetworkX.
 
-Every call goes through NetworkX's dispatcher with the conversion cache off, so the backend's figures include the
-conversion (needs the entry points: ``pip install -e .``). Targets: the WL graph hash on BA 2 x 10^5 nodes and
-``number_of_walks`` on BA 1,500 nodes at least 5x NetworkX.
+Through NetworkX's dispatcher with the conversion cache off, conversion included (needs ``pip install -e .``).
+Targets: the WL graph hash on BA 2 x 10^5 nodes and ``number_of_walks`` on BA 1,500 nodes at least 5x NetworkX.
 """
 
 import warnings

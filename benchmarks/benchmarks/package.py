@@ -1,7 +1,5 @@
-"""graphinvariants itself: ``import graphinvariants`` and ``graphinvariants --help`` in a fresh process.
-
-Target: 1.5x the reference or less, what a user of the library loads anyway (``import networkx, numpy, scipy.sparse``).
-"""
+"""``import graphinvariants`` and ``graphinvariants --help`` in a fresh process: at most 1.5x the reference, what a
+user of the library loads anyway (``import networkx, numpy, scipy.sparse``)."""
 
 HELP = """
 import contextlib, io

@@ -39,11 +39,10 @@ class Study:
 
 
 class LargeNetwork:
-    """The study on one large network: seconds per flip of ``perturbation_study(G, n_sequences=3, n_steps=20)`` (edits,
-    updates, the kernel curve) with each kind of update forced (``ball_fraction`` inf: incremental, 1e-9: full products
-    for the balls, 0: from scratch) and the default, against one floor summary (target: a flip, a 60th of the study, at
-    most 3x the floor). ``track_updates_*``: how the default's updates went (incremental, full products for the large
-    balls, from scratch)."""
+    """The study on one large network: ``perturbation_study(G, n_sequences=3, n_steps=20)`` with each kind of update
+    forced (``ball_fraction`` inf: incremental, 1e-9: full products for the balls, 0: from scratch) and the default,
+    against one floor summary (target: a flip, a 60th of the study, at most 3x the floor); ``track_updates_*``: how the
+    default's updates went."""
 
     params = ([10**5, 10**6], ["ba", "er", "grid"], ["default", "incremental", "products", "scratch", "floor"])
     param_names = ["nodes", "graph", "method"]

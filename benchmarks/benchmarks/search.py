@@ -144,9 +144,8 @@ _COPIES = {}
 
 
 def _copies(n):
-    """``(rows, queries' rows, queries)``: the learned default (``GraphFeatures(seed=0)`` fitted on Mutagenicity,
-    cached) on the first ``n`` perturbed copies (made and cached ``CHUNK`` at a time) and on 100 other copies (seed 1),
-    kept for the process."""
+    """``(rows, queries' rows, queries)``: ``GraphFeatures(seed=0)`` of Mutagenicity on its first ``n`` perturbed copies
+    and on 100 others (seed 1); the map and the rows cached in ``CACHE``, ``CHUNK`` copies at a time."""
     if n not in _COPIES:
         _COPIES.clear()
         data, path = tu("Mutagenicity"), CACHE / "features.joblib"
@@ -194,14 +193,11 @@ def _build(n, kind, cached=False):
 
 
 class Copies:
-    """Search against FPSim2 (docs/search.rst, "Speed against FPSim2"): the learned default's rows of ``n`` perturbed
-    copies of Mutagenicity, the 10 nearest of 100 other copies, in the exact and the approximate index (float32 rows
-    unless named, 32 directions) against FPSim2 (Morgan radius 2, 2,048 bits, Tanimoto, one worker) over the same
-    copies, one thread (BLAS, numba, FAISS). ``time_single``: one query a call, 40 samples over the first 40 queries
-    (the median is theirs; ``--record-samples`` keeps each); ``time_batch``: the 100 in one call (FPSim2: in turn);
-    ``track_recall``: tie-aware recall@10 against the exact float32 answer; ``track_differing``: queries whose ten
-    differ from it; ``track_scored_*``: rows scored per query, a share of ``n``. The index is built once per process;
-    ``CopiesBuild`` times building them."""
+    """Search against FPSim2 (docs/search.rst, "Speed against FPSim2"): the 10 nearest of 100 perturbed copies of
+    Mutagenicity among ``n`` others, by the learned default's rows in the exact and approximate index (float32 unless
+    named, 32 directions) and by FPSim2 (Morgan r=2, 2,048 bits, one worker), one thread. ``time_single``: one query a
+    call, 40 samples; ``time_batch``: the 100 (FPSim2: in turn); ``track_recall`` (tie-aware) and ``track_differing``
+    against the exact float32 answer; ``track_scored_*``: rows scored per query over ``n``. Built once per process."""
 
     params = ([20_000, 100_000, 1_000_000], ["exact", "exact, float64", "approximate, recall=0.9",
                                              "approximate, recall=0.95", "approximate, recall=0.99", "FPSim2"])
@@ -303,10 +299,9 @@ def _pair_engine(functional, fitted):
 
 
 class QueryRow:
-    """One query, one call (docs/search.rst): 40 held-out Mutagenicity molecules' ``wl`` rows (atoms and bonds) among
-    10^3 .. 10^5 fitted graphs (beyond 4,297: perturbed copies), by the fitted count map (new) and by merging with the
-    whole fitted vocabulary (old); ``kneighbors`` by the index over the rows (new) and by the pair engine (old), one
-    thread. A time is that of the 40 queries."""
+    """One query, one call (docs/search.rst): 40 held-out Mutagenicity molecules' ``wl`` rows among 10^3 .. 10^5 fitted
+    graphs (beyond 4,297: perturbed copies) by the count map (new) or a merge with the whole vocabulary (old), and
+    ``kneighbors`` by the index over rows (new) or the pair engine (old), one thread; the time of the 40 queries."""
 
     params = ([1000, 10_000, 100_000], ["row, count map", "row, merge", "kneighbors, index",
                                         "kneighbors, pair engine"])
@@ -336,10 +331,9 @@ class QueryRow:
 
 
 class QueryDistinct:
-    """One query per call against real distinct molecules (docs/search.rst): Mutagenicity's molecules as SMILES
-    (RDKit's, from :func:`~graphinvariants.datasets.to_mol`, read back) or NCI1's graphs, 40 held out,
-    ``NearestGraphs("wl")`` fitted on the others: the index over the rows (new) against the pair engine (old), one
-    thread; a time is that of the 40 queries; ``track_same_neighbours``: the queries whose ten neighbours agree."""
+    """One query per call on distinct molecules (docs/search.rst): Mutagenicity as RDKit's SMILES or NCI1, 40 held out
+    from ``NearestGraphs("wl")``: the index over rows (new) against the pair engine (old), one thread; the time of the
+    40 queries; ``track_same_neighbours``: the queries whose ten neighbours agree."""
 
     params = (["Mutagenicity as SMILES", "NCI1"], ["kneighbors, index", "kneighbors, pair engine"])
     param_names = ["data", "path"]

@@ -146,9 +146,8 @@ class Batches:
 
 
 class ClosedWalks:
-    """Closed-walk counts at k = 8 (one thread): the histogram of every graph, the open-walk histogram beside it, and
-    ``closed_walk_counts`` against dense matrix powers on the five largest graphs and 50 at random (counts checked
-    equal)."""
+    """Closed-walk counts at k = 8 (one thread): the closed and the open walk histogram of every graph, and
+    ``closed_walk_counts`` against dense matrix powers (exact) on the five largest graphs and 50 at random."""
 
     params = (["NCI1", "DD", "REDDIT-BINARY"], ["closed histogram", "open histogram", "counts, largest",
                                                  "dense powers, largest", "counts, sample", "dense powers, sample"])

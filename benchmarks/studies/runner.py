@@ -1,10 +1,8 @@
 """The one runner of the studies: arguments, the timer, peak memory, and output stamped with the commit and machine.
 
-A study is a script that makes a figure or a table of the docs. It starts with
-``args = parse(parser(__doc__, data=True, repeat=3, sets=["MUTAG"]))`` (or ``commands(__doc__,
-name=dict(...))`` for subcommands), which prints one line naming the commit (``+dirty`` with
-changes), the machine and the versions; ``--record FILE`` also writes the output to ``FILE``.
-Data, floor and peers are shared with the asv suites (``benchmarks/benchmarks/common.py``).
+A study (a script that makes a figure or table of the docs) starts with ``args = parse(parser(__doc__, repeat=3))``
+(or ``commands(__doc__, name=dict(...))``), which prints the commit (``+dirty`` with changes), machine and versions;
+``--record FILE`` also writes the output there. Data, floor and peers: ``benchmarks/benchmarks/common.py``.
 """
 
 import argparse

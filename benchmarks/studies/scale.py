@@ -127,13 +127,6 @@ class WorkerMemory:
         return "peak RSS per worker (VmHWM) " + ", ".join(f"{v / 2**20:.0f}" for v in self.peaks.values()) + " MiB"
 
 
-def start_cluster(n_workers):
-    from distributed import Client, LocalCluster
-
-    cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=None)
-    return cluster, Client(cluster)
-
-
 # -- sections --------------------------------------------------------------------------
 def section_embed(args, corpus_dir, client, work):
     import dask.dataframe as dd
@@ -376,7 +369,10 @@ def cluster(args, parser):
                   f"{stats['nodes'] / stats['graphs']:.1f} nodes (NCI1 29.9), {stats['files']} Parquet files, "
                   f"{clock() - start:.1f} s")
         if sections & {"embed", "kneighbors", "kernel", "scaling"}:
-            cluster, client = start_cluster(args.workers)
+            from distributed import Client, LocalCluster
+
+            cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None)
+            client = Client(cluster)
             local = ids = None
             if sections & {"embed", "kneighbors", "kernel"}:
                 local, ids = section_embed(args, corpus_dir, client, work)
