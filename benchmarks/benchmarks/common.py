@@ -1,12 +1,5 @@
-"""Shared by the asv suites and the studies: the data (loaded once per process), the
-arithmetic floor, the peers, the random graphs, RDKit molecules and Morgan fingerprints,
-and a precomputed kernel for scikit-learn.
-
-Nothing here downloads: the TU sets are read from ``../shared/data/TU`` beside the
-clone (or ``$GRAPHINVARIANTS_DATA``), as the tests read them. A peer that is not
-installed raises ``NotImplementedError`` in a suite's ``setup``, which asv reports as a
-skipped benchmark; the peers are the ``benchmark`` extra.
-"""
+"""Shared by the asv suites and the studies: data loaded once per process (never downloaded), the floor, the peers
+(one not installed: ``NotImplementedError``, which asv reports as skipped), random graphs and molecules."""
 
 import contextlib
 import functools
@@ -33,8 +26,8 @@ PEERS = {"grakel": "graphinvariants[baselines]", "FPSim2": "graphinvariants[benc
 
 
 def peer(name):
-    """The module ``name`` (a peer or an optional dependency), or ``NotImplementedError``
-    saying what to install (asv skips the benchmark; a study stops with the message)."""
+    """The module ``name`` (a peer or an optional dependency), or ``NotImplementedError`` saying what to install (asv
+    skips the benchmark; a study stops with the message)."""
     try:
         module = importlib.import_module(name)
     except ImportError as error:
@@ -53,10 +46,8 @@ def tu(name):
 
 
 def grakel_graphs(data, *, labels="label", edges=False):
-    """GraKeL graphs of a data set or a list of graphs, by the library's own converter
-    (:func:`graphinvariants.kernels.learned.external.to_grakel`). ``labels``: ``"label"``
-    (the node labels), ``"attributes"`` (the attribute rows) or None (the degrees);
-    ``edges``: the edge labels too (ones where the data has none)."""
+    """GraKeL graphs of a data set or list by the library's ``to_grakel``, node labels from ``labels`` (``"label"``,
+    ``"attributes"`` or None: the degrees); ``edges``: the edge labels too (ones where the data has none)."""
     import graphinvariants as gi
 
     peer("grakel")
@@ -71,13 +62,8 @@ def grakel_graphs(data, *, labels="label", edges=False):
 
 
 def floor_invariants(A, k=5):
-    """The arithmetic floor of one graph's power invariants, plain numpy and scipy.
-
-    ``k`` products ``x_t = A x_{t-1} / ||x_{t-1}||_1`` from ``x_0 = 1`` (the summary's
-    columns, ``A`` a scipy sparse matrix), then the mean and the covariance divided by
-    ``n``, as the library defines them (:class:`graphinvariants.PowerInvariants`).
-    Returns ``(mean, covariance)``.
-    """
+    """The arithmetic floor of one graph's power invariants: ``k`` products ``x_t = A x_{t-1} / ||x_{t-1}||_1``
+    from ``x_0 = 1`` (scipy), then ``(mean, covariance / n)`` as :class:`graphinvariants.PowerInvariants` has them."""
     n = A.shape[0]
     S = np.empty((n, k))
     x = np.ones(n)
@@ -100,9 +86,8 @@ def csr(u, v, n):
 
 
 def random_edges(family, n, degree=10, seed=0):
-    """Edge arrays ``(u, v)`` of a graph on ``n`` nodes of mean degree about ``degree``:
-    ``"er"`` (uniform pairs), ``"ba"`` (igraph's Barabasi-Albert) or ``"grid"`` (2-D,
-    ``n`` rounded to a square)."""
+    """Edge arrays ``(u, v)`` of a graph on ``n`` nodes of mean degree about ``degree``: ``"er"`` (uniform pairs),
+    ``"ba"`` (igraph's Barabasi-Albert) or ``"grid"`` (2-D, ``n`` rounded to a square)."""
     rng = np.random.default_rng(seed)
     if family == "er":
         m = n * degree // 2
@@ -170,8 +155,8 @@ def molecules(batch, name="Mutagenicity"):
 
 
 def morgan(mols, *, counts=False):
-    """Morgan fingerprints (radius 2, 2,048 bits) of RDKit molecules or SMILES: RDKit's bit
-    vectors, or with ``counts`` the count vectors as the rows of a float array."""
+    """Morgan fingerprints (radius 2, 2,048 bits) of RDKit molecules or SMILES: RDKit's bit vectors, or with ``counts``
+    the count vectors as the rows of a float array."""
     Chem = peer("rdkit.Chem")
     generator = peer("rdkit.Chem.rdFingerprintGenerator").GetMorganGenerator(radius=2, fpSize=2048)
     mols = [Chem.MolFromSmiles(m) if isinstance(m, str) else m for m in mols]
@@ -181,8 +166,8 @@ def morgan(mols, *, counts=False):
 
 
 def tanimoto_nearest(queries, corpus, k, *, leave_one_out=False):
-    """The ``k`` nearest of ``corpus`` to each of ``queries`` (fingerprints) by Tanimoto, a
-    stable sort of every similarity; with ``leave_one_out`` query ``i`` is ``corpus[i]``, left out."""
+    """The ``k`` nearest of ``corpus`` to each of ``queries`` (fingerprints) by Tanimoto, a stable sort of every
+    similarity; with ``leave_one_out`` query ``i`` is ``corpus[i]``, left out."""
     DataStructs = peer("rdkit.DataStructs")
     out = np.empty((len(queries), k), dtype=np.int64)
     for i, fp in enumerate(queries):
@@ -204,8 +189,8 @@ class Shared:
 
 
 class PrecomputedKernel(TransformerMixin, BaseEstimator):
-    """A fixed kernel matrix (``Shared``) over graph indices: ``fit(idx)``, ``transform(idx2)``
-    gives ``K[idx2, idx]`` (learns nothing from ``y``)."""
+    """A fixed kernel matrix (``Shared``) over graph indices: ``fit(idx)``, ``transform(idx2)`` gives ``K[idx2, idx]``
+    (learns nothing from ``y``)."""
 
     def __init__(self, shared=None):
         self.shared = shared

@@ -15,12 +15,10 @@ _SWITCHES = (wl.sort_within_rows, counts._packed_columns)
 
 
 class WLSorts:
-    """The WL embedding of 300 dense random graphs G(n, 0.5), n in 30 .. 250, 5 rounds
-    (bench_wl_dense): one int64 key per entry and packed columns (ours) against plain
-    lexsorts of the rows and of every column (the Gram matrices are identical)."""
+    """The WL embedding of 300 dense random graphs G(n, 0.5), n in 30 .. 250, 5 rounds: one int64 key per entry and
+    packed columns (ours) against plain lexsorts of the rows and of every column (the Gram matrices are identical)."""
 
-    params = ["ours", "plain lexsorts"]
-    param_names = ["sorts"]
+    params, param_names = ["ours", "plain lexsorts"], ["sorts"]
 
     def setup(self, sorts):
         rng = np.random.default_rng(0)
@@ -40,8 +38,8 @@ class WLSorts:
 
 
 def textbook_fwl(adjacency, n_iter):
-    """Colours of every pair by textbook folklore 2-WL (per pair, a sorted tuple of colour
-    pairs, renumbered through a dict), all graphs renumbered together."""
+    """Colours of every pair by textbook folklore 2-WL (per pair, a sorted tuple of colour pairs, renumbered through a
+    dict), all graphs renumbered together."""
     colours = [{(u, v): (u == v, bool(A[u, v]), bool(A[v, u])) for u in range(len(A)) for v in range(len(A))}
                for A in adjacency]
     for _ in range(n_iter):
@@ -56,12 +54,10 @@ SETS = ["MUTAG", "ENZYMES", "NCI1", "DD", "REDDIT-BINARY"]
 
 
 class HigherWL:
-    """The higher-order WL members on the TU sets (bench_higher_wl): every graph embedded
-    by ``wl`` (5 rounds, for scale), ``lwl2`` at radius 1 and 2 and ``fwl2`` (3 rounds;
-    only where every graph fits ``working_memory``, 1 GiB: about 2,600 nodes)."""
+    """The higher-order WL members on the TU sets: every graph embedded by ``wl`` (5 rounds, for scale), ``lwl2`` at
+    radius 1 and 2 and ``fwl2`` (3 rounds; only where every graph fits ``working_memory``, 1 GiB: about 2,600 nodes)."""
 
-    params = (SETS, ["wl", "lwl2 radius 1", "lwl2 radius 2", "fwl2"])
-    param_names = ["data set", "member"]
+    params, param_names = (SETS, ["wl", "lwl2 radius 1", "lwl2 radius 2", "fwl2"]), ["data set", "member"]
     timeout = 1800
 
     def setup(self, name, member):
@@ -79,8 +75,7 @@ class HigherWL:
 class FolkloreSample:
     """``fwl2`` (3 rounds) against the textbook loop on the first 50 graphs of at most 60 nodes."""
 
-    params = (SETS, ["FolkloreWL", "textbook"])
-    param_names = ["data set", "implementation"]
+    params, param_names = (SETS, ["FolkloreWL", "textbook"]), ["data set", "implementation"]
     timeout = 1800
 
     def setup(self, name, implementation):
@@ -96,12 +91,10 @@ class FolkloreSample:
 
 
 class Vocabulary:
-    """Memory of the count members (bench_memory 2, 3): the labelled walk histogram of one
-    star with 3,000 distinct leaf labels among 2,000 small labelled trees (and of the trees
-    alone), and the walk histogram at k = 5 and 20 of 20,000 G(60, 0.05) graphs."""
+    """Memory of the count members: the labelled walk histogram of 2,000 small labelled trees (and a star with 3,000
+    distinct leaf labels), and the walk histogram at k = 5 and 20 of 20,000 G(60, 0.05) graphs."""
 
-    params = ["trees", "trees and the star", "histogram k=5", "histogram k=20"]
-    param_names = ["input"]
+    params, param_names = ["trees", "trees and the star", "histogram k=5", "histogram k=20"], ["input"]
     timeout = 600
 
     def setup(self, what):
@@ -135,10 +128,8 @@ VANCOMYCIN = ("CC1C(C(CC(O1)OC2C(C(C(OC2OC3=C4C=C5C=C3OC6=C(C=C(C=C6)C(C(C(=O)NC
 
 
 class DescriptorsBySize:
-    """The descriptors member's cost of one molecule by its size (docs/regression.rst):
-    vancomycin, then carbon chains; the default set, the basic dozen, and ``AvgIpc``
-    alone (left out of the default set because its time grows faster than the cube of
-    the atoms). A fresh molecule per call: RDKit keeps some results on the molecule."""
+    """The descriptors member's cost of one molecule by size (docs/regression.rst): the default set, the basic dozen and
+    ``AvgIpc`` (left out: its time grows faster than the atoms' cube), a fresh molecule per call (RDKit caches)."""
 
     params = (["vancomycin", "C100", "C200", "C400", "C800", "C1200"], ["default", "basic", "AvgIpc"])
     param_names = ["molecule", "descriptors"]

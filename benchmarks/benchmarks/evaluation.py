@@ -8,9 +8,9 @@ from .common import tu
 
 
 class Protocol:
-    """The protocol (``reps`` x 10 folds, k = 5, C in 1e-7 .. 1e7) on the power kernel
-    (bench_evaluation): ``evaluate_kernel`` (joblib over outer folds, the exact large-C
-    shortcut) against a serial run without the shortcut. The docs' figures: 10 repetitions."""
+    """The protocol (``reps`` x 10 folds, k = 5, C in 1e-7 .. 1e7) on the power kernel: ``evaluate_kernel`` (joblib over
+    outer folds, the exact large-C shortcut) against a serial run without the shortcut. The docs' figures: 10
+    repetitions."""
 
     params = (["MUTAG", "ENZYMES", "NCI1", "NCI109"], [1, 10], ["evaluate_kernel", "serial, no shortcut"])
     param_names = ["data set", "repetitions", "path"]
@@ -27,15 +27,13 @@ class Protocol:
 
 
 class _Fresh(gi.GraphKernel):
-    """The learned default refitted from the graphs on every part (the path before:
-    ``evaluate_estimator`` fits a subclass like any other estimator)."""
+    """The learned default refitted from the graphs on every part (the path before: ``evaluate_estimator`` fits a
+    subclass like any other estimator)."""
 
 
 class Learned:
-    """The learned default under the paper's protocol, one thread (bench_learned_evaluation):
-    a fixed member (``GraphKernel(kernel="wl")``: its Gram matrix once, ``evaluate_kernel``,
-    the cost the default is held to: shared / fixed at most 3), ``evaluate_estimator`` with
-    ``GraphKernel(seed=0)`` (member matrices once, weights per part), and refitted per
+    """The learned default under the paper's protocol, one thread: a fixed member (``wl``; shared / fixed at most 3),
+    ``GraphKernel(seed=0)`` by ``evaluate_estimator`` (member matrices once, weights per part: shared) and refitted per
     part (fresh). ``track_accuracy`` in %; shared and fresh agree fold by fold."""
 
     params = (["MUTAG", "NCI1"], [1, 10], ["fixed wl", "shared", "fresh"])

@@ -3,7 +3,9 @@
 import os
 import tempfile
 
+import igraph as ig
 import numpy as np
+import scipy.sparse as sp
 
 import graphinvariants as gi
 from graphinvariants.graphs.adjacency import networkx_csr  # 0.2's per-graph builder, written out below
@@ -14,10 +16,9 @@ from .common import floor_invariants, random_edges, tu
 
 
 def _pandas_csr(path, fmt):
-    """The straightforward reading of this very file (ids 0..n-1, its separator known):
-    ``pandas.read_csv`` (C engine) or ``read_parquet``, then scipy's coo -> csr, mirrored."""
+    """The straightforward reading of this very file (ids 0..n-1, its separator known): ``pandas.read_csv`` (C engine)
+    or ``read_parquet``, then scipy's coo -> csr, mirrored."""
     import pandas as pd
-    import scipy.sparse as sp
 
     df = {"text": lambda: pd.read_csv(path, sep="\t", comment="#", header=None, names=["u", "v"]),
           "csv": lambda: pd.read_csv(path), "parquet": lambda: pd.read_parquet(path)}[fmt]()
@@ -31,10 +32,9 @@ def _pandas_csr(path, fmt):
 
 
 class ReadEdgelist:
-    """``gi.read_edgelist`` against pandas + scipy on the same files (bench_edgelist): SNAP
-    text (tab-separated, ``#`` comments), CSV (``u,v`` header) and Parquet of graphs of
-    mean degree 10 with shuffled ids; then ``power_invariants`` of the matrix read against
-    the floor on it (the target of issue 36: (read + invariants) / (pandas + floor) <= 1.5)."""
+    """``gi.read_edgelist`` against pandas + scipy on the same files: SNAP text (tab-separated, ``#`` comments), CSV
+    (``u,v`` header) and Parquet of graphs of mean degree 10 with shuffled ids; then ``power_invariants`` of the matrix
+    read against the floor on it (the target of issue 36: (read + invariants) / (pandas + floor) <= 1.5)."""
 
     params = ([10**5, 10**6], ["er", "ba"], ["text", "csv", "parquet"], ["read_edgelist", "pandas"])
     param_names = ["nodes", "graph", "format", "reader"]
@@ -94,21 +94,16 @@ def _per_graph_batch(graphs):
 
 
 class GraphBatch:
-    """A batch of NCI1's 4,110 NetworkX graphs with node labels (bench_networkx_input 1):
-    one pass (``as_graph_batch``), from igraph, and 0.2's per-graph builder."""
+    """A batch of NCI1's 4,110 NetworkX graphs with node labels: one pass (``as_graph_batch``), from igraph, and 0.2's
+    per-graph builder."""
 
-    params = ["networkx", "igraph", "0.2 per-graph builder"]
-    param_names = ["source"]
+    params, param_names = ["networkx", "igraph", "0.2 per-graph builder"], ["source"]
 
     def setup(self, source):
-        self.graphs = tu("NCI1").graphs
-        if source == "igraph":
-            import igraph as ig
-
-            self.graphs = [ig.Graph.from_networkx(G) for G in self.graphs]
+        graphs = tu("NCI1").graphs
+        graphs = [ig.Graph.from_networkx(G) for G in graphs] if source == "igraph" else graphs
+        self.call = (lambda: _per_graph_batch(graphs)) if source.startswith("0.2") else (
+            lambda: gi.as_graph_batch(graphs, node_label="label"))
 
     def time_batch(self, source):
-        if source.startswith("0.2"):
-            _per_graph_batch(self.graphs)
-        else:
-            gi.as_graph_batch(self.graphs, node_label="label")
+        self.call()

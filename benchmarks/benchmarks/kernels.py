@@ -8,7 +8,7 @@ from graphinvariants.kernels import kernel_row_chunks, make_functional, pairwise
 
 from .common import TU_DATA, grakel_graphs, one_thread, peer, random_graphs, tu
 
-#: Every kernel on NCI1 (bench_kernels 1), the power kernel the reference of the ratios.
+#: Every kernel on NCI1, the power kernel the reference of the ratios.
 KERNELS = {"power": {}, "histogram": {"k": 9}, "wl": {"n_iter": 5}, "meanmap": {"n_features": 500},
            "power*histogram": {"histogram__k": 9}, "power*wl": {}, "power*histogram*wl": {"histogram__k": 9}}
 
@@ -16,8 +16,7 @@ KERNELS = {"power": {}, "histogram": {"k": 9}, "wl": {"n_iter": 5}, "meanmap": {
 class Gram:
     """The NCI1 Gram matrix of every kernel from the loaded data set (embedding included), one thread."""
 
-    params = list(KERNELS)
-    param_names = ["kernel"]
+    params, param_names = list(KERNELS), ["kernel"]
     timeout = 300
 
     def setup(self, kernel):
@@ -37,12 +36,11 @@ def _pair_kernel(m1, c1, m2, c2):
 
 
 class PowerEngine:
-    """The power Gram matrix of NCI1 from its invariants (bench_core 1, bench_batches 3):
-    the compiled and numpy engines on 1 and 2 threads; ``time_pair_loop``: 20,000 random
-    pairs by a plain numpy call per pair (scale by 8,448,105 / 20,000 for all pairs)."""
+    """The power Gram matrix of NCI1 from its invariants: the compiled and numpy engines on 1 and 2 threads;
+    ``time_pair_loop``: 20,000 random pairs by a plain numpy call per pair (scale by 8,448,105 / 20,000 for all
+    pairs)."""
 
-    params = (["numba", "numpy"], [1, 2])
-    param_names = ["engine", "n_jobs"]
+    params, param_names = (["numba", "numpy"], [1, 2]), ["engine", "n_jobs"]
 
     def setup(self, engine, n_jobs):
         if engine == "numba":
@@ -61,11 +59,10 @@ class PowerEngine:
 
 
 class MeanMapFeatures:
-    """The mean map's D random Fourier features against its exact double sums on MUTAG
-    (bench_kernels 2): time, largest and mean absolute error (3 seeds), accuracy (1 x 10-fold, C 1e-3 .. 1e3)."""
+    """The mean map's D random Fourier features against its exact double sums on MUTAG: time, largest and mean absolute
+    error (3 seeds), accuracy (1 x 10-fold, C 1e-3 .. 1e3)."""
 
-    params = [0, 50, 200, 500, 2000, 5000]
-    param_names = ["features (0: exact)"]
+    params, param_names = [0, 50, 200, 500, 2000, 5000], ["features (0: exact)"]
     grid = tuple(10.0**e for e in range(-3, 4))
 
     def setup_cache(self):
@@ -98,11 +95,8 @@ PEERS = {"wloa": (("wloa", {"n_iter": 5, "node_label": "label"}),
 
 
 class Peers:
-    """Ours against GraKeL's kernel of the same definition, same graphs, one thread
-    (bench_assignment, bench_shortest_path, bench_attributes, bench_rooted): our time
-    from the loaded data set (embedding included), GraKeL's on graphs converted
-    beforehand by the library's own converter; ``track_difference``: the largest
-    absolute difference of the two matrices."""
+    """Ours (from the loaded data set) against GraKeL's kernel of the same definition (graphs converted beforehand),
+    one thread; ``track_difference``: the largest absolute difference of the two matrices."""
 
     params = (["MUTAG", "ENZYMES", "NCI1"], list(PEERS), ["ours", "grakel"])
     param_names = ["data set", "kernel", "implementation"]
@@ -132,8 +126,8 @@ class Peers:
 
 
 class FromList:
-    """The Gram matrix from a list of NetworkX graphs (conversion included) over the
-    loaded data set and through 0.2's builder, NCI1, one thread (bench_networkx_input 2)."""
+    """The Gram matrix from a list of NetworkX graphs (conversion included) over the loaded data set and through 0.2's
+    builder, NCI1, one thread."""
 
     params = (["wl", "power", "shortest_path"], ["data set", "networkx list", "0.2 builder"])
     param_names = ["kernel", "source"]
@@ -171,15 +165,12 @@ _SWITCHES = (_bhattacharyya.warm_up, _bhattacharyya.AUTO_MIN_PAIRS, _bhattachary
 
 
 class FirstCall:
-    """The first power Gram matrix of a fresh process on NCI1 (bench_first_call): with the
-    warm-up (numba's code loaded in a thread beside the invariants), straightforward (no
-    warm-up), the numpy engine, and with an empty numba cache (a new environment)."""
+    """The first power Gram matrix of a fresh process on NCI1: with the warm-up (numba's code loaded in a thread beside
+    the invariants), straightforward (no warm-up), the numpy engine, and with an empty numba cache (a new
+    environment)."""
 
-    params = ["warm-up", "straightforward", "numpy", "cold numba cache"]
-    param_names = ["variant"]
-    repeat = 5
-    number = 1
-    timeout = 600
+    params, param_names = ["warm-up", "straightforward", "numpy", "cold numba cache"], ["variant"]
+    repeat, number, timeout = 5, 1, 600
 
     def timeraw_first_gram(self, variant):
         setup = _FIRST.format(cold=variant.startswith("cold"), variant=variant.split(" ")[0], data=TU_DATA)
@@ -187,9 +178,8 @@ class FirstCall:
 
 
 class FirstCallParts:
-    """What a first call pays once, each in a fresh process (bench_first_call): importing
-    numba, the first compiled call (numba imported; the code loaded from its cache) and the
-    first touch of a fresh 4,110 x 4,110 output (135 MB of page faults)."""
+    """What a first call pays once, each in a fresh process: importing numba, the first compiled call (numba imported;
+    the code loaded from its cache) and the first touch of a fresh 4,110 x 4,110 output (135 MB of page faults)."""
 
     repeat, number = 5, 1
 
@@ -208,13 +198,10 @@ class FirstCallParts:
 
 
 class ShortestPathFirstCall:
-    """``shortest_path`` of NCI1 from its NetworkX graphs, the first call of a fresh process,
-    one thread (bench_networkx_input 3): ours (conversion, numba's import and its cached
-    search included) against GraKeL's ``ShortestPath`` of ``grakel.graph_from_networkx``
-    (its import and conversion included); the graphs are loaded before the clock starts."""
+    """``shortest_path`` of NCI1's NetworkX graphs (loaded first), the first call of a fresh process, one thread: ours
+    (conversion, numba's import included) against GraKeL's ``ShortestPath`` (its import and conversion included)."""
 
-    params = ["ours", "grakel"]
-    param_names = ["implementation"]
+    params, param_names = ["ours", "grakel"], ["implementation"]
     repeat, number, timeout = 3, 1, 1800
 
     def setup(self, who):
@@ -231,10 +218,8 @@ class ShortestPathFirstCall:
 
 
 class Rooted:
-    """``rooted_subgraph`` (bench_rooted): the embedding and the Gram matrix of NCI1 at radius
-    2 and REDDIT-BINARY at radius 1 (node labels and bond types where the set has them), from
-    the data set and from its NetworkX graphs (conversion included); ``track_equal``: the two
-    matrices are equal. GraKeL's NSPDK is in ``Peers``."""
+    """``rooted_subgraph`` (labels where the set has them) of NCI1 at radius 2 and REDDIT-BINARY at radius 1: the
+    embedding, the Gram matrix from the data set and from its NetworkX graphs (``track_equal``: the same matrix)."""
 
     params = (["NCI1 radius 2", "REDDIT-BINARY radius 1"], ["embedding", "data set", "networkx list"])
     param_names = ["data", "call"]
@@ -260,10 +245,8 @@ class Rooted:
 
 
 class TopK:
-    """Kernel rows in chunks (bench_neighbors_chunks): the top-10 of 100 queries among
-    20,000 random graphs from precomputed embeddings, the pair engine's rows
-    (:func:`~graphinvariants.kernels.kernel_row_chunks`) in one chunk against one query
-    row per chunk."""
+    """Kernel rows in chunks: the top-10 of 100 queries among 20,000 random graphs from precomputed embeddings, the pair
+    engine's rows (:func:`~graphinvariants.kernels.kernel_row_chunks`) in one chunk against one query row per chunk."""
 
     params = (["wl:n_iter=5", "histogram:k=5", "power:k=5", "power*histogram*wl"], ["one chunk", "one row"])
     param_names = ["kernel", "chunks"]
@@ -282,11 +265,10 @@ class TopK:
 
 
 class PowerMemory:
-    """The power embedding of NCI1 at large k (bench_memory 4): invariants and the prepared
-    side of the kernel (once the n x k^2 outer products), and a Gram matrix of 100 graphs."""
+    """The power embedding of NCI1 at large k: invariants and the prepared side of the kernel (once the n x k^2 outer
+    products), and a Gram matrix of 100 graphs."""
 
-    params = [100, 200]
-    param_names = ["k"]
+    params, param_names = [100, 200], ["k"]
     timeout = 600
 
     def setup(self, k):
@@ -303,10 +285,9 @@ class PowerMemory:
 
 
 class Attributes:
-    """The ``attributes`` member on ENZYMES against ``wl`` (bench_attributes, one thread):
-    the exact double sums on one and two jobs, 2,000 random features (``track_difference``:
-    the largest difference from the exact matrix), and the numpy path of the double sums
-    against the compiled one on the first 150 graphs (the same bits)."""
+    """The ``attributes`` member on ENZYMES against ``wl`` (one thread): the exact double sums on one and two jobs,
+    2,000 random features (``track_difference``: the largest difference from the exact matrix), and the numpy path of
+    the double sums against the compiled one on the first 150 graphs (the same bits)."""
 
     params = ["wl", "exact", "exact, n_jobs=2", "2000 features", "numpy path, 150 graphs",
               "compiled path, 150 graphs"]

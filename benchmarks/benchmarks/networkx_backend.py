@@ -1,9 +1,7 @@
 """graphinvariants.networkx_backend: NetworkX's own functions through the backend against NetworkX.
 
-Every call goes through NetworkX's dispatcher with the conversion cache off, so the
-backend's figures include the conversion (bench_networkx_backend; needs the entry
-points: ``pip install -e .``). Targets: the WL graph hash on BA 2 x 10^5 nodes and
-``number_of_walks`` on BA 1,500 nodes at least 5x NetworkX.
+Through NetworkX's dispatcher with the conversion cache off, conversion included (needs ``pip install -e .``).
+Targets: the WL graph hash on BA 2 x 10^5 nodes and ``number_of_walks`` on BA 1,500 nodes at least 5x NetworkX.
 """
 
 import warnings
@@ -38,12 +36,11 @@ CALLS = {"WL graph hash": ("BA 2e5", lambda G, b: nx.weisfeiler_lehman_graph_has
 
 
 class Backend:
-    """Each function through ``backend="graphinvariants"`` and ``backend="networkx"`` (the
-    backend forced: ``should_run`` leaves small graphs to NetworkX when chosen by priority);
-    ``track_same_answer``: the backend's answer equals NetworkX's."""
+    """Each function through ``backend="graphinvariants"`` and ``backend="networkx"`` (the backend forced:
+    ``should_run`` leaves small graphs to NetworkX when chosen by priority); ``track_same_answer``: the backend's answer
+    equals NetworkX's."""
 
-    params = (list(CALLS), ["graphinvariants", "networkx"])
-    param_names = ["call", "backend"]
+    params, param_names = (list(CALLS), ["graphinvariants", "networkx"]), ["call", "backend"]
     timeout = 1200
 
     def setup(self, call, backend):
@@ -65,8 +62,7 @@ class Backend:
 class FirstCall:
     """The first WL hash of a process (BA 10^5 nodes): the backend's against NetworkX's (issue 52, 17)."""
 
-    params = ["graphinvariants", "networkx"]
-    param_names = ["backend"]
+    params, param_names = ["graphinvariants", "networkx"], ["backend"]
     number, repeat = 1, 5
 
     def timeraw_wl_hash(self, backend):

@@ -1,8 +1,5 @@
-"""graphinvariants itself: ``import graphinvariants`` and ``graphinvariants --help`` in a fresh process.
-
-(bench_import; target: 1.5x the reference or less.) The reference is what a user of
-the library loads anyway: ``import networkx, numpy, scipy.sparse``.
-"""
+"""``import graphinvariants`` and ``graphinvariants --help`` in a fresh process: at most 1.5x the reference, what a
+user of the library loads anyway (``import networkx, numpy, scipy.sparse``)."""
 
 HELP = """
 import contextlib, io
@@ -18,8 +15,7 @@ with contextlib.redirect_stdout(io.StringIO()):
 class Import:
     params = ["reference: networkx, numpy, scipy.sparse", "import graphinvariants", "graphinvariants --help"]
     param_names = ["command"]
-    repeat = 15
-    number = 1
+    repeat, number = 15, 1
 
     def timeraw_fresh_process(self, command):
         return {"reference: networkx, numpy, scipy.sparse": "import networkx, numpy, scipy.sparse",

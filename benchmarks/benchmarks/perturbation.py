@@ -1,6 +1,7 @@
 """graphinvariants.perturbation: the study on the TU sets and one large network, against plain loops and the floor."""
 
 import numpy as np
+import scipy.sparse as sp
 
 import graphinvariants as gi
 
@@ -20,11 +21,10 @@ def _straightforward(graphs, n_graphs, n_flips, seed):
 
 
 class Study:
-    """The paper's study (100 graphs x 20 flips, k = 5) on MUTAG, ENZYMES, NCI1 and NCI109
-    (bench_perturbation): ``perturbation_study`` against the straightforward loop, data loaded."""
+    """The paper's study (100 graphs x 20 flips, k = 5) on MUTAG, ENZYMES, NCI1 and NCI109: ``perturbation_study``
+    against the straightforward loop, data loaded."""
 
-    params = ["perturbation_study", "straightforward"]
-    param_names = ["method"]
+    params, param_names = ["perturbation_study", "straightforward"], ["method"]
     timeout = 600
 
     def setup(self, method):
@@ -39,12 +39,10 @@ class Study:
 
 
 class LargeNetwork:
-    """The study on one large network (bench_perturbation_large): seconds per flip of
-    ``perturbation_study(G, n_sequences=3, n_steps=20)`` (edits, updates, the kernel
-    curve) with each kind of update forced (``ball_fraction`` inf: incremental, 1e-9: full
-    products for the balls, 0: from scratch) and the default, against one floor summary
-    (target: a flip, a 60th of the study, at most 3x the floor). ``track_updates_*``: how
-    the default's updates went (incremental, full products for the large balls, from scratch)."""
+    """The study on one large network: ``perturbation_study(G, n_sequences=3, n_steps=20)`` with each kind of update
+    forced (``ball_fraction`` inf: incremental, 1e-9: full products for the balls, 0: from scratch) and the default,
+    against one floor summary (target: a flip, a 60th of the study, at most 3x the floor); ``track_updates_*``: how the
+    default's updates went."""
 
     params = ([10**5, 10**6], ["ba", "er", "grid"], ["default", "incremental", "products", "scratch", "floor"])
     param_names = ["nodes", "graph", "method"]
@@ -52,8 +50,6 @@ class LargeNetwork:
     fractions = {"default": None, "incremental": float("inf"), "products": 1e-9, "scratch": 0.0}
 
     def setup(self, n, family, method):
-        import scipy.sparse as sp
-
         u, v = random_edges(family, n, 10, seed=0)
         self.A = csr(u, v, int(max(u.max(), v.max())) + 1)
         self.A32 = sp.csr_array((self.A.data, self.A.indices.astype(np.int32), self.A.indptr.astype(np.int32)),
@@ -85,8 +81,7 @@ class LargeNetwork:
 class Protocol:
     """The paper's protocol, 100 sequences x 20 flips, on the 10^5-node graphs."""
 
-    params = ["ba", "er", "grid"]
-    param_names = ["graph"]
+    params, param_names = ["ba", "er", "grid"], ["graph"]
     timeout = 1800
 
     def setup(self, family):

@@ -1,5 +1,7 @@
 """graphinvariants.search: the exact and approximate indexes (work, recall, FPSim2 beside), and a query's row."""
 
+import contextlib
+import copy
 import itertools
 import os
 import tempfile
@@ -8,7 +10,9 @@ from pathlib import Path
 
 import joblib
 import numpy as np
+import scipy.linalg
 import scipy.sparse as sp
+from sklearn.decomposition import TruncatedSVD
 
 import graphinvariants as gi
 from graphinvariants.datasets import as_molecules, perturbed_copies, to_mol
@@ -29,8 +33,8 @@ SETS = ["MUTAG", "Mutagenicity", "NCI1", "NCI109", "AIDS", "BZR", "COX2", "ENZYM
 
 
 def _learned_rows(name, n=None, seed=0):
-    """The learned default's feature rows (``GraphFeatures(seed=0)`` fitted on the set)
-    of the set, or of ``n`` perturbed copies of it (one bond removed per copy)."""
+    """The learned default's feature rows (``GraphFeatures(seed=0)`` fitted on the set) of the set, or of ``n``
+    perturbed copies of it (one bond removed per copy)."""
     data = tu(name)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -39,12 +43,10 @@ def _learned_rows(name, n=None, seed=0):
 
 
 class Exact:
-    """Exact search of 100 queries for their 10 nearest among 20,000 perturbed copies of
-    MUTAG (many near ties and exact copies; bench_exact_ties): ``ExactIndex`` in one batch
-    and one query at a time, against ``Q @ X.T`` and a stable sort of every row."""
+    """Exact search of 100 queries for their 10 nearest among 20,000 perturbed copies of MUTAG (many near ties and exact
+    copies): ``ExactIndex`` in one batch and one query at a time, against ``Q @ X.T`` and a stable sort of every row."""
 
-    params = ["batch", "single", "straightforward"]
-    param_names = ["method"]
+    params, param_names = ["batch", "single", "straightforward"], ["method"]
     timeout = 600
 
     def setup(self, method):
@@ -59,46 +61,33 @@ class Exact:
 
 
 class ApproximateBuild:
-    """The approximate index's projection on MUTAG's learned rows (bench_approximate_build):
-    LAPACK's full SVD on one thread against scikit-learn's randomised ``TruncatedSVD``
-    (what it did before, issue 38), and the whole index build."""
+    """The approximate index's projection on MUTAG's learned rows: LAPACK's full SVD on one thread against
+    scikit-learn's randomised ``TruncatedSVD`` (what it did before, issue 38), and the whole index build."""
 
-    params = ["full SVD, one thread", "randomised TruncatedSVD", "whole index"]
-    param_names = ["method"]
+    params, param_names = ["full SVD, one thread", "randomised TruncatedSVD", "whole index"], ["method"]
 
     def setup(self, method):
         peer("faiss")
         X = _learned_rows("MUTAG")
         index = ApproximateIndex(seed=0).fit(X)
         S = X[:, index.columns_].toarray() if index.columns_ is not None else X.toarray()
-        if method == "whole index":
-            self.call = lambda: ApproximateIndex(seed=0).fit(X)
-        elif method.startswith("full"):
-            import scipy.linalg
-
-            self.call = lambda: scipy.linalg.svd(S, full_matrices=False)
-        else:
-            from sklearn.decomposition import TruncatedSVD
-
-            self.call = lambda: TruncatedSVD(n_components=index.n_dims_, random_state=0).fit(S)
-        self.one = method.startswith("full")
+        self.call = {"whole index": lambda: ApproximateIndex(seed=0).fit(X),
+                     "full SVD, one thread": lambda: scipy.linalg.svd(S, full_matrices=False),
+                     "randomised TruncatedSVD": lambda: TruncatedSVD(n_components=index.n_dims_, random_state=0).fit(S),
+                     }[method]
+        self.threads = one_thread if method.startswith("full") else contextlib.nullcontext
 
     def time_build(self, method):
-        if self.one:
-            with one_thread():
-                self.call()
-        else:
+        with self.threads():
             self.call()
 
 
 class Bounds:
-    """What share of the rows an exact query scores (bench_search_bounds; docs/search.rst):
-    every graph of a set as a leave-one-out query for its 10 nearest, the bound path kept
-    for every query (``FULL_PASS_SHARE = 1``), one thread. The answers are exact whatever
-    the share; the share is the work."""
+    """What share of the rows an exact query scores (docs/search.rst): every graph of a set as a leave-one-out query for
+    its 10 nearest, the bound path kept for every query (``FULL_PASS_SHARE = 1``), one thread. The answers are exact
+    whatever the share; the share is the work."""
 
-    params = (SETS, [16, 32, 64])
-    param_names = ["data set", "n_dims"]
+    params, param_names = (SETS, [16, 32, 64]), ["data set", "n_dims"]
     timeout = 1800
 
     def setup(self, name, n_dims):
@@ -132,8 +121,8 @@ class Bounds:
 
 
 def tie_aware_recall(index, Q, found, truth_distances, lost=0.0, k=10):
-    """Recall@k counting ties: the share of the found rows whose exact distance (by
-    ``index``'s sums) is at most the exact ``k``-th distance (copies of a molecule tie)."""
+    """Recall@k counting ties: the share of the found rows whose exact distance (by ``index``'s sums) is at most the
+    exact ``k``-th distance (copies of a molecule tie)."""
     Qs = sp.csr_array(Q)
     Qs.sort_indices()
     own = pair_inner_products(Qs, np.arange(Qs.shape[0]), Qs) + lost
@@ -156,9 +145,8 @@ _COPIES = {}
 
 
 def _copies(n):
-    """``(rows, queries' rows, queries)``: the learned default (``GraphFeatures(seed=0)`` fitted on
-    Mutagenicity, cached) on the first ``n`` perturbed copies (made and cached ``CHUNK`` at a time)
-    and on 100 other copies (seed 1), kept for the process."""
+    """``(rows, queries' rows, queries)``: ``GraphFeatures(seed=0)`` of Mutagenicity on its first ``n`` perturbed copies
+    and on 100 others (seed 1); the map and the rows cached in ``CACHE``, ``CHUNK`` copies at a time."""
     if n not in _COPIES:
         _COPIES.clear()
         data, path = tu("Mutagenicity"), CACHE / "features.joblib"
@@ -178,8 +166,8 @@ def _copies(n):
 
 
 def _fpsim2_file(n, path):
-    """FPSim2's file of the first ``n`` copies' Morgan fingerprints (the molecules streamed
-    ``CHUNK`` at a time: 10^6 RDKit molecules do not fit in memory)."""
+    """FPSim2's file of the first ``n`` copies' Morgan fingerprints (the molecules streamed ``CHUNK`` at a time: 10^6
+    RDKit molecules do not fit in memory)."""
     def source():
         for c in range(0, n, CHUNK):
             for i, mol in enumerate(molecules(perturbed_copies(tu("Mutagenicity"), min(CHUNK, n - c), seed=0,
@@ -193,8 +181,8 @@ def _fpsim2_file(n, path):
 
 
 def _build(n, kind, cached=False):
-    """A fresh index of ``kind`` over the rows of ``n`` copies; FPSim2: its file (``cached``: the one
-    kept in ``CACHE``, made if missing), then its engine."""
+    """A fresh index of ``kind`` over the rows of ``n`` copies; FPSim2: its file (``cached``: the one kept in ``CACHE``,
+    made if missing), then its engine."""
     if kind == "FPSim2":
         with tempfile.TemporaryDirectory() as folder:
             path = CACHE / f"fps_{n}.h5" if cached else Path(folder) / "fps.h5"
@@ -206,15 +194,11 @@ def _build(n, kind, cached=False):
 
 
 class Copies:
-    """Search against FPSim2 (docs/search.rst, "Speed against FPSim2"): the learned default's rows
-    of ``n`` perturbed copies of Mutagenicity, the 10 nearest of 100 other copies, in the exact and
-    the approximate index (float32 rows unless named, 32 directions) against FPSim2 (Morgan radius
-    2, 2,048 bits, Tanimoto, one worker) over the same copies, one thread (BLAS, numba, FAISS).
-    ``time_single``: one query a call, 40 samples over the first 40 queries (the median is theirs;
-    ``--record-samples`` keeps each); ``time_batch``: the 100 in one call (FPSim2: in turn);
-    ``track_recall``: tie-aware recall@10 against the exact float32 answer; ``track_differing``:
-    queries whose ten differ from it; ``track_scored_*``: rows scored per query, a share of ``n``.
-    The index is built once per process; ``CopiesBuild`` times building them."""
+    """Search against FPSim2 (docs/search.rst, "Speed against FPSim2"): the 10 nearest of 100 perturbed copies of
+    Mutagenicity among ``n`` others, by the learned default's rows in the exact and approximate index (float32 unless
+    named, 32 directions) and by FPSim2 (Morgan r=2, 2,048 bits, one worker), one thread. ``time_single``: one query a
+    call, 40 samples; ``time_batch``: the 100 (FPSim2: in turn); ``track_recall`` (tie-aware) and ``track_differing``
+    against the exact float32 answer; ``track_scored_*``: rows scored per query over ``n``. Built once per process."""
 
     params = ([20_000, 100_000, 1_000_000], ["exact", "exact, float64", "approximate, recall=0.9",
                                              "approximate, recall=0.95", "approximate, recall=0.99", "FPSim2"])
@@ -285,8 +269,8 @@ class Copies:
 
 
 class CopiesBuild:
-    """The indexes of ``Copies`` built, rows loaded (FPSim2: its file of the copies' fingerprints,
-    molecules made, then its engine): time, and the peak memory of the process."""
+    """The indexes of ``Copies`` built, rows loaded (FPSim2: its file of the copies' fingerprints, molecules made, then
+    its engine): time, and the peak memory of the process."""
 
     params, param_names, timeout = Copies.params, Copies.param_names, Copies.timeout
     number, repeat, rounds = 1, 1, 1
@@ -306,15 +290,9 @@ class CopiesBuild:
 _QUERY = itertools.count()
 
 
-def _wl_member(search):
-    """The ``wl`` member of a fitted ``NearestGraphs("wl")``: its functional and row maker."""
-    (member,) = search.feature_map_._exact
-    return member
-
-
 def _pair_engine(functional, fitted):
-    """``NearestGraphs("wl").kneighbors`` before it searched rows: the query's kernel row
-    against the fitted embeddings by the pair engine, then its ten largest."""
+    """``NearestGraphs("wl").kneighbors`` before it searched rows: the query's kernel row against the fitted embeddings
+    by the pair engine, then its ten largest."""
     def search(query):
         ((_, row),) = kernel_row_chunks(functional.as_embeddings(query), fitted, functional=functional, n_rows=1)
         return np.argsort(-row[0], kind="stable")[:10]
@@ -322,11 +300,9 @@ def _pair_engine(functional, fitted):
 
 
 class QueryRow:
-    """One query, one call (bench_query_rows 1; docs/search.rst): 40 held-out Mutagenicity
-    molecules' ``wl`` rows (atoms and bonds) among 10^3 .. 10^5 fitted graphs (beyond 4,297:
-    perturbed copies), by the fitted count map (new) and by merging with the whole fitted
-    vocabulary (old); ``kneighbors`` by the index over the rows (new) and by the pair
-    engine (old), one thread. A time is that of the 40 queries."""
+    """One query, one call (docs/search.rst): 40 held-out Mutagenicity molecules' ``wl`` rows among 10^3 .. 10^5 fitted
+    graphs (beyond 4,297: perturbed copies) by the count map (new) or a merge with the whole vocabulary (old), and
+    ``kneighbors`` by the index over rows (new) or the pair engine (old), one thread; the time of the 40 queries."""
 
     params = ([1000, 10_000, 100_000], ["row, count map", "row, merge", "kneighbors, index",
                                         "kneighbors, pair engine"])
@@ -334,15 +310,13 @@ class QueryRow:
     timeout = 1800
 
     def setup(self, n, path):
-        import copy
-
         data = as_molecules(tu("Mutagenicity"))
         held = np.sort(np.random.default_rng(0).choice(len(data), size=40, replace=False))
         base = data[np.setdiff1d(np.arange(len(data)), held)]
         self.queries = [data[[int(i)]] for i in held]
         fitted = base[:n] if n <= len(base) else perturbed_copies(base, n, seed=1)
         search = gi.NearestGraphs("wl", n_neighbors=10).fit(fitted)
-        member = _wl_member(search)
+        member = search.feature_map_._exact[0]  # the wl member: its functional and row maker
         embeddings = member.functional.as_embeddings(fitted)
         old = copy.copy(member)
         old.count_map = CountMap(member.functional, embeddings)
@@ -358,10 +332,8 @@ class QueryRow:
 
 
 class QueryDistinct:
-    """One query per call against real distinct molecules (bench_query_rows 2; docs/search.rst):
-    Mutagenicity's molecules as SMILES (RDKit's, from :func:`~graphinvariants.datasets.to_mol`,
-    read back) or NCI1's graphs, 40 held out, ``NearestGraphs("wl")`` fitted on the others: the
-    index over the rows (new) against the pair engine (old), one thread; a time is that of the
+    """One query per call on distinct molecules (docs/search.rst): Mutagenicity as RDKit's SMILES or NCI1, 40 held out
+    from ``NearestGraphs("wl")``: the index over rows (new) against the pair engine (old), one thread; the time of the
     40 queries; ``track_same_neighbours``: the queries whose ten neighbours agree."""
 
     params = (["Mutagenicity as SMILES", "NCI1"], ["kneighbors, index", "kneighbors, pair engine"])
@@ -380,7 +352,7 @@ class QueryDistinct:
             corpus = [s for i, s in enumerate(smiles) if i not in held]
             self.queries = [[s] for i, s in enumerate(smiles) if i in held]
         self.search = gi.NearestGraphs("wl", n_neighbors=10).fit(corpus)
-        functional = _wl_member(self.search).functional
+        functional = self.search.feature_map_._exact[0].functional
         self.old = _pair_engine(functional, functional.as_embeddings(corpus))
         self.call = (lambda q: self.search.kneighbors(q)[1]) if path.endswith("index") else self.old
 

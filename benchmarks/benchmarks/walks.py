@@ -26,8 +26,8 @@ def large(n, family):
 
 
 class PowerInvariants:
-    """One large graph (bench_large_graph, bench_core's scaling): ``power_invariants`` on
-    one and two threads against the floor (k = 5 products and the moments, plain scipy)."""
+    """One large graph: ``power_invariants`` on one and two threads against the floor (k = 5 products and the moments,
+    plain scipy)."""
 
     params = ([10**4, 10**5, 10**6, 10**7], ["er", "ba"], ["library", "library, 2 threads", "floor"])
     param_names = ["nodes", "graph", "method"]
@@ -57,28 +57,26 @@ class Inputs:
 
     def setup(self, n, source):
         u, v, _ = large(n, "er")
-        self.u, self.v, self.n = u, v, n
-        if source.startswith("igraph"):
-            self.g = peer("igraph").Graph(n=n, edges=np.column_stack((u, v)))
-        if source.startswith("networkx"):
-            self.G = nx.Graph()
-            self.G.add_nodes_from(range(n))
-            self.G.add_edges_from(zip(u.tolist(), v.tolist()))
+        g = peer("igraph").Graph(n=n, edges=np.column_stack((u, v))) if source.startswith("igraph") else None
+        G = nx.empty_graph(n) if source.startswith("networkx") else None
+        if G is not None:
+            G.add_edges_from(zip(u.tolist(), v.tolist()))
+        self.call = {"edge arrays": lambda: gi.power_invariants((u, v), n_jobs=1),
+                     "edge arrays: scipy coo + floor": lambda: _coo_floor(u, v, n),
+                     "igraph": lambda: gi.power_invariants(g, n_jobs=1),
+                     "igraph: get_edgelist": lambda: np.array(g.get_edgelist()),
+                     "networkx": lambda: gi.power_invariants(G, n_jobs=1),
+                     "networkx: to_scipy_sparse_array + floor": lambda: floor_invariants(
+                         nx.to_scipy_sparse_array(G, format="csr", dtype=float))}[source]
 
     def time_invariants(self, n, source):
-        if source == "edge arrays":
-            gi.power_invariants((self.u, self.v), n_jobs=1)
-        elif source.startswith("edge arrays:"):
-            coo = sp.coo_array((np.ones(self.u.size), (self.u, self.v)), shape=(n, n))
-            floor_invariants(sp.csr_array(coo + coo.T))
-        elif source == "igraph":
-            gi.power_invariants(self.g, n_jobs=1)
-        elif source.startswith("igraph:"):
-            np.array(self.g.get_edgelist())
-        elif source == "networkx":
-            gi.power_invariants(self.G, n_jobs=1)
-        else:
-            floor_invariants(nx.to_scipy_sparse_array(self.G, format="csr", dtype=float))
+        self.call()
+
+
+def _coo_floor(u, v, n):
+    """The obvious CSR of edge arrays (scipy's coo and its transpose), then the floor."""
+    coo = sp.coo_array((np.ones(u.size), (u, v)), shape=(n, n))
+    return floor_invariants(sp.csr_array(coo + coo.T))
 
 
 class Products:
@@ -130,34 +128,26 @@ def _block_diag_path(ds):
 
 
 class Batches:
-    """Invariants of NCI1's 4,110 graphs (bench_batches): the batch path against the
-    per-graph object path, ``block_diag`` of per-graph adjacencies, and from a list of
-    scipy matrices against the floor graph by graph."""
+    """Invariants of NCI1's 4,110 graphs: the batch path against the per-graph object path, ``block_diag`` of per-graph
+    adjacencies, and from a list of scipy matrices against the floor graph by graph."""
 
-    params = ["data set", "objects", "block_diag", "scipy list", "scipy list: floor per graph"]
-    param_names = ["path"]
+    params, param_names = ["data set", "objects", "block_diag", "scipy list", "scipy list: floor per graph"], ["path"]
 
     def setup(self, path):
-        self.ds = tu("NCI1")
-        self.matrices = [a.matrix for a in self.ds.adjacencies]  # built once, as the old path cached them
+        ds = tu("NCI1")
+        matrices = [a.matrix for a in ds.adjacencies]  # built once, as the old path cached them
+        self.call = {"data set": lambda: gi.batch_power_invariants(ds), "objects": lambda: _object_path(ds),
+                     "block_diag": lambda: _block_diag_path(ds),
+                     "scipy list": lambda: gi.batch_power_invariants(matrices),
+                     "scipy list: floor per graph": lambda: [floor_invariants(A) for A in matrices]}[path]
 
     def time_invariants(self, path):
-        if path == "data set":
-            gi.batch_power_invariants(self.ds)
-        elif path == "objects":
-            _object_path(self.ds)
-        elif path == "block_diag":
-            _block_diag_path(self.ds)
-        elif path == "scipy list":
-            gi.batch_power_invariants(self.matrices)
-        else:
-            [floor_invariants(A) for A in self.matrices]
+        self.call()
 
 
 class ClosedWalks:
-    """Closed-walk counts at k = 8 (bench_closed_walks, one thread): the histogram of every
-    graph, the open-walk histogram beside it, and ``closed_walk_counts`` against dense
-    matrix powers on the five largest graphs and 50 at random (counts checked equal)."""
+    """Closed-walk counts at k = 8 (one thread): the closed and the open walk histogram of every graph, and
+    ``closed_walk_counts`` against dense matrix powers (exact) on the five largest graphs and 50 at random."""
 
     params = (["NCI1", "DD", "REDDIT-BINARY"], ["closed histogram", "open histogram", "counts, largest",
                                                  "dense powers, largest", "counts, sample", "dense powers, sample"])
@@ -192,11 +182,10 @@ class ClosedWalks:
 
 
 class WalkCounts:
-    """Walk counts that leave int64 (bench_memory 1): base-2**31 digits against Python
-    ints (the old object-array fallback), and the recommended fixed kernel on dense graphs."""
+    """Walk counts that leave int64: base-2**31 digits against Python ints (the old object-array fallback), and the
+    recommended fixed kernel on dense graphs."""
 
-    params = ["digits", "python ints"]
-    param_names = ["counts"]
+    params, param_names = ["digits", "python ints"], ["counts"]
 
     def setup(self, counts):
         self.G = nx.gnp_random_graph(2000, 0.5, seed=1)

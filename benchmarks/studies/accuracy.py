@@ -3,16 +3,11 @@
 The accuracy tables of docs/kernels.rst (which says what each column is). From the project root::
 
     python benchmarks/studies/accuracy.py default --reps 10 --c-grid full        # the 11 data sets
-    python benchmarks/studies/accuracy.py default --datasets NCI1 --timing-only  # fit against RECOMMENDED
     python benchmarks/studies/accuracy.py kernels --datasets MUTAG --kernels power "wl:n_iter=5" --reps 10
 
-``default``: :func:`graphinvariants.evaluate_estimator` on the same splits for ``GraphKernel()``
-(member matrices once, weights learned per fold on their slices: :class:`FoldSlicedDefault`;
-``--check`` shows it equals fitting per fold), WL, ``RECOMMENDED``, the mean of its members and
-WL-OA; ``--new-members``, ``--higher-wl``, ``--variants``, ``--members`` and ``--grakel`` add
-columns. ``kernels``: :func:`graphinvariants.evaluate_kernel` per kernel (``grakel.NAME:p=v`` for
-GraKeL's), one JSON line each in ``--out``/results.jsonl, resumed from checkpoints; the first
-kernel is the reference of the ratios. ``--c-grid full`` is 1e-7 .. 1e7, ``short`` 1e-3 .. 1e3.
+``default`` evaluates ``GraphKernel()`` with its weights learned per fold on the slices of member
+matrices computed once (``--check``: equal to fitting per fold); ``kernels`` one JSON line per kernel
+(``grakel.NAME:p=v`` for GraKeL's), the first the reference of the ratios.
 """
 
 import json
@@ -23,11 +18,11 @@ from sklearn.base import BaseEstimator, TransformerMixin
 
 import graphinvariants as gi
 from graphinvariants.kernels import pairwise_kernels, parse_kernel_spec
-from graphinvariants.kernels import RECOMMENDED
 from graphinvariants.kernels.learned import LearnedCombination
 from graphinvariants.kernels.learned import _combination as learned_module  # CANDIDATES, PRODUCTS switched
-from runner import clock, commands, option, parse
+from runner import clock, commands, option, parse, timed
 from benchmarks.common import Shared, grakel_graphs, peer, tu
+from benchmarks.learned import NEW_CANDIDATES, candidates
 
 GRIDS = {"full": tuple(10.0**e for e in range(-7, 8)), "short": tuple(10.0**e for e in range(-3, 4))}
 DATASETS = ["MUTAG", "ENZYMES", "NCI1", "NCI109", "Mutagenicity", "AIDS", "BZR", "COX2", "DD",
@@ -49,49 +44,15 @@ VARIANTS = {
 }
 
 
-#: Candidates proposed for the learned default, measured against it by --new-members
-#: (the same form as learned.CANDIDATES; those whose kernel the library lacks are skipped).
-NEW_CANDIDATES = {
-    "shortest_path": ("shortest_path", {}, ()),
-    "shortest_path_label": ("shortest_path", {}, ("node_label",)),
-    "rooted_subgraph": ("rooted_subgraph", {"radius": 2}, ()),
-    "rooted_subgraph_label": ("rooted_subgraph", {"radius": 2}, ("node_label",)),
-}
-
 #: The higher-order WL members proposed for the learned default (``--higher-wl`` measures
-#: these as NEW_CANDIDATES instead of the ones above).
-HIGHER_WL_CANDIDATES = {
-    "fwl2": ("fwl2", {"n_iter": 3}, ()),
-    "fwl2_label": ("fwl2", {"n_iter": 3}, ("node_label",)),
-    "lwl2": ("lwl2", {"n_iter": 3}, ()),
-    "lwl2_label": ("lwl2", {"n_iter": 3}, ("node_label",)),
-}
-
-
-class _Candidates:
-    """learned.CANDIDATES extended by NEW_CANDIDATES inside the block, restored after."""
-
-    def __init__(self, extended):
-        self.extended = extended
-
-    def __enter__(self):
-        self.saved = learned_module.CANDIDATES
-        if self.extended:
-            new = {n: c for n, c in NEW_CANDIDATES.items() if c[0] in gi.KERNELS}
-            learned_module.CANDIDATES = {**self.saved, **new}
-        return self
-
-    def __exit__(self, *exc):
-        learned_module.CANDIDATES = self.saved
+#: these as NEW_CANDIDATES instead of those of benchmarks/benchmarks/learned.py).
+HIGHER_WL_CANDIDATES = {"fwl2": ("fwl2", {"n_iter": 3}, ()), "fwl2_label": ("fwl2", {"n_iter": 3}, ("node_label",)),
+                        "lwl2": ("lwl2", {"n_iter": 3}, ()), "lwl2_label": ("lwl2", {"n_iter": 3}, ("node_label",))}
 
 
 class FoldSlicedDefault(TransformerMixin, BaseEstimator):
-    """The learned default over precomputed member matrices; X are graph indices.
-
-    ``fit(idx, y)`` learns the weights on the members' matrices of the training graphs
-    ``idx`` (subsampled as :meth:`LearnedCombination.fit` does), ``transform(idx2)``
-    combines the members' matrices of ``idx2`` against them.
-    """
+    """The learned default over member matrices computed once: ``fit(idx, y)`` learns the weights on the training
+    graphs' slices (subsampled as :meth:`LearnedCombination.fit` does), ``transform(idx2)`` combines ``idx2``'s rows."""
 
     def __init__(self, shared=None, options=None, products=True, names=None):
         self.shared = shared
@@ -117,7 +78,7 @@ class FoldSlicedDefault(TransformerMixin, BaseEstimator):
         try:
             if not self.products:
                 learned_module.PRODUCTS = {}
-            with _Candidates(True):  # the new members' names are known (no effect on the others)
+            with candidates(True):  # the new members' names are known (no effect on the others)
                 combination.learn_weights({n: K[np.ix_(align_idx, align_idx)] for n, K in grams.items()}, y_align)
         finally:
             learned_module.PRODUCTS = saved
@@ -139,9 +100,7 @@ def member_grams(ds, options):
                "node_attributes": ds.batch.node_attributes is not None}
     grams, seconds = {}, {}
     for name, functional in combination.candidate_functionals(carries).items():
-        start = clock()
-        grams[name] = pairwise_kernels(ds.batch, functional=functional)
-        seconds[name] = clock() - start
+        (seconds[name],), grams[name] = timed(lambda: pairwise_kernels(ds.batch, functional=functional))
     return grams, seconds
 
 
@@ -150,35 +109,9 @@ def grakel_wloa(ds):
     return peer("grakel").WeisfeilerLehmanOptimalAssignment(n_iter=5, normalize=True).fit_transform(graphs)
 
 
-def timing(ds, new_members=False):
-    """Fit of the default (every member's matrix and the weights, then its square
-    matrix) against the matrix of RECOMMENDED, in the same run; with ``new_members``
-    also the default with NEW_CANDIDATES against the default without them."""
-    start = clock()
-    gi.kernel_matrix(ds, kernel=RECOMMENDED)
-    recommended = clock() - start
-    fits = {}
-    for extended in ((False, True) if new_members else (False,)):
-        with _Candidates(extended):
-            start = clock()
-            model = gi.GraphKernel(seed=0)
-            model.fit(ds, ds.y)
-            fit = clock() - start
-            model.combination_.gram()
-            fit_gram = clock() - start
-        fits[extended] = fit_gram
-        label = "with the new members " if extended else ""
-        print(f"{ds.name}: RECOMMENDED matrix {recommended:.1f} s; GraphKernel().fit {label}{fit:.1f} s "
-              f"(ratio {fit / recommended:.2f}); fit + training matrix {fit_gram:.1f} s "
-              f"(ratio {fit_gram / recommended:.2f})")
-        if extended:
-            print(f"  with the new members / without: {fit_gram / fits[False]:.2f}x; weights "
-                  + ", ".join(f"{n} {w:.2f}" for n, w in model.weights_.items() if w > 0))
-
-
 def evaluate_data_set(ds, args, protocol, out):
     labelled = ds.batch.node_labels is not None
-    with _Candidates(args.new_members):
+    with candidates(args.new_members):
         grams, seconds = member_grams(ds, {})
     base = [n for n in grams if n in learned_module.CANDIDATES]
     print(f"\n{ds.name}: {len(ds)} graphs, node labels {'yes' if labelled else 'no'}; member matrices "
@@ -187,52 +120,53 @@ def evaluate_data_set(ds, args, protocol, out):
     index = np.arange(len(ds))
     rows = {}
 
-    def run(label, result):
-        rows[label] = result
-        print(f"  {label:<28} {100 * result.mean:6.2f} ({100 * result.stderr:.2f})", flush=True)
+    def run(label, kernel):
+        """One row: a kernel matrix by ``evaluate_kernel``, an estimator of graph indices by ``evaluate_estimator``."""
+        rows[label] = result = gi.evaluate_kernel(kernel, ds.y, **protocol) if isinstance(kernel, np.ndarray) else \
+            gi.evaluate_estimator(index, ds.y, kernel=kernel, **protocol)
+        print(f"  {label:<28} {100 * result.mean:6.2f} ({100 * result.stderr:.2f})")
 
-    run("GraphKernel()", gi.evaluate_estimator(index, ds.y, kernel=FoldSlicedDefault(shared, {"seed": 0}, names=base),
-                                               **protocol))
+    run("GraphKernel()", FoldSlicedDefault(shared, {"seed": 0}, names=base))
     if args.new_members:
-        run("GraphKernel() + new members", gi.evaluate_estimator(index, ds.y,
-                                                                 kernel=FoldSlicedDefault(shared, {"seed": 0}),
-                                                                 **protocol))
-        with _Candidates(True):
-            extended = gi.GraphKernel(seed=0).fit(ds, ds.y).weights_
-        print("  weights with the new members on the whole data set: "
-              + ", ".join(f"{n} {w:.2f}" for n, w in extended.items() if w > 0))
+        run("GraphKernel() + new members", FoldSlicedDefault(shared, {"seed": 0}))
+        with candidates(True):
+            print("  weights with the new members on the whole data set: " + positive(learned_weights(ds)))
     if args.higher_wl:
         for name in grams:
             if name in NEW_CANDIDATES:
-                run(f"  member {name}", gi.evaluate_kernel(grams[name], ds.y, **protocol))
-        _write(out, ds, rows, args, {})
-        return
+                run(f"  member {name}", grams[name])
+        return _write(out, ds, rows, args, {})
     if args.variants:
         for label, (options, products) in VARIANTS.items():
-            kernel = FoldSlicedDefault(shared, {**options, "seed": 0}, products, names=base)
-            run(f"  {label}", gi.evaluate_estimator(index, ds.y, kernel=kernel, **protocol))
+            run(f"  {label}", FoldSlicedDefault(shared, {**options, "seed": 0}, products, names=base))
     if labelled:
-        run("WL label", gi.evaluate_kernel(grams["wl_label"], ds.y, **protocol))
-    run("WL degree", gi.evaluate_kernel(grams["wl"], ds.y, **protocol))
-    run("RECOMMENDED (product)", gi.evaluate_kernel(grams["power"] * grams["histogram"] * grams["wl"], ds.y,
-                                                    **protocol))
-    run("mean power+histogram+wl", gi.evaluate_kernel((grams["power"] + grams["histogram"] + grams["wl"]) / 3, ds.y,
-                                                      **protocol))
+        run("WL label", grams["wl_label"])
+    run("WL degree", grams["wl"])
+    run("RECOMMENDED (product)", grams["power"] * grams["histogram"] * grams["wl"])
+    run("mean power+histogram+wl", (grams["power"] + grams["histogram"] + grams["wl"]) / 3)
     # WL-OA: ours, equal to GraKeL's WeisfeilerLehmanOptimalAssignment to 1e-12
     # (tests/embeddings/test_assignment.py); --grakel also runs GraKeL's, much slower
-    run("WL-OA", gi.evaluate_kernel(grams["wloa_label" if labelled else "wloa"], ds.y, **protocol))
+    run("WL-OA", grams["wloa_label" if labelled else "wloa"])
     if args.grakel:
-        start = clock()
-        K = grakel_wloa(ds)
-        print(f"  (GraKeL WL-OA matrix {clock() - start:.1f} s)")
-        run("WL-OA (GraKeL)", gi.evaluate_kernel(K, ds.y, **protocol))
+        (seconds,), K = timed(lambda: grakel_wloa(ds))
+        print(f"  (GraKeL WL-OA matrix {seconds:.1f} s)")
+        run("WL-OA (GraKeL)", K)
     if args.members:
         for name, K in grams.items():
             if name not in ("wl_label", "wl", "wloa", "wloa_label"):  # those are already rows above
-                run(f"  member {name}", gi.evaluate_kernel(K, ds.y, **protocol))
-    weights = gi.GraphKernel(seed=0).fit(ds, ds.y).weights_  # what the default chooses on all of the data
-    print("  weights on the whole data set: " + ", ".join(f"{n} {w:.2f}" for n, w in weights.items() if w > 0))
+                run(f"  member {name}", K)
+    weights = learned_weights(ds)  # what the default chooses on all of the data
+    print("  weights on the whole data set: " + positive(weights))
     _write(out, ds, rows, args, weights)
+
+
+def learned_weights(ds):
+    return gi.GraphKernel(seed=0).fit(ds, ds.y).weights_
+
+
+def positive(weights):
+    """The positive weights as text."""
+    return ", ".join(f"{n} {w:.2f}" for n, w in weights.items() if w > 0)
 
 
 def _write(out, ds, rows, args, weights):
@@ -265,16 +199,12 @@ def default(args):
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     protocol = dict(n_repeats=args.reps, n_folds=args.folds, C_grid=C_grid, seed=args.seed)
-    if not args.timing_only:
-        print(f"{args.reps} x {args.folds}-fold C-SVM, C grid {args.c_grid} ({C_grid[0]:g} .. {C_grid[-1]:g}), "
-              f"seed {args.seed}")
+    print(f"{args.reps} x {args.folds}-fold C-SVM, C grid {args.c_grid} ({C_grid[0]:g} .. {C_grid[-1]:g}), "
+          f"seed {args.seed}")
     if args.check:
         return check(args, protocol)
     for name in args.datasets:
-        if args.timing_only:
-            timing(tu(name), args.new_members)
-        else:
-            evaluate_data_set(tu(name), args, protocol, out)
+        evaluate_data_set(tu(name), args, protocol, out)
 
 
 def grakel_kernel(spec):
@@ -314,7 +244,7 @@ def kernels(args):
             with log.open("a") as fh:
                 fh.write(json.dumps(row) + "\n")
             print(f"{name:8s} {spec:40s} {row['accuracy']:6.2f} ({row['stderr']:.2f})  kernel {kernel_seconds:6.1f} s  "
-                  f"protocol {result.elapsed:7.1f} s", flush=True)
+                  f"protocol {result.elapsed:7.1f} s")
         rows = {r["kernel"]: r for r in map(json.loads, log.read_text().splitlines())
                 if (r["dataset"], r["reps"], r["c_grid"]) == (name, args.reps, args.c_grid)}
         reference = rows.get(args.kernels[0])
@@ -322,7 +252,7 @@ def kernels(args):
             if reference and spec in rows:
                 print(f"{name:8s} {spec:40s} {rows[spec]['accuracy'] - reference['accuracy']:+6.2f} points, kernel "
                       f"matrix {rows[spec]['kernel_seconds'] / max(reference['kernel_seconds'], 1e-9):.2f}x the "
-                      f"reference {args.kernels[0]!r}", flush=True)
+                      f"reference {args.kernels[0]!r}")
 
 
 def main(argv=None):
@@ -330,11 +260,10 @@ def main(argv=None):
     command = commands(__doc__, default=dict(
         datasets=DATASETS, out="results/default", variants=option(False, "also evaluate the design variants"),
         members=option(False, "also evaluate every candidate member on its own"),
-        new_members=option(False, "also evaluate (or time) the default with NEW_CANDIDATES"),
+        new_members=option(False, "also evaluate the default with NEW_CANDIDATES"),
         higher_wl=option(False, "--new-members with HIGHER_WL_CANDIDATES (fwl2, lwl2), each also alone"),
         grakel=option(False, "also run GraKeL's WL-OA (slow on large sets)"),
-        check=option(False, "check the sliced default against GraphKernel() on MUTAG"),
-        timing_only=option(False, "time fitting the default against RECOMMENDED"), **protocol),
+        check=option(False, "check the sliced default against GraphKernel() on MUTAG"), **protocol),
         kernels=dict(datasets=["MUTAG", "ENZYMES", "NCI1", "NCI109"], kernels=["power"], n_jobs=2,
                      out="results/compare", **protocol))
     args = parse(command, argv)

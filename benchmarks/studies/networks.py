@@ -1,49 +1,37 @@
 """One large network: the power invariants beside the peers (NetLSD, netrd), and on a Dask cluster.
 
-The figures of docs/large_networks.rst and docs/large_networks_cluster.rst, which describe the
-graphs and the methods. From the project root, under the lock::
+``peers``: the table and the decay figure of docs/large_networks.rst; ``cluster``: the table of
+docs/large_networks_cluster.rst (``--quick`` for its first row). From the project root, under the lock::
 
     flock /tmp/gi-bench.lock python benchmarks/studies/networks.py peers              # about 40 minutes
-    flock /tmp/gi-bench.lock python benchmarks/studies/networks.py peers --quick
     flock /tmp/gi-bench.lock python benchmarks/studies/networks.py cluster            # 10^7 nodes, 10^8 edges
-    flock /tmp/gi-bench.lock python benchmarks/studies/networks.py cluster --quick    # 10^6 nodes, 10^7 edges
 
-``peers``: the decay under random flips, then each method on each graph in its own process with
-a wall-clock ``--budget`` per call and an address-space limit for the peers (``--memory-gb``):
-medians of up to ``--repeats`` calls, peak memory; larger graphs of a family are skipped once one
-fails. Needs ``pip install netlsd`` and ``pip install --no-deps netrd`` (netrd 0.3.0 pins the
-Sphinx of its own docs). ``cluster``: an Erdos-Renyi edge table in Parquet, larger than a
-worker's ``memory_limit``, through :func:`graphinvariants.distributed.power_invariants`, against
-the in-process floor and :func:`graphinvariants.power_invariants` on the same table.
+``peers`` needs ``pip install netlsd`` and ``pip install --no-deps netrd`` (netrd 0.3.0 pins its docs' Sphinx).
 """
 
 import json
 import os
-import queue
 import random
 import resource
 import shutil
+import signal
 import statistics
-import subprocess
-import sys
 import tempfile
-import threading
 from pathlib import Path
 
+import igraph as ig
+import networkx as nx
 import numpy as np
+import scipy.sparse as sp
+from scipy.stats import spearmanr
 
-from runner import ROOT, clock, commands, option, parse, peak_gib
+import graphinvariants as gi
+from runner import ROOT, clock, commands, in_child, option, parse, peak_gib, pyplot, timed
 from benchmarks.common import floor_invariants, peer, random_edges
 
 FAMILIES = {"er": "Erdos-Renyi", "ba": "Barabasi-Albert", "grid": "2-D grid", "rgg": "random geometric"}
-METHODS = {
-    "power1": "power, 1 thread",
-    "power": "power, all threads",
-    "netlsd": "NetLSD heat",
-    "deltacon": "DeltaCon",
-    "portrait": "portrait div.",
-    "netsimile": "NetSimile",
-}
+METHODS = {"power1": "power, 1 thread", "power": "power, all threads", "netlsd": "NetLSD heat", "deltacon": "DeltaCon",
+           "portrait": "portrait div.", "netsimile": "NetSimile"}
 PAIR_METHODS = ("deltacon", "portrait", "netsimile")
 MEAN_DEGREE = 10
 K = 5
@@ -51,10 +39,8 @@ K = 5
 
 # -- the graphs -------------------------------------------------------------------------
 def generate(family, n_edges, seed):
-    """Edge arrays ``(u, v, n_nodes)`` of a simple undirected graph of about ``n_edges`` edges
-    (mean degree 10; the grid and Barabasi-Albert graphs of ``common.random_edges``)."""
-    import igraph as ig
-
+    """Edge arrays ``(u, v, n_nodes)`` of a simple undirected graph of about ``n_edges`` edges (mean degree 10; the grid
+    and Barabasi-Albert graphs of ``common.random_edges``)."""
     n = max(2, int(round(np.sqrt(n_edges / 2)))) ** 2 if family == "grid" else max(2 * MEAN_DEGREE,
                                                                                    2 * n_edges // MEAN_DEGREE)
     if family in ("grid", "ba"):
@@ -75,142 +61,91 @@ def flipped(u, v, n, n_flips, seed):
     rng = np.random.default_rng(seed)
     edges = set(zip(np.minimum(u, v).tolist(), np.maximum(u, v).tolist()))
     for _ in range(n_flips):
-        a, b = (int(x) for x in rng.choice(n, size=2, replace=False))
-        pair = (min(a, b), max(a, b))
-        edges.symmetric_difference_update((pair,))
+        a, b = sorted(int(x) for x in rng.choice(n, size=2, replace=False))
+        edges.symmetric_difference_update({(a, b)})
     arr = np.array(sorted(edges), dtype=np.int64)
     return arr[:, 0], arr[:, 1]
 
 
 def to_networkx(u, v, n):
-    import networkx as nx
-
-    G = nx.Graph()
-    G.add_nodes_from(range(n))
+    G = nx.empty_graph(n)
     G.add_edges_from(zip(u.tolist(), v.tolist()))
     return G
 
 
 def to_csr(u, v, n):
-    import scipy.sparse as sp
-
-    A = sp.coo_matrix((np.ones(2 * u.size), (np.concatenate((u, v)), np.concatenate((v, u)))), shape=(n, n))
-    return A.tocsr()
+    return sp.coo_matrix((np.ones(2 * u.size), (np.concatenate((u, v)), np.concatenate((v, u)))), shape=(n, n)).tocsr()
 
 
 # -- one measurement, in a child process --------------------------------------------------
-def child(method, path, repeats, budget, repeat_time):
-    """Build the inputs of ``method`` from the saved edges, then time it; JSON lines out."""
+def distance(method):
+    """netrd's distance ``method`` ("deltacon", "portrait" or "netsimile")."""
+    import netrd
+
+    return {"deltacon": netrd.distance.DeltaCon, "portrait": netrd.distance.PortraitDivergence,
+            "netsimile": netrd.distance.NetSimile}[method]()
+
+
+def child(method, path, repeats, repeat_time, budget, setup_budget, memory_gb):
+    """Build the inputs of ``method`` from the saved edges, then time it; JSON lines out. Each step runs under a
+    ``SIGALRM`` timer, whose default action ends the process, inside compiled code too."""
+    if not method.startswith("power"):
+        resource.setrlimit(resource.RLIMIT_AS, (int(memory_gb * 2**30),) * 2)
+    signal.setitimer(signal.ITIMER_REAL, setup_budget)
     data = np.load(path)
     u, v, n = data["u"], data["v"], int(data["n"])
-    if method in ("power1", "power"):
-        import graphinvariants as gi
-
-        A = gi.from_edge_arrays(u, v, n_nodes=n)
-        n_jobs = 1 if method == "power1" else None
+    if method.startswith("power"):
+        A, n_jobs = gi.from_edge_arrays(u, v, n_nodes=n), 1 if method == "power1" else None
         gi.power_invariants(gi.from_edge_arrays(u[:100], v[:100], n_nodes=n), k=K, n_jobs=n_jobs)  # compile
-
-        def call():
-            return gi.power_invariants(A, k=K, n_jobs=n_jobs)
+        call = lambda: gi.power_invariants(A, k=K, n_jobs=n_jobs)  # noqa: E731
     elif method == "netlsd":
         import netlsd
 
         A = to_csr(u, v, n)
-
-        def call():
-            return netlsd.heat(A)
+        call = lambda: netlsd.heat(A)  # noqa: E731
     else:
-        import netrd
-
-        G = to_networkx(u, v, n)
-        H = to_networkx(data["u2"], data["v2"], n)
-        distance = {"deltacon": netrd.distance.DeltaCon, "portrait": netrd.distance.PortraitDivergence,
-                    "netsimile": netrd.distance.NetSimile}[method]()
-
-        def call():
-            return distance.dist(G, H)
+        G, H, d = to_networkx(u, v, n), to_networkx(data["u2"], data["v2"], n), distance(method)
+        call = lambda: d.dist(G, H)  # noqa: E731
     print(json.dumps({"ready": True}), flush=True)
     total = 0.0
-    for i in range(repeats):
-        start = clock()
-        try:
-            call()
-        except MemoryError:
-            print(json.dumps({"error": "memory"}), flush=True)
-            return
-        elapsed = clock() - start
+    for _ in range(repeats):
+        signal.setitimer(signal.ITIMER_REAL, budget)
+        (elapsed,), _ = timed(lambda: call())
+        signal.setitimer(signal.ITIMER_REAL, 0)
         total += elapsed
         print(json.dumps({"time": elapsed, "peak_mb": 1024 * peak_gib()}), flush=True)
         if total >= repeat_time:
             break
-    print(json.dumps({"done": True}), flush=True)
 
 
-def measure(method, path, *, repeats, budget, memory_gb, setup_budget, repeat_time):
-    """Run ``child`` in a subprocess; ``{"status": "ok"|"timeout"|"memory"|"error", ...}``."""
-    def limit():
-        if memory_gb and method not in ("power1", "power"):
-            cap = int(memory_gb * 2**30)
-            resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-
-    cmd = [sys.executable, __file__, "peers", "--child", method, str(path), "--repeats", str(repeats),
-           "--budget", str(budget), "--repeat-time", str(repeat_time)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=limit,
-                            env={**os.environ, "PYTHONWARNINGS": "ignore"})
-    lines = queue.Queue()
-    err = []
-    threading.Thread(target=lambda: [lines.put(x) for x in proc.stdout] + [lines.put(None)], daemon=True).start()
-    threading.Thread(target=lambda: err.extend(proc.stderr), daemon=True).start()
-    times, peak, status, wait = [], None, None, setup_budget
-    while status is None:
-        try:
-            line = lines.get(timeout=wait)
-        except queue.Empty:
-            status = "timeout" if times or wait == budget else "setup timeout"
-            break
-        if line is None:
-            proc.wait()
-            text = "".join(err)
-            status = "memory" if "MemoryError" in text or proc.returncode in (-9, 137) else "error"
-            if status == "error":
-                print(f"    {method}: exit {proc.returncode}: {text.strip().splitlines()[-1] if text.strip() else ''}")
-            break
-        record = json.loads(line)
-        if record.get("ready"):
-            wait = budget
-        elif "time" in record:
-            times.append(record["time"])
-            peak = record["peak_mb"]
-        elif record.get("error"):
-            status = record["error"]
-        elif record.get("done"):
-            status = "ok"
-    if proc.poll() is None:
-        proc.kill()  # the child we started, by its own handle
-    proc.wait()
-    if times and status != "ok":
-        status = "ok"  # the first calls finished; a later repeat ran out of budget
-    return {"status": status, "times": times, "median": statistics.median(times) if times else None, "peak_mb": peak}
+def measure(method, path, **limits):
+    """``child`` in a fresh interpreter: ``{"status": "ok"|"timeout"|"setup timeout"|"memory"|"error", ...}`` ("ok" once
+    a call finished: a later repeat may have run out of budget)."""
+    done, records = in_child("networks", "child", method=method, path=str(path), **limits)
+    times = [r["time"] for r in records if "time" in r]
+    if done.returncode == 0 or times:
+        status = "ok"
+    elif done.returncode == -signal.SIGALRM:
+        status = "timeout" if records else "setup timeout"
+    elif "MemoryError" in done.stderr or done.returncode in (-9, 137):
+        status = "memory"
+    else:
+        status = "error"
+        print(f"    {method}: exit {done.returncode}: {(done.stderr.strip().splitlines() or [''])[-1]}")
+    return {"status": status, "times": times, "median": statistics.median(times) if times else None,
+            "peak_mb": records[-1]["peak_mb"] if times else None}
 
 
 def fmt_cell(result, budget):
-    if result is None:
-        return "-"
     if result["status"] == "ok":
         t = result["median"]
         return (f"{t:.3g} s" if t >= 0.01 else f"{t * 1e3:.3g} ms") + f" ({len(result['times'])})"
-    if result["status"] in ("timeout",):
-        return f"> {budget:g} s"
-    return result["status"]
+    return f"> {budget:g} s" if result["status"] == "timeout" else result["status"]
 
 
 # -- the decay under flips ---------------------------------------------------------------
 def decay(n_edges, n_steps, n_sequences, seed, methods):
-    import networkx as nx
     import netlsd
-    import netrd
-
-    import graphinvariants as gi
 
     u, v, n = generate("ba", n_edges, seed)
     G = to_networkx(u, v, n)
@@ -226,27 +161,16 @@ def decay(n_edges, n_steps, n_sequences, seed, methods):
             base = netlsd.heat(csr(G))
             values = [[netlsd.compare(base, netlsd.heat(csr(H))) for H in seq] for seq in sequences]
         else:
-            dist = {"deltacon": netrd.distance.DeltaCon, "portrait": netrd.distance.PortraitDivergence,
-                    "netsimile": netrd.distance.NetSimile}[method]()
+            dist = distance(method)
             values = [[dist.dist(G, H) for H in seq] for seq in sequences]
         seconds[method] = clock() - start
         curves[method] = np.asarray(values, dtype=float)
-        print(f"  decay {METHODS[method]}: {seconds[method]:.1f} s for {n_sequences} x {n_steps} graphs", flush=True)
+        print(f"  decay {METHODS[method]}: {seconds[method]:.1f} s for {n_sequences} x {n_steps} graphs")
     return {"n_nodes": n, "n_edges": int(u.size), "curves": curves, "seconds": seconds}
 
 
-def spearman_with_steps(mean):
-    from scipy.stats import spearmanr
-
-    return float(spearmanr(np.arange(1, mean.size + 1), mean).statistic)
-
-
 def plot_decay(result, path):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     methods = [m for m in METHODS if m in result["curves"] and m != "power1"]
     fig, axes = plt.subplots(1, len(methods), figsize=(2.6 * len(methods), 2.8), sharex=True)
     for ax, method in zip(np.atleast_1d(axes), methods):
@@ -300,7 +224,6 @@ def write_er_parquet(path, n, m, *, seed=0, rows_per_file=4_000_000):
 def read_csr(path, n):
     """The in-process adjacency of the Parquet edge table (undirected, int32 indices)."""
     import pyarrow.parquet as pq
-    import scipy.sparse as sp
 
     table = pq.read_table(path)
     u = table.column("u").to_numpy().astype(np.int32)
@@ -330,7 +253,6 @@ def peers(args, parser):
 
     print(f"{os.cpu_count()} cores, numba threads {numba.config.NUMBA_NUM_THREADS}; k={K}; budget {args.budget:g} s "
           f"per call; peers limited to {args.memory_gb:g} GB of address space; medians of up to {args.repeats} calls")
-    output = {"settings": {**vars(args), "cores": os.cpu_count()}, "rows": []}
     if not args.no_decay:
         print(f"Decay under {args.steps} random flips, Barabasi-Albert of {args.decay_edges:,} edges, "
               f"{args.sequences} sequences (the same for every method)")
@@ -341,17 +263,16 @@ def peers(args, parser):
         for method, values in result["curves"].items():
             mean = values.mean(axis=0)
             cv = values[:, -1].std() / mean[-1] if mean[-1] else float("nan")
+            rank = spearmanr(np.arange(1, mean.size + 1), mean).statistic  # against the number of flips
             print(f"{METHODS[method]:<20}" + "".join(f"{mean[s - 1]:>11.3g}" for s in marks)
-                  + f"{cv:>16.2f}{spearman_with_steps(mean):>10.2f}{result['seconds'][method]:>8.1f}s")
+                  + f"{cv:>16.2f}{rank:>10.2f}{result['seconds'][method]:>8.1f}s")
         print("(power: 1 - K; NetLSD: L2 distance of heat signatures; others: the distance. Spearman: rank "
               "correlation of the mean with the number of flips, 1 = strictly increasing)")
         if args.figure:
             plot_decay(result, args.figure)
             print(f"figure: {args.figure}")
-        output["decay"] = {**{k: v for k, v in result.items() if k != "curves"},
-                           "curves": {m: c.tolist() for m, c in result["curves"].items()}}
 
-    rows = output["rows"]
+    rows = []
     with tempfile.TemporaryDirectory(prefix="gi-peers-") as tmp:
         failed = {}  # (family, method) -> the size it failed at
         for size in sizes:  # size by size: an interrupted run leaves a full table of the smaller sizes
@@ -366,23 +287,20 @@ def peers(args, parser):
                 np.savez(path, u=u, v=v, n=n, u2=u2, v2=v2)
                 row = {"family": family, "target": size, "n_nodes": n, "n_edges": int(u.size), "results": {}}
                 print(f"{FAMILIES[family]}, {n:,} nodes, {u.size:,} edges (generated in "
-                      f"{clock() - start:.1f} s)", flush=True)
+                      f"{clock() - start:.1f} s)")
                 for method in methods:
                     if (family, method) in failed:
                         row["results"][method] = {"status": "skipped", "after": failed[family, method]}
                         continue
-                    result = measure(method, path, repeats=args.repeats, budget=args.budget,
-                                     memory_gb=args.memory_gb, setup_budget=max(args.budget, 600),
-                                     repeat_time=args.repeat_time)
+                    result = measure(method, path, repeats=args.repeats, repeat_time=args.repeat_time,
+                                     budget=args.budget, setup_budget=max(args.budget, 600), memory_gb=args.memory_gb)
                     row["results"][method] = result
                     print(f"    {METHODS[method]:<20} {fmt_cell(result, args.budget):>14}   peak "
-                          f"{result['peak_mb'] or 0:,.0f} MB", flush=True)
+                          f"{result['peak_mb'] or 0:,.0f} MB")
                     if result["status"] != "ok":
                         failed[family, method] = size
                 rows.append(row)
                 path.unlink()
-                if args.json:
-                    args.json.write_text(json.dumps(output, indent=1, default=str))
 
     print(f"\nTime per graph (power, NetLSD) or per pair of snapshots (netrd distances); median (calls); "
           f"'> {args.budget:g} s': did not finish in the budget; 'skipped': did not finish a smaller graph")
@@ -401,9 +319,6 @@ def peers(args, parser):
         print("\nSpeed-up of power_invariants from 1 thread to all: "
               + ", ".join(f"{FAMILIES[r['family']]} {r['n_edges']:.0e} {x:.2f}x" for r, x in ratios))
 
-    if args.json:
-        args.json.write_text(json.dumps(output, indent=1, default=str))
-
 
 def cluster(args, parser):
     if args.quick:
@@ -415,92 +330,67 @@ def cluster(args, parser):
     from dask.utils import parse_bytes
     from distributed import Client, LocalCluster
 
-    import graphinvariants as gi
-
     workdir = Path(tempfile.mkdtemp(prefix="gi-bench-network-", dir=args.dir))
     path = workdir / "edges"
-    row = {"nodes": args.nodes, "k": args.k, "memory_limit": args.memory_limit}
     try:
         t0 = clock()
         m, files = write_er_parquet(path, args.nodes, args.edges, rows_per_file=args.rows_per_file)
         size = sum(f.stat().st_size for f in path.iterdir())
         table_bytes = 16 * m
         print(f"wrote G(n={args.nodes:,}, m={m:,}) to {files} Parquet files, {size / 2**30:.2f} GiB on disk "
-              f"({table_bytes / 2**30:.2f} GiB as int64 columns in memory) in {clock() - t0:.1f} s",
-              flush=True)
+              f"({table_bytes / 2**30:.2f} GiB as int64 columns in memory) in {clock() - t0:.1f} s")
         limit = parse_bytes(args.memory_limit)
         print(f"worker memory_limit {limit / 2**30:.2f} GiB < table {table_bytes / 2**30:.2f} GiB: "
-              f"{limit < table_bytes}", flush=True)
-        row.update(edges=m, files=files, parquet_gib=size / 2**30, table_gib=table_bytes / 2**30)
+              f"{limit < table_bytes}")
 
         with LocalCluster(n_workers=2, threads_per_worker=1, memory_limit=args.memory_limit,
                           dashboard_address=None) as cluster, Client(cluster) as client:
             edges = dd.read_parquet(path)
-            t0 = clock()
-            inv = gi.distributed.power_invariants(edges, k=args.k, deduplicate=False, split_every=args.split_every)
-            seconds = clock() - t0
+            (seconds,), inv = timed(lambda: gi.distributed.power_invariants(edges, k=args.k, deduplicate=False,
+                                                                             split_every=args.split_every))
             peaks = list(client.run(peak_gib).values())
             print(f"distributed ({edges.npartitions} partitions, deduplicate=False): {seconds:.1f} s, "
                   f"{seconds / args.k:.2f} s per step, {1e9 * seconds / (args.k * m):.1f} ns per edge per step; "
-                  f"worker peaks {', '.join(f'{p:.2f}' for p in peaks)} GiB; client peak {peak_gib():.2f} GiB",
-                  flush=True)
-            row.update(partitions=edges.npartitions, distributed_s=seconds, worker_peak_gib=peaks)
+                  f"worker peaks {', '.join(f'{p:.2f}' for p in peaks)} GiB; client peak {peak_gib():.2f} GiB")
             if args.dedup:
-                t0 = clock()
-                deduplicated = gi.distributed.power_invariants(edges, k=args.k, split_every=args.split_every)
-                dedup_seconds = clock() - t0
+                (dedup_seconds,), deduplicated = timed(lambda: gi.distributed.power_invariants(
+                    edges, k=args.k, split_every=args.split_every))
                 peaks = list(client.run(peak_gib).values())
                 print(f"distributed, deduplicate=True (shuffle + persisted distinct table): {dedup_seconds:.1f} s; "
                       f"worker peaks {', '.join(f'{p:.2f}' for p in peaks)} GiB; equal to deduplicate=False: "
-                      f"{deduplicated == inv}", flush=True)
-                row.update(dedup_s=dedup_seconds, dedup_worker_peak_gib=peaks)
+                      f"{deduplicated == inv}")
 
-        t0 = clock()
-        A = read_csr(path, args.nodes)
-        build = clock() - t0
+        (build,), A = timed(lambda: read_csr(path, args.nodes))
         csr_gib = (A.data.nbytes + A.indices.nbytes + A.indptr.nbytes) / 2**30
-        t0 = clock()
-        mean, cov = floor_invariants(A, args.k)
-        floor = clock() - t0
-        t0 = clock()
-        expected = gi.power_invariants(A, k=args.k)
-        library = clock() - t0
+        (floor,), (mean, cov) = timed(lambda: floor_invariants(A, args.k))
+        (library,), expected = timed(lambda: gi.power_invariants(A, k=args.k))
         mean_err = float(np.max(np.abs(inv.mean - expected.mean) / np.abs(expected.mean)))
         cov_err = float(np.abs(inv.covariance - expected.covariance).max() / np.abs(expected.covariance).max())
         floor_err = float(np.abs(cov - expected.covariance).max() / np.abs(expected.covariance).max())
         print(f"in process, one thread: CSR read + build {build:.1f} s ({csr_gib:.2f} GiB, {A.nnz:,} entries); "
               f"floor (k products + moments) {floor:.2f} s; gi.power_invariants {library:.2f} s; "
-              f"process peak {peak_gib():.2f} GiB", flush=True)
+              f"process peak {peak_gib():.2f} GiB")
         print(f"ratio distributed / floor: {seconds / floor:.1f}x; distributed / (CSR build + floor): "
-              f"{seconds / (build + floor):.2f}x", flush=True)
+              f"{seconds / (build + floor):.2f}x")
         print(f"distributed vs gi.power_invariants: mean {mean_err:.1e}, covariance {cov_err:.1e} (relative); "
-              f"plain-numpy floor covariance vs gi: {floor_err:.1e}", flush=True)
-        row.update(build_s=build, floor_s=floor, library_s=library, csr_gib=csr_gib, ratio=seconds / floor,
-                   mean_rel_err=mean_err, cov_rel_err=cov_err, client_peak_gib=peak_gib())
-        if args.json:
-            args.json.write_text(json.dumps(row, indent=1))
+              f"plain-numpy floor covariance vs gi: {floor_err:.1e}")
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
 
 def main(argv=None):
-    json_file = option(None, "write every measurement here", type=Path)
     command = commands(__doc__, peers=dict(
-        child=option([], "METHOD NPZ: a measuring child (JSON lines out)"), sizes=option("1e4,1e5,1e6,1e7", "edges"),
+        sizes=option("1e4,1e5,1e6,1e7", "edges"),
         quick=option(False, "10^4 edges, ER and BA, budget 30 s; decay: 2 sequences of 5 flips on 2,000 edges"),
         families=",".join(FAMILIES), methods=",".join(METHODS), memory_gb=option(8.0, "a peer's address space"),
         budget=option(60.0, "seconds per call before it counts as not finishing"), repeats=5,
         repeat_time=option(30.0, "no further call once the calls so far took this many seconds"), decay_edges=5_000,
-        steps=20, sequences=3, seed=0, figure=str(ROOT / "docs/_static/large_networks_decay.png"), json=json_file,
+        steps=20, sequences=3, seed=0, figure=str(ROOT / "docs/_static/large_networks_decay.png"),
         no_decay=False), cluster=dict(
         quick=option(False, "10^6 nodes, 10^7 edges, --dedup on"), nodes=10_000_000, edges=100_000_000, k=5,
         memory_limit=option("1.2GB", "per worker; below the table's 16 bytes per row"), rows_per_file=4_000_000,
-        split_every=4, dedup=option(False, "also time deduplicate=True (shuffle + persist)"), json=json_file,
+        split_every=4, dedup=option(False, "also time deduplicate=True (shuffle + persist)"),
         dir=option(None, "where to write the Parquet table (default: a temporary directory)", type=Path)))
-    argv = sys.argv[1:] if argv is None else argv
-    if "--child" in argv:  # a measuring child of ``peers``: its JSON lines only
-        args = command.parse_args(argv)
-        return child(args.child[0], args.child[1], args.repeats, args.budget, args.repeat_time)
     args = parse(command, argv)
     {"peers": peers, "cluster": cluster}[args.what](args, command)
 

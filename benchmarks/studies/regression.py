@@ -15,8 +15,11 @@ from sklearn.kernel_ridge import KernelRidge
 from sklearn.model_selection import GridSearchCV, KFold
 
 import graphinvariants as gi
+from graphinvariants.datasets import as_molecules
+from graphinvariants.embeddings import batch_molecules, descriptor_table
+from graphinvariants.embeddings.descriptors import BASIC_DESCRIPTORS, rdkit_descriptors
 from graphinvariants.kernels.learned import CANDIDATES
-from runner import clock, commands, option, parse
+from runner import clock, commands, option, parse, timed
 from benchmarks.common import PrecomputedKernel, Shared, morgan, peer, tu
 
 ALPHAS = np.logspace(-6, 2, 9)
@@ -73,9 +76,8 @@ def ridge(smiles, y, splits, seed):
             seconds[label] += clock() - start
             scores[label].append(ridge_rmse(K_train, y[tr], K_test, y[te], seed))
             weights = weights or kernel.combination_.summary(6)
-        start = clock()
-        M_train, M_test = minmax_kernel(F[tr], F[tr]), minmax_kernel(F[te], F[tr])
-        seconds["Morgan"] += clock() - start
+        (spent,), (M_train, M_test) = timed(lambda: (minmax_kernel(F[tr], F[tr]), minmax_kernel(F[te], F[tr])))
+        seconds["Morgan"] += spent
         scores["Morgan"].append(ridge_rmse(M_train, y[tr], M_test, y[te], seed))
         start = clock()
         descriptors = gi.GraphKernel(kernel="descriptors").fit(train)
@@ -89,22 +91,14 @@ def ridge(smiles, y, splits, seed):
 
 
 def cost(smiles):
-    """Seconds to read every molecule and compute its descriptors (no cache of rows: the
-    cost of molecules seen for the first time), the default set and the basic dozen, and
-    Morgan count fingerprints from the SMILES."""
-    from graphinvariants.embeddings import batch_molecules, descriptor_table
-    from graphinvariants.embeddings.descriptors import BASIC_DESCRIPTORS, rdkit_descriptors
-
+    """Seconds to read every molecule and compute its descriptors (no cache of rows: the cost of molecules seen for the
+    first time), the default set and the basic dozen, and Morgan count fingerprints from the SMILES."""
     batch = gi.as_graph_batch(smiles, node_label="label", edge_label="label")
     out = {}
     for label, names in (("descriptors (default set)", rdkit_descriptors()),
                          ("descriptors (BASIC_DESCRIPTORS)", BASIC_DESCRIPTORS)):
-        start = clock()
-        descriptor_table(batch_molecules(batch), names)
-        out[f"{label}, {len(names)}"] = clock() - start
-    start = clock()
-    morgan(smiles, counts=True)
-    out["Morgan counts (r2, 2048)"] = clock() - start
+        (out[f"{label}, {len(names)}"],), _ = timed(lambda: descriptor_table(batch_molecules(batch), names))
+    (out["Morgan counts (r2, 2048)"],), _ = timed(lambda: morgan(smiles, counts=True))
     return out
 
 
@@ -127,29 +121,27 @@ def protocol(args):
         kernel = make()
         X = index if isinstance(kernel, PrecomputedKernel) else graphs
         result = gi.evaluate_estimator(X, y, kernel=kernel, **options)
-        print(f"  {label:<26} {result.mean:6.3f} ({result.stderr:.3f})   {clock() - start:6.1f} s", flush=True)
+        print(f"  {label:<26} {result.mean:6.3f} ({result.stderr:.3f})   {clock() - start:6.1f} s")
     model = gi.GraphKernel(seed=0).fit(graphs, y)
     print("  weights on all 642: " + ", ".join(f"{n} {w:.2f}" for n, w in model.weights_.items() if w > 0))
 
 
 def classification(args):
-    from graphinvariants.datasets import as_molecules
-
     print("10-fold, C in 1e-7 .. 1e7 on an inner split, seed 0; accuracy in % (std over repetitions)")
     for item in args.reps:
         name, _, reps = item.partition("=")
         data = as_molecules(tu(name))
         row = {}
         for label, kernel in (("before", gi.GraphKernel(seed=0, members=WITHOUT)), ("after", gi.GraphKernel(seed=0))):
-            start = clock()
-            result = gi.evaluate_estimator(data, data.y, kernel=kernel, n_repeats=int(reps), n_folds=10, seed=0)
-            row[label] = (result, clock() - start, 100 * np.std(result.repetition_means))
+            (spent,), result = timed(lambda: gi.evaluate_estimator(data, data.y, kernel=kernel, n_repeats=int(reps),
+                                                                   n_folds=10, seed=0))
+            row[label] = (result, spent, 100 * np.std(result.repetition_means))
         (before, t0, s0), (after, t1, s1) = row["before"], row["after"]
         weight = sum(w for n, w in gi.GraphKernel(seed=0).fit(data, data.y).weights_.items()
                      if n.startswith("descriptors"))
         print(f"{name} ({reps} x 10-fold): before {100 * before.mean:.2f} ({s0:.2f}) {t0:.0f} s; after "
               f"{100 * after.mean:.2f} ({s1:.2f}) {t1:.0f} s; after - before {100 * (after.mean - before.mean):+.2f} "
-              f"points; weight of the descriptors on all graphs {weight:.3f}", flush=True)
+              f"points; weight of the descriptors on all graphs {weight:.3f}")
 
 
 def main(argv=None):
@@ -164,14 +156,14 @@ def main(argv=None):
         smiles, y, splits = load(name)
         if args.what == "cost":
             print(f"{name}: cost of embedding all {len(smiles)} molecules: "
-                  + ", ".join(f"{k} {v:.2f} s" for k, v in cost(smiles).items()), flush=True)
+                  + ", ".join(f"{k} {v:.2f} s" for k, v in cost(smiles).items()))
             continue
         how = f"{len(splits)}-fold CV" if len(splits) > 1 else f"fixed split, {len(splits[0][0])} / {len(splits[0][1])}"
         print(f"{name}: {len(smiles)} molecules, std of y {y.std():.3f}; {how}; KernelRidge, alpha by inner 5-fold CV")
         scores, seconds, weights = ridge(smiles, y, splits, args.seed)
         for label, values in scores.items():
             folds = " ".join(f"{v:.3f}" for v in values) if len(values) > 1 else ""
-            print(f"  {label:<36} {np.mean(values):7.3f} {folds:>30} {seconds[label]:8.1f}", flush=True)
+            print(f"  {label:<36} {np.mean(values):7.3f} {folds:>30} {seconds[label]:8.1f}")
         print(f"  learned weights, first training part: {weights}")
         print("  cost of embedding all molecules: " + ", ".join(f"{k} {v:.2f} s" for k, v in cost(smiles).items()))
 

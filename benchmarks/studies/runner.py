@@ -1,16 +1,8 @@
 """The one runner of the studies: arguments, the timer, peak memory, and output stamped with the commit and machine.
 
-A study is a script that makes a figure or a table of the docs. It starts with::
-
-    from runner import parse, parser
-    args = parse(parser(__doc__, data=True, repeat=3, sets=["MUTAG"]))
-
-(or ``commands(__doc__, name=dict(...))`` for subcommands), which prints one line naming the
-commit (``+dirty`` when the tree has changes), the machine and the library versions, and
-with ``--record FILE`` writes what the study prints to ``FILE`` as well. Every study
-times its calls with the timers below (``time.perf_counter``, wall, and
-``time.process_time``, CPU). Data, floor and peers are shared with the asv suites
-(``benchmarks/benchmarks/common.py``).
+A study (a script that makes a figure or table of the docs) starts with ``args = parse(parser(__doc__, repeat=3))``
+(or ``commands(__doc__, name=dict(...))``), which prints the commit (``+dirty`` with changes), machine and versions;
+``--record FILE`` also writes the output there. Data, floor and peers: ``benchmarks/benchmarks/common.py``.
 """
 
 import argparse
@@ -20,7 +12,6 @@ import json
 import os
 import platform
 import resource
-import statistics
 import subprocess
 import sys
 import time
@@ -32,19 +23,16 @@ from benchmarks.common import TU_DATA  # noqa: E402
 
 
 class option:
-    """An option's default with its help text: ``quick=option(False, "a smaller run")``; ``type``
-    reads a value otherwise (``option(10**6, "graphs", type=lambda v: int(float(v)))`` takes ``1e6``)."""
+    """An option's default with its help text: ``quick=option(False, "a smaller run")``; ``type`` reads a value
+    otherwise (``option(10**6, "graphs", type=lambda v: int(float(v)))`` takes ``1e6``)."""
 
     def __init__(self, default, help=None, type=None):
         self.default, self.help, self.type = default, help, type
 
 
 def parser(doc, *, data=False, repeat=None, **options):
-    """The command line every study starts from: its docstring as the description,
-    ``--record``, ``--data`` (the TU folder) when ``data``, ``--repeat`` when a default is
-    given, and one ``--name`` per keyword option (``n_iter=5``: ``--n-iter``, of its
-    default's type; a list: ``nargs="*"`` of its first item's type; a bool: a flag; an
-    :class:`option`: the same with a help text)."""
+    """A study's command line: ``--record``, ``--data`` (if ``data``), ``--repeat`` (if given) and one ``--name`` per
+    option, of its default's type (a list: ``nargs="*"``; a bool: a flag)."""
     out = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     out.add_argument("--record", type=Path, default=None, help="also write the output (after the stamp) to this file")
     if data:
@@ -72,9 +60,7 @@ def _add_options(out, options):
 
 
 def commands(doc, **subcommands):
-    """The command line of a study with subcommands (``args.what`` names the one run):
-    ``commands(__doc__, ridge=dict(seed=0), cost=dict(...))``, each subcommand's options
-    as :func:`parser` takes them."""
+    """A study's command line with subcommands (``args.what``), each's options as :func:`parser` takes them."""
     out = parser(doc)
     sub = out.add_subparsers(dest="what", required=True)
     for name, options in subcommands.items():
@@ -114,8 +100,9 @@ class _Tee:
 
 
 def parse(parser, argv=None):
-    """Parse the command line, print the stamp, and tee the output to ``--record``."""
+    """Parse the command line, print the stamp, line-buffer the output and tee it to ``--record``."""
     args = parser.parse_args(argv)
+    sys.stdout.reconfigure(line_buffering=True)  # every line out as it is printed
     if getattr(args, "record", None) is not None:
         args.record.parent.mkdir(parents=True, exist_ok=True)
         sys.stdout = _Tee(sys.__stdout__, open(args.record, "a", buffering=1))
@@ -135,12 +122,8 @@ def clock():
 
 
 def timed(fn, repeat=1, *, collect=False):
-    """Call ``fn()`` ``repeat`` times: ``(wall seconds of each call, the last result)``.
-
-    With ``collect=True`` the garbage collector runs before each call and each result
-    is dropped before the next call starts (for memory-heavy calls whose leftovers
-    would otherwise weigh on the next one).
-    """
+    """Call ``fn()`` ``repeat`` times: ``(wall seconds of each call, the last result)``; with ``collect``, each result
+    dropped and the garbage collected before the next call."""
     times, result = [], None
     for _ in range(repeat):
         if collect:
@@ -152,31 +135,29 @@ def timed(fn, repeat=1, *, collect=False):
     return times, result
 
 
-def median_time(fn, repeat, *, collect=False):
-    """Median of ``repeat`` wall-clock timings of ``fn()``, in seconds."""
-    return statistics.median(timed(fn, repeat, collect=collect)[0])
-
-
-def timed_once(fn):
-    """``(result, cpu seconds, wall seconds)`` of one call of ``fn()``."""
-    cpu, wall = time.process_time(), time.perf_counter()
-    result = fn()
-    return result, time.process_time() - cpu, time.perf_counter() - wall
-
-
-def interleaved_medians(calls, repeat):
-    """Median wall time of each of ``calls`` (a dict of name -> function), the calls run
-    interleaved so that every one sees the same load."""
-    times = {name: [] for name in calls}
-    for _ in range(repeat):
-        for name, fn in calls.items():
-            times[name].append(timed(fn)[0][0])
-    return {name: statistics.median(values) for name, values in times.items()}
-
-
 @contextlib.contextmanager
 def section(label, results):
     """``with section("embed", results):`` stores the block's wall seconds in ``results[label]``."""
     start = time.perf_counter()
     yield
     results[label] = time.perf_counter() - start
+
+
+def in_child(module, function, *, stderr=subprocess.PIPE, **kwargs):
+    """``module.function(**kwargs)`` (a study of this folder) in a fresh interpreter, warnings off: ``(the finished
+    process, the JSON lines it printed)``."""
+    code = (f"import json, sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); import {module}; "
+            f"{module}.{function}(**json.loads(sys.argv[1]))")
+    done = subprocess.run([sys.executable, "-c", code, json.dumps(kwargs)], stdout=subprocess.PIPE, stderr=stderr,
+                          text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    return done, [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+
+
+def pyplot():
+    """``matplotlib.pyplot`` on the Agg backend (figures to files, no display)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt

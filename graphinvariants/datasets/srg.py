@@ -6,8 +6,8 @@ every node of each has the same walk counts of every kind; no walk-counting inva
 and no 3-WL test separates any two of them.
 
 They are the descendants of the four regular two-graphs on 26 points (isolate a point
-by Seidel switching, delete it), and ``benchmarks/studies/srg25_construction.py`` builds them
-that way without any download and checks that it reproduces these strings:
+by Seidel switching, delete it), and the slow test ``tests/datasets/test_srg_construction.py``
+builds them that way without any download and checks that it reproduces these strings:
 
 * the two-graph of the Paley graph P(25) plus an isolated node: one descendant, P(25)
   (|Aut| = 600);

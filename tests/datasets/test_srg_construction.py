@@ -1,23 +1,21 @@
-"""Construct all fifteen srg(25, 12, 5, 6) without any download, as stored in
-``graphinvariants/datasets/srg.py`` (``SRG25_GRAPH6``); docs/expressiveness.rst uses them.
-
-Run from the project root:  python benchmarks/studies/srg25_construction.py   (about 10 s)
+"""The fifteen srg(25, 12, 5, 6) of ``graphinvariants/datasets/srg.py``, built without any download.
 
 They are the descendants of the four regular two-graphs on 26 points (Seidel matrices S with
 S @ S = 25 I), reached from the Paley graph P(25), the Latin square graphs L3(5) and the block
 graphs of both STS(13) (the cyclic one and its Pasch trades), closed under Godsil-McKay
-switching. Every descendant is checked to be srg(25, 12, 5, 6), kept once per BLISS canonical
-form, and the graph6 strings are compared with the stored ones.
+switching. Every descendant must be srg(25, 12, 5, 6); kept once per BLISS canonical form, they
+must be the stored graph6 strings (about 10 s on an idle core).
 """
 
 import itertools
 
-import igraph as ig
 import networkx as nx
 import numpy as np
+import pytest
 
 from graphinvariants.datasets import SRG25_GRAPH6
-from runner import clock, parse, parser
+
+ig = pytest.importorskip("igraph")
 
 N, K, LAMBDA, MU = 25, 12, 5, 6
 
@@ -30,14 +28,13 @@ def is_srg(A):
 
 
 def canonical_edges(A):
-    """BLISS's canonical form, as a sorted edge tuple (cheap: for deduplication)."""
+    """BLISS's canonical form as a sorted edge tuple."""
     g = ig.Graph.Adjacency(A.tolist(), mode="undirected")
     h = g.permute_vertices(g.canonical_permutation())
     return tuple(sorted(tuple(sorted(e)) for e in h.get_edgelist()))
 
 
 def graph6(edges):
-    """The canonical form as graph6 text."""
     G = nx.Graph()
     G.add_nodes_from(range(N))  # graph6 writes the nodes in the graph's order: 0..24
     G.add_edges_from(edges)
@@ -47,15 +44,16 @@ def graph6(edges):
 def paley25():
     elements = [(a, b) for a in range(5) for b in range(5)]
 
-    def times(u, v):  # (a + bx)(c + dx) with x^2 = 2
+    def times(u, v):  # (a + bx)(c + dx) with x^2 = 2 in GF(25)
         return (u[0] * v[0] + 2 * u[1] * v[1]) % 5, (u[0] * v[1] + u[1] * v[0]) % 5
 
     squares = {times(e, e) for e in elements if e != (0, 0)}
-    return np.array([[int(i != j and ((u[0] - v[0]) % 5, (u[1] - v[1]) % 5) in squares) for j, v in enumerate(elements)]
-                     for i, u in enumerate(elements)])
+    return np.array([[int(i != j and ((u[0] - v[0]) % 5, (u[1] - v[1]) % 5) in squares)
+                      for j, v in enumerate(elements)] for i, u in enumerate(elements)])
 
 
 def latin_squares():
+    """Every reduced-first-row Latin square of order 5."""
     rows = list(itertools.permutations(range(5)))
     out = []
 
@@ -90,7 +88,7 @@ def sts_canonical(blocks):
 
 
 def pasch_trades(blocks):
-    """Every STS obtained by replacing one Pasch configuration by the other one."""
+    """Every system obtained by replacing one Pasch configuration by the other one."""
     B = set(blocks)
     for b1, b2 in itertools.combinations(sorted(B), 2):
         common = set(b1) & set(b2)
@@ -109,13 +107,13 @@ def pasch_trades(blocks):
 
 
 def steiner_triple_systems():
+    """The STS(13) up to isomorphism: the cyclic one closed under Pasch trades."""
     cyclic = sorted({tuple(sorted((x + i) % 13 for x in base)) for base in ((0, 1, 4), (0, 2, 7)) for i in range(13)})
     found = {sts_canonical(cyclic): cyclic}
     frontier = [cyclic]
     while frontier:
         for blocks in pasch_trades(frontier.pop()):
-            if not is_sts13(blocks):
-                raise RuntimeError("a Pasch trade gave a system that is not an STS(13)")
+            assert is_sts13(blocks), "a Pasch trade gave a system that is not an STS(13)"
             key = sts_canonical(blocks)
             if key not in found:
                 found[key] = blocks
@@ -155,8 +153,7 @@ def gm_switchings(S, size=4):
         C = list(C)
         out = [u for u in range(N + 1) if u not in C]
         for d in signs:
-            inner = S[np.ix_(C, C)] * np.outer(d, d)
-            row_sums = inner.sum(1)
+            row_sums = (S[np.ix_(C, C)] * np.outer(d, d)).sum(1)
             if (row_sums != row_sums[0]).any():
                 continue
             column_sums = np.abs(d @ S[np.ix_(C, out)])
@@ -164,61 +161,48 @@ def gm_switchings(S, size=4):
                 continue
             D = np.ones(N + 1, dtype=np.int64)
             D[C] = d
-            T = S * np.outer(D, D)
             P = np.eye(N + 1)
             P[np.ix_(C, C)] = Q
-            yield np.rint(P @ T @ P).astype(np.int64)
+            yield np.rint(P @ (S * np.outer(D, D)) @ P).astype(np.int64)
 
 
-def main(argv=None):
-    parse(parser(__doc__), argv)
-    start = clock()
-    two_graphs = {}  # key -> (Seidel matrix, source, descendant classes)
-    srgs = {}
-    frontier = []
-
-    def add(S, source):
-        if not (S @ S == N * np.eye(N + 1, dtype=np.int64)).all():
-            raise RuntimeError(f"{source}: the two-graph is not regular (S^2 != 25 I)")
-        keys = []
-        for A in descendants(S):
-            if not is_srg(A):
-                raise RuntimeError(f"{source}: a descendant is not srg(25, 12, 5, 6)")
-            key = canonical_edges(A)
-            keys.append(key)
-            srgs.setdefault(key, A)
-        key = min(keys)
-        if key not in two_graphs:
-            two_graphs[key] = (S, source, sorted(set(keys)))
-            frontier.append(S)
-
-    add(seidel(with_isolated_node(paley25())), "Paley P(25)")
+def starting_two_graphs():
+    """(Seidel matrix, source) of P(25), every L3(5) and both STS(13) block graphs, with complements."""
+    yield seidel(with_isolated_node(paley25())), "Paley P(25)"
     for L in latin_squares():
         A = latin_square_graph(L)
-        for B, what in ((A, "L3(5)"), (1 - A - np.eye(N, dtype=np.int64), "complement of L3(5)")):
-            add(seidel(with_isolated_node(B)), what)
+        yield seidel(with_isolated_node(A)), "L3(5)"
+        yield seidel(with_isolated_node(1 - A - np.eye(N, dtype=np.int64))), "complement of L3(5)"
     systems = steiner_triple_systems()
-    print(f"{len(systems)} Steiner triple systems STS(13) up to isomorphism")
+    assert len(systems) == 2  # the cyclic STS(13) and one other, up to isomorphism
     for blocks in systems:
         A = np.array([[int(i != j and not set(a) & set(b)) for j, b in enumerate(blocks)]
                       for i, a in enumerate(blocks)])
-        for B, what in ((A, "STS(13) disjointness srg(26, 10, 3, 4)"),
-                        (1 - A - np.eye(N + 1, dtype=np.int64), "STS(13) block graph srg(26, 15, 8, 9)")):
-            add(seidel(B), what)
+        yield seidel(A), "STS(13) disjointness srg(26, 10, 3, 4)"
+        yield seidel(1 - A - np.eye(N + 1, dtype=np.int64)), "STS(13) block graph srg(26, 15, 8, 9)"
+
+
+@pytest.mark.slow
+def test_the_construction_reproduces_the_stored_srg25_graphs():
+    two_graphs = {}  # smallest descendant key -> descendant keys
+    srgs = set()
+    frontier = [*starting_two_graphs()]
     while frontier:
-        S = frontier.pop()
-        for T in gm_switchings(S):
-            add(T, "Godsil-McKay switching")
+        S, source = frontier.pop()
+        assert (S @ S == N * np.eye(N + 1, dtype=np.int64)).all(), f"{source}: the two-graph is not regular"
+        keys = set()
+        for A in descendants(S):
+            assert is_srg(A), f"{source}: a descendant is not srg(25, 12, 5, 6)"
+            keys.add(canonical_edges(A))
+        if min(keys) not in two_graphs:
+            two_graphs[min(keys)] = keys
+            frontier.extend((T, "Godsil-McKay switching") for T in gm_switchings(S))
+        srgs |= keys
 
-    for S, source, keys in two_graphs.values():
-        orders = sorted((ig.Graph(N, list(k)).count_automorphisms() for k in keys), reverse=True)
-        print(f"two-graph first reached from {source}: {len(keys)} descendants, |Aut| = {orders}")
-    texts = sorted(graph6(edges) for edges in srgs)
-    for text in texts:
-        print(text)
-    print(f"{len(two_graphs)} regular two-graphs on 26 points, {len(texts)} srg(25, 12, 5, 6); "
-          f"the same as the stored ones: {texts == sorted(SRG25_GRAPH6)} ({clock() - start:.0f} s)")
-
-
-if __name__ == "__main__":
-    main()
+    # four regular two-graphs, with the descendants and automorphism groups srg.py describes
+    orders = sorted(sorted((ig.Graph(N, list(k)).count_automorphisms() for k in keys), reverse=True)
+                    for keys in two_graphs.values())
+    assert orders == [[3, 3], [6, 6, 2, 2, 2, 2, 1, 1], [72, 72, 6, 6], [600]]
+    # fifteen canonical forms, so pairwise non-isomorphic, and exactly the stored strings
+    assert sorted(graph6(edges) for edges in srgs) == sorted(SRG25_GRAPH6)
+    assert len(set(SRG25_GRAPH6)) == 15
