@@ -181,11 +181,9 @@ def power_invariants(
     >>> import dask.dataframe as dd
     >>> import networkx as nx
     >>> import numpy as np
-    >>> import pandas as pd
     >>> import graphinvariants as gi
     >>> G = nx.barabasi_albert_graph(200, 3, seed=1)
-    >>> table = pd.DataFrame(list(G.edges()), columns=["u", "v"])
-    >>> edges = dd.from_pandas(table, npartitions=4)
+    >>> edges = dd.from_pandas(nx.to_pandas_edgelist(G, source="u", target="v"), npartitions=4)
     >>> inv = gi.distributed.power_invariants(edges, k=4)
     >>> inv.n_nodes, inv.k
     (200, 4)
@@ -243,12 +241,13 @@ def power_kernel(
     >>> import dask.dataframe as dd
     >>> import networkx as nx
     >>> import pandas as pd
-    >>> import graphinvariants as gi
-    >>> def table(G):
-    ...     return dd.from_pandas(pd.DataFrame(list(G.edges()), columns=["u", "v"]), npartitions=2)
-    >>> G, H = nx.path_graph(30), nx.cycle_graph(30)
-    >>> value = gi.distributed.power_kernel(table(G), table(H), k=3)
-    >>> abs(value - gi.power_kernel(G, H, k=3)) < 1e-12
+    >>> from graphinvariants import distributed
+    >>> path = pd.DataFrame({"u": range(29), "v": range(1, 30)})  # 30 nodes
+    >>> cycle = pd.concat([path, pd.DataFrame({"u": [29], "v": [0]})])  # the path, closed
+    >>> before = distributed.power_invariants(dd.from_pandas(path, npartitions=2), k=3)  # computed once
+    >>> value = distributed.power_kernel(before, dd.from_pandas(cycle, npartitions=2), k=3)
+    >>> from graphinvariants import power_kernel
+    >>> abs(value - power_kernel(nx.path_graph(30), nx.cycle_graph(30), k=3)) < 1e-12
     True
     """
     k = check_k(k)

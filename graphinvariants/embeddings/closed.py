@@ -124,10 +124,18 @@ class ClosedWalkGaussian(GaussianEmbedding):
     >>> import networkx as nx
     >>> from graphinvariants.embeddings import ClosedWalkGaussian
     >>> from graphinvariants.kernels import pairwise_kernels
-    >>> hexagon = nx.cycle_graph(6)
-    >>> triangles = nx.disjoint_union(nx.cycle_graph(3), nx.cycle_graph(3))
-    >>> float(pairwise_kernels([hexagon, triangles], functional=ClosedWalkGaussian(k=4))[0, 1]) < 1e-6
-    True
+    >>> octagon = nx.cycle_graph(8)
+    >>> squares = nx.disjoint_union(nx.cycle_graph(4), nx.cycle_graph(4))
+    >>> [float(pairwise_kernels([octagon, squares], functional=ClosedWalkGaussian(k=k))[0, 1]) for k in (3, 4)]
+    [1.0, 0.0]
+
+    The squares show from length 4 on. Renumbering the nodes changes nothing, to the
+    last bit:
+
+    >>> G = nx.karate_club_graph()
+    >>> renumbered = nx.relabel_nodes(G, {u: 33 - u for u in G})
+    >>> float(pairwise_kernels([G, renumbered], functional=ClosedWalkGaussian())[0, 1])
+    1.0
     """
 
     def __init__(self, k=8, *, ridge=None, weight=None, engine="auto"):

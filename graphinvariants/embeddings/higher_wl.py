@@ -345,11 +345,14 @@ class FolkloreWL(_NamedCounts):
     >>> import networkx as nx
     >>> from graphinvariants.embeddings import FolkloreWL, WeisfeilerLehman
     >>> from graphinvariants.kernels import pairwise_kernels
-    >>> hexagon = nx.cycle_graph(6)
-    >>> triangles = nx.disjoint_union(nx.cycle_graph(3), nx.cycle_graph(3))
-    >>> float(pairwise_kernels([hexagon, triangles], functional=WeisfeilerLehman())[0, 1])
+    >>> decalin = nx.cycle_graph(10)  # two hexagons sharing the edge 0-5
+    >>> decalin.add_edge(0, 5)
+    >>> bicyclopentyl = nx.disjoint_union(nx.cycle_graph(5), nx.cycle_graph(5))
+    >>> bicyclopentyl.add_edge(0, 5)  # two pentagons joined by an edge
+    >>> molecules = [decalin, bicyclopentyl]  # the classic pair that 1-WL confuses
+    >>> float(pairwise_kernels(molecules, functional=WeisfeilerLehman())[0, 1])
     1.0
-    >>> float(pairwise_kernels([hexagon, triangles], functional=FolkloreWL(n_iter=1))[0, 1]) < 1
+    >>> float(pairwise_kernels(molecules, functional=FolkloreWL())[0, 1]) < 1
     True
     """
 

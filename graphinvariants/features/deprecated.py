@@ -73,7 +73,28 @@ class _DenseFeatures(GraphFeatures):
         return self.kernel_.functional_
 
 
-class NystroemGraphKernel(_DenseFeatures):
+class _ComponentsCountLandmarks:
+    """0.2's ``n_components``, which counted landmarks: ``GraphFeatures``' ``n_landmarks``
+    under its old name (a mixin, before the ``GraphFeatures`` it renames)."""
+
+    _landmarks_word = "n_components"
+
+    @property
+    def n_landmarks(self):
+        return self.n_components
+
+    @property
+    def n_components_(self):
+        """Landmarks used (``n_landmarks_``), under the 0.2 name."""
+        check_is_fitted(self, "n_features_out_")
+        return self.n_landmarks_
+
+    def _check_params(self):
+        check_int(self.n_components, "n_components", minimum=1)
+        return super()._check_params()
+
+
+class NystroemGraphKernel(_ComponentsCountLandmarks, _DenseFeatures):
     """Deprecated: :class:`~graphinvariants.GraphFeatures` of a named kernel, under its 0.2 name.
 
     .. deprecated:: 0.3.0
@@ -125,8 +146,6 @@ class NystroemGraphKernel(_DenseFeatures):
     (20, 10)
     """
 
-    _landmarks_word = "n_components"
-
     @refuses_random_state
     def __init__(self, *, kernel=DEFAULT_KERNEL, n_components=100, k=5, kernel_params=None, seed=None, n_jobs=None):
         warn_deprecated("NystroemGraphKernel", DEPRECATED["NystroemGraphKernel"])
@@ -136,10 +155,6 @@ class NystroemGraphKernel(_DenseFeatures):
         self.kernel_params = kernel_params
         self.seed = seed
         self.n_jobs = n_jobs
-
-    @property
-    def n_landmarks(self):
-        return self.n_components
 
     def _graph_kernel(self):
         """``GraphKernel(kernel=kernel, k=k, **kernel_params)``, ``k`` given only if a
@@ -159,10 +174,6 @@ class NystroemGraphKernel(_DenseFeatures):
         takes_k = any(hasattr(member, "k") for member in members)
         return GraphKernel(kernel=self.kernel, **params, **({"k": k} if takes_k else {}))
 
-    def _check_params(self):
-        check_int(self.n_components, "n_components", minimum=1)
-        return super()._check_params()
-
     @property
     def components_(self):
         check_is_fitted(self, "n_features_out_")
@@ -172,11 +183,6 @@ class NystroemGraphKernel(_DenseFeatures):
     def component_indices_(self):
         check_is_fitted(self, "n_features_out_")
         return self.landmark_indices_
-
-    @property
-    def n_components_(self):
-        check_is_fitted(self, "n_features_out_")
-        return self.n_landmarks_
 
 
 class MeanMapFeatures(_DenseFeatures):
@@ -223,15 +229,16 @@ class MeanMapFeatures(_DenseFeatures):
     --------
     >>> import warnings
     >>> import networkx as nx
-    >>> import numpy as np
     >>> import graphinvariants as gi
     >>> graphs = [nx.gnp_random_graph(30, 0.1, seed=i) for i in range(10)]
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore", FutureWarning)
-    ...     old = gi.MeanMapFeatures(n_features=200, seed=0)
-    >>> F = old.fit_transform(graphs)
-    >>> K = gi.kernel_matrix(graphs, kernel="meanmap", n_features=200, seed=0)
-    >>> F.shape, bool(np.allclose(F @ F.T, K, atol=1e-12))
+    ...     F = gi.MeanMapFeatures(n_features=200, seed=0).fit_transform(graphs)
+
+    The same features under the 0.3 name, the int seed being the mean map's own:
+
+    >>> new = gi.GraphFeatures("meanmap:n_features=200,seed=0")
+    >>> F.shape, bool((new.fit_transform(graphs) == F).all())
     ((10, 200), True)
     """
 
@@ -272,7 +279,7 @@ class MeanMapFeatures(_DenseFeatures):
         return self.functional_.random_map()[1]
 
 
-class LearnedFeatures(GraphFeatures):
+class LearnedFeatures(_ComponentsCountLandmarks, GraphFeatures):
     """Deprecated: :class:`~graphinvariants.GraphFeatures` of the learned default, under its 0.2 name.
 
     .. deprecated:: 0.3.0
@@ -301,8 +308,6 @@ class LearnedFeatures(GraphFeatures):
     ('FutureWarning', 50)
     """
 
-    _landmarks_word = "n_components"
-
     @refuses_random_state
     def __init__(self, *, kernel=None, max_samples=1000, n_components=300, block_size=4096, progress=False,
                  seed=None, n_jobs=None):
@@ -315,15 +320,6 @@ class LearnedFeatures(GraphFeatures):
         self.seed = seed
         self.n_jobs = n_jobs
 
-    @property
-    def n_landmarks(self):
-        return self.n_components
-
-    @property
-    def n_components_(self):
-        """Landmarks used (``n_landmarks_``), under the 0.2 name."""
-        return self.n_landmarks_
-
     def _graph_kernel(self):
         kernel = GraphKernel(bandwidths=DEFAULT_BANDWIDTHS) if self.kernel is None else self.kernel
         if not isinstance(kernel, GraphKernel):
@@ -332,10 +328,6 @@ class LearnedFeatures(GraphFeatures):
             raise ValueError(f"kernel must be the learned default (GraphKernel(kernel={LEARNED!r})), got "
                              f"kernel={kernel.kernel!r}; for a fixed kernel use GraphFeatures")
         return kernel
-
-    def _check_params(self):
-        check_int(self.n_components, "n_components", minimum=1)
-        return super()._check_params()
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

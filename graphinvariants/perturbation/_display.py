@@ -44,11 +44,15 @@ class KernelDecayDisplay:
     --------
     >>> import networkx as nx
     >>> import graphinvariants as gi
-    >>> graphs = [nx.gnp_random_graph(30, 0.1, seed=i) for i in range(20)]
-    >>> study = gi.perturbation_study(graphs, n_graphs=10, n_steps=5, seed=0, name="G(30, 0.1)")
-    >>> display = gi.KernelDecayDisplay.from_studies({"G(30, 0.1)": study}).plot()
-    >>> display.ax_.get_xlabel(), tuple(float(x) for x in display.ax_.get_xlim())
-    ('number of edge flips', (0.0, 5.0))
+    >>> studies = {}  # one curve and band per study, under its key
+    >>> for p in (0.1, 0.3):
+    ...     collection = [nx.gnp_random_graph(30, p, seed=i) for i in range(10)]
+    ...     studies[f"G(30, {p})"] = gi.perturbation_study(collection, n_graphs=5, n_steps=5, seed=0)
+    >>> display = gi.KernelDecayDisplay.from_studies(studies).plot()
+    >>> sorted(display.bands_), tuple(float(x) for x in display.ax_.get_xlim())
+    (['G(30, 0.1)', 'G(30, 0.3)'], (0.0, 5.0))
+    >>> display.ax_.get_title()
+    'power (k=5) after random flip steps: 5 graphs of each collection'
 
     One network, 1 - K on a log axis:
 
@@ -180,20 +184,18 @@ def _what_ran(studies):
     collections = {name: s for name, s in studies.items() if name not in networks}
     parts = []
     if networks:
-        sequences = _counts(networks, "sequence")
-        if len(networks) > 1:
-            parts.append(f"{sequences} of each of {len(networks)} networks")
-        else:
-            name = next(iter(networks.values())).params.get("name")
-            parts.append(f"{sequences} of {name or 'one network'}")
+        parts.append(_rows_of(networks, "sequence", f"each of {len(networks)} networks", unnamed="one network"))
     if collections:
-        graphs = _counts(collections, "graph")
-        if len(collections) > 1:
-            parts.append(f"{graphs} of each collection")
-        else:
-            name = next(iter(collections.values())).params.get("name")
-            parts.append(f"{graphs} of {name}" if name else graphs)
+        parts.append(_rows_of(collections, "graph", "each collection"))
     return f"{', '.join(kernels)} after {steps}: {' and '.join(parts)}"
+
+
+def _rows_of(studies, unit, several, *, unnamed=None):
+    """``"100 sequences of NAME"`` for one study (``unnamed`` stands for a missing name;
+    none: the count alone), ``"100 sequences of SEVERAL"`` for more than one."""
+    rows = _counts(studies, unit)
+    name = several if len(studies) > 1 else next(iter(studies.values())).params.get("name") or unnamed
+    return f"{rows} of {name}" if name else rows
 
 
 def _counts(studies, unit):

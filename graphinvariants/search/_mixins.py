@@ -131,10 +131,10 @@ class NeighborsGraphMixin:
         --------
         >>> import networkx as nx
         >>> import graphinvariants as gi
-        >>> graphs = [nx.path_graph(n) for n in range(4, 9)] + [nx.path_graph(4)]
-        >>> search = gi.NearestGraphs("wl").fit(graphs)
-        >>> search.radius_neighbors_graph(radius=0.0).nnz  # graphs 0 and 5, each the other's
-        2
+        >>> search = gi.NearestGraphs("wl").fit([nx.path_graph(n) for n in range(4, 9)])
+        >>> near = search.radius_neighbors_graph(radius=0.7, mode="distance")
+        >>> near.nonzero(), round(float(near[3, 4]), 3)  # only the paths of 7 and 8 nodes
+        ((array([3, 4]), array([4, 3])), 0.598)
         """
         _check_mode(mode)
         distances, indices = self.radius_neighbors(graphs, radius, sort_results=sort_results)
