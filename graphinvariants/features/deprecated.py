@@ -43,7 +43,8 @@ __all__ = ["DEPRECATED", "LearnedFeatures", "MeanMapFeatures", "NystroemGraphKer
 DEPRECATED = {
     "NystroemGraphKernel": "GraphFeatures(kernel, n_landmarks=m) (for NystroemGraphKernel(kernel=kernel, "
                            "n_components=m))",
-    "MeanMapFeatures": "GraphFeatures('meanmap:n_features=D', seed=...) (for MeanMapFeatures(n_features=D))",
+    "MeanMapFeatures": "GraphFeatures('meanmap:n_features=D,seed=s') (for MeanMapFeatures(n_features=D, "
+                       "seed=s): the same features)",
     "LearnedFeatures": "GraphFeatures (the same map; LearnedFeatures(n_components=m) is "
                        "GraphFeatures(n_landmarks=m))",
 }

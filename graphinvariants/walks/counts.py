@@ -10,13 +10,16 @@ block-diagonal batch.
 Examples
 --------
 >>> import networkx as nx
+>>> import scipy.sparse as sp
 >>> from graphinvariants.walks.counts import exact_walk_counts
->>> A = nx.to_scipy_sparse_array(nx.star_graph(3), format="csr")
->>> exact_walk_counts(A, 3)
+>>> star, edge = (nx.to_scipy_sparse_array(G, format="csr") for G in (nx.star_graph(3), nx.path_graph(2)))
+>>> exact_walk_counts(sp.block_diag([star, edge], format="csr"), 3)  # two graphs, one call
 array([[3, 3, 9],
        [1, 3, 3],
        [1, 3, 3],
-       [1, 3, 3]])
+       [1, 3, 3],
+       [1, 1, 1],
+       [1, 1, 1]])
 """
 
 import numpy as np
