@@ -6,12 +6,12 @@ the lock (the ``[benchmark]`` extra: FPSim2, RDKit, FAISS; and numba)::
 
     flock /tmp/gi-bench.lock python benchmarks/studies/search_quality.py moses --sizes 100000
     flock /tmp/gi-bench.lock python benchmarks/studies/search_quality.py neighbours
-    flock /tmp/gi-bench.lock python benchmarks/studies/search_quality.py memory --smiles train.smi --sizes 10000 100000
+    flock /tmp/gi-bench.lock python benchmarks/studies/search_quality.py memory --sizes 10000 100000
 
 ``memory``: where a fitted ``NearestGraphs("wl")`` holds its memory, each size in a fresh process (its peak is its
-own). ``--smiles``: SMILES one a line (MOSES ``train`` of the ``molsets`` wheel, header dropped), the first ``n``
-fitted (``--stream``: given as the file's path, read a block at a time). It prints the fit's time, the peak resident
-memory, what the fit holds after it, the fitted search by object (rows, bounds, vocabulary) and the pickle's size.
+own): the first ``n`` of MOSES ``train`` (written one a line beside the wheel; or ``--smiles FILE``), as a list or
+(``--stream``) the file's path, read a block at a time. It prints the fit's time, the peak resident memory, what the
+fit holds after it, the fitted search by object (rows, bounds, vocabulary) and the pickle's size.
 """
 
 import gc
@@ -396,6 +396,10 @@ def memory_size(args, n):
 def memory(args):
     if args.one:
         return memory_size(args, args.one)
+    if args.smiles is None:  # MOSES train, from the wheel the moses command reads
+        args.smiles = args.cache / "train.smi"
+        if not args.smiles.exists():
+            args.smiles.write_text("\n".join(moses(args.cache)["train"]) + "\n")
     for n in args.sizes:  # each size in a process of its own: its peak is its own
         subprocess.run([sys.executable, __file__, "memory", "--smiles", str(args.smiles), "--one", str(n),
                         "--working-memory", str(args.working_memory)] + (["--stream"] if args.stream else []),
@@ -403,13 +407,15 @@ def memory(args):
 
 
 def main(argv=None):
+    cache = Path(tempfile.gettempdir()) / "gi_bench_molecules"
     command = commands(__doc__, moses=dict(
         sizes=[100_000], kernel=option("wl", "kernel of GraphFeatures (molecule labels added)"), recall=0.95,
-        cache=Path(tempfile.gettempdir()) / "gi_bench_molecules", queries=100,
+        cache=cache, queries=100,
         single=option(40, "queries timed one at a time"), dtype=option("float32", "or float64"),
         select=option([10_000, 500], "FIT QUERIES: choose a kernel on a scaffold split of train (0 0: no choice)")),
         neighbours=dict(sets=["MUTAG", "Mutagenicity", "FreeSolv"]),
-        memory=dict(smiles=Path("/tmp/moses/train.smi"), sizes=[10_000, 100_000], stream=False, working_memory=0.0,
+        memory=dict(smiles=option(None, "SMILES one a line (default: MOSES train)", type=Path), cache=cache,
+                    sizes=[10_000, 100_000], stream=False, working_memory=0.0,
                     one=option(0, "fit this many in this process (each size's child)")))
     args = parse(command, argv)
     {"moses": moses_search, "neighbours": neighbours, "memory": memory}[args.what](args)
