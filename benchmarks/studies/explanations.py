@@ -98,18 +98,14 @@ def _score(values, answers):
 
 def _ours(name, kernel, train, ytr, test, yte, answers, orders, seed):
     """One fitted model explained with both spreads (``root``, ``field``): one row each."""
-    t = clock()
-    model = _fit_svc(kernel, train, ytr)
-    accuracy = float(np.mean(model.predict(test) == yte))
-    fitted = clock() - t
-    positives = np.flatnonzero(yte == 1)
-    rows = []
+    (fitted,), model = timed(lambda: _fit_svc(kernel, train, ytr))
+    accuracy, positives, rows = float(np.mean(model.predict(test) == yte)), np.flatnonzero(yte == 1), []
     for spread in ("root", "field"):
-        t = clock()
-        result = gi.explain(model, [test[i] for i in positives], n_permutations=orders, seed=seed, spread=spread)
+        (seconds,), result = timed(lambda: gi.explain(model, [test[i] for i in positives], n_permutations=orders,
+                                                      seed=seed, spread=spread))
         auroc, top, n = _score(result.node_values, [answers[i] for i in positives])
         rows.append({"model": f"{name} ({spread})", "accuracy": accuracy, "auroc": auroc, "top1": top, "n": n,
-                     "exact_share": result.exact_share, "seconds": fitted + clock() - t})
+                     "exact_share": result.exact_share, "seconds": fitted + seconds})
     return rows
 
 
@@ -137,17 +133,13 @@ def _rdkit(train_mols, ytr, test_mols, yte, answers):
 
 def _planted(n, rng):
     """BA trees of 20 nodes with a house (label 1, its nodes the answer) or a 5-cycle (label 0) attached."""
-    graphs, y, answers = [], [], []
+    graphs = []
     for i in range(n):
-        G = nx.barabasi_albert_graph(20, 1, seed=int(rng.integers(2**31)))
-        label = i % 2
-        motif = nx.house_graph() if label else nx.cycle_graph(5)
-        G = nx.disjoint_union(G, motif)
+        G = nx.disjoint_union(nx.barabasi_albert_graph(20, 1, seed=int(rng.integers(2**31))),
+                              nx.house_graph() if i % 2 else nx.cycle_graph(5))
         G.add_edge(int(rng.integers(20)), 20 + int(rng.integers(5)))
         graphs.append(G)
-        y.append(label)
-        answers.append(set(range(20, 25)) if label else set())
-    return graphs, np.array(y), answers
+    return graphs, np.arange(n) % 2, [set(range(20, 25)) if i % 2 else set() for i in range(n)]
 
 
 def known(args):

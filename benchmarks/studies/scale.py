@@ -12,6 +12,7 @@ The small check takes about 3 minutes on 2 cores, 2 of them the exact mean map o
 (``--sections generate,embed,kneighbors,kernel,scaling`` leaves it out: under a minute).
 """
 
+import contextlib
 import json
 import os
 import shutil
@@ -100,57 +101,56 @@ def queries_graphs(n, seed):
 
 
 # -- measuring -------------------------------------------------------------------------
-def _reset_peak_rss():
-    with open("/proc/self/clear_refs", "w") as fh:
-        fh.write("5")  # resets VmHWM (Linux >= 4.0)
-
-
-def _peak_rss():
+def _peak_rss(reset=False):
+    """This process's exact peak RSS (VmHWM; Linux), or (``reset``) its reset (Linux >= 4.0)."""
+    if reset:
+        with open("/proc/self/clear_refs", "w") as fh:
+            return fh.write("5")
     with open("/proc/self/status") as fh:
         return next(int(line.split()[1]) * 1024 for line in fh if line.startswith("VmHWM:"))
 
 
-class WorkerMemory:
-    """Each worker's exact peak RSS during a block (VmHWM, reset at the start; Linux)."""
+@contextlib.contextmanager
+def worker_memory(client):
+    """Each worker's exact peak RSS during the block, as a printable line in the yielded list."""
+    client.run(_peak_rss, True)
+    out = []
+    yield out
+    out.append("peak RSS per worker (VmHWM) " + ", ".join(f"{v / 2**20:.0f}" for v in client.run(_peak_rss).values())
+               + " MiB")
 
-    def __init__(self, client):
-        self.client = client
 
-    def __enter__(self):
-        self.client.run(_reset_peak_rss)
-        return self
+def _dask():
+    """``(dask.dataframe, graphinvariants.distributed)``, imported when a section needs them."""
+    import dask.dataframe as dd
 
-    def __exit__(self, *exc):
-        self.peaks = self.client.run(_peak_rss)
+    from graphinvariants import distributed as gid
 
-    def summary(self):
-        return "peak RSS per worker (VmHWM) " + ", ".join(f"{v / 2**20:.0f}" for v in self.peaks.values()) + " MiB"
+    return dd, gid
 
 
 # -- sections --------------------------------------------------------------------------
 def section_embed(args, corpus_dir, client, work):
-    import dask.dataframe as dd
     import pandas as pd
 
-    from graphinvariants import distributed as gid
-    from graphinvariants.distributed import edge_table_batch
+    dd, gid = _dask()
 
     print(f"\n== Invariants (k=5) of {args.n_graphs:,} graphs")
     times = {}
     with section("in-process", times):
         table = pd.read_parquet(corpus_dir)
-        batch, ids = edge_table_batch(table)
+        batch, ids = gid.edge_table_batch(table)
         local = gi.batch_power_invariants(batch)
     del table, batch
     print(f"  in process, batch path (read + build + embed): {times['in-process']:.2f} s, "
           f"{args.n_graphs / times['in-process']:,.0f} graphs/s (1 core)")
     out = work / "embeddings"
-    with WorkerMemory(client) as mem, section("cluster", times):
+    with worker_memory(client) as mem, section("cluster", times):
         edges = dd.read_parquet(corpus_dir)
         gid.embed(edges, npartitions=edges.npartitions).to_parquet(out)
     print(f"  cluster, {args.workers} workers (read + shuffle + embed + write): {times['cluster']:.2f} s, "
           f"{args.n_graphs / times['cluster']:,.0f} graphs/s")
-    print(f"  {mem.summary()}")
+    print(f"  {mem[0]}")
     stored = pd.read_parquet(out).sort_values("graph_id")
     remote = gid.from_frame(stored)
     same = (np.array_equal(stored["graph_id"].to_numpy(), ids) and np.array_equal(remote.means, local.means)
@@ -170,10 +170,7 @@ def _kneighbors(queries, corpus, n_jobs):
 
 
 def section_kneighbors(args, client, work, local, ids):
-    import dask.dataframe as dd
-
-    from graphinvariants import distributed as gid
-
+    dd, gid = _dask()
     print(f"\n== Top-10 neighbours of {args.queries:,} queries in {len(local):,} graphs")
     queries = gi.batch_power_invariants(queries_graphs(args.queries, args.seed + 1))
     frame = dd.read_parquet(work / "embeddings")
@@ -185,10 +182,10 @@ def section_kneighbors(args, client, work, local, ids):
     pairs = args.queries * len(corpus)
     print(f"  in process, n_jobs={args.workers}: {times['in-process']:.2f} s, "
           f"{pairs / times['in-process'] / 1e6:.1f} M pairs/s")
-    with WorkerMemory(client) as mem, section("cluster", times):
+    with worker_memory(client) as mem, section("cluster", times):
         idx, val = gid.kneighbors(queries, frame, n_neighbors=10)
     print(f"  cluster, {args.workers} workers: {times['cluster']:.2f} s, "
-          f"{pairs / times['cluster'] / 1e6:.1f} M pairs/s; {mem.summary()}")
+          f"{pairs / times['cluster'] / 1e6:.1f} M pairs/s; {mem[0]}")
     same = np.array_equal(idx, expected[0]) and np.array_equal(val, expected[1])
     print(f"  cluster answer equal to the in-process one: {same}")
     n_sample = min(args.exact_sample, len(corpus))
@@ -208,10 +205,7 @@ def section_kneighbors(args, client, work, local, ids):
 
 
 def section_kernel(args, client, work, local):
-    import dask.dataframe as dd
-
-    from graphinvariants import distributed as gid
-
+    dd, gid = _dask()
     n = min(args.kernel_graphs, len(local))
     need = 8 * n * n
     free = shutil.disk_usage(work).free
@@ -222,7 +216,7 @@ def section_kernel(args, client, work, local):
     sub = local[:n]
     frame = dd.from_pandas(gid.to_frame(sub), npartitions=max(1, -(-n // args.chunks))).persist()
     times = {}
-    with WorkerMemory(client) as mem, section("cluster", times):
+    with worker_memory(client) as mem, section("cluster", times):
         gid.kernel_matrix(frame, chunks=args.chunks).to_zarr(str(work / "K.zarr"))
     distinct = n * (n + 1) / 2
     sizes = np.diff(np.append(np.arange(0, n, args.chunks), n))
@@ -230,7 +224,7 @@ def section_kernel(args, client, work, local):
     rate = distinct / times["cluster"] / args.workers
     print(f"  cluster: {times['cluster']:.2f} s, {rate / 1e6:.2f} M distinct pairs/s per core ({distinct:,.0f} "
           f"distinct pairs, {evaluated:,.0f} evaluated: a block below the diagonal is its mirror image computed "
-          f"again); {mem.summary()}")
+          f"again); {mem[0]}")
     m = min(n, 5000)
     with section("in-process", times):
         gi.kernel_matrix(sub[:m])
@@ -250,10 +244,7 @@ def section_kernel(args, client, work, local):
 
 
 def section_scaling(args, client, corpus_dir, work):
-    import dask.dataframe as dd
-
-    from graphinvariants import distributed as gid
-
+    dd, gid = _dask()
     print("\n== Scaling on the cluster (embeddings to Parquet, then top-10 of the queries)")
     queries = gi.batch_power_invariants(queries_graphs(args.queries, args.seed + 1))
     print(f"  {'graphs':>10} {'embed s':>9} {'graphs/s':>10} {'top-10 s':>9} {'M pairs/s':>10}")

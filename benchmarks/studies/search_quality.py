@@ -1,4 +1,4 @@
-"""Search quality: the learned kernel's nearest graphs against FPSim2 and Morgan/Tanimoto on real molecules.
+"""Search on real molecules: the learned kernel's nearest graphs against FPSim2 and Morgan/Tanimoto, and memory.
 
 The figures of docs/search.rst, which describes the corpora, the queries and each column (the speed
 on perturbed copies is the asv benchmark ``search.Copies``). From the project root, one thread, under
@@ -6,9 +6,19 @@ the lock (the ``[benchmark]`` extra: FPSim2, RDKit, FAISS; and numba)::
 
     flock /tmp/gi-bench.lock python benchmarks/studies/search_quality.py moses --sizes 100000
     flock /tmp/gi-bench.lock python benchmarks/studies/search_quality.py neighbours
+    flock /tmp/gi-bench.lock python benchmarks/studies/search_quality.py memory --sizes 10000 100000
+
+``memory``: where a fitted ``NearestGraphs("wl")`` holds its memory, each size in a fresh process (its peak is its
+own): the first ``n`` of MOSES ``train`` (written one a line beside the wheel; or ``--smiles FILE``), as a list or
+(``--stream``) the file's path, read a block at a time. It prints the fit's time, the peak resident memory, what the
+fit holds after it, the fitted search by object (rows, bounds, vocabulary) and the pickle's size.
 """
 
+import gc
 import gzip
+import io
+import pickle
+import resource
 import subprocess
 import sys
 import tempfile
@@ -138,8 +148,6 @@ def moses_search(args):
     threadpool_limits(1)
     import faiss
     import numba
-    from FPSim2 import FPSim2Engine
-    from FPSim2.io import create_db_file
     from rdkit import RDLogger
 
     RDLogger.DisableLog("rdApp.*")
@@ -152,87 +160,7 @@ def moses_search(args):
     kernel = gi.GraphKernel(kernel=args.kernel, **molecule_parameters(args.kernel, {}))
     print(f"MOSES: {len(data['train']):,} train SMILES; kernel {kernel}; {args.queries} queries per set; one thread")
     for n in args.sizes:
-        corpus = train_sample(data, n)
-        print(f"\n== {n:,} molecules")
-        # FPSim2
-        path = args.cache / f"fpsim2_{n}.h5"
-        path.unlink(missing_ok=True)
-        t = clock()
-        create_db_file([[s, i] for i, s in enumerate(corpus)], str(path), mol_format="smiles", fp_type="Morgan",
-                       fp_params={"radius": 2, "fpSize": 2048})
-        fp_build = clock() - t
-        engine = FPSim2Engine(str(path))  # (its file sorts by popcount; the ids are our positions)
-
-        def fpsim2(smiles_list):
-            return [[int(r["mol_id"]) for r in engine.top_k(s, 10, threshold=0.0, metric="tanimoto", n_workers=1)]
-                    for s in smiles_list]
-
-        smiles = sets["random split (test)"]
-        fpsim2(smiles[:1])
-        fp_single, fp_batch = single_and_batch_ms(lambda a, b: fpsim2(smiles[a:b]), len(smiles), args.single)
-        print(f"FPSim2: build {fp_build:.1f} s (molecules, fingerprints, file), {engine.fps.nbytes / 2**20:.0f} MiB; "
-              f"{fp_single:.2f} ms per query one at a time, {fp_batch:.2f} ms per query over a batch")
-        # ours: features, then the indexes
-        t = clock()
-        features = gi.GraphFeatures(kernel, seed=0)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)  # queries with labels unseen at fit: counted in `lost`
-            X = features.fit_transform(corpus)
-            feature_build = clock() - t
-            rows = {name: features.transform_with_missing(smiles) for name, smiles in sets.items()}
-        print(f"features: {feature_build:.1f} s for the corpus ({X.shape[1]:,} columns, {X.nnz / n:.0f} non-zeros "
-              f"per row); queries with labels unseen at fit: "
-              + ", ".join(f"{name} {np.mean(lost > 0):.0%}" for name, (_, lost) in rows.items()))
-        (exact_build,), exact = timed(lambda: ExactIndex(dtype=args.dtype, seed=0).fit(X))
-        Q, lost = rows["random split (test)"]
-        exact.search(Q[:1], 10, lost=lost[:1])  # compiled loops loaded
-        e_single, e_batch = single_and_batch_ms(lambda a, b: exact.search(Q[a:b], 10, lost=lost[a:b]),
-                                                Q.shape[0], args.single)
-        truths = {name: exact.search(q, 10, lost=ls) for name, (q, ls) in rows.items()}
-        exact.search(Q, 10, lost=lost)
-        print(f"exact index ({args.dtype}, method {exact.method!r}): "
-              f"build {exact_build:.1f} s, {exact.nbytes / 2**30:.3f} GiB; alone {e_single:.2f} ms per query one at a "
-              f"time, {e_batch:.2f} ms in a batch of {args.queries}; rows scored roughly: median "
-              f"{np.median(exact.scored_) / n:.0%}, exactly: median {np.median(exact.rescored_):.0f} "
-              f"({np.median(exact.rescored_) / n:.3%}), max {exact.rescored_.max()}")
-        print(f"  exact / FPSim2: {e_single / fp_single:.2f}x one at a time, {e_batch / fp_single:.2f}x in a batch "
-              "(targets: <= 5x at 10^5, <= 2x at 10^6)")
-
-        def end_to_end(index):
-            def run(a, b):
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", UserWarning)
-                    q, ls = features.transform_with_missing(smiles[a:b])
-                return index.search(q, 10, lost=ls)
-            return run
-
-        x_single, x_batch = single_and_batch_ms(end_to_end(exact), len(smiles), args.single)
-        print(f"  end to end per SMILES (row + exact index): {x_single:.1f} ms one at a time, {x_batch:.1f} ms per "
-              f"query in a batch; {x_single / fp_single:.1f}x FPSim2")
-        (a_build,), approx = timed(lambda: ApproximateIndex(recall=args.recall, dtype=args.dtype, seed=0).fit(X))
-        approx.search(Q[:1], 10, lost=lost[:1])
-        a_single, a_batch = single_and_batch_ms(lambda a, b: approx.search(Q[a:b], 10, lost=lost[a:b]),
-                                                Q.shape[0], args.single)
-        recalls = {name: tie_aware_recall(approx.exact_, q, approx.search(q, 10, lost=ls)[0], truths[name][1], ls)
-                   for name, (q, ls) in rows.items()}
-        print(f"approximate index (recall={args.recall}): build {a_build:.1f} s ({a_build / fp_build:.1f}x FPSim2's "
-              f"build; target <= 5x), {approx.nbytes / 2**30:.3f} GiB, {approx.n_candidates_} candidates "
-              f"(calibrated recall {approx.calibrated_recall_:.3f}); alone {a_single:.2f} ms per query one at a time, "
-              f"{a_batch:.2f} ms in a batch; recall@10 "
-              + ", ".join(f"{name} {r:.3f}" for name, r in recalls.items()))
-        print(f"  approximate / FPSim2: {a_single / fp_single:.2f}x one at a time, {a_batch / fp_single:.2f}x in a "
-              "batch (targets: <= 1x at 10^5, <= 0.2x at 10^6, at recall >= 0.95)")
-        y_single, _ = single_and_batch_ms(end_to_end(approx), len(smiles), args.single)
-        print(f"  end to end per SMILES (row + approximate index): {y_single:.1f} ms one at a time")
-        print("neighbours' property RMSE (mean of the 5 nearest; logP, TPSA):")
-        cache = {}
-        for name, query_smiles in sets.items():
-            ours = neighbour_rmse(truths[name][0][:, :5], corpus, query_smiles, cache)
-            theirs = neighbour_rmse([r[:5] for r in fpsim2(query_smiles)], corpus, query_smiles, cache)
-            print(f"  {name}: ours logP {ours[0]:.3f}, TPSA {ours[1]:.2f}; FPSim2 logP {theirs[0]:.3f}, "
-                  f"TPSA {theirs[1]:.2f}")
-        print(f"peak resident memory of the process: {peak_gib():.2f} GiB")
-        del engine, approx, exact, X
+        moses_size(args, train_sample(data, n), sets, kernel)
     if args.select[0] and args.select[1]:
         best = select(data, *args.select)
         n = args.sizes[0]
@@ -243,6 +171,88 @@ def moses_search(args):
             found = kernel_neighbours(best, corpus, query_smiles, 5)
             rmse = neighbour_rmse(found, corpus, query_smiles, cache)
             print(f"  {name}: logP {rmse[0]:.3f}, TPSA {rmse[1]:.2f}")
+
+
+def moses_size(args, corpus, sets, kernel):
+    """FPSim2, the exact and the approximate index on ``corpus``, the queries of ``sets``: speed, recall, memory."""
+    from FPSim2 import FPSim2Engine
+    from FPSim2.io import create_db_file
+
+    n = len(corpus)
+    print(f"\n== {n:,} molecules")
+    path = args.cache / f"fpsim2_{n}.h5"
+    path.unlink(missing_ok=True)
+    (fp_build,), _ = timed(lambda: create_db_file([[s, i] for i, s in enumerate(corpus)], str(path),
+                                                   mol_format="smiles", fp_type="Morgan",
+                                                   fp_params={"radius": 2, "fpSize": 2048}))
+    engine = FPSim2Engine(str(path))  # (its file sorts by popcount; the ids are our positions)
+
+    def fpsim2(smiles_list):
+        return [[int(r["mol_id"]) for r in engine.top_k(s, 10, threshold=0.0, metric="tanimoto", n_workers=1)]
+                for s in smiles_list]
+
+    smiles = sets["random split (test)"]
+    fpsim2(smiles[:1])
+    fp_single, fp_batch = single_and_batch_ms(lambda a, b: fpsim2(smiles[a:b]), len(smiles), args.single)
+    print(f"FPSim2: build {fp_build:.1f} s (molecules, fingerprints, file), {engine.fps.nbytes / 2**20:.0f} MiB; "
+          f"{fp_single:.2f} ms per query one at a time, {fp_batch:.2f} ms per query over a batch")
+    # ours: features, then the indexes
+    features = gi.GraphFeatures(kernel, seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # queries with labels unseen at fit: counted in `lost`
+        (feature_build,), X = timed(lambda: features.fit_transform(corpus))
+        rows = {name: features.transform_with_missing(smiles) for name, smiles in sets.items()}
+    print(f"features: {feature_build:.1f} s for the corpus ({X.shape[1]:,} columns, {X.nnz / n:.0f} non-zeros "
+          f"per row); queries with labels unseen at fit: "
+          + ", ".join(f"{name} {np.mean(lost > 0):.0%}" for name, (_, lost) in rows.items()))
+    Q, lost = rows["random split (test)"]
+
+    def alone(index):  # compiled loops loaded first
+        index.search(Q[:1], 10, lost=lost[:1])
+        return single_and_batch_ms(lambda a, b: index.search(Q[a:b], 10, lost=lost[a:b]), Q.shape[0], args.single)
+
+    def end_to_end(index):
+        def run(a, b):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)
+                q, ls = features.transform_with_missing(smiles[a:b])
+            return index.search(q, 10, lost=ls)
+        return single_and_batch_ms(run, len(smiles), args.single)
+
+    (exact_build,), exact = timed(lambda: ExactIndex(dtype=args.dtype, seed=0).fit(X))
+    e_single, e_batch = alone(exact)
+    truths = {name: exact.search(q, 10, lost=ls) for name, (q, ls) in rows.items()}
+    exact.search(Q, 10, lost=lost)
+    print(f"exact index ({args.dtype}, method {exact.method!r}): "
+          f"build {exact_build:.1f} s, {exact.nbytes / 2**30:.3f} GiB; alone {e_single:.2f} ms per query one at a "
+          f"time, {e_batch:.2f} ms in a batch of {args.queries}; rows scored roughly: median "
+          f"{np.median(exact.scored_) / n:.0%}, exactly: median {np.median(exact.rescored_):.0f} "
+          f"({np.median(exact.rescored_) / n:.3%}), max {exact.rescored_.max()}")
+    print(f"  exact / FPSim2: {e_single / fp_single:.2f}x one at a time, {e_batch / fp_single:.2f}x in a batch "
+          "(targets: <= 5x at 10^5, <= 2x at 10^6)")
+    x_single, x_batch = end_to_end(exact)
+    print(f"  end to end per SMILES (row + exact index): {x_single:.1f} ms one at a time, {x_batch:.1f} ms per "
+          f"query in a batch; {x_single / fp_single:.1f}x FPSim2")
+    (a_build,), approx = timed(lambda: ApproximateIndex(recall=args.recall, dtype=args.dtype, seed=0).fit(X))
+    a_single, a_batch = alone(approx)
+    recalls = {name: tie_aware_recall(approx.exact_, q, approx.search(q, 10, lost=ls)[0], truths[name][1], ls)
+               for name, (q, ls) in rows.items()}
+    print(f"approximate index (recall={args.recall}): build {a_build:.1f} s ({a_build / fp_build:.1f}x FPSim2's "
+          f"build; target <= 5x), {approx.nbytes / 2**30:.3f} GiB, {approx.n_candidates_} candidates "
+          f"(calibrated recall {approx.calibrated_recall_:.3f}); alone {a_single:.2f} ms per query one at a time, "
+          f"{a_batch:.2f} ms in a batch; recall@10 "
+          + ", ".join(f"{name} {r:.3f}" for name, r in recalls.items()))
+    print(f"  approximate / FPSim2: {a_single / fp_single:.2f}x one at a time, {a_batch / fp_single:.2f}x in a "
+          "batch (targets: <= 1x at 10^5, <= 0.2x at 10^6, at recall >= 0.95)")
+    print(f"  end to end per SMILES (row + approximate index): {end_to_end(approx)[0]:.1f} ms one at a time")
+    print("neighbours' property RMSE (mean of the 5 nearest; logP, TPSA):")
+    cache = {}
+    for name, query_smiles in sets.items():
+        ours = neighbour_rmse(truths[name][0][:, :5], corpus, query_smiles, cache)
+        theirs = neighbour_rmse([r[:5] for r in fpsim2(query_smiles)], corpus, query_smiles, cache)
+        print(f"  {name}: ours logP {ours[0]:.3f}, TPSA {ours[1]:.2f}; FPSim2 logP {theirs[0]:.3f}, "
+              f"TPSA {theirs[1]:.2f}")
+    print(f"peak resident memory of the process: {peak_gib():.2f} GiB")
 
 
 def learned_neighbours(graphs, y):
@@ -285,15 +295,130 @@ def neighbours(args):
               f"   ({t_learned:.0f} s, {t_morgan:.0f} s)")
 
 
+def resident():
+    """Resident memory of this process now, in bytes (Linux)."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * resource.getpagesize()
+
+
+def array_bytes(obj, seen=None):
+    """Bytes of the numpy (and scipy sparse) arrays reachable from ``obj`` through attributes, dicts, lists and
+    tuples, each buffer counted once."""
+    seen = set() if seen is None else seen
+    if id(obj) in seen:
+        return 0
+    seen.add(id(obj))
+    if isinstance(obj, np.ndarray):
+        base = obj
+        while isinstance(base.base, np.ndarray):
+            base = base.base
+        if id(base) in seen and base is not obj:
+            return 0
+        seen.add(id(base))
+        return base.nbytes
+    if isinstance(obj, dict):
+        return sum(array_bytes(v, seen) for v in obj.values())
+    if isinstance(obj, (list, tuple)):
+        return sum(array_bytes(v, seen) for v in obj)
+    return array_bytes(vars(obj), seen) if hasattr(obj, "__dict__") and not isinstance(obj, type) else 0
+
+
+def breakdown(search):
+    """``{part: bytes}`` of a fitted NearestGraphs over feature rows in process."""
+    index, out = search.index_, {}
+    if hasattr(index, "_sparse"):
+        s = index._sparse
+        out.update({"rows: dense part": index._dense.nbytes, "rows: sparse values": s.data.nbytes,
+                    "rows: sparse column indices": s.indices.nbytes, "rows: row pointers": s.indptr.nbytes})
+        for name in ("_counts", "_scales"):  # the compact form's counts and per-row scales, where held
+            if hasattr(index, name):
+                out[f"rows: {name[1:]}"] = array_bytes(getattr(index, name))
+        postings = index._postings
+        out["postings (the scan's columns)"] = 0 if postings is None else (
+            postings.data.nbytes + postings.indices.nbytes + postings.indptr.nbytes)
+        out["bounds: projections, codes"] = index._P.nbytes + index._codes.nbytes
+        out["bounds: norms, residuals"] = (index._norms.nbytes + index._residual.nbytes + index._root_norms.nbytes
+                                           + sum(r.nbytes for r in index._row_numbers))
+        out["index: other arrays"] = array_bytes(index) - sum(out.values())
+    else:
+        out["index"] = array_bytes(index)
+    fm = search.feature_map_
+    for member in getattr(fm, "_exact", []):
+        tables = sum(array_bytes(t) for r in getattr(member.count_map, "rounds", []) for t, _ in r.values())
+        out[f"vocabulary: {member.name} signature tables"] = tables
+        out[f"vocabulary: {member.name} other"] = array_bytes(member) - tables
+    out["feature map: other"] = array_bytes(fm) - sum(v for k, v in out.items() if k.startswith("vocabulary"))
+    return out
+
+
+def memory_size(args, n):
+    """Fit ``n`` molecules in this process and print where the memory goes."""
+    from itertools import islice
+
+    from graphinvariants.graphs.smiles import smiles_lines
+    from rdkit import RDLogger
+
+    threadpool_limits(1)
+    RDLogger.DisableLog("rdApp.*")
+    with open(args.smiles) as f:  # the modules loaded and the loops compiled first: not the fit's memory
+        warm = [line.split()[0] for _, line in zip(range(200), f) if line.strip()]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        gi.NearestGraphs("wl", seed=0).fit(warm).kneighbors(warm[:2])
+    del warm
+    gc.collect()
+    before = resident()
+    if args.stream:
+        source, n_smiles = islice(smiles_lines(args.smiles), n), 0  # the file read a block at a time
+    else:
+        with open(args.smiles) as f:
+            source = [line.split()[0] for _, line in zip(range(n), f) if line.strip()]
+        n_smiles = resident() - before
+    gc.collect()
+    start_rss = resident()
+    options = {"working_memory": args.working_memory} if args.working_memory else {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        (seconds,), search = timed(lambda: gi.NearestGraphs("wl", seed=0, **options).fit(source))
+    gc.collect()
+    held, n, parts, buffer = resident() - start_rss, search.n_samples_fit_, breakdown(search), io.BytesIO()
+    pickle.dump(search, buffer, protocol=pickle.HIGHEST_PROTOCOL)
+    print(f"\n== {n:,} molecules ({'a path, read in chunks' if args.stream else 'a list of SMILES'})")
+    print(f"fit {seconds:.1f} s; peak resident {peak_gib():.2f} GiB (the SMILES list {n_smiles / 2**20:.0f} MiB "
+          f"of it); held after fit {held / 2**30:.3f} GiB = {held / n:,.0f} bytes a molecule; "
+          f"pickle {buffer.tell() / 2**20:.0f} MiB = {buffer.tell() / n:,.0f} bytes a molecule")
+    width = max(map(len, parts))
+    for name, value in sorted(parts.items(), key=lambda item: -item[1]) + [("arrays of the fitted search",
+                                                                            sum(parts.values()))]:
+        print(f"  {name:<{width}}  {value / 2**20:9.1f} MiB  {value / n:9,.0f} B/molecule")
+
+
+def memory(args):
+    if args.one:
+        return memory_size(args, args.one)
+    if args.smiles is None:  # MOSES train, from the wheel the moses command reads
+        args.smiles = args.cache / "train.smi"
+        if not args.smiles.exists():
+            args.smiles.write_text("\n".join(moses(args.cache)["train"]) + "\n")
+    for n in args.sizes:  # each size in a process of its own: its peak is its own
+        subprocess.run([sys.executable, __file__, "memory", "--smiles", str(args.smiles), "--one", str(n),
+                        "--working-memory", str(args.working_memory)] + (["--stream"] if args.stream else []),
+                       check=True)
+
+
 def main(argv=None):
+    cache = Path(tempfile.gettempdir()) / "gi_bench_molecules"
     command = commands(__doc__, moses=dict(
         sizes=[100_000], kernel=option("wl", "kernel of GraphFeatures (molecule labels added)"), recall=0.95,
-        cache=Path(tempfile.gettempdir()) / "gi_bench_molecules", queries=100,
+        cache=cache, queries=100,
         single=option(40, "queries timed one at a time"), dtype=option("float32", "or float64"),
         select=option([10_000, 500], "FIT QUERIES: choose a kernel on a scaffold split of train (0 0: no choice)")),
-        neighbours=dict(sets=["MUTAG", "Mutagenicity", "FreeSolv"]))
+        neighbours=dict(sets=["MUTAG", "Mutagenicity", "FreeSolv"]),
+        memory=dict(smiles=option(None, "SMILES one a line (default: MOSES train)", type=Path), cache=cache,
+                    sizes=[10_000, 100_000], stream=False, working_memory=0.0,
+                    one=option(0, "fit this many in this process (each size's child)")))
     args = parse(command, argv)
-    {"moses": moses_search, "neighbours": neighbours}[args.what](args)
+    {"moses": moses_search, "neighbours": neighbours, "memory": memory}[args.what](args)
 
 
 if __name__ == "__main__":
