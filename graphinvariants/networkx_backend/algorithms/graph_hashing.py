@@ -170,10 +170,9 @@ class _Neighbourhoods:
     """
 
     def __init__(self, G, edge_attr):
-        A = G.adjacency
-        n = A.shape[0]
-        rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(A.indptr))
-        cols = A.indices.astype(np.int64)
+        n = len(G)
+        rows = G.rows
+        cols = G.indices
         if edge_attr is not None:
             if G.edge_attrs.get(edge_attr) is None:
                 raise KeyError(edge_attr)
@@ -291,14 +290,14 @@ def _initial_labels(G, edge_attr, node_attr):
     if edge_attr:
         return np.zeros(len(G), dtype=np.int64), _Strings.from_bytes([b""])
     warnings.warn(_NO_ATTRIBUTE_WARNING, UserWarning, stacklevel=3)
-    A = G.adjacency
-    out_degree = np.diff(A.indptr)
+    n = len(G)
+    out_degree = np.diff(G.indptr)
     if G.directed:
-        in_degree = np.bincount(A.indices, minlength=A.shape[0])
-        pairs, ids = np.unique(in_degree.astype(np.int64) * (A.shape[0] + 1) + out_degree, return_inverse=True)
-        strings = [f"{i}_{o}" for i, o in zip(*np.divmod(pairs, A.shape[0] + 1))]
+        in_degree = np.bincount(G.indices, minlength=n)
+        pairs, ids = np.unique(in_degree.astype(np.int64) * (n + 1) + out_degree, return_inverse=True)
+        strings = [f"{i}_{o}" for i, o in zip(*np.divmod(pairs, n + 1))]
     else:
-        degree = out_degree + (A.diagonal() != 0)  # a self-loop counts twice in G.degree
+        degree = out_degree + (G.loops() != 0)  # a self-loop counts twice in G.degree
         pairs, ids = np.unique(degree, return_inverse=True)
         strings = [str(d) for d in pairs.tolist()]
     order, table = _ranked(strings)
@@ -368,9 +367,8 @@ def _networkx_error(G, edge_attr, node_attr, hash_initial, aggregate):
         labels = [""] * n  # degrees, or "" with an edge attribute: ASCII
     if not aggregate:
         return
-    A = G.adjacency
-    indptr, indices = A.indptr.tolist(), A.indices.tolist()
-    edge_values = None if edge_attr is None else G.edge_attrs.get(edge_attr, [MISSING] * A.nnz)
+    indptr, indices = G.indptr.tolist(), G.indices.tolist()
+    edge_values = None if edge_attr is None else G.edge_attrs.get(edge_attr, [MISSING] * len(indices))
     into = [[] for _ in range(n)]  # directed: the entries (edges) into each node
     if G.directed:
         for i in range(n):
