@@ -155,8 +155,9 @@ COMPILED_MIN_STRINGS = 200
 #: compiled loop: about what it takes for the loop's gain to repay loading it (numba's
 #: import and its cached code). On BA 10^5 nodes, 2-core machine, heavily shared:
 #: hashlib took 2.5-3.0 us more a string than the loop, loading took 2.0-2.2 s, so
-#: 0.74-0.87 million strings; the 2 x 10^5 strings of one hash of that graph go to
-#: hashlib four times, then to the loop (asv ``networkx_backend.FirstCall`` times it).
+#: 0.74-0.87 million strings. A hash of that graph makes 2 x 10^5 strings (two
+#: iterations): the first three hashes of a process are hashlib's, the fourth loads the
+#: loop in its second iteration (asv ``networkx_backend.FirstCall`` times them).
 COMPILED_AFTER_STRINGS = 750_000
 _hashed_by_hashlib = 0  # such strings hashed so far in this process
 
