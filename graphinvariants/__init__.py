@@ -10,56 +10,37 @@ evaluation, explanations -> cli. Each topic draws its own pictures (a Display in
 ``_display.py``), on the drawing helpers of ``_utils/plotting.py``.
 """
 
-from .datasets import TUDataset, load_tu
-from .embeddings import (
-    DEFAULT_RIDGE,
-    GaussianBatch,
-    PowerInvariants,
-    batch_power_invariants,
-    load_invariants,
-    power_invariants,
-    save_invariants,
-)
-from .evaluation import EvaluationResult, RegressionResult, evaluate_estimator, evaluate_kernel
-from .graphs import GraphAdjacency, GraphBatch, as_adjacency, as_graph_batch, from_edge_arrays, read_edgelist
-from .kernels import (
-    KERNELS,
-    bhattacharyya_coefficient,
-    kernel_matrix,
-    paired_power_kernel,
-    power_kernel,
-    power_kernel_matrix,
-)
-from .perturbation import (
-    PERTURBATIONS,
-    PerturbationStudy,
-    flip_node_pair,
-    perturbation_sequence,
-    perturbation_study,
-    random_flips,
-)
-from .embeddings._display import InvariantsDisplay, plot_invariants
-from .kernels._display import KernelMatrixDisplay, plot_kernel_matrix
-from .perturbation._display import KernelDecayDisplay
-from .explanations import Explanation, NodeValuesDisplay, PairExplanation, PairValuesDisplay
-from .walks.summary import PowerSummary, power_summary
-from .walks.closed import closed_walk_profile
-
 #: The version, written only here: pyproject.toml reads it (tool.setuptools.dynamic).
 __version__ = "0.3.0"
 
 
-# The scikit-learn estimators load scikit-learn (with scipy.stats and pandas), and
-# graphinvariants.distributed needs the [dask] extra:
-# their names are imported from their modules on first use (module __getattr__, SPEC 1),
-# never by "import graphinvariants"; so is any submodule not imported above (gi.estimator,
-# gi.distributed, gi.cli). tests/test_imports.py checks.
+#: Every public name -> the module that defines it. ``import graphinvariants`` imports
+#: none of them (module ``__getattr__``, SPEC 1): each module loads on the first use of
+#: one of its names, and the heavy dependencies (scikit-learn, scipy.stats, pandas, the
+#: [dask] extra) only with the names that need them; so does any submodule (gi.estimator,
+#: gi.distributed, gi.cli). Nothing in the package is imported for a call that does not
+#: need it: the NetworkX backend's first WL hash loads numpy and the backend alone.
+#: tests/test_imports.py checks.
 _LAZY = {
-    "GraphKernel": "estimator",
-    "PowerKernel": "estimator",
+    **dict.fromkeys(["TUDataset", "load_tu"], "datasets"),
+    **dict.fromkeys(["DEFAULT_RIDGE", "GaussianBatch", "PowerInvariants", "batch_power_invariants",
+                     "load_invariants", "power_invariants", "save_invariants"], "embeddings"),
+    **dict.fromkeys(["EvaluationResult", "RegressionResult", "evaluate_estimator", "evaluate_kernel"], "evaluation"),
+    **dict.fromkeys(["GraphAdjacency", "GraphBatch", "as_adjacency", "as_graph_batch", "from_edge_arrays",
+                     "read_edgelist"], "graphs"),
+    **dict.fromkeys(["KERNELS", "bhattacharyya_coefficient", "kernel_matrix", "paired_power_kernel", "power_kernel",
+                     "power_kernel_matrix"], "kernels"),
+    **dict.fromkeys(["PERTURBATIONS", "PerturbationStudy", "flip_node_pair", "perturbation_sequence",
+                     "perturbation_study", "random_flips"], "perturbation"),
+    **dict.fromkeys(["InvariantsDisplay", "plot_invariants"], "embeddings._display"),
+    **dict.fromkeys(["KernelMatrixDisplay", "plot_kernel_matrix"], "kernels._display"),
+    "KernelDecayDisplay": "perturbation._display",
+    **dict.fromkeys(["Explanation", "NodeValuesDisplay", "PairExplanation", "PairValuesDisplay", "explain",
+                     "explain_pair"], "explanations"),
+    **dict.fromkeys(["PowerSummary", "power_summary"], "walks.summary"),
+    "closed_walk_profile": "walks.closed",
+    **dict.fromkeys(["GraphKernel", "PowerKernel"], "estimator"),
     "GraphFeatures": "features",
-    "explain": "explanations",
-    "explain_pair": "explanations",
     "NearestGraphs": "search",
 }
 

@@ -1,10 +1,15 @@
 """BLAKE2b (RFC 7693, unkeyed) compiled over many messages at once (private; needs numba).
 
-``hashlib.blake2b(message, digest_size=d).digest()`` for every message of a byte
-buffer in one compiled loop, the messages shared among threads by ``numba.prange``:
-each message is hashed on its own, so the digests do not depend on the number of
-threads. tests/networkx_backend/test_blake2b.py checks every digest size and message
-lengths around the 128-byte block against :mod:`hashlib`.
+``hashlib.blake2b(message, digest_size=d).digest()`` for every message, each the
+concatenation of strings of a table (:func:`hash_concatenations`), in one compiled
+loop, the messages shared among threads by ``numba.prange``: each message is hashed on
+its own, so the digests do not depend on the number of threads.
+tests/networkx_backend/test_blake2b.py checks every digest size and message lengths
+around the 128-byte block against :mod:`hashlib`.
+
+Every call passes arrays of one type each (C-contiguous, writable), so that each
+compiled function has one signature: numba's cache holds one entry for it, and an
+installation compiles it once.
 """
 
 import numba
@@ -183,66 +188,8 @@ def _compress(h, m, counter, last, iv, sigma):  # pragma: no cover - compiled
 
 
 @numba.njit(inline="always")
-def _hash_range(buffer, starts, lengths, digest_size, out, iv, sigma, lo, hi):  # pragma: no cover - compiled
-    """Messages ``lo:hi`` of :func:`blake2b_many`."""
-    h = np.empty(8, dtype=np.uint64)
-    m = np.empty(16, dtype=np.uint64)
-    for i in range(lo, hi):
-        for w in range(8):
-            h[w] = iv[w]
-        h[0] ^= np.uint64(0x01010000) ^ np.uint64(digest_size)
-        start = starts[i]
-        remaining = lengths[i]
-        counter = 0
-        while True:
-            take = min(remaining, 128)
-            last = remaining <= 128
-            if take == 128:
-                for w in range(16):
-                    word = np.uint64(0)
-                    for b in range(8):
-                        word |= np.uint64(buffer[start + w * 8 + b]) << np.uint64(8 * b)
-                    m[w] = word
-            else:
-                for w in range(16):
-                    word = np.uint64(0)
-                    for b in range(8):
-                        p = w * 8 + b
-                        if p < take:
-                            word |= np.uint64(buffer[start + p]) << np.uint64(8 * b)
-                    m[w] = word
-            counter += take
-            _compress(h, m, counter, last, iv, sigma)
-            if last:
-                break
-            start += 128
-            remaining -= 128
-        for b in range(digest_size):
-            out[i, b] = np.uint8((h[b // 8] >> np.uint64(8 * (b % 8))) & np.uint64(0xFF))
-
-
-@numba.njit(parallel=True, cache=True, nogil=True)
-def blake2b_many(buffer, starts, lengths, digest_size, out, iv, sigma):  # pragma: no cover - compiled
-    """``out[i] = blake2b(buffer[starts[i]:starts[i] + lengths[i]], digest_size).digest()``.
-
-    ``buffer`` is uint8; ``out`` is a ``(len(starts), digest_size)`` uint8 array.
-    Messages shorter than 2**64 bytes (the counter's high word stays 0). The messages
-    are shared among threads by blocks of :data:`_CHUNK`.
-    """
-    n = starts.shape[0]
-    for chunk in numba.prange((n + _CHUNK - 1) // _CHUNK):
-        _hash_range(buffer, starts, lengths, digest_size, out, iv, sigma, chunk * _CHUNK, min(n, (chunk + 1) * _CHUNK))
-
-
-@numba.njit(cache=True, nogil=True)
-def blake2b_few(buffer, starts, lengths, digest_size, out, iv, sigma):  # pragma: no cover - compiled
-    """:func:`blake2b_many` on one thread (no thread pool to wake for a few messages)."""
-    _hash_range(buffer, starts, lengths, digest_size, out, iv, sigma, 0, starts.shape[0])
-
-
-@numba.njit(inline="always")
 def _hash_parts_range(rows, words, lengths, parts, part_ptr, digest_size, out, iv, sigma, lo, hi):  # pragma: no cover
-    """Strings ``lo:hi`` of :func:`blake2b_parts` (little-endian: a block's bytes are its
+    """Messages ``lo:hi`` of :func:`blake2b_parts` (little-endian: a block's bytes are its
     words). A part whose length and place in the block are multiples of 8 is copied by
     8-byte words from ``words`` (``rows`` seen as uint64, or an empty array if its rows
     are not a whole number of words), any other byte by byte."""
@@ -299,23 +246,19 @@ def blake2b_parts_few(rows, words, lengths, parts, part_ptr, digest_size, out, i
     _hash_parts_range(rows, words, lengths, parts, part_ptr, digest_size, out, iv, sigma, 0, part_ptr.shape[0] - 1)
 
 
+def _array(a, dtype):
+    return np.require(a, dtype, ["C", "W"])  # one numba signature: a copy only if need be
+
+
 def hash_concatenations(rows, lengths, parts, part_ptr, digest_size):
-    """(Little-endian machines only: ``sys.byteorder == "little"``.) BLAKE2b digests of concatenated table strings (see :func:`blake2b_parts`), a
-    ``(len(part_ptr) - 1, digest_size)`` uint8 array."""
+    """BLAKE2b digests of concatenated table strings (see :func:`blake2b_parts`), a
+    ``(len(part_ptr) - 1, digest_size)`` uint8 array (little-endian machines only:
+    ``sys.byteorder == "little"``)."""
     out = np.empty((len(part_ptr) - 1, digest_size), dtype=np.uint8)
     run = blake2b_parts if len(out) >= 4 * _CHUNK else blake2b_parts_few
-    rows = np.ascontiguousarray(rows, dtype=np.uint8)
+    rows = _array(rows, np.uint8)
     words = rows.view(np.uint64) if rows.shape[1] % 8 == 0 else np.zeros((0, 0), dtype=np.uint64)
-    run(rows, words, np.asarray(lengths, dtype=np.int64),
-        np.asarray(parts, dtype=np.int64), np.asarray(part_ptr, dtype=np.int64), int(digest_size), out, _IV, _SIGMA)
+    run(rows, words, _array(lengths, np.int64), _array(parts, np.int64), _array(part_ptr, np.int64),
+        int(digest_size), out, _IV, _SIGMA)
     return out
 
-
-def hash_messages(buffer, starts, lengths, digest_size):
-    """BLAKE2b digests of the messages ``buffer[starts[i]:starts[i] + lengths[i]]``,
-    a ``(len(starts), digest_size)`` uint8 array."""
-    out = np.empty((len(starts), digest_size), dtype=np.uint8)
-    run = blake2b_many if len(starts) >= 4 * _CHUNK else blake2b_few
-    run(np.ascontiguousarray(buffer, dtype=np.uint8), np.asarray(starts, dtype=np.int64),
-                 np.asarray(lengths, dtype=np.int64), int(digest_size), out, _IV, _SIGMA)
-    return out

@@ -5,15 +5,18 @@ and keeps the result in the graph's conversion cache (``G.__networkx_cache__``, 
 default, ``nx.config.cache_converted_graphs``), keyed by the attributes it asked for;
 any method that changes the graph (``add_edge`` ...) empties that cache. So a graph is
 read once per set of attributes, however many backend calls follow.
+
+The graph is kept as three numpy arrays (CSR without scipy): the WL hashes read nothing
+else, so a process whose first backend call is a hash does not import scipy (about a
+fifth of a second); ``number_of_walks`` builds the scipy matrix on first use
+(:attr:`BackendGraph.adjacency`).
 """
 
+import functools
 from itertools import chain
 
 import networkx as nx
 import numpy as np
-import scipy.sparse as sp
-
-from ..graphs.csr import index_dtype
 
 __all__ = ["BackendGraph", "MISSING", "from_networkx", "to_networkx"]
 
@@ -40,16 +43,17 @@ class BackendGraph:
     ----------
     nodes : list
         The node keys, in the graph's order (``list(G)``); row ``i`` is ``nodes[i]``.
-    adjacency : scipy.sparse.csr_array of int64
-        Out-neighbours by row; a stored value is the number of edges from the row's
-        node to the column's (1 in a simple graph, the number of keys in a multigraph);
-        an undirected graph stores both directions, a self-loop once.
+    indptr, indices, counts : numpy.ndarray of int64
+        The out-neighbours by row, in CSR: row ``i``'s neighbours are
+        ``indices[indptr[i]:indptr[i + 1]]`` (positions in ``nodes``), and ``counts``
+        the number of edges to each (1 in a simple graph, the number of keys in a
+        multigraph); an undirected graph stores both directions, a self-loop once.
     directed, multigraph : bool
         What kind of NetworkX graph it was read from.
     node_attrs : dict, optional
         Attribute name -> list of values, one per node (:data:`MISSING` where absent).
     edge_attrs : dict, optional
-        Attribute name -> object array, one value per stored entry of ``adjacency``
+        Attribute name -> object array, one value per stored entry of ``indices``
         (:data:`MISSING` where absent). Not kept for multigraphs (their parallel edges
         share one stored entry).
     graph_attrs : dict, optional
@@ -71,15 +75,38 @@ class BackendGraph:
 
     __networkx_backend__ = "graphinvariants"
 
-    def __init__(self, nodes, adjacency, *, directed, multigraph, node_attrs=None, edge_attrs=None,
+    def __init__(self, nodes, indptr, indices, counts, *, directed, multigraph, node_attrs=None, edge_attrs=None,
                  graph_attrs=None):
         self.nodes = nodes
-        self.adjacency = adjacency
+        self.indptr = indptr
+        self.indices = indices
+        self.counts = counts
         self.directed = bool(directed)
         self.multigraph = bool(multigraph)
         self.node_attrs = {} if node_attrs is None else node_attrs
         self.edge_attrs = {} if edge_attrs is None else edge_attrs
         self.graph = {} if graph_attrs is None else graph_attrs
+
+    @functools.cached_property
+    def adjacency(self):
+        """The adjacency as a ``scipy.sparse.csr_array`` of int64 (``counts`` as values),
+        built on first use (it imports scipy)."""
+        import scipy.sparse as sp
+
+        n = len(self.nodes)
+        return sp.csr_array((self.counts, self.indices, self.indptr), shape=(n, n))
+
+    @property
+    def rows(self):
+        """The row (source node) of each stored entry, int64."""
+        return np.repeat(np.arange(len(self.nodes), dtype=np.int64), np.diff(self.indptr))
+
+    def loops(self):
+        """Each node's number of self-loops (int64; ``A.diagonal()``)."""
+        rows = self.rows
+        on_diagonal = self.indices == rows
+        return np.bincount(rows[on_diagonal], weights=self.counts[on_diagonal],
+                           minlength=len(self.nodes)).astype(np.int64)
 
     # the few Graph methods NetworkX's decorators (not_implemented_for ...) call
     def is_directed(self):
@@ -96,12 +123,10 @@ class BackendGraph:
 
     def number_of_edges(self):
         """The number of edges (parallel edges counted, as NetworkX counts them)."""
-        A = self.adjacency
-        total = int(A.data.sum())
+        total = int(self.counts.sum())
         if self.directed:
             return total
-        loops = int(A.diagonal().sum())
-        return (total + loops) // 2
+        return (total + int(self.loops().sum())) // 2
 
     def __len__(self):
         return len(self.nodes)
@@ -117,7 +142,9 @@ class BackendGraph:
 
     def row_sums(self):
         """Out-degrees counted with multiplicity (int64), the row sums of ``adjacency``."""
-        return np.diff(self.adjacency.indptr) if not self.multigraph else self.adjacency.sum(axis=1)
+        if not self.multigraph:
+            return np.diff(self.indptr)
+        return np.bincount(self.rows, weights=self.counts, minlength=len(self.nodes)).astype(np.int64)
 
 
 def _attributes_to_read(wanted, preserve, dicts):
@@ -159,19 +186,17 @@ def from_networkx(G, *, edge_attrs=None, node_attrs=None, preserve_edge_attrs=Fa
     indptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(lengths, out=indptr[1:])
     nnz = int(indptr[-1])
-    itype = index_dtype(max(n, nnz))
     flat = chain.from_iterable(neighbours)  # read once, by whichever fromiter below
     if nodes == list(range(n)) and set(map(type, nodes)) <= {int}:  # not 0j, Fraction(1), 2.0 ...
-        indices = np.fromiter(flat, dtype=np.int64, count=nnz).astype(itype)
+        indices = np.fromiter(flat, dtype=np.int64, count=nnz)
     else:
         position = dict(zip(nodes, range(n)))
-        indices = np.fromiter(map(position.__getitem__, flat), dtype=itype, count=nnz)
+        indices = np.fromiter(map(position.__getitem__, flat), dtype=np.int64, count=nnz)
     if multigraph:
-        data = np.fromiter(map(len, chain.from_iterable(nbrs.values() for nbrs in neighbours)),
-                           dtype=np.int64, count=nnz)
+        counts = np.fromiter(map(len, chain.from_iterable(nbrs.values() for nbrs in neighbours)),
+                             dtype=np.int64, count=nnz)
     else:
-        data = np.ones(nnz, dtype=np.int64)
-    A = sp.csr_array((data, indices, indptr.astype(itype, copy=False)), shape=(n, n))
+        counts = np.ones(nnz, dtype=np.int64)
 
     node_names = _attributes_to_read(node_attrs, preserve_node_attrs, G._node.values())
     kept_nodes = {name: [dd.get(name, MISSING) for dd in G._node.values()] for name in node_names}  # list(G) order
@@ -187,7 +212,7 @@ def from_networkx(G, *, edge_attrs=None, node_attrs=None, preserve_edge_attrs=Fa
         values[:] = [d.get(name, MISSING) for d in chain.from_iterable(nbrs.values() for nbrs in neighbours)]
         kept_edges[name] = values
     graph_attrs = dict(G.graph) if preserve_graph_attrs else None
-    return BackendGraph(nodes, A, directed=G.is_directed(), multigraph=multigraph, node_attrs=kept_nodes,
+    return BackendGraph(nodes, indptr, indices, counts, directed=G.is_directed(), multigraph=multigraph, node_attrs=kept_nodes,
                         edge_attrs=kept_edges, graph_attrs=graph_attrs)
 
 
@@ -214,10 +239,9 @@ def to_networkx(H):
         for node, value in zip(nodes, values):
             if value is not MISSING:
                 G._node[node][name] = value
-    A = H.adjacency
-    rows = np.repeat(np.arange(len(nodes)), np.diff(A.indptr)).tolist()
-    cols = A.indices.tolist()
-    counts = A.data.tolist()
+    rows = H.rows.tolist()
+    cols = H.indices.tolist()
+    counts = H.counts.tolist()
     for position, (i, j, count) in enumerate(zip(rows, cols, counts)):
         if not H.directed and j < i:
             continue

@@ -7,31 +7,37 @@ import pytest
 
 pytest.importorskip("numba")
 
-from graphinvariants.networkx_backend._blake2b_numba import hash_concatenations, hash_messages  # noqa: E402
+from graphinvariants.networkx_backend._blake2b_numba import hash_concatenations  # noqa: E402
+
+
+def messages_as_table(messages):
+    """Messages as a table of zero-padded rows and their lengths."""
+    lengths = np.array([len(m) for m in messages], dtype=np.int64)
+    rows = np.zeros((len(messages), int(lengths.max(initial=0))), dtype=np.uint8)
+    for row, message in zip(rows, messages):
+        row[:len(message)] = np.frombuffer(message, dtype=np.uint8)
+    return rows, lengths
 
 
 @pytest.mark.parametrize("digest_size", [1, 7, 8, 16, 31, 32, 63, 64])
 def test_digests_equal_hashlib_around_the_block_size(digest_size):
     rng = np.random.default_rng(digest_size)
-    lengths = np.array([0, 1, 7, 8, 9, 64, 127, 128, 129, 255, 256, 257, 300, 1000])
-    starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
-    buffer = rng.integers(0, 256, int(lengths.sum()), dtype=np.uint8)
-    raw = buffer.tobytes()
-    expected = [hashlib.blake2b(raw[s:s + n], digest_size=digest_size).digest() for s, n in zip(starts, lengths)]
-    assert [row.tobytes() for row in hash_messages(buffer, starts, lengths, digest_size)] == expected
+    messages = [rng.integers(0, 256, n, dtype=np.uint8).tobytes()
+                for n in [0, 1, 7, 8, 9, 64, 127, 128, 129, 255, 256, 257, 300, 1000]]
+    rows, lengths = messages_as_table(messages)
+    one_each = np.arange(len(messages))
+    out = hash_concatenations(rows, lengths, one_each, np.arange(len(messages) + 1), digest_size)
+    assert [row.tobytes() for row in out] == [hashlib.blake2b(m, digest_size=digest_size).digest() for m in messages]
 
 
 def test_the_threaded_loop_gives_the_same_digests():
-    # enough messages for blake2b_many's thread blocks, messages out of buffer order
+    # enough messages for blake2b_parts' thread blocks, messages out of table order
     rng = np.random.default_rng(0)
-    lengths = rng.integers(0, 300, 5000)
-    buffer = rng.integers(0, 256, int(lengths.sum()), dtype=np.uint8)
-    starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
-    order = rng.permutation(len(lengths))
-    raw = buffer.tobytes()
-    out = hash_messages(buffer, starts[order], lengths[order], 16)
-    assert [row.tobytes() for row in out] == [hashlib.blake2b(raw[starts[i]:starts[i] + lengths[i]],
-                                                              digest_size=16).digest() for i in order]
+    messages = [rng.integers(0, 256, n, dtype=np.uint8).tobytes() for n in rng.integers(0, 300, 5000)]
+    rows, lengths = messages_as_table(messages)
+    order = rng.permutation(len(messages))
+    out = hash_concatenations(rows, lengths, order, np.arange(len(messages) + 1), 16)
+    assert [row.tobytes() for row in out] == [hashlib.blake2b(messages[i], digest_size=16).digest() for i in order]
 
 
 @pytest.mark.parametrize("width", [8, 13, 32])
@@ -50,3 +56,13 @@ def test_concatenations_equal_hashlib_of_the_joined_strings(width, n_strings):
                 for a, b in zip(part_ptr[:-1], part_ptr[1:])]
     out = hash_concatenations(rows, lengths, parts, part_ptr, 16)
     assert [row.tobytes() for row in out] == expected
+
+
+def test_a_read_only_table_gives_the_same_digests_through_one_signature():
+    from graphinvariants.networkx_backend import _blake2b_numba
+
+    rows = np.frombuffer(b"abcdefgh" * 4, dtype=np.uint8).reshape(4, 8)  # read-only
+    out = hash_concatenations(rows, np.array([8, 3, 0, 8]), np.array([0, 1, 3]), np.array([0, 2, 3]), 16)
+    assert [row.tobytes() for row in out] == [hashlib.blake2b(b"abcdefghabc", digest_size=16).digest(),
+                                              hashlib.blake2b(b"abcdefgh", digest_size=16).digest()]
+    assert len(_blake2b_numba.blake2b_parts_few.signatures) == 1

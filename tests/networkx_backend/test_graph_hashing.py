@@ -1,5 +1,7 @@
 """The backend's WL hashes are NetworkX's strings, on random graphs and every option."""
 
+import contextlib
+import subprocess
 import sys
 import warnings
 from fractions import Fraction
@@ -9,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from graphinvariants.networkx_backend.algorithms import graph_hashing
 from graphinvariants.networkx_backend.algorithms.graph_hashing import (
     weisfeiler_lehman_graph_hash,
     weisfeiler_lehman_subgraph_hashes,
@@ -39,19 +42,37 @@ def both(G, name, **kwargs):
     return mine, theirs, [str(w.message) for w in w_ours], [str(w.message) for w in w_nx]
 
 
-@settings(max_examples=120, deadline=None)
+@contextlib.contextmanager
+def hashing_by(path):
+    """Every string hashed by ``"hashlib"`` or by the ``"compiled"`` loop (if numba is
+    installed), whatever the number of strings and what the process hashed before."""
+    with pytest.MonkeyPatch.context() as mp:
+        if path == "hashlib":
+            mp.setitem(sys.modules, graph_hashing.BLAKE2B, None)  # the compiled loop switched off
+        else:
+            pytest.importorskip("numba")
+            mp.setattr(graph_hashing, "COMPILED_MIN_STRINGS", 0)
+            mp.setattr(graph_hashing, "COMPILED_AFTER_STRINGS", 0)
+        yield
+
+
+@pytest.mark.parametrize("path", ["hashlib", "compiled"])
+@settings(max_examples=80, deadline=None)
 @given(G=attributed_graphs(), kwargs=options)
-def test_graph_hash_is_networkx_string(G, kwargs):
-    mine, theirs, w_mine, w_theirs = both(G, "weisfeiler_lehman_graph_hash", **kwargs)
+def test_graph_hash_is_networkx_string(path, G, kwargs):
+    with hashing_by(path):
+        mine, theirs, w_mine, w_theirs = both(G, "weisfeiler_lehman_graph_hash", **kwargs)
     assert mine == theirs
     assert w_mine == w_theirs
 
 
-@settings(max_examples=120, deadline=None)
+@pytest.mark.parametrize("path", ["hashlib", "compiled"])
+@settings(max_examples=80, deadline=None)
 @given(G=attributed_graphs(), kwargs=options, initial=st.booleans())
-def test_subgraph_hashes_are_networkx_strings(G, kwargs, initial):
-    mine, theirs, w_mine, w_theirs = both(G, "weisfeiler_lehman_subgraph_hashes", include_initial_labels=initial,
-                                          **kwargs)
+def test_subgraph_hashes_are_networkx_strings(path, G, kwargs, initial):
+    with hashing_by(path):
+        mine, theirs, w_mine, w_theirs = both(G, "weisfeiler_lehman_subgraph_hashes",
+                                              include_initial_labels=initial, **kwargs)
     assert mine == theirs and list(mine) == list(theirs)  # same strings, same node order
     assert w_mine == w_theirs
 
@@ -69,14 +90,54 @@ def test_larger_graphs_with_many_distinct_labels():
             assert mine == theirs
 
 
-def test_without_numba_hashlib_gives_the_same_strings(monkeypatch):
-    G = nx.gnp_random_graph(60, 0.1, seed=3, directed=True)
+@pytest.mark.parametrize("n", [60, 5000])
+def test_hashlib_and_the_compiled_loop_give_the_same_strings(n):
+    G = nx.gnp_random_graph(n, 6 / n, seed=3, directed=True)
     nx.set_node_attributes(G, {u: str(u % 5) * (u % 3) for u in G}, "a")
     nx.set_edge_attributes(G, {e: e[0] % 4 * 10 for e in G.edges}, "e")
-    with_numba = both(G, "weisfeiler_lehman_subgraph_hashes", node_attr="a", edge_attr="e")[0]
-    monkeypatch.setitem(sys.modules, "graphinvariants.networkx_backend._blake2b_numba", None)
-    mine, theirs, *_ = both(G, "weisfeiler_lehman_subgraph_hashes", node_attr="a", edge_attr="e")
-    assert mine == theirs == with_numba
+    answers = []
+    for path in ("hashlib", "compiled"):
+        with hashing_by(path):
+            mine, theirs, *_ = both(G, "weisfeiler_lehman_subgraph_hashes", node_attr="a", edge_attr="e")
+        answers.append(mine)
+        assert mine == theirs
+    assert answers[0] == answers[1]
+
+
+def test_which_strings_go_to_the_compiled_loop(monkeypatch):
+    pytest.importorskip("numba")
+    monkeypatch.setattr(graph_hashing, "_hashed_by_hashlib", 0)
+    assert graph_hashing._blake2b(graph_hashing.COMPILED_MIN_STRINGS - 1) is None  # a few: always hashlib
+    monkeypatch.delitem(sys.modules, graph_hashing.BLAKE2B, raising=False)  # not loaded yet
+    large = graph_hashing.COMPILED_AFTER_STRINGS // 2
+    assert graph_hashing._blake2b(large) is None and graph_hashing._hashed_by_hashlib == large
+    module = graph_hashing._blake2b(large)  # the rent paid reaches the price: loaded
+    assert module is not None and module.__name__ == graph_hashing.BLAKE2B
+    assert graph_hashing._blake2b(graph_hashing.COMPILED_MIN_STRINGS) is module  # from then on
+    monkeypatch.setitem(sys.modules, "numba", None)
+    assert graph_hashing._blake2b(large) is None  # switched off
+
+
+FIRST_CALLS = """
+import sys, warnings
+import networkx as nx
+from graphinvariants.networkx_backend.graph import from_networkx
+from graphinvariants.networkx_backend.algorithms import graph_hashing as gh
+warnings.simplefilter("ignore")
+G = nx.barabasi_albert_graph(3000, 3, seed=1)
+H = from_networkx(G)
+first = gh.weisfeiler_lehman_graph_hash(H)
+print("numba" in sys.modules, "scipy" in sys.modules, first == nx.weisfeiler_lehman_graph_hash(G))
+gh.COMPILED_AFTER_STRINGS = 0
+print(gh.weisfeiler_lehman_graph_hash(H) == first, gh.BLAKE2B in sys.modules)
+"""
+
+
+def test_the_first_hash_of_a_process_loads_neither_numba_nor_scipy():
+    pytest.importorskip("numba")
+    out = subprocess.run([sys.executable, "-c", FIRST_CALLS], capture_output=True, text=True, check=True).stdout
+    # the first hash: hashlib, same string; once the strings hashed pay for it, the loop
+    assert out.split() == ["False", "False", "True", "True", "True"]
 
 
 def test_renumbering_the_nodes_keeps_the_graph_hash():

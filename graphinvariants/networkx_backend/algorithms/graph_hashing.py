@@ -11,10 +11,11 @@ same strings are made for all nodes at once:
 - every distinct label (and every distinct piece) is a row of a string table whose
   rows are ranked in Python's string order, so sorting a node's pieces is sorting
   integers, done for all nodes by one ``numpy.sort`` of ``(node, side, rank)`` keys;
-- the bytes of every node's string are gathered from the table by one fancy index;
-- the strings are hashed by one compiled BLAKE2b loop over the whole buffer (with
-  the ``[fast]`` extra, numba), or, without it, by :mod:`hashlib` once per distinct
-  string;
+- the strings are hashed by one compiled BLAKE2b loop that reads every node's string
+  from the table (with the ``[fast]`` extra, numba), or gathered by one fancy index and
+  hashed by :mod:`hashlib` once per distinct string: without numba, for a few strings,
+  and until a process has hashed enough strings for loading numba to pay
+  (:func:`_blake2b`), so that the first call of a process does not wait for numba;
 - the hex digests are ranked by one ``numpy.unique``, which gives the next labels and
   NetworkX's sorted ``Counter`` of them.
 
@@ -23,6 +24,7 @@ digest is NetworkX's, and so is the graph hash (the hex digest of ``str`` of the
 tuple of ``(label, count)`` pairs).
 """
 
+import functools
 import gc
 import numbers
 import sys
@@ -39,8 +41,10 @@ from ..rules import backend_function
 __all__ = ["weisfeiler_lehman_graph_hash", "weisfeiler_lehman_subgraph_hashes"]
 
 _HEX = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
-#: The compiled BLAKE2b (None without numba: hashlib then hashes each distinct string).
+#: The compiled BLAKE2b (without numba, and until it is loaded: hashlib hashes each
+#: distinct string).
 BLAKE2B = "graphinvariants.networkx_backend._blake2b_numba"
+_DIGEST = blake2b.digest
 
 _NO_ATTRIBUTE_WARNING = ("The hashes produced for graphs without node or edge attributes "
                          "changed in v3.5 due to a bugfix (see documentation).")
@@ -130,22 +134,58 @@ def _ranks(table):
 
 def _digests(buffer, starts, lengths, digest_size):
     """BLAKE2b digests (a ``(m, digest_size)`` uint8 array) of the strings
-    ``buffer[starts[i]:starts[i] + lengths[i]]``."""
-    module = compiled(BLAKE2B)
-    if module is None:  # no numba: hashlib, once per distinct string
-        raw = buffer.tobytes()
-        items = [raw[s:s + n] for s, n in zip(starts.tolist(), lengths.tolist())]
-        first = {}
-        which = np.fromiter((first.setdefault(item, len(first)) for item in items), dtype=np.int64, count=len(items))
-        digests = b"".join([blake2b(item, digest_size=digest_size).digest() for item in first])
-        return np.frombuffer(digests, dtype=np.uint8).reshape(len(first), digest_size)[which]
-    return module.hash_messages(buffer, starts, lengths, digest_size)
+    ``buffer[starts[i]:starts[i] + lengths[i]]``, by :mod:`hashlib`, once per distinct
+    string (the loops over the strings run in C: ``map``)."""
+    raw = buffer.tobytes()
+    items = list(map(raw.__getitem__, map(slice, starts.tolist(), (starts + lengths).tolist())))
+    distinct = list(dict.fromkeys(items))
+    digests = b"".join(map(_DIGEST, map(functools.partial(blake2b, digest_size=digest_size), distinct)))
+    digests = np.frombuffer(digests, dtype=np.uint8).reshape(len(distinct), digest_size)
+    if len(distinct) == len(items):
+        return digests
+    position = dict(zip(distinct, range(len(distinct))))
+    return digests[np.fromiter(map(position.__getitem__, items), dtype=np.int64, count=len(items))]
+
+
+#: Strings of one iteration below which hashlib hashes them, compiled loop loaded or
+#: not: it is as fast there (a WL graph hash of BA 30 nodes took 0.54 ms against 0.72
+#: ms compiled, 0.86 against 0.93 ms at 100 nodes, 1.97 against 1.69 at 300).
+COMPILED_MIN_STRINGS = 200
+#: Strings (of larger iterations) a process hashes by hashlib before it loads the
+#: compiled loop: about what it takes for the loop's gain to repay loading it (numba's
+#: import and its cached code). On BA 10^5 nodes, 2-core machine, heavily shared:
+#: hashlib took 2.5-3.0 us more a string than the loop, loading took 2.0-2.2 s, so
+#: 0.74-0.87 million strings. A hash of that graph makes 2 x 10^5 strings (two
+#: iterations): the first three hashes of a process are hashlib's, the fourth loads the
+#: loop in its second iteration (asv ``networkx_backend.FirstCall`` times them).
+COMPILED_AFTER_STRINGS = 750_000
+_hashed_by_hashlib = 0  # such strings hashed so far in this process
+
+
+def _blake2b(n_strings):
+    """The compiled BLAKE2b for hashing ``n_strings`` strings, or None: hashlib.
+
+    hashlib for fewer than :data:`COMPILED_MIN_STRINGS`, and, in a process that has
+    not loaded the compiled loop, until the strings hashed by hashlib and these reach
+    :data:`COMPILED_AFTER_STRINGS` (the loop is then loaded once, as renting until the
+    rent paid equals the price, then buying, costs at most twice the best choice made
+    in hindsight). hashlib and the loop give the same digests, bit for bit. The loop
+    reads the table's bytes as little-endian words: little-endian machines only.
+    """
+    global _hashed_by_hashlib
+    if n_strings < COMPILED_MIN_STRINGS or sys.byteorder != "little":
+        return None
+    if sys.modules.get(BLAKE2B) is None and _hashed_by_hashlib + n_strings < COMPILED_AFTER_STRINGS:
+        _hashed_by_hashlib += n_strings
+        return None
+    return compiled(BLAKE2B)
 
 
 def _concatenation_digests(source, parts, part_ptr, digest_size):
     """Digests of the concatenations of strings ``parts[part_ptr[i]:part_ptr[i + 1]]`` of
-    ``source``: streamed into the compiled BLAKE2b with numba, else written out first."""
-    module = compiled(BLAKE2B) if sys.byteorder == "little" else None  # it reads little-endian words
+    ``source``: streamed into the compiled BLAKE2b (:func:`_blake2b`), else written out
+    and hashed by hashlib."""
+    module = _blake2b(len(part_ptr) - 1)
     if module is None:
         data, part_lengths = source.gather(parts)
         lengths = np.add.reduceat(part_lengths, part_ptr[:-1])
@@ -170,10 +210,9 @@ class _Neighbourhoods:
     """
 
     def __init__(self, G, edge_attr):
-        A = G.adjacency
-        n = A.shape[0]
-        rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(A.indptr))
-        cols = A.indices.astype(np.int64)
+        n = len(G)
+        rows = G.rows
+        cols = G.indices
         if edge_attr is not None:
             if G.edge_attrs.get(edge_attr) is None:
                 raise KeyError(edge_attr)
@@ -291,14 +330,14 @@ def _initial_labels(G, edge_attr, node_attr):
     if edge_attr:
         return np.zeros(len(G), dtype=np.int64), _Strings.from_bytes([b""])
     warnings.warn(_NO_ATTRIBUTE_WARNING, UserWarning, stacklevel=3)
-    A = G.adjacency
-    out_degree = np.diff(A.indptr)
+    n = len(G)
+    out_degree = np.diff(G.indptr)
     if G.directed:
-        in_degree = np.bincount(A.indices, minlength=A.shape[0])
-        pairs, ids = np.unique(in_degree.astype(np.int64) * (A.shape[0] + 1) + out_degree, return_inverse=True)
-        strings = [f"{i}_{o}" for i, o in zip(*np.divmod(pairs, A.shape[0] + 1))]
+        in_degree = np.bincount(G.indices, minlength=n)
+        pairs, ids = np.unique(in_degree.astype(np.int64) * (n + 1) + out_degree, return_inverse=True)
+        strings = [f"{i}_{o}" for i, o in zip(*np.divmod(pairs, n + 1))]
     else:
-        degree = out_degree + (A.diagonal() != 0)  # a self-loop counts twice in G.degree
+        degree = out_degree + (G.loops() != 0)  # a self-loop counts twice in G.degree
         pairs, ids = np.unique(degree, return_inverse=True)
         strings = [str(d) for d in pairs.tolist()]
     order, table = _ranked(strings)
@@ -368,9 +407,8 @@ def _networkx_error(G, edge_attr, node_attr, hash_initial, aggregate):
         labels = [""] * n  # degrees, or "" with an edge attribute: ASCII
     if not aggregate:
         return
-    A = G.adjacency
-    indptr, indices = A.indptr.tolist(), A.indices.tolist()
-    edge_values = None if edge_attr is None else G.edge_attrs.get(edge_attr, [MISSING] * A.nnz)
+    indptr, indices = G.indptr.tolist(), G.indices.tolist()
+    edge_values = None if edge_attr is None else G.edge_attrs.get(edge_attr, [MISSING] * len(indices))
     into = [[] for _ in range(n)]  # directed: the entries (edges) into each node
     if G.directed:
         for i in range(n):
