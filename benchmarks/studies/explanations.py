@@ -38,21 +38,15 @@ C_GRID = [1e-2, 1e-1, 1, 10, 100, 1e3]
 
 #: SMARTS of the substructures on Mutagenicity's Kekule mols with explicit hydrogens.
 RING = "[#6]1=,:[#6]-,:[#6]=,:[#6]-,:[#6]=,:[#6]-,:1"
-SUBSTRUCTURES = {
-    "nitro": "[#7](~[#8;D1])~[#8;D1]",
-    "benzene": RING,
-    "aromatic amine": "[#7;!$([#7]~[#8])](-[#1])(-[#1])-[#6;R]",
-    "aryl halide": "[#9,#17,#35,#53]-[#6;R]",
-}
+SUBSTRUCTURES = {"nitro": "[#7](~[#8;D1])~[#8;D1]", "benzene": RING,
+                 "aromatic amine": "[#7;!$([#7]~[#8])](-[#1])(-[#1])-[#6;R]", "aryl halide": "[#9,#17,#35,#53]-[#6;R]"}
 
 
 def _answers(mols, smarts):
     """For each mol, the set of atoms of every match of the pattern (empty: absent)."""
     from rdkit import Chem
 
-    pattern = Chem.MolFromSmarts(smarts)
-    ring = Chem.MolFromSmarts(RING)
-    out = []
+    pattern, ring, out = Chem.MolFromSmarts(smarts), Chem.MolFromSmarts(RING), []
     for mol in mols:
         atoms = set()
         ring_atoms = {a for match in mol.GetSubstructMatches(ring) for a in match}
@@ -70,12 +64,6 @@ def _balanced(has, n, rng):
     pos, neg = np.flatnonzero(has), np.flatnonzero(~has)
     k = min(n // 2, len(pos), len(neg))
     return np.concatenate((rng.choice(pos, k, replace=False), rng.choice(neg, k, replace=False)))
-
-
-def _fit_svc(kernel, graphs, y):
-    search = GridSearchCV(Pipeline([("kernel", kernel), ("svm", SVC(kernel="precomputed"))]),
-                          {"svm__C": C_GRID}, cv=3)
-    return search.fit(graphs, y).best_estimator_
 
 
 def node_scores(values, answers):
@@ -98,7 +86,8 @@ def _score(values, answers):
 
 def _ours(name, kernel, train, ytr, test, yte, answers, orders, seed):
     """One fitted model explained with both spreads (``root``, ``field``): one row each."""
-    (fitted,), model = timed(lambda: _fit_svc(kernel, train, ytr))
+    (fitted,), model = timed(lambda: GridSearchCV(Pipeline([("kernel", kernel), ("svm", SVC(kernel="precomputed"))]),
+                                                  {"svm__C": C_GRID}, cv=3).fit(train, ytr).best_estimator_)
     accuracy, positives, rows = float(np.mean(model.predict(test) == yte)), np.flatnonzero(yte == 1), []
     for spread in ("root", "field"):
         (seconds,), result = timed(lambda: gi.explain(model, [test[i] for i in positives], n_permutations=orders,
@@ -115,6 +104,7 @@ def _fingerprint(mol, atom=-1):
 
 
 def _bits(fingerprints):
+    """The fingerprints as rows of 0/1."""
     return np.array([np.array(list(f), dtype=np.uint8) for f in fingerprints])
 
 
@@ -122,8 +112,7 @@ def _rdkit(train_mols, ytr, test_mols, yte, answers):
     t = clock()
     search = GridSearchCV(LogisticRegression(max_iter=5000), {"C": C_GRID}, cv=3)
     model = search.fit(_bits(map(_fingerprint, train_mols)), ytr).best_estimator_
-    accuracy = float(np.mean(model.predict(_bits(map(_fingerprint, test_mols))) == yte))
-    positives = np.flatnonzero(yte == 1)
+    accuracy, positives = float(np.mean(model.predict(_bits(map(_fingerprint, test_mols))) == yte)), np.flatnonzero(yte)
     predict = lambda f: float(model.predict_proba(_bits([f]))[0, 1])  # noqa: E731
     values = [np.array(SimilarityMaps.GetAtomicWeightsForModel(test_mols[i], _fingerprint, predict)) for i in positives]
     auroc, top, n = _score(values, [answers[i] for i in positives])
@@ -143,13 +132,9 @@ def _planted(n, rng):
 
 
 def known(args):
-    rng = np.random.default_rng(args.seed)
-    tasks = [t.strip() for t in args.tasks.split(",")]
-    rows = []
+    rng, tasks, rows = np.random.default_rng(args.seed), [t.strip() for t in args.tasks.split(",")], []
     if any(t in SUBSTRUCTURES for t in tasks):
-        data = tu("Mutagenicity")
-        atoms, bonds = TU_MOLECULES["Mutagenicity"]
-        graphs = data.graphs
+        graphs, (atoms, bonds) = tu("Mutagenicity").graphs, TU_MOLECULES["Mutagenicity"]
         mols = [to_mol(G, atoms=atoms, bonds=bonds) for G in graphs]
     for task in tasks:
         if task == "planted":
@@ -160,13 +145,10 @@ def known(args):
         else:
             everything = _answers(mols, SUBSTRUCTURES[task])
             has = np.array([bool(a) for a in everything])
-            chosen = _balanced(has, args.n_train + args.n_test, rng)
-            rng.shuffle(chosen)
-            tr = chosen[: len(chosen) * args.n_train // (args.n_train + args.n_test)]
-            te = chosen[len(tr) :]
-            train, test = [graphs[i] for i in tr], [graphs[i] for i in te]
+            rng.shuffle(chosen := _balanced(has, args.n_train + args.n_test, rng))
+            tr, te = np.split(chosen, [len(chosen) * args.n_train // (args.n_train + args.n_test)])
+            train, test, answers = [graphs[i] for i in tr], [graphs[i] for i in te], [everything[i] for i in te]
             ytr, yte = has[tr].astype(int), has[te].astype(int)
-            answers = [everything[i] for i in te]
             wl = gi.GraphKernel(kernel="wl", n_iter=3, node_label="label", edge_label="label")
             rdkit = lambda: [_rdkit([mols[i] for i in tr], ytr, [mols[i] for i in te], yte, answers)]  # noqa: E731
         results = [r for name, k in (("learned", gi.GraphKernel(seed=0)), ("wl", wl))
@@ -189,12 +171,9 @@ MUTAGEN = 0  # the data set's class code of "mutagen" (its README)
 def ground_truth(data):
     """Per graph, ``(atoms, bonds, {kind: atoms})`` of its NO2 and NH2 groups (node positions, sorted bonds)."""
     atoms_code, _ = TU_MOLECULES["Mutagenicity"]
-    code = {symbol: c for c, symbol in atoms_code.items()}
-    batch = data.batch
+    code, batch, out = {symbol: c for c, symbol in atoms_code.items()}, data.batch, []
     A = sp.csr_array(batch.matrix)
-    labels = np.asarray(batch.node_labels).reshape(len(batch.node_labels), -1)[:, 0]
-    degree = np.diff(A.indptr)
-    out = []
+    labels, degree = np.asarray(batch.node_labels).reshape(len(batch.node_labels), -1)[:, 0], np.diff(A.indptr)
     for g in range(len(batch)):
         lo, hi = int(batch.offsets[g]), int(batch.offsets[g + 1])
         atoms, bonds, kinds = set(), set(), {}
@@ -205,8 +184,8 @@ def ground_truth(data):
             for kind, symbol in (("NO2", "O"), ("NH2", "H")):
                 ends = [u for u in nbrs if labels[u] == code[symbol] and degree[u] == 1]
                 if len(ends) == 2:
-                    kinds.setdefault(kind, set()).update([v - lo] + [u - lo for u in ends])
-                    atoms.update([v - lo] + [u - lo for u in ends])
+                    group = [v - lo] + [u - lo for u in ends]
+                    kinds.setdefault(kind, set()).update(group), atoms.update(group)
                     bonds.update(tuple(sorted((v - lo, u - lo))) for u in ends)
         out.append((atoms, bonds, kinds))
     return out
@@ -214,10 +193,8 @@ def ground_truth(data):
 
 def graph_edges(data, g):
     """The bonds of graph ``g`` as ``(u, v)`` pairs, u < v (node positions)."""
-    batch = data.batch
-    lo, hi = int(batch.offsets[g]), int(batch.offsets[g + 1])
-    A = sp.csr_array(batch.matrix)[lo:hi][:, lo:hi]
-    upper = sp.triu(A, 1).tocoo()
+    lo, hi = int(data.batch.offsets[g]), int(data.batch.offsets[g + 1])
+    upper = sp.triu(sp.csr_array(data.batch.matrix)[lo:hi][:, lo:hi], 1).tocoo()
     return list(zip(upper.row.tolist(), upper.col.tolist()))
 
 
@@ -257,6 +234,7 @@ def fit_ours(train, ytr, kernel_factory, folds):
 
 
 def _tanimoto(A, B):
+    """The Tanimoto similarities of the rows of 0/1 ``A`` and ``B``."""
     A, B = A.astype(np.float64), B.astype(np.float64)
     inter = A @ B.T
     return inter / (A.sum(1)[:, None] + B.sum(1)[None, :] - inter + 1e-300)
@@ -281,16 +259,10 @@ def _without(G, atoms):
 def occlusion(model, data, positions):
     """Each atom deleted with its bonds: the drop of the decision function."""
     subgraphs = [_without(G, {v}) for G in (data[int(g)] for g in positions) for v in G]
-    t = clock()
-    whole = model.decision_function(data[np.asarray(positions)])
-    parts = model.decision_function(subgraphs)
-    seconds = clock() - t
-    out, start = [], 0
-    for i, g in enumerate(positions):
-        n = int(data.batch.sizes[g])
-        out.append(whole[i] - parts[start : start + n])
-        start += n
-    return out, seconds / len(positions)
+    (seconds,), (whole, parts) = timed(lambda: (model.decision_function(data[np.asarray(positions)]),
+                                                model.decision_function(subgraphs)))
+    ends = np.cumsum([int(data.batch.sizes[g]) for g in positions])
+    return [w - part for w, part in zip(whole, np.split(parts, ends[:-1]))], seconds / len(positions)
 
 
 def group_use(model, data, positions, truth, kind):
@@ -306,26 +278,23 @@ def group_use(model, data, positions, truth, kind):
 def mutagenicity(args):
     data = tu("Mutagenicity")
     y = (data.y == MUTAGEN).astype(int)  # 1: mutagen, the positive class
-    idx = np.arange(len(data))
-    tr, te = train_test_split(idx, test_size=0.2, stratify=y, random_state=0)
+    tr, te = train_test_split(np.arange(len(data)), test_size=0.2, stratify=y, random_state=0)
     if args.smoke:
         tr, args.cache, args.limit = tr[:300], None, args.limit or 8
     train, ytr = data[tr], y[tr]
     folds = list(StratifiedKFold(5, shuffle=True, random_state=0).split(tr, ytr))
     truth = ground_truth(data)
-    positions = [int(g) for g in te if y[g] == 1 and truth[g][0]]
-    if args.limit:
-        positions = positions[: args.limit]
+    positions = [int(g) for g in te if y[g] == 1 and truth[g][0]][: args.limit or None]
     kinds = {k: [g for g in positions if k in truth[g][2]] for k in ("NO2", "NH2")}
     nh2_only = [g for g in positions if set(truth[g][2]) == {"NH2"}]
     print(f"{len(te)} test molecules, {int(y[te].sum())} mutagens, {len(positions)} explained (a group): "
           f"{len(kinds['NO2'])} with NO2, {len(kinds['NH2'])} with NH2, {len(nh2_only)} NH2 only")
 
-    t = clock()
-    model, C, cv = _cached(args.cache, "ours", lambda: fit_ours(train, ytr, lambda: gi.GraphKernel(seed=0), folds))
+    (fitted,), (model, C, cv) = timed(lambda: _cached(args.cache, "ours", lambda: fit_ours(
+        train, ytr, lambda: gi.GraphKernel(seed=0), folds)))
     accuracy = float(np.mean(model.predict(data[te]) == y[te]))
     print(f"ours: C={C} (CV {cv.round(3).tolist()}), test accuracy {accuracy:.3f}, chosen "
-          f"{model[0].combination_.summary()} ({clock() - t:.0f} s)")
+          f"{model[0].combination_.summary()} ({fitted:.0f} s)")
 
     def by_kind(label, values):
         for kind, chosen in (("NO2", kinds["NO2"]), ("NH2 only", nh2_only)):
@@ -363,18 +332,17 @@ def mutagenicity(args):
         print(f"  deleting every {kind} group's atoms lowers the decision function by {drop:.3f} on average "
               f"({n} molecules)")
 
-    t = clock()
-    atoms, bonds = TU_MOLECULES["Mutagenicity"]
-    mols = {int(g): to_mol(data[int(g)], atoms=atoms, bonds=bonds) for g in np.concatenate((tr, te))}
-    train_fps, test_fps = (_bits([_fingerprint(mols[int(g)]) for g in part]) for part in (tr, te))
-    C_r, _ = best_C(lambda f, v: (_tanimoto(train_fps[f], train_fps[f]), _tanimoto(train_fps[v], train_fps[f])),
-                    ytr, folds)
-    svc = SVC(kernel="precomputed", C=C_r).fit(_tanimoto(train_fps, train_fps), ytr)
-    accuracy_r = float(np.mean(svc.predict(_tanimoto(test_fps, train_fps)) == y[te]))
-    print(f"rdkit: C={C_r}, test accuracy {accuracy_r:.3f} ({clock() - t:.0f} s)")
+    def rdkit_svc():
+        atoms, bonds = TU_MOLECULES["Mutagenicity"]
+        mols = {int(g): to_mol(data[int(g)], atoms=atoms, bonds=bonds) for g in np.concatenate((tr, te))}
+        fps, test_fps = (_bits([_fingerprint(mols[int(g)]) for g in part]) for part in (tr, te))
+        C_r, _ = best_C(lambda f, v: (_tanimoto(fps[f], fps[f]), _tanimoto(fps[v], fps[f])), ytr, folds)
+        svc = SVC(kernel="precomputed", C=C_r).fit(_tanimoto(fps, fps), ytr)
+        return mols, fps, svc, C_r, float(np.mean(svc.predict(_tanimoto(test_fps, fps)) == y[te]))
 
-    def predict(f):
-        return float(svc.decision_function(_tanimoto(_bits([f]), train_fps))[0])
+    (fitted,), (mols, train_fps, svc, C_r, accuracy_r) = timed(rdkit_svc)
+    print(f"rdkit: C={C_r}, test accuracy {accuracy_r:.3f} ({fitted:.0f} s)")
+    predict = lambda f: float(svc.decision_function(_tanimoto(_bits([f]), train_fps))[0])  # noqa: E731
 
     with threadpool_limits(1):
         (seconds,), values = timed(lambda: [np.array(SimilarityMaps.GetAtomicWeightsForModel(
@@ -384,8 +352,7 @@ def mutagenicity(args):
     by_kind("rdkit ", values)
 
     print("\n| explainer | accuracy | pooled edge AUROC | node AUROC (per molecule) | top atom in a group | "
-          "time per molecule |")
-    print("|---|---|---|---|---|---|")
+          "time per molecule |\n|---|---|---|---|---|---|")
     for name, acc, s, sec in rows:
         print(f"| {name} | {acc:.3f} | {s['edge_auroc']:.3f} | {s['node_auroc']:.3f} | {s['top_atom']:.2f} | "
               f"{sec:.3f} s |")
@@ -430,11 +397,8 @@ def _molecule_sets(names, seed):
 def _loo_alpha(K, y, alphas=(1e-4, 1e-3, 1e-2, 1e-1, 1.0)):
     """The kernel ridge alpha of least leave-one-out error on a fixed kernel matrix."""
     lam, V = np.linalg.eigh(K)
-    errors = []
-    for a in alphas:
-        H = (V * (lam / (lam + a))) @ V.T
-        errors.append(np.mean(((y - H @ y) / (1 - np.diag(H))) ** 2))
-    return alphas[int(np.argmin(errors))]
+    hats = [(V * (lam / (lam + a))) @ V.T for a in alphas]
+    return alphas[int(np.argmin([np.mean(((y - H @ y) / (1 - np.diag(H))) ** 2) for H in hats]))]
 
 
 def atoms(args):
@@ -445,8 +409,7 @@ def atoms(args):
 
     rng = np.random.default_rng(args.seed)
     print("| molecules | target | explained | test R2 | descriptors weight | exact share | median tau | "
-          "mean tau | s per molecule |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "mean tau | s per molecule |\n|---|---|---|---|---|---|---|---|---|")
     for name, (graphs, mols) in _molecule_sets(args.sets, args.seed).items():
         order = rng.permutation(len(graphs))
         tr, te = order[: args.n_train], order[args.n_train : args.n_train + args.n_explain]
@@ -458,9 +421,8 @@ def atoms(args):
             model.set_params(ridge__alpha=alpha).fit([graphs[i] for i in tr], y[tr])
             test = [graphs[i] for i in te]
             r2 = 1 - np.mean((model.predict(test) - y[te]) ** 2) / np.var(y[te])
-            t = clock()
-            result = gi.explain(model, test, n_permutations=args.orders, seed=args.seed)
-            seconds = (clock() - t) / len(te)
+            (seconds,), result = timed(lambda: gi.explain(model, test, n_permutations=args.orders, seed=args.seed))
+            seconds /= len(te)
             taus = [kendalltau(v, atom_truth(mols[i], target)).statistic for v, i in zip(result.node_values, te)]
             taus = np.array([tau for tau in taus if np.isfinite(tau)])
             weight = sum(w for label, parts, _, w in model[0].combination_.chosen if "descriptors" in parts)

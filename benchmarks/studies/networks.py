@@ -26,7 +26,7 @@ import scipy.sparse as sp
 from scipy.stats import spearmanr
 
 import graphinvariants as gi
-from runner import ROOT, clock, commands, in_child, option, parse, peak_gib, pyplot, timed
+from runner import ROOT, clock, commands, in_child, local_cluster, option, parse, peak_gib, pyplot, timed, worker_peaks
 from benchmarks.common import floor_invariants, peer, random_edges
 
 FAMILIES = {"er": "Erdos-Renyi", "ba": "Barabasi-Albert", "grid": "2-D grid", "rgg": "random geometric"}
@@ -68,12 +68,14 @@ def flipped(u, v, n, n_flips, seed):
 
 
 def to_networkx(u, v, n):
+    """The NetworkX graph of the edge arrays."""
     G = nx.empty_graph(n)
     G.add_edges_from(zip(u.tolist(), v.tolist()))
     return G
 
 
 def to_csr(u, v, n):
+    """The symmetric CSR adjacency of the edge arrays (netlsd's input)."""
     return sp.coo_matrix((np.ones(2 * u.size), (np.concatenate((u, v)), np.concatenate((v, u)))), shape=(n, n)).tocsr()
 
 
@@ -197,23 +199,18 @@ def write_er_parquet(path, n, m, *, seed=0, rows_per_file=4_000_000):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    rng = np.random.default_rng(seed)
-    p = 2.0 * m / (float(n) * float(n - 1))
+    rng, p, total, files = np.random.default_rng(seed), 2.0 * m / (float(n) * float(n - 1)), 0, 0
     nodes_per_chunk = max(1, int(rows_per_file / max(p * n / 2, 1e-9)))
     path.mkdir(parents=True)
-    total, files = 0, 0
     for lo in range(0, n, nodes_per_chunk):
-        hi = min(n, lo + nodes_per_chunk)
-        a = np.arange(lo, hi, dtype=np.int64)
+        a = np.arange(lo, min(n, lo + nodes_per_chunk), dtype=np.int64)
         later = n - 1 - a  # candidates b > a
         counts = rng.binomial(later, p)
         a = np.repeat(a, counts)
         b = a + 1 + np.floor(rng.random(a.size) * np.repeat(later, counts)).astype(np.int64)
         key = np.unique(a * n + b)  # G(n, p): each pair once (a repeat can only be in this chunk)
-        a, b = key // n, key % n
-        order = rng.permutation(key.size)
-        a, b = a[order], b[order]
-        swap = rng.random(a.size) < 0.5
+        key = key[rng.permutation(key.size)]
+        a, b, swap = key // n, key % n, rng.random(key.size) < 0.5
         u, v = np.where(swap, b, a), np.where(swap, a, b)
         pq.write_table(pa.table({"u": u, "v": v}), path / f"part-{files:05d}.parquet", row_group_size=1 << 20)
         total += u.size
@@ -226,11 +223,10 @@ def read_csr(path, n):
     import pyarrow.parquet as pq
 
     table = pq.read_table(path)
-    u = table.column("u").to_numpy().astype(np.int32)
-    v = table.column("v").to_numpy().astype(np.int32)
+    u, v = (table.column(c).to_numpy().astype(np.int32) for c in "uv")
     del table
     rows, cols = np.concatenate((u, v)), np.concatenate((v, u))
-    del u, v
+    del u, v  # the process peak is a figure: the int32 columns go before the matrix is built
     A = sp.csr_array((np.ones(rows.size), (rows, cols)), shape=(n, n))
     del rows, cols
     A.sum_duplicates()
@@ -241,9 +237,8 @@ def peers(args, parser):
     if args.quick:
         args.sizes, args.families, args.budget, args.repeats = "1e4", "er,ba", 30.0, 3
         args.sequences, args.steps, args.decay_edges = 2, 5, 2_000
-    sizes = [int(float(s)) for s in args.sizes.split(",")]
-    families = args.families.split(",")
-    methods = args.methods.split(",")
+    sizes, families, methods = [int(float(s)) for s in args.sizes.split(",")], args.families.split(","), \
+        args.methods.split(",")
     for name in methods:
         if name not in METHODS:
             parser.error(f"unknown method {name!r}; expected some of {list(METHODS)}")
@@ -322,13 +317,10 @@ def peers(args, parser):
 
 def cluster(args, parser):
     if args.quick:
-        args.nodes, args.edges, args.dedup = 1_000_000, 10_000_000, True
-        args.memory_limit = "0.6GB"
-        args.rows_per_file = 1_000_000
+        args.nodes, args.edges, args.dedup, args.memory_limit, args.rows_per_file = 10**6, 10**7, True, "0.6GB", 10**6
 
     import dask.dataframe as dd
     from dask.utils import parse_bytes
-    from distributed import Client, LocalCluster
 
     workdir = Path(tempfile.mkdtemp(prefix="gi-bench-network-", dir=args.dir))
     path = workdir / "edges"
@@ -343,21 +335,18 @@ def cluster(args, parser):
         print(f"worker memory_limit {limit / 2**30:.2f} GiB < table {table_bytes / 2**30:.2f} GiB: "
               f"{limit < table_bytes}")
 
-        with LocalCluster(n_workers=2, threads_per_worker=1, memory_limit=args.memory_limit,
-                          dashboard_address=None) as cluster, Client(cluster) as client:
+        with local_cluster(memory_limit=args.memory_limit) as client:
             edges = dd.read_parquet(path)
             (seconds,), inv = timed(lambda: gi.distributed.power_invariants(edges, k=args.k, deduplicate=False,
                                                                              split_every=args.split_every))
-            peaks = list(client.run(peak_gib).values())
             print(f"distributed ({edges.npartitions} partitions, deduplicate=False): {seconds:.1f} s, "
                   f"{seconds / args.k:.2f} s per step, {1e9 * seconds / (args.k * m):.1f} ns per edge per step; "
-                  f"worker peaks {', '.join(f'{p:.2f}' for p in peaks)} GiB; client peak {peak_gib():.2f} GiB")
+                  f"worker peaks {worker_peaks(client)}; client peak {peak_gib():.2f} GiB")
             if args.dedup:
                 (dedup_seconds,), deduplicated = timed(lambda: gi.distributed.power_invariants(
                     edges, k=args.k, split_every=args.split_every))
-                peaks = list(client.run(peak_gib).values())
                 print(f"distributed, deduplicate=True (shuffle + persisted distinct table): {dedup_seconds:.1f} s; "
-                      f"worker peaks {', '.join(f'{p:.2f}' for p in peaks)} GiB; equal to deduplicate=False: "
+                      f"worker peaks {worker_peaks(client)}; equal to deduplicate=False: "
                       f"{deduplicated == inv}")
 
         (build,), A = timed(lambda: read_csr(path, args.nodes))

@@ -161,3 +161,18 @@ def pyplot():
     import matplotlib.pyplot as plt
 
     return plt
+
+
+@contextlib.contextmanager
+def local_cluster(n_workers=2, **options):
+    """A Dask ``LocalCluster`` of ``n_workers`` one-thread worker processes, no dashboard: its ``Client``."""
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=n_workers, threads_per_worker=1, dashboard_address=None, **options) as cluster, \
+            Client(cluster) as client:
+        yield client
+
+
+def worker_peaks(client):
+    """Each worker's peak resident memory so far (:func:`peak_gib`) as text: ``"0.41, 0.39 GiB"``."""
+    return ", ".join(f"{p:.2f}" for p in client.run(peak_gib).values()) + " GiB"

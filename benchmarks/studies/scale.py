@@ -29,7 +29,7 @@ import graphinvariants as gi
 from graphinvariants.datasets import perturbed_copies
 from graphinvariants.features import subset
 from graphinvariants.kernels import make_functional, pairwise_kernels
-from runner import clock, commands, in_child, option, parse, peak_gib, section, timed
+from runner import clock, commands, in_child, local_cluster, option, parse, peak_gib, section, timed
 from benchmarks.common import tu
 
 NCI1_LOG_SIZE = (3.310, 0.408)  # mean and std of log(number of nodes) over NCI1
@@ -39,9 +39,8 @@ NCI1_EDGES_PER_NODE = 1.0815
 
 # -- synthetic corpus ------------------------------------------------------------------
 def graph_sizes(n_graphs, rng):
-    mu, sigma = NCI1_LOG_SIZE
-    sizes = np.round(rng.lognormal(mu, sigma, n_graphs))
-    return np.clip(sizes, *NCI1_SIZE_RANGE).astype(np.int64)
+    """``n_graphs`` node counts drawn as NCI1's (log-normal, clipped to its range)."""
+    return np.clip(np.round(rng.lognormal(*NCI1_LOG_SIZE, n_graphs)), *NCI1_SIZE_RANGE).astype(np.int64)
 
 
 def molecule_edges(sizes, rng):
@@ -77,12 +76,9 @@ def generate_corpus(folder, n_graphs, seed, graphs_per_file, first_id=0):
         sizes = graph_sizes(count, rng)
         g, u, v = molecule_edges(sizes, rng)
         order = np.lexsort((v, u, g))
-        table = pa.table({
-            "graph_id": (first_id + f * graphs_per_file + g[order]).astype(np.int64),
-            "source": u[order].astype(np.int32),
-            "target": v[order].astype(np.int32),
-        })
-        pq.write_table(table, folder / f"part-{f:05d}.parquet")
+        pq.write_table(pa.table({"graph_id": (first_id + f * graphs_per_file + g[order]).astype(np.int64),
+                                 "source": u[order].astype(np.int32), "target": v[order].astype(np.int32)}),
+                       folder / f"part-{f:05d}.parquet")
         n_nodes += int(sizes.sum())
         pairs = np.unique(np.stack([np.minimum(u, v), np.maximum(u, v)]) + (g * 1000)[None], axis=1)
         n_edges += pairs.shape[1]
@@ -92,8 +88,7 @@ def generate_corpus(folder, n_graphs, seed, graphs_per_file, first_id=0):
 def queries_graphs(n, seed):
     """``n`` query graphs from another stream of the same generator, as NetworkX graphs."""
     rng = np.random.default_rng(seed)
-    sizes = graph_sizes(n, rng)
-    g, u, v = molecule_edges(sizes, rng)
+    g, u, v = molecule_edges(sizes := graph_sizes(n, rng), rng)
     graphs = [nx.empty_graph(int(s)) for s in sizes]
     for gi_, a, b in zip(g.tolist(), u.tolist(), v.tolist()):
         graphs[gi_].add_edge(a, b)
@@ -102,7 +97,8 @@ def queries_graphs(n, seed):
 
 # -- measuring -------------------------------------------------------------------------
 def _peak_rss(reset=False):
-    """This process's exact peak RSS (VmHWM; Linux), or (``reset``) its reset (Linux >= 4.0)."""
+    """This process's exact peak RSS (VmHWM; Linux), or (``reset``) its reset (Linux >= 4.0); the workers' VmHWM in
+    the cluster sections, whose blocks follow one another in the same worker processes."""
     if reset:
         with open("/proc/self/clear_refs", "w") as fh:
             return fh.write("5")
@@ -149,10 +145,8 @@ def section_embed(args, corpus_dir, client, work):
         edges = dd.read_parquet(corpus_dir)
         gid.embed(edges, npartitions=edges.npartitions).to_parquet(out)
     print(f"  cluster, {args.workers} workers (read + shuffle + embed + write): {times['cluster']:.2f} s, "
-          f"{args.n_graphs / times['cluster']:,.0f} graphs/s")
-    print(f"  {mem[0]}")
-    stored = pd.read_parquet(out).sort_values("graph_id")
-    remote = gid.from_frame(stored)
+          f"{args.n_graphs / times['cluster']:,.0f} graphs/s\n  {mem[0]}")
+    remote = gid.from_frame(stored := pd.read_parquet(out).sort_values("graph_id"))
     same = (np.array_equal(stored["graph_id"].to_numpy(), ids) and np.array_equal(remote.means, local.means)
             and np.array_equal(remote.covariances, local.covariances) and np.array_equal(remote.n_nodes, local.n_nodes))
     print(f"  cluster result equal to the in-process one bit for bit: {same}")
@@ -207,8 +201,7 @@ def section_kneighbors(args, client, work, local, ids):
 def section_kernel(args, client, work, local):
     dd, gid = _dask()
     n = min(args.kernel_graphs, len(local))
-    need = 8 * n * n
-    free = shutil.disk_usage(work).free
+    need, free = 8 * n * n, shutil.disk_usage(work).free
     print(f"\n== Kernel matrix of {n:,} graphs to Zarr, chunks {args.chunks}")
     if need > 0.9 * free:
         print(f"  skipped: the matrix needs {need / 2**30:.1f} GiB, {free / 2**30:.1f} GiB free in {work}")
@@ -232,11 +225,10 @@ def section_kernel(args, client, work, local):
     import zarr
 
     stored = zarr.open_array(str(work / "K.zarr"), mode="r")
-    rows = np.random.default_rng(0).choice(n, min(n, 200), replace=False)
+    rows = np.sort(np.random.default_rng(0).choice(n, min(n, 200), replace=False))
     # the rows as the whole n x n matrix computes them (its size decides the engine)
-    whole = make_functional("power").for_pairs(n * n)
-    reference = pairwise_kernels(sub.take(np.sort(rows)), sub, functional=whole)
-    check = np.array_equal(stored.get_orthogonal_selection((np.sort(rows), slice(None))), reference)
+    reference = pairwise_kernels(sub.take(rows), sub, functional=make_functional("power").for_pairs(n * n))
+    check = np.array_equal(stored.get_orthogonal_selection((rows, slice(None))), reference)
     print(f"  {len(rows)} stored rows equal to the in-process kernel: {check}")
     shutil.rmtree(work / "K.zarr")
     if not check:
@@ -267,8 +259,7 @@ def section_scaling(args, client, corpus_dir, work):
 
 
 def section_nystroem(args):
-    ds = tu("NCI1")
-    y = ds.y
+    ds, y = tu("NCI1"), tu("NCI1").y
     folds = list(StratifiedKFold(10, shuffle=True, random_state=args.seed).split(np.zeros(len(y)), y))
 
     def row(label, accuracies):  # accuracies() is timed
@@ -349,7 +340,7 @@ def cluster(args, parser):
     except OSError as err:
         parser.error(f"--workdir {args.workdir}: cannot create a folder there ({err.strerror or err})")
     print(f"work folder: {work}")
-    cluster = client = None
+    stack = contextlib.ExitStack()  # the cluster, where a section needs one
     try:
         corpus_dir = Path(args.corpus) if args.corpus else work / "corpus"
         if not args.corpus and sections & {"generate", "embed", "kneighbors", "kernel", "scaling"}:
@@ -360,10 +351,7 @@ def cluster(args, parser):
                   f"{stats['nodes'] / stats['graphs']:.1f} nodes (NCI1 29.9), {stats['files']} Parquet files, "
                   f"{clock() - start:.1f} s")
         if sections & {"embed", "kneighbors", "kernel", "scaling"}:
-            from distributed import Client, LocalCluster
-
-            cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None)
-            client = Client(cluster)
+            client = stack.enter_context(local_cluster(args.workers))
             local = ids = None
             if sections & {"embed", "kneighbors", "kernel"}:
                 local, ids = section_embed(args, corpus_dir, client, work)
@@ -376,9 +364,7 @@ def cluster(args, parser):
         if "nystroem" in sections:
             section_nystroem(args)
     finally:
-        if client is not None:
-            client.close()
-            cluster.close()
+        stack.close()
         if args.keep:
             print(f"kept {work}")
         else:
@@ -413,7 +399,6 @@ def features(args, parser):
 def zarr(args, parser):
     import dask
     import dask.bag as db
-    from distributed import Client, LocalCluster
 
     from graphinvariants.distributed import features_to_zarr, read_features, store_kneighbors as kneighbors
 
@@ -442,8 +427,7 @@ def zarr(args, parser):
         return same
 
     results = []
-    with LocalCluster(n_workers=2, threads_per_worker=1, memory_limit=args.memory_limit,
-                      dashboard_address=None) as cluster, Client(cluster) as client:
+    with local_cluster(memory_limit=args.memory_limit) as client:
         for n in args.sizes:
             store = Path(tempfile.mkdtemp(prefix="learned-features-")) / "features.zarr"
             starts = range(0, n, args.partition)
