@@ -326,13 +326,14 @@ class NearestGraphs(NeighborsGraphMixin, BaseEstimator):
             self._warm_up()
 
     def _warm_up(self):
-        """Search the first stored row once, as a query is, so that what the queries need
-        is ready when ``fit`` returns: numba imported and the compiled loops loaded from
-        its cache (about 1 s once per process, against 4-15 ms a query), the posting lists
-        built. ``index_.scored_`` stays unset (it describes the last query)."""
+        """The first stored row searched once as a query (int32 offsets, as scipy makes a query's row), so that
+        ``fit`` pays numba's import, the compiled loops' loading (1 s once per process) and the posting lists, not
+        the first query (docs/search.rst, "The first query"); ``index_.scored_`` stays unset."""
         Q, lost = self.index_.rows(0, 1), None
         if self._missing_column:
             Q, lost = split_missing(Q, Q.shape[1] - 1)
+        if hasattr(Q, "indptr"):
+            Q.indices, Q.indptr = Q.indices.astype(np.int32), Q.indptr.astype(np.int32)
         self.index_.search(Q, 1, lost=lost)
         for name in ("scored_", "rescored_"):
             self.index_.__dict__.pop(name, None)
