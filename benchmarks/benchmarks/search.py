@@ -23,7 +23,7 @@ from graphinvariants.search.approximate import ApproximateIndex
 from graphinvariants.search.exact import candidate_scorer, pair_inner_products
 from graphinvariants.search.rows import widened
 
-from .common import molecules, morgan, one_thread, peer, tu
+from .common import TU_DATA, molecules, morgan, one_thread, peer, tu
 
 #: The bound path kept for every query (Bounds), read here so that a move fails ``asv check``.
 _SWITCHES = (exact.FULL_PASS_SHARE,)
@@ -329,6 +329,36 @@ class QueryRow:
             warnings.simplefilter("ignore")
             for q in self.queries:
                 self.call(q)
+
+
+_FIRST_QUERY = """
+import os
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+import graphinvariants as gi
+from graphinvariants.datasets import as_molecules
+data = as_molecules(gi.load_tu("Mutagenicity", data_home={data!r}, download=False))
+if {variant!r} == "first query, no warm-up":
+    gi.NearestGraphs._warm_up = lambda self: None
+if {variant!r} != "fit":
+    search = gi.NearestGraphs("wl", n_neighbors=10).fit(data[:2000])
+if {variant!r} == "later query":
+    for i in range(2001, 2041):
+        search.kneighbors(data[[i]])
+"""
+
+
+class FirstQuery:
+    """A fresh process's ``NearestGraphs("wl").fit`` on 2,000 Mutagenicity molecules, its first ``kneighbors`` (one
+    held-out molecule) with and without fit's warm-up search, and a query after 40 others (docs/search.rst)."""
+
+    params, param_names = ["fit", "first query", "first query, no warm-up", "later query"], ["variant"]
+    repeat, number, timeout = 5, 1, 600
+    _SWITCHES = (gi.NearestGraphs._warm_up,)
+
+    def timeraw_call(self, variant):
+        statement = "gi.NearestGraphs('wl', n_neighbors=10).fit(data[:2000])" if variant == "fit" else (
+            "search.kneighbors(data[[2000]])")
+        return statement, _FIRST_QUERY.format(variant=variant, data=TU_DATA)
 
 
 class QueryDistinct:

@@ -322,6 +322,21 @@ class NearestGraphs(NeighborsGraphMixin, BaseEstimator):
                 self.index_ = self._index_rows(feature_map.transform(graphs))
         self.n_samples_fit_ = int(self.index_.n_rows_)
         self.chosen_index_ = getattr(self.index_, "kind", "exact")
+        if feature_map is not None and self.client is None and self.store is None:
+            self._warm_up()
+
+    def _warm_up(self):
+        """The first stored row searched once as a query (int32 offsets, as scipy makes a query's row), so that
+        ``fit`` pays numba's import, the compiled loops' loading (1 s once per process) and the posting lists, not
+        the first query (docs/search.rst, "The first query"); ``index_.scored_`` stays unset."""
+        Q, lost = self.index_.rows(0, 1), None
+        if self._missing_column:
+            Q, lost = split_missing(Q, Q.shape[1] - 1)
+        if hasattr(Q, "indptr"):
+            Q.indices, Q.indptr = Q.indices.astype(np.int32), Q.indptr.astype(np.int32)
+        self.index_.search(Q, 1, lost=lost)
+        for name in ("scored_", "rescored_"):
+            self.index_.__dict__.pop(name, None)
 
     def _index_rows(self, X):
         """Feature rows ``X`` indexed in process, or in parts on ``client``; rows of norm
