@@ -41,10 +41,9 @@ from .gaussian import (
     GaussianEmbedding,
     PowerInvariants,
     batch_power_invariants,
-    load_invariants,
     power_invariants,
-    save_invariants,
 )
+from .invariants_file import load_invariants, save_invariants
 from .histogram import HistogramBatch, WalkHistogram
 from .labelled import LabelledHistogramBatch, LabelledWalkHistogram
 from .meanmap import MeanMap, MeanMapBatch
