@@ -13,20 +13,6 @@ KERNELS = {"power": {}, "histogram": {"k": 9}, "wl": {"n_iter": 5}, "meanmap": {
            "power*histogram": {"histogram__k": 9}, "power*wl": {}, "power*histogram*wl": {"histogram__k": 9}}
 
 
-class Gram:
-    """The NCI1 Gram matrix of every kernel from the loaded data set (embedding included), one thread."""
-
-    params, param_names = list(KERNELS), ["kernel"]
-    timeout = 300
-
-    def setup(self, kernel):
-        self.ds = tu("NCI1")
-
-    def time_gram(self, kernel):
-        with one_thread():
-            gi.kernel_matrix(self.ds, kernel=kernel, n_jobs=1, **KERNELS[kernel])
-
-
 def _pair_kernel(m1, c1, m2, c2):
     """The power kernel of one pair, plain numpy (the per-pair loop)."""
     cov = (c1 + c2) / 2
@@ -35,27 +21,102 @@ def _pair_kernel(m1, c1, m2, c2):
                   - 0.5 * np.log(np.linalg.det(cov)) - 0.125 * d @ np.linalg.solve(cov, d))
 
 
-class PowerEngine:
-    """The power Gram matrix of NCI1 from its invariants: the compiled and numpy engines on 1 and 2 threads;
-    ``time_pair_loop``: 20,000 random pairs by a plain numpy call per pair (scale by 8,448,105 / 20,000 for all
-    pairs)."""
+def _threads1(call):
+    def run():
+        with one_thread():
+            return call()
+    return run
 
-    params, param_names = (["numba", "numpy"], [1, 2]), ["engine", "n_jobs"]
 
-    def setup(self, engine, n_jobs):
-        if engine == "numba":
-            peer("numba")
-        self.invariants = gi.batch_power_invariants(tu("NCI1"), k=5)
-        self.functional = GaussianEmbedding(5, engine=engine)
-        pairwise_kernels(self.invariants.take(np.arange(64)), functional=self.functional)  # compiled
-        self.pairs = [(inv.mean, inv.regularized_covariance()) for inv in self.invariants]
+def _from_list(kernel, source):
+    """NCI1 from the loaded set, a NetworkX list (conversion included) or 0.2's builder, one thread."""
+    from .graphs import _per_graph_batch
 
-    def time_gram(self, engine, n_jobs):
-        pairwise_kernels(self.invariants, functional=self.functional, n_jobs=n_jobs)
+    ds, options = tu("NCI1"), {} if kernel == "power" else {"node_label": "label"}
+    graphs = {"data set": lambda: ds, "networkx list": lambda: ds.graphs,
+              "0.2 builder": lambda: _per_graph_batch(ds.graphs)}[source]
+    gi.kernel_matrix(ds[:50], kernel=kernel, n_jobs=1, **options)
+    return _threads1(lambda: gi.kernel_matrix(graphs(), kernel=kernel, n_jobs=1, **options)), None
 
-    def time_pair_loop(self, engine, n_jobs):
-        for i, j in np.random.default_rng(0).integers(0, len(self.pairs), (20_000, 2)):
-            _pair_kernel(*self.pairs[i], *self.pairs[j])
+
+def _engine(engine, n_jobs):
+    """NCI1's power Gram matrix from its invariants; ``pair loop``: 20,000 random pairs, a numpy call per pair."""
+    invariants = gi.batch_power_invariants(tu("NCI1"), k=5)
+    if engine == "pair loop":
+        pairs = [(inv.mean, inv.regularized_covariance()) for inv in invariants]
+        return lambda: [_pair_kernel(*pairs[i], *pairs[j])
+                        for i, j in np.random.default_rng(0).integers(0, len(pairs), (20_000, 2))], None
+    if engine == "numba":
+        peer("numba")
+    functional = GaussianEmbedding(5, engine=engine)
+    pairwise_kernels(invariants.take(np.arange(64)), functional=functional)  # compiled
+    return lambda: pairwise_kernels(invariants, functional=functional, n_jobs=n_jobs), None
+
+
+def _rooted(name, radius, call):
+    """``rooted_subgraph`` (labels where the set has them): the embedding, the matrix from the set or its NetworkX
+    graphs (compared with the set's)."""
+    ds = tu(name)
+    f = RootedSubgraph(radius, **{key: "label" for key, value in (("node_label", ds.batch.node_labels),
+                                                                  ("edge_label", ds.batch.edge_labels))
+                                  if value is not None})
+    reference = lambda: pairwise_kernels(ds, functional=f)  # noqa: E731
+    calls = {"embedding": lambda: f.embed(f.graph_batch(ds)), "data set": reference,
+             "networkx list": lambda: pairwise_kernels(ds.graphs, functional=f)}
+    return calls[call], call == "networkx list" and reference
+
+
+def _attributes(call):
+    """ENZYMES's ``attributes`` (``wl`` beside), one thread; the numpy and compiled paths of the double sums on 150
+    graphs; compared with the exact compiled matrix."""
+    ds = tu("ENZYMES")
+    gi.kernel_matrix(ds[:100], kernel="attributes")  # the first call: numba imported, code loaded
+    if call == "wl":
+        return _threads1(lambda: gi.kernel_matrix(ds, kernel="wl")), None
+    graphs = ds[:150] if "path" in call else ds
+    if "path" in call:
+        meanmap.COMPILED_PAIRS = np.inf if call.startswith("numpy") else 0
+    options = {"exact, n_jobs=2": {"n_jobs": 2}, "2000 features": {"n_features": 2000}}.get(call, {})
+
+    def exact():
+        meanmap.COMPILED_PAIRS = 0
+        return gi.kernel_matrix(graphs, kernel="attributes")
+    return _threads1(lambda: gi.kernel_matrix(graphs, kernel="attributes", **options)), exact
+
+
+#: Every Gram matrix case: a name -> ``(call, reference matrix or None)`` made in setup.
+CASES = {**{f"NCI1 {k}": lambda k=k: (_threads1(lambda: gi.kernel_matrix(tu("NCI1"), kernel=k, n_jobs=1,
+                                                                         **KERNELS[k])), None) for k in KERNELS},
+         **{f"NCI1 {k} from {s}": lambda k=k, s=s: _from_list(k, s) for k in ["wl", "power", "shortest_path"]
+            for s in ["data set", "networkx list", "0.2 builder"]},
+         **{f"NCI1 power invariants, {e}, n_jobs={j}": lambda e=e, j=j: _engine(e, j) for e in ["numba", "numpy"]
+            for j in [1, 2]}, "NCI1 power invariants, pair loop": lambda: _engine("pair loop", 1),
+         **{f"{d} rooted radius {r}, {c}": lambda d=d, r=r, c=c: _rooted(d, r, c)
+            for d, r in [("NCI1", 2), ("REDDIT-BINARY", 1)] for c in ["embedding", "data set", "networkx list"]},
+         **{f"ENZYMES attributes, {c}": lambda c=c: _attributes(c)
+            for c in ["wl", "exact", "exact, n_jobs=2", "2000 features", "numpy path, 150 graphs",
+                      "compiled path, 150 graphs"]}}
+
+
+class Gram:
+    """Gram matrices (docs/kernels.rst, user_guide.rst): every kernel on NCI1, from lists, the power engines,
+    ``rooted_subgraph`` and ``attributes``; ``track_difference``: the largest difference from the reference matrix."""
+
+    params, param_names = list(CASES), ["case"]
+    timeout = 1800
+
+    def setup(self, case):
+        self.saved = meanmap.COMPILED_PAIRS
+        self.call, self.reference = CASES[case]()
+
+    def teardown(self, case):
+        meanmap.COMPILED_PAIRS = self.saved
+
+    def time_gram(self, case):
+        self.call()
+
+    def track_difference(self, case):
+        return float(np.abs(self.call() - self.reference()).max()) if self.reference else float("nan")
 
 
 class MeanMapFeatures:
@@ -123,27 +184,6 @@ class Peers:
 
     def track_difference(self, name, kernel, who):
         return float(np.abs(np.asarray(self.call()) - self.ours()).max())
-
-
-class FromList:
-    """The Gram matrix from a list of NetworkX graphs (conversion included) over the loaded data set and through 0.2's
-    builder, NCI1, one thread."""
-
-    params = (["wl", "power", "shortest_path"], ["data set", "networkx list", "0.2 builder"])
-    param_names = ["kernel", "source"]
-
-    def setup(self, kernel, source):
-        from .graphs import _per_graph_batch
-
-        ds = tu("NCI1")
-        self.options = {} if kernel == "power" else {"node_label": "label"}
-        self.source = {"data set": lambda: ds, "networkx list": lambda: ds.graphs,
-                       "0.2 builder": lambda: _per_graph_batch(ds.graphs)}[source]
-        gi.kernel_matrix(ds[:50], kernel=kernel, n_jobs=1, **self.options)
-
-    def time_gram(self, kernel, source):
-        with one_thread():
-            gi.kernel_matrix(self.source(), kernel=kernel, n_jobs=1, **self.options)
 
 
 _FIRST = """
@@ -217,33 +257,6 @@ class ShortestPathFirstCall:
                 "grakel.graph_from_networkx(graphs, node_labels_tag='label'))"), setup
 
 
-class Rooted:
-    """``rooted_subgraph`` (labels where the set has them) of NCI1 at radius 2 and REDDIT-BINARY at radius 1: the
-    embedding, the Gram matrix from the data set and from its NetworkX graphs (``track_equal``: the same matrix)."""
-
-    params = (["NCI1 radius 2", "REDDIT-BINARY radius 1"], ["embedding", "data set", "networkx list"])
-    param_names = ["data", "call"]
-    timeout = 1800
-
-    def setup(self, data, call):
-        name, radius = data.split(" radius ")
-        self.ds = ds = tu(name)
-        labels = {key: "label" for key, value in (("node_label", ds.batch.node_labels),
-                                                  ("edge_label", ds.batch.edge_labels)) if value is not None}
-        self.functional = f = RootedSubgraph(int(radius), **labels)
-        self.call = {"embedding": lambda: f.embed(f.graph_batch(ds)),
-                     "data set": lambda: pairwise_kernels(ds, functional=f),
-                     "networkx list": lambda: pairwise_kernels(ds.graphs, functional=f)}[call]
-
-    def time_call(self, data, call):
-        self.call()
-
-    def track_equal(self, data, call):
-        f = self.functional
-        return int(np.array_equal(pairwise_kernels(self.ds, functional=f),
-                                  pairwise_kernels(self.ds.graphs, functional=f)))
-
-
 class TopK:
     """Kernel rows in chunks: the top-10 of 100 queries among 20,000 random graphs from precomputed embeddings, the pair
     engine's rows (:func:`~graphinvariants.kernels.kernel_row_chunks`) in one chunk against one query row per chunk."""
@@ -281,43 +294,3 @@ class PowerMemory:
 
     def peakmem_gram_100(self, k):
         gi.kernel_matrix(self.ds[:100], kernel="power", k=k, ridge=1e-8)
-
-
-
-class Attributes:
-    """The ``attributes`` member on ENZYMES against ``wl`` (one thread): the exact double sums on one and two jobs,
-    2,000 random features (``track_difference``: the largest difference from the exact matrix), and the numpy path of
-    the double sums against the compiled one on the first 150 graphs (the same bits)."""
-
-    params = ["wl", "exact", "exact, n_jobs=2", "2000 features", "numpy path, 150 graphs",
-              "compiled path, 150 graphs"]
-    param_names = ["call"]
-    timeout = 900
-
-    def setup(self, call):
-        self.saved = meanmap.COMPILED_PAIRS
-        ds = tu("ENZYMES")
-        gi.kernel_matrix(ds[:100], kernel="attributes")  # the first call: numba imported, code loaded
-        part = ds[:150]
-        if "path" in call:
-            meanmap.COMPILED_PAIRS = np.inf if call.startswith("numpy") else 0
-        self.call = {"wl": lambda: gi.kernel_matrix(ds, kernel="wl"),
-                     "exact": lambda: gi.kernel_matrix(ds, kernel="attributes"),
-                     "exact, n_jobs=2": lambda: gi.kernel_matrix(ds, kernel="attributes", n_jobs=2),
-                     "2000 features": lambda: gi.kernel_matrix(ds, kernel="attributes", n_features=2000),
-                     }.get(call, lambda: gi.kernel_matrix(part, kernel="attributes"))
-        self.exact = lambda: gi.kernel_matrix(part if "path" in call else ds, kernel="attributes")
-
-    def teardown(self, call):
-        meanmap.COMPILED_PAIRS = self.saved
-
-    def time_gram(self, call):
-        with one_thread():
-            self.call()
-
-    def track_difference(self, call):
-        if call == "wl":
-            return 0.0
-        mine = self.call()
-        meanmap.COMPILED_PAIRS = 0
-        return float(np.abs(mine - self.exact()).max())

@@ -33,8 +33,7 @@ SETS = ["MUTAG", "Mutagenicity", "NCI1", "NCI109", "AIDS", "BZR", "COX2", "ENZYM
 
 
 def _learned_rows(name, n=None, seed=0):
-    """The learned default's feature rows (``GraphFeatures(seed=0)`` fitted on the set) of the set, or of ``n``
-    perturbed copies of it (one bond removed per copy)."""
+    """``GraphFeatures(seed=0)``'s rows of the set, or of ``n`` perturbed copies (one bond removed each)."""
     data = tu(name)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -43,8 +42,7 @@ def _learned_rows(name, n=None, seed=0):
 
 
 class Exact:
-    """Exact search of 100 queries for their 10 nearest among 20,000 perturbed copies of MUTAG (many near ties and exact
-    copies): ``ExactIndex`` in one batch and one query at a time, against ``Q @ X.T`` and a stable sort of every row."""
+    """100 queries' 10 nearest among 20,000 MUTAG copies: ``ExactIndex`` batched and one at a time, against a sort."""
 
     params, param_names = ["batch", "single", "straightforward"], ["method"]
     timeout = 600
@@ -61,8 +59,7 @@ class Exact:
 
 
 class ApproximateBuild:
-    """The approximate index's projection on MUTAG's learned rows: LAPACK's full SVD on one thread against
-    scikit-learn's randomised ``TruncatedSVD`` (what it did before, issue 38), and the whole index build."""
+    """The approximate index's build on MUTAG's rows, and its full SVD against ``TruncatedSVD`` (issue 38)."""
 
     params, param_names = ["full SVD, one thread", "randomised TruncatedSVD", "whole index"], ["method"]
 
@@ -83,9 +80,8 @@ class ApproximateBuild:
 
 
 class Bounds:
-    """What share of the rows an exact query scores (docs/search.rst): every graph of a set as a leave-one-out query for
-    its 10 nearest, the bound path kept for every query (``FULL_PASS_SHARE = 1``), one thread. The answers are exact
-    whatever the share; the share is the work."""
+    """The share of rows an exact query scores (docs/search.rst): each graph a leave-one-out query for its 10 nearest,
+    the bound path kept (``FULL_PASS_SHARE = 1``), one thread."""
 
     params, param_names = (SETS, [16, 32, 64]), ["data set", "n_dims"]
     timeout = 1800
@@ -121,8 +117,7 @@ class Bounds:
 
 
 def tie_aware_recall(index, Q, found, truth_distances, lost=0.0, k=10):
-    """Recall@k counting ties: the share of the found rows whose exact distance (by ``index``'s sums) is at most the
-    exact ``k``-th distance (copies of a molecule tie)."""
+    """Recall@k counting ties: the share of found rows within the exact ``k``-th distance (copies tie)."""
     Qs = sp.csr_array(Q)
     Qs.sort_indices()
     own = pair_inner_products(Qs, np.arange(Qs.shape[0]), Qs) + lost
@@ -137,16 +132,14 @@ def _norm_kept(index):
     return float(np.mean((P**2).sum(axis=1) / np.maximum(index._norms, 1e-300)))
 
 
-#: Where Copies keeps the fitted map, the copies' rows and FPSim2's files between runs
-#: (about 25 minutes to fill at 10^6 copies).
+#: Where Copies keeps the fitted map, rows and FPSim2's files between runs (25 minutes to fill at 10^6).
 CACHE = Path(tempfile.gettempdir()) / "gi_bench_search"
 CHUNK = 100_000
 _COPIES = {}
 
 
 def _copies(n):
-    """``(rows, queries' rows, queries)``: ``GraphFeatures(seed=0)`` of Mutagenicity on its first ``n`` perturbed copies
-    and on 100 others (seed 1); the map and the rows cached in ``CACHE``, ``CHUNK`` copies at a time."""
+    """``(rows, queries' rows, queries)`` of Mutagenicity's first ``n`` copies and 100 others, cached in ``CACHE``."""
     if n not in _COPIES:
         _COPIES.clear()
         data, path = tu("Mutagenicity"), CACHE / "features.joblib"
@@ -166,8 +159,7 @@ def _copies(n):
 
 
 def _fpsim2_file(n, path):
-    """FPSim2's file of the first ``n`` copies' Morgan fingerprints (the molecules streamed ``CHUNK`` at a time: 10^6
-    RDKit molecules do not fit in memory)."""
+    """FPSim2's file of the first ``n`` copies' Morgan fingerprints, ``CHUNK`` molecules at a time."""
     def source():
         for c in range(0, n, CHUNK):
             for i, mol in enumerate(molecules(perturbed_copies(tu("Mutagenicity"), min(CHUNK, n - c), seed=0,
@@ -181,8 +173,7 @@ def _fpsim2_file(n, path):
 
 
 def _build(n, kind, cached=False):
-    """A fresh index of ``kind`` over the rows of ``n`` copies; FPSim2: its file (``cached``: the one kept in ``CACHE``,
-    made if missing), then its engine."""
+    """A fresh index of ``kind`` over ``n`` copies' rows (FPSim2: its file, ``cached`` in ``CACHE``, and engine)."""
     if kind == "FPSim2":
         with tempfile.TemporaryDirectory() as folder:
             path = CACHE / f"fps_{n}.h5" if cached else Path(folder) / "fps.h5"
@@ -194,11 +185,8 @@ def _build(n, kind, cached=False):
 
 
 class Copies:
-    """Search against FPSim2 (docs/search.rst, "Speed against FPSim2"): the 10 nearest of 100 perturbed copies of
-    Mutagenicity among ``n`` others, by the learned default's rows in the exact and approximate index (float32 unless
-    named, 32 directions) and by FPSim2 (Morgan r=2, 2,048 bits, one worker), one thread. ``time_single``: one query a
-    call, 40 samples; ``time_batch``: the 100 (FPSim2: in turn); ``track_recall`` (tie-aware) and ``track_differing``
-    against the exact float32 answer; ``track_scored_*``: rows scored per query over ``n``. Built once per process."""
+    """The 10 nearest of 100 perturbed Mutagenicity copies among ``n`` by our indexes and FPSim2, one thread: speed,
+    recall and rows scored against the exact float32 answer (docs/search.rst, "Speed against FPSim2")."""
 
     params = ([20_000, 100_000, 1_000_000], ["exact", "exact, float64", "approximate, recall=0.9",
                                              "approximate, recall=0.95", "approximate, recall=0.99", "FPSim2"])
@@ -269,8 +257,7 @@ class Copies:
 
 
 class CopiesBuild:
-    """The indexes of ``Copies`` built, rows loaded (FPSim2: its file of the copies' fingerprints, molecules made, then
-    its engine): time, and the peak memory of the process."""
+    """The indexes of ``Copies`` built from loaded rows (FPSim2: file and engine): time and peak memory."""
 
     params, param_names, timeout = Copies.params, Copies.param_names, Copies.timeout
     number, repeat, rounds = 1, 1, 1
@@ -414,11 +401,8 @@ def _smiles(data):
 
 
 class ApproximateDistinct:
-    """The approximate index's column stage on distinct molecules (issue 51 item 3): MOSES
-    ``train`` SMILES (``$GRAPHINVARIANTS_MOSES``: the ``molsets`` wheel's
-    ``moses/dataset/data`` folder; skipped without it), ``NearestGraphs("wl")`` rows, 40
-    held-out ``test`` molecules one per call, one thread: exact and approximate alone
-    (the query's row made once), the recall@10 against exact and the calibrated counts."""
+    """The approximate index's column stage on MOSES (``$GRAPHINVARIANTS_MOSES``: the wheel's data folder): 40 test
+    molecules one per call among ``n`` train ones, ``wl`` rows, one thread; recall@10 against exact (issue 51)."""
 
     params = ([10_000, 100_000], ["exact", "approximate"])
     param_names = ["molecules", "index"]
@@ -426,7 +410,6 @@ class ApproximateDistinct:
 
     def setup(self, n, index):
         import gzip
-        import os
 
         folder = os.environ.get("GRAPHINVARIANTS_MOSES")
         if not folder:
