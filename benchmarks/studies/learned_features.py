@@ -69,89 +69,85 @@ def kernel_error(args):
     print(f"wrote {STATIC / 'learned_features_error.png'}")
 
 
-def accuracy(args):
-    grid = {"C": list(args.c_grid)}
-    for name in args.datasets:
-        data = tu(name)
-        y = data.y
-        folds = StratifiedKFold(args.folds, shuffle=True, random_state=0).split(np.zeros(len(y)), y)
-        exact_acc, linear_acc, t_exact, t_linear = [], [], 0.0, 0.0
-        model = LinearSVC(loss=args.loss, intercept_scaling=args.intercept_scaling, max_iter=args.max_iter)
-        for train, test in folds:
+def folds(args, name, models, components, *, approximation, **options):
+    """Per fold of the stratified splits (seed 0): the exact default's SVC and per ``components`` the ``models`` on
+    ``GraphFeatures(n_landmarks=m, **options)``; with ``approximation`` also the SVC on ``F F^T`` (the approximation
+    alone) and the error of ``F_test F_train^T`` against the exact rows, and a line per fold. ``(scores, errors,
+    seconds, unconverged)``, keyed ``"exact SVC"`` or ``(m, label)``."""
+    data, grid, tables = tu(name), {"C": list(args.c_grid)}, ({}, {}, {}, {})
+    y, (scores, errors, seconds, unconverged) = data.y, tables
+
+    def add(table, key, value):
+        table.setdefault(key, []).append(value)
+
+    for fold, (train, test) in enumerate(StratifiedKFold(args.folds, shuffle=True, random_state=0)
+                                         .split(np.zeros(len(y)), y)):
+        line = []
+        if not args.no_exact:
+            (spent,), (accuracy, K_test) = timed(lambda: exact_fold(data, y, train, test, grid))
+            add(scores, "exact SVC", accuracy), add(seconds, "exact SVC", spent)
+            line.append(f"exact {100 * accuracy:.1f}")
+        for m in components:
             t0 = clock()
-            if not args.no_exact:
-                exact_acc.append(exact_fold(data, y, train, test, grid)[0])
-            t_exact += clock() - t0
-            t0 = clock()
-            features = GraphFeatures(n_landmarks=args.n_landmarks, seed=0)
+            features = GraphFeatures(n_landmarks=m, seed=0, **options)
             F_train = features.fit_transform(data[train], y[train])
             F_test = features.transform(data[test])
-            linear = GridSearchCV(clone(model), grid, cv=3).fit(F_train, y[train])
-            linear_acc.append(linear.score(F_test, y[test]))
-            t_linear += clock() - t0
-        f = 100 * np.mean(linear_acc)
+            add(seconds, (m, "features"), clock() - t0)
+            if fold == 0 and approximation:
+                print(f"{name} fold 0, n_landmarks={m}: exact {features.exact_} (weight "
+                      f"{features.exact_weight_:.3f}); Nystroem {features.approximate_}; "
+                      f"{features.n_features_out_} features")
+            if approximation and not args.no_exact:
+                G_test = (F_test @ F_train.T).toarray()
+                add(errors, m, float(np.linalg.norm(G_test - K_test) / np.linalg.norm(K_test)))
+                search = GridSearchCV(SVC(kernel="precomputed"), grid, cv=3)
+                (spent,), svc = timed(lambda: search.fit((F_train @ F_train.T).toarray(), y[train]))
+                add(seconds, (m, "SVC on F F^T"), spent), add(scores, (m, "SVC on F F^T"), svc.score(G_test, y[test]))
+                line.append(f"m={m} SVC(FF^T) {100 * scores[(m, 'SVC on F F^T')][-1]:.1f}")
+            for label, model in models.items():
+                t0 = clock()
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always", ConvergenceWarning)
+                    fitted = GridSearchCV(clone(model), grid, cv=3).fit(F_train, y[train])
+                unconverged[(m, label)] = unconverged.get((m, label), 0) + sum(
+                    issubclass(w.category, ConvergenceWarning) for w in caught)
+                add(seconds, (m, label), clock() - t0), add(scores, (m, label), fitted.score(F_test, y[test]))
+                line.append(f"m={m} {label} {100 * scores[(m, label)][-1]:.1f} (C={fitted.best_params_['C']:g})")
+        if approximation:
+            print(f"{name} fold {fold}: " + ", ".join(line))
+    return tables
+
+
+def accuracy(args):
+    """The exact default against ``GraphFeatures`` + ``LinearSVC`` (:func:`folds` with one model), a line a set."""
+    model = LinearSVC(loss=args.loss, intercept_scaling=args.intercept_scaling, max_iter=args.max_iter)
+    for name in args.datasets:
+        scores, _, seconds, _ = folds(args, name, {"linear": model}, [args.n_landmarks], approximation=False)
+        f = 100 * np.mean(scores[(args.n_landmarks, "linear")])
+        t_linear = np.sum(seconds[(args.n_landmarks, "features")]) + np.sum(seconds[(args.n_landmarks, "linear")])
         setting = (f"{args.folds} folds, 1 repetition, C in {args.c_grid}, n_landmarks={args.n_landmarks}, "
                    f"LinearSVC(loss={args.loss!r}, intercept_scaling={args.intercept_scaling:g}, "
                    f"max_iter={args.max_iter})")
         if args.no_exact:
             print(f"{name}: GraphFeatures + LinearSVC {f:.2f} ({setting}); time {t_linear:.0f} s")
             continue
-        e = 100 * np.mean(exact_acc)
+        e = 100 * np.mean(scores["exact SVC"])
         print(f"{name}: exact learned default {e:.2f}, GraphFeatures + LinearSVC {f:.2f} "
-              f"(difference {f - e:+.2f}; {setting}); time {t_exact:.0f} s against {t_linear:.0f} s")
+              f"(difference {f - e:+.2f}; {setting}); time {np.sum(seconds['exact SVC']):.0f} s against "
+              f"{t_linear:.0f} s")
 
 
 def diagnose(args):
-    """Per fold of ``accuracy``'s splits: the exact default's SVC, and per ``--components`` the SVC on ``F F^T`` (the
-    approximation alone), the ``--models`` on ``F`` and the error of ``F_test F_train^T`` against the exact rows."""
-    grid = {"C": list(args.c_grid)}
+    """Where the features lose accuracy: :func:`folds` with every ``--models`` and the approximation's own scores."""
     catalogue = {
         "squared_hinge": LinearSVC(max_iter=args.max_iter),
         "squared_hinge_primal_is10": LinearSVC(dual=False, intercept_scaling=10.0, max_iter=args.max_iter),
         "hinge_is10": LinearSVC(loss="hinge", intercept_scaling=10.0, max_iter=args.max_iter),
     }
-    models = {label: catalogue[label] for label in args.models}
     for name in args.datasets:
-        data = tu(name)
-        y = data.y
-        scores, errors, seconds, unconverged = {}, {}, {}, {}
-        for fold, (train, test) in enumerate(StratifiedKFold(args.folds, shuffle=True, random_state=0)
-                                             .split(np.zeros(len(y)), y)):
-            line = []
-            if not args.no_exact:
-                accuracy, K_test = exact_fold(data, y, train, test, grid)
-                scores.setdefault("exact SVC", []).append(accuracy)
-                line.append(f"exact {100 * scores['exact SVC'][-1]:.1f}")
-            for m in args.components:
-                t0 = clock()
-                features = GraphFeatures(n_landmarks=m, max_samples=args.max_samples, seed=0)
-                F_train = features.fit_transform(data[train], y[train])
-                F_test = features.transform(data[test])
-                seconds.setdefault((m, "features"), []).append(clock() - t0)
-                if fold == 0:
-                    print(f"{name} fold 0, n_landmarks={m}: exact {features.exact_} (weight "
-                          f"{features.exact_weight_:.3f}); Nystroem {features.approximate_}; "
-                          f"{features.n_features_out_} features")
-                if not args.no_exact:
-                    G_test = (F_test @ F_train.T).toarray()
-                    errors.setdefault(m, []).append(float(np.linalg.norm(G_test - K_test) / np.linalg.norm(K_test)))
-                    G_train = (F_train @ F_train.T).toarray()
-                    search = GridSearchCV(SVC(kernel="precomputed"), grid, cv=3)
-                    (spent,), svc = timed(lambda: search.fit(G_train, y[train]))
-                    seconds.setdefault((m, "SVC on F F^T"), []).append(spent)
-                    scores.setdefault((m, "SVC on F F^T"), []).append(svc.score(G_test, y[test]))
-                    line.append(f"m={m} SVC(FF^T) {100 * scores[(m, 'SVC on F F^T')][-1]:.1f}")
-                for label, model in models.items():
-                    t0 = clock()
-                    with warnings.catch_warnings(record=True) as caught:
-                        warnings.simplefilter("always", ConvergenceWarning)
-                        fitted = GridSearchCV(clone(model), grid, cv=3).fit(F_train, y[train])
-                    unconverged[(m, label)] = unconverged.get((m, label), 0) + sum(
-                        issubclass(w.category, ConvergenceWarning) for w in caught)
-                    seconds.setdefault((m, label), []).append(clock() - t0)
-                    scores.setdefault((m, label), []).append(fitted.score(F_test, y[test]))
-                    line.append(f"m={m} {label} {100 * scores[(m, label)][-1]:.1f} (C={fitted.best_params_['C']:g})")
-            print(f"{name} fold {fold}: " + ", ".join(line))
+        scores, errors, seconds, unconverged = folds(args, name, {label: catalogue[label] for label in args.models},
+                                                     args.components, approximation=True,
+                                                     max_samples=args.max_samples)
         exact = 100 * np.mean(scores.pop("exact SVC")) if not args.no_exact else float("nan")
         print(f"{name}: exact learned default (SVC) {exact:.2f} ({args.folds} folds, 1 repetition, C in "
               f"{args.c_grid})")

@@ -110,12 +110,9 @@ def kernel_neighbours(spec, corpus, queries, k):
     """Each query's ``k`` nearest by the exact index over ``GraphFeatures`` of ``spec`` (a kernel name with
     ``name:param=value,...`` options; molecule labels added)."""
     name, params = parse_kernel_spec(spec)
-    kernel = gi.GraphKernel(kernel=name, **molecule_parameters(name, params))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        features = gi.GraphFeatures(kernel, seed=0)
-        X = features.fit_transform(corpus)
-        Q, lost = features.transform_with_missing(queries)
+    features = gi.GraphFeatures(gi.GraphKernel(kernel=name, **molecule_parameters(name, params)), seed=0)
+    X = features.fit_transform(corpus)
+    Q, lost = features.transform_with_missing(queries)
     return ExactIndex(seed=0).fit(X).search(Q, k, lost=lost)[0]
 
 
@@ -144,13 +141,20 @@ def train_sample(data, n):
     return [data["train"][i] for i in np.sort(np.random.default_rng(0).choice(len(data["train"]), n, replace=False))]
 
 
-def moses_search(args):
-    threadpool_limits(1)
-    import faiss
-    import numba
+def quiet():
+    """One BLAS thread, RDKit's log off, ``UserWarning`` off (queries with labels unseen at fit: counted in ``lost``)."""
     from rdkit import RDLogger
 
+    threadpool_limits(1)
     RDLogger.DisableLog("rdApp.*")
+    warnings.simplefilter("ignore", UserWarning)
+
+
+def moses_search(args):
+    import faiss
+    import numba
+
+    quiet()
     numba.set_num_threads(1)
     faiss.omp_set_num_threads(1)
     data = moses(args.cache)
@@ -198,10 +202,8 @@ def moses_size(args, corpus, sets, kernel):
           f"{fp_single:.2f} ms per query one at a time, {fp_batch:.2f} ms per query over a batch")
     # ours: features, then the indexes
     features = gi.GraphFeatures(kernel, seed=0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # queries with labels unseen at fit: counted in `lost`
-        (feature_build,), X = timed(lambda: features.fit_transform(corpus))
-        rows = {name: features.transform_with_missing(smiles) for name, smiles in sets.items()}
+    (feature_build,), X = timed(lambda: features.fit_transform(corpus))
+    rows = {name: features.transform_with_missing(smiles) for name, smiles in sets.items()}
     print(f"features: {feature_build:.1f} s for the corpus ({X.shape[1]:,} columns, {X.nnz / n:.0f} non-zeros "
           f"per row); queries with labels unseen at fit: "
           + ", ".join(f"{name} {np.mean(lost > 0):.0%}" for name, (_, lost) in rows.items()))
@@ -213,9 +215,7 @@ def moses_size(args, corpus, sets, kernel):
 
     def end_to_end(index):
         def run(a, b):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UserWarning)
-                q, ls = features.transform_with_missing(smiles[a:b])
+            q, ls = features.transform_with_missing(smiles[a:b])
             return index.search(q, 10, lost=ls)
         return single_and_batch_ms(run, len(smiles), args.single)
 
@@ -356,30 +356,26 @@ def memory_size(args, n):
     from itertools import islice
 
     from graphinvariants.graphs.smiles import smiles_lines
-    from rdkit import RDLogger
 
-    threadpool_limits(1)
-    RDLogger.DisableLog("rdApp.*")
-    with open(args.smiles) as f:  # the modules loaded and the loops compiled first: not the fit's memory
-        warm = [line.split()[0] for _, line in zip(range(200), f) if line.strip()]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        gi.NearestGraphs("wl", seed=0).fit(warm).kneighbors(warm[:2])
+    def head(n):
+        with open(args.smiles) as f:
+            return [line.split()[0] for _, line in zip(range(n), f) if line.strip()]
+
+    quiet()
+    warm = head(200)  # the modules loaded and the loops compiled first: not the fit's memory
+    gi.NearestGraphs("wl", seed=0).fit(warm).kneighbors(warm[:2])
     del warm
     gc.collect()
     before = resident()
     if args.stream:
         source, n_smiles = islice(smiles_lines(args.smiles), n), 0  # the file read a block at a time
     else:
-        with open(args.smiles) as f:
-            source = [line.split()[0] for _, line in zip(range(n), f) if line.strip()]
+        source = head(n)
         n_smiles = resident() - before
     gc.collect()
     start_rss = resident()
     options = {"working_memory": args.working_memory} if args.working_memory else {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        (seconds,), search = timed(lambda: gi.NearestGraphs("wl", seed=0, **options).fit(source))
+    (seconds,), search = timed(lambda: gi.NearestGraphs("wl", seed=0, **options).fit(source))
     gc.collect()
     held, n, parts, buffer = resident() - start_rss, search.n_samples_fit_, breakdown(search), io.BytesIO()
     pickle.dump(search, buffer, protocol=pickle.HIGHEST_PROTOCOL)
