@@ -134,7 +134,7 @@ def train_sample(data, n):
 
 
 def quiet():
-    """One BLAS thread, RDKit's log off, ``UserWarning`` off (queries with labels unseen at fit: counted in ``lost``)."""
+    """One BLAS thread, RDKit's log off, ``UserWarning`` off (labels unseen at fit: counted in ``lost``)."""
     from rdkit import RDLogger
 
     threadpool_limits(1)
