@@ -443,11 +443,14 @@ def paired_values(A, logdets_a, ia, B, logdets_b, ib, k):
 @_jit
 def tile_values(token, A, logdets_a, row_start, row_stop, B, logdets_b, col_start, col_stop):
     """Kernel values of the pairs (rows ``row_start:row_stop`` of side A, columns
-    ``col_start:col_stop`` of side B); returns ``(values, all_finite)``."""
+    ``col_start:col_stop`` of side B); returns ``(values, all_finite, pending)``,
+    ``pending`` the flat positions of the values left :data:`UNRESOLVED`."""
     k = len(token)
     pending = np.empty(CHUNK)
     lower, inv_diag, solved = np.empty(k * (k + 1) // 2), np.empty(k), np.empty(k)
-    out = np.empty((row_stop - row_start, col_stop - col_start))
+    n_rows, n_cols = row_stop - row_start, col_stop - col_start
+    out = np.empty((n_rows, n_cols))
+    unresolved = np.zeros(n_rows, np.int64)
     nans = 0
     for a in range(row_start, row_stop):
         for start in range(col_start, col_stop, CHUNK):
@@ -463,4 +466,16 @@ def tile_values(token, A, logdets_a, row_start, row_stop, B, logdets_b, col_star
                         value = _value(logdets_a[a], logdets_b[b], logdet, maha, A, a, B, b, k)
                         nans += value != value  # exp of a number <= 0 is finite unless NaN
                         out[a - row_start, b - col_start] = value
-    return out, nans == 0
+        count = 0
+        for c in range(n_cols):
+            count += out[a - row_start, c] == UNRESOLVED
+        unresolved[a - row_start] = count
+    positions = np.empty(unresolved.sum(), np.int64)
+    m = 0
+    for r in range(n_rows):
+        if unresolved[r]:
+            for c in range(n_cols):
+                if out[r, c] == UNRESOLVED:
+                    positions[m] = r * n_cols + c
+                    m += 1
+    return out, nans == 0, positions
