@@ -286,12 +286,17 @@ def whitened(left, right, i, j):
         rows = np.arange(len(p))
         same = ~differ[rows, first]
         swap = kb[rows, first] < ka[rows, first]  # B first: B is the reference
-        mean_a = np.where(swap[:, None], right.means[q], left.means[p])
-        mean_b = np.where(swap[:, None], left.means[p], right.means[q])
-        lam_a = np.where(swap[:, None], right.eigenvalues[q], left.eigenvalues[p])
-        lam_b = np.where(swap[:, None], left.eigenvalues[p], right.eigenvalues[q])
-        whiten_a = np.where(swap[:, None, None], right.whiten[q], left.whiten[p])
-        root_b = np.where(swap[:, None, None], left.roots[p], right.roots[q])
+        if left is right:  # one side (a Gram matrix): choose the graphs, then gather
+            a, b = np.where(swap, q, p), np.where(swap, p, q)
+            mean_a, lam_a, whiten_a = left.means[a], left.eigenvalues[a], left.whiten[a]
+            mean_b, lam_b, root_b = left.means[b], left.eigenvalues[b], left.roots[b]
+        else:
+            mean_a = np.where(swap[:, None], right.means[q], left.means[p])
+            mean_b = np.where(swap[:, None], left.means[p], right.means[q])
+            lam_a = np.where(swap[:, None], right.eigenvalues[q], left.eigenvalues[p])
+            lam_b = np.where(swap[:, None], left.eigenvalues[p], right.eigenvalues[q])
+            whiten_a = np.where(swap[:, None, None], right.whiten[q], left.whiten[p])
+            root_b = np.where(swap[:, None, None], left.roots[p], right.roots[q])
         log_k = _whitened_log_k(mean_a, lam_a, whiten_a, mean_b, lam_b, root_b)
         values = np.exp(np.minimum(log_k, 0.0))
         values[same] = 1.0
@@ -312,7 +317,7 @@ def _whitened_log_k(mean_a, lam_a, whiten_a, mean_b, lam_b, root_b):
     stacked = np.concatenate([np.broadcast_to(np.eye(k), G.shape), G.transpose(0, 2, 1)], axis=1)
     norms = np.concatenate([np.ones((n, k)), np.sqrt(np.einsum("pij,pij->pj", G, G))], axis=1)
     order = np.argsort(-norms, axis=1, kind="stable")
-    R = np.linalg.qr(np.take_along_axis(stacked, order[:, :, None], axis=1), mode="r")
+    R = np.linalg.qr(stacked[np.arange(n)[:, None], order], mode="r")
     diagonal = np.diagonal(R, axis1=1, axis2=2)
     with np.errstate(divide="ignore"):
         logdet_pair = np.log(diagonal * diagonal * 0.5).sum(axis=1)  # log|(I + G G^T) / 2|

@@ -101,7 +101,9 @@ def pairwise_kernels(X, Y=None, *, functional, n_jobs=None):
         out[r, c] = block
         if symmetric and r != c:
             out[c, r] = block.T
-        pending.add(left_over, r, c, mirrored=symmetric and r != c, diagonal=symmetric)
+        # the mirror image of a pair is its value transposed, as for the tiles: the
+        # pairs below the diagonal within a diagonal tile need not be finished twice
+        pending.add(left_over, r, c, mirrored=symmetric, diagonal=symmetric, upper=symmetric)
 
     _run_tasks(run, tasks, n_jobs)
     pending.finish(functional, L, R, out)
@@ -118,16 +120,18 @@ class _Pending:
     def __init__(self):
         self.parts = []
 
-    def add(self, positions, rows, cols, *, mirrored=False, diagonal=False, transposed=False):
+    def add(self, positions, rows, cols, *, mirrored=False, diagonal=False, upper=False, transposed=False):
         """The flat ``positions`` of the tile ``rows x cols`` (slices) of the matrix;
         ``mirrored``: written to ``out`` at the mirror image too; ``diagonal``: pairs
-        ``(p, p)`` left out (the caller sets the diagonal); ``transposed``: the tile's
-        values are written to ``out`` transposed."""
+        ``(p, p)`` left out (the caller sets the diagonal); ``upper``: only the pairs
+        ``(p, q)``, ``p < q`` (with ``mirrored``, those give the others); ``transposed``:
+        the tile's values are written to ``out`` transposed."""
         if len(positions):
             i, j = np.divmod(positions, cols.stop - cols.start)
             i, j = i + rows.start, j + cols.start
-            if diagonal:
-                i, j = i[i != j], j[i != j]
+            if upper or diagonal:
+                keep = i < j if upper else i != j
+                i, j = i[keep], j[keep]
             self.parts.append((i, j, mirrored, transposed))
 
     def finish(self, functional, left, right, out, offset=(0, 0)):
