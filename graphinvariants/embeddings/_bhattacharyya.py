@@ -409,7 +409,7 @@ def warm_up(engine, k, n_graphs):
 
 def _load_compiled(k):
     """Import the compiled engine and run what a Gram matrix calls (``pack_side``,
-    ``tile_values``) once on two tiny Gaussians of dimension ``k``, so that their
+    ``tile_values``, ``unresolved_positions``) once on two tiny Gaussians of dimension ``k``, so that their
     compiled code is loaded (or compiled, the first time). Not ``paired_values``: a
     Gram matrix never calls it, and with an empty numba cache compiling it too took
     0.5-0.85 s more beside the matrix (and at exit: the thread is not a daemon)."""
@@ -420,7 +420,7 @@ def _load_compiled(k):
         means, logdets, ones = np.zeros((2, k)), np.zeros(2), np.ones(2)
         halves = np.repeat(np.eye(k)[None] / 2, 2, axis=0)
         A = module.pack_side(means, halves, ones, ones)
-        module.tile_values(module.token(k), A, logdets, 0, 2, A, logdets, 0, 2)
+        module.unresolved_positions(module.tile_values(module.token(k), A, logdets, 0, 2, A, logdets, 0, 2)[0])
     except Exception:  # noqa: BLE001 - only a head start: the caller meets any real error itself
         pass
 
@@ -476,10 +476,10 @@ def compiled_open_tile(left, right, rows, cols):
     if col_span is None:
         index = np.arange(len(right))[cols]
         B, logdets_b, col_span = np.ascontiguousarray(B[:, index]), logdets_b[index], (0, index.size)
-    values, finite, pending = module.tile_values(token, A, logdets_a, *row_span, B, logdets_b, *col_span)
+    values, finite = module.tile_values(token, A, logdets_a, *row_span, B, logdets_b, *col_span)
     if not finite:
         raise ValueError(_NOT_FINITE)
-    return values, pending
+    return values, module.unresolved_positions(values)
 
 
 def compiled_pairs(left, right, i, j):

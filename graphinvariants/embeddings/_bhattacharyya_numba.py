@@ -443,14 +443,11 @@ def paired_values(A, logdets_a, ia, B, logdets_b, ib, k):
 @_jit
 def tile_values(token, A, logdets_a, row_start, row_stop, B, logdets_b, col_start, col_stop):
     """Kernel values of the pairs (rows ``row_start:row_stop`` of side A, columns
-    ``col_start:col_stop`` of side B); returns ``(values, all_finite, pending)``,
-    ``pending`` the flat positions of the values left :data:`UNRESOLVED`."""
+    ``col_start:col_stop`` of side B); returns ``(values, all_finite)``."""
     k = len(token)
     pending = np.empty(CHUNK)
     lower, inv_diag, solved = np.empty(k * (k + 1) // 2), np.empty(k), np.empty(k)
-    n_rows, n_cols = row_stop - row_start, col_stop - col_start
-    out = np.empty((n_rows, n_cols))
-    unresolved = np.zeros(n_rows, np.int64)
+    out = np.empty((row_stop - row_start, col_stop - col_start))
     nans = 0
     for a in range(row_start, row_stop):
         for start in range(col_start, col_stop, CHUNK):
@@ -466,16 +463,29 @@ def tile_values(token, A, logdets_a, row_start, row_stop, B, logdets_b, col_star
                         value = _value(logdets_a[a], logdets_b[b], logdet, maha, A, a, B, b, k)
                         nans += value != value  # exp of a number <= 0 is finite unless NaN
                         out[a - row_start, b - col_start] = value
-        count = 0
-        for c in range(n_cols):
-            count += out[a - row_start, c] == UNRESOLVED
-        unresolved[a - row_start] = count
-    positions = np.empty(unresolved.sum(), np.int64)
-    m = 0
+    return out, nans == 0
+
+
+@_jit
+def unresolved_positions(values):
+    """Flat positions of the :data:`UNRESOLVED` entries of a 2-D array of kernel values
+    (all others lie in [0, 1]): one vectorised pass per row for a negative value, then
+    only such rows are searched. Kept apart from :func:`tile_values`: the same search
+    inside it, or a comparison inside the vector loop, slowed the loop itself by 5 to
+    80 % (NCI1)."""
+    n_rows, n_cols = values.shape
+    positions = np.empty(64, np.int64)
+    n_positions = 0
     for r in range(n_rows):
-        if unresolved[r]:
+        row = values[r]
+        negative = False
+        for c in range(n_cols):
+            negative |= row[c] < 0.0
+        if negative:
             for c in range(n_cols):
-                if out[r, c] == UNRESOLVED:
-                    positions[m] = r * n_cols + c
-                    m += 1
-    return out, nans == 0, positions
+                if row[c] == UNRESOLVED:
+                    if n_positions == positions.size:
+                        positions = np.concatenate((positions, np.empty(positions.size, np.int64)))
+                    positions[n_positions] = r * n_cols + c
+                    n_positions += 1
+    return positions[:n_positions].copy()
