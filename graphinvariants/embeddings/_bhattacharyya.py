@@ -409,7 +409,7 @@ def warm_up(engine, k, n_graphs):
 
 def _load_compiled(k):
     """Import the compiled engine and run what a Gram matrix calls (``pack_side``,
-    ``tile_values``, ``unresolved_positions``) once on two tiny Gaussians of dimension ``k``, so that their
+    ``tile_values``) once on two tiny Gaussians of dimension ``k``, so that their
     compiled code is loaded (or compiled, the first time). Not ``paired_values``: a
     Gram matrix never calls it, and with an empty numba cache compiling it too took
     0.5-0.85 s more beside the matrix (and at exit: the thread is not a daemon)."""
@@ -420,7 +420,7 @@ def _load_compiled(k):
         means, logdets, ones = np.zeros((2, k)), np.zeros(2), np.ones(2)
         halves = np.repeat(np.eye(k)[None] / 2, 2, axis=0)
         A = module.pack_side(means, halves, ones, ones)
-        module.unresolved_positions(module.tile_values(module.token(k), A, logdets, 0, 2, A, logdets, 0, 2)[0])
+        module.tile_values(module.token(k), A, logdets, 0, 2, A, logdets, 0, 2)
     except Exception:  # noqa: BLE001 - only a head start: the caller meets any real error itself
         pass
 
@@ -479,7 +479,7 @@ def compiled_open_tile(left, right, rows, cols):
     values, finite = module.tile_values(token, A, logdets_a, *row_span, B, logdets_b, *col_span)
     if not finite:
         raise ValueError(_NOT_FINITE)
-    return values, module.unresolved_positions(values)
+    return values, np.flatnonzero(values == UNRESOLVED)
 
 
 def compiled_pairs(left, right, i, j):

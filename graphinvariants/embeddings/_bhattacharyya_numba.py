@@ -464,28 +464,3 @@ def tile_values(token, A, logdets_a, row_start, row_stop, B, logdets_b, col_star
                         nans += value != value  # exp of a number <= 0 is finite unless NaN
                         out[a - row_start, b - col_start] = value
     return out, nans == 0
-
-
-@_jit
-def unresolved_positions(values):
-    """Flat positions of the :data:`UNRESOLVED` entries of a 2-D array of kernel values
-    (all others lie in [0, 1]): one vectorised pass per row for a negative value, then
-    only such rows are searched. Kept apart from :func:`tile_values`: the same search
-    inside it, or a comparison inside the vector loop, slowed the loop itself by 5 to
-    80 % (NCI1)."""
-    n_rows, n_cols = values.shape
-    positions = np.empty(64, np.int64)
-    n_positions = 0
-    for r in range(n_rows):
-        row = values[r]
-        negative = False
-        for c in range(n_cols):
-            negative |= row[c] < 0.0
-        if negative:
-            for c in range(n_cols):
-                if row[c] == UNRESOLVED:
-                    if n_positions == positions.size:
-                        positions = np.concatenate((positions, np.empty(positions.size, np.int64)))
-                    positions[n_positions] = r * n_cols + c
-                    n_positions += 1
-    return positions[:n_positions].copy()
