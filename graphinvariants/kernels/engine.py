@@ -2,8 +2,11 @@
 
 The engine embeds each side once (:meth:`Functional.as_embeddings`), prepares it once,
 aligns the two sides once, and then evaluates tiles of pairs with
-:meth:`Functional.tile`, in threads when ``n_jobs > 1`` (numpy releases the GIL). It
-never looks inside an embedding.
+:meth:`Functional.open_tile`, in threads when ``n_jobs > 1`` (numpy releases the GIL),
+and the pairs those leave with one :meth:`Functional.finish` call per matrix (or per
+chunk of rows, or per block): a functional whose rare hard pairs cost a fixed overhead
+per call (the power kernel's whitened pairs) pays it once. It never looks inside an
+embedding.
 
 * :func:`pairwise_kernels`: the Gram matrix of one collection, or the cross matrix of two.
 * :func:`paired_kernels`: the kernel of matching pairs only.
