@@ -185,6 +185,18 @@ class Functional(ABC):
     def tile(self, left, right, rows, cols):
         """Kernel values of all pairs ``(left[rows], right[cols])``, shape (len(rows), len(cols))."""
 
+    def open_tile(self, left, right, rows, cols):
+        """:meth:`tile` with some values possibly left for :meth:`finish`: returns
+        ``(values, pending)``, ``pending`` the flat positions in ``values`` of the pairs
+        whose values are not final. The pair engine gathers those of all its tiles and
+        finishes them in one call. The default leaves none."""
+        return self.tile(left, right, rows, cols), np.zeros(0, np.int64)
+
+    def finish(self, left, right, i, j):
+        """Final values of the pairs ``(left[i[p]], right[j[p]])`` that :meth:`open_tile`
+        left pending, shape (len(i),); the same whatever other pairs come with them."""
+        raise NotImplementedError(f"{type(self).__name__}.open_tile leaves no pairs to finish")
+
     @abstractmethod
     def pairs(self, left, right, i, j):
         """Kernel values of the pairs ``(left[i[p]], right[j[p]])``, shape (len(i),)."""

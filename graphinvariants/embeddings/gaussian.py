@@ -558,10 +558,21 @@ class GaussianEmbedding(Functional):
         return embedded._prepared[key]
 
     def tile(self, left, right, rows, cols):
+        values, pending = self.open_tile(left, right, rows, cols)
+        if pending.size:
+            i, j = np.divmod(pending, values.shape[1])
+            values.reshape(-1)[pending] = self.finish(left, right, np.arange(len(left))[rows][i],
+                                                      np.arange(len(right))[cols][j])
+        return values
+
+    def open_tile(self, left, right, rows, cols):
+        """The tile's values, but for the pairs the direct (Cholesky) evaluation cannot
+        resolve, whose flat positions are returned for :meth:`finish` (the pair engine
+        finishes those of a whole matrix in one call)."""
         # the engine is chosen from the whole sides, so every tile of a matrix (and
         # paired_kernels on the same sides) goes the same way
         if _bhattacharyya.uses_compiled(self.engine, left.means.shape[1], len(left) * len(right)):
-            return _bhattacharyya.compiled_tile(left, right, rows, cols)
+            return _bhattacharyya.compiled_open_tile(left, right, rows, cols)
         rows, cols = np.arange(len(left))[rows], np.arange(len(right))[cols]
         out = np.empty((len(rows), len(cols)))
         # every pair is computed on its own, so blocks of pairs (memory bounded by
@@ -569,17 +580,20 @@ class GaussianEmbedding(Functional):
         per_block = max(1, _BLOCK_VALUES // left.means.shape[1] ** 2)
         n_cols = min(len(cols), per_block)
         n_rows = max(1, per_block // max(n_cols, 1))
+        pending = []
         for a in range(0, len(rows), n_rows):
             r = rows[a : a + n_rows]
             for c0 in range(0, len(cols), n_cols):
                 c = cols[c0 : c0 + n_cols]
                 logdet, maha = _bhattacharyya.pair_terms(left.means[r], left.half_covs[r], right.means[c], right.half_covs[c])
-                out[a : a + n_rows, c0 : c0 + n_cols] = _bhattacharyya.combine(
-                    left.logdets[r][:, None], right.logdets[c][None, :], logdet, maha,
-                    left.sizes[r][:, None] + right.sizes[c][None, :], left.least[r][:, None] + right.least[c][None, :],
-                )
-        # the pairs the direct evaluation cannot resolve, whitened
-        return _bhattacharyya.settle(left, right, rows[:, None], cols[None, :], out)
+                out[a : a + n_rows, c0 : c0 + n_cols], near = _bhattacharyya.direct_tile(left, right, r, c, logdet, maha)
+                if near.size:  # positions in the block, then in the tile
+                    pending.append((near // len(c) + a) * len(cols) + near % len(c) + c0)
+        return out, np.concatenate(pending) if pending else np.zeros(0, np.int64)
+
+    def finish(self, left, right, i, j):
+        """The pairs :meth:`open_tile` left, whitened (identical Gaussians: 1.0)."""
+        return _bhattacharyya.resolve(left, right, i, j)
 
     def pairs(self, left, right, i, j):
         if _bhattacharyya.uses_compiled(self.engine, left.means.shape[1], len(left) * len(right)):
@@ -613,7 +627,8 @@ class _Prepared:
     """What the pair engine needs of a collection's regularised Gaussians: means,
     halved covariances, log-determinants, each covariance's size (trace) and least
     eigenvalue (halved, for the choice of the direct evaluation), and its eigenvalues
-    with ``whiten = V lam^-1/2`` and ``roots = V lam^1/2`` (for the whitened one)."""
+    with ``whiten = V lam^-1/2`` and ``roots = V lam^1/2`` (for the whitened one), and
+    the distances within which its pairs may need it (``reaches``)."""
 
     def __init__(self, means, half_covs, logdets, sizes, least, eigenvalues, whiten, roots):
         self.means = means
@@ -624,6 +639,7 @@ class _Prepared:
         self.eigenvalues = eigenvalues
         self.whiten = whiten
         self.roots = roots
+        self.reaches = _bhattacharyya.reaches(sizes, least)
 
     def __len__(self):
         return len(self.means)

@@ -2,8 +2,11 @@
 
 The engine embeds each side once (:meth:`Functional.as_embeddings`), prepares it once,
 aligns the two sides once, and then evaluates tiles of pairs with
-:meth:`Functional.tile`, in threads when ``n_jobs > 1`` (numpy releases the GIL). It
-never looks inside an embedding.
+:meth:`Functional.open_tile`, in threads when ``n_jobs > 1`` (numpy releases the GIL),
+and the pairs those leave with one :meth:`Functional.finish` call per matrix (or per
+chunk of rows, or per block): a functional whose rare hard pairs cost a fixed overhead
+per call (the power kernel's whitened pairs) pays it once. It never looks inside an
+embedding.
 
 * :func:`pairwise_kernels`: the Gram matrix of one collection, or the cross matrix of two.
 * :func:`paired_kernels`: the kernel of matching pairs only.
@@ -93,17 +96,60 @@ def pairwise_kernels(X, Y=None, *, functional, n_jobs=None):
         if not symmetric or bj >= bi
     ]
 
+    pending = _Pending()
+
     def run(task):
         r, c = task
-        block = functional.tile(L, R, r, c)
+        block, left_over = functional.open_tile(L, R, r, c)
         out[r, c] = block
         if symmetric and r != c:
             out[c, r] = block.T
+        # the mirror image of a pair is its value transposed, as for the tiles: the
+        # pairs below the diagonal within a diagonal tile need not be finished twice
+        pending.add(left_over, r, c, mirrored=symmetric, diagonal=symmetric, upper=symmetric)
 
     _run_tasks(run, tasks, n_jobs)
+    pending.finish(functional, L, R, out)
     if symmetric:
         np.fill_diagonal(out, 1.0)
     return out
+
+
+class _Pending:
+    """The pairs that tiles left to :meth:`Functional.finish` (its ``open_tile``), for
+    one call at the end: a functional whose rare hard pairs cost a fixed overhead per
+    call pays it once per matrix, not once per tile. Thread-safe (one append per tile)."""
+
+    def __init__(self):
+        self.parts = []
+
+    def add(self, positions, rows, cols, *, mirrored=False, diagonal=False, upper=False, transposed=False):
+        """The flat ``positions`` of the tile ``rows x cols`` (slices) of the matrix;
+        ``mirrored``: written to ``out`` at the mirror image too; ``diagonal``: pairs
+        ``(p, p)`` left out (the caller sets the diagonal); ``upper``: only the pairs
+        ``(p, q)``, ``p < q`` (with ``mirrored``, those give the others); ``transposed``:
+        the tile's values are written to ``out`` transposed."""
+        if len(positions):
+            i, j = np.divmod(positions, cols.stop - cols.start)
+            i, j = i + rows.start, j + cols.start
+            if upper or diagonal:
+                keep = i < j if upper else i != j
+                i, j = i[keep], j[keep]
+            self.parts.append((i, j, mirrored, transposed))
+
+    def finish(self, functional, left, right, out, offset=(0, 0)):
+        """Write the finished values into ``out`` (row ``a`` of the matrix at row ``a -
+        offset[0]``, column ``b`` at ``b - offset[1]``)."""
+        if not self.parts:
+            return
+        i, j = (np.concatenate([part[n] for part in self.parts]) for n in (0, 1))
+        values = functional.finish(left, right, i, j)
+        start = 0
+        for a, b, mirrored, transposed in self.parts:
+            part = values[start : start + len(a)]
+            start += len(a)
+            for rows, cols in ([(b, a)] if transposed else [(a, b)]) + ([(b, a)] if mirrored else []):
+                out[rows - offset[0], cols - offset[1]] = part
 
 
 def _run_tasks(run, tasks, n_jobs):
@@ -163,10 +209,14 @@ def kernel_row_chunks(X, Y=None, *, functional, n_rows, n_jobs=None, rows=None):
         block = np.empty((rows.stop - a, m))
         col_blocks = [slice(c, min(c + tile, m)) for c in range(0, m, tile)]
 
-        def run(c, rows=rows, block=block):
-            block[:, c] = functional.tile(L, R, rows, c)
+        pending = _Pending()
+
+        def run(c, rows=rows, block=block, pending=pending):
+            block[:, c], left_over = functional.open_tile(L, R, rows, c)
+            pending.add(left_over, rows, c, diagonal=symmetric)
 
         _run_tasks(run, col_blocks, n_jobs)
+        pending.finish(functional, L, R, block, offset=(a, 0))
         if symmetric:
             idx = np.arange(rows.start, rows.stop)
             block[idx - a, idx] = 1.0
@@ -242,13 +292,18 @@ class KernelBlocks:
     def block(self, rows, cols):
         """The values of ``rows x cols`` (two slices with step 1), a new array."""
         out = np.empty((rows.stop - rows.start, cols.stop - cols.start))
+        pending = _Pending()
         for ti, r in self._pieces(rows):
             for tj, c in self._pieces(cols):
                 where = (slice(r.start - rows.start, r.stop - rows.start), slice(c.start - cols.start, c.stop - cols.start))
                 if self.symmetric and tj < ti:  # below the diagonal tiles: the mirror image, transposed
-                    out[where] = self.functional.tile(self.left, self.right, c, r).T
+                    values, left_over = self.functional.open_tile(self.left, self.right, c, r)
+                    out[where] = values.T
+                    pending.add(left_over, c, r, diagonal=True, transposed=True)
                 else:
-                    out[where] = self.functional.tile(self.left, self.right, r, c)
+                    out[where], left_over = self.functional.open_tile(self.left, self.right, r, c)
+                    pending.add(left_over, r, c, diagonal=self.symmetric)
+        pending.finish(self.functional, self.left, self.right, out, offset=(rows.start, cols.start))
         if self.symmetric:
             lo, hi = max(rows.start, cols.start), min(rows.stop, cols.stop)
             idx = np.arange(lo, hi)

@@ -6,7 +6,7 @@ import pytest
 
 import graphinvariants as gi
 from graphinvariants.embeddings import GaussianEmbedding, WalkHistogram
-from graphinvariants.kernels import kernel_row_chunks, paired_kernels, pairwise_kernels
+from graphinvariants.kernels import KernelBlocks, kernel_row_chunks, paired_kernels, pairwise_kernels
 
 
 @pytest.fixture(scope="module")
@@ -78,3 +78,58 @@ def test_every_kernel_description_lists_its_parameters():
         listed = re.findall(r"\(([^()]*)\)\s*$", KERNELS[name])
         names = [part.split("=")[0].strip() for part in listed[-1].split(",")] if listed else []
         assert sorted(names) == sorted(parameters), name
+
+
+# --- pairs left to a functional's finish step (open_tile / finish) ---
+
+
+@pytest.fixture(scope="module")
+def hard_graphs():
+    """Graphs whose power Gram matrix has pairs the direct evaluation leaves to the
+    whitened one: regular graphs and stars (singular covariances), duplicates."""
+    graphs = [nx.cycle_graph(n) for n in range(5, 40, 4)] + [nx.star_graph(n) for n in range(4, 30, 5)]
+    graphs += [nx.gnp_random_graph(int(n), 0.2, seed=int(n)) for n in range(10, 150, 4)]
+    return graphs + graphs[::7]
+
+
+@pytest.mark.parametrize("engine", ["numpy", "numba"])
+def test_pairs_left_to_finish_are_finished_once_per_matrix(hard_graphs, engine, monkeypatch):
+    if engine == "numba":
+        pytest.importorskip("numba")
+    functional = GaussianEmbedding(5, engine=engine)
+    monkeypatch.setattr(functional, "tile_size", lambda n_jobs: 16)  # many tiles
+    side = functional.prepare(functional.as_embeddings(hard_graphs), "g")
+    n = len(hard_graphs)
+    _, pending = functional.open_tile(side, side, slice(0, n), slice(0, n))
+    assert len(pending) > n  # the diagonal and more
+    calls = []
+    finish = functional.finish
+    monkeypatch.setattr(functional, "finish", lambda *args: calls.append(len(args[2])) or finish(*args))
+    K = pairwise_kernels(hard_graphs, functional=functional, n_jobs=2)
+    # one call, each pair of the upper triangle once (its mirror image is the same value)
+    assert len(calls) == 1 and calls[0] == (len(pending) - n) // 2
+    # exact: finished once per matrix or once per tile, every value is its pair's alone
+    by_tiles = np.block([[functional.tile(side, side, slice(a, a + 16), slice(b, b + 16)) for b in range(0, n, 16)]
+                         for a in range(0, n, 16)])
+    np.fill_diagonal(by_tiles, 1.0)
+    np.testing.assert_array_equal(K, by_tiles)
+    np.testing.assert_array_equal(K, K.T)
+    calls.clear()
+    rows = np.vstack([block for _, block in kernel_row_chunks(hard_graphs, functional=functional, n_rows=11)])
+    np.testing.assert_array_equal(rows, K)
+    assert len(calls) == -(-n // 11)  # once per chunk of rows
+    blocks = KernelBlocks(hard_graphs, functional=functional, n_jobs=2)
+    for r, c in [(slice(3, 40), slice(0, n)), (slice(30, n), slice(5, 27)), (slice(0, n), slice(0, n))]:
+        np.testing.assert_array_equal(blocks.block(r, c), K[r, c])
+    cross = pairwise_kernels(hard_graphs[::2], hard_graphs, functional=functional)
+    np.testing.assert_array_equal(cross, K[::2])
+
+
+def test_a_functional_without_finish_leaves_nothing_pending(graphs):
+    functional = WalkHistogram(5)
+    side = functional.align(*(functional.prepare(functional.as_embeddings(graphs[:5]), "g"),) * 2)[0]
+    values, pending = functional.open_tile(side, side, slice(0, 5), slice(0, 5))
+    np.testing.assert_array_equal(values, functional.tile(side, side, slice(0, 5), slice(0, 5)))
+    assert pending.size == 0 and pending.dtype == np.int64
+    with pytest.raises(NotImplementedError, match="leaves no pairs to finish"):
+        functional.finish(side, side, np.array([0]), np.array([1]))

@@ -296,3 +296,51 @@ def test_the_ridge_is_a_floor_on_the_eigenvalues(rng):
     np.testing.assert_array_equal(
         petersen.regularized_covariance(), gi.DEFAULT_RIDGE * petersen.ridge_scale() * np.eye(5)
     )
+
+
+def test_pairs_out_of_both_graphs_reach_keep_their_direct_value(rng):
+    """The numpy tile applies the bound's test only to pairs within reach of one of
+    their graphs (_bhattacharyya.reaches): every pair outside passes the test, also
+    at its edges (bounds near DIRECT_MAX_BOUND, distances within ulps of bound / 1e8,
+    scales from 1e-250 to 1e250), so the flags are those of the test on every pair."""
+    from graphinvariants.embeddings import _bhattacharyya as b
+
+    n = 400_000
+    sizes = 10.0 ** rng.uniform(-250, 250, (2, n))
+    least = sizes / 10.0 ** rng.uniform(0, 6.5, (2, n))  # bounds 1 .. 3e6, across DIRECT_MAX_BOUND
+    size, low = sizes.sum(axis=0), least.sum(axis=0)
+    edge = size / low / b.DIRECT_PER_DISTANCE  # the distance at which the test changes
+    log_k = -edge * (1 + rng.integers(-8, 9, n) * np.finfo(float).eps)
+    log_k[::7] = -rng.uniform(0, 0.05, log_k[::7].size)
+    reach = b.reaches(sizes, least)
+    just_out = np.isfinite(np.minimum(*reach)) & (rng.random(n) < 0.5)  # a few ulps beyond the reach
+    log_k[just_out] = np.minimum(*reach)[just_out] * (1 + rng.integers(1, 9, just_out.sum()) * np.finfo(float).eps)
+    out_of_reach = log_k < np.minimum(*reach)
+    assert 0.2 < out_of_reach.mean() < 0.8
+    assert b._resolved(size, low, log_k)[out_of_reach].all()
+
+
+def test_the_numpy_tile_flags_what_the_test_on_every_pair_flags(rng):
+    """direct_tile against combine on Gaussians from well conditioned to singular,
+    some nearly equal: the same values and the same pairs left to the whitened one."""
+    from graphinvariants.embeddings import _bhattacharyya as b
+    from graphinvariants.embeddings.gaussian import _Prepared
+
+    k, n = 4, 300
+    V = np.linalg.qr(rng.normal(size=(n, k, k)))[0]
+    lam = np.sort(10.0 ** -rng.uniform(0, 7, (n, k)), axis=1) * 10.0 ** rng.uniform(-3, 3, (n, 1))
+    lam[n // 2 :] = lam[: n - n // 2] * (1 + rng.normal(scale=1e-9, size=(n - n // 2, k)))  # nearly equal twins
+    V[n // 2 :] = V[: n - n // 2]
+    halves = np.matmul(V * lam[:, None, :], V.transpose(0, 2, 1)) / 2
+    means = rng.normal(size=(n, k)) * np.sqrt(lam)
+    means[n // 2 :] = means[: n - n // 2] + rng.normal(scale=1e-7, size=(n - n // 2, k)) * np.sqrt(lam[n // 2 :])
+    side = _Prepared(means, halves, np.log(lam).sum(axis=1), lam.sum(axis=1) / 2, lam[:, 0] / 2, lam,
+                     V / np.sqrt(lam)[:, None, :], V * np.sqrt(lam)[:, None, :])
+    logdet, maha = b.pair_terms(means, halves, means, halves)
+    every = b.combine(side.logdets[:, None], side.logdets[None, :], logdet, maha,
+                      side.sizes[:, None] + side.sizes[None, :], side.least[:, None] + side.least[None, :])
+    index = np.arange(n)
+    values, unresolved = b.direct_tile(side, side, index, index, logdet, maha)
+    np.testing.assert_array_equal(values, every)  # exact: the same operations
+    np.testing.assert_array_equal(unresolved, np.flatnonzero(every == b.UNRESOLVED))
+    assert n < unresolved.size < n * n / 4  # singular pairs, twins and the diagonal
