@@ -45,13 +45,10 @@ def generate(family, n_edges, seed):
                                                                                    2 * n_edges // MEAN_DEGREE)
     if family in ("grid", "ba"):
         return (*random_edges(family, n, MEAN_DEGREE, seed), n)
-    ig.set_random_number_generator(random.Random(seed))  # reproducible graphs
-    if family == "er":
-        g = ig.Graph.Erdos_Renyi(n=n, m=n_edges)
-    elif family == "rgg":
-        g = ig.Graph.GRG(n, float(np.sqrt(MEAN_DEGREE / (np.pi * n))))
-    else:
+    if family not in ("er", "rgg"):
         raise ValueError(f"unknown family {family!r}; expected one of {sorted(FAMILIES)}")
+    ig.set_random_number_generator(random.Random(seed))  # reproducible graphs
+    g = ig.Graph.Erdos_Renyi(n=n, m=n_edges) if family == "er" else ig.Graph.GRG(n, np.sqrt(MEAN_DEGREE / (np.pi * n)))
     edges = np.array(g.get_edgelist(), dtype=np.int64).reshape(-1, 2)
     return edges[:, 0], edges[:, 1], n
 
@@ -174,19 +171,16 @@ def decay(n_edges, n_steps, n_sequences, seed, methods):
 def plot_decay(result, path):
     plt = pyplot()
     methods = [m for m in METHODS if m in result["curves"] and m != "power1"]
-    fig, axes = plt.subplots(1, len(methods), figsize=(2.6 * len(methods), 2.8), sharex=True)
-    for ax, method in zip(np.atleast_1d(axes), methods):
+    fig, axes = plt.subplots(1, len(methods), figsize=(2.6 * len(methods), 2.8), sharex=True, squeeze=False)
+    for ax, method in zip(axes[0], methods):
         values = result["curves"][method]
-        steps = np.arange(1, values.shape[1] + 1)
-        mean, std = values.mean(axis=0), values.std(axis=0)
+        steps, mean, std = np.arange(1, values.shape[1] + 1), values.mean(axis=0), values.std(axis=0)
         ax.plot(steps, mean, color="C0", marker=".")
         ax.fill_between(steps, np.maximum(mean - std, mean.min() / 10), mean + std, color="C0", alpha=0.25, lw=0)
-        ax.set_yscale("log")
+        ax.set(yscale="log", xlabel="flips", xticks=[1, 5, 10, 15, 20])
         ax.set_title(METHODS[method].replace(", all threads", " kernel"), fontsize=9)
-        ax.set_xlabel("flips")
-        ax.set_xticks([1, 5, 10, 15, 20])
         ax.tick_params(labelsize=7)
-    np.atleast_1d(axes)[0].set_ylabel("dissimilarity to the original\n(1 - K for power)", fontsize=8)
+    axes[0, 0].set_ylabel("dissimilarity to the original\n(1 - K for power)", fontsize=8)
     fig.suptitle(f"Barabasi-Albert, {result['n_nodes']:,} nodes, {result['n_edges']:,} edges: mean and std over "
                  f"{values.shape[0]} sequences of random flips", fontsize=9)
     fig.tight_layout()
@@ -267,29 +261,26 @@ def peers(args, parser):
             plot_decay(result, args.figure)
             print(f"figure: {args.figure}")
 
-    rows = []
+    rows, failed = [], {}  # failed: (family, method) -> the size it failed at
+    limits = dict(repeats=args.repeats, repeat_time=args.repeat_time, budget=args.budget,
+                  setup_budget=max(args.budget, 600), memory_gb=args.memory_gb)
     with tempfile.TemporaryDirectory(prefix="gi-peers-") as tmp:
-        failed = {}  # (family, method) -> the size it failed at
         for size in sizes:  # size by size: an interrupted run leaves a full table of the smaller sizes
             for family in families:
                 start = clock()
                 u, v, n = generate(family, size, args.seed)
-                if any(m in PAIR_METHODS and (family, m) not in failed for m in methods):
-                    u2, v2 = flipped(u, v, n, 20, args.seed + 1)
-                else:  # no distance left to measure: spare the minute a Python set of 10^7 edges takes
-                    u2, v2 = u[:0], v[:0]
+                pairs = any(m in PAIR_METHODS and (family, m) not in failed for m in methods)
+                # no distance left to measure: spare the minute a Python set of 10^7 edges takes
+                u2, v2 = flipped(u, v, n, 20, args.seed + 1) if pairs else (u[:0], v[:0])
                 path = Path(tmp) / f"{family}-{size}.npz"
                 np.savez(path, u=u, v=v, n=n, u2=u2, v2=v2)
                 row = {"family": family, "target": size, "n_nodes": n, "n_edges": int(u.size), "results": {}}
-                print(f"{FAMILIES[family]}, {n:,} nodes, {u.size:,} edges (generated in "
-                      f"{clock() - start:.1f} s)")
+                print(f"{FAMILIES[family]}, {n:,} nodes, {u.size:,} edges (generated in {clock() - start:.1f} s)")
                 for method in methods:
                     if (family, method) in failed:
                         row["results"][method] = {"status": "skipped", "after": failed[family, method]}
                         continue
-                    result = measure(method, path, repeats=args.repeats, repeat_time=args.repeat_time,
-                                     budget=args.budget, setup_budget=max(args.budget, 600), memory_gb=args.memory_gb)
-                    row["results"][method] = result
+                    row["results"][method] = result = measure(method, path, **limits)
                     print(f"    {METHODS[method]:<20} {fmt_cell(result, args.budget):>14}   peak "
                           f"{result['peak_mb'] or 0:,.0f} MB")
                     if result["status"] != "ok":
@@ -325,12 +316,11 @@ def cluster(args, parser):
     workdir = Path(tempfile.mkdtemp(prefix="gi-bench-network-", dir=args.dir))
     path = workdir / "edges"
     try:
-        t0 = clock()
-        m, files = write_er_parquet(path, args.nodes, args.edges, rows_per_file=args.rows_per_file)
-        size = sum(f.stat().st_size for f in path.iterdir())
-        table_bytes = 16 * m
+        (written,), (m, files) = timed(lambda: write_er_parquet(path, args.nodes, args.edges,
+                                                               rows_per_file=args.rows_per_file))
+        size, table_bytes = sum(f.stat().st_size for f in path.iterdir()), 16 * m
         print(f"wrote G(n={args.nodes:,}, m={m:,}) to {files} Parquet files, {size / 2**30:.2f} GiB on disk "
-              f"({table_bytes / 2**30:.2f} GiB as int64 columns in memory) in {clock() - t0:.1f} s")
+              f"({table_bytes / 2**30:.2f} GiB as int64 columns in memory) in {written:.1f} s")
         limit = parse_bytes(args.memory_limit)
         print(f"worker memory_limit {limit / 2**30:.2f} GiB < table {table_bytes / 2**30:.2f} GiB: "
               f"{limit < table_bytes}")
@@ -354,8 +344,8 @@ def cluster(args, parser):
         (floor,), (mean, cov) = timed(lambda: floor_invariants(A, args.k))
         (library,), expected = timed(lambda: gi.power_invariants(A, k=args.k))
         mean_err = float(np.max(np.abs(inv.mean - expected.mean) / np.abs(expected.mean)))
-        cov_err = float(np.abs(inv.covariance - expected.covariance).max() / np.abs(expected.covariance).max())
-        floor_err = float(np.abs(cov - expected.covariance).max() / np.abs(expected.covariance).max())
+        cov_err, floor_err = (float(np.abs(c - expected.covariance).max() / np.abs(expected.covariance).max())
+                              for c in (inv.covariance, cov))
         print(f"in process, one thread: CSR read + build {build:.1f} s ({csr_gib:.2f} GiB, {A.nnz:,} entries); "
               f"floor (k products + moments) {floor:.2f} s; gi.power_invariants {library:.2f} s; "
               f"process peak {peak_gib():.2f} GiB")

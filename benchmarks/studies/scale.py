@@ -65,16 +65,13 @@ def generate_corpus(folder, n_graphs, seed, graphs_per_file, first_id=0):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+    (folder := Path(folder)).mkdir(parents=True, exist_ok=True)
     n_files = -(-n_graphs // graphs_per_file)
     streams = np.random.SeedSequence(seed).spawn(n_files)
     n_nodes = n_edges = 0
     for f, stream in enumerate(streams):
         rng = np.random.default_rng(stream)
-        count = min(graphs_per_file, n_graphs - f * graphs_per_file)
-        sizes = graph_sizes(count, rng)
-        g, u, v = molecule_edges(sizes, rng)
+        g, u, v = molecule_edges(sizes := graph_sizes(min(graphs_per_file, n_graphs - f * graphs_per_file), rng), rng)
         order = np.lexsort((v, u, g))
         pq.write_table(pa.table({"graph_id": (first_id + f * graphs_per_file + g[order]).astype(np.int64),
                                  "source": u[order].astype(np.int32), "target": v[order].astype(np.int32)}),
@@ -134,10 +131,9 @@ def section_embed(args, corpus_dir, client, work):
     print(f"\n== Invariants (k=5) of {args.n_graphs:,} graphs")
     times = {}
     with section("in-process", times):
-        table = pd.read_parquet(corpus_dir)
-        batch, ids = gid.edge_table_batch(table)
+        batch, ids = gid.edge_table_batch(pd.read_parquet(corpus_dir))
         local = gi.batch_power_invariants(batch)
-    del table, batch
+    del batch
     print(f"  in process, batch path (read + build + embed): {times['in-process']:.2f} s, "
           f"{args.n_graphs / times['in-process']:,.0f} graphs/s (1 core)")
     out = work / "embeddings"
@@ -167,10 +163,8 @@ def section_kneighbors(args, client, work, local, ids):
     dd, gid = _dask()
     print(f"\n== Top-10 neighbours of {args.queries:,} queries in {len(local):,} graphs")
     queries = gi.batch_power_invariants(queries_graphs(args.queries, args.seed + 1))
-    frame = dd.read_parquet(work / "embeddings")
-    order = frame["graph_id"].compute().to_numpy()
-    corpus = local.take(np.searchsorted(ids, order))  # in the order of the cluster's rows
-    times = {}
+    frame, times = dd.read_parquet(work / "embeddings"), {}
+    corpus = local.take(np.searchsorted(ids, frame["graph_id"].compute().to_numpy()))  # in the cluster's row order
     with section("in-process", times):
         expected = _kneighbors(queries, corpus, args.workers)
     pairs = args.queries * len(corpus)
@@ -186,12 +180,13 @@ def section_kneighbors(args, client, work, local, ids):
     sample = corpus.take(np.random.default_rng(args.seed).choice(len(corpus), n_sample, replace=False))
     K = gi.kernel_matrix(queries, sample, n_jobs=args.workers)
     brute = np.argsort(-K, axis=1, kind="stable")[:, :10]
+    top = np.take_along_axis(K, brute, axis=1)
     got = _kneighbors(queries, sample, args.workers)
-    sample_frame = dd.from_pandas(gid.to_frame(sample), npartitions=max(2, args.workers * 2))
-    got_cluster = gid.kneighbors(queries, sample_frame, n_neighbors=10)
-    exact = np.array_equal(got[0], brute) and np.array_equal(got_cluster[0], brute)
-    exact &= np.array_equal(got[1], np.take_along_axis(K, brute, axis=1)) and np.array_equal(got_cluster[1], got[1])
-    ties = int(sum(len(np.unique(row)) < len(row) for row in np.take_along_axis(K, brute, axis=1)))
+    got_cluster = gid.kneighbors(queries, dd.from_pandas(gid.to_frame(sample), npartitions=max(2, args.workers * 2)),
+                                 n_neighbors=10)
+    exact = all(np.array_equal(a, b) for a, b in ((got[0], brute), (got_cluster[0], brute), (got[1], top),
+                                                   (got_cluster[1], got[1])))
+    ties = int(sum(len(np.unique(row)) < len(row) for row in top))
     print(f"  brute force on a {n_sample:,}-graph sample: in process and cluster exact: {exact} "
           f"({ties} of {args.queries} top-10 rows hold ties)")
     if not (same and exact):
@@ -213,8 +208,7 @@ def section_kernel(args, client, work, local):
         gid.kernel_matrix(frame, chunks=args.chunks).to_zarr(str(work / "K.zarr"))
     distinct = n * (n + 1) / 2
     sizes = np.diff(np.append(np.arange(0, n, args.chunks), n))
-    evaluated = n * n - float(np.sum(sizes * (sizes - 1) / 2))  # blocks below the diagonal are computed again
-    rate = distinct / times["cluster"] / args.workers
+    evaluated, rate = n * n - float(np.sum(sizes * (sizes - 1) / 2)), distinct / times["cluster"] / args.workers
     print(f"  cluster: {times['cluster']:.2f} s, {rate / 1e6:.2f} M distinct pairs/s per core ({distinct:,.0f} "
           f"distinct pairs, {evaluated:,.0f} evaluated: a block below the diagonal is its mirror image computed "
           f"again); {mem[0]}")
@@ -245,10 +239,9 @@ def section_scaling(args, client, corpus_dir, work):
         if size > args.n_graphs:
             print(f"  {size:>10,} skipped: the corpus has {args.n_graphs:,} graphs (raise --n-graphs)")
             continue
-        n_files = -(-size // args.graphs_per_file)
-        edges = dd.read_parquet([str(f) for f in files[:n_files]], filters=[("graph_id", "<", size)])
-        out = work / f"embeddings-{size}"
-        times = {}
+        edges = dd.read_parquet([str(f) for f in files[:-(-size // args.graphs_per_file)]],
+                                filters=[("graph_id", "<", size)])
+        out, times = work / f"embeddings-{size}", {}
         with section("embed", times):
             gid.embed(edges, npartitions=edges.npartitions).to_parquet(out)
         with section("top", times):
@@ -342,8 +335,8 @@ def cluster(args, parser):
     print(f"work folder: {work}")
     stack = contextlib.ExitStack()  # the cluster, where a section needs one
     try:
-        corpus_dir = Path(args.corpus) if args.corpus else work / "corpus"
-        if not args.corpus and sections & {"generate", "embed", "kneighbors", "kernel", "scaling"}:
+        corpus_dir = work / "corpus"
+        if sections & {"generate", "embed", "kneighbors", "kernel", "scaling"}:
             start = clock()
             stats = generate_corpus(corpus_dir, args.n_graphs, args.seed, args.graphs_per_file)
             print(f"== Synthetic corpus: {stats['graphs']:,} graphs, {stats['nodes']:,} nodes, {stats['edges']:,} "
@@ -430,23 +423,21 @@ def zarr(args, parser):
     with local_cluster(memory_limit=args.memory_limit) as client:
         for n in args.sizes:
             store = Path(tempfile.mkdtemp(prefix="learned-features-")) / "features.zarr"
-            starts = range(0, n, args.partition)
-            parts = [dask.delayed(_copies)(args.source, min(args.partition, n - s), s) for s in starts]
+            parts = [dask.delayed(_copies)(args.source, min(args.partition, n - s), s)
+                     for s in range(0, n, args.partition)]
             pids = client.run(os.getpid)
             (seconds,), rows = timed(lambda: features_to_zarr(features, db.from_delayed(parts), store))
             peaks = list(client.run(peak_gib).values())
             restarted = client.run(os.getpid) != pids  # a worker past its memory limit is restarted
             (check_seconds,), same_parts = timed(lambda: equal_parts(store, n))
             same = all(same_parts.values())
-            queries = expected[:100]
-            (knn,), (indices, values) = timed(lambda: kneighbors(queries, store, n_neighbors=10))
-            row = {"n": n, "seconds": seconds, "ms_per_graph": 1e3 * seconds / n, "worker_peak_gib": peaks,
-                   "rows": int(rows.sum()), "worker_restarted": restarted, "bitwise_equal": same,
-                   "partitions_checked": {str(k): v for k, v in same_parts.items()},
-                   "check_seconds": check_seconds, "kneighbors_100_seconds": knn,
-                   "in_process_ms_per_graph": 1e3 * in_process,
-                   "first_query_is_its_own_nearest": bool(indices[0, 0] == 0)}
-            results.append(row)
+            (knn,), (indices, values) = timed(lambda: kneighbors(expected[:100], store, n_neighbors=10))
+            results.append(row := {
+                "n": n, "seconds": seconds, "ms_per_graph": 1e3 * seconds / n, "worker_peak_gib": peaks,
+                "rows": int(rows.sum()), "worker_restarted": restarted, "bitwise_equal": same,
+                "partitions_checked": {str(k): v for k, v in same_parts.items()}, "check_seconds": check_seconds,
+                "kneighbors_100_seconds": knn, "in_process_ms_per_graph": 1e3 * in_process,
+                "first_query_is_its_own_nearest": bool(indices[0, 0] == 0)})
             print(f"n={n}: {seconds:.1f} s ({row['ms_per_graph']:.3f} ms per graph on 2 workers, "
                   f"{row['ms_per_graph'] / row['in_process_ms_per_graph']:.2f} x the in-process time per graph), "
                   f"worker peaks {', '.join(f'{p:.2f}' for p in peaks)} GiB (a worker restarted: {restarted}), "
@@ -470,7 +461,6 @@ def main(argv=None):
         components=option([50, 100, 200, 500, 1000], "Nystroem landmarks, comma-separated", type=ints),
         workers=option(2, "LocalCluster worker processes, one thread each"), seed=0,
         workdir=option(tempfile.gettempdir(), "where the corpus and outputs go (a fresh folder inside; created)"),
-        corpus=option(None, "use this Parquet edge table instead of generating one (graph_id, source, target)"),
         sections="generate,embed,kneighbors,kernel,scaling,nystroem", keep=option(False, "keep the generated files")),
         features=dict(sizes=[10_000, 30_000, 100_000], exact=[10_000], progress=False,
                       C=option(10.0, "C of both the LinearSVC and the SVC"), **own),
