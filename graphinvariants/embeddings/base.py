@@ -119,16 +119,22 @@ class Functional(ABC):
     def as_embeddings(self, items, *, what="graphs"):
         """Embeddings of ``items``: a batch of this functional's type is checked and
         returned, anything else goes through :func:`as_graph_batch` and :meth:`embed`."""
+        embedded = self.given_embeddings(items, what=what)
+        return self.embed(self.graph_batch(items, what=what)) if embedded is None else embedded
+
+    def given_embeddings(self, items, *, what="graphs"):
+        """``items`` as embeddings when they are some already (a batch of this
+        functional's type, checked, or what :meth:`coerce_items` makes of them), else
+        None, once ``items`` is checked to be a collection of graphs (for
+        :meth:`graph_batch`): the first step of :meth:`as_embeddings`."""
         if isinstance(items, self.batch_type):
             self.check_batch(items, what)
             return items
         check_not_other_batch(self, items, what)
         check_not_single_graph(items, what)
         if not hasattr(items, "batch") and not hasattr(items, "offsets"):
-            coerced = self.coerce_items(items, what)
-            if coerced is not None:
-                return coerced
-        return self.embed(self.graph_batch(items, what=what))
+            return self.coerce_items(items, what)
+        return None
 
     def graph_batch(self, graphs, *, what="graphs"):
         """``graphs`` as a :class:`GraphBatch` holding what this functional reads: its

@@ -17,7 +17,7 @@ from .adjacency import GraphAdjacency, check_weight_argument, check_weights, des
 from .csr import block_entries, concatenated_ranges, take_blocks
 from .files import path_hint
 from .reader import read_graphs
-from .smiles import is_smiles, read_smiles
+from .smiles import ATOM_VALUES, BOND_VALUES, is_smiles, molecule_arrays, read_smiles
 
 __all__ = ["GraphBatch", "as_graph_batch", "subset"]
 
@@ -339,6 +339,11 @@ def as_graph_batch(graphs, *, weight=None, node_label=None, edge_label=None, nod
         if value is not None and not isinstance(value, str):
             raise TypeError(f"{option} must be None or the name of an attribute (a str), got {value!r}")
     if is_smiles(graphs):  # molecules (RDKit, imported here and only here)
+        if weight is None and node_attributes is None and node_label in (None, *ATOM_VALUES) and (
+                edge_label in (None, *BOND_VALUES)):  # straight from RDKit's atoms and bonds
+            matrix, offsets, node_labels, edge_labels = molecule_arrays(graphs, node_label=node_label,
+                                                                        edge_label=edge_label, what=what)
+            return GraphBatch(matrix, offsets, node_labels=node_labels, edge_labels=edge_labels)
         graphs = read_smiles(graphs, what=what)
     check_not_single_graph(graphs, what)
     if isinstance(graphs, (str, bytes)) or not hasattr(graphs, "__iter__"):

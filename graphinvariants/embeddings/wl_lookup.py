@@ -1,0 +1,278 @@
+"""Weisfeiler-Lehman labels looked up among fitted ones: one table per round, and a
+few small graphs' label counts made on plain arrays.
+
+A fitted :class:`~graphinvariants.embeddings.wl.WLCountMap` keeps each round's
+signatures ``(own label, sorted neighbour keys)`` in a :class:`SignatureTable`. Where
+the round's largest degree ``D`` is small, every signature is packed into a few 64-bit
+words as the fields ``(degree, own label, D - degree zeros, neighbour key + 1, ...)``,
+each field as wide as the largest value needs: the fitted labels of a round are
+numbered by degree, then by signature in lexicographic order, so the packed keys are in
+label order, and a label is its key's place in one sorted array. A batch's signatures of
+every degree are then looked up by one binary search per round. Where ``D`` is large
+(a hub of a social network) the table keeps a
+:class:`~graphinvariants.embeddings.counts.RowLookup` per degree instead.
+
+:func:`small_batch_counts` is a query's path: the label counts of a few small graphs on
+the fitted columns (a :class:`~graphinvariants.embeddings.counts.FittedCounts`), the
+same counts as :meth:`WeisfeilerLehman.embed
+<graphinvariants.embeddings.WeisfeilerLehman.embed>` followed by
+:meth:`WLCountMap.columns <graphinvariants.embeddings.wl.WLCountMap.columns>` give, made
+in a few dozen array operations per round: all degrees at once (the neighbour keys of
+every node in one zero-padded matrix, sorted along its rows), the batch's own labels as
+the distinct packed rows (one :func:`numpy.unique`), and no sparse matrix until the
+row. Its cost is set by the batch alone; for many graphs or high degrees the per-degree
+path of ``embed`` is faster, and :data:`SMALL_CELLS` says where one hands over to the
+other.
+"""
+
+import numpy as np
+
+from ..walks.closed import closed_walk_counts
+from .counts import FittedCounts, RowLookup, label_places, unique_rows
+
+__all__ = ["MAX_WORDS", "SMALL_CELLS", "SignatureTable", "small_batch_counts"]
+
+#: A round's signatures are packed when each takes at most this many 64-bit words (32
+#: bytes, about what a per-degree table holds for a molecule's signature of degree 3).
+MAX_WORDS = 4
+
+#: :func:`small_batch_counts` takes a batch whose nodes times (largest degree + 1) are at
+#: most this many; beyond it the per-degree path of ``embed`` is faster (measured on
+#: molecules: the array path wins up to about 256 molecules per block).
+SMALL_CELLS = 2**13
+
+
+class SignatureTable:
+    """The signatures of one fitted Weisfeiler-Lehman round, for exact lookup.
+
+    Parameters
+    ----------
+    by_degree : dict
+        ``degree -> array (n, 1 + degree)`` of the round's distinct ``(own label, sorted
+        neighbour keys)`` rows, degrees in increasing order, rows in lexicographic order
+        (as :meth:`WeisfeilerLehman.embed <graphinvariants.embeddings.WeisfeilerLehman.embed>`
+        stores them); the round's labels are numbered in that order.
+    n_keys : int
+        The number of possible neighbour keys (labels of the round before, times the
+        number of edge labels when the neighbourhoods are typed by them).
+
+    Attributes
+    ----------
+    packed : bool
+        Whether the signatures are packed (one binary search for all degrees) or kept in
+        a :class:`~graphinvariants.embeddings.counts.RowLookup` per degree.
+    max_degree : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphinvariants.embeddings.wl_lookup import SignatureTable
+    >>> # labels 0, 1: degree 1 (own 0; neighbour 1), (own 1; 0); label 2: degree 2 (own 1; 0, 0)
+    >>> table = SignatureTable({1: np.array([[0, 1], [1, 0]]), 2: np.array([[1, 0, 0]])}, 2)
+    >>> table.packed, table.find(2, np.array([[1, 0, 0], [0, 0, 1]])).tolist()
+    (True, [2, -1])
+    """
+
+    def __init__(self, by_degree, n_keys):
+        self.first, start = {}, 0
+        for d, rows in by_degree.items():
+            self.first[d] = start
+            start += len(rows)
+        self.max_degree = max(by_degree, default=0)
+        bits = max(self.max_degree, int(n_keys), 1).bit_length()
+        self.per_word = 64 // bits
+        self.n_words = -(-(self.max_degree + 2) // self.per_word)
+        self.shifts = np.uint64(bits) * np.arange(self.per_word - 1, -1, -1, dtype=np.uint64)
+        self.keys, self.lookups = None, None
+        if self.n_words <= MAX_WORDS and list(by_degree) == sorted(by_degree):
+            words = [self._words(np.full(len(rows), d), np.column_stack((rows[:, 0], rows[:, 1:] + 1)))
+                     for d, rows in by_degree.items()]
+            words = np.concatenate(words) if words else np.zeros((0, self.n_words), np.uint64)
+            if _increasing(words):  # label order (a batch made otherwise keeps per-degree tables)
+                self.keys = self._keys(words)
+        if self.keys is None:
+            self.lookups = {d: RowLookup(rows) for d, rows in by_degree.items()}
+
+    @property
+    def packed(self):
+        return self.keys is not None
+
+    def _words(self, degree, rows):
+        """The packed words, shape (n, n_words), of rows ``(own label, neighbour keys +
+        1, sorted and right-aligned after zeros)`` of at most ``max_degree`` keys, their
+        degrees ``degree``; a row with a value out of its field gives words that are no
+        fitted row's or another row's, so it must be masked out after."""
+        n, width = rows.shape
+        fields = np.zeros((n, self.n_words * self.per_word), dtype=np.uint64)
+        fields[:, 0] = degree
+        fields[:, 1] = rows[:, 0]
+        fields[:, 2 + self.max_degree - (width - 1) : 2 + self.max_degree] = rows[:, 1:]
+        # disjoint bit fields: the shifted fields never overlap, so their sum is their bitwise or
+        return (fields.reshape(n, self.n_words, self.per_word) << self.shifts).sum(axis=2, dtype=np.uint64)
+
+    def _keys(self, words):
+        """One sortable key per row of packed words: the word itself, or the words as
+        big-endian bytes compared as one item (numpy sorts such items by memcmp)."""
+        if self.n_words == 1:
+            return words[:, 0]
+        return np.ascontiguousarray(words.astype(">u8")).view(np.dtype((np.void, 8 * self.n_words))).reshape(-1)
+
+    def _place(self, degree, rows, known):
+        """The label of every row (see :meth:`_words`), -1 where it is not one of the
+        round's or ``known`` is False."""
+        keys = self._keys(self._words(degree, rows))
+        out = np.full(len(keys), -1, dtype=np.int64)
+        if len(self.keys) and len(keys):
+            place = np.minimum(np.searchsorted(self.keys, keys), len(self.keys) - 1)
+            found = known & (self.keys[place] == keys)
+            out[found] = place[found]
+        return out
+
+    def find(self, degree, rows, known=None):
+        """The label of every row of ``rows`` (``(own label, sorted neighbour keys)``
+        signatures of one ``degree``, in the fitted numbering), -1 where it is not one of
+        the round's or ``known`` (a mask) is False."""
+        rows = np.asarray(rows, dtype=np.int64)
+        known = np.ones(len(rows), dtype=bool) if known is None else known
+        if self.keys is None:
+            lookup = self.lookups.get(degree)
+            if lookup is None:
+                return np.full(len(rows), -1, dtype=np.int64)
+            place = lookup.find(rows, known)
+            return np.where(place >= 0, place + self.first[degree], -1)
+        if degree > self.max_degree:
+            return np.full(len(rows), -1, dtype=np.int64)
+        rows = np.where(known[:, None], rows, -1) + 1
+        rows[:, 0] -= 1
+        return self._place(degree, rows, known)
+
+    def find_padded(self, degree, rows, known):
+        """:meth:`find` for rows of any degrees at once (a packed table only): ``rows``
+        are ``(own label, neighbour keys + 1 sorted and right-aligned after zeros)``
+        with any number of columns, all non-negative, ``degree`` their degrees."""
+        known = known & (degree <= self.max_degree)
+        extra = rows.shape[1] - 1 - self.max_degree
+        if extra > 0:  # (a row of a degree that large is unknown; the others have zeros there)
+            rows = np.column_stack((rows[:, 0], rows[:, 1 + extra :]))
+        return self._place(degree, rows, known)
+
+
+def _increasing(words):
+    """Whether the rows of packed words are strictly increasing, lexicographically."""
+    later, earlier = words[1:], words[:-1]
+    differ = later != earlier
+    first = differ.argmax(axis=1)
+    at = np.arange(len(first))
+    return bool(np.all(differ[at, first]) and np.all(later[at, first] > earlier[at, first]))
+
+
+def small_batch_counts(count_map, batch, *, node_label=None, edge_label=None, closed_walks=0, n_iter):
+    """The label counts of a few small graphs on a fitted count map's columns.
+
+    Parameters
+    ----------
+    count_map : WLCountMap
+        The fitted count map (:meth:`WeisfeilerLehman.count_map
+        <graphinvariants.embeddings.WeisfeilerLehman.count_map>`).
+    batch : GraphBatch
+        The graphs, read with the labels the functional reads.
+    node_label, edge_label, closed_walks, n_iter : keyword-only
+        The functional's parameters (those the count map was fitted with).
+
+    Returns
+    -------
+    FittedCounts or None
+        What :meth:`WLCountMap.fitted_counts
+        <graphinvariants.embeddings.wl.WLCountMap.fitted_counts>` gives for the batch's
+        embeddings, entry for entry up to their order within a graph; None when the
+        batch is not small (:data:`SMALL_CELLS`), a round's table is not packed, the
+        count map was fitted with other parameters, or the batch's own labels do not fit
+        in 63 bits per signature: the per-degree path then makes them.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from graphinvariants.embeddings import WeisfeilerLehman
+    >>> from graphinvariants.embeddings.wl_lookup import small_batch_counts
+    >>> from graphinvariants.graphs import as_graph_batch
+    >>> wl = WeisfeilerLehman(n_iter=1)
+    >>> fitted = wl.count_map(wl.as_embeddings([nx.path_graph(3)]))
+    >>> found = small_batch_counts(fitted, as_graph_batch([nx.path_graph(4)]), n_iter=1)
+    >>> found.count.tolist(), found.column.tolist()  # degrees 1, 2; then (1; 2) twice, (2; 1, 2) twice
+    ([2.0, 2.0, 2.0, 2.0], [0, 1, 2, -1])
+    """
+    degree = np.diff(batch.matrix.indptr).astype(np.int64)
+    width = int(degree.max(initial=0))
+    if (batch.n_nodes * (width + 1) > SMALL_CELLS or len(count_map.rounds) != n_iter
+            or not all(table.packed for table in count_map.rounds)
+            or (count_map.closed is None) != (closed_walks == 0)
+            or (count_map.edge_vocabulary is None) != (edge_label is None)):
+        return None
+    if node_label is None:
+        raw = degree
+    elif batch.node_labels is None:
+        raise ValueError(f"node_label={node_label!r} was asked for, but the graphs carry no node labels")
+    else:
+        raw = batch.node_labels
+    initial, ids = np.unique(raw, return_inverse=True)
+    ids = ids.reshape(-1).astype(np.int64)
+    fitted = label_places(count_map.initial, initial)  # the fitted label of each of the batch's own
+    if closed_walks:
+        profile = closed_walk_counts(batch.matrix, batch.offsets, closed_walks)
+        rows, ids = unique_rows(np.column_stack((ids, profile)))
+        rows[:, 0] = fitted[rows[:, 0]]
+        fitted = count_map.closed.find(rows, rows[:, 0] >= 0)
+    n, indices = batch.n_nodes, batch.matrix.indices
+    # the neighbour of every stored entry, its edge label (the batch's own, the fitted one)
+    edge_ids = fitted_edges = None
+    if edge_label is not None:
+        if batch.edge_labels is None:
+            raise ValueError(f"edge_label={edge_label!r} was asked for, but the graphs carry no edge labels")
+        vocabulary, edge_ids = np.unique(batch.edge_labels, return_inverse=True)
+        edge_ids = edge_ids.reshape(-1).astype(np.int64)
+        fitted_edges = label_places(count_map.edge_vocabulary, vocabulary, "edge")
+        n_edge_labels, fitted_edges = len(vocabulary), fitted_edges[edge_ids]
+        unknown_edge = fitted_edges < 0
+    row = np.repeat(np.arange(n), degree)
+    # each entry's cell in a (2n, 1 + width) matrix: rows 0..n-1 hold every node's
+    # signature in the batch's own labels, rows n..2n-1 in the fitted ones, each as
+    # (label, neighbour keys + 1 after zeros); sorted along the rows, the keys are in order
+    cells = row * (width + 1) + 1 + np.arange(len(indices)) - batch.matrix.indptr[row]
+    labels, fitted_labels, n_labels = [ids], [fitted[ids]], [len(fitted)]
+    for h, table in enumerate(count_map.rounds, start=1):
+        n_own, node_fitted = n_labels[-1], fitted_labels[-1]
+        n_keys = n_own if edge_ids is None else n_own * n_edge_labels
+        if n_keys.bit_length() * (width + 1) > 63:  # the batch's own signatures as one integer each, or not here
+            return None
+        keys, fitted_keys = ids[indices], node_fitted[indices]
+        unknown = fitted_keys < 0
+        if edge_ids is not None:
+            keys = edge_ids * n_own + keys
+            fitted_keys = fitted_edges * count_map.sizes[h - 1] + fitted_keys
+            unknown |= unknown_edge
+        signatures = np.zeros((2 * n, width + 1), dtype=np.int64)
+        signatures[:n, 0] = ids
+        signatures[n:, 0] = np.maximum(node_fitted, 0)
+        flat = signatures.reshape(-1)
+        flat[cells] = keys + 1
+        flat[cells + n * (width + 1)] = np.where(unknown, 0, fitted_keys + 1)
+        signatures[:, 1:].sort(axis=1)
+        packed = (signatures[:n] << (n_keys.bit_length() * np.arange(width, -1, -1))).sum(axis=1)
+        _, ids = np.unique(packed, return_inverse=True)  # the batch's own labels of round h
+        ids = ids.reshape(-1)
+        known = node_fitted >= 0
+        known[row[unknown]] = False
+        labels.append(ids)
+        fitted_labels.append(table.find_padded(degree, signatures[n:], known))
+        n_labels.append(int(ids.max(initial=-1)) + 1)
+    # every graph's count of each of its labels (all rounds), with the label's fitted column
+    shift = np.concatenate(([0], np.cumsum(count_map.sizes)[:-1]))
+    own_shift = np.concatenate(([0], np.cumsum(n_labels)[:-1]))
+    n_all = int(sum(n_labels))
+    graph = np.repeat(np.arange(batch.n_graphs), batch.sizes)
+    keys = (graph[None, :] * n_all + (np.array(labels) + own_shift[:, None])).reshape(-1)
+    keys, first, tally = np.unique(keys, return_index=True, return_counts=True)
+    fitted = np.array(fitted_labels).reshape(-1)[first]
+    column = np.where(fitted >= 0, fitted + np.repeat(shift, n)[first], -1)
+    indptr = np.searchsorted(keys, np.arange(batch.n_graphs + 1) * n_all)
+    return FittedCounts(indptr, tally.astype(np.float64), column)
