@@ -30,7 +30,7 @@ from .._utils.validation import check_int
 from ..walks.closed import closed_walk_counts
 from .counts import (CountFeatures, CountMap, RowLookup, count_matrix, label_places, merged_labels, relabel_rounds,
                      sort_within_rows, unique_rows)
-from .wl_lookup import SignatureTable, small_batch_counts
+from .wl_lookup import SignatureTable, label_index, small_batch_counts
 
 __all__ = ["WLBatch", "WLCountMap", "WeisfeilerLehman"]
 
@@ -275,6 +275,9 @@ class WLCountMap(CountMap):
         self.sizes = list(fitted.sizes)
         self.closed = None if fitted.initial_rows is None else RowLookup(fitted.initial_rows)
         self.edge_vocabulary = getattr(fitted, "edge_vocabulary", None)
+        self.initial_index, self.edge_index = label_index(self.initial), label_index(self.edge_vocabulary)
+        #: the first column of each round's labels
+        self.shift = np.concatenate(([0], np.cumsum(self.sizes)[:-1])).astype(np.int64)
         n_edge_labels = 1 if self.edge_vocabulary is None else len(self.edge_vocabulary)
         # per round h >= 1: its signatures, looked up by their packed keys or by degree
         self.rounds = [SignatureTable(by_degree, self.sizes[h] * n_edge_labels)
@@ -314,8 +317,7 @@ class WLCountMap(CountMap):
                 found[start : start + len(rows)] = table.find(d, moved, known)
                 start += len(rows)
             maps.append(found)
-        shift = np.concatenate(([0], np.cumsum(self.sizes)[:-1]))
-        return np.concatenate([np.where(m >= 0, m + s, -1) for m, s in zip(maps, shift)]).astype(np.int64)
+        return np.concatenate([np.where(m >= 0, m + s, -1) for m, s in zip(maps, self.shift)]).astype(np.int64)
 
 
 def _first_label(batch, h, d):

@@ -25,21 +25,29 @@ path of ``embed`` is faster, and :data:`SMALL_CELLS` says where one hands over t
 other.
 """
 
+import itertools
+
 import numpy as np
 
 from ..walks.closed import closed_walk_counts
 from .counts import FittedCounts, RowLookup, label_places, unique_rows
 
-__all__ = ["MAX_WORDS", "SMALL_CELLS", "SignatureTable", "small_batch_counts"]
+__all__ = ["INDEXED_LABELS", "MAX_WORDS", "SMALL_CELLS", "SignatureTable", "label_index", "own_labels", "small_batch_counts"]
 
 #: A round's signatures are packed when each takes at most this many 64-bit words (32
 #: bytes, about what a per-degree table holds for a molecule's signature of degree 3).
 MAX_WORDS = 4
 
+#: A fitted vocabulary of node or edge labels (strings or integers) of at most this many
+#: is also kept as a dict (:func:`label_index`), which a query's few labels are looked up in.
+INDEXED_LABELS = 4096
+
 #: :func:`small_batch_counts` takes a batch whose nodes times (largest degree + 1) are at
-#: most this many; beyond it the per-degree path of ``embed`` is faster (measured on
-#: molecules: the array path wins up to about 256 molecules per block).
-SMALL_CELLS = 2**13
+#: most this many; beyond it the per-degree path of ``embed`` is as fast or faster
+#: (Mutagenicity molecules as SMILES, rows of blocks of 1 to 512 molecules: the array path
+#: takes a third of the time for one molecule, half for 8 to 32, and they meet between 256
+#: molecules, about 23,000 cells, and 512).
+SMALL_CELLS = 2**14
 
 
 class SignatureTable:
@@ -83,6 +91,7 @@ class SignatureTable:
         self.per_word = 64 // bits
         self.n_words = -(-(self.max_degree + 2) // self.per_word)
         self.shifts = np.uint64(bits) * np.arange(self.per_word - 1, -1, -1, dtype=np.uint64)
+        self.void = np.dtype((np.void, 8 * self.n_words))
         self.keys, self.lookups = None, None
         if self.n_words <= MAX_WORDS and list(by_degree) == sorted(by_degree):
             words = [self._words(np.full(len(rows), d), np.column_stack((rows[:, 0], rows[:, 1:] + 1)))
@@ -115,7 +124,7 @@ class SignatureTable:
         big-endian bytes compared as one item (numpy sorts such items by memcmp)."""
         if self.n_words == 1:
             return words[:, 0]
-        return np.ascontiguousarray(words.astype(">u8")).view(np.dtype((np.void, 8 * self.n_words))).reshape(-1)
+        return words.astype(">u8").view(self.void).reshape(-1)
 
     def _place(self, degree, rows, known):
         """The label of every row (see :meth:`_words`), -1 where it is not one of the
@@ -146,15 +155,35 @@ class SignatureTable:
         rows[:, 0] -= 1
         return self._place(degree, rows, known)
 
-    def find_padded(self, degree, rows, known):
-        """:meth:`find` for rows of any degrees at once (a packed table only): ``rows``
-        are ``(own label, neighbour keys + 1 sorted and right-aligned after zeros)``
-        with any number of columns, all non-negative, ``degree`` their degrees."""
-        known = known & (degree <= self.max_degree)
-        extra = rows.shape[1] - 1 - self.max_degree
-        if extra > 0:  # (a row of a degree that large is unknown; the others have zeros there)
-            rows = np.column_stack((rows[:, 0], rows[:, 1 + extra :]))
-        return self._place(degree, rows, known)
+    def layout(self, degree, row, position):
+        """What :meth:`find_entries` reads of a batch's structure (the same for every
+        round whose table has this one's ``max_degree`` and word layout): node ``i`` has
+        degree ``degree[i]``, and stored entry ``e`` is the ``position[e]``-th neighbour
+        of node ``row[e]``."""
+        fields = np.zeros((len(degree), self.n_words * self.per_word), dtype=np.uint64)
+        fields[:, 0] = degree
+        fits = degree <= self.max_degree  # (a node of a larger degree is no fitted one's)
+        keep = None if fits.all() else fits[row]
+        cells = row * fields.shape[1] + position + 2
+        return fields, cells if keep is None else cells[keep], keep, fits
+
+    def find_entries(self, layout, own, keys, known):
+        """:meth:`find` for the signatures of the nodes of a batch of any degrees at once
+        (a packed table only): node ``i`` has label ``own[i]``, and entry ``e`` (see
+        :meth:`layout`) the neighbour key ``keys[e]``. The values of a node that is not
+        ``known`` may be anything (-1 among them): they change only its own fields, and
+        its answer is -1."""
+        template, cells, keep, fits = layout
+        fields = template.copy()
+        fields[:, 1] = own
+        fields.reshape(-1)[cells] = (keys if keep is None else keys[keep]) + 1
+        fields[:, 2 : 2 + self.max_degree].sort(axis=1)  # each node's keys + 1 in order, right-aligned after zeros
+        n = len(fields)
+        keys = self._keys((fields.reshape(n, self.n_words, self.per_word) << self.shifts).sum(axis=2, dtype=np.uint64))
+        if not len(self.keys):
+            return np.full(n, -1, dtype=np.int64)
+        place = np.minimum(np.searchsorted(self.keys, keys), len(self.keys) - 1)
+        return np.where(known & fits & (self.keys[place] == keys), place, -1)
 
 
 def _increasing(words):
@@ -214,65 +243,101 @@ def small_batch_counts(count_map, batch, *, node_label=None, edge_label=None, cl
         raise ValueError(f"node_label={node_label!r} was asked for, but the graphs carry no node labels")
     else:
         raw = batch.node_labels
-    initial, ids = np.unique(raw, return_inverse=True)
-    ids = ids.reshape(-1).astype(np.int64)
-    fitted = label_places(count_map.initial, initial)  # the fitted label of each of the batch's own
+    # an id per node label (the same for equal labels), and the fitted label of each id
+    ids, fitted = own_labels(raw, count_map.initial, count_map.initial_index)
     if closed_walks:
         profile = closed_walk_counts(batch.matrix, batch.offsets, closed_walks)
         rows, ids = unique_rows(np.column_stack((ids, profile)))
         rows[:, 0] = fitted[rows[:, 0]]
         fitted = count_map.closed.find(rows, rows[:, 0] >= 0)
-    n, indices = batch.n_nodes, batch.matrix.indices
+    n, indptr, indices = batch.n_nodes, batch.matrix.indptr, batch.matrix.indices
     # the neighbour of every stored entry, its edge label (the batch's own, the fitted one)
     edge_ids = fitted_edges = None
     if edge_label is not None:
         if batch.edge_labels is None:
             raise ValueError(f"edge_label={edge_label!r} was asked for, but the graphs carry no edge labels")
-        vocabulary, edge_ids = np.unique(batch.edge_labels, return_inverse=True)
-        edge_ids = edge_ids.reshape(-1).astype(np.int64)
-        fitted_edges = label_places(count_map.edge_vocabulary, vocabulary, "edge")
-        n_edge_labels, fitted_edges = len(vocabulary), fitted_edges[edge_ids]
+        edge_ids, fitted_edges = own_labels(batch.edge_labels, count_map.edge_vocabulary, count_map.edge_index, "edge")
+        n_edge_labels, fitted_edges = len(fitted_edges), fitted_edges[edge_ids]
         unknown_edge = fitted_edges < 0
     row = np.repeat(np.arange(n), degree)
-    # each entry's cell in a (2n, 1 + width) matrix: rows 0..n-1 hold every node's
-    # signature in the batch's own labels, rows n..2n-1 in the fitted ones, each as
-    # (label, neighbour keys + 1 after zeros); sorted along the rows, the keys are in order
-    cells = row * (width + 1) + 1 + np.arange(len(indices)) - batch.matrix.indptr[row]
+    position = np.arange(len(indices)) - indptr[row]  # of each entry in its row
+    own_cells = row * (width + 1) + position + 1  # each entry's cell in an (n, 1 + width) matrix
+    fields = np.arange(width, -1, -1)
+    layouts = {}  # the tables' layouts of the batch (one, unless rounds pack differently)
     labels, fitted_labels, n_labels = [ids], [fitted[ids]], [len(fitted)]
     for h, table in enumerate(count_map.rounds, start=1):
-        n_own, node_fitted = n_labels[-1], fitted_labels[-1]
-        n_keys = n_own if edge_ids is None else n_own * n_edge_labels
-        if n_keys.bit_length() * (width + 1) > 63:  # the batch's own signatures as one integer each, or not here
-            return None
-        keys, fitted_keys = ids[indices], node_fitted[indices]
-        unknown = fitted_keys < 0
-        if edge_ids is not None:
-            keys = edge_ids * n_own + keys
-            fitted_keys = fitted_edges * count_map.sizes[h - 1] + fitted_keys
-            unknown |= unknown_edge
-        signatures = np.zeros((2 * n, width + 1), dtype=np.int64)
-        signatures[:n, 0] = ids
-        signatures[n:, 0] = np.maximum(node_fitted, 0)
-        flat = signatures.reshape(-1)
-        flat[cells] = keys + 1
-        flat[cells + n * (width + 1)] = np.where(unknown, 0, fitted_keys + 1)
+        node_fitted, n_own = fitted_labels[-1], n_labels[-1]
+        # the batch's own labels of round h: the distinct signatures (own label, neighbour
+        # keys + 1 sorted after zeros), each packed in one integer
+        signatures = np.zeros((n, width + 1), dtype=np.int64)
+        signatures[:, 0] = ids
+        signatures.reshape(-1)[own_cells] = (ids[indices] if edge_ids is None else
+                                             edge_ids * n_own + ids[indices]) + 1
         signatures[:, 1:].sort(axis=1)
-        packed = (signatures[:n] << (n_keys.bit_length() * np.arange(width, -1, -1))).sum(axis=1)
-        _, ids = np.unique(packed, return_inverse=True)  # the batch's own labels of round h
-        ids = ids.reshape(-1)
+        bits = (n_own if edge_ids is None else n_own * n_edge_labels).bit_length()
+        if bits * (width + 1) <= 63:
+            ids, n_new = _relabel((signatures << (fields * bits)).sum(axis=1))
+        else:  # (too wide for one integer: the rows themselves)
+            distinct, ids = unique_rows(signatures)
+            n_new = len(distinct)
+        # their fitted labels: the signatures in the fitted numbering, looked up
+        keys = node_fitted[indices]
+        unknown = keys < 0
+        if edge_ids is not None:
+            keys = fitted_edges * count_map.sizes[h - 1] + keys
+            unknown |= unknown_edge
         known = node_fitted >= 0
         known[row[unknown]] = False
+        shape = (table.max_degree, table.n_words, table.per_word)
+        if shape not in layouts:
+            layouts[shape] = table.layout(degree, row, position)
         labels.append(ids)
-        fitted_labels.append(table.find_padded(degree, signatures[n:], known))
-        n_labels.append(int(ids.max(initial=-1)) + 1)
+        n_labels.append(n_new)
+        fitted_labels.append(table.find_entries(layouts[shape], node_fitted, keys, known))
     # every graph's count of each of its labels (all rounds), with the label's fitted column
-    shift = np.concatenate(([0], np.cumsum(count_map.sizes)[:-1]))
-    own_shift = np.concatenate(([0], np.cumsum(n_labels)[:-1]))
-    n_all = int(sum(n_labels))
+    labels = np.array(labels) + np.array([0, *itertools.accumulate(n_labels[:-1])])[:, None]
     graph = np.repeat(np.arange(batch.n_graphs), batch.sizes)
-    keys = (graph[None, :] * n_all + (np.array(labels) + own_shift[:, None])).reshape(-1)
-    keys, first, tally = np.unique(keys, return_index=True, return_counts=True)
-    fitted = np.array(fitted_labels).reshape(-1)[first]
-    column = np.where(fitted >= 0, fitted + np.repeat(shift, n)[first], -1)
-    indptr = np.searchsorted(keys, np.arange(batch.n_graphs + 1) * n_all)
+    if batch.n_graphs > 1:
+        labels += graph * sum(n_labels)
+    keys, first, tally = np.unique(labels.reshape(-1), return_index=True, return_counts=True)
+    fitted = np.array(fitted_labels)
+    column = np.where(fitted >= 0, fitted + count_map.shift[:, None], -1).reshape(-1)[first]
+    indptr = np.searchsorted(graph[first % n], np.arange(batch.n_graphs + 1))
     return FittedCounts(indptr, tally.astype(np.float64), column)
+
+
+def label_index(vocabulary):
+    """The place of every label of a sorted vocabulary, as a dict, when they are strings
+    or integers (equal as Python values exactly when :func:`label_places
+    <graphinvariants.embeddings.counts.label_places>` finds them equal) and at most
+    :data:`INDEXED_LABELS`; else None."""
+    if vocabulary is None or vocabulary.dtype.kind not in "Ui" or len(vocabulary) > INDEXED_LABELS:
+        return None
+    return {label: place for place, label in enumerate(vocabulary.tolist())}
+
+
+def own_labels(labels, vocabulary, index, kind="node"):
+    """``(ids, fitted)``: an id per item of ``labels``, equal for equal labels, and the
+    place in the fitted ``vocabulary`` of each id's label (-1 where it has none), through
+    its :func:`label_index` when it has one and ``labels`` are of its kind (a few dict
+    look-ups instead of sorting strings); the ids need not be ranks."""
+    if index is not None and labels.dtype.kind == vocabulary.dtype.kind:
+        own = dict(index)  # the fitted labels keep their places; the others come after
+        ids = np.array([own.setdefault(label, len(own)) for label in labels.tolist()], dtype=np.int64)
+        fitted = np.arange(len(own), dtype=np.int64)
+        fitted[len(index) :] = -1
+        return ids, fitted
+    distinct, ids = np.unique(labels, return_inverse=True)
+    return ids.reshape(-1).astype(np.int64), label_places(vocabulary, distinct, kind)
+
+
+def _relabel(keys):
+    """Each key's rank among the distinct keys (``numpy.unique``'s inverse), and their number."""
+    order = keys.argsort()
+    ordered = keys[order]
+    new = np.empty(len(keys), dtype=bool)
+    new[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    ids = np.empty(len(keys), dtype=np.int64)
+    ids[order] = np.cumsum(new) - 1
+    return ids, int(ids[order[-1]]) + 1

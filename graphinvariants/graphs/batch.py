@@ -84,7 +84,7 @@ class GraphBatch:
         if offsets[0] != 0 or offsets[-1] != A.shape[0] or np.any(np.diff(offsets) < 0):
             raise ValueError("GraphBatch.offsets must rise from 0 to the number of rows")
         check_weights(A.data, "GraphBatch.matrix")
-        if A.nnz:
+        if A.nnz and len(offsets) > 2:  # (one graph's block is the whole matrix)
             owner = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
             rows = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
             if np.any(owner[rows] != owner[A.indices]):
@@ -128,7 +128,7 @@ class GraphBatch:
             _check_no_nan_label(labels, "node_labels")
             labels.setflags(write=False)
         offsets.setflags(write=False)
-        object.__setattr__(self, "matrix", sp.csr_array(A))
+        object.__setattr__(self, "matrix", A if type(A) is sp.csr_array else sp.csr_array(A))
         object.__setattr__(self, "offsets", offsets)
         object.__setattr__(self, "weighted", bool(self.weighted))
         object.__setattr__(self, "node_labels", labels)
