@@ -27,6 +27,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._utils.validation import check_int
+from ..graphs import GraphBatch
+from ..graphs.csr import CSRArrays
+from ..graphs.smiles import molecule_arrays, reads_straight
 from ..walks.closed import closed_walk_counts
 from .counts import (CountFeatures, CountMap, RowLookup, count_matrix, label_places, merged_labels, relabel_rounds,
                      sort_within_rows, unique_rows)
@@ -189,17 +192,23 @@ class WeisfeilerLehman(CountFeatures):
         :meth:`CountFeatures.fitted_counts
         <graphinvariants.embeddings.counts.CountFeatures.fitted_counts>`); a few small
         graphs take :func:`~graphinvariants.embeddings.wl_lookup.small_batch_counts`,
-        which gives the same counts without embedding them first."""
+        which gives the same counts without embedding them first (and molecules given
+        as SMILES, read into arrays only)."""
         embedded = self.given_embeddings(items, what=what)
-        if embedded is None:
-            batch = self.graph_batch(items, what=what)
-            found = None
-            if isinstance(count_map, WLCountMap):
-                found = small_batch_counts(count_map, batch, node_label=self.node_label, edge_label=self.edge_label,
-                                           closed_walks=self.closed_walks, n_iter=self.n_iter)
+        if embedded is None and isinstance(count_map, WLCountMap):
+            batch = None
+            if reads_straight(items, self.node_label, self.edge_label):
+                arrays = molecule_arrays(items, node_label=self.node_label, edge_label=self.edge_label, what=what)
+            else:
+                batch = self.graph_batch(items, what=what)
+                arrays = CSRArrays.of(batch)
+            found = small_batch_counts(count_map, arrays, node_label=self.node_label, edge_label=self.edge_label,
+                                       closed_walks=self.closed_walks, n_iter=self.n_iter)
             if found is not None:
                 return found
-            embedded = self.embed(batch)
+            embedded = self.embed(GraphBatch.of_arrays(arrays) if batch is None else batch)
+        if embedded is None:
+            embedded = self.as_embeddings(items, what=what)
         return count_map.fitted_counts(embedded)
 
     def merge(self, left, right):

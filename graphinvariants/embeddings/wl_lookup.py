@@ -195,7 +195,7 @@ def _increasing(words):
     return bool(np.all(differ[at, first]) and np.all(later[at, first] > earlier[at, first]))
 
 
-def small_batch_counts(count_map, batch, *, node_label=None, edge_label=None, closed_walks=0, n_iter):
+def small_batch_counts(count_map, arrays, *, node_label=None, edge_label=None, closed_walks=0, n_iter):
     """The label counts of a few small graphs on a fitted count map's columns.
 
     Parameters
@@ -203,8 +203,9 @@ def small_batch_counts(count_map, batch, *, node_label=None, edge_label=None, cl
     count_map : WLCountMap
         The fitted count map (:meth:`WeisfeilerLehman.count_map
         <graphinvariants.embeddings.WeisfeilerLehman.count_map>`).
-    batch : GraphBatch
-        The graphs, read with the labels the functional reads.
+    arrays : CSRArrays
+        The graphs (:class:`~graphinvariants.graphs.csr.CSRArrays`), read with the
+        labels the functional reads.
     node_label, edge_label, closed_walks, n_iter : keyword-only
         The functional's parameters (those the count map was fitted with).
 
@@ -214,9 +215,8 @@ def small_batch_counts(count_map, batch, *, node_label=None, edge_label=None, cl
         What :meth:`WLCountMap.fitted_counts
         <graphinvariants.embeddings.wl.WLCountMap.fitted_counts>` gives for the batch's
         embeddings, entry for entry up to their order within a graph; None when the
-        batch is not small (:data:`SMALL_CELLS`), a round's table is not packed, the
-        count map was fitted with other parameters, or the batch's own labels do not fit
-        in 63 bits per signature: the per-degree path then makes them.
+        batch is not small (:data:`SMALL_CELLS`), a round's table is not packed, or the
+        count map was fitted with other parameters: the per-degree path then makes them.
 
     Examples
     --------
@@ -224,39 +224,41 @@ def small_batch_counts(count_map, batch, *, node_label=None, edge_label=None, cl
     >>> from graphinvariants.embeddings import WeisfeilerLehman
     >>> from graphinvariants.embeddings.wl_lookup import small_batch_counts
     >>> from graphinvariants.graphs import as_graph_batch
+    >>> from graphinvariants.graphs.csr import CSRArrays
     >>> wl = WeisfeilerLehman(n_iter=1)
     >>> fitted = wl.count_map(wl.as_embeddings([nx.path_graph(3)]))
-    >>> found = small_batch_counts(fitted, as_graph_batch([nx.path_graph(4)]), n_iter=1)
+    >>> found = small_batch_counts(fitted, CSRArrays.of(as_graph_batch([nx.path_graph(4)])), n_iter=1)
     >>> found.count.tolist(), found.column.tolist()  # degrees 1, 2; then (1; 2) twice, (2; 1, 2) twice
     ([2.0, 2.0, 2.0, 2.0], [0, 1, 2, -1])
     """
-    degree = np.diff(batch.matrix.indptr).astype(np.int64)
+    indptr, indices, offsets = arrays.indptr, arrays.indices, arrays.offsets
+    n, n_graphs = len(indptr) - 1, len(offsets) - 1
+    degree = np.diff(indptr).astype(np.int64)
     width = int(degree.max(initial=0))
-    if (batch.n_nodes * (width + 1) > SMALL_CELLS or len(count_map.rounds) != n_iter
+    if (n * (width + 1) > SMALL_CELLS or len(count_map.rounds) != n_iter
             or not all(table.packed for table in count_map.rounds)
             or (count_map.closed is None) != (closed_walks == 0)
             or (count_map.edge_vocabulary is None) != (edge_label is None)):
         return None
     if node_label is None:
         raw = degree
-    elif batch.node_labels is None:
+    elif arrays.node_labels is None:
         raise ValueError(f"node_label={node_label!r} was asked for, but the graphs carry no node labels")
     else:
-        raw = batch.node_labels
+        raw = arrays.node_labels
     # an id per node label (the same for equal labels), and the fitted label of each id
     ids, fitted = own_labels(raw, count_map.initial, count_map.initial_index)
     if closed_walks:
-        profile = closed_walk_counts(batch.matrix, batch.offsets, closed_walks)
+        profile = closed_walk_counts(arrays.matrix(), offsets, closed_walks)
         rows, ids = unique_rows(np.column_stack((ids, profile)))
         rows[:, 0] = fitted[rows[:, 0]]
         fitted = count_map.closed.find(rows, rows[:, 0] >= 0)
-    n, indptr, indices = batch.n_nodes, batch.matrix.indptr, batch.matrix.indices
     # the neighbour of every stored entry, its edge label (the batch's own, the fitted one)
     edge_ids = fitted_edges = None
     if edge_label is not None:
-        if batch.edge_labels is None:
+        if arrays.edge_labels is None:
             raise ValueError(f"edge_label={edge_label!r} was asked for, but the graphs carry no edge labels")
-        edge_ids, fitted_edges = own_labels(batch.edge_labels, count_map.edge_vocabulary, count_map.edge_index, "edge")
+        edge_ids, fitted_edges = own_labels(arrays.edge_labels, count_map.edge_vocabulary, count_map.edge_index, "edge")
         n_edge_labels, fitted_edges = len(fitted_edges), fitted_edges[edge_ids]
         unknown_edge = fitted_edges < 0
     row = np.repeat(np.arange(n), degree)
@@ -296,13 +298,13 @@ def small_batch_counts(count_map, batch, *, node_label=None, edge_label=None, cl
         fitted_labels.append(table.find_entries(layouts[shape], node_fitted, keys, known))
     # every graph's count of each of its labels (all rounds), with the label's fitted column
     labels = np.array(labels) + np.array([0, *itertools.accumulate(n_labels[:-1])])[:, None]
-    graph = np.repeat(np.arange(batch.n_graphs), batch.sizes)
-    if batch.n_graphs > 1:
+    graph = np.repeat(np.arange(n_graphs), np.diff(offsets))
+    if n_graphs > 1:
         labels += graph * sum(n_labels)
     keys, first, tally = np.unique(labels.reshape(-1), return_index=True, return_counts=True)
     fitted = np.array(fitted_labels)
     column = np.where(fitted >= 0, fitted + count_map.shift[:, None], -1).reshape(-1)[first]
-    indptr = np.searchsorted(graph[first % n], np.arange(batch.n_graphs + 1))
+    indptr = np.searchsorted(graph[first % n], np.arange(n_graphs + 1))
     return FittedCounts(indptr, tally.astype(np.float64), column)
 
 

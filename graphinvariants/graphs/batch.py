@@ -17,7 +17,7 @@ from .adjacency import GraphAdjacency, check_weight_argument, check_weights, des
 from .csr import block_entries, concatenated_ranges, take_blocks
 from .files import path_hint
 from .reader import read_graphs
-from .smiles import ATOM_VALUES, BOND_VALUES, is_smiles, molecule_arrays, read_smiles
+from .smiles import is_smiles, molecule_arrays, read_smiles, reads_straight
 
 __all__ = ["GraphBatch", "as_graph_batch", "subset"]
 
@@ -173,6 +173,12 @@ class GraphBatch:
         if self.edge_labels is not None:
             edge_labels = self.edge_labels[block_entries(self.matrix, self.offsets, indices)]
         return GraphBatch(matrix, offsets, self.weighted, labels, edge_labels, attributes)
+
+    @classmethod
+    def of_arrays(cls, arrays):
+        """The batch of unweighted graphs given by their arrays (a
+        :class:`~graphinvariants.graphs.csr.CSRArrays`)."""
+        return cls(arrays.matrix(), arrays.offsets, node_labels=arrays.node_labels, edge_labels=arrays.edge_labels)
 
     def unweighted(self):
         """The 0/1 pattern of the batch: itself if unweighted, else a new batch whose
@@ -339,11 +345,9 @@ def as_graph_batch(graphs, *, weight=None, node_label=None, edge_label=None, nod
         if value is not None and not isinstance(value, str):
             raise TypeError(f"{option} must be None or the name of an attribute (a str), got {value!r}")
     if is_smiles(graphs):  # molecules (RDKit, imported here and only here)
-        if weight is None and node_attributes is None and node_label in (None, *ATOM_VALUES) and (
-                edge_label in (None, *BOND_VALUES)):  # straight from RDKit's atoms and bonds
-            matrix, offsets, node_labels, edge_labels = molecule_arrays(graphs, node_label=node_label,
-                                                                        edge_label=edge_label, what=what)
-            return GraphBatch(matrix, offsets, node_labels=node_labels, edge_labels=edge_labels)
+        if weight is None and node_attributes is None and reads_straight(graphs, node_label, edge_label):
+            return GraphBatch.of_arrays(molecule_arrays(graphs, node_label=node_label, edge_label=edge_label,
+                                                        what=what))  # straight from RDKit's atoms and bonds
         graphs = read_smiles(graphs, what=what)
     check_not_single_graph(graphs, what)
     if isinstance(graphs, (str, bytes)) or not hasattr(graphs, "__iter__"):

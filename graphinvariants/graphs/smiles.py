@@ -24,14 +24,14 @@ from operator import methodcaller
 
 import networkx as nx
 import numpy as np
-import scipy.sparse as sp
 
 from .._utils.optional import import_extra
 from .attributes import label_array
+from .csr import CSRArrays
 from .files import path_hint
 
 __all__ = ["MOLECULE_LABEL", "from_mol", "from_smiles", "holds_molecules", "is_molecule_object", "is_smiles",
-           "molecule_arrays", "read_smiles"]
+           "molecule_arrays", "read_smiles", "reads_straight"]
 
 #: The node and edge attribute that molecules carry their element and bond type in.
 MOLECULE_LABEL = "label"
@@ -307,6 +307,13 @@ BOND_VALUES = {"label": lambda bond: str(bond.GetBondType()),
                "bond_order": lambda bond: float(bond.GetBondTypeAsDouble())}
 
 
+def reads_straight(graphs, node_label=None, edge_label=None):
+    """Whether ``graphs`` is a collection of molecules (:func:`is_smiles`) whose batch
+    with these labels :func:`molecule_arrays` reads (labels of :data:`ATOM_VALUES` and
+    :data:`BOND_VALUES`, or none)."""
+    return node_label in (None, *ATOM_VALUES) and edge_label in (None, *BOND_VALUES) and is_smiles(graphs)
+
+
 def molecule_arrays(graphs, *, node_label=None, edge_label=None, what="graphs"):
     """The arrays of the batch of a collection of SMILES strings (or RDKit molecules),
     read straight from RDKit's atoms and bonds: what
@@ -324,12 +331,11 @@ def molecule_arrays(graphs, *, node_label=None, edge_label=None, what="graphs"):
 
     Returns
     -------
-    matrix : scipy.sparse.csr_array
-        The block-diagonal 0/1 adjacency (float64, canonical, int32 indices).
-    offsets : numpy.ndarray of int64, shape (n_graphs + 1,)
-    node_labels, edge_labels : numpy.ndarray or None
-        One per atom, in RDKit's atom order, and one per stored entry, in CSR order
-        (both entries of a bond carry its value); None where not asked for.
+    CSRArrays
+        The block-diagonal 0/1 adjacency's ``indptr`` and ``indices`` (int32), the
+        ``offsets`` (int64), and one node label per atom, in RDKit's atom order, and one
+        edge label per stored entry, in CSR order (both entries of a bond carry its
+        value); None where not asked for.
 
     Raises
     ------
@@ -339,10 +345,10 @@ def molecule_arrays(graphs, *, node_label=None, edge_label=None, what="graphs"):
     Examples
     --------
     >>> from graphinvariants.graphs.smiles import molecule_arrays
-    >>> A, offsets, atoms, bonds = molecule_arrays(["C=O", "CC"], node_label="label", edge_label="label")
-    >>> A.toarray().astype(int).tolist(), offsets.tolist()
-    ([[0, 1, 0, 0], [1, 0, 0, 0], [0, 0, 0, 1], [0, 0, 1, 0]], [0, 2, 4])
-    >>> atoms.tolist(), bonds.tolist()
+    >>> arrays = molecule_arrays(["C=O", "CC"], node_label="label", edge_label="label")
+    >>> arrays.indptr.tolist(), arrays.indices.tolist(), arrays.offsets.tolist()
+    ([0, 1, 2, 3, 4], [1, 0, 3, 2], [0, 2, 4])
+    >>> arrays.node_labels.tolist(), arrays.edge_labels.tolist()
     (['C', 'O', 'C', 'C'], ['DOUBLE', 'DOUBLE', 'SINGLE', 'SINGLE'])
     """
     atom_value = None if node_label is None else ATOM_VALUES[node_label]
@@ -363,19 +369,18 @@ def molecule_arrays(graphs, *, node_label=None, edge_label=None, what="graphs"):
                 bonds.append(bond_value(bond))
         sizes.append(size)
         n += size
-    offsets = np.concatenate(([0], np.cumsum(sizes, dtype=np.int64)))
+    offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
     # both entries of every bond, in CSR order (RDKit has no parallel bonds and no loops)
-    rows, cols = np.array(begin + end, dtype=np.int64), np.array(end + begin, dtype=np.int64)
+    rows, cols = np.array(begin + end, dtype=np.int64), np.array(end + begin, dtype=np.int32)
     order = np.argsort(rows * n + cols, kind="stable")
     indptr = np.zeros(n + 1, dtype=np.int32)
     np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
-    matrix = sp.csr_array((np.ones(len(rows)), cols[order].astype(np.int32), indptr), shape=(n, n))
     node_labels = None if node_label is None else label_array(atoms)
     edge_labels = None
     if edge_label is not None:
-        per_bond = label_array(bonds, "edge")
-        edge_labels = per_bond[np.concatenate((np.arange(len(bonds)), np.arange(len(bonds))))[order]]
-    return matrix, offsets, node_labels, edge_labels
+        edge_labels = label_array(bonds + bonds, "edge")[order]
+    return CSRArrays(indptr, cols[order], offsets, node_labels, edge_labels)
 
 
 def holds_molecules(batch):

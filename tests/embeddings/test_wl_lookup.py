@@ -13,6 +13,7 @@ from graphinvariants.embeddings import WeisfeilerLehman, wl_lookup
 from graphinvariants.embeddings.counts import CountMap, label_places
 from graphinvariants.embeddings.wl_lookup import SignatureTable, label_index, own_labels, small_batch_counts
 from graphinvariants.graphs.batch import subset
+from graphinvariants.graphs.csr import CSRArrays
 
 
 def _same_rows(got, want):
@@ -121,7 +122,7 @@ def test_unpacked_tables_find_what_packed_ones_find(tu_load, monkeypatch):
     want = CountMap(functional, a).columns(b)
     np.testing.assert_array_equal(packed.columns(b), want)
     np.testing.assert_array_equal(plain.columns(b), want)
-    one = functional.graph_batch(subset(queries, [0]))
+    one = CSRArrays.of(functional.graph_batch(subset(queries, [0])))
     assert small_batch_counts(plain, one, node_label="label", edge_label="label", n_iter=5) is None
     assert small_batch_counts(packed, one, node_label="label", edge_label="label", n_iter=5) is not None
     assert small_batch_counts(packed, one, node_label="label", edge_label="label", n_iter=4) is None

@@ -39,8 +39,9 @@ def test_the_batch_is_the_graphs_batch(node_label, edge_label):
 
 
 def test_molecule_arrays_say_what_read_smiles_says():
-    A, offsets, atoms, bonds = molecule_arrays(["C=O", "N"], node_label="atomic_number", edge_label="bond_order")
-    assert offsets.tolist() == [0, 2, 3] and atoms.tolist() == [6, 8, 7] and bonds.tolist() == [2.0, 2.0]
+    arrays = molecule_arrays(["C=O", "N"], node_label="atomic_number", edge_label="bond_order")
+    assert arrays.offsets.tolist() == [0, 2, 3] and arrays.node_labels.tolist() == [6, 8, 7]
+    assert arrays.edge_labels.tolist() == [2.0, 2.0] and arrays.indptr.tolist() == [0, 1, 2, 2]
     with pytest.raises(ValueError, match=r"graphs\[1\]: RDKit cannot read 'C1CC' as a SMILES string"):
         gi.as_graph_batch(["CCO", "C1CC"], node_label="label")
     with pytest.raises(TypeError, match=r"graphs\[1\] is a int"):
