@@ -87,18 +87,18 @@ class SignatureTable:
             self.first[d] = start
             start += len(rows)
         self.max_degree = max(by_degree, default=0)
-        bits = max(self.max_degree, int(n_keys), 1).bit_length()
+        self.bits = bits = max(self.max_degree, int(n_keys), 1).bit_length()
         self.per_word = 64 // bits
         self.n_words = -(-(self.max_degree + 2) // self.per_word)
         self.shifts = np.uint64(bits) * np.arange(self.per_word - 1, -1, -1, dtype=np.uint64)
         self.void = np.dtype((np.void, 8 * self.n_words))
         self.keys, self.lookups = None, None
         if self.n_words <= MAX_WORDS and list(by_degree) == sorted(by_degree):
-            words = [self._words(np.full(len(rows), d), np.column_stack((rows[:, 0], rows[:, 1:] + 1)))
+            words = [self._packed(self._fields(np.full(len(rows), d), np.column_stack((rows[:, 0], rows[:, 1:] + 1))))
                      for d, rows in by_degree.items()]
             words = np.concatenate(words) if words else np.zeros((0, self.n_words), np.uint64)
             if _increasing(words):  # label order (a batch made otherwise keeps per-degree tables)
-                self.keys = self._keys(words)
+                self.keys = self._sortable(words)
         if self.keys is None:
             self.lookups = {d: RowLookup(rows) for d, rows in by_degree.items()}
 
@@ -106,36 +106,42 @@ class SignatureTable:
     def packed(self):
         return self.keys is not None
 
-    def _words(self, degree, rows):
-        """The packed words, shape (n, n_words), of rows ``(own label, neighbour keys +
-        1, sorted and right-aligned after zeros)`` of at most ``max_degree`` keys, their
-        degrees ``degree``; a row with a value out of its field gives words that are no
-        fitted row's or another row's, so it must be masked out after."""
+    def _fields(self, degree, rows):
+        """The fields of rows ``(own label, neighbour keys + 1, sorted and right-aligned
+        after zeros)`` of at most ``max_degree`` keys, their degrees ``degree``, as one
+        matrix for :meth:`pack`."""
         n, width = rows.shape
         fields = np.zeros((n, self.n_words * self.per_word), dtype=np.uint64)
         fields[:, 0] = degree
         fields[:, 1] = rows[:, 0]
         fields[:, 2 + self.max_degree - (width - 1) : 2 + self.max_degree] = rows[:, 1:]
+        return fields
+
+    def _packed(self, fields):
+        n = len(fields)
         # disjoint bit fields: the shifted fields never overlap, so their sum is their bitwise or
         return (fields.reshape(n, self.n_words, self.per_word) << self.shifts).sum(axis=2, dtype=np.uint64)
 
-    def _keys(self, words):
-        """One sortable key per row of packed words: the word itself, or the words as
-        big-endian bytes compared as one item (numpy sorts such items by memcmp)."""
+    def _sortable(self, words):
         if self.n_words == 1:
             return words[:, 0]
         return words.astype(">u8").view(self.void).reshape(-1)
 
-    def _place(self, degree, rows, known):
-        """The label of every row (see :meth:`_words`), -1 where it is not one of the
-        round's or ``known`` is False."""
-        keys = self._keys(self._words(degree, rows))
-        out = np.full(len(keys), -1, dtype=np.int64)
-        if len(self.keys) and len(keys):
-            place = np.minimum(np.searchsorted(self.keys, keys), len(self.keys) - 1)
-            found = known & (self.keys[place] == keys)
-            out[found] = place[found]
-        return out
+    def pack(self, fields):
+        """One sortable key per row of fields ``(degree, own label, neighbour keys + 1
+        sorted and right-aligned after zeros, zeros)``, each within its width (see
+        :meth:`fits`): the packed word, or the words as big-endian bytes compared as one
+        item (numpy sorts such items by memcmp). A row with a value out of its field
+        gives a key that is no fitted row's or another row's, so it must be masked out
+        after."""
+        return self._sortable(self._packed(fields))
+
+    def place(self, keys, known):
+        """The label of every key, -1 where it is no fitted row's or ``known`` is False."""
+        if not len(self.keys) or not len(keys):
+            return np.full(len(keys), -1, dtype=np.int64)
+        place = np.minimum(np.searchsorted(self.keys, keys), len(self.keys) - 1)
+        return np.where(known & (self.keys[place] == keys), place, -1)
 
     def find(self, degree, rows, known=None):
         """The label of every row of ``rows`` (``(own label, sorted neighbour keys)``
@@ -153,37 +159,25 @@ class SignatureTable:
             return np.full(len(rows), -1, dtype=np.int64)
         rows = np.where(known[:, None], rows, -1) + 1
         rows[:, 0] -= 1
-        return self._place(degree, rows, known)
+        return self.place(self.pack(self._fields(degree, rows)), known)
 
     def layout(self, degree, row, position):
-        """What :meth:`find_entries` reads of a batch's structure (the same for every
-        round whose table has this one's ``max_degree`` and word layout): node ``i`` has
-        degree ``degree[i]``, and stored entry ``e`` is the ``position[e]``-th neighbour
-        of node ``row[e]``."""
-        fields = np.zeros((len(degree), self.n_words * self.per_word), dtype=np.uint64)
-        fields[:, 0] = degree
-        fits = degree <= self.max_degree  # (a node of a larger degree is no fitted one's)
-        keep = None if fits.all() else fits[row]
-        cells = row * fields.shape[1] + position + 2
-        return fields, cells if keep is None else cells[keep], keep, fits
+        """Fields for the signatures of the nodes of a batch twice over (a packed table
+        only): a ``(2n, fields)`` matrix of zeros but the degrees, and the cell of each
+        stored entry in each half (entry ``e`` is the ``position[e]``-th neighbour of
+        node ``row[e]``); None if a node's degree is larger than :attr:`max_degree`. The
+        same for every round whose table has this one's ``max_degree`` and layout."""
+        if len(degree) and int(degree.max()) > self.max_degree:
+            return None
+        n, width = len(degree), self.n_words * self.per_word
+        fields = np.zeros((2 * n, width), dtype=np.uint64)
+        fields[:n, 0] = fields[n:, 0] = degree
+        cells = row * width + position + 2
+        return fields, np.concatenate((cells, cells + n * width))
 
-    def find_entries(self, layout, own, keys, known):
-        """:meth:`find` for the signatures of the nodes of a batch of any degrees at once
-        (a packed table only): node ``i`` has label ``own[i]``, and entry ``e`` (see
-        :meth:`layout`) the neighbour key ``keys[e]``. The values of a node that is not
-        ``known`` may be anything (-1 among them): they change only its own fields, and
-        its answer is -1."""
-        template, cells, keep, fits = layout
-        fields = template.copy()
-        fields[:, 1] = own
-        fields.reshape(-1)[cells] = (keys if keep is None else keys[keep]) + 1
-        fields[:, 2 : 2 + self.max_degree].sort(axis=1)  # each node's keys + 1 in order, right-aligned after zeros
-        n = len(fields)
-        keys = self._keys((fields.reshape(n, self.n_words, self.per_word) << self.shifts).sum(axis=2, dtype=np.uint64))
-        if not len(self.keys):
-            return np.full(n, -1, dtype=np.int64)
-        place = np.minimum(np.searchsorted(self.keys, keys), len(self.keys) - 1)
-        return np.where(known & fits & (self.keys[place] == keys), place, -1)
+    def fits(self, value):
+        """Whether the value ``value`` fits a field."""
+        return value < 1 << self.bits
 
 
 def _increasing(words):
@@ -254,7 +248,7 @@ def small_batch_counts(count_map, arrays, *, node_label=None, edge_label=None, c
         rows[:, 0] = fitted[rows[:, 0]]
         fitted = count_map.closed.find(rows, rows[:, 0] >= 0)
     # the neighbour of every stored entry, its edge label (the batch's own, the fitted one)
-    edge_ids = fitted_edges = None
+    edge_ids, n_edge_labels = None, 1
     if edge_label is not None:
         if arrays.edge_labels is None:
             raise ValueError(f"edge_label={edge_label!r} was asked for, but the graphs carry no edge labels")
@@ -263,39 +257,41 @@ def small_batch_counts(count_map, arrays, *, node_label=None, edge_label=None, c
         unknown_edge = fitted_edges < 0
     row = np.repeat(np.arange(n), degree)
     position = np.arange(len(indices)) - indptr[row]  # of each entry in its row
-    own_cells = row * (width + 1) + position + 1  # each entry's cell in an (n, 1 + width) matrix
-    fields = np.arange(width, -1, -1)
     layouts = {}  # the tables' layouts of the batch (one, unless rounds pack differently)
     labels, fitted_labels, n_labels = [ids], [fitted[ids]], [len(fitted)]
     for h, table in enumerate(count_map.rounds, start=1):
         node_fitted, n_own = fitted_labels[-1], n_labels[-1]
-        # the batch's own labels of round h: the distinct signatures (own label, neighbour
-        # keys + 1 sorted after zeros), each packed in one integer
-        signatures = np.zeros((n, width + 1), dtype=np.int64)
-        signatures[:, 0] = ids
-        signatures.reshape(-1)[own_cells] = (ids[indices] if edge_ids is None else
-                                             edge_ids * n_own + ids[indices]) + 1
-        signatures[:, 1:].sort(axis=1)
-        bits = (n_own if edge_ids is None else n_own * n_edge_labels).bit_length()
-        if bits * (width + 1) <= 63:
-            ids, n_new = _relabel((signatures << (fields * bits)).sum(axis=1))
-        else:  # (too wide for one integer: the rows themselves)
-            distinct, ids = unique_rows(signatures)
-            n_new = len(distinct)
-        # their fitted labels: the signatures in the fitted numbering, looked up
-        keys = node_fitted[indices]
-        unknown = keys < 0
-        if edge_ids is not None:
-            keys = fitted_edges * count_map.sizes[h - 1] + keys
-            unknown |= unknown_edge
-        known = node_fitted >= 0
-        known[row[unknown]] = False
-        shape = (table.max_degree, table.n_words, table.per_word)
+        # every node's signature (own label, neighbour keys + 1 sorted after zeros) twice,
+        # in the fitted table's fields: in the batch's own labels (rows 0..n-1: their
+        # distinct keys are its own labels of round h) and in the fitted ones (rows
+        # n..2n-1: their keys, looked up, the fitted labels)
+        shape = (table.max_degree, table.n_words * table.per_word)
         if shape not in layouts:
             layouts[shape] = table.layout(degree, row, position)
+        if layouts[shape] is None:
+            return None  # (a node of a degree no fitted node has: the per-degree path)
+        fields, cells = layouts[shape]
+        fields = fields.copy()
+        fields[:, 1] = np.concatenate((ids, node_fitted))
+        own_keys, keys = ids[indices], node_fitted[indices]
+        unknown = keys < 0
+        if edge_ids is not None:
+            own_keys = edge_ids * n_own + own_keys
+            keys = fitted_edges * count_map.sizes[h - 1] + keys
+            unknown |= unknown_edge
+        fields.reshape(-1)[cells] = np.concatenate((own_keys, keys)) + 1
+        fields[:, 2 : 2 + table.max_degree].sort(axis=1)
+        keys = table.pack(fields)  # (a node's fields in the fitted labels hold -1 where it is unknown)
+        if table.fits(n_own * n_edge_labels):  # the batch's own labels: the distinct keys, or rows
+            ids, n_new = _relabel(keys[:n])
+        else:  # (more own labels than the fields hold)
+            distinct, ids = unique_rows(fields[:n])
+            n_new = len(distinct)
+        known = node_fitted >= 0
+        known[row[unknown]] = False
         labels.append(ids)
         n_labels.append(n_new)
-        fitted_labels.append(table.find_entries(layouts[shape], node_fitted, keys, known))
+        fitted_labels.append(table.place(keys[n:], known))
     # every graph's count of each of its labels (all rounds), with the label's fitted column
     labels = np.array(labels) + np.array([0, *itertools.accumulate(n_labels[:-1])])[:, None]
     graph = np.repeat(np.arange(n_graphs), np.diff(offsets))
@@ -339,7 +335,7 @@ def _relabel(keys):
     ordered = keys[order]
     new = np.empty(len(keys), dtype=bool)
     new[:1] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    new[1:] = ordered[1:] != ordered[:-1]  # (void items compare by ==, not by the ufunc)
     ids = np.empty(len(keys), dtype=np.int64)
     ids[order] = np.cumsum(new) - 1
     return ids, int(ids[order[-1]]) + 1

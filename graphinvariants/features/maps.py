@@ -165,8 +165,8 @@ class _ExactMember:
         graph = np.repeat(np.arange(n), np.diff(indptr))
         seen = column >= 0
         kept_graph, kept_count, kept_column = graph[seen], count[seen], column[seen]
-        if np.any((kept_column[1:] <= kept_column[:-1]) & (kept_graph[1:] == kept_graph[:-1])):
-            order = np.lexsort((kept_column, kept_graph))  # each graph's columns in order
+        if n == 1 or np.any((kept_column[1:] <= kept_column[:-1]) & (kept_graph[1:] == kept_graph[:-1])):
+            order = kept_column.argsort() if n == 1 else np.lexsort((kept_column, kept_graph))  # columns in order
             kept_graph, kept_count, kept_column = kept_graph[order], kept_count[order], kept_column[order]
         lengths = np.bincount(kept_graph, minlength=n)
         kept_indptr = np.concatenate(([0], np.cumsum(lengths)))
@@ -190,10 +190,10 @@ class _ExactMember:
             common = _row_gcd(indptr, count)
             data = kept_count / np.repeat(common, lengths)
             divisor = norms / common**2
-        with np.errstate(divide="ignore", invalid="ignore"):
-            scale = np.where(norms > 0, self.scale / np.sqrt(divisor), 0.0)
-            # integers, exact: the share of K(G, G) on labels no fitted graph has
-            missing = np.where(norms > 0, self.scale**2 * ((norms - held) / norms), 0.0)
+        full = norms > 0  # (0 for a graph without counts)
+        scale = np.divide(self.scale, np.sqrt(divisor), out=np.zeros(n), where=full)
+        # integers, exact: the share of K(G, G) on labels no fitted graph has
+        missing = self.scale**2 * np.divide(norms - held, norms, out=np.zeros(n), where=full)
         rows = sp.csr_array((data * np.repeat(scale, lengths), kept_column, kept_indptr), shape=(n, self.n_columns))
         if not self.labelled:
             unseen = total = np.zeros(n)
