@@ -260,7 +260,7 @@ class WeisfeilerLehman(CountFeatures):
 
 class WLCountMap(CountMap):
     """The labels of a fitted :class:`WLBatch` as columns, each round's signatures in a
-    :class:`~graphinvariants.embeddings.counts.RowLookup` per degree: another batch's
+    :class:`~graphinvariants.embeddings.wl_lookup.SignatureTable`: another batch's
     labels are put into the fitted numbering round by round (its round ``h - 1``
     labels first, then its round ``h`` signatures written with them and looked up), so
     a batch costs what its own labels cost, whatever the fitted vocabulary. A label

@@ -17,12 +17,12 @@ the fitted columns (a :class:`~graphinvariants.embeddings.counts.FittedCounts`),
 same counts as :meth:`WeisfeilerLehman.embed
 <graphinvariants.embeddings.WeisfeilerLehman.embed>` followed by
 :meth:`WLCountMap.columns <graphinvariants.embeddings.wl.WLCountMap.columns>` give, made
-in a few dozen array operations per round: all degrees at once (the neighbour keys of
-every node in one zero-padded matrix, sorted along its rows), the batch's own labels as
-the distinct packed rows (one :func:`numpy.unique`), and no sparse matrix until the
-row. Its cost is set by the batch alone; for many graphs or high degrees the per-degree
-path of ``embed`` is faster, and :data:`SMALL_CELLS` says where one hands over to the
-other.
+in about forty array operations per round, whatever the degrees: every node's signature
+twice in one matrix of the round table's fields, once in the batch's own labels (their
+distinct packed keys are its own labels of the round) and once in the fitted ones
+(looked up), the neighbour keys sorted along the rows; no sparse matrix until the row.
+Its cost is set by the batch alone; for many graphs the per-degree path of ``embed`` is
+as fast, and :data:`SMALL_CELLS` says where one hands over to the other.
 """
 
 import itertools
@@ -227,7 +227,7 @@ def small_batch_counts(count_map, arrays, *, node_label=None, edge_label=None, c
     """
     indptr, indices, offsets = arrays.indptr, arrays.indices, arrays.offsets
     n, n_graphs = len(indptr) - 1, len(offsets) - 1
-    degree = np.diff(indptr).astype(np.int64)
+    degree = (indptr[1:] - indptr[:-1]).astype(np.int64)
     width = int(degree.max(initial=0))
     if (n * (width + 1) > SMALL_CELLS or len(count_map.rounds) != n_iter
             or not all(table.packed for table in count_map.rounds)
@@ -294,7 +294,7 @@ def small_batch_counts(count_map, arrays, *, node_label=None, edge_label=None, c
         fitted_labels.append(table.place(keys[n:], known))
     # every graph's count of each of its labels (all rounds), with the label's fitted column
     labels = np.array(labels) + np.array([0, *itertools.accumulate(n_labels[:-1])])[:, None]
-    graph = np.repeat(np.arange(n_graphs), np.diff(offsets))
+    graph = np.repeat(np.arange(n_graphs), offsets[1:] - offsets[:-1])
     if n_graphs > 1:
         labels += graph * sum(n_labels)
     keys, first, tally = np.unique(labels.reshape(-1), return_index=True, return_counts=True)

@@ -97,6 +97,8 @@ UNSEEN_WARNING_SHARE = 0.5
 #: fixed as for a matrix this large, so that every block makes the same choice.
 _FIXED_PAIRS = 2**40
 
+_INT32_MAX = int(np.iinfo(np.int32).max)
+
 
 
 
@@ -162,7 +164,7 @@ class _ExactMember:
         are exact in any order, so the values are those of the count matrices' own sums."""
         indptr, count, column = found
         n = len(indptr) - 1
-        graph = np.repeat(np.arange(n), np.diff(indptr))
+        graph = np.repeat(np.arange(n), indptr[1:] - indptr[:-1])
         seen = column >= 0
         kept_graph, kept_count, kept_column = graph[seen], count[seen], column[seen]
         if n == 1 or np.any((kept_column[1:] <= kept_column[:-1]) & (kept_graph[1:] == kept_graph[:-1])):
@@ -765,7 +767,7 @@ def _row_gcd(indptr, count):
     """Greatest common divisor of every row's counts (the entries ``indptr[g]:indptr[g +
     1]`` of ``count``, integral floats; 1 for an empty row), as float64."""
     out = np.ones(len(indptr) - 1)
-    lengths = np.diff(indptr)
+    lengths = indptr[1:] - indptr[:-1]
     full = np.flatnonzero(lengths)
     if len(full):
         values = np.abs(count.astype(np.int64))
@@ -776,7 +778,7 @@ def _row_gcd(indptr, count):
 def _small_indices(matrix):
     """``matrix`` with int32 indices where they fit (scikit-learn's linear models
     refuse int64 ones)."""
-    limit = np.iinfo(np.int32).max
+    limit = _INT32_MAX
     if matrix.nnz <= limit and max(matrix.shape) <= limit:
         matrix.indices = matrix.indices.astype(np.int32, copy=False)
         matrix.indptr = matrix.indptr.astype(np.int32, copy=False)
