@@ -16,6 +16,7 @@ from sklearn.decomposition import TruncatedSVD
 
 import graphinvariants as gi
 from graphinvariants.datasets import as_molecules, perturbed_copies, to_mol
+from graphinvariants.embeddings import wl_lookup  # the query path's size switch (QuerySmiles)
 from graphinvariants.embeddings.counts import CountMap  # the old row path: a merge with the whole vocabulary
 from graphinvariants.kernels import kernel_row_chunks
 from graphinvariants.search import ExactIndex, exact
@@ -383,6 +384,42 @@ class QueryDistinct:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             return sum(np.array_equal(self.search.kneighbors(q)[1][0], self.old(q)) for q in self.queries)
+
+
+class QuerySmiles:
+    """One SMILES per call (issue 51 item 5; docs/search.rst): 40 held-out Mutagenicity molecules as
+    SMILES, ``NearestGraphs("wl")`` fitted on the others; the query's row
+    (``transform_with_missing``, as ``kneighbors`` makes it) by the array path of a few small
+    graphs and by the per-degree path (``wl_lookup.SMALL_CELLS = -1``: embed, then the count map's
+    columns), the whole ``kneighbors``, and the peer, RDKit's parse + Morgan fingerprint (radius 2,
+    2,048 bits) of the same strings, in the same run. One query per sample, the 40 in turn: asv's
+    median is the median per query."""
+
+    params = ["row", "row, per-degree path", "kneighbors", "RDKit parse + Morgan fingerprint"]
+    param_names = ["path"]
+    number, repeat, warmup_time, timeout = 1, (80, 400, 30.0), 0.5, 900
+
+    def setup(self, path):
+        Chem = peer("rdkit.Chem")
+        smiles = _smiles(as_molecules(tu("Mutagenicity")))
+        held = set(np.random.default_rng(0).choice(len(smiles), size=40, replace=False).tolist())
+        self.queries, self.turn = [[s] for i, s in enumerate(smiles) if i in held], itertools.cycle(range(40))
+        if path.startswith("RDKit"):
+            morgan = peer("rdkit.Chem.rdFingerprintGenerator").GetMorganGenerator(radius=2, fpSize=2048)
+            self.call = lambda q: morgan.GetFingerprint(Chem.MolFromSmiles(q[0]))
+        else:
+            search = gi.NearestGraphs("wl", n_neighbors=10).fit([s for i, s in enumerate(smiles) if i not in held])
+            self.call = search.kneighbors if path == "kneighbors" else search.feature_map_.transform_with_missing
+        self.cells = wl_lookup.SMALL_CELLS
+        wl_lookup.SMALL_CELLS = -1 if path.endswith("per-degree path") else self.cells
+
+    def teardown(self, path):
+        wl_lookup.SMALL_CELLS = self.cells
+
+    def time_one_smiles(self, path):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            self.call(self.queries[next(self.turn)])
 
 
 def _smiles(data):

@@ -127,19 +127,24 @@ class Functional(ABC):
     def embed_collection(self, items, *, what="graphs"):
         """:meth:`as_embeddings` of a collection its caller has checked
         (:func:`~graphinvariants.graphs.batch.check_not_single_graph`, as
-        :meth:`as_embeddings` and the estimators' doors do): a batch of this
-        functional's type is checked and returned, another functional's refused, items
-        that are not graphs coerced (:meth:`coerce_items`), graphs read once
+        :meth:`as_embeddings` and the estimators' doors do): embeddings given
+        (:meth:`given_embeddings`) as they are, else the graphs read once
         (:meth:`read_batch`) and embedded; the collection is not checked again."""
+        embedded = self.given_embeddings(items, what=what)
+        return self.embed(self.read_batch(items, what=what)) if embedded is None else embedded
+
+    def given_embeddings(self, items, *, what="graphs"):
+        """``items`` as embeddings when they are some already (a batch of this
+        functional's type, checked; another functional's refused; what
+        :meth:`coerce_items` makes of items that are not graphs), else None: the first
+        step of :meth:`embed_collection` (the collection checked by the caller)."""
         if isinstance(items, self.batch_type):
             self.check_batch(items, what)
             return items
         check_not_other_batch(self, items, what)
         if not hasattr(items, "batch") and not hasattr(items, "offsets"):
-            coerced = self.coerce_items(items, what)
-            if coerced is not None:
-                return coerced
-        return self.embed(self.read_batch(items, what=what))
+            return self.coerce_items(items, what)
+        return None
 
     def graph_reads(self):
         """What this functional reads of a graph, as the keyword arguments of

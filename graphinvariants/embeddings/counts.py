@@ -9,6 +9,7 @@ map and the norms live here once.
 
 import copy
 from abc import abstractmethod
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -16,7 +17,7 @@ import scipy.sparse as sp
 from ..graphs.attributes import concatenate_labels
 from .base import Functional
 
-__all__ = ["CountFeatures", "CountMap", "RowLookup"]
+__all__ = ["CountFeatures", "CountMap", "FittedCounts", "RowLookup"]
 
 
 def squared_norms(counts):
@@ -293,6 +294,36 @@ def kept_columns(counts, column, n_columns):
     return out
 
 
+class FittedCounts(NamedTuple):
+    """The label counts of a batch on a fitted count map's columns, as plain arrays laid
+    out as a CSR matrix's (a graph's entries are ``indptr[g]:indptr[g + 1]``): one entry
+    per distinct label of a graph, its count and its fitted column (-1 for a label no
+    fitted graph has). What :meth:`CountFeatures.fitted_counts` gives; a feature map's
+    rows are made from it (all counts for the norm, the fitted ones for the row).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from graphinvariants.embeddings import WeisfeilerLehman
+    >>> wl = WeisfeilerLehman(n_iter=1)
+    >>> fitted = wl.count_map(wl.as_embeddings([nx.path_graph(3)]))
+    >>> found = wl.fitted_counts([nx.star_graph(2), nx.star_graph(3)], fitted)
+    >>> found.indptr.tolist(), found.count.tolist(), found.column.tolist()
+    ([0, 4, 8], [2.0, 1.0, 2.0, 1.0, 3.0, 1.0, 3.0, 1.0], [0, 1, 2, 3, 0, -1, -1, -1])
+    """
+
+    indptr: np.ndarray
+    count: np.ndarray
+    column: np.ndarray
+
+    @classmethod
+    def of(cls, counts, columns=None):
+        """The entries of a canonical CSR count matrix, its column ``j`` at fitted column
+        ``columns[j]`` (None: the matrix's columns are the fitted ones)."""
+        column = counts.indices.astype(np.int64)
+        return cls(counts.indptr, counts.data, column if columns is None else columns[column])
+
+
 class CountMap:
     """A fitted count map: the labels of a fitted batch as columns, and where the labels
     of any other batch of the same functional sit among them.
@@ -336,6 +367,14 @@ class CountMap:
         left out), CSR ``(len(embedded), n_columns)``, canonical."""
         return kept_columns(embedded.counts, self.columns(embedded), self.n_columns)
 
+    def fitted_counts(self, embedded):
+        """Every label count of ``embedded`` with its fitted column (a
+        :class:`FittedCounts`)."""
+        counts = sp.csr_array(embedded.counts)
+        if not counts.has_canonical_format:
+            counts.sum_duplicates()
+        return FittedCounts.of(counts, self.columns(embedded))
+
 
 class CountFeatures(Functional):
     """Base of the functionals with sparse count embeddings and the cosine kernel.
@@ -355,6 +394,14 @@ class CountFeatures(Functional):
         the labels of another batch sit among them. This default merges with the whole
         vocabulary; members override it with a lookup whose cost is the batch's."""
         return CountMap(self, embedded)
+
+    def fitted_counts(self, items, count_map, *, what="graphs"):
+        """The label counts of ``items`` (graphs, or this functional's embeddings) on the
+        columns of ``count_map`` (made by :meth:`count_map`), as a :class:`FittedCounts`:
+        the embeddings' counts with :meth:`CountMap.columns`. A member may make them
+        without its embeddings where that is faster (the Weisfeiler-Lehman member for a
+        few small graphs); the counts are the same."""
+        return count_map.fitted_counts(self.as_embeddings(items, what=what))
 
     def align(self, left, right):
         if left is right:

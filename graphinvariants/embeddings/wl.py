@@ -27,9 +27,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._utils.validation import check_int
+from ..graphs import GraphBatch
+from ..graphs.csr import CSRArrays
+from ..graphs.smiles import molecule_arrays, reads_straight
 from ..walks.closed import closed_walk_counts
 from .counts import (CountFeatures, CountMap, RowLookup, count_matrix, label_places, merged_labels, relabel_rounds,
                      sort_within_rows, unique_rows)
+from .wl_lookup import SignatureTable, label_index, small_batch_counts
 
 __all__ = ["WLBatch", "WLCountMap", "WeisfeilerLehman"]
 
@@ -183,6 +187,30 @@ class WeisfeilerLehman(CountFeatures):
     def count_map(self, embedded):
         return WLCountMap(embedded)
 
+    def fitted_counts(self, items, count_map, *, what="graphs"):
+        """The label counts of ``items`` on a fitted count map's columns (see
+        :meth:`CountFeatures.fitted_counts
+        <graphinvariants.embeddings.counts.CountFeatures.fitted_counts>`); a few small
+        graphs take :func:`~graphinvariants.embeddings.wl_lookup.small_batch_counts`,
+        which gives the same counts without embedding them first (and molecules given
+        as SMILES, read into arrays only)."""
+        embedded = self.given_embeddings(items, what=what)
+        if embedded is None and isinstance(count_map, WLCountMap):
+            batch = None
+            if reads_straight(items, self.node_label, self.edge_label):
+                arrays = molecule_arrays(items, node_label=self.node_label, edge_label=self.edge_label, what=what)
+            else:
+                batch = self.graph_batch(items, what=what)
+                arrays = CSRArrays.of(batch)
+            found = small_batch_counts(count_map, arrays, node_label=self.node_label, edge_label=self.edge_label,
+                                       closed_walks=self.closed_walks, n_iter=self.n_iter)
+            if found is not None:
+                return found
+            embedded = self.embed(GraphBatch.of_arrays(arrays) if batch is None else batch)
+        if embedded is None:
+            embedded = self.as_embeddings(items, what=what)
+        return count_map.fitted_counts(embedded)
+
     def merge(self, left, right):
         """Relabel both batches on one vocabulary, round by round."""
         merged, label = merged_labels(left.initial, right.initial)
@@ -232,7 +260,7 @@ class WeisfeilerLehman(CountFeatures):
 
 class WLCountMap(CountMap):
     """The labels of a fitted :class:`WLBatch` as columns, each round's signatures in a
-    :class:`~graphinvariants.embeddings.counts.RowLookup` per degree: another batch's
+    :class:`~graphinvariants.embeddings.wl_lookup.SignatureTable`: another batch's
     labels are put into the fitted numbering round by round (its round ``h - 1``
     labels first, then its round ``h`` signatures written with them and looked up), so
     a batch costs what its own labels cost, whatever the fitted vocabulary. A label
@@ -256,13 +284,13 @@ class WLCountMap(CountMap):
         self.sizes = list(fitted.sizes)
         self.closed = None if fitted.initial_rows is None else RowLookup(fitted.initial_rows)
         self.edge_vocabulary = getattr(fitted, "edge_vocabulary", None)
-        self.rounds = []  # per round h >= 1: degree -> (lookup of its signatures, its first label)
-        for by_degree in fitted.signatures:
-            tables, first = {}, 0
-            for d, rows in by_degree.items():
-                tables[d] = (RowLookup(rows), first)
-                first += len(rows)
-            self.rounds.append(tables)
+        self.initial_index, self.edge_index = label_index(self.initial), label_index(self.edge_vocabulary)
+        #: the first column of each round's labels
+        self.shift = np.concatenate(([0], np.cumsum(self.sizes)[:-1])).astype(np.int64)
+        n_edge_labels = 1 if self.edge_vocabulary is None else len(self.edge_vocabulary)
+        # per round h >= 1: its signatures, looked up by their packed keys or by degree
+        self.rounds = [SignatureTable(by_degree, self.sizes[h] * n_edge_labels)
+                       for h, by_degree in enumerate(fitted.signatures)]
 
     def columns(self, embedded):
         if (self.closed is None) != (embedded.initial_rows is None):
@@ -280,7 +308,7 @@ class WLCountMap(CountMap):
             ids = self.closed.find(rows, rows[:, 0] >= 0)
         edges = label_places(self.edge_vocabulary, embedded.edge_vocabulary, "edge") if all(typed) else None
         maps = [ids]
-        for h, tables in enumerate(self.rounds, start=1):
+        for h, table in enumerate(self.rounds, start=1):
             previous, found = maps[-1], np.full(embedded.sizes[h], -1, dtype=np.int64)
             start = 0
             for d, rows in embedded.signatures[h - 1].items():
@@ -294,15 +322,11 @@ class WLCountMap(CountMap):
                     edge, neighbour = edges[rows[:, 1:] // n_labels], previous[rows[:, 1:] % n_labels]
                     moved[:, 1:] = edge * self.sizes[h - 1] + neighbour
                     known = (moved[:, 0] >= 0) & np.all((edge >= 0) & (neighbour >= 0), axis=1)
-                if d in tables:
-                    moved[:, 1:].sort(axis=1)
-                    table, first = tables[d]
-                    place = table.find(moved, known)
-                    found[start : start + len(rows)] = np.where(place >= 0, place + first, -1)
+                moved[:, 1:].sort(axis=1)
+                found[start : start + len(rows)] = table.find(d, moved, known)
                 start += len(rows)
             maps.append(found)
-        shift = np.concatenate(([0], np.cumsum(self.sizes)[:-1]))
-        return np.concatenate([np.where(m >= 0, m + s, -1) for m, s in zip(maps, shift)]).astype(np.int64)
+        return np.concatenate([np.where(m >= 0, m + s, -1) for m, s in zip(maps, self.shift)]).astype(np.int64)
 
 
 def _first_label(batch, h, d):

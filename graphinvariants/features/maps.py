@@ -61,7 +61,7 @@ from .._utils.blas import fixed_shape_product
 from .._utils.progress import quiet_or_bar
 from .._utils.validation import check_int, check_n_jobs, check_seed, python_scalar, refuses_random_state
 from ..embeddings.assignment import OptimalAssignment, column_maxima, unary_code
-from ..embeddings.counts import CountFeatures, squared_norms
+from ..embeddings.counts import CountFeatures, FittedCounts
 from ..embeddings.wl_vocabulary import GrowingVocabulary, renumbered_rows
 from ..estimator import GraphKernel
 from ..graphs import GraphBatch
@@ -93,6 +93,8 @@ UNSEEN_WARNING_SHARE = 0.5
 #: The pair engine's size-dependent choices (the power kernel's compiled engine) are
 #: fixed as for a matrix this large, so that every block makes the same choice.
 _FIXED_PAIRS = 2**40
+
+_INT32_MAX = int(np.iinfo(np.int32).max)
 
 
 
@@ -142,44 +144,59 @@ class _ExactMember:
         of its kernel value with itself (``weight`` times 1) that its row lacks for
         them; ``embedded``: its embeddings if already made (rows of a batch of more
         graphs, see :func:`_rows`)."""
-        counts = None
         if embedded is None:
-            embedded = self.functional.as_embeddings(block, what=what)
-            # the fitted labels' counts (found by the fitted count map, in time set by
-            # the block); the norm is that of all counts (unseen labels too)
-            kept = self.count_map.counts(embedded)
+            # every label count of the block with its fitted column (found by the fitted
+            # count map, in time set by the block); the norm is that of all counts
+            found = self.functional.fitted_counts(block, self.count_map, what=what)
         else:  # rows of the fitted batch itself (fit_transform): its columns are the fitted ones
             counts = sp.csr_array(embedded.counts)
             if not counts.has_canonical_format:
                 counts.sum_duplicates()
-            kept = counts.copy()
-        counts = sp.csr_array(embedded.counts) if counts is None else counts
-        total = np.asarray(counts.sum(axis=1), dtype=np.float64).reshape(-1)
-        unseen = total - np.asarray(kept.sum(axis=1), dtype=np.float64).reshape(-1)
+            found = FittedCounts.of(counts)
+        return self._rows(found)
+
+    def _rows(self, found):
+        """:meth:`features` of the block whose label counts are ``found`` (a
+        :class:`~graphinvariants.embeddings.counts.FittedCounts`). Sums of integer counts
+        are exact in any order, so the values are those of the count matrices' own sums."""
+        indptr, count, column = found
+        n = len(indptr) - 1
+        graph = np.repeat(np.arange(n), indptr[1:] - indptr[:-1])
+        seen = column >= 0
+        kept_graph, kept_count, kept_column = graph[seen], count[seen], column[seen]
+        if n == 1 or np.any((kept_column[1:] <= kept_column[:-1]) & (kept_graph[1:] == kept_graph[:-1])):
+            order = kept_column.argsort() if n == 1 else np.lexsort((kept_column, kept_graph))  # columns in order
+            kept_graph, kept_count, kept_column = kept_graph[order], kept_count[order], kept_column[order]
+        lengths = np.bincount(kept_graph, minlength=n)
+        kept_indptr = np.concatenate(([0], np.cumsum(lengths)))
+        total = np.bincount(graph, weights=count, minlength=n)
+        unseen = total - np.bincount(kept_graph, weights=kept_count, minlength=n)
         if self.assignment:  # (min(a, b) is not proportional: no common divisor taken out)
             norms = total  # nodes x levels
-            kept.data = np.minimum(kept.data, self.widths[kept.indices].astype(np.float64))
+            kept = sp.csr_array((np.minimum(kept_count, self.widths[kept_column].astype(np.float64)), kept_column,
+                                 kept_indptr), shape=(n, self.count_map.n_columns))
             kept = unary_code(kept, self.widths)
             held = np.diff(kept.indptr).astype(np.float64)
             divisor = norms
+            data, kept_column, kept_indptr = kept.data, kept.indices, kept.indptr
+            lengths = np.diff(kept_indptr)
         else:
-            norms = squared_norms(counts)
-            held = squared_norms(kept)
+            norms = np.bincount(graph, weights=count * count, minlength=n)
+            held = np.bincount(kept_graph, weights=kept_count * kept_count, minlength=n)
             # the counts divided by their greatest common divisor first (exact: integers):
             # proportional counts (K = 1, a graph and two copies of it) then give the same
             # row to the last bit, so they are at distance exactly 0, as K says
-            common = _row_gcd(counts)
-            kept.data = kept.data / np.repeat(common, np.diff(kept.indptr))
+            common = _row_gcd(indptr, count)
+            data = kept_count / np.repeat(common, lengths)
             divisor = norms / common**2
-        with np.errstate(divide="ignore", invalid="ignore"):
-            scale = np.where(norms > 0, self.scale / np.sqrt(divisor), 0.0)
-            # integers, exact: the share of K(G, G) on labels no fitted graph has
-            missing = np.where(norms > 0, self.scale**2 * ((norms - held) / norms), 0.0)
-        kept = sp.csr_array(kept)
-        kept.data = kept.data * np.repeat(scale, np.diff(kept.indptr))
+        full = norms > 0  # (0 for a graph without counts)
+        scale = np.divide(self.scale, np.sqrt(divisor), out=np.zeros(n), where=full)
+        # integers, exact: the share of K(G, G) on labels no fitted graph has
+        missing = self.scale**2 * np.divide(norms - held, norms, out=np.zeros(n), where=full)
+        rows = sp.csr_array((data * np.repeat(scale, lengths), kept_column, kept_indptr), shape=(n, self.n_columns))
         if not self.labelled:
-            unseen = total = np.zeros(len(total))
-        return kept, unseen, total, missing
+            unseen = total = np.zeros(n)
+        return rows, unseen, total, missing
 
 
 class _RandomMember:
@@ -557,7 +574,7 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
             parts.append(sp.csr_array(fixed_shape_product(self._rest(self._side(block, what)), self.normalization_)))
         if not parts:
             return sp.csr_array((len(block), 0)), unseen
-        out = sp.csr_array(sp.hstack(parts, format="csr"))
+        out = parts[0] if len(parts) == 1 else sp.csr_array(sp.hstack(parts, format="csr"))  # (a fresh matrix)
         out.sort_indices()
         return _small_indices(out), unseen
 
@@ -650,7 +667,7 @@ class GraphFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         if not blocks:
             out = sp.csr_array((0, self.n_features_out_))
             return (out, np.zeros(0)) if missing else out
-        out = _small_indices(sp.csr_array(sp.vstack(blocks, format="csr")))
+        out = _small_indices(blocks[0] if len(blocks) == 1 else sp.csr_array(sp.vstack(blocks, format="csr")))
         if missing:  # (the search adds what is missing back: no warning)
             return out, np.hstack(unseen)[2]
         self._warn_unseen(out, unseen, stacklevel=5)  # transform is wrapped by scikit-learn's set_output
@@ -842,22 +859,22 @@ def _rows(embedded, start, stop):
     return piece
 
 
-def _row_gcd(counts):
-    """Greatest common divisor of every row's counts (CSR of integral floats; 1 for an
-    empty row), as float64."""
-    out = np.ones(counts.shape[0])
-    lengths = np.diff(counts.indptr)
+def _row_gcd(indptr, count):
+    """Greatest common divisor of every row's counts (the entries ``indptr[g]:indptr[g +
+    1]`` of ``count``, integral floats; 1 for an empty row), as float64."""
+    out = np.ones(len(indptr) - 1)
+    lengths = indptr[1:] - indptr[:-1]
     full = np.flatnonzero(lengths)
     if len(full):
-        values = np.abs(counts.data.astype(np.int64))
-        out[full] = np.gcd.reduceat(values, counts.indptr[:-1][full]).astype(np.float64)
+        values = np.abs(count.astype(np.int64))
+        out[full] = np.gcd.reduceat(values, indptr[:-1][full]).astype(np.float64)
     return np.maximum(out, 1.0)
 
 
 def _small_indices(matrix):
     """``matrix`` with int32 indices where they fit (scikit-learn's linear models
     refuse int64 ones)."""
-    limit = np.iinfo(np.int32).max
+    limit = _INT32_MAX
     if matrix.nnz <= limit and max(matrix.shape) <= limit:
         matrix.indices = matrix.indices.astype(np.int32, copy=False)
         matrix.indptr = matrix.indptr.astype(np.int32, copy=False)

@@ -17,7 +17,7 @@ from .adjacency import GraphAdjacency, check_weight_argument, check_weights, des
 from .csr import block_entries, concatenated_ranges, take_blocks
 from .files import path_hint
 from .reader import read_graphs
-from .smiles import is_smiles, read_smiles
+from .smiles import is_smiles, molecule_arrays, read_smiles, reads_straight
 
 __all__ = ["GraphBatch", "as_graph_batch", "subset"]
 
@@ -84,7 +84,7 @@ class GraphBatch:
         if offsets[0] != 0 or offsets[-1] != A.shape[0] or np.any(np.diff(offsets) < 0):
             raise ValueError("GraphBatch.offsets must rise from 0 to the number of rows")
         check_weights(A.data, "GraphBatch.matrix")
-        if A.nnz:
+        if A.nnz and len(offsets) > 2:  # (one graph's block is the whole matrix)
             owner = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
             rows = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
             if np.any(owner[rows] != owner[A.indices]):
@@ -128,7 +128,7 @@ class GraphBatch:
             _check_no_nan_label(labels, "node_labels")
             labels.setflags(write=False)
         offsets.setflags(write=False)
-        object.__setattr__(self, "matrix", sp.csr_array(A))
+        object.__setattr__(self, "matrix", A if type(A) is sp.csr_array else sp.csr_array(A))
         object.__setattr__(self, "offsets", offsets)
         object.__setattr__(self, "weighted", bool(self.weighted))
         object.__setattr__(self, "node_labels", labels)
@@ -173,6 +173,12 @@ class GraphBatch:
         if self.edge_labels is not None:
             edge_labels = self.edge_labels[block_entries(self.matrix, self.offsets, indices)]
         return GraphBatch(matrix, offsets, self.weighted, labels, edge_labels, attributes)
+
+    @classmethod
+    def of_arrays(cls, arrays):
+        """The batch of unweighted graphs given by their arrays (a
+        :class:`~graphinvariants.graphs.csr.CSRArrays`)."""
+        return cls(arrays.matrix(), arrays.offsets, node_labels=arrays.node_labels, edge_labels=arrays.edge_labels)
 
     def unweighted(self):
         """The 0/1 pattern of the batch: itself if unweighted, else a new batch whose
@@ -368,6 +374,9 @@ def read_graph_batch(graphs, *, weight=None, node_label=None, edge_label=None, n
         return batch
     _check_options(weight, node_label, edge_label, node_attributes)
     if is_smiles(graphs):  # molecules (RDKit, imported here and only here)
+        if weight is None and node_attributes is None and reads_straight(graphs, node_label, edge_label):
+            return GraphBatch.of_arrays(molecule_arrays(graphs, node_label=node_label, edge_label=edge_label,
+                                                        what=what))  # straight from RDKit's atoms and bonds
         graphs = read_smiles(graphs, what=what)
     matrix, offsets, node_labels, edge_labels, attributes = read_graphs(
         graphs, weight=weight, node_label=node_label, edge_label=edge_label, node_attributes=node_attributes, what=what)

@@ -20,14 +20,18 @@ RDKit is optional: ``pip install "graphinvariants[chem]"``; it is imported when 
 string is first read.
 """
 
+from operator import methodcaller
+
 import networkx as nx
 import numpy as np
 
 from .._utils.optional import import_extra
+from .attributes import label_array
+from .csr import CSRArrays
 from .files import path_hint
 
-__all__ = ["MOLECULE_LABEL", "from_mol", "from_smiles", "holds_molecules", "is_molecule_object", "is_smiles", "smiles_lines",
-           "read_smiles"]
+__all__ = ["MOLECULE_LABEL", "from_mol", "from_smiles", "holds_molecules", "is_molecule_object", "is_smiles",
+           "molecule_arrays", "read_smiles", "reads_straight", "smiles_lines"]
 
 #: The node and edge attribute that molecules carry their element and bond type in.
 MOLECULE_LABEL = "label"
@@ -141,6 +145,14 @@ def from_smiles(smiles, *, hydrogens=False):
             hint = ("; from_smiles reads one SMILES string, and every function that takes graphs takes a list of "
                     "SMILES strings as it is (or [from_smiles(s) for s in smiles])")
         raise TypeError(f"smiles must be a SMILES string, got {type(smiles).__name__}{hint}")
+    G = from_mol(_parsed(Chem, smiles), hydrogens=hydrogens)
+    G.graph["smiles"] = smiles
+    return G
+
+
+def _parsed(Chem, smiles):
+    """The RDKit molecule of a SMILES string; ValueError if RDKit cannot read it or it
+    holds no atom."""
     from rdkit import rdBase
 
     with rdBase.BlockLogs():  # RDKit would print its own complaint to stderr
@@ -149,9 +161,7 @@ def from_smiles(smiles, *, hydrogens=False):
         raise ValueError(f"RDKit cannot read {smiles!r} as a SMILES string")
     if mol.GetNumAtoms() == 0:
         raise ValueError(f"the SMILES string {smiles!r} holds no atom")
-    G = from_mol(mol, hydrogens=hydrogens)
-    G.graph["smiles"] = smiles
-    return G
+    return mol
 
 
 def is_molecule_object(item):
@@ -258,25 +268,119 @@ def read_smiles(graphs, *, what="graphs"):
     ...
     ValueError: graphs[1]: RDKit cannot read 'C1CC' as a SMILES string
     """
+    out = []
+    for item, mol in _molecules(graphs, what):
+        G = from_mol(mol)
+        if isinstance(item, str):
+            G.graph["smiles"] = item  # (as from_smiles gives it)
+        out.append(G)
+    return out
+
+
+def _molecules(graphs, what):
+    """``(item, molecule)`` for every item of a collection of SMILES strings or RDKit
+    molecules, in order; the errors of :func:`read_smiles`, naming the position."""
     items = graphs.tolist() if isinstance(graphs, np.ndarray) else graphs
     # file names are not SMILES: say so before RDKit is asked (by their form: a SMILES
     # string may name a file of the working folder; RDKit's refusal names one below)
     hint = path_hint(items[0], exists=False) if len(items) else ""
     if hint:
         raise TypeError(f"{what}[0] is a string, but not a SMILES string{hint}")
-    _chem()  # the extra's message before anything else
-    out = []
-    for i, smiles in enumerate(items):
-        if is_molecule_object(smiles):
-            out.append(from_mol(smiles))
+    Chem = _chem()  # the extra's message before anything else
+    for i, item in enumerate(items):
+        if is_molecule_object(item):
+            yield item, item
             continue
-        if not isinstance(smiles, str):
-            raise TypeError(mixed_message(items[0], smiles, i, what=what))
+        if not isinstance(item, str):
+            raise TypeError(mixed_message(items[0], item, i, what=what))
         try:
-            out.append(from_smiles(smiles))
+            yield item, _parsed(Chem, item)
         except ValueError as err:
-            raise ValueError(f"{what}[{i}]: {err}{path_hint(smiles)}") from None
-    return out
+            raise ValueError(f"{what}[{i}]: {err}{path_hint(item)}") from None
+
+
+#: The node attributes of :func:`from_mol` by what gives them on an RDKit atom.
+ATOM_VALUES = {"label": methodcaller("GetSymbol"), "atomic_number": methodcaller("GetAtomicNum"),
+               "formal_charge": methodcaller("GetFormalCharge")}
+#: The edge attributes of :func:`from_mol` by what gives them on an RDKit bond.
+BOND_VALUES = {"label": lambda bond: str(bond.GetBondType()),
+               "bond_order": lambda bond: float(bond.GetBondTypeAsDouble())}
+
+
+def reads_straight(graphs, node_label=None, edge_label=None):
+    """Whether ``graphs`` is a collection of molecules (:func:`is_smiles`) whose batch
+    with these labels :func:`molecule_arrays` reads (labels of :data:`ATOM_VALUES` and
+    :data:`BOND_VALUES`, or none)."""
+    return node_label in (None, *ATOM_VALUES) and edge_label in (None, *BOND_VALUES) and is_smiles(graphs)
+
+
+def molecule_arrays(graphs, *, node_label=None, edge_label=None, what="graphs"):
+    """The arrays of the batch of a collection of SMILES strings (or RDKit molecules),
+    read straight from RDKit's atoms and bonds: what
+    :func:`~graphinvariants.graphs.as_graph_batch` builds from the graphs of
+    :func:`read_smiles`, to the bit, without a NetworkX graph between (for one small
+    molecule those graphs cost several times RDKit's own parse).
+
+    Parameters
+    ----------
+    graphs : list, tuple or numpy array of str or rdkit.Chem.Mol
+    node_label : None or a key of :data:`ATOM_VALUES`, keyword-only
+    edge_label : None or a key of :data:`BOND_VALUES`, keyword-only
+    what : str, keyword-only
+        Name of the argument, for error messages.
+
+    Returns
+    -------
+    CSRArrays
+        The block-diagonal 0/1 adjacency's ``indptr`` and ``indices`` (int32), the
+        ``offsets`` (int64), and one node label per atom, in RDKit's atom order, and one
+        edge label per stored entry, in CSR order (both entries of a bond carry its
+        value); None where not asked for.
+
+    Raises
+    ------
+    ImportError, TypeError, ValueError
+        As :func:`read_smiles` raises them.
+
+    Examples
+    --------
+    >>> from graphinvariants.graphs.smiles import molecule_arrays
+    >>> arrays = molecule_arrays(["C=O", "CC"], node_label="label", edge_label="label")
+    >>> arrays.indptr.tolist(), arrays.indices.tolist(), arrays.offsets.tolist()
+    ([0, 1, 2, 3, 4], [1, 0, 3, 2], [0, 2, 4])
+    >>> arrays.node_labels.tolist(), arrays.edge_labels.tolist()
+    (['C', 'O', 'C', 'C'], ['DOUBLE', 'DOUBLE', 'SINGLE', 'SINGLE'])
+    """
+    atom_value = None if node_label is None else ATOM_VALUES[node_label]
+    bond_value = None if edge_label is None else BOND_VALUES[edge_label]
+    sizes, atoms, begin, end, bonds = [], [], [], [], []
+    n = 0
+    for _, mol in _molecules(graphs, what):
+        # atoms and bonds by index: RDKit's GetAtoms() and GetBonds() sequences cost a
+        # Python call of RDKit's own per item, twice what the reads themselves cost
+        size, atom, bond_at = mol.GetNumAtoms(), mol.GetAtomWithIdx, mol.GetBondWithIdx
+        if atom_value is not None:
+            atoms.extend([atom_value(atom(i)) for i in range(size)])
+        for i in range(mol.GetNumBonds()):
+            bond = bond_at(i)
+            begin.append(bond.GetBeginAtomIdx() + n)
+            end.append(bond.GetEndAtomIdx() + n)
+            if bond_value is not None:
+                bonds.append(bond_value(bond))
+        sizes.append(size)
+        n += size
+    offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    # both entries of every bond, in CSR order (RDKit has no parallel bonds and no loops)
+    rows, cols = np.array(begin + end, dtype=np.int64), np.array(end + begin, dtype=np.int32)
+    order = np.argsort(rows * n + cols, kind="stable")
+    indptr = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
+    node_labels = None if node_label is None else label_array(atoms)
+    edge_labels = None
+    if edge_label is not None:
+        edge_labels = label_array(bonds + bonds, "edge")[order]
+    return CSRArrays(indptr, cols[order], offsets, node_labels, edge_labels)
 
 
 def holds_molecules(batch):
