@@ -152,8 +152,9 @@ def test_calibration_reaches_its_target_on_the_rows_it_drew(clustered):
 
     X, _ = clustered
     n = X.shape[0]
-    # every row a calibration query: the recall measured is that of all leave-one-out queries
-    index = ApproximateIndex(recall=0.9, n_dims=8, calibration_queries=n, seed=0).fit(X)
+    # the graph's calibration (these clustered rows are dense enough that the column stage
+    # would score every row); every row a calibration query: all leave-one-out queries
+    index = ApproximateIndex(recall=0.9, n_dims=8, calibration_queries=n, seed=0, candidates="graph").fit(X)
     assert index.calibrated_recall_ >= 0.9
     assert (index.n_candidates_, index.calibrated_recall_) in index.calibration_
     # every smaller count tried fell short: the count kept is the smallest of those tried
@@ -164,15 +165,15 @@ def test_calibration_reaches_its_target_on_the_rows_it_drew(clustered):
     recall = _tie_aware_recall(distances, truth[:, 9]).mean()
     assert recall == pytest.approx(index.calibrated_recall_, abs=1e-12)  # the same sums, the same answer
     # a higher target takes more candidates and reaches it
-    strict = ApproximateIndex(recall=0.99, n_dims=8, calibration_queries=n, seed=0).fit(X)
+    strict = ApproximateIndex(recall=0.99, n_dims=8, calibration_queries=n, seed=0, candidates="graph").fit(X)
     assert strict.n_candidates_ > index.n_candidates_ and strict.calibrated_recall_ >= 0.99
     # calibrate() again: the same rows drawn, the same count
-    again = ApproximateIndex(recall=0.9, n_dims=8, calibration_queries=200, seed=0).fit(X)
+    again = ApproximateIndex(recall=0.9, n_dims=8, calibration_queries=200, seed=0, candidates="graph").fit(X)
     count, measured = again.n_candidates_, again.calibrated_recall_
     again.calibrate()
     assert (again.n_candidates_, again.calibrated_recall_) == (count, measured)
     # n_candidates given: no calibration
-    fixed = ApproximateIndex(n_candidates=25, n_dims=8, seed=0).fit(X)
+    fixed = ApproximateIndex(n_candidates=25, n_dims=8, seed=0, candidates="graph").fit(X)
     assert fixed.n_candidates_ == 25 and fixed.calibrated_recall_ is None and fixed.calibration_ == []
 
 
