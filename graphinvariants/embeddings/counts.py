@@ -244,7 +244,7 @@ class RowLookup:
         self.width = rows.shape[1]
         keys = _ordered_bytes(rows)
         self.order = None
-        if len(keys) > 1 and not _lexicographic(rows):
+        if len(keys) > 1 and not strictly_increasing_rows(rows):
             self.order = np.argsort(keys, kind="stable")
             keys = keys[self.order]
         self.keys = keys
@@ -271,8 +271,9 @@ class RowLookup:
         return out
 
 
-def _lexicographic(rows):
-    """Whether integer rows are strictly increasing in lexicographic order."""
+def strictly_increasing_rows(rows):
+    """Whether the rows of an integer matrix (signatures, or words packing them) are
+    strictly increasing in lexicographic order."""
     later, earlier = rows[1:], rows[:-1]
     differ = later != earlier
     first = differ.argmax(axis=1)

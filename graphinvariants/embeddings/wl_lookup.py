@@ -30,7 +30,7 @@ import itertools
 import numpy as np
 
 from ..walks.closed import closed_walk_counts
-from .counts import FittedCounts, RowLookup, label_places, unique_rows
+from .counts import FittedCounts, RowLookup, label_places, strictly_increasing_rows, unique_rows
 
 __all__ = ["INDEXED_LABELS", "MAX_WORDS", "SMALL_CELLS", "SignatureTable", "label_index", "own_labels", "small_batch_counts"]
 
@@ -97,7 +97,7 @@ class SignatureTable:
             words = [self._packed(self._fields(np.full(len(rows), d), np.column_stack((rows[:, 0], rows[:, 1:] + 1))))
                      for d, rows in by_degree.items()]
             words = np.concatenate(words) if words else np.zeros((0, self.n_words), np.uint64)
-            if _increasing(words):  # label order (a batch made otherwise keeps per-degree tables)
+            if strictly_increasing_rows(words):  # label order (a batch made otherwise keeps per-degree tables)
                 self.keys = self._sortable(words)
         if self.keys is None:
             self.lookups = {d: RowLookup(rows) for d, rows in by_degree.items()}
@@ -178,15 +178,6 @@ class SignatureTable:
     def fits(self, value):
         """Whether the value ``value`` fits a field."""
         return value < 1 << self.bits
-
-
-def _increasing(words):
-    """Whether the rows of packed words are strictly increasing, lexicographically."""
-    later, earlier = words[1:], words[:-1]
-    differ = later != earlier
-    first = differ.argmax(axis=1)
-    at = np.arange(len(first))
-    return bool(np.all(differ[at, first]) and np.all(later[at, first] > earlier[at, first]))
 
 
 def small_batch_counts(count_map, arrays, *, node_label=None, edge_label=None, closed_walks=0, n_iter):
