@@ -10,7 +10,8 @@ process (so that its peak resident memory is its own), one thread, under the loc
 --no-deps``, and drop its header). The first ``n`` lines are fitted. For each size it
 prints the fit's wall time, the process's peak resident memory (SMILES list included),
 what it still holds after the fit, and the fitted search taken apart by object: the
-index's rows (dense part, sparse values, indices, row pointers), its bounds
+index's rows (dense part, sparse values, indices, row pointers, the scales of the
+compact form), the scan's postings (made by a first query), its bounds
 (projections, codes, norms), the feature map's vocabulary (a signature table per round
 and degree), and the pickle's size; all also per molecule. ``--stream``: the SMILES are
 given as the file's path (read in chunks) instead of a list.
@@ -72,10 +73,8 @@ def breakdown(search):
     if hasattr(index, "_sparse"):
         s = index._sparse
         rows = {"rows: dense part": index._dense.nbytes, "rows: sparse values": s.data.nbytes,
-                "rows: sparse column indices": s.indices.nbytes, "rows: row pointers": s.indptr.nbytes}
-        for name in ("_counts", "_scales"):  # the compact form's counts and per-row scales, where held
-            if hasattr(index, name):
-                rows[f"rows: {name[1:]}"] = array_bytes(getattr(index, name))
+                "rows: sparse column indices": s.indices.nbytes, "rows: row pointers": s.indptr.nbytes,
+                "rows: scales (compact form)": getattr(index, "_scales", np.zeros(0)).nbytes}
         out.update(rows)
         postings = index._postings
         out["postings (the scan's columns)"] = 0 if postings is None else (
@@ -83,6 +82,8 @@ def breakdown(search):
         out["bounds: projections, codes"] = index._P.nbytes + index._codes.nbytes
         out["bounds: norms, residuals"] = (index._norms.nbytes + index._residual.nbytes + index._root_norms.nbytes
                                            + sum(r.nbytes for r in index._row_numbers))
+        out["bounds: the projection's basis and column lookup"] = array_bytes(index.projection_)
+        out["index: column lookups"] = index._dense_lookup.nbytes + getattr(index, "_sparse_lookup", np.zeros(0)).nbytes
         out["index: other arrays"] = array_bytes(index) - sum(out.values())
     else:
         out["index"] = array_bytes(index)
@@ -142,6 +143,7 @@ def one_size(args, n):
     gc.collect()
     held = resident() - start_rss
     n = search.n_samples_fit_
+    search.kneighbors(source[:2] if isinstance(source, list) else ["CCO", "c1ccccc1"])  # the scan's postings made
     parts = breakdown(search)
     buffer = io.BytesIO()
     pickle.dump(search, buffer, protocol=pickle.HIGHEST_PROTOCOL)

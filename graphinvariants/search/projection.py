@@ -104,7 +104,7 @@ class Projection:
             S = sp.csr_array(S[:, self.columns_]) if len(self.columns_) else sp.csr_array((len(sample), 0))
         else:
             self.columns_ = np.arange(X.shape[1], dtype=np.int64)
-        self._lookup = np.full(X.shape[1], -1, dtype=np.int64)
+        self._lookup = np.full(X.shape[1], -1, dtype=np.int32 if X.shape[1] < 2**31 else np.int64)  # 4 B a column
         self._lookup[self.columns_] = np.arange(len(self.columns_))
         dims = max(0, min(n_dims, S.shape[1] - 1, S.shape[0] - 1))
         if dims == 0:
