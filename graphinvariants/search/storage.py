@@ -24,11 +24,14 @@ import scipy.sparse as sp
 
 from .rows import take_columns
 
-__all__ = ["MAX_MULTIPLIER", "as_values", "decompose", "int32_indices", "narrowest", "rebuild", "stored_blocks",
+__all__ = ["DECOMPOSE_ROWS", "MAX_MULTIPLIER", "as_values", "decompose", "int32_indices", "narrowest", "rebuild", "stored_blocks",
            "stored_values"]
 
 #: The largest smallest count per row tried (the multiplier of the row's smallest value).
 MAX_MULTIPLIER = 1024
+
+#: Rows decomposed at a time by :func:`decompose` (its work arrays: ~60 bytes an entry).
+DECOMPOSE_ROWS = 4096
 
 #: A row's ratios to its smallest value are integers after multiplication by ``m`` when
 #: within this (relative) of one.
@@ -113,6 +116,18 @@ def decompose(indptr, data):
     indptr = np.asarray(indptr, dtype=np.int64)
     data = np.asarray(data, dtype=np.float64)
     n = len(indptr) - 1
+    if n > DECOMPOSE_ROWS:  # a bounded block of rows at a time (the work arrays take ~60 bytes an entry)
+        counts, scales = [], []
+        for a in range(0, n, DECOMPOSE_ROWS):
+            b = min(n, a + DECOMPOSE_ROWS)
+            found = decompose(indptr[a : b + 1] - indptr[a], data[indptr[a] : indptr[b]])
+            if found is None:
+                return None
+            counts.append(found[0])
+            scales.append(found[1])
+        counts = np.concatenate(counts)
+        return counts.astype(narrowest(int(counts.min(initial=0)), int(counts.max(initial=0))), copy=False), (
+            np.concatenate(scales))
     lengths = np.diff(indptr)
     scales = np.ones(n)
     counts = np.zeros(len(data), dtype=np.int64)

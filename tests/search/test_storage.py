@@ -69,3 +69,14 @@ def test_rows_that_are_not_counts_added_later_turn_the_index_to_values():
     want = brute_force(both, both[::11], 5)
     got = index.search(both[::11], 5)
     assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+
+
+def test_decompose_a_block_of_rows_at_a_time_gives_the_same_counts(monkeypatch):
+    from graphinvariants.search import storage
+
+    X = _count_rows(500, 40, 5)
+    whole = decompose(X.indptr, X.data)
+    monkeypatch.setattr(storage, "DECOMPOSE_ROWS", 64)
+    blocks = decompose(X.indptr, X.data)
+    assert np.array_equal(whole[0], blocks[0]) and whole[0].dtype == blocks[0].dtype
+    assert np.array_equal(whole[1], blocks[1])
