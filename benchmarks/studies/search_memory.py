@@ -8,7 +8,8 @@ process (so that its peak resident memory is its own), one thread, under the loc
 ``--smiles``: a file of SMILES, one a line (MOSES ``train``: unpack
 ``moses/dataset/data/train.csv.gz`` of the ``molsets`` wheel, ``pip download molsets
 --no-deps``, and drop its header). The first ``n`` lines are fitted. For each size it
-prints the fit's wall time, the process's peak resident memory (SMILES list included),
+prints the fit's wall time, the process's peak resident memory during the fit (SMILES list
+included) and after a first query (which makes the scan's postings),
 what it still holds after the fit, and the fitted search taken apart by object: the
 index's rows (dense part, sparse values, indices, row pointers, the scales of the
 compact form), the scan's postings (made by a first query), its bounds
@@ -143,13 +144,14 @@ def one_size(args, n):
     gc.collect()
     held = resident() - start_rss
     n = search.n_samples_fit_
+    fit_peak = peak()
     search.kneighbors(source[:2] if isinstance(source, list) else ["CCO", "c1ccccc1"])  # the scan's postings made
     parts = breakdown(search)
     buffer = io.BytesIO()
     pickle.dump(search, buffer, protocol=pickle.HIGHEST_PROTOCOL)
     print(f"\n== {n:,} molecules ({'a path, read in chunks' if args.stream else 'a list of SMILES'})", flush=True)
-    print(f"fit {seconds:.1f} s; peak resident {peak() / 2**30:.2f} GiB (the SMILES list {n_smiles / 2**20:.0f} MiB "
-          f"of it); held after fit {held / 2**30:.3f} GiB = {held / n:,.0f} bytes a molecule; "
+    print(f"fit {seconds:.1f} s; peak resident {fit_peak / 2**30:.2f} GiB (the SMILES list {n_smiles / 2**20:.0f} MiB "
+          f"of it), {peak() / 2**30:.2f} GiB after a first query; held after fit {held / 2**30:.3f} GiB = {held / n:,.0f} bytes a molecule; "
           f"pickle {buffer.tell() / 2**20:.0f} MiB = {buffer.tell() / n:,.0f} bytes a molecule", flush=True)
     width = max(map(len, parts))
     for name, value in sorted(parts.items(), key=lambda item: -item[1]):
