@@ -35,9 +35,14 @@ How a query is answered (``method``; measured by the asv benchmark ``search.Copi
 The search page gives the shares on the shared data sets and on MOSES molecules.
 
 Storage: the columns held by at least ``dense_share`` of the rows are one dense matrix,
-the rest CSR (original column numbers), both of ``dtype``: ``"float64"`` keeps the rows
-as given; ``"float32"`` stores them rounded to float32 (about two thirds of the memory:
-``4`` bytes a dense entry, ``8`` a sparse one against ``8`` and ``12``), and every
+the rest CSR (original column numbers, int32). ``dtype="float64"`` keeps the rows as
+given: rows that are integer counts times one float64 per row (a count kernel's, as
+:class:`~graphinvariants.GraphFeatures` makes them) are held as those counts, in the
+narrowest integer type that holds them, and one scale per row, each value rebuilt as
+``fl(count * scale)``, the float64 given, bit for bit (:mod:`~.storage`: ``1`` byte a
+dense entry and ``5`` a sparse one for counts below 256, against ``8`` and ``12``);
+other rows are held as float64 values. ``"float32"`` stores the rows rounded to float32
+(``4`` bytes a dense entry, ``8`` a sparse one), and every
 distance is still summed in float64 from the stored values, so the answer is exact for
 the stored rows. The queries are rounded as the rows are, so that a copy of a stored
 row is at distance exactly 0. A search holds one bound per row and query (``8 n`` bytes a query) for a
@@ -215,8 +220,10 @@ class ExactIndex:
         Singular directions of the bounds (0: every row is scored; more: tighter bounds,
         ``4 n_dims`` more bytes a row and a longer pass).
     dtype : {"float64", "float32"}, keyword-only, default="float64"
-        How the rows are stored; ``"float32"``: rounded to float32, the answer exact for
-        the rounded rows (distances still summed in float64).
+        How the rows are stored: ``"float64"``, as given (count rows as their integer
+        counts and one scale per row, the same values to the bit); ``"float32"``:
+        rounded to float32, the answer exact for the rounded rows (distances still
+        summed in float64).
     dense_share : float, keyword-only, default=0.5
         Columns held by at least this share of the rows are stored dense.
     working_memory : float or None, keyword-only, default=None
