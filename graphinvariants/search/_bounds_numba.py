@@ -149,3 +149,19 @@ def row_squares(indptr, data, out):  # pragma: no cover - compiled
         for e in range(indptr[i], indptr[i + 1]):
             s += data[e] * data[e]
         out[i] = s
+
+
+@numba.njit(cache=True, nogil=True)
+def dense_scores(values, scales, start, stop, q_t, out):  # pragma: no cover - compiled
+    """``out[j, i - start] = <x_i, q_j>`` over the dense columns for rows ``start:stop``:
+    each stored number times its row's scale (:func:`rescore`'s values), by the
+    queries' dense parts ``q_t`` (column by query); for a few queries, without the
+    float64 copy of the block that BLAS needs (the rough scores of the scan)."""
+    c = values.shape[1]
+    for i in range(start, stop):
+        scale = scales[i]
+        for j in range(q_t.shape[1]):
+            s = 0.0
+            for a in range(c):
+                s += (np.float64(values[i, a]) * scale) * q_t[a, j]
+            out[j, i - start] = s

@@ -116,6 +116,9 @@ FIRST_BUDGET = 256
 #: Rows of smallest bound scored first, beyond ``k`` (their ``k``-th distance is the threshold).
 FIRST_EXTRA = 16
 
+#: Queries up to which the scan's dense part of compact rows is a compiled loop (BLAS beyond).
+FEW_QUERIES = 8
+
 #: The compiled loops (None without numba: numpy and BLAS then do the work).
 LOOPS = "graphinvariants.search._bounds_numba"
 
@@ -730,10 +733,12 @@ class ExactIndex:
         with one_blas_thread():
             for start in range(0, n, self.block_rows):
                 stop = min(n, start + self.block_rows)
-                block = self._dense[start:stop]
-                if self._compact:  # (the values, rebuilt a block at a time)
-                    block = rebuild(block, self._scales[start:stop, None])
-                inner[:, start:stop] = (block @ dense_t).T
+                if self._compact and module is not None and n_q < FEW_QUERIES:  # (no float64 copy of the block)
+                    module.dense_scores(self._dense, self._scales, start, stop, dense_t, inner[:, start:stop])
+                else:  # BLAS (compact: the values rebuilt a block at a time)
+                    block = self._dense[start:stop]
+                    block = rebuild(block, self._scales[start:stop, None]) if self._compact else block
+                    inner[:, start:stop] = (block @ dense_t).T
                 if postings is not None and module is not None:
                     module.add_postings(q_indptr, q_columns, sparse.data, postings.indptr, postings.indices,
                                         postings.data, self._scales, cursor, start, stop, inner[:, start:stop])

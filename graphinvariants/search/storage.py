@@ -70,7 +70,9 @@ def rebuild(counts, scales):
     >>> rebuild(np.array([1, 3], dtype=np.uint8), 0.5).tolist()
     [0.5, 1.5]
     """
-    return np.multiply(counts, scales, dtype=np.float64)
+    out = np.array(counts, dtype=np.float64)  # (a cast, then one multiplication: numpy's
+    out *= scales  # mixed-type multiply gives the same bits, a third slower)
+    return out
 
 
 def decompose(indptr, data):
