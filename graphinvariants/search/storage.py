@@ -253,7 +253,8 @@ def stored_blocks(X, dense_lookup, n_dense, dtype, block_rows):
     -------
     list of (dense, scales, (data, indices, lengths)) or None
         Per block, the dense part (``(rows, n_dense)``), the scales (ones for values)
-        and the sparse part's CSR arrays (original columns, zeros dropped); None where
+        and the sparse part's CSR arrays (original columns as int32 where they fit,
+        zeros dropped: 5 bytes an entry for ``uint8`` counts); None where
         ``dtype`` is None and a row has no compact form.
 
     Examples
@@ -281,7 +282,8 @@ def stored_blocks(X, dense_lookup, n_dense, dtype, block_rows):
                             block.shape[1])
         rare = sp.csr_array((rare.data.astype(kind), rare.indices, rare.indptr), shape=rare.shape)
         rare.eliminate_zeros()
-        out.append((np.ascontiguousarray(dense, dtype=kind), scales, (rare.data, rare.indices, np.diff(rare.indptr))))
+        columns = rare.indices.astype(np.int32 if X.shape[1] <= np.iinfo(np.int32).max else np.int64, copy=False)
+        out.append((np.ascontiguousarray(dense, dtype=kind), scales, (rare.data, columns, np.diff(rare.indptr))))
     return out
 
 
