@@ -371,8 +371,8 @@ class ExactIndex:
         if blocks is None:  # rows that are not counts (or float32): every row held as values
             self._expand()
             blocks = stored_blocks(X, self._dense_lookup, len(self.dense_columns_), self._type, ADD_ROWS)
-        # the blocks appended to arrays made once (at 10^6 rows the whole renumbering at
-        # once held 8 bytes per stored entry more)
+        # split a block at a time (at 10^6 rows the whole renumbering at once held 8
+        # bytes per stored entry more), then joined once
         dense, scales, pieces = zip(*blocks) if blocks else ((), (), ())
         del blocks
         self._dense = np.ascontiguousarray(np.concatenate((self._dense, *dense)))
