@@ -80,3 +80,24 @@ def test_decompose_a_block_of_rows_at_a_time_gives_the_same_counts(monkeypatch):
     blocks = decompose(X.indptr, X.data)
     assert np.array_equal(whole[0], blocks[0]) and whole[0].dtype == blocks[0].dtype
     assert np.array_equal(whole[1], blocks[1])
+
+
+def test_a_kernel_names_search_holds_compact_rows_and_pickles_without_postings():
+    import networkx as nx
+
+    import graphinvariants as gi
+
+    graphs = [nx.gnp_random_graph(n, 0.2, seed=n) for n in range(10, 70)] + [nx.path_graph(9)] * 2
+    search = gi.NearestGraphs("wl", n_neighbors=4).fit(graphs)
+    index = search.index_
+    assert index._compact and index._sparse.dtype == np.uint8
+    rows = index.rows(0, index.n_rows_)
+    Q = rows[::9]
+    got = index.search(Q, 4)
+    want = brute_force(rows, Q, 4, metric=index.metric)
+    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+    index.postings()
+    again = pickle.loads(pickle.dumps(search))
+    assert again.index_._postings is None
+    for x, z in zip(search.kneighbors(graphs[:6]), again.kneighbors(graphs[:6])):
+        assert np.array_equal(x, z)
