@@ -327,7 +327,7 @@ def breakdown(search):
         out["index"] = array_bytes(index)
     fm = search.feature_map_
     for member in getattr(fm, "_exact", []):
-        tables = sum(array_bytes(t) for r in getattr(member.count_map, "rounds", []) for t, _ in r.values())
+        tables = array_bytes(getattr(member.count_map, "rounds", []))  # a SignatureTable per round
         out[f"vocabulary: {member.name} signature tables"] = tables
         out[f"vocabulary: {member.name} other"] = array_bytes(member) - tables
     out["feature map: other"] = array_bytes(fm) - sum(v for k, v in out.items() if k.startswith("vocabulary"))
