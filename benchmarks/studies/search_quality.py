@@ -11,7 +11,8 @@ the lock (the ``[benchmark]`` extra: FPSim2, RDKit, FAISS; and numba)::
 ``memory``: where a fitted ``NearestGraphs("wl")`` holds its memory, each size in a fresh process (its peak is its
 own): the first ``n`` of MOSES ``train`` (written one a line beside the wheel; or ``--smiles FILE``), as a list or
 (``--stream``) the file's path, read a block at a time. It prints the fit's time, the peak resident memory, what the
-fit holds after it, the fitted search by object (rows, bounds, vocabulary) and the pickle's size.
+fit holds after it, the peak after a first query, the fitted search by object (rows and their per-row scales, the
+scan's postings, bounds, the projection's basis, column lookups, vocabulary) and the pickle's size.
 """
 
 import gc
@@ -311,22 +312,22 @@ def breakdown(search):
     if hasattr(index, "_sparse"):
         s = index._sparse
         out.update({"rows: dense part": index._dense.nbytes, "rows: sparse values": s.data.nbytes,
-                    "rows: sparse column indices": s.indices.nbytes, "rows: row pointers": s.indptr.nbytes})
-        for name in ("_counts", "_scales"):  # the compact form's counts and per-row scales, where held
-            if hasattr(index, name):
-                out[f"rows: {name[1:]}"] = array_bytes(getattr(index, name))
+                    "rows: sparse column indices": s.indices.nbytes, "rows: row pointers": s.indptr.nbytes,
+                    "rows: scales (compact form)": getattr(index, "_scales", np.zeros(0)).nbytes})
         postings = index._postings
         out["postings (the scan's columns)"] = 0 if postings is None else (
             postings.data.nbytes + postings.indices.nbytes + postings.indptr.nbytes)
         out["bounds: projections, codes"] = index._P.nbytes + index._codes.nbytes
         out["bounds: norms, residuals"] = (index._norms.nbytes + index._residual.nbytes + index._root_norms.nbytes
                                            + sum(r.nbytes for r in index._row_numbers))
+        out["bounds: the projection's basis"] = array_bytes(index.projection_)
+        out["index: column lookups"] = index._dense_lookup.nbytes
         out["index: other arrays"] = array_bytes(index) - sum(out.values())
     else:
         out["index"] = array_bytes(index)
     fm = search.feature_map_
     for member in getattr(fm, "_exact", []):
-        tables = sum(array_bytes(t) for r in getattr(member.count_map, "rounds", []) for t, _ in r.values())
+        tables = array_bytes(getattr(member.count_map, "rounds", []))  # a SignatureTable per round
         out[f"vocabulary: {member.name} signature tables"] = tables
         out[f"vocabulary: {member.name} other"] = array_bytes(member) - tables
     out["feature map: other"] = array_bytes(fm) - sum(v for k, v in out.items() if k.startswith("vocabulary"))
@@ -359,11 +360,13 @@ def memory_size(args, n):
     options = {"working_memory": args.working_memory} if args.working_memory else {}
     (seconds,), search = timed(lambda: gi.NearestGraphs("wl", seed=0, **options).fit(source))
     gc.collect()
-    held, n, parts, buffer = resident() - start_rss, search.n_samples_fit_, breakdown(search), io.BytesIO()
+    held, fit_peak = resident() - start_rss, peak_gib()
+    search.kneighbors(source[:2] if isinstance(source, list) else ["CCO", "c1ccccc1"])  # the scan's postings made
+    n, parts, buffer = search.n_samples_fit_, breakdown(search), io.BytesIO()
     pickle.dump(search, buffer, protocol=pickle.HIGHEST_PROTOCOL)
     print(f"\n== {n:,} molecules ({'a path, read in chunks' if args.stream else 'a list of SMILES'})")
-    print(f"fit {seconds:.1f} s; peak resident {peak_gib():.2f} GiB (the SMILES list {n_smiles / 2**20:.0f} MiB "
-          f"of it); held after fit {held / 2**30:.3f} GiB = {held / n:,.0f} bytes a molecule; "
+    print(f"fit {seconds:.1f} s; peak resident {fit_peak:.2f} GiB (the SMILES list {n_smiles / 2**20:.0f} MiB "
+          f"of it), {peak_gib():.2f} GiB after a first query; held after fit {held / 2**30:.3f} GiB = {held / n:,.0f} bytes a molecule; "
           f"pickle {buffer.tell() / 2**20:.0f} MiB = {buffer.tell() / n:,.0f} bytes a molecule")
     width = max(map(len, parts))
     for name, value in sorted(parts.items(), key=lambda item: -item[1]) + [("arrays of the fitted search",

@@ -42,7 +42,7 @@ except ImportError as err:  # pragma: no cover - exercised by a test with dask h
         'pip install "graphinvariants[dask]"'
     ) from err
 
-from .features import features_to_zarr, read_features
+from .features import features_to_zarr, read_features, rows_to_zarr
 from .gram import DEFAULT_CHUNKS, kernel_matrix
 from .inputs import edge_table_batch, embed, embedding_columns, from_frame, to_frame
 from .network import power_invariants, power_kernel
@@ -60,6 +60,7 @@ __all__ = [
     "power_invariants",
     "power_kernel",
     "read_features",
+    "rows_to_zarr",
     "store_kneighbors",
     "to_frame",
 ]

@@ -46,7 +46,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._utils.validation import check_int
 from ..graphs import GraphBatch
 
-__all__ = ["features_to_zarr", "read_features"]
+__all__ = ["features_to_zarr", "read_features", "rows_to_zarr"]
 
 #: The store's ``status`` attribute while a write runs, and once all its parts are written.
 INCOMPLETE, COMPLETE = "incomplete", "complete"
@@ -107,7 +107,11 @@ def _write_part(graphs, index, features, store, run, started):
     its row count. ``started``: the result of :func:`_start` (so that it runs first)."""
     if not (isinstance(graphs, GraphBatch) or isinstance(getattr(graphs, "batch", None), GraphBatch)):
         graphs = list(graphs)  # a partition of graphs (a TUDataset or GraphBatch is kept as one)
-    F = features.transform_block(graphs)
+    return _write_rows(features.transform_block(graphs), index, store, run)
+
+
+def _write_rows(F, index, store, run):
+    """CSR rows ``F`` written as Zarr part ``index`` of run ``run``; returns its row count."""
     group = zarr.open_group(store, mode="a").require_group(f"part_{index}")
     for name in ("data", "indices", "indptr"):
         values = getattr(F, name)
@@ -115,6 +119,60 @@ def _write_part(graphs, index, features, store, run, started):
         group.create_array(name, data=values, chunks=(max(len(values), 1),), overwrite=True)
     group.attrs.put({"run": run, "rows": int(F.shape[0])})
     return F.shape[0]
+
+
+def rows_to_zarr(features, X, store, *, rows_per_part=2**16, overwrite=False,
+                 hint="rows_to_zarr(..., overwrite=True)"):
+    """Write rows already made by a fitted ``features`` (``X``, its
+    :meth:`~graphinvariants.GraphFeatures.fit_transform` of the graphs) to Zarr, in this
+    process, ``rows_per_part`` rows a part: the store :func:`features_to_zarr` writes
+    for the same graphs (same rows, attributes and marker written last), without
+    mapping the graphs again.
+
+    Parameters
+    ----------
+    features : GraphFeatures
+        Fitted; its :meth:`~graphinvariants.GraphFeatures.digest` is recorded.
+    X : sparse matrix of shape (n_graphs, features.n_features_out_)
+    store : str or path-like or zarr store
+    rows_per_part : int, keyword-only, default=65536
+    overwrite : bool, keyword-only, default=False
+    hint : str, keyword-only
+        How the caller passes ``overwrite=True`` (named in the error).
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        Rows of every part.
+
+    Examples
+    --------
+    >>> import networkx as nx, tempfile
+    >>> import graphinvariants as gi
+    >>> from graphinvariants.distributed import read_features, rows_to_zarr
+    >>> graphs = [nx.cycle_graph(n) for n in range(6, 26)]
+    >>> features = gi.GraphFeatures("wl")
+    >>> X = features.fit_transform(iter(graphs))  # the graphs a block at a time
+    >>> store = tempfile.mkdtemp()
+    >>> rows_to_zarr(features, X, store, rows_per_part=8).tolist()
+    [8, 8, 4]
+    >>> bool((read_features(store) != features.transform(graphs)).nnz == 0)
+    True
+    """
+    check_is_fitted(features, "n_features_out_")
+    rows_per_part = check_int(rows_per_part, "rows_per_part", minimum=1)
+    if not isinstance(overwrite, (bool, np.bool_)):
+        raise TypeError(f"overwrite must be True or False, got {overwrite!r}")
+    X = sp.csr_array(X)
+    if X.shape[1] != features.n_features_out_:
+        raise ValueError(f"X has {X.shape[1]} columns, the features {features.n_features_out_}")
+    _check_folder(store)
+    _check_target(zarr.open_group(store, mode="a"), store, overwrite, hint)
+    run = uuid.uuid4().hex
+    _start(store, run, bool(overwrite))
+    rows = [_write_rows(sp.csr_array(X[a : a + rows_per_part]), i, store, run)
+            for i, a in enumerate(range(0, max(X.shape[0], 1), rows_per_part))]
+    return _finish(rows, store, run, int(features.n_features_out_), features.digest())
 
 
 def features_to_zarr(features, graphs, store, *, overwrite=False, compute=True,

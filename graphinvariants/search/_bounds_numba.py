@@ -81,25 +81,29 @@ def scan_codes(C, W, own_x, err_x, res_x, norm_x, own_q, pnorm_q, norm_q, res_q,
 
 
 @numba.njit(cache=True, nogil=True)
-def rescore(q, q_dense, dense_columns, dense_values, indptr, indices, data, rows, out):  # pragma: no cover - compiled
+def rescore(q, q_dense, dense_columns, dense_values, indptr, indices, data, scales, rows,
+            out):  # pragma: no cover - compiled
     """``out[p] = <q, x_rows[p]>``, ``q`` a dense query (``q_dense``: its values at the
-    dense columns); the row's entries (its dense columns and its sparse ones, merged) in
+    dense columns); a row's values are its stored numbers times its scale (``fl(c s)``:
+    the compact form's counts rebuilt to the bit; 1.0 for values stored as they are,
+    exact); the row's entries (its dense columns and its sparse ones, merged) in
     increasing column order, every product added: a zero product changes no sum (a sum
     is never -0: it starts at +0, and +0 + -0 is +0), so this is
     :func:`~graphinvariants.search.exact.pair_inner_products`' value, bit for bit."""
     c = dense_columns.shape[0]
     for p in range(rows.shape[0]):
         i = rows[p]
+        scale = scales[i]
         s = 0.0
         a = 0
         for e in range(indptr[i], indptr[i + 1]):
             column = indices[e]
             while a < c and dense_columns[a] < column:  # the dense run before it
-                s += q_dense[a] * np.float64(dense_values[i, a])
+                s += q_dense[a] * (np.float64(dense_values[i, a]) * scale)
                 a += 1
-            s += q[column] * np.float64(data[e])
+            s += q[column] * (np.float64(data[e]) * scale)
         while a < c:
-            s += q_dense[a] * np.float64(dense_values[i, a])
+            s += q_dense[a] * (np.float64(dense_values[i, a]) * scale)
             a += 1
         out[p] = s
 
@@ -116,8 +120,10 @@ def below(lb, threshold, out):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def add_postings(q_indptr, q_columns, q_values, colptr, rows, data, cursor, start, stop, out):  # pragma: no cover
-    """``out[j, i - start] += q_j[c] * x_i[c]`` for every query ``j``, every column ``c``
+def add_postings(q_indptr, q_columns, q_values, colptr, rows, data, scales, cursor, start, stop,
+                 out):  # pragma: no cover - compiled
+    """``out[j, i - start] += q_j[c] * x_i[c]`` (``x_i[c]``: the stored number times
+    ``scales[i]``, as :func:`rescore` rebuilds it) for every query ``j``, every column ``c``
     of its sparse part (``q_columns``, ``q_values`` by ``q_indptr``) and every row
     ``start <= i < stop`` holding ``c`` (the column's posting list ``rows``, ``data``
     from ``colptr``, rows increasing); ``cursor[t]``: where entry ``t``'s list resumes
@@ -128,7 +134,7 @@ def add_postings(q_indptr, q_columns, q_values, colptr, rows, data, cursor, star
             p = cursor[t]
             end = colptr[q_columns[t] + 1]
             while p < end and rows[p] < stop:
-                out[j, rows[p] - start] += v * np.float64(data[p])
+                out[j, rows[p] - start] += v * (np.float64(data[p]) * scales[rows[p]])
                 p += 1
             cursor[t] = p
 
@@ -143,3 +149,19 @@ def row_squares(indptr, data, out):  # pragma: no cover - compiled
         for e in range(indptr[i], indptr[i + 1]):
             s += data[e] * data[e]
         out[i] = s
+
+
+@numba.njit(cache=True, nogil=True)
+def dense_scores(values, scales, start, stop, q_t, out):  # pragma: no cover - compiled
+    """``out[j, i - start] = <x_i, q_j>`` over the dense columns for rows ``start:stop``:
+    each stored number times its row's scale (:func:`rescore`'s values), by the
+    queries' dense parts ``q_t`` (column by query); for a few queries, without the
+    float64 copy of the block that BLAS needs (the rough scores of the scan)."""
+    c = values.shape[1]
+    for i in range(start, stop):
+        scale = scales[i]
+        for j in range(q_t.shape[1]):
+            s = 0.0
+            for a in range(c):
+                s += (np.float64(values[i, a]) * scale) * q_t[a, j]
+            out[j, i - start] = s

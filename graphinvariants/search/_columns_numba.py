@@ -3,12 +3,14 @@ lazily): :func:`accumulate` adds a query's products over its columns' posting li
 rarest columns first, within a budget of entries read."""
 
 import numba
+import numpy as np
 
 
 @numba.njit(cache=True, nogil=True)
-def accumulate(columns, values, colptr, rows, data, budget, want, skip, exclude, acc, mark,
+def accumulate(columns, values, colptr, rows, data, scales, budget, want, skip, exclude, acc, mark,
                touched):  # pragma: no cover - compiled
-    """``acc[i] += values[t] * data[p]`` over the posting list of each of ``columns`` in
+    """``acc[i] += values[t] * x_i[c]`` (``x_i[c]``: the stored number ``data[p]`` times
+    ``scales[i]``, the float64 value bit for bit) over the posting list of each of ``columns`` in
     order (``rows[p] = i``, rows ``skip`` marks and ``exclude`` left out), stopping before
     a column that would take the entries read past ``budget`` once ``want`` rows are
     touched. The rows touched are listed in ``touched`` (in order of first touch) and
@@ -30,6 +32,6 @@ def accumulate(columns, values, colptr, rows, data, budget, want, skip, exclude,
                 mark[i] = True
                 touched[m] = i
                 m += 1
-            acc[i] += v * data[p]
+            acc[i] += v * (np.float64(data[p]) * scales[i])
         read += stop - start
     return m, read

@@ -5,12 +5,15 @@ file), streamed a block of graphs at a time."""
 import itertools
 import os
 
+import numpy as np
+
 from .._utils.validation import check_working_memory
 from ..graphs import GraphBatch
-from ..graphs.smiles import smiles_lines
+from ..graphs.batch import check_not_single_graph
+from ..graphs.smiles import is_smiles, smiles_lines
 from ._parts import is_bag
 
-__all__ = ["BYTES_PER_GRAPH", "graphs_per_block", "is_sized", "streamed"]
+__all__ = ["BYTES_PER_GRAPH", "collection", "graphs_per_block", "is_sized", "streamed"]
 
 #: Bytes that embedding one molecule of a fit that streams is taken to hold at its peak
 #: (its graph, the WL rounds, its row): ``working_memory`` sets the block of graphs
@@ -49,3 +52,21 @@ def graphs_per_block(working_memory):
     (2048, 64)
     """
     return int(max(64, check_working_memory(working_memory) * 2**20 // BYTES_PER_GRAPH))
+
+
+def collection(graphs, what):
+    """``graphs`` as an indexable collection; SMILES strings become molecules
+    (:func:`~graphinvariants.datasets.from_smiles`, the ``[chem]`` extra)."""
+    if isinstance(graphs, str):
+        raise TypeError(f"{what} must be a collection of graphs or SMILES strings, got one string {graphs!r}; "
+                        "wrap it in a list")
+    if isinstance(graphs, np.ndarray) and graphs.dtype.kind in "US":
+        graphs = graphs.tolist()
+    if is_smiles(graphs):  # read where graphs are read (as_graph_batch), so that a kernel or feature map
+        return list(graphs)  # named for them reads their atoms and bonds (kernels.molecule_parameters)
+    check_not_single_graph(graphs, what)
+    if isinstance(graphs, GraphBatch) or isinstance(getattr(graphs, "batch", None), GraphBatch):
+        return graphs
+    if not hasattr(graphs, "__iter__"):
+        raise TypeError(f"{what} must be a collection of graphs, got {graphs!r}")
+    return graphs if hasattr(graphs, "__getitem__") and hasattr(graphs, "__len__") else list(graphs)

@@ -143,9 +143,11 @@ def search_map(kernel, *, index, random_state, n_jobs, n_graphs=None, graphs=())
                     f"or a kernel name, got {kernel!r}")
 
 
-def fitted_map(feature_map, graphs, y):
+def fitted_map(feature_map, graphs, y, *, fit=True):
     """``feature_map`` as it is if fitted, else a clone fitted on ``graphs`` (and ``y``:
-    the learned default learns its weights from the labels, and refuses to go without)."""
+    the learned default learns its weights from the labels, and refuses to go without);
+    ``fit=False`` returns the clone unfitted (a store's writer fits it by its
+    ``fit_transform`` as the rows are made)."""
     try:
         check_is_fitted(feature_map)
         return feature_map
@@ -155,6 +157,8 @@ def fitted_map(feature_map, graphs, y):
         raise ValueError("the learned default learns its weights from the training labels: call "
                          "fit(graphs, y), or search by a fixed kernel, e.g. NearestGraphs(\"wl\")")
     feature_map = clone(feature_map)
+    if not fit:
+        return feature_map
     if isinstance(feature_map, GraphFeatures):
         return feature_map.fit(graphs, y)
     return feature_map.fit(graphs)

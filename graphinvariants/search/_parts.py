@@ -229,12 +229,21 @@ class StoreParts:
 
 
 def open_store(store, feature_map, graphs, new_index, *, client=None, n_partitions=None, working_memory=None,
-               index_params=None, overwrite=False):
+               index_params=None, overwrite=False, y=None):
     """The :class:`StoreParts` of ``store``: ``graphs`` (a collection or a Bag) written
     there by the fitted ``feature_map`` (a GraphFeatures), or, with ``graphs=None``, the
     rows it holds, checked to have been written by ``feature_map``; ``new_index`` makes
-    the unfitted :class:`~.exact.ExactIndex` of the parts' plan."""
-    if graphs is not None:
+    the unfitted :class:`~.exact.ExactIndex` of the parts' plan. An unfitted
+    ``feature_map`` (not a Bag, no ``client``) is fitted here by its ``fit_transform``
+    (``y``), which reads an iterable a block at a time, and its rows are written as
+    they are (:func:`~graphinvariants.distributed.rows_to_zarr`): a fit that streams."""
+    if graphs is not None and not is_bag(graphs) and client is None and isinstance(feature_map, GraphFeatures) and (
+            not hasattr(feature_map, "n_features_out_")):
+        from ..distributed import rows_to_zarr
+
+        rows_to_zarr(feature_map, feature_map.fit_transform(graphs, y), store, overwrite=bool(overwrite),
+                     hint="NearestGraphs(..., overwrite=True), or fit() with no graphs to search what it holds")
+    elif graphs is not None:
         if not isinstance(feature_map, GraphFeatures):
             raise ValueError("store= holds the rows of a GraphFeatures (features_to_zarr); give kernel=None, a "
                              "GraphKernel, a kernel name with index='approximate' or a GraphFeatures")

@@ -16,7 +16,9 @@ the entries read past ``budget`` (but at least until ``count`` rows are touched)
 the touched rows' dense columns (a few, held by half the rows or more, stored dense), and
 the ``count`` touched rows of largest score: ``s / |x|`` for the ``"cosine"`` metric,
 ``2 s - |x|^2`` for the ``"euclidean"`` one (``s`` the partial inner product; ties by
-position). Their exact distances are the caller's (the exact index's scorer).
+position). Their exact distances are the caller's (the exact index's scorer). Count
+rows stored compact (:mod:`~graphinvariants.search.storage`) are read as their float64
+values, ``count * scale``, bit for bit: the candidates are those of the float64 rows.
 """
 
 import threading
@@ -24,6 +26,7 @@ import threading
 import numpy as np
 
 from .._utils.optional import compiled
+from .storage import rebuild
 
 __all__ = ["ColumnCandidates"]
 
@@ -85,11 +88,11 @@ class ColumnCandidates:
         """Per query of sorted CSR ``Qs``: its sparse columns (those not stored dense)
         in the order they are read, and its values there."""
         out = []
-        lookup, dense = self.index._sparse_lookup, self.index._dense_lookup
+        dense = self.index._dense_lookup
         for j in range(Qs.shape[0]):
             a, b = Qs.indptr[j], Qs.indptr[j + 1]
             columns, values = Qs.indices[a:b].astype(np.int64), Qs.data[a:b]
-            keep = lookup[columns] >= 0
+            keep = dense[columns] < 0
             q_dense = np.zeros(len(self.index.dense_columns_))
             q_dense[dense[columns[~keep]]] = values[~keep]
             columns, values = columns[keep], values[keep]
@@ -105,8 +108,8 @@ class ColumnCandidates:
         module = compiled(LOOP)
         if module is not None:
             acc, mark, touched = _work(self.index.n_rows_)
-            m, read = module.accumulate(columns, values, P.indptr, P.indices, P.data, budget, count, self.skip,
-                                        exclude, acc, mark, touched)
+            m, read = module.accumulate(columns, values, P.indptr, P.indices, P.data, self.index._scales, budget,
+                                        count, self.skip, exclude, acc, mark, touched)
             rows = touched[:m].copy()
             sums = acc[rows]
             acc[rows] = 0.0
@@ -114,7 +117,11 @@ class ColumnCandidates:
         else:
             rows, sums, read = self._accumulate(columns, values, budget, count, exclude)
         if len(q_dense) and len(rows):  # the touched rows' dense columns: their whole inner product
-            sums = sums + self.index._dense[rows] @ q_dense.astype(self.index._dense.dtype)
+            block = self.index._dense[rows]
+            if self.index._compact:  # counts: their float64 values rebuilt, bit for bit
+                sums = sums + rebuild(block, self.index._scales[rows, None]) @ q_dense
+            else:
+                sums = sums + block @ q_dense.astype(block.dtype)
         if self._scale is not None:
             scores = sums * self._scale[rows]
         else:
@@ -144,7 +151,7 @@ class ColumnCandidates:
         pieces = [np.arange(starts[t], stops[t]) for t in range(taken)]
         entries = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64)
         rows = P.indices[entries].astype(np.int64)
-        products = np.repeat(values[:taken], lengths[:taken]) * P.data[entries].astype(np.float64)
+        products = np.repeat(values[:taken], lengths[:taken]) * rebuild(P.data[entries], self.index._scales[rows])
         keep = ~self.skip[rows] & (rows != exclude)
         rows, products = rows[keep], products[keep]
         unique, first, inverse = np.unique(rows, return_index=True, return_inverse=True)

@@ -35,9 +35,14 @@ How a query is answered (``method``; measured by the asv benchmark ``search.Copi
 The search page gives the shares on the shared data sets and on MOSES molecules.
 
 Storage: the columns held by at least ``dense_share`` of the rows are one dense matrix,
-the rest CSR (original column numbers), both of ``dtype``: ``"float64"`` keeps the rows
-as given; ``"float32"`` stores them rounded to float32 (about two thirds of the memory:
-``4`` bytes a dense entry, ``8`` a sparse one against ``8`` and ``12``), and every
+the rest CSR (original column numbers, int32). ``dtype="float64"`` keeps the rows as
+given: rows that are integer counts times one float64 per row (a count kernel's, as
+:class:`~graphinvariants.GraphFeatures` makes them) are held as those counts, in the
+narrowest integer type that holds them, and one scale per row, each value rebuilt as
+``fl(count * scale)``, the float64 given, bit for bit (:mod:`~.storage`: ``1`` byte a
+dense entry and ``5`` a sparse one for counts below 256, against ``8`` and ``12``);
+other rows are held as float64 values. ``"float32"`` stores the rows rounded to float32
+(``4`` bytes a dense entry, ``8`` a sparse one), and every
 distance is still summed in float64 from the stored values, so the answer is exact for
 the stored rows. The queries are rounded as the rows are, so that a copy of a stored
 row is at distance exactly 0. A search holds one bound per row and query (``8 n`` bytes a query) for a
@@ -71,6 +76,7 @@ from .._utils.optional import compiled
 from .._utils.validation import check_choice, check_int, check_seed, check_working_memory
 from .projection import Projection, rounding_margin
 from .rows import as_rows, take_columns
+from .storage import as_values, int32_indices, rebuild, stored_blocks, stored_values
 
 __all__ = ["BLOCK_ROWS", "FULL_PASS_SHARE", "METHODS", "METRICS", "ExactIndex", "check_lost",
            "pair_inner_products", "self_products", "split_points"]
@@ -109,6 +115,9 @@ FIRST_BUDGET = 256
 
 #: Rows of smallest bound scored first, beyond ``k`` (their ``k``-th distance is the threshold).
 FIRST_EXTRA = 16
+
+#: Queries up to which the scan's dense part of compact rows is a compiled loop (BLAS beyond).
+FEW_QUERIES = 8
 
 #: The compiled loops (None without numba: numpy and BLAS then do the work).
 LOOPS = "graphinvariants.search._bounds_numba"
@@ -214,8 +223,10 @@ class ExactIndex:
         Singular directions of the bounds (0: every row is scored; more: tighter bounds,
         ``4 n_dims`` more bytes a row and a longer pass).
     dtype : {"float64", "float32"}, keyword-only, default="float64"
-        How the rows are stored; ``"float32"``: rounded to float32, the answer exact for
-        the rounded rows (distances still summed in float64).
+        How the rows are stored: ``"float64"``, as given (count rows as their integer
+        counts and one scale per row, the same values to the bit); ``"float32"``:
+        rounded to float32, the answer exact for the rounded rows (distances still
+        summed in float64).
     dense_share : float, keyword-only, default=0.5
         Columns held by at least this share of the rows are stored dense.
     working_memory : float or None, keyword-only, default=None
@@ -301,11 +312,14 @@ class ExactIndex:
         self.dense_columns_ = np.unique(np.asarray(dense_columns, dtype=np.int64))
         if len(self.dense_columns_) and (self.dense_columns_[0] < 0 or self.dense_columns_[-1] >= X.shape[1]):
             raise ValueError(f"dense_columns must be columns of X (0 to {X.shape[1] - 1})")
-        self._dense_lookup = np.full(X.shape[1], -1, dtype=np.int64)
+        # (int32: 4 bytes a column; the sparse columns are those it gives -1)
+        self._dense_lookup = np.full(X.shape[1], -1, dtype=np.int32 if X.shape[1] < 2**31 else np.int64)
         self._dense_lookup[self.dense_columns_] = np.arange(len(self.dense_columns_))
-        self._sparse_lookup = np.where(self._dense_lookup < 0, np.arange(X.shape[1]), -1)
-        self._dense = np.zeros((0, len(self.dense_columns_)), dtype=self._type)
-        self._sparse = sp.csr_array((0, X.shape[1]), dtype=self._type)
+        # count rows (float64) are held as integer counts times one scale per row
+        self._compact = self._type == np.float64
+        self._dense = np.zeros((0, len(self.dense_columns_)), dtype=np.uint8 if self._compact else self._type)
+        self._sparse = sp.csr_array((0, X.shape[1]), dtype=np.uint8 if self._compact else self._type)
+        self._scales = np.zeros(0)
         self._norms = np.zeros(0)
         self._postings = None
         self._P = np.zeros((0, 0), dtype=np.float32)
@@ -352,23 +366,26 @@ class ExactIndex:
         if X.shape[1] != self.n_features_:
             raise ValueError(f"X has {X.shape[1]} features, the index {self.n_features_}")
         start = self._dense.shape[0]
-        # a block of rows at a time (the column renumbering of all 10^6 rows at once
-        # held 8 bytes per stored entry more), into arrays allocated once
-        dense = np.empty((start + X.shape[0], len(self.dense_columns_)), dtype=self._type)
-        dense[:start] = self._dense
+        blocks = stored_blocks(X, self._dense_lookup, len(self.dense_columns_), None, ADD_ROWS) if (
+            self._compact) else None
+        if blocks is None:  # rows that are not counts (or float32): every row held as values
+            self._expand()
+            blocks = stored_blocks(X, self._dense_lookup, len(self.dense_columns_), self._type, ADD_ROWS)
+        # split a block at a time (at 10^6 rows the whole renumbering at once held 8
+        # bytes per stored entry more), then joined once
+        dense, scales, pieces = zip(*blocks) if blocks else ((), (), ())
+        del blocks
+        self._dense = np.ascontiguousarray(np.concatenate((self._dense, *dense)))
+        self._scales = np.concatenate((self._scales, *scales))
+        del dense
         index_type = np.int32 if self.n_features_ <= np.iinfo(np.int32).max else np.int64
-        pieces = [(self._sparse.data, self._sparse.indices.astype(index_type, copy=False), np.diff(self._sparse.indptr))]
-        for a in range(0, X.shape[0], ADD_ROWS):
-            block_dense, block_rare = self._split(X[a : a + ADD_ROWS])
-            dense[start + a : start + a + block_dense.shape[0]] = block_dense
-            pieces.append((block_rare.data, block_rare.indices.astype(index_type, copy=False),
-                           np.diff(block_rare.indptr)))
-        self._dense = dense
+        pieces = [(self._sparse.data, self._sparse.indices, np.diff(self._sparse.indptr)), *pieces]
         indptr = np.concatenate(([0], np.cumsum(np.concatenate([p[2] for p in pieces])))).astype(np.int64)
-        rare = sp.csr_array((np.concatenate([p[0] for p in pieces]).astype(self._type, copy=False),
-                             np.concatenate([p[1] for p in pieces]), indptr), shape=(dense.shape[0], self.n_features_))
+        rare = sp.csr_array((np.concatenate([p[0] for p in pieces]),
+                             np.concatenate([p[1].astype(index_type, copy=False) for p in pieces]), indptr),
+                            shape=(self._dense.shape[0], self.n_features_))
         del pieces
-        self._sparse = _int32(rare)
+        self._sparse = int32_indices(rare)
         self._postings = None  # made again on the next scan (rows added)
         self.n_rows_ = self._dense.shape[0]
         new = np.arange(start, self.n_rows_)
@@ -405,17 +422,11 @@ class ExactIndex:
         # <x, x> (rounded down), the code's error, the residual, |x| (rounded up)
         self._row_numbers = tuple(np.concatenate([old, new]) for old, new in zip(self._row_numbers, numbers))
 
-    def _split(self, X):
-        """Dense block and rare CSR (original columns) of rows ``X``, as stored."""
-        if sp.issparse(X):
-            dense = take_columns(X, self._dense_lookup, len(self.dense_columns_)).toarray()
-            rare = take_columns(X, self._sparse_lookup, X.shape[1])
-        else:
-            dense = X[:, self.dense_columns_]
-            rare = take_columns(sp.csr_array(X), self._sparse_lookup, X.shape[1])
-        rare = sp.csr_array(rare, dtype=self._type)
-        rare.eliminate_zeros()
-        return np.ascontiguousarray(dense, dtype=self._type), rare
+    def _expand(self):
+        """The rows held so far as float64 values (rows that are not counts came)."""
+        if self._compact:
+            self._dense, self._sparse, self._scales = as_values(self._dense, self._sparse, self._scales)
+            self._compact = False
 
     def rows(self, start, stop):
         """Rows ``start:stop`` as stored (CSR, the original columns, float64)."""
@@ -423,12 +434,7 @@ class ExactIndex:
 
     def _take(self, positions):
         """Rows at ``positions`` (CSR, the original columns, sorted; zeros not stored)."""
-        dense = sp.csr_array(self._dense[positions].astype(np.float64))
-        dense = sp.csr_array((dense.data, self.dense_columns_[dense.indices], dense.indptr),
-                             shape=(len(positions), self.n_features_))
-        out = sp.csr_array(dense + sp.csr_array(self._sparse[positions], dtype=np.float64))
-        out.sort_indices()
-        return out
+        return stored_values(self._dense, self._sparse, self._scales, positions, self.dense_columns_)
 
     def _take_chunks(self, positions):
         """:meth:`_take` of ``positions`` a bounded number of non-zeros at a time."""
@@ -437,28 +443,37 @@ class ExactIndex:
         for a in range(0, len(positions), step):
             yield self._take(positions[a : a + step])
 
+    def __getstate__(self):
+        # the scan's postings are a second copy of the sparse part: made again when asked
+        return {**self.__dict__, "_postings": None}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        if "_scales" not in state and "_dense" in state:  # (pickled before the compact form: values)
+            self._scales, self._compact = np.ones(self._dense.shape[0]), False
+
     @property
     def nbytes(self):
-        """Bytes the index holds (rows, projections, norms)."""
-        return int(self._dense.nbytes + self._sparse.data.nbytes + self._sparse.indices.nbytes
+        """Bytes the index holds and pickles (rows, projections, norms); the scan's
+        postings (:meth:`postings`, made at its first use, not pickled) are not counted."""
+        return int(self._dense.nbytes + self._scales.nbytes + self._sparse.data.nbytes + self._sparse.indices.nbytes
                    + self._sparse.indptr.nbytes + self._P.nbytes + self._norms.nbytes + self._residual.nbytes
-                   + self._root_norms.nbytes + self._codes.nbytes + 4 * self._row_numbers[0].nbytes
-                   + (0 if self._postings is None else self._postings.data.nbytes + self._postings.indices.nbytes
-                      + self._postings.indptr.nbytes))
+                   + self._root_norms.nbytes + self._codes.nbytes + 4 * self._row_numbers[0].nbytes)
 
     def postings(self):
         """The sparse part by column (CSC: each column's rows, increasing), the inverted
-        index of the scan; made on first use and kept (``8`` bytes a sparse entry as
-        float32, ``12`` as float64, beside the rows)."""
+        index of the scan; made on first use and kept (4 bytes a sparse entry for the
+        row, and the entry as stored: 1 more for counts below 256, 4 as float32, 8 as
+        float64), not pickled."""
         if self._postings is None:
-            self._postings = _int32(sp.csc_array(self._sparse))
+            self._postings = int32_indices(sp.csc_array(self._sparse))
         return self._postings
 
     def _sparse_part(self, Qs):
         """The sparse part of sorted CSR queries ``Qs`` (the entries of the columns not
         stored dense), as arrays ``indptr``, ``indices``, ``data`` (no scipy matrix: a
         query's fixed cost)."""
-        keep = self._sparse_lookup[Qs.indices] >= 0
+        keep = self._dense_lookup[Qs.indices] < 0
         counts = np.add.reduceat(np.append(keep, False).astype(np.int64), Qs.indptr[:-1]) if Qs.nnz else np.zeros(
             Qs.shape[0], dtype=np.int64)
         counts[np.diff(Qs.indptr) == 0] = 0  # reduceat repeats the next value on empty rows
@@ -698,7 +713,7 @@ class ExactIndex:
         place = self._dense_lookup[Qs.indices]
         held = place >= 0
         dense_t[place[held], np.repeat(np.arange(Qs.shape[0]), np.diff(Qs.indptr))[held]] = Qs.data[held]
-        if self._dense.dtype == np.float32:
+        if self._type == np.float32:
             # float32 rows: their dense part multiplied in float32 (no float64 copy of
             # the block), the query rounded to float32: within 2 gamma_c + 2 u of
             # |q| |x| (c dense columns, float32's u), doubled with the rest
@@ -718,16 +733,24 @@ class ExactIndex:
         with one_blas_thread():
             for start in range(0, n, self.block_rows):
                 stop = min(n, start + self.block_rows)
-                inner[:, start:stop] = (self._dense[start:stop] @ dense_t).T
+                if self._compact and module is not None and n_q < FEW_QUERIES:  # (no float64 copy of the block)
+                    module.dense_scores(self._dense, self._scales, start, stop, dense_t, inner[:, start:stop])
+                else:  # BLAS (compact: the values rebuilt a block at a time)
+                    block = self._dense[start:stop]
+                    block = rebuild(block, self._scales[start:stop, None]) if self._compact else block
+                    inner[:, start:stop] = (block @ dense_t).T
                 if postings is not None and module is not None:
                     module.add_postings(q_indptr, q_columns, sparse.data, postings.indptr, postings.indices,
-                                        postings.data, cursor, start, stop, inner[:, start:stop])
+                                        postings.data, self._scales, cursor, start, stop, inner[:, start:stop])
             if postings is not None and module is None:  # one sparse product over the queries' columns' lists
                 held = np.unique(sparse.indices)
                 lookup = np.full(self.n_features_, -1, dtype=np.int64)
                 lookup[held] = np.arange(len(held))
                 rows = sp.csr_array((sparse.data, sparse.indices, sparse.indptr), shape=(n_q, self.n_features_))
-                inner += (postings[:, held] @ take_columns(rows, lookup, len(held)).T).T.toarray()
+                lists = sp.csc_array(postings[:, held])
+                lists = sp.csc_array((rebuild(lists.data, self._scales[lists.indices]), lists.indices, lists.indptr),
+                                     shape=lists.shape)
+                inner += (lists @ take_columns(rows, lookup, len(held)).T).T.toarray()
         rough = inner  # (<q, q> + <x, x>) - 2 <q, x>, in place
         rough *= -2.0
         rough += self._norms[None, :]
@@ -787,7 +810,7 @@ class _Scorer:
                 try:
                     self.module.rescore(self.dense, self.dense[index.dense_columns_], index.dense_columns_,
                                         index._dense, index._sparse.indptr, index._sparse.indices,
-                                        index._sparse.data, positions, inner)
+                                        index._sparse.data, index._scales, positions, inner)
                 finally:  # zero again even if interrupted: the buffer serves this thread's next query
                     self.dense[columns] = 0.0
             else:
@@ -825,15 +848,6 @@ def _float32(values, *, down=False):
     off = out < values if not down else out > values
     out[off] = np.nextafter(out[off], np.float32(-np.inf if down else np.inf))
     return out
-
-
-def _int32(matrix):
-    """CSR with int32 indices (half the memory of int64) where they fit."""
-    limit = np.iinfo(np.int32).max
-    if matrix.nnz <= limit and max(matrix.shape) <= limit:
-        matrix.indices = matrix.indices.astype(np.int32, copy=False)
-        matrix.indptr = matrix.indptr.astype(np.int32, copy=False)
-    return matrix
 
 
 def check_lost(lost, n_queries):

@@ -41,11 +41,9 @@ from sklearn.utils import metadata_routing
 from sklearn.utils.validation import check_is_fitted
 
 from .._utils.validation import check_int, check_n_jobs, check_seed, check_working_memory, refuses_random_state
-from ..graphs import GraphBatch
-from ..graphs.batch import check_not_single_graph
-from ..graphs.smiles import is_smiles
+from ..features import GraphFeatures
 from ._ids import check_ids, join_ids
-from ._inputs import graphs_per_block, is_sized, streamed
+from ._inputs import collection, graphs_per_block, is_sized, streamed
 from ._kernel_index import KernelIndex
 from ._maps import fitted_map, rows_metric, search_map
 from ._mixins import NeighborsGraphMixin
@@ -59,24 +57,6 @@ INDEXES = ("exact", "approximate", "auto")
 
 #: Fitted graphs asked at a time as queries of the leave-one-out search (``kneighbors()``).
 LEAVE_ONE_OUT_ROWS = 4096
-
-
-def _collection(graphs, what):
-    """``graphs`` as an indexable collection; SMILES strings become molecules
-    (:func:`~graphinvariants.datasets.from_smiles`, the ``[chem]`` extra)."""
-    if isinstance(graphs, str):
-        raise TypeError(f"{what} must be a collection of graphs or SMILES strings, got one string {graphs!r}; "
-                        "wrap it in a list")
-    if isinstance(graphs, np.ndarray) and graphs.dtype.kind in "US":
-        graphs = graphs.tolist()
-    if is_smiles(graphs):  # read where graphs are read (as_graph_batch), so that a kernel or feature map
-        return list(graphs)  # named for them reads their atoms and bonds (kernels.molecule_parameters)
-    check_not_single_graph(graphs, what)
-    if isinstance(graphs, GraphBatch) or isinstance(getattr(graphs, "batch", None), GraphBatch):
-        return graphs
-    if not hasattr(graphs, "__iter__"):
-        raise TypeError(f"{what} must be a collection of graphs, got {graphs!r}")
-    return graphs if hasattr(graphs, "__getitem__") and hasattr(graphs, "__len__") else list(graphs)
 
 
 class NearestGraphs(NeighborsGraphMixin, BaseEstimator):
@@ -285,10 +265,12 @@ class NearestGraphs(NeighborsGraphMixin, BaseEstimator):
             return
         # a kernel name's rows stream over an iterable (GraphFeatures.fit_transform): a
         # block of graphs at a time, only the rows kept
-        streams = found.named and feature_map is not None and self.store is None and self.client is None and (
-            not is_sized(graphs))
+        # (with store=, an unfitted GraphFeatures too: fitted by its fit_transform as its rows are written)
+        streams = feature_map is not None and self.client is None and not is_sized(graphs) and (
+            (found.named and self.store is None) or (self.store is not None and isinstance(feature_map, GraphFeatures)
+                                                     and not hasattr(feature_map, "n_features_out_")))
         if not streams:
-            graphs = _collection(graphs, "graphs")
+            graphs = collection(graphs, "graphs")
             if len(graphs) == 0:
                 raise ValueError("fit needs at least one graph")
         if self.store is not None or self.client is not None:
@@ -311,9 +293,10 @@ class NearestGraphs(NeighborsGraphMixin, BaseEstimator):
                 feature_map.set_params(block_size=graphs_per_block(self.working_memory))
             self.index_ = self._index_rows(widened(feature_map.fit_transform(graphs), 1))
         else:
-            feature_map = self.feature_map_ = fitted_map(feature_map, graphs, y)
+            feature_map = self.feature_map_ = fitted_map(feature_map, graphs, y,
+                                                         fit=self.store is None or self.client is not None)
             if self.store is not None:
-                self.index_ = self._fit_store(feature_map, graphs)
+                self.index_ = self._fit_store(feature_map, graphs, y)
             elif hasattr(feature_map, "transform_with_missing"):  # (a map fitted on other graphs: rows may lack)
                 X, missing = feature_map.transform_with_missing(graphs, what="graphs")
                 self._missing_column = True
@@ -360,13 +343,14 @@ class NearestGraphs(NeighborsGraphMixin, BaseEstimator):
 
         return ApproximateIndex(**{"seed": self._random_state(), "metric": metric, **(self.index_params or {})})
 
-    def _fit_store(self, feature_map, graphs):
+    def _fit_store(self, feature_map, graphs, y=None):
         """The rows of ``graphs`` written to ``store`` (None: the rows it holds, written
-        by ``feature_map``), searched a part at a time."""
+        by ``feature_map``; an unfitted map is fitted as its rows are made), searched a
+        part at a time."""
         self.feature_map_ = feature_map  # (its metric is the parts')
         return open_store(self.store, feature_map, graphs, self._new_index, client=self.client,
                           n_partitions=self.n_partitions, working_memory=self.working_memory,
-                          index_params=self.index_params, overwrite=self.overwrite)
+                          index_params=self.index_params, overwrite=self.overwrite, y=y)
 
     # -- searching ----------------------------------------------------------------------
     def kneighbors(self, graphs=None, n_neighbors=None, return_distance=True, *, return_ids=False):
@@ -415,7 +399,7 @@ class NearestGraphs(NeighborsGraphMixin, BaseEstimator):
         or the map's rows with what each lacks of ``K(G, G)``), then searched."""
         if graphs is None:
             return self._leave_one_out(k)
-        graphs, lost = _collection(graphs, "graphs"), None  # the door: the collection checked once, here
+        graphs, lost = collection(graphs, "graphs"), None  # the door: the collection checked once, here
         if self.feature_map_ is None:
             Q = self.index_.functional.embed_collection(graphs, what="graphs")
         elif hasattr(self.feature_map_, "transform_with_missing"):
@@ -479,7 +463,7 @@ class NearestGraphs(NeighborsGraphMixin, BaseEstimator):
                              "add graphs")
         if (ids is None) != (self.ids_ is None):
             raise ValueError("give ids to partial_fit exactly when fit was given them")
-        graphs = _collection(graphs, "graphs")
+        graphs = collection(graphs, "graphs")
         if ids is not None:  # checked before the index grows: a refused call changes nothing
             ids = join_ids(self.ids_, check_ids(ids, len(graphs)))
         if len(graphs) and self._missing_column:

@@ -66,7 +66,8 @@ class Projection:
     Attributes
     ----------
     columns_ : numpy.ndarray of int64
-        The columns the basis lives on (those the sample holds); zero elsewhere.
+        The columns the basis lives on (those two rows of the sample hold at least,
+        or the one row's of a sample of one); zero elsewhere.
     components_ : numpy.ndarray of float64, shape (len(columns_), n_dims_)
         The basis, orthonormal columns (QR of the singular vectors).
     n_dims_ : int
@@ -100,11 +101,15 @@ class Projection:
         sample = np.sort(seed.choice(n, size=min(n, n_samples), replace=False)) if n else np.zeros(0, np.int64)
         S = X[sample]
         if sp.issparse(S):
-            self.columns_ = np.unique(S.indices).astype(np.int64)
+            # the columns that two rows of the sample hold at least (a column one row
+            # holds shapes no direction shared by rows; on distinct molecules they are
+            # two thirds of the sample's columns, 256 bytes each in the basis)
+            held = np.bincount(S.indices, minlength=S.shape[1])
+            self.columns_ = np.flatnonzero(held >= min(2, S.shape[0])).astype(np.int64)
             S = sp.csr_array(S[:, self.columns_]) if len(self.columns_) else sp.csr_array((len(sample), 0))
         else:
             self.columns_ = np.arange(X.shape[1], dtype=np.int64)
-        self._lookup = np.full(X.shape[1], -1, dtype=np.int64)
+        self._lookup = np.full(X.shape[1], -1, dtype=np.int32 if X.shape[1] < 2**31 else np.int64)  # 4 B a column
         self._lookup[self.columns_] = np.arange(len(self.columns_))
         dims = max(0, min(n_dims, S.shape[1] - 1, S.shape[0] - 1))
         if dims == 0:

@@ -132,3 +132,30 @@ def test_auto_keeps_the_faster_and_says_which(counts, caplog):
     got = search.kneighbors(graphs[:10])
     np.testing.assert_array_equal(got[0][:, 0], want[0][:, 0])
     assert gi.NearestGraphs("wl", index="exact").fit(graphs).chosen_index_ == "exact"
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "cosine"])
+@pytest.mark.parametrize("path", ["compiled", "numpy"])
+def test_candidates_of_compact_rows_are_those_of_their_float64_values(tu_load, path, metric, monkeypatch):
+    # WL rows of molecules are stored as counts and one scale per row (search/storage.py):
+    # the stage must read count * scale, in its dense part and its posting lists, or its
+    # ranking goes wrong silently (the answers' distances stay exact: they are rescored)
+    mutag = list(tu_load("MUTAG"))
+    X = sp.csr_array(gi.GraphFeatures("wl").fit(mutag[:150]).transform(mutag))
+    index = ExactIndex(metric=metric, seed=0).fit(X[:150])
+    values = pickle.loads(pickle.dumps(index))
+    values._expand()  # the same rows held as float64 values
+    assert index._compact and index._dense.dtype.kind in "iu" and not values._compact
+    assert len(index.dense_columns_) and index._sparse.nnz and len(np.unique(index._scales)) > 10
+    if path == "numpy":
+        monkeypatch.setitem(sys.modules, "numba", None)
+    compact, wide = ColumnCandidates(index), ColumnCandidates(values)
+    Qs = sp.csr_array(X)
+    Qs.sort_indices()
+    mine, theirs = compact.prepare(Qs), wide.prepare(Qs)
+    for j in range(Qs.shape[0]):
+        for budget, count in ((40, 10), (400, 30)):
+            got = compact.top(mine, j, budget=budget, count=count, exclude=j if j < 150 else -1)
+            want = wide.top(theirs, j, budget=budget, count=count, exclude=j if j < 150 else -1)
+            np.testing.assert_array_equal(got[0], want[0])
+            assert got[1] == want[1]

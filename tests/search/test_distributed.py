@@ -142,3 +142,29 @@ def test_a_plain_folder_is_not_written_into(data, tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
     assert gi.NearestGraphs(kernel=features, store=str(empty)).fit(graphs[:10]).n_samples_fit_ == 10
+
+
+def test_store_fits_an_unfitted_map_streaming_over_an_iterator_and_a_smiles_file(tmp_path):
+    # issue 51 item 4: the rows made a block at a time as the map is fitted, then written
+    graphs = [nx.gnp_random_graph(n, 0.3, seed=n) for n in range(8, 60)] + [nx.cycle_graph(7)] * 3
+    features = gi.GraphFeatures("wl", block_size=16)
+    local = gi.NearestGraphs(kernel=features, n_neighbors=4).fit(graphs)
+    stored = gi.NearestGraphs(kernel=features, n_neighbors=4, store=str(tmp_path / "it.zarr")).fit(iter(graphs))
+    assert isinstance(stored.index_, StoreParts) and stored.n_samples_fit_ == len(graphs)
+    assert stored.feature_map_.digest() == local.feature_map_.digest()
+    for q in (graphs[::7], None):
+        for x, z in zip(local.kneighbors(q), stored.kneighbors(q)):
+            np.testing.assert_array_equal(x, z)
+    again = gi.NearestGraphs(kernel=stored.feature_map_, n_neighbors=4, store=str(tmp_path / "it.zarr")).fit()
+    np.testing.assert_array_equal(again.kneighbors(graphs[:5])[1], local.kneighbors(graphs[:5])[1])
+    pytest.importorskip("rdkit")
+    from pathlib import Path
+
+    smiles = ["CCO", "c1ccccc1", "CC(=O)O", "CCN", "c1ccncc1", "CCO", "OCC(O)CO", "CC(C)C"]
+    path = tmp_path / "m.smi"
+    path.write_text("\n".join(smiles) + "\n")
+    features = gi.GraphFeatures("wl", block_size=3)
+    local = gi.NearestGraphs(kernel=features, n_neighbors=3).fit(smiles)
+    stored = gi.NearestGraphs(kernel=features, n_neighbors=3, store=str(tmp_path / "m.zarr")).fit(Path(path))
+    for x, z in zip(local.kneighbors(["CCO", "c1ccccc1O"]), stored.kneighbors(["CCO", "c1ccccc1O"])):
+        np.testing.assert_array_equal(x, z)
