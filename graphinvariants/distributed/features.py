@@ -133,7 +133,8 @@ def rows_to_zarr(features, X, store, *, rows_per_part=2**16, overwrite=False,
     ----------
     features : GraphFeatures
         Fitted; its :meth:`~graphinvariants.GraphFeatures.digest` is recorded.
-    X : sparse matrix of shape (n_graphs, features.n_features_out_)
+    X : sparse matrix of shape (n_graphs, n_features)
+        ``n_features`` is ``features.n_features_out_``.
     store : str or path-like or zarr store
     rows_per_part : int, keyword-only, default=65536
     overwrite : bool, keyword-only, default=False
