@@ -17,7 +17,9 @@ from graphinvariants.graphs.csr import CSRArrays
 
 
 def _same_rows(got, want):
-    """Two ``transform_with_missing`` results, equal to the bit: values, indices and types."""
+    """Two ``transform_with_missing`` results, equal to the bit: values, indices and types.
+    Exact by construction: both paths give the same integer label counts, and one row
+    arithmetic (features/maps.py) turns counts into values with the same operations."""
     (a, lost_a), (b, lost_b) = got, want
     assert a.shape == b.shape and a.indices.dtype == b.indices.dtype and a.indptr.dtype == b.indptr.dtype
     assert np.array_equal(a.indptr, b.indptr) and np.array_equal(a.indices, b.indices)

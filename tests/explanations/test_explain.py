@@ -487,6 +487,7 @@ def test_the_displays_take_the_molecules_explain_took():
     model.fit(smiles[:6], [0.1, 0.4, 0.2, 0.6, 0.9, 0.3])
     result = gi.explain(model, smiles[6:])
     phenol = gi.NodeValuesDisplay.from_explanation(result, smiles[6:], 0).plot(colorbar=False)
+    # exact by construction: the values are handed to matplotlib as the colour array, no arithmetic
     np.testing.assert_array_equal(phenol.nodes_.get_array(), result.node_values[0])
     assert sorted(t.get_text() for t in phenol.ax_.texts) == ["C"] * 6 + ["O"]
     as_array = gi.NodeValuesDisplay.from_explanation(result, np.array(smiles[6:]), -1)
